@@ -276,10 +276,11 @@ class Hypergraph:
         if e.size and e.min() < 0:
             i = int(np.argmin(e))
             raise ValueError(f"hyperedge ids must be non-negative; pair {i} has hyperedge id {e[i]}")
-        n = cls._infer_n(n_nodes, v, features, labels, node_names)
+        n, source = cls._infer_n(n_nodes, v, features, labels, node_names)
         if v.size and v.max() >= n:
             i = int(np.argmax(v))
-            raise ValueError(f"node id {v[i]} (pair {i}) is out of range for n_nodes={n}")
+            raise ValueError(f"node id {v[i]} (pair {i}) is out of range for n_nodes={n} "
+                             f"({source})")
         m = int(e.max()) + 1 if (n_edges is None and e.size) else (n_edges or 0)
         if e.size and e.max() >= m:
             raise ValueError(f"hyperedge id {e.max()} is out of range for n_edges={m}")
@@ -326,13 +327,13 @@ class Hypergraph:
         if n_nodes is not None:
             if not isinstance(n_nodes, numbers.Integral) or n_nodes < 0:
                 raise ValueError(f"n_nodes must be a non-negative integer, got {n_nodes!r}")
-            return int(n_nodes)
-        for other in (labels, node_names):
+            return int(n_nodes), "given"
+        for other, what in ((labels, "labels"), (node_names, "node_names")):
             if other is not None:
-                return len(other)
+                return len(other), f"the length of {what}"
         if features is not None:
-            return features.shape[0]
-        return int(v.max()) + 1 if v.size else 0
+            return features.shape[0], "the rows of features"
+        return (int(v.max()) + 1 if v.size else 0), "largest id + 1"
 
     @classmethod
     def _from_raw_incidence(cls, H, *, n_pairs, weights, features, labels, node_names, edge_names,

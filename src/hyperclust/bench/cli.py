@@ -1,0 +1,117 @@
+"""The ``hyperclust bench`` subcommand: ``add_parser(subparsers)`` and ``run(args)``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+__all__ = ["add_parser", "run", "default_published", "DEFAULT_SWEEP"]
+
+DEFAULT_SWEEP = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+
+
+def default_published():
+    """``../shared/docs/published-results.csv`` relative to the working directory, if it
+    exists (the package itself never depends on shared/)."""
+    p = Path.cwd().parent / "shared" / "docs" / "published-results.csv"
+    return p if p.exists() else None
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Add the ``bench`` subcommand to an argparse ``subparsers`` object."""
+    p = subparsers.add_parser(
+        "bench", help="benchmark methods over datasets and seeds (JSON + markdown + plots)",
+        description="Run every (dataset, method, seed, protocol) in its own capped process; "
+                    "results accumulate in OUT/results.json (finished runs are not redone), "
+                    "then OUT/report.md and PNG plots are written.")
+    p.add_argument("--datasets", nargs="+", default=[],
+                   help="dataset names (load_dataset names, synthetic-h0.3[-n2000][-k4], "
+                        "or module:function)")
+    p.add_argument("--synthetic-sweep", nargs="*", type=float, default=None, metavar="H",
+                   help="add synthetic hypergraph SBMs at these pairwise homophily levels "
+                        f"(no values: {' '.join(map(str, DEFAULT_SWEEP))})")
+    p.add_argument("--sweep-nodes", type=int, default=2000, help="nodes of each sweep graph")
+    p.add_argument("--methods", nargs="+", default=None,
+                   help="method names (default: every registered method); peers: "
+                        "peer-hypergraphx peer-xgi peer-hypernetx")
+    p.add_argument("--seeds", type=int, default=5, help="number of seeds (0..N-1)")
+    p.add_argument("--protocols", "--protocol", nargs="+", default=["all"],
+                   help="all, isolated-removed (alias covered), lcc")
+    p.add_argument("--out", default="bench-results", help="output directory")
+    p.add_argument("--data-dir", default=None, help="dataset directory for load_dataset")
+    p.add_argument("--time-limit", type=float, default=300.0, help="seconds per run")
+    p.add_argument("--memory-limit", type=float, default=8192.0,
+                   help="address-space cap per run in MiB (0: none)")
+    p.add_argument("--threads", type=int, default=None, help="BLAS/OpenMP threads per run")
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--retry", nargs="*", default=[],
+                   help="re-run recorded runs with these statuses (e.g. timeout failed)")
+    p.add_argument("--published", default=None,
+                   help="published-results CSV (default ../shared/docs/published-results.csv "
+                        "if present)")
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.add_argument("--report-only", action="store_true",
+                   help="only rewrite report.md and plots from OUT/results.json")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def run(args) -> int:
+    """Execute ``hyperclust bench`` for parsed ``args``; returns the exit code."""
+    from .report import write_report
+    from .runner import ResultStore, run_benchmark
+
+    published = args.published if args.published is not None else default_published()
+    if published is None:
+        print("note: no published-results CSV found (looked for "
+              "../shared/docs/published-results.csv); the report omits published numbers",
+              file=sys.stderr)
+    out = Path(args.out)
+    if args.report_only:
+        store = ResultStore(out / "results.json")
+        if not store.runs:
+            print(f"error: no runs in {out / 'results.json'}", file=sys.stderr)
+            return 2
+        path = write_report(store.runs, out, published=published, plots=not args.no_plots)
+        print(path)
+        return 0
+    datasets = list(args.datasets)
+    if args.synthetic_sweep is not None:
+        levels = args.synthetic_sweep or DEFAULT_SWEEP
+        datasets += [f"synthetic-h{h:g}-n{args.sweep_nodes}" for h in levels]
+    if not datasets:
+        print("error: give --datasets and/or --synthetic-sweep", file=sys.stderr)
+        return 2
+    methods = args.methods
+    if methods is None:
+        from ..cluster.registry import available_methods
+
+        methods = list(available_methods())
+        if not methods:
+            print("error: no method is registered; give --methods", file=sys.stderr)
+            return 2
+    try:
+        runs = run_benchmark(datasets, methods, args.seeds, out, data_dir=args.data_dir,
+                             time_limit=args.time_limit,
+                             memory_limit=args.memory_limit or None, protocol=args.protocols,
+                             device=args.device, threads=args.threads, retry=args.retry,
+                             progress=not args.no_progress, report=True, published=published,
+                             plots=not args.no_plots)
+    except (ValueError, TypeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    bad = sum(r.get("status") != "ok" for r in runs)
+    print(f"{len(runs)} runs in {out / 'results.json'} ({bad} not ok); report: {out / 'report.md'}")
+    return 0
+
+
+def main(argv=None) -> int:
+    """Stand-alone entry point: ``python -m hyperclust.bench.cli ...``."""
+    parser = argparse.ArgumentParser(prog="hyperclust")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main(["bench"] + sys.argv[1:]))

@@ -1,0 +1,82 @@
+"""Benchmark inputs: dataset names -> hypergraphs, and the evaluation protocols.
+
+Protocols say which nodes a run clusters and scores:
+
+* ``all``: every node, isolated ones included (the AHCKA/ANCKA protocol);
+* ``isolated-removed`` (alias ``covered``): nodes in at least one hyperedge (TriCL's);
+* ``lcc``: the largest connected component only (what HyperNetX's spectral clustering
+  accepts).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+
+from ..hypergraph import Hypergraph
+
+__all__ = ["PROTOCOLS", "canonical_protocol", "resolve_dataset", "apply_protocol",
+           "import_object", "SYNTHETIC_PATTERN"]
+
+PROTOCOLS = ("all", "isolated-removed", "lcc")
+_ALIASES = {"covered": "isolated-removed", "isolated_removed": "isolated-removed",
+            "all-nodes": "all", "largest-component": "lcc"}
+
+#: ``synthetic-h0.3`` with optional ``-n2000`` (nodes), ``-k4`` (classes), ``-s0`` (seed).
+SYNTHETIC_PATTERN = re.compile(
+    r"^synthetic-h(?P<h>[0-9]*\.?[0-9]+)(?:-n(?P<n>\d+))?(?:-k(?P<k>\d+))?(?:-s(?P<s>\d+))?$")
+
+
+def canonical_protocol(protocol: str) -> str:
+    """The canonical name of ``protocol`` (``ValueError`` for unknown names)."""
+    if not isinstance(protocol, str):
+        raise TypeError(f"protocol must be a string, got {type(protocol).__name__}")
+    p = _ALIASES.get(protocol.lower(), protocol.lower())
+    if p not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r}; use one of {PROTOCOLS} "
+                         f"(or aliases {sorted(_ALIASES)})")
+    return p
+
+
+def import_object(path: str):
+    """Import ``"package.module:attribute"``."""
+    mod_name, _, attr = path.partition(":")
+    if not mod_name or not attr:
+        raise ValueError(f"expected 'module:attribute', got {path!r}")
+    return getattr(importlib.import_module(mod_name), attr)
+
+
+def resolve_dataset(name: str, data_dir=None) -> Hypergraph:
+    """Load the dataset called ``name``.
+
+    ``name`` is a dataset of :func:`hyperclust.datasets.load_dataset`; a synthetic
+    hypergraph SBM ``synthetic-h<homophily>[-n<nodes>][-k<classes>][-s<seed>]`` (defaults
+    2000 nodes, 4 classes, seed 0: the graph is fixed, the run's seed only seeds the
+    method); or ``module:function`` returning a Hypergraph (used by tests and plugins).
+    """
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"dataset name must be a non-empty string, got {name!r}")
+    m = SYNTHETIC_PATTERN.match(name)
+    if m:
+        from ..datasets.synthetic import hypergraph_sbm
+
+        return hypergraph_sbm(n_nodes=int(m["n"] or 2000), n_classes=int(m["k"] or 4),
+                              homophily=float(m["h"]), random_state=int(m["s"] or 0), name=name)
+    if ":" in name:
+        hg = import_object(name)()
+        if not isinstance(hg, Hypergraph):
+            raise TypeError(f"{name} returned {type(hg).__name__}, expected a Hypergraph")
+        return hg
+    from ..datasets import load_dataset
+
+    return load_dataset(name, data_dir=data_dir)
+
+
+def apply_protocol(hg: Hypergraph, protocol: str) -> Hypergraph:
+    """The sub-hypergraph a run under ``protocol`` clusters and scores."""
+    p = canonical_protocol(protocol)
+    if p == "all":
+        return hg
+    if p == "isolated-removed":
+        return hg.drop_isolated()
+    return hg.largest_component()

@@ -1,0 +1,343 @@
+"""Markdown report of benchmark records: quality tables (mean ± std over seeds, best in
+bold) beside published numbers, time and memory, peer comparison, and every failure."""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import math
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["aggregate", "load_published", "markdown_report", "write_report", "METRICS",
+           "is_peer"]
+
+METRICS = ("acc", "nmi", "ari", "f1")
+_CSV_METRIC = {"acc": "acc", "nmi": "nmi", "ari": "ari", "f1": "f1_macro"}
+_PROTOCOL_TEXT = {
+    "all": "all nodes (isolated nodes included)",
+    "isolated-removed": "isolated nodes removed (nodes in at least one hyperedge)",
+    "lcc": "largest connected component only",
+}
+
+
+def is_peer(method: str) -> bool:
+    """Peer libraries' methods are named ``peer-<library>``."""
+    return method.startswith("peer-")
+
+
+def _mean_std(values):
+    a = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
+    if a.size == 0:
+        return None, None
+    return float(a.mean()), float(a.std(ddof=1)) if a.size > 1 else 0.0
+
+
+def aggregate(runs) -> dict:
+    """Group records by ``(dataset, protocol, method)``.
+
+    Returns
+    -------
+    dict
+        ``{(dataset, protocol, method): summary}`` where summary holds ``n_runs``, ``n_ok``,
+        ``statuses`` (Counter), ``<metric>``/``<metric>_std`` (over ok runs with labels),
+        ``time``/``time_std`` (fit seconds), ``peak_mb`` (mean peak RSS), ``extra_mb`` (mean
+        peak RSS growth during fit), ``n_nodes``, ``nnz``, ``homophily``, ``timing_only``
+        and ``error`` (the first error text).
+    """
+    groups = defaultdict(list)
+    for r in runs:
+        groups[(r["dataset"], r["protocol"], r["method"])].append(r)
+    out = {}
+    for key, recs in groups.items():
+        ok = [r for r in recs if r.get("status") == "ok"]
+        s = {"n_runs": len(recs), "n_ok": len(ok),
+             "statuses": Counter(r.get("status", "failed") for r in recs)}
+        for m in METRICS:
+            s[m], s[m + "_std"] = _mean_std(
+                [r["metrics"][m] for r in ok if r.get("metrics") and m in r["metrics"]])
+        s["time"], s["time_std"] = _mean_std([r.get("fit_time_s") for r in ok])
+        s["peak_mb"], _ = _mean_std([r.get("peak_rss_mb") for r in ok])
+        s["extra_mb"], _ = _mean_std([r.get("fit_extra_mb") for r in ok])
+        stats_src = ok or [r for r in recs if r.get("n_nodes") is not None]
+        for f in ("n_nodes", "n_edges", "nnz", "homophily", "n_labelled"):
+            s[f] = next((r.get(f) for r in stats_src if r.get(f) is not None), None)
+        s["timing_only"] = bool(ok) and all(r.get("timing_only") for r in ok)
+        bad = [r for r in recs if r.get("status") != "ok"]
+        s["error"] = bad[0].get("error") if bad else None
+        out[key] = s
+    return out
+
+
+def load_published(path) -> list[dict]:
+    """Rows of the published-results CSV (columns source, protocol, dataset, method,
+    acc, nmi, ari, f1_macro, ..., note); ``[]`` when ``path`` is None or missing."""
+    if path is None or not Path(path).exists():
+        return []
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _published_protocol(text: str):
+    t = (text or "").lower()
+    if t.startswith("all nodes"):
+        return "all"
+    if t.startswith("isolated removed"):
+        return "isolated-removed"
+    return None
+
+
+def _fmt(mean, std, digits=3):
+    if mean is None:
+        return ""
+    return f"{mean:.{digits}f} ± {std:.{digits}f}"
+
+
+def _status_text(s) -> str:
+    common = [k for k, _ in s["statuses"].most_common() if k != "ok"]
+    return "/".join(common) if common else "—"
+
+
+def _cell(s, metric, best):
+    if s is None:
+        return ""
+    if s[metric] is None:
+        return "n/a (no labels)" if s["timing_only"] else f"*{_status_text(s)}*"
+    txt = _fmt(s[metric], s[metric + "_std"])
+    if best is not None and abs(s[metric] - best) <= 1e-12:
+        txt = f"**{txt}**"
+    if s["n_ok"] < s["n_runs"]:
+        txt += f" ({s['n_ok']}/{s['n_runs']} ok)"
+    return txt
+
+
+def _ordered(values, first=()):
+    seen = list(dict.fromkeys(values))
+    return [v for v in first if v in seen] + [v for v in seen if v not in first]
+
+
+def _quality_table(agg, protocol, metric, datasets, methods, published) -> list[str]:
+    rows = []
+    pub_cols = published is not None
+    head = ["dataset", "nodes"] + [f"`{m}`" for m in methods]
+    if pub_cols:
+        head.append(f"published ({protocol})")
+    rows.append("| " + " | ".join(head) + " |")
+    rows.append("|" + "---|" * len(head))
+    any_row = False
+    for d in datasets:
+        cells = {m: agg.get((d, protocol, m)) for m in methods}
+        if all(c is None for c in cells.values()):
+            continue
+        means = [c[metric] for c in cells.values() if c is not None and c[metric] is not None]
+        if not means:
+            continue  # timing-only dataset: shown in the time table
+        any_row = True
+        best = max(means)
+        n = next((c["n_nodes"] for c in cells.values() if c and c["n_nodes"]), "")
+        line = [d, str(n)] + [_cell(cells[m], metric, best) for m in methods]
+        if pub_cols:
+            col = _CSV_METRIC[metric]
+            pubs = [f"{p['method']} {float(p[col]):.3f}" for p in published
+                    if p["dataset"] == d and _published_protocol(p["protocol"]) == protocol
+                    and p.get(col)]
+            line.append("; ".join(pubs))
+        rows.append("| " + " | ".join(line) + " |")
+    return rows if any_row else []
+
+
+def _time_table(agg, protocol, datasets, methods) -> list[str]:
+    head = ["dataset", "nodes", "nnz(H)"] + [f"`{m}`" for m in methods]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for d in datasets:
+        cells = {m: agg.get((d, protocol, m)) for m in methods}
+        if all(c is None for c in cells.values()):
+            continue
+        ref = next((c for c in cells.values() if c and c["n_nodes"]), None)
+        line = [d, str(ref["n_nodes"]) if ref else "", str(ref["nnz"]) if ref else ""]
+        for m in methods:
+            c = cells[m]
+            if c is None:
+                line.append("")
+            elif c["time"] is None:
+                line.append(f"*{_status_text(c)}*")
+            else:
+                extra = "" if c["extra_mb"] is None else f", +{c['extra_mb']:.0f} MiB"
+                line.append(f"{c['time']:.2f} s (peak {c['peak_mb']:.0f} MiB{extra})")
+        rows.append("| " + " | ".join(line) + " |")
+    return rows
+
+
+def _ratio(a, b):
+    if a is None or b is None or b == 0:
+        return ""
+    return f"{a / b:.2f}"
+
+
+def _peer_table(agg, datasets, ours, peers) -> list[str]:
+    head = ["dataset", "subset (protocol)", "nodes", "peer", "peer status", "peer ACC",
+            "peer NMI", "ours (best by ACC)", "ours ACC", "ours NMI", "NMI ratio peer/ours",
+            "peer time s", "ours time s", "time ratio peer/ours"]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    protocols = _ordered([k[1] for k in agg], first=("isolated-removed", "lcc", "all"))
+    for d in datasets:
+        for p in protocols:
+            mine = [(m, agg[(d, p, m)]) for m in ours if (d, p, m) in agg]
+            mine_ok = [(m, s) for m, s in mine if s["n_ok"]]
+            for peer in peers:
+                s = agg.get((d, p, peer))
+                if s is None:
+                    continue
+                ref_m, ref = None, None
+                if mine_ok:
+                    ref_m, ref = max(mine_ok, key=lambda t: (t[1]["acc"] if t[1]["acc"] is not None
+                                                             else -t[1]["time"]))
+                stat = "ok" if s["n_ok"] == s["n_runs"] else (
+                    f"{s['n_ok']}/{s['n_runs']} ok; {_status_text(s)}")
+                rows.append("| " + " | ".join([
+                    d, p, str(s["n_nodes"] or (ref["n_nodes"] if ref else "")), f"`{peer}`", stat,
+                    _fmt(s["acc"], s["acc_std"]), _fmt(s["nmi"], s["nmi_std"]),
+                    f"`{ref_m}`" if ref_m else "(no ok run of ours)",
+                    _fmt(ref["acc"], ref["acc_std"]) if ref else "",
+                    _fmt(ref["nmi"], ref["nmi_std"]) if ref else "",
+                    _ratio(s["nmi"], ref["nmi"] if ref else None),
+                    "" if s["time"] is None else f"{s['time']:.2f}",
+                    "" if not ref or ref["time"] is None else f"{ref['time']:.2f}",
+                    _ratio(s["time"], ref["time"] if ref else None)]) + " |")
+    return rows if len(rows) > 2 else []
+
+
+def _failure_table(runs) -> list[str]:
+    groups = defaultdict(list)
+    for r in runs:
+        if r.get("status") != "ok":
+            groups[(r["dataset"], r["protocol"], r["method"], r.get("status"))].append(r)
+    if not groups:
+        return []
+    rows = ["| dataset | protocol | method | status | runs | first error |", "|---|---|---|---|---|---|"]
+    for (d, p, m, st), recs in sorted(groups.items()):
+        err = (recs[0].get("error") or "").replace("|", "\\|").replace("\n", " ")
+        if len(err) > 300:
+            err = err[:300] + "…"
+        rows.append(f"| {d} | {p} | `{m}` | {st} | {len(recs)} | {err} |")
+    return rows
+
+
+def markdown_report(runs, published=None, plot_files=(), published_note=None) -> str:
+    """The report as markdown text.
+
+    Parameters
+    ----------
+    runs : list of dict
+        Records as written by the runner.
+    published : list of dict or None
+        Rows from :func:`load_published`; None omits the published column.
+    plot_files : sequence of str
+        PNG file names (relative to the report) to embed.
+    published_note : str, optional
+        Shown when published numbers are missing (why).
+    """
+    runs = list(runs)
+    agg = aggregate(runs)
+    datasets = _ordered(r["dataset"] for r in runs)
+    all_methods = _ordered(r["method"] for r in runs)
+    ours = [m for m in all_methods if not is_peer(m)]
+    peers = [m for m in all_methods if is_peer(m)]
+    protocols = _ordered((r["protocol"] for r in runs), first=("all", "isolated-removed", "lcc"))
+    status = Counter(r.get("status") for r in runs)
+    seeds = sorted({int(r["seed"]) for r in runs})
+    caps = sorted({(r.get("time_limit_s"), r.get("memory_limit_mb"), r.get("threads")) for r in runs},
+                  key=repr)
+    L = ["# hyperclust benchmark report", "",
+         f"Generated {_dt.datetime.now(_dt.timezone.utc).isoformat(timespec='seconds')} from "
+         f"{len(runs)} runs ({', '.join(f'{k}: {v}' for k, v in status.most_common())}); "
+         f"seeds {seeds}; {len(datasets)} datasets; methods "
+         + ", ".join(f"`{m}`" for m in all_methods) + ".", "",
+         "Each run is a separate process with a wall-clock cap and an address-space cap "
+         "(time cap s, memory cap MiB, threads): "
+         + "; ".join(f"{t}, {m}, {th}" for t, m, th in caps) + ". "
+         "Cells are mean ± sample std over the seeds whose run finished; "
+         "`(3/5 ok)` says how many did. The best mean of each row is **bold** (ours and "
+         "peers alike). Failed runs show their status in italics; errors are listed at the end. "
+         "Labels are used only to score: no label influences training, model selection or "
+         "hyperparameters. n_clusters = number of label classes of the scored nodes.", ""]
+    L += ["Protocols: " + "; ".join(f"`{p}` = {_PROTOCOL_TEXT.get(p, p)}" for p in protocols) + ".", ""]
+    if published is None:
+        L += [f"Published numbers: not shown ({published_note or 'no CSV given'}).", ""]
+    for p in protocols:
+        for metric in METRICS:
+            rows = _quality_table(agg, p, metric, datasets, all_methods, published)
+            if rows:
+                L += [f"## {metric.upper()} — protocol `{p}`", ""] + rows + [""]
+    if published:
+        L += ["Published numbers are quoted from these sources and protocols (a number is "
+              "shown only under the protocol it was measured with):", ""]
+        for src, prot, note in dict.fromkeys((p["source"], p["protocol"], p.get("note") or "")
+                                             for p in published):
+            L.append(f"- {src}: {prot}" + (f" ({note})" if note else ""))
+        L.append("")
+    for p in protocols:
+        L += [f"## Fit time and memory — protocol `{p}`", "",
+              "Mean fit time over finished runs, mean peak RSS of the run's process (data "
+              "loading included) and mean RSS growth during `fit` (sampled).", ""]
+        L += _time_table(agg, p, datasets, all_methods) + [""]
+    if peers:
+        rows = _peer_table(agg, datasets, ours, peers)
+        if rows:
+            L += ["## Peer libraries vs ours on the same subset", "",
+                  "Each row compares a peer with our best method (by mean ACC) on exactly the "
+                  "same nodes: `isolated-removed` = nodes in some hyperedge, `lcc` = largest "
+                  "connected component. Ratios > 1 in time mean the peer is slower.", ""]
+            L += rows + [""]
+    filt = [r for r in runs if r.get("filter_response")]
+    if filt:
+        L += ["## Learned filters", "",
+              "Runs of estimators exposing `spectral_response` store g(lambda) in "
+              "`results.json` (see the filter plot).", ""]
+        by = defaultdict(list)
+        for r in filt:
+            if r.get("coefficients") is not None:
+                by[(r["dataset"], r["protocol"], r["method"])].append(r["coefficients"])
+        for (d, p, m), coefs in sorted(by.items()):
+            try:
+                mean = np.mean(np.asarray(coefs, dtype=float), axis=0)
+                L.append(f"- {d} / {p} / `{m}`: mean coefficients "
+                         + ", ".join(f"{c:+.3f}" for c in np.ravel(mean)))
+            except (ValueError, TypeError):
+                continue
+        L.append("")
+    if plot_files:
+        L += ["## Plots", ""] + [f"![{f}]({f})" for f in plot_files] + [""]
+    fails = _failure_table(runs)
+    L += ["## Runs that did not finish", ""]
+    L += fails if fails else ["None."]
+    L.append("")
+    return "\n".join(L)
+
+
+def write_report(runs, out_dir, published=None, plots=True) -> Path:
+    """Write ``report.md`` (and the plots when ``plots``) into ``out_dir``.
+
+    ``published`` is the path of the published-results CSV or None.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    plot_files = []
+    if plots:
+        from .plots import write_plots
+
+        plot_files = [p.name for p in write_plots(runs, out)]
+    note = None
+    if published is None:
+        pub = None
+        note = "no published-results CSV given"
+    elif not Path(published).exists():
+        pub = None
+        note = f"{published} not found"
+    else:
+        pub = load_published(published)
+    path = out / "report.md"
+    path.write_text(markdown_report(runs, pub, plot_files, note))
+    return path

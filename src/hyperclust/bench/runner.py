@@ -1,0 +1,249 @@
+"""The benchmark runner: datasets x methods x seeds x protocols, each run in its own process.
+
+Every run is a fresh ``python -m hyperclust.bench.worker`` process with an address-space cap
+(``RLIMIT_AS``) and a wall-clock cap, so a run that crashes, runs out of memory or hangs is
+recorded (``failed`` / ``oom`` / ``timeout``) and the grid goes on. Results accumulate in
+``OUT/results.json``; runs already recorded there are not redone (resume), unless their
+status is listed in ``retry``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import numbers
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .data import canonical_protocol
+
+__all__ = ["run_benchmark", "ResultStore", "run_key", "STATUSES"]
+
+STATUSES = ("ok", "failed", "timeout", "oom", "unavailable")
+_THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                "NUMEXPR_NUM_THREADS")
+
+
+def run_key(rec: dict) -> tuple:
+    """Identity of a run: ``(dataset, method, seed, protocol)``."""
+    return (rec["dataset"], rec["method"], int(rec["seed"]), rec["protocol"])
+
+
+class ResultStore:
+    """The list of run records in ``path`` (JSON), rewritten atomically after each run.
+
+    The file holds ``{"version": 1, "runs": [...]}``; a later record of the same run
+    replaces the earlier one.
+    """
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self._runs: dict[tuple, dict] = {}
+        if self.path.exists():
+            with open(self.path) as fh:
+                data = json.load(fh)
+            runs = data["runs"] if isinstance(data, dict) else data
+            for rec in runs:
+                self._runs[run_key(rec)] = rec
+
+    @property
+    def runs(self) -> list[dict]:
+        return list(self._runs.values())
+
+    def get(self, key):
+        return self._runs.get(key)
+
+    def add(self, rec: dict) -> None:
+        self._runs[run_key(rec)] = rec
+        self.save()
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".json.tmp")
+        with open(tmp, "w") as fh:
+            json.dump({"version": 1, "runs": self.runs}, fh, indent=1, default=repr)
+        os.replace(tmp, self.path)
+
+
+def _as_list(value, what):
+    if isinstance(value, str):
+        return [value]
+    out = list(value)
+    if not out:
+        raise ValueError(f"{what} must not be empty")
+    for v in out:
+        if not isinstance(v, str) or not v:
+            raise TypeError(f"{what} must be non-empty strings, got {v!r}")
+    return out
+
+
+def _seeds(seeds) -> list[int]:
+    if isinstance(seeds, numbers.Integral) and not isinstance(seeds, bool):
+        if seeds < 1:
+            raise ValueError(f"seeds must be >= 1, got {seeds}")
+        return list(range(int(seeds)))
+    out = [int(s) for s in seeds]
+    if not out:
+        raise ValueError("seeds must not be empty")
+    return out
+
+
+def _child_env(threads):
+    env = dict(os.environ)
+    # The child must import exactly what this process imports (editable installs, test dirs).
+    paths = [p for p in sys.path if p and os.path.isdir(p)]
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    if threads:
+        for var in _THREAD_VARS:
+            env[var] = str(int(threads))
+    return env
+
+
+def _tail(path: Path, n: int = 1500) -> str:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return ""
+    return text[-n:].strip()
+
+
+def _run_subprocess(spec: dict, time_limit, log_path: Path, env) -> dict:
+    with tempfile.TemporaryDirectory(prefix="hcbench-") as tmp:
+        spec_path, out_path = Path(tmp) / "spec.json", Path(tmp) / "out.json"
+        spec_path.write_text(json.dumps(spec))
+        t0 = time.perf_counter()
+        with open(log_path, "w") as log:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "hyperclust.bench.worker", str(spec_path), str(out_path)],
+                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                start_new_session=True)
+            timed_out = False
+            try:
+                rc = proc.wait(timeout=time_limit)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                rc = proc.wait()
+        wall = time.perf_counter() - t0
+        base = {k: spec[k] for k in ("dataset", "method", "seed", "protocol")}
+        if timed_out:
+            rec = dict(base, status="timeout", metrics=None,
+                       error=f"exceeded the time limit of {time_limit:g} s (killed)")
+        elif out_path.exists():
+            rec = json.loads(out_path.read_text())
+        else:
+            tail = _tail(log_path)
+            oom = rc == -signal.SIGKILL or "MemoryError" in tail or "bad_alloc" in tail
+            rec = dict(base, status="oom" if oom else "failed", metrics=None,
+                       error=f"worker exited with code {rc} without a result"
+                             + (" (killed: likely out of memory)" if rc == -signal.SIGKILL else "")
+                             + (f"; output tail: {tail}" if tail else ""))
+    rec["wall_s"] = wall
+    rec["exit_code"] = rc
+    return rec
+
+
+def run_benchmark(datasets, methods, seeds=5, out_dir="bench-results", data_dir=None, *,
+                  time_limit: float = 300.0, memory_limit: float | None = 8192,
+                  protocol="all", device: str = "cpu", threads: int | None = None,
+                  retry=(), unlabelled_clusters: int = 10, progress: bool = True,
+                  report: bool = True, published=None, plots: bool = True) -> list[dict]:
+    """Run the grid and return every record in ``out_dir/results.json``.
+
+    Parameters
+    ----------
+    datasets : str or list of str
+        Names for :func:`hyperclust.bench.data.resolve_dataset` (shared datasets,
+        ``synthetic-h0.3``-style names, or ``module:function``).
+    methods : str or list of str
+        Registry names (:func:`hyperclust.cluster.registry.available_methods`),
+        ``peer-hypergraphx`` / ``peer-xgi`` / ``peer-hypernetx``, or ``module:factory``.
+    seeds : int or list of int
+        ``N`` means seeds ``0..N-1``.
+    out_dir : path
+        Receives ``results.json``, ``logs/`` and (with ``report``) ``report.md`` and plots.
+    data_dir : path, optional
+        Passed to ``load_dataset``.
+    time_limit : float
+        Wall-clock seconds per run (loading included); the run's process group is killed
+        after it and the run recorded as ``timeout``.
+    memory_limit : float or None
+        Address-space cap of each run's process in MiB (``RLIMIT_AS``); allocations beyond
+        it fail and the run is recorded as ``oom``. ``None``: no cap.
+    protocol : str or list of str
+        ``all``, ``isolated-removed`` (alias ``covered``) and/or ``lcc``.
+    threads : int, optional
+        Sets ``OMP_NUM_THREADS`` etc. in each run's process.
+    retry : iterable of str
+        Statuses whose recorded runs are run again (e.g. ``("timeout", "failed")``).
+    unlabelled_clusters : int
+        Number of clusters for datasets without node labels (timing only, no metrics).
+    report, published, plots
+        Write ``report.md`` (with published numbers from the CSV at ``published`` when
+        given) and the PNG plots after the grid.
+
+    Returns
+    -------
+    list of dict
+        All records of the store, one per (dataset, method, seed, protocol).
+    """
+    datasets = _as_list(datasets, "datasets")
+    methods = _as_list(methods, "methods")
+    seed_list = _seeds(seeds)
+    protocols = [canonical_protocol(p) for p in _as_list(protocol, "protocol")]
+    if not (isinstance(time_limit, numbers.Real) and time_limit > 0):
+        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    if memory_limit is not None and not (isinstance(memory_limit, numbers.Real) and memory_limit > 0):
+        raise ValueError(f"memory_limit must be a positive number of MiB or None, got {memory_limit!r}")
+    retry = set(retry)
+    unknown = retry - set(STATUSES)
+    if unknown:
+        raise ValueError(f"retry statuses must be among {STATUSES}, got {sorted(unknown)}")
+
+    out = Path(out_dir)
+    logs = out / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    store = ResultStore(out / "results.json")
+    env = _child_env(threads)
+    grid = [dict(dataset=d, method=m, seed=s, protocol=p)
+            for d in datasets for p in protocols for m in methods for s in seed_list]
+    todo = []
+    for spec in grid:
+        old = store.get(run_key(spec))
+        if old is None or old.get("status") in retry:
+            todo.append(spec)
+
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=len(grid), initial=len(grid) - len(todo), disable=not progress,
+               desc="bench", unit="run", dynamic_ncols=True)
+    try:
+        for spec in todo:
+            bar.set_postfix_str(f"{spec['dataset']}/{spec['method']}/{spec['protocol']}/s{spec['seed']}")
+            full = dict(spec, data_dir=None if data_dir is None else str(data_dir),
+                        memory_limit_mb=memory_limit, device=device,
+                        unlabelled_clusters=int(unlabelled_clusters))
+            safe = "_".join(str(spec[k]) for k in ("dataset", "method", "protocol", "seed"))
+            safe = "".join(c if c.isalnum() or c in "-._" else "_" for c in safe)
+            rec = _run_subprocess(full, time_limit, logs / f"{safe}.log", env)
+            rec.update(time_limit_s=float(time_limit), memory_limit_mb=memory_limit,
+                       threads=threads, device=device,
+                       finished_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+            store.add(rec)
+            bar.update(1)
+    finally:
+        bar.close()
+
+    if report:
+        from .report import write_report
+
+        write_report(store.runs, out, published=published, plots=plots)
+    return store.runs

@@ -1,0 +1,196 @@
+"""One benchmark run, in its own process: ``python -m hyperclust.bench.worker SPEC OUT``.
+
+Reads a JSON spec (dataset, method, seed, protocol, limits), caps the address space, loads
+the data, fits, scores and writes one JSON record to ``OUT``. Anything that goes wrong is
+written into the record (status ``failed``/``oom``/``unavailable`` with the error text); the
+parent records ``timeout`` and crashes that leave no record.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import time
+import traceback
+
+__all__ = ["run_one", "make_method", "classify_error", "main"]
+
+#: Eigenvalues of Zhou's normalized Laplacian I - P lie in [0, 1] for the propagation
+#: operator P used here (P is PSD), so learned filters are drawn on that range.
+RESPONSE_LAMBDAS = [i / 50 for i in range(51)]
+
+_OOM_MARKERS = ("can't allocate memory", "cannot allocate memory", "out of memory",
+                "std::bad_alloc", "unable to allocate", "memoryerror")
+
+
+class PeerUnavailable(RuntimeError):
+    """A peer library is not installed; the run is recorded as ``unavailable``."""
+
+
+def classify_error(exc: BaseException) -> str:
+    """``"oom"`` for allocation failures (under the address-space cap), else ``"failed"``."""
+    if isinstance(exc, MemoryError):
+        return "oom"
+    text = f"{type(exc).__name__}: {exc}".lower()
+    return "oom" if any(m in text for m in _OOM_MARKERS) else "failed"
+
+
+def make_method(method: str, n_clusters: int, seed: int, device: str):
+    """Estimator for ``method``: a registry name, ``peer-<library>``, or
+    ``module:factory`` with ``factory(n_clusters, random_state, device)``."""
+    if method.startswith("peer-"):
+        from .peers import make_peer
+
+        return make_peer(method, n_clusters, seed)
+    if ":" in method:
+        from .data import import_object
+
+        return import_object(method)(n_clusters, seed, device)
+    from ..cluster.registry import make_estimator
+
+    return make_estimator(method, n_clusters, random_state=seed, device=device)
+
+
+def _jsonable(value):
+    try:
+        json.dumps(value)
+        return value
+    except (TypeError, ValueError):
+        if hasattr(value, "tolist"):
+            return _jsonable(value.tolist())
+        if isinstance(value, dict):
+            return {str(k): _jsonable(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [_jsonable(v) for v in value]
+        return repr(value)
+
+
+def _learned_filter(est) -> dict:
+    out = {}
+    if hasattr(est, "spectral_response"):
+        try:
+            import numpy as np
+
+            lam = np.asarray(RESPONSE_LAMBDAS)
+            out["filter_lambdas"] = RESPONSE_LAMBDAS
+            out["filter_response"] = [float(v) for v in np.asarray(est.spectral_response(lam)).ravel()]
+        except Exception as exc:  # the response is a by-product: never fail the run for it
+            out["filter_error"] = f"{type(exc).__name__}: {exc}"
+    if hasattr(est, "coefficients_"):
+        out["coefficients"] = _jsonable(getattr(est, "coefficients_"))
+    return out
+
+
+def _stats(hg) -> dict:
+    import numpy as np
+
+    out = {"n_nodes": int(hg.n_nodes), "n_edges": int(hg.n_edges), "nnz": int(hg.incidence.nnz)}
+    labels = hg.labels
+    out["n_labelled"] = 0 if labels is None else int((labels >= 0).sum())
+    out["n_classes"] = int(hg.n_classes)
+    if out["n_classes"] > 0 and hg.n_edges:
+        h = hg.homophily()
+        out["homophily"] = None if not np.isfinite(h["pairwise"]) else float(h["pairwise"])
+    return out
+
+
+def run_one(spec: dict) -> dict:
+    """Execute one run described by ``spec`` in this process and return its record.
+
+    Parameters
+    ----------
+    spec : dict
+        ``dataset, method, seed, protocol`` plus optional ``data_dir``, ``device``,
+        ``unlabelled_clusters`` (k for datasets without node labels, timing only).
+    """
+    from .data import apply_protocol, resolve_dataset
+    from .memory import PeakMemory, current_rss_mb, max_rss_mb
+
+    rec = {k: spec[k] for k in ("dataset", "method", "seed", "protocol")}
+    rec.update(status="failed", error=None, metrics=None, fit_time_s=None, load_time_s=None)
+    stage = "load"
+    try:
+        t0 = time.perf_counter()
+        hg = apply_protocol(resolve_dataset(spec["dataset"], spec.get("data_dir")),
+                            spec["protocol"])
+        rec["load_time_s"] = time.perf_counter() - t0
+        stage = "stats"
+        rec.update(_stats(hg))
+        labelled = rec["n_classes"] > 0
+        k = rec["n_classes"] if labelled else int(spec.get("unlabelled_clusters", 10))
+        k = min(k, hg.n_nodes)
+        rec["n_clusters"] = k
+        rec["timing_only"] = not labelled
+        stage = "build"
+        est = make_method(spec["method"], k, int(spec["seed"]), spec.get("device", "cpu"))
+        if hasattr(est, "get_params"):
+            rec["params"] = _jsonable(est.get_params(deep=False))
+        stage = "fit"
+        with PeakMemory() as mem:
+            t0 = time.perf_counter()
+            est.fit(hg)
+            rec["fit_time_s"] = time.perf_counter() - t0
+        rec["fit_extra_mb"] = mem.extra_mb
+        rec["rss_before_fit_mb"] = mem.start_mb
+        stage = "evaluate"
+        import numpy as np
+
+        pred = np.asarray(est.labels_).reshape(-1)
+        if pred.shape[0] != hg.n_nodes:
+            raise ValueError(f"labels_ has {pred.shape[0]} entries for {hg.n_nodes} nodes")
+        rec["n_predicted_clusters"] = int(np.unique(pred[pred >= 0]).size)
+        rec["n_unassigned"] = int((pred < 0).sum())
+        if labelled:
+            from ..metrics import evaluate
+
+            # Nodes a method leaves unassigned (-1, e.g. a peer that skips isolated nodes)
+            # count as wrong: they form one extra cluster rather than being dropped.
+            pred = np.where(pred < 0, pred.max(initial=0) + 1, pred)
+            rec["metrics"] = {m: float(v) for m, v in evaluate(hg.labels, pred).items()}
+        rec.update(_learned_filter(est))
+        rec["status"] = "ok"
+    except PeerUnavailable as exc:
+        rec["status"] = "unavailable"
+        rec["error"] = str(exc)
+    except BaseException as exc:  # recorded, never raised: one bad run must not stop others
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        rec["status"] = classify_error(exc)
+        tb = traceback.format_exc(limit=-4)
+        rec["error"] = f"[{stage}] {type(exc).__name__}: {exc}"[:2000]
+        rec["traceback"] = tb[-4000:]
+    rec["peak_rss_mb"] = max_rss_mb()
+    rec["final_rss_mb"] = current_rss_mb()
+    return rec
+
+
+def _limit_memory(limit_mb):
+    if limit_mb:
+        limit = int(limit_mb * 2**20)
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 2:
+        print("usage: python -m hyperclust.bench.worker SPEC.json OUT.json", file=sys.stderr)
+        return 2
+    with open(argv[0]) as fh:
+        spec = json.load(fh)
+    _limit_memory(spec.get("memory_limit_mb"))
+    rec = run_one(spec)
+    rec["pid"] = os.getpid()
+    tmp = argv[1] + ".tmp"
+    with open(tmp, "w") as fh:
+        json.dump(rec, fh, default=repr)
+    os.replace(tmp, argv[1])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

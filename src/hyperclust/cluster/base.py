@@ -1,0 +1,53 @@
+"""Shared behaviour of hyperclust's clustering estimators (scikit-learn style)."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
+
+from ..hypergraph import Hypergraph
+
+__all__ = ["HypergraphClusterer", "check_hypergraph", "check_n_clusters"]
+
+
+def check_hypergraph(hypergraph) -> Hypergraph:
+    if not isinstance(hypergraph, Hypergraph):
+        raise TypeError(f"fit expects a hyperclust.Hypergraph, got {type(hypergraph).__name__}")
+    if hypergraph.n_nodes == 0:
+        raise ValueError("the hypergraph has no nodes")
+    return hypergraph
+
+
+def check_n_clusters(n_clusters, n_nodes: int) -> int:
+    if isinstance(n_clusters, bool) or not isinstance(n_clusters, numbers.Integral):
+        raise TypeError(f"n_clusters must be an integer, got {n_clusters!r}")
+    if n_clusters < 1:
+        raise ValueError(f"n_clusters must be >= 1, got {n_clusters}")
+    if n_clusters > n_nodes:
+        raise ValueError(f"n_clusters={n_clusters} exceeds the number of nodes ({n_nodes})")
+    return int(n_clusters)
+
+
+class HypergraphClusterer(ClusterMixin, BaseEstimator):
+    """Base class: subclasses implement ``fit(hypergraph)`` setting ``labels_`` (shape
+    ``(n_nodes,)``) and ``embedding_`` (shape ``(n_nodes, d)``)."""
+
+    def fit(self, hypergraph, y=None):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def fit_predict(self, hypergraph, y=None, **kwargs):
+        """Fit on ``hypergraph`` and return ``labels_``, shape (n_nodes,)."""
+        self.fit(hypergraph)
+        return self.labels_
+
+    @staticmethod
+    def _rng_seed(random_state) -> int:
+        if random_state is None:
+            return int(np.random.SeedSequence().entropy % (2**31))
+        if isinstance(random_state, numbers.Integral):
+            return int(random_state)
+        if isinstance(random_state, np.random.RandomState):
+            return int(random_state.randint(0, 2**31 - 1))
+        raise TypeError(f"random_state must be None or an int, got {random_state!r}")

@@ -1,0 +1,175 @@
+"""Classical baselines: k-means on node features, and HGNN smoothing followed by k-means."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.cluster import KMeans
+from sklearn.decomposition import TruncatedSVD
+from sklearn.preprocessing import normalize
+
+from ..operators.propagation import PropagationOperator
+from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
+
+__all__ = ["KMeansFeatures", "HGNNSmoothingKMeans", "kmeans_labels", "node_input", "METHODS"]
+
+
+def kmeans_labels(embedding: np.ndarray, n_clusters: int, n_init: int, random_state: int):
+    """k-means with ``n_init`` seeded restarts; returns labels, shape (n_nodes,)."""
+    km = KMeans(n_clusters=n_clusters, n_init=n_init, random_state=random_state)
+    return km.fit_predict(embedding)
+
+
+def _reduce(X, n_components, random_state):
+    """Optionally project features to ``n_components`` dimensions with a seeded truncated SVD.
+
+    ``n_components="auto"`` projects only when there are more than 256 features.
+    """
+    d = X.shape[1]
+    if n_components == "auto":
+        n_components = 128 if d > 256 else None
+    if n_components is None or n_components >= d:
+        return X
+    if isinstance(n_components, bool) or not isinstance(n_components, numbers.Integral) \
+            or n_components < 1:
+        raise ValueError(f"n_components must be a positive integer, 'auto' or None, got {n_components!r}")
+    svd = TruncatedSVD(n_components=int(n_components), random_state=random_state)
+    return svd.fit_transform(X)
+
+
+def node_input(hypergraph, input: str, random_state: int, n_components_structural: int = 32):
+    """The node input matrix of a method and what it is.
+
+    Parameters
+    ----------
+    input : {"auto", "features", "structural"}
+        ``"features"`` requires node features; ``"structural"`` uses a label-free spectral
+        embedding of the hypergraph (:func:`hyperclust.spectral.structural_features`);
+        ``"auto"`` takes features when present, else the structural embedding.
+
+    Returns
+    -------
+    X : ndarray or CSR, shape (n_nodes, d)
+    kind : str
+        ``"features"`` or ``"structural"``.
+    """
+    if input not in ("auto", "features", "structural"):
+        raise ValueError(f"input must be 'auto', 'features' or 'structural', got {input!r}")
+    if input == "features" or (input == "auto" and hypergraph.features is not None):
+        if hypergraph.features is None:
+            raise ValueError("this hypergraph has no node features; use input='structural' "
+                             "or a structure-only method such as spectral clustering")
+        return hypergraph.features, "features"
+    from ..spectral import structural_features
+
+    return structural_features(hypergraph, n_components=n_components_structural,
+                               random_state=random_state), "structural"
+
+
+class KMeansFeatures(HypergraphClusterer):
+    """k-means on node features (the hyperedges are ignored).
+
+    Parameters
+    ----------
+    n_clusters : int
+    n_components : int, "auto" or None, default "auto"
+        Truncated-SVD projection before k-means (sparse features stay sparse until then).
+    normalize_rows : bool, default True
+        L2-normalise each node's row before k-means.
+    n_init : int, default 10
+    random_state : int, default 0
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_nodes,)
+    embedding_ : ndarray of shape (n_nodes, d)
+    """
+
+    def __init__(self, n_clusters=2, *, n_components="auto", normalize_rows=True, n_init=10,
+                 random_state=0):
+        self.n_clusters = n_clusters
+        self.n_components = n_components
+        self.normalize_rows = normalize_rows
+        self.n_init = n_init
+        self.random_state = random_state
+
+    def fit(self, hypergraph, y=None):
+        hg = check_hypergraph(hypergraph)
+        k = check_n_clusters(self.n_clusters, hg.n_nodes)
+        if hg.features is None:
+            raise ValueError("KMeansFeatures needs node features, and this hypergraph has none; "
+                             "use 'hgnn' (structural input) or a spectral method")
+        seed = self._rng_seed(self.random_state)
+        Z = _reduce(hg.features, self.n_components, seed)
+        if self.normalize_rows:
+            Z = normalize(Z)
+        Z = Z.toarray() if sp.issparse(Z) else np.asarray(Z)
+        self.embedding_ = Z
+        self.labels_ = kmeans_labels(Z, k, self.n_init, seed)
+        return self
+
+
+class HGNNSmoothingKMeans(HypergraphClusterer):
+    """k-means on HGNN-smoothed features ``P^K X`` (a fixed low-pass filter).
+
+    ``P = Dv^-1/2 (H W De^-1 H^T + s I) Dv^-1/2`` is applied in factored form, never formed.
+
+    Parameters
+    ----------
+    n_clusters : int
+    n_hops : int, default 2
+        The power ``K``.
+    self_loops : float, default 1.0
+        Self-loop weight ``s``: isolated nodes keep their own features.
+    input : {"auto", "features", "structural"}, default "auto"
+        Node input; see :func:`node_input`.
+    n_components : int, "auto" or None, default "auto"
+        Truncated-SVD projection of the input before smoothing (``P^K (X V) = (P^K X) V``).
+    normalize_rows : bool, default True
+    n_init : int, default 10
+    random_state : int, default 0
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_nodes,)
+    embedding_ : ndarray of shape (n_nodes, d)
+    input_kind_ : str
+    """
+
+    def __init__(self, n_clusters=2, *, n_hops=2, self_loops=1.0, input="auto",
+                 n_components="auto", normalize_rows=True, n_init=10, random_state=0):
+        self.n_clusters = n_clusters
+        self.n_hops = n_hops
+        self.self_loops = self_loops
+        self.input = input
+        self.n_components = n_components
+        self.normalize_rows = normalize_rows
+        self.n_init = n_init
+        self.random_state = random_state
+
+    def fit(self, hypergraph, y=None):
+        hg = check_hypergraph(hypergraph)
+        k = check_n_clusters(self.n_clusters, hg.n_nodes)
+        if isinstance(self.n_hops, bool) or not isinstance(self.n_hops, numbers.Integral) \
+                or self.n_hops < 0:
+            raise ValueError(f"n_hops must be a non-negative integer, got {self.n_hops!r}")
+        seed = self._rng_seed(self.random_state)
+        X, self.input_kind_ = node_input(hg, self.input, seed)
+        X = _reduce(X, self.n_components, seed)
+        P = PropagationOperator(hg, self_loops=self.self_loops)
+        Z = P.apply_power(X, self.n_hops)
+        if self.normalize_rows:
+            Z = normalize(Z)
+        self.embedding_ = Z
+        self.labels_ = kmeans_labels(Z, k, self.n_init, seed)
+        return self
+
+
+METHODS = {
+    "kmeans": (lambda k, seed, device: KMeansFeatures(k, random_state=seed),
+               "k-means on node features (hyperedges ignored)"),
+    "hgnn": (lambda k, seed, device: HGNNSmoothingKMeans(k, random_state=seed),
+             "k-means on HGNN-smoothed features P^2 X (structural input when feature-less)"),
+}

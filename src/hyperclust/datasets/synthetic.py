@@ -1,0 +1,151 @@
+"""Synthetic hypergraphs: a hypergraph stochastic block model with a homophily knob.
+
+The knob is the *measured* quantity: ``homophily`` is the expected pairwise rate, the chance
+that two members of a hyperedge share a class (averaged over hyperedges), which
+``Hypergraph.homophily()["pairwise"]`` reports. Each hyperedge is either
+
+* *pure*: all members drawn from one class (pairwise rate 1), or
+* *spread*: members assigned to classes round-robin from a random offset, i.e. as evenly
+  as possible across classes (pairwise rate r_min(s), which is 0 when the size s <= k).
+
+A hyperedge of size s is pure with probability q_s = (h - r_min(s)) / (1 - r_min(s)), so
+every size contributes the target rate h in expectation. Low h therefore means truly
+heterophilic hyperedges (members of *different* classes, below the random-pair rate 1/k),
+not merely unstructured ones.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..hypergraph import Hypergraph
+
+__all__ = ["hypergraph_sbm", "min_pairwise_rate"]
+
+
+def min_pairwise_rate(size, n_classes: int) -> np.ndarray:
+    """Smallest possible pairwise same-class rate of a hyperedge of ``size`` members over
+    ``n_classes`` classes (members spread as evenly as possible)."""
+    s = np.asarray(size, dtype=np.int64)
+    base, extra = np.divmod(s, n_classes)
+    same = extra * (base + 1) * base / 2 + (n_classes - extra) * base * (base - 1) / 2
+    pairs = s * (s - 1) / 2
+    return np.divide(same, pairs, out=np.zeros(s.shape, dtype=np.float64), where=pairs > 0)
+
+
+def _check_int(value, name, minimum):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def hypergraph_sbm(n_nodes: int = 1000, n_classes: int = 4, *, homophily: float = 0.8,
+                   n_edges: int | None = None, edge_sizes=(2, 6), n_features: int = 32,
+                   feature_snr: float = 0.35, isolated_fraction: float = 0.0,
+                   random_state=0, name: str | None = None) -> Hypergraph:
+    """Sample a labelled hypergraph with planted classes and class-dependent features.
+
+    Parameters
+    ----------
+    n_nodes : int
+        Number of nodes; classes are balanced (sizes differ by at most one) and node ids are
+        shuffled, so ids carry no class information.
+    n_classes : int
+        Number of planted classes ``k >= 2``.
+    homophily : float in [0, 1]
+        Target pairwise rate (see module docstring): 1 = every hyperedge within one class,
+        ``1/k`` = about the random-pair rate, 0 = members always of different classes.
+        Sizes larger than ``k`` cannot go below ``r_min(s)``; their rate is clipped there.
+    n_edges : int, optional
+        Number of hyperedges; default ``n_nodes``.
+    edge_sizes : (int, int) or array-like of int
+        ``(lo, hi)``: sizes uniform in ``[lo, hi]``; or an explicit array of sizes, one per
+        hyperedge (then ``n_edges`` is its length).
+    n_features : int
+        Feature dimension ``d`` (0 for no features).
+    feature_snr : float
+        Features are ``feature_snr * centre[class] + N(0, I_d)`` with centres ~ N(0, I_d).
+    isolated_fraction : float in [0, 1)
+        Share of nodes left out of every hyperedge (isolated nodes).
+    random_state : int
+        Seed; the same seed gives the same hypergraph.
+
+    Returns
+    -------
+    Hypergraph
+        With ``labels`` (shape (n_nodes,)) and ``features`` (shape (n_nodes, n_features)).
+    """
+    n = _check_int(n_nodes, "n_nodes", 2)
+    k = _check_int(n_classes, "n_classes", 2)
+    if k > n:
+        raise ValueError(f"n_classes={k} exceeds n_nodes={n}")
+    h = float(homophily)
+    if not 0.0 <= h <= 1.0:
+        raise ValueError(f"homophily must lie in [0, 1], got {homophily!r}")
+    if not 0.0 <= isolated_fraction < 1.0:
+        raise ValueError(f"isolated_fraction must lie in [0, 1), got {isolated_fraction!r}")
+    if feature_snr < 0 or not np.isfinite(feature_snr):
+        raise ValueError(f"feature_snr must be a non-negative number, got {feature_snr!r}")
+    d = _check_int(n_features, "n_features", 0)
+    rng = np.random.default_rng(random_state)
+
+    labels = rng.permutation(np.arange(n) % k)
+    in_edges = np.ones(n, dtype=bool)
+    n_iso = int(round(isolated_fraction * n))
+    if n_iso:
+        in_edges[rng.choice(n, size=n_iso, replace=False)] = False
+    pool = np.flatnonzero(in_edges)
+    pool_by_class = pool[np.argsort(labels[pool], kind="stable")]
+    class_count = np.bincount(labels[pool], minlength=k)
+    if (class_count == 0).any():
+        raise ValueError("too many isolated nodes: some class has no node left for hyperedges")
+    class_start = np.concatenate([[0], np.cumsum(class_count)[:-1]])
+
+    if isinstance(edge_sizes, tuple) and len(edge_sizes) == 2:
+        lo, hi = (_check_int(s, "edge_sizes bound", 1) for s in edge_sizes)
+        if lo > hi:
+            raise ValueError(f"edge_sizes=(lo, hi) needs lo <= hi, got {edge_sizes}")
+        m = n if n_edges is None else _check_int(n_edges, "n_edges", 0)
+        sizes = rng.integers(lo, hi + 1, size=m)
+    else:
+        sizes = np.asarray(edge_sizes)
+        if sizes.ndim != 1 or not np.issubdtype(sizes.dtype, np.integer) or (sizes < 1).any():
+            raise ValueError("edge_sizes must be (lo, hi) or a 1-D array of positive integers")
+        m = sizes.size
+    if sizes.size and sizes.max() > pool.size:
+        raise ValueError(f"a hyperedge of size {sizes.max()} does not fit in {pool.size} nodes")
+
+    r_min = min_pairwise_rate(sizes, k)
+    q = np.clip(np.divide(h - r_min, 1.0 - r_min, out=np.ones(m), where=r_min < 1.0), 0.0, 1.0)
+    pure = rng.random(m) < q
+    edge_class = rng.integers(0, k, size=m)
+    offset = rng.integers(0, k, size=m)
+
+    edge_of_slot = np.repeat(np.arange(m), sizes)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    pos = np.arange(edge_of_slot.size) - starts[edge_of_slot]
+    slot_class = np.where(pure[edge_of_slot], edge_class[edge_of_slot],
+                          (offset[edge_of_slot] + pos) % k)
+    # Members are drawn uniformly within their slot's class; repeats inside one hyperedge
+    # are redrawn (a few vectorised rounds), so hyperedges are independent samples.
+    local = rng.integers(0, class_count[slot_class]) if edge_of_slot.size else edge_of_slot
+    members = pool_by_class[class_start[slot_class] + local]
+    for _ in range(50):
+        order = np.lexsort((members, edge_of_slot))
+        same = (edge_of_slot[order][1:] == edge_of_slot[order][:-1]) & \
+               (members[order][1:] == members[order][:-1])
+        repeat = order[1:][same]
+        if repeat.size == 0:
+            break
+        members[repeat] = pool_by_class[class_start[slot_class[repeat]]
+                                        + rng.integers(0, class_count[slot_class[repeat]])]
+
+    features = None
+    if d:
+        centres = rng.normal(size=(k, d))
+        features = feature_snr * centres[labels] + rng.normal(size=(n, d))
+    return Hypergraph.from_pairs(members, edge_of_slot, n_nodes=n, n_edges=m, labels=labels,
+                                 features=features, duplicates="merge",
+                                 name=name or f"hsbm(h={h:g})")

@@ -1,0 +1,150 @@
+"""Helpers shared by the readers: fast integer-line parsing, label encoding, construction."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..hypergraph import Hypergraph
+from .errors import DataFormatError
+
+CONSTRUCTOR_OPTIONS = ("duplicates", "singletons", "empty")
+
+
+def check_options(options: dict) -> dict:
+    """Validate the keyword options passed through to the Hypergraph constructors."""
+    unknown = set(options) - set(CONSTRUCTOR_OPTIONS)
+    if unknown:
+        raise TypeError(f"unexpected keyword arguments {sorted(unknown)}; readers accept "
+                        f"{list(CONSTRUCTOR_OPTIONS)} (passed to Hypergraph.from_pairs)")
+    return options
+
+
+def read_text(path) -> str:
+    """Read a UTF-8 text file, raising :class:`DataFormatError` on a missing/undecodable file."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise DataFormatError("file not found", path) from None
+    except IsADirectoryError:
+        raise DataFormatError("expected a file, found a directory", path) from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise DataFormatError(f"not UTF-8 text (byte {exc.start})", path, line) from None
+
+
+def parse_int_lines(path, *, skip_blank: bool = False, comment: str | None = None,
+                    what: str = "node id"):
+    """Parse a file of integer lists, one record per line, separated by commas and/or
+    whitespace.
+
+    Parameters
+    ----------
+    path : str or PathLike
+    skip_blank : bool
+        Skip blank lines; otherwise a blank line is a record with no entries.
+    comment : str, optional
+        Lines starting with this prefix are skipped.
+    what : str
+        Name of an entry, for error messages.
+
+    Returns
+    -------
+    values : ndarray of int64, shape (n_entries,)
+        All entries, record after record.
+    sizes : ndarray of int64, shape (n_records,)
+        Number of entries per record.
+    line_numbers : ndarray of int64, shape (n_records,)
+        1-based line number of each record.
+    """
+    lines = read_text(path).splitlines()
+    line_no = np.arange(1, len(lines) + 1)
+    if skip_blank or comment:
+        keep = [not ((skip_blank and not ln.strip()) or (comment and ln.lstrip().startswith(comment)))
+                for ln in lines]
+        lines = list(itertools.compress(lines, keep))
+        line_no = line_no[np.asarray(keep, dtype=bool)] if keep else line_no
+    tokens = [ln.replace(",", " ").split() for ln in lines]
+    sizes = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+    flat = list(itertools.chain.from_iterable(tokens))
+    try:
+        values = np.array(flat, dtype=np.int64) if flat else np.zeros(0, np.int64)
+    except (ValueError, OverflowError):
+        for ln_no, toks in zip(line_no, tokens):
+            for tok in toks:
+                try:
+                    int(tok)
+                except ValueError:
+                    raise DataFormatError(f"{what} {tok!r} is not an integer", path,
+                                          int(ln_no)) from None
+        raise DataFormatError(f"{what}s out of the int64 range", path) from None
+    return values, sizes, line_no
+
+
+def check_id_range(values, sizes, line_no, low: int, high: int, path, what="node id"):
+    """Raise naming the line of the first entry outside ``[low, high]``."""
+    if values.size == 0:
+        return
+    bad = np.flatnonzero((values < low) | (values > high))
+    if bad.size:
+        rec = int(np.searchsorted(np.cumsum(sizes), bad[0], side="right"))
+        raise DataFormatError(f"{what} {values[bad[0]]} outside [{low}, {high}] "
+                              f"({bad.size} such entries)", path, int(line_no[rec]))
+
+
+def encode_labels(raw, path=None):
+    """Map raw class labels to ``0..k-1`` (sorted order); negative values stay ``-1``.
+
+    Floats must be integral (HyperUFG stores labels as floats).
+
+    Returns
+    -------
+    labels : ndarray of int64, shape (n,)
+    classes : ndarray, shape (k,)
+        ``classes[c]`` is the raw label mapped to ``c``.
+    """
+    arr = np.asarray(raw)
+    if arr.ndim != 1:
+        arr = arr.reshape(-1) if arr.ndim == 2 and 1 in arr.shape else arr
+    if arr.ndim != 1:
+        raise DataFormatError(f"labels must be one-dimensional, got shape {arr.shape}", path)
+    if arr.size and not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise DataFormatError(f"labels must be numbers, got dtype {arr.dtype}", path) from None
+    if np.issubdtype(arr.dtype, np.floating):
+        bad = np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)))
+        if bad.size:
+            raise DataFormatError(f"label of node {bad[0]} is {arr[bad[0]]!r}, not an integer", path)
+    arr = arr.astype(np.int64)
+    out = np.full(arr.shape[0], -1, dtype=np.int64)
+    ok = arr >= 0
+    classes, inv = np.unique(arr[ok], return_inverse=True)
+    out[ok] = inv.reshape(-1)
+    return out, classes
+
+
+def build(nodes, edges, n_nodes, n_edges, *, labels=None, features=None, weights=None,
+          node_names=None, edge_names=None, name=None, notes=None, original_ids=None,
+          **options) -> Hypergraph:
+    """Build a Hypergraph from membership pairs and attach reader notes to
+    ``cleaning.extra``."""
+    hg = Hypergraph.from_pairs(nodes, edges, n_nodes=n_nodes, n_edges=n_edges, weights=weights,
+                               edge_names=edge_names, **check_options(options))
+    cleaning = hg.cleaning
+    if notes:
+        cleaning = dataclasses.replace(cleaning, extra={**cleaning.extra, **notes})
+    return Hypergraph(hg.incidence, weights=hg.weights, features=features, labels=labels,
+                      node_names=node_names, edge_names=hg.edge_names, original_ids=original_ids,
+                      cleaning=cleaning, name=name)
+
+
+def display_name(path) -> str:
+    return Path(os.fspath(path)).name

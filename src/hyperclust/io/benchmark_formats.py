@@ -1,0 +1,405 @@
+"""Readers for the public benchmark formats A-E described in ``shared/data/README.md``.
+
+=====  ===========================================================================
+A      HyperGCN pickles: ``hypergraph.pickle`` (dict key -> node ids, 0-based),
+       ``labels.pickle`` (length n), optional ``features.pickle`` (CSR or array).
+B      LE text: ``NAME.content`` rows ``id feature... label``; ``NAME.edges`` rows
+       ``node_id hyperedge_id`` with hyperedge ids offset by n. Node ids are mapped through
+       the ``.content`` id column (row order defines the node index).
+C      Benson/Chodrow text: ``hyperedges-NAME.txt`` (one hyperedge per line, 1-based ids),
+       ``node-labels-NAME.txt`` (label of node i on line i, 1-based), optional
+       ``label-names-NAME.txt`` and ``node-names-NAME.txt``.
+D      HSBM sweep: ``hyperedge.npy`` (object array holding a dict hyperedge -> nodes) and
+       ``labels.npy``.
+E      Benson hyperedge-labelled: ``hyperedges.txt`` (tab/comma separated, 1-based) and
+       ``hyperedge-labels.txt``; no node labels.
+=====  ===========================================================================
+
+Every reader returns a :class:`~hyperclust.Hypergraph` built with the constructor's cleaning
+(by default duplicate hyperedges merged into one with summed weight, singletons kept, empty
+hyperedges dropped; pass ``duplicates=``, ``singletons=``, ``empty=`` to change it). Labels
+are mapped to ``0..k-1`` in sorted order of the raw labels; what the raw labels were is kept
+in ``hg.cleaning.extra["classes"]`` (and ``"class_names"`` when a names file exists).
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..hypergraph import Hypergraph
+from ._common import build, check_id_range, encode_labels, parse_int_lines, read_text
+from .errors import DataFormatError
+from .safe_pickle import load_npy, safe_load
+
+__all__ = [
+    "detect_format", "read_hypergcn", "read_le", "read_benson", "read_hsbm",
+    "read_benson_edge_labelled", "read_edge_labels", "FORMATS",
+]
+
+FORMATS = {
+    "A": "HyperGCN pickles (hypergraph.pickle, labels.pickle, features.pickle)",
+    "B": "LE text (NAME.content, NAME.edges)",
+    "C": "Benson/Chodrow node-labelled text (hyperedges-NAME.txt, node-labels-NAME.txt)",
+    "D": "HSBM numpy (hyperedge.npy, labels.npy)",
+    "E": "Benson hyperedge-labelled text (hyperedges.txt, hyperedge-labels.txt)",
+}
+
+
+def _require_dir(directory) -> Path:
+    d = Path(directory)
+    if not d.is_dir():
+        raise DataFormatError("not a directory" if d.exists() else "directory not found", d)
+    return d
+
+
+def _single(d: Path, pattern: str, what: str) -> Path | None:
+    found = sorted(d.glob(pattern))
+    if len(found) > 1:
+        raise DataFormatError(f"several {what} files ({', '.join(p.name for p in found)}); "
+                              "pass the file name explicitly", d)
+    return found[0] if found else None
+
+
+def detect_format(directory) -> str | None:
+    """The benchmark format ("A".."E") of a dataset directory, or None."""
+    d = Path(directory)
+    if not d.is_dir():
+        return None
+    if (d / "hypergraph.pickle").is_file():
+        return "A"
+    if any(d.glob("*.content")) and any(d.glob("*.edges")):
+        return "B"
+    if any(d.glob("hyperedges-*.txt")):
+        return "C"
+    if (d / "hyperedge.npy").is_file():
+        return "D"
+    if (d / "hyperedges.txt").is_file():
+        return "E"
+    return None
+
+
+def _dict_of_edges(obj, path):
+    """Flatten a dict hyperedge-key -> node ids into (node ids, sizes, names)."""
+    if not isinstance(obj, dict):
+        raise DataFormatError(f"expected a dict hyperedge -> node ids, got {type(obj).__name__}", path)
+    keys = list(obj.keys())
+    vals = list(obj.values())
+    for k, v in zip(keys, vals):
+        if isinstance(v, (str, bytes)) or not hasattr(v, "__len__"):
+            raise DataFormatError(f"hyperedge {k!r} is a {type(v).__name__}, not a collection of "
+                                  "node ids", path)
+    sizes = np.fromiter(map(len, vals), dtype=np.int64, count=len(vals))
+    flat = np.asarray(list(itertools.chain.from_iterable(vals)))
+    if flat.size == 0:
+        flat = np.zeros(0, np.int64)
+    elif not np.issubdtype(flat.dtype, np.integer):
+        if np.issubdtype(flat.dtype, np.floating) and np.all(flat == np.round(flat)):
+            flat = flat.astype(np.int64)
+        else:
+            pos = 0 if flat.dtype == object else int(np.flatnonzero(flat != np.round(flat))[0])
+            rec = int(np.searchsorted(np.cumsum(sizes), pos, side="right"))
+            raise DataFormatError(f"hyperedge {keys[rec]!r} has a non-integer node id "
+                                  f"({flat.ravel()[pos]!r})", path)
+    flat = flat.astype(np.int64, copy=False)
+    names = [k.decode("utf-8", "replace") if isinstance(k, bytes) else str(k) for k in keys]
+    return flat, sizes, names
+
+
+def _check_dict_ids(flat, sizes, names, n, path, base=0):
+    if flat.size == 0:
+        return
+    bad = np.flatnonzero((flat < base) | (flat >= n + base))
+    if bad.size:
+        rec = int(np.searchsorted(np.cumsum(sizes), bad[0], side="right"))
+        raise DataFormatError(f"hyperedge {names[rec]!r} has node id {flat[bad[0]]}, outside "
+                              f"[{base}, {n + base - 1}] ({bad.size} such entries)", path)
+
+
+# ---------------------------------------------------------------------------------- format A
+def read_hypergcn(directory, *, features: bool = True, name=None, **options) -> Hypergraph:
+    """Read a HyperGCN-style directory (format A).
+
+    Parameters
+    ----------
+    directory : str or PathLike
+        Holds ``hypergraph.pickle`` and optionally ``labels.pickle``, ``features.pickle``.
+    features : bool
+        Load ``features.pickle`` when present.
+    name : str, optional
+        Display name; default the directory name.
+    **options
+        ``duplicates``, ``singletons``, ``empty`` for :meth:`Hypergraph.from_pairs`.
+
+    Returns
+    -------
+    Hypergraph
+        ``n_nodes`` = length of the labels (else max id + 1); features as stored (CSR or dense).
+    """
+    d = _require_dir(directory)
+    hpath = d / "hypergraph.pickle"
+    if not hpath.is_file():
+        raise DataFormatError("hypergraph.pickle not found", d)
+    flat, sizes, names = _dict_of_edges(safe_load(hpath), hpath)
+    labels = classes = None
+    lpath = d / "labels.pickle"
+    if lpath.is_file():
+        labels, classes = encode_labels(safe_load(lpath), lpath)
+        n = labels.shape[0]
+    else:
+        n = int(flat.max()) + 1 if flat.size else 0
+    _check_dict_ids(flat, sizes, names, n, hpath)
+    X = None
+    fpath = d / "features.pickle"
+    if features and fpath.is_file():
+        X = safe_load(fpath)
+        if sp.issparse(X):
+            X = sp.csr_matrix(X)
+        elif isinstance(X, np.ndarray) and X.dtype != object:
+            pass
+        else:
+            raise DataFormatError(f"features must be a scipy.sparse matrix or numeric array, "
+                                  f"got {type(X).__name__}", fpath)
+        if X.ndim != 2 or X.shape[0] != n:
+            raise DataFormatError(f"features have shape {X.shape}, expected {n} rows (one per "
+                                  "label)", fpath)
+    eids = np.repeat(np.arange(sizes.size), sizes)
+    notes = {"format": "A", "source": str(d), "raw_edges": int(sizes.size)}
+    if classes is not None:
+        notes["classes"] = classes.tolist()
+    return build(flat, eids, n, sizes.size, labels=labels, features=X, edge_names=names,
+                 name=name or d.name, notes=notes, **options)
+
+
+# ---------------------------------------------------------------------------------- format B
+def read_le(directory, *, name=None, **options) -> Hypergraph:
+    """Read an LE-style directory (format B): ``NAME.content`` and ``NAME.edges``.
+
+    Node ``i`` is row ``i`` of ``.content``; the ``.edges`` file refers to nodes by the id in
+    the first column of ``.content`` (not necessarily ``0..n-1``, e.g. 20newsW100) and to
+    hyperedges by ``n + j``. Features are the middle columns (dense float64), the label is
+    the last column.
+    """
+    d = _require_dir(directory)
+    cpath = _single(d, "*.content", ".content")
+    if cpath is None:
+        raise DataFormatError("no .content file", d)
+    epath = cpath.with_suffix(".edges")
+    if not epath.is_file():
+        raise DataFormatError(f"{epath.name} not found next to {cpath.name}", d)
+    text = read_text(cpath)
+    rows = text.split("\n")
+    try:
+        table = np.loadtxt(rows, dtype=np.float64, ndmin=2)
+    except ValueError as exc:
+        raise DataFormatError(f"malformed table ({exc})", cpath) from None
+    if table.shape[1] < 2:
+        raise DataFormatError("rows must hold an id, features and a label", cpath)
+    ids = table[:, 0]
+    if np.any(ids != np.round(ids)):
+        row = int(np.flatnonzero(ids != np.round(ids))[0])
+        raise DataFormatError(f"node id {ids[row]!r} is not an integer", cpath, row + 1)
+    ids = ids.astype(np.int64)
+    n = ids.shape[0]
+    order = np.argsort(ids, kind="stable")
+    sorted_ids = ids[order]
+    dup = np.flatnonzero(sorted_ids[1:] == sorted_ids[:-1])
+    if dup.size:
+        raise DataFormatError(f"node id {sorted_ids[dup[0]]} appears twice", cpath,
+                              int(order[dup[0] + 1]) + 1)
+    labels, classes = encode_labels(table[:, -1], cpath)
+    X = np.ascontiguousarray(table[:, 1:-1])
+
+    vals, sizes, line_no = parse_int_lines(epath, skip_blank=True, comment="#", what="id")
+    bad = np.flatnonzero(sizes != 2)
+    if bad.size:
+        raise DataFormatError(f"expected 'node_id hyperedge_id', got {sizes[bad[0]]} fields",
+                              epath, int(line_no[bad[0]]))
+    pairs = vals.reshape(-1, 2)
+    pos = np.searchsorted(sorted_ids, pairs[:, 0])
+    pos = np.minimum(pos, n - 1)
+    unknown = np.flatnonzero(sorted_ids[pos] != pairs[:, 0]) if n else np.arange(pairs.shape[0])
+    if unknown.size:
+        raise DataFormatError(f"node id {pairs[unknown[0], 0]} is not in {cpath.name} "
+                              f"({unknown.size} such rows)", epath, int(line_no[unknown[0]]))
+    nodes = order[pos]
+    raw_e = pairs[:, 1] - n
+    low = np.flatnonzero(raw_e < 0)
+    if low.size:
+        raise DataFormatError(f"hyperedge id {pairs[low[0], 1]} is below the offset n={n}",
+                              epath, int(line_no[low[0]]))
+    edge_ids, eidx = np.unique(raw_e, return_inverse=True)
+    notes = {"format": "B", "source": str(d), "raw_edges": int(edge_ids.size),
+             "classes": classes.tolist()}
+    return build(nodes, eidx.reshape(-1), n, edge_ids.size, labels=labels, features=X,
+                 edge_names=[str(e + n) for e in edge_ids], name=name or d.name, notes=notes,
+                 **options)
+
+
+# ---------------------------------------------------------------------------------- format C
+def _name_lines(path, expected=None):
+    lines = read_text(path).splitlines()
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if expected is not None and len(lines) != expected:
+        raise DataFormatError(f"has {len(lines)} lines, expected {expected}", path)
+    return [ln.strip() for ln in lines]
+
+
+def _benson_name(d: Path, stem: str) -> str:
+    found = sorted(d.glob(f"{stem}-*.txt"))
+    if not found:
+        raise DataFormatError(f"no {stem}-NAME.txt file", d)
+    if len(found) > 1:
+        raise DataFormatError(f"several {stem}-NAME.txt files "
+                              f"({', '.join(p.name for p in found)})", d)
+    return found[0].name[len(stem) + 1:-4]
+
+
+def read_benson(directory, *, dataset: str | None = None, name=None, **options) -> Hypergraph:
+    """Read a Benson/Chodrow node-labelled directory (format C).
+
+    Parameters
+    ----------
+    directory : str or PathLike
+    dataset : str, optional
+        The ``NAME`` in ``hyperedges-NAME.txt``; found automatically when unique.
+
+    Returns
+    -------
+    Hypergraph
+        ``n_nodes`` = number of label lines; node ids shifted to 0-based.
+    """
+    d = _require_dir(directory)
+    ds = dataset or _benson_name(d, "hyperedges")
+    epath = d / f"hyperedges-{ds}.txt"
+    lpath = d / f"node-labels-{ds}.txt"
+    if not epath.is_file():
+        raise DataFormatError("file not found", epath)
+    vals, sizes, line_no = parse_int_lines(epath, what="node id")
+    labels = classes = None
+    notes = {"format": "C", "source": str(d), "raw_edges": int(sizes.size)}
+    if lpath.is_file():
+        lv, ls, lno = parse_int_lines(lpath, what="label")
+        while ls.size and ls[-1] == 0:  # trailing blank lines
+            ls, lno = ls[:-1], lno[:-1]
+        bad = np.flatnonzero(ls != 1)
+        if bad.size:
+            raise DataFormatError(f"expected one label per line, got {ls[bad[0]]} (multi-label "
+                                  "nodes are not supported)", lpath, int(lno[bad[0]]))
+        labels, classes = encode_labels(lv, lpath)
+        n = labels.shape[0]
+        notes["classes"] = classes.tolist()
+        npath = d / f"label-names-{ds}.txt"
+        if npath.is_file():
+            names = _name_lines(npath)
+            if classes.size and classes.min() >= 1 and classes.max() <= len(names):
+                notes["class_names"] = [names[c - 1] for c in classes]
+            else:
+                warnings.warn(f"{npath}: {len(names)} names do not cover the labels "
+                              f"{classes.min()}..{classes.max()}; class names ignored", stacklevel=2)
+    else:
+        n = int(vals.max()) if vals.size else 0
+    check_id_range(vals, sizes, line_no, 1, n, epath)
+    node_names = None
+    nnpath = d / f"node-names-{ds}.txt"
+    if nnpath.is_file():
+        node_names = _name_lines(nnpath, expected=n)
+    eids = np.repeat(np.arange(sizes.size), sizes)
+    return build(vals - 1, eids, n, sizes.size, labels=labels, node_names=node_names,
+                 name=name or d.name, notes=notes, **options)
+
+
+# ---------------------------------------------------------------------------------- format D
+def read_hsbm(directory, *, name=None, **options) -> Hypergraph:
+    """Read an HSBM sweep directory (format D): ``hyperedge.npy`` and ``labels.npy``.
+
+    The object array is unpickled with the restricted unpickler, never ``allow_pickle=True``.
+    """
+    d = _require_dir(directory)
+    hpath, lpath = d / "hyperedge.npy", d / "labels.npy"
+    arr = load_npy(hpath)
+    obj = arr.item() if arr.dtype == object and arr.shape == () else arr
+    flat, sizes, names = _dict_of_edges(obj, hpath)
+    labels = classes = None
+    if lpath.is_file():
+        labels, classes = encode_labels(load_npy(lpath), lpath)
+        n = labels.shape[0]
+    else:
+        n = int(flat.max()) + 1 if flat.size else 0
+    _check_dict_ids(flat, sizes, names, n, hpath)
+    notes = {"format": "D", "source": str(d), "raw_edges": int(sizes.size)}
+    if classes is not None:
+        notes["classes"] = classes.tolist()
+    eids = np.repeat(np.arange(sizes.size), sizes)
+    return build(flat, eids, n, sizes.size, labels=labels, edge_names=names,
+                 name=name or d.name, notes=notes, **options)
+
+
+# ---------------------------------------------------------------------------------- format E
+def read_edge_labels(path, n_classes: int | None = None):
+    """Read a hyperedge-label file (one 1-based label per line), tolerating corrupt lines.
+
+    Parameters
+    ----------
+    path : str or PathLike
+    n_classes : int, optional
+        Labels must lie in ``1..n_classes`` (default: any positive integer).
+
+    Returns
+    -------
+    labels : ndarray of int64, shape (n_lines,)
+        0-based labels; ``-1`` for a corrupt line.
+    bad_lines : list of int
+        1-based numbers of the corrupt lines (each also reported with a warning).
+    """
+    lines = read_text(path).splitlines()
+    while lines and not lines[-1].strip():
+        lines.pop()
+    toks = [ln.strip() for ln in lines]
+    out = np.full(len(toks), -1, dtype=np.int64)
+    ok = np.array([t.isdigit() for t in toks], dtype=bool)
+    if ok.any():
+        out[ok] = np.array(list(itertools.compress(toks, ok)), dtype=np.int64)
+    high = n_classes if n_classes is not None else np.iinfo(np.int64).max
+    valid = ok & (out >= 1) & (out <= high)
+    bad_lines = (np.flatnonzero(~valid) + 1).tolist()
+    for ln in bad_lines[:5]:
+        warnings.warn(f"{path}:{ln}: hyperedge label {toks[ln - 1]!r} is not in 1..{n_classes or 'inf'};"
+                      " treated as unlabelled (-1)", stacklevel=2)
+    out = np.where(valid, out - 1, -1)
+    return out, bad_lines
+
+
+def read_benson_edge_labelled(directory, *, n_nodes: int | None = None, name=None,
+                              **options) -> Hypergraph:
+    """Read a Benson hyperedge-labelled directory (format E); the hypergraph has no node labels.
+
+    ``n_nodes`` defaults to the largest node id (ids are 1-based). Hyperedges are named by
+    their 1-based line number in ``hyperedges.txt`` so they can be matched with
+    :func:`read_edge_labels`. Corrupt hyperedge labels are reported (warning, and
+    ``hg.cleaning.extra["corrupt_edge_label_lines"]``), not fatal.
+    """
+    d = _require_dir(directory)
+    epath = d / "hyperedges.txt"
+    vals, sizes, line_no = parse_int_lines(epath, what="node id")
+    n = int(n_nodes) if n_nodes is not None else (int(vals.max()) if vals.size else 0)
+    check_id_range(vals, sizes, line_no, 1, n, epath)
+    notes = {"format": "E", "source": str(d), "raw_edges": int(sizes.size)}
+    lpath = d / "hyperedge-labels.txt"
+    if lpath.is_file():
+        ipath = d / "hyperedge-label-identities.txt"
+        k = len(_name_lines(ipath)) if ipath.is_file() else None
+        edge_labels, bad = read_edge_labels(lpath, k)
+        if edge_labels.shape[0] != sizes.size:
+            raise DataFormatError(f"has {edge_labels.shape[0]} labels for {sizes.size} "
+                                  "hyperedges", lpath)
+        notes["edge_label_file"] = str(lpath)
+        notes["corrupt_edge_label_lines"] = bad
+    eids = np.repeat(np.arange(sizes.size), sizes)
+    return build(vals - 1, eids, n, sizes.size, edge_names=[str(x) for x in line_no],
+                 name=name or d.name, notes=notes, **options)

@@ -1,0 +1,209 @@
+"""A restricted unpickler for the public benchmark pickles and ``.npy`` object arrays.
+
+``pickle.load`` runs whatever callables a file names; a downloaded dataset must not be able to
+execute code. :func:`safe_load` resolves globals only from a fixed table of numpy
+reconstruction functions, scipy.sparse classes and builtin containers; it never imports a
+module named by the file. Any other global raises :class:`UnsafePickleError`.
+"""
+
+from __future__ import annotations
+
+import _compat_pickle
+import codecs
+import collections
+import copyreg
+import importlib
+import io
+import os
+import pickle
+
+import numpy as np
+import scipy.sparse as sp
+
+from .errors import DataFormatError
+
+__all__ = ["UnsafePickleError", "safe_load", "safe_loads", "load_npy"]
+
+
+class UnsafePickleError(DataFormatError):
+    """A pickle references a global outside the allow-list (it could run code)."""
+
+
+def _numpy_attr(submodule: str, name: str):
+    # numpy 2 moved numpy.core to numpy._core; old files name either path.
+    for prefix in ("numpy._core", "numpy.core"):
+        try:
+            return getattr(importlib.import_module(f"{prefix}.{submodule}"), name)
+        except (ImportError, AttributeError):
+            continue
+    raise ImportError(f"numpy has no {submodule}.{name}")
+
+
+_SAFE_TEXT_CODECS = {"latin1", "latin-1", "iso-8859-1", "iso8859-1", "ascii", "utf-8", "utf8"}
+
+
+def _codecs_encode(obj, encoding="utf-8", errors="strict"):
+    # Python 3 writes bytes in protocol <= 2 pickles as _codecs.encode(str, "latin1").
+    if str(encoding).lower() not in _SAFE_TEXT_CODECS:
+        raise UnsafePickleError(f"refused _codecs.encode with codec {encoding!r}")
+    return codecs.encode(obj, encoding, errors)
+
+
+def _allowed_globals() -> dict:
+    table = {}
+    for mod in ("numpy.core.multiarray", "numpy._core.multiarray"):
+        table[(mod, "_reconstruct")] = _numpy_attr("multiarray", "_reconstruct")
+        table[(mod, "scalar")] = _numpy_attr("multiarray", "scalar")
+    for mod in ("numpy.core.numeric", "numpy._core.numeric"):
+        try:
+            table[(mod, "_frombuffer")] = _numpy_attr("numeric", "_frombuffer")
+        except ImportError:  # numpy < 1.x without protocol-5 support
+            pass
+    table[("numpy", "ndarray")] = np.ndarray
+    table[("numpy", "dtype")] = np.dtype
+    for cls in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+                np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128):
+        table[("numpy", cls.__name__)] = cls
+    for name in ("dict", "list", "set", "frozenset", "tuple", "int", "float", "complex", "str",
+                 "bytes", "bytearray", "bool", "object", "slice", "range"):
+        table[("builtins", name)] = getattr(__import__("builtins"), name)
+    table[("collections", "OrderedDict")] = collections.OrderedDict
+    table[("collections", "defaultdict")] = collections.defaultdict
+    # copyreg._reconstructor only calls base.__new__(cls) for classes that passed this table.
+    table[("copyreg", "_reconstructor")] = copyreg._reconstructor
+    table[("_codecs", "encode")] = _codecs_encode
+    return table
+
+
+_SPARSE_CLASSES = {
+    f"{fmt}_{kind}": getattr(sp, f"{fmt}_{kind}")
+    for fmt in ("csr", "csc", "coo", "lil", "dok", "bsr", "dia")
+    for kind in ("matrix", "array")
+    if hasattr(sp, f"{fmt}_{kind}")
+}
+
+_ALLOWED = _allowed_globals()
+
+
+class _RestrictedUnpickler(pickle.Unpickler):
+    def __init__(self, file, *, encoding, protocol):
+        super().__init__(file, encoding=encoding)
+        self._protocol = protocol
+
+    def find_class(self, module, name):
+        key = (module, name)
+        if self._protocol < 3:  # Python 2 names (e.g. __builtin__.set, copy_reg._reconstructor)
+            if key in _compat_pickle.NAME_MAPPING:
+                key = _compat_pickle.NAME_MAPPING[key]
+            elif module in _compat_pickle.IMPORT_MAPPING:
+                key = (_compat_pickle.IMPORT_MAPPING[module], name)
+        if key in _ALLOWED:
+            return _ALLOWED[key]
+        # scipy moved its classes between private modules (scipy.sparse.csr -> _csr ...).
+        if (key[0] == "scipy.sparse" or key[0].startswith("scipy.sparse.")) and key[1] in _SPARSE_CLASSES:
+            return _SPARSE_CLASSES[key[1]]
+        raise UnsafePickleError(
+            f"refused to unpickle global '{module}.{name}': only numpy arrays, scipy.sparse "
+            "matrices and builtin containers are allowed")
+
+
+def _check_sparse(obj):
+    # A crafted sparse matrix could carry out-of-range indices; scipy checks them here.
+    if sp.issparse(obj) and hasattr(obj, "check_format"):
+        obj.check_format(full_check=True)
+    return obj
+
+
+def _load_stream(data: bytes, encoding: str):
+    # The C unpickler does not expose the protocol; the PROTO opcode (0x80) opens protocol 2+.
+    protocol = data[1] if len(data) > 1 and data[0] == 0x80 else 0
+    return _RestrictedUnpickler(io.BytesIO(data), encoding=encoding, protocol=protocol).load()
+
+
+def safe_load(path_or_file, *, encoding: str = "ASCII"):
+    """Unpickle a file admitting only numpy, scipy.sparse and builtin container types.
+
+    Parameters
+    ----------
+    path_or_file : str, PathLike or binary file object
+        The pickle. A file object is read from its current position.
+    encoding : str
+        How to decode Python 2 ``str`` objects. On a decoding error the load is retried
+        with ``"latin1"`` (what numpy arrays pickled by Python 2 need).
+
+    Returns
+    -------
+    object
+        The unpickled object; sparse matrices are checked with ``check_format``.
+
+    Raises
+    ------
+    UnsafePickleError
+        When the pickle names any other global (e.g. ``os.system``); nothing is executed.
+    DataFormatError
+        When the file is not a valid pickle.
+    """
+    if isinstance(path_or_file, (str, bytes, os.PathLike)):
+        path = os.fspath(path_or_file)
+        with open(path, "rb") as fh:
+            data = fh.read()
+    else:
+        path = getattr(path_or_file, "name", None)
+        data = path_or_file.read()
+    return safe_loads(data, encoding=encoding, path=path)
+
+
+def safe_loads(data: bytes, *, encoding: str = "ASCII", path=None):
+    """Like :func:`safe_load` for a bytes object; ``path`` only names it in errors."""
+    try:
+        try:
+            return _check_sparse(_load_stream(data, encoding))
+        except UnicodeDecodeError:
+            if encoding.lower() in ("latin1", "latin-1", "bytes"):
+                raise
+            return _check_sparse(_load_stream(data, "latin1"))
+    except UnsafePickleError as exc:
+        if path is not None and exc.path is None:
+            raise UnsafePickleError(exc.reason, path) from None
+        raise
+    except (pickle.UnpicklingError, EOFError, UnicodeDecodeError, TypeError, ValueError,
+            AttributeError, IndexError, KeyError) as exc:
+        raise DataFormatError(f"not a valid pickle ({type(exc).__name__}: {exc})", path) from None
+
+
+def load_npy(path):
+    """Read a ``.npy`` file; object arrays go through the restricted unpickler.
+
+    ``np.load(allow_pickle=True)`` would run arbitrary pickle code; here the header is parsed
+    with :mod:`numpy.lib.format` and an object payload is handed to :func:`safe_loads`.
+
+    Returns
+    -------
+    ndarray
+    """
+    from numpy.lib import format as npformat
+
+    path = os.fspath(path)
+    with open(path, "rb") as fh:
+        try:
+            version = npformat.read_magic(fh)
+            if version == (1, 0):
+                shape, fortran, dtype = npformat.read_array_header_1_0(fh)
+            elif version == (2, 0):
+                shape, fortran, dtype = npformat.read_array_header_2_0(fh)
+            else:
+                shape, fortran, dtype = npformat._read_array_header(fh, version)
+        except ValueError as exc:
+            raise DataFormatError(f"not a valid .npy file ({exc})", path) from None
+        if not dtype.hasobject:
+            fh.seek(0)
+            try:
+                return np.load(fh, allow_pickle=False)
+            except ValueError as exc:
+                raise DataFormatError(f"not a valid .npy file ({exc})", path) from None
+        arr = safe_loads(fh.read(), path=path)
+    if not isinstance(arr, np.ndarray):
+        raise DataFormatError(f"object .npy payload is a {type(arr).__name__}, not an array", path)
+    if arr.shape != tuple(shape):
+        raise DataFormatError(f"object .npy payload has shape {arr.shape}, header says {shape}", path)
+    return arr

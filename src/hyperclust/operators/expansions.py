@@ -1,0 +1,168 @@
+"""Clique and star expansions of a hypergraph as matrix-free graph Laplacians.
+
+Clique expansion: nodes ``u != v`` sharing hyperedge ``e`` are joined with weight ``c_e``
+(summed over shared hyperedges), where ``weighting="normalized"`` gives
+``c_e = w_e / (|e| - 1)`` (each member receives total weight ``w_e`` from ``e``) and
+``weighting="unit"`` gives ``c_e = w_e`` (every pair gets the full hyperedge weight).
+Adjacency ``A = H C H^T - diag(H C 1)``, applied through ``H`` without forming ``A``.
+
+Star expansion: the bipartite graph on ``n + m`` nodes (vertices first, then hyperedges) with
+a link of weight ``w_e`` between hyperedge ``e`` and each member; adjacency
+``[[0, H W], [W H^T, 0]]``, degrees ``Dv`` and ``w_e |e|``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..hypergraph import Hypergraph
+from .base import FactoredOperator, clique_nnz_estimate, safe_inverse
+from .laplacians import GramOperator
+
+__all__ = ["CliqueLaplacian", "StarLaplacian", "clique_adjacency", "CLIQUE_WEIGHTINGS"]
+
+CLIQUE_WEIGHTINGS = ("normalized", "unit")
+
+
+def _check_hg(hypergraph):
+    if not isinstance(hypergraph, Hypergraph):
+        raise TypeError(f"expected a Hypergraph, got {type(hypergraph).__name__}")
+
+
+def clique_adjacency(hypergraph: Hypergraph, weighting: str = "normalized"):
+    """Clique-expansion adjacency (zero diagonal) in factored form, and its degrees.
+
+    Returns
+    -------
+    A : GramOperator, shape (n, n)
+    degrees : ndarray, shape (n,)
+        ``A @ 1``; 0 for isolated nodes and for nodes only in size-1 hyperedges.
+    """
+    _check_hg(hypergraph)
+    if weighting not in CLIQUE_WEIGHTINGS:
+        raise ValueError(f"weighting must be one of {CLIQUE_WEIGHTINGS}, got {weighting!r}")
+    sizes = hypergraph.edge_sizes.astype(np.float64)
+    w = hypergraph.weights
+    if weighting == "normalized":
+        c = w * safe_inverse(sizes - 1.0)
+    else:
+        c = np.where(sizes > 1, w, 0.0)
+    H = hypergraph.incidence
+    diag = H @ c
+    A = GramOperator(H, c, -diag, Ht=hypergraph.incidence_t)
+    degrees = H @ (c * (sizes - 1.0))
+    return A, degrees
+
+
+class CliqueLaplacian(FactoredOperator):
+    """Graph Laplacian of the clique expansion, matrix-free.
+
+    Parameters
+    ----------
+    hypergraph : Hypergraph
+    weighting : {"normalized", "unit"}
+        Pair weight ``w_e / (|e| - 1)`` or ``w_e`` (see module docstring).
+    normalized : bool, default True
+        ``I - D^-1/2 A D^-1/2`` (isolated nodes: identity rows) or ``D - A``.
+    """
+
+    def __init__(self, hypergraph: Hypergraph, weighting: str = "normalized", normalized: bool = True):
+        A, d = clique_adjacency(hypergraph, weighting)
+        super().__init__(hypergraph.n_nodes)
+        self.hypergraph = hypergraph
+        self.weighting = weighting
+        self.normalized = bool(normalized)
+        self._A = A
+        self.degrees = d
+        self._s = np.sqrt(safe_inverse(d))
+
+    def affinity(self):
+        """``(A, d)``: the adjacency operator and degrees (``D - A`` is the Laplacian)."""
+        return self._A, self.degrees
+
+    def _apply(self, X):
+        if self.normalized:
+            return X - self._s[:, None] * self._A._apply(self._s[:, None] * X)
+        return self.degrees[:, None] * X - self._A._apply(X)
+
+    def _sparse_nnz_estimate(self):
+        return clique_nnz_estimate(self.hypergraph) + self.shape[0]
+
+    def _build_sparse(self):
+        A = self._A._build_sparse().tocsr()
+        A.eliminate_zeros()
+        if self.normalized:
+            S = sp.diags(self._s)
+            return sp.identity(self.shape[0], format="csr") - S @ A @ S
+        return sp.diags(self.degrees) - A
+
+
+class StarLaplacian(FactoredOperator):
+    """Graph Laplacian of the star expansion on ``n + m`` nodes (vertices, then hyperedges).
+
+    Parameters
+    ----------
+    hypergraph : Hypergraph
+    normalized : bool, default True
+        ``I - D^-1/2 B D^-1/2`` or ``D - B`` with ``B = [[0, H W], [W H^T, 0]]``.
+
+    Notes
+    -----
+    Its explicit form has only ``2 nnz(H) + n + m`` entries, so ``to_sparse`` never refuses.
+    The Schur complement of the unnormalized form onto the vertices is
+    ``Dv - H W De^-1 H^T`` (see :func:`hyperclust.operators.collapsed.star_complex`).
+    """
+
+    def __init__(self, hypergraph: Hypergraph, normalized: bool = True):
+        _check_hg(hypergraph)
+        n, m = hypergraph.n_nodes, hypergraph.n_edges
+        super().__init__(n + m)
+        self.hypergraph = hypergraph
+        self.normalized = bool(normalized)
+        self.n_vertices = n
+        w = hypergraph.weights
+        self._HW = hypergraph.incidence @ sp.diags(w)
+        self._WHt = sp.csr_matrix(self._HW.T)
+        self.degrees = np.concatenate([hypergraph.weighted_degrees,
+                                       w * hypergraph.edge_sizes.astype(np.float64)])
+        self._s = np.sqrt(safe_inverse(self.degrees))
+
+    def adjacency_apply(self, X):
+        """``B X`` for the bipartite adjacency ``B``, X of shape (n + m, d)."""
+        n = self.n_vertices
+        return np.vstack([self._HW @ X[n:], self._WHt @ X[:n]])
+
+    def affinity(self):
+        """``(B, d)`` as a :class:`FactoredOperator`-compatible pair for regularization."""
+        return _BipartiteAdjacency(self), self.degrees
+
+    def _apply(self, X):
+        if self.normalized:
+            return X - self._s[:, None] * self.adjacency_apply(self._s[:, None] * X)
+        return self.degrees[:, None] * X - self.adjacency_apply(X)
+
+    def _sparse_nnz_estimate(self):
+        return 2 * self._HW.nnz + self.shape[0]
+
+    def _build_sparse(self):
+        B = sp.bmat([[None, self._HW], [self._WHt, None]], format="csr")
+        if self.normalized:
+            S = sp.diags(self._s)
+            return sp.identity(self.shape[0], format="csr") - S @ B @ S
+        return sp.diags(self.degrees) - B
+
+
+class _BipartiteAdjacency(FactoredOperator):
+    def __init__(self, star: StarLaplacian):
+        super().__init__(star.shape[0])
+        self._star = star
+
+    def _apply(self, X):
+        return self._star.adjacency_apply(X)
+
+    def _sparse_nnz_estimate(self):
+        return 2 * self._star._HW.nnz
+
+    def _build_sparse(self):
+        return sp.bmat([[None, self._star._HW], [self._star._WHt, None]], format="csr")

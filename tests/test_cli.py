@@ -1,0 +1,58 @@
+import csv
+
+import pytest
+
+from hyperclust.cli import main
+from hyperclust.io import write_hif  # noqa: F401  (reader/writer pair used below)
+
+
+def test_demo_runs(capsys):
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "kmeans" in out and "hgnn" in out and "acc" in out
+
+
+def _write_edge_list(path):
+    path.write_text("0,1,2\n2,3\n3,4,5\n0,5\n")
+
+
+def test_cluster_file_writes_csv(tmp_path, capsys):
+    src = tmp_path / "edges.txt"
+    _write_edge_list(src)
+    out = tmp_path / "labels.csv"
+    rc = main(["cluster", str(src), "--method", "spectral-zhou", "--k", "2", "--out", str(out)])
+    assert rc == 0
+    rows = list(csv.reader(out.open()))
+    assert rows[0] == ["node", "cluster"] and len(rows) == 7
+
+
+def test_user_errors_print_one_line(tmp_path, capsys):
+    assert main(["info", "no-such-dataset"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("hyperclust: error:")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert main(["info", str(bad)]) == 2
+    assert capsys.readouterr().err.startswith("hyperclust: error:")
+    src = tmp_path / "edges.txt"
+    _write_edge_list(src)
+    assert main(["cluster", str(src), "--method", "hgnn"]) == 2  # no labels -> --k required
+    assert "--k" in capsys.readouterr().err
+    assert main(["cluster", str(src), "--method", "nope", "--k", "2"]) == 2
+
+
+def test_malicious_pickle_refused(tmp_path, capsys):
+    import pickle
+
+    class Evil:
+        def __reduce__(self):
+            import os
+            return (os.system, (f"touch {tmp_path / 'pwned'}",))
+
+    d = tmp_path / "evil"
+    d.mkdir()
+    (d / "hypergraph.pickle").write_bytes(pickle.dumps({0: [0, 1]}))
+    (d / "labels.pickle").write_bytes(pickle.dumps(Evil()))
+    assert main(["info", str(d)]) == 2
+    assert not (tmp_path / "pwned").exists()
+    assert capsys.readouterr().err.startswith("hyperclust: error:")
