@@ -8,6 +8,7 @@ dense ``n x n`` matrices.
 
 from __future__ import annotations
 
+import itertools
 import numbers
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
@@ -234,19 +235,24 @@ class Hypergraph:
             Hyperedges without members: removed (counted) or an error.
         """
         edges = list(edges)
-        node_ids, edge_ids = [], []
-        for j, e in enumerate(edges):
-            if isinstance(e, (str, bytes)) or not hasattr(e, "__iter__"):
-                raise TypeError(f"hyperedge {j} must be a collection of node ids, got {e!r}")
-            members = list(e)
-            try:
-                ids = _as_int_array(members, f"node ids of hyperedge {j}") if members else np.zeros(0, np.int64)
-            except TypeError as exc:
-                raise TypeError(f"{exc} (hyperedge {j}: {members[:5]!r}...)") from None
-            node_ids.append(ids)
-            edge_ids.append(np.full(ids.shape[0], j, dtype=np.int64))
-        nodes = np.concatenate(node_ids) if node_ids else np.zeros(0, np.int64)
-        eids = np.concatenate(edge_ids) if edge_ids else np.zeros(0, np.int64)
+        bad = next((j for j, e in enumerate(edges)
+                    if isinstance(e, (str, bytes)) or not hasattr(e, "__len__")), None)
+        if bad is not None:
+            raise TypeError(f"hyperedge {bad} must be a collection of node ids, got {edges[bad]!r}")
+        lengths = np.fromiter(map(len, edges), dtype=np.int64, count=len(edges))
+        flat = list(itertools.chain.from_iterable(edges))
+        try:
+            nodes = _as_int_array(np.asarray(flat) if flat else np.zeros(0, np.int64), "node ids")
+        except (TypeError, ValueError) as exc:
+            where = ""
+            for j, e in enumerate(edges):  # error path only: find the offending hyperedge
+                try:
+                    _as_int_array(np.asarray(list(e)), "node ids")
+                except (TypeError, ValueError):
+                    where = f" (hyperedge {j}: {list(e)[:5]!r})"
+                    break
+            raise TypeError(f"{exc}{where}") from None
+        eids = np.repeat(np.arange(len(edges)), lengths)
         return cls.from_pairs(nodes, eids, n_nodes=n_nodes, n_edges=len(edges), weights=weights,
                               features=features, labels=labels, node_names=node_names,
                               edge_names=edge_names, duplicates=duplicates,

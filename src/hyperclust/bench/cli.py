@@ -45,6 +45,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="address-space cap per run in MiB (0: none)")
     p.add_argument("--threads", type=int, default=None, help="BLAS/OpenMP threads per run")
     p.add_argument("--device", default="cpu")
+    p.add_argument("--start-method", choices=("forkserver", "subprocess"), default="forkserver",
+                   help="each run forks from a preloaded server (fast) or starts a fresh "
+                        "interpreter")
     p.add_argument("--retry", nargs="*", default=[],
                    help="re-run recorded runs with these statuses (e.g. timeout failed)")
     p.add_argument("--published", default=None,
@@ -96,6 +99,7 @@ def run(args) -> int:
                              time_limit=args.time_limit,
                              memory_limit=args.memory_limit or None, protocol=args.protocols,
                              device=args.device, threads=args.threads, retry=args.retry,
+                             start_method=args.start_method,
                              progress=not args.no_progress, report=True, published=published,
                              plots=not args.no_plots)
     except (ValueError, TypeError) as exc:

@@ -89,6 +89,15 @@ def _published_protocol(text: str):
     return None
 
 
+def _source_key(row):
+    return (row["source"], row["protocol"], row.get("note") or "")
+
+
+def _sources(published) -> dict:
+    """``{(source, protocol, note): footnote number}`` in order of appearance."""
+    return {k: i + 1 for i, k in enumerate(dict.fromkeys(_source_key(p) for p in published))}
+
+
 def _fmt(mean, std, digits=3):
     if mean is None:
         return ""
@@ -120,7 +129,9 @@ def _ordered(values, first=()):
 
 def _quality_table(agg, protocol, metric, datasets, methods, published) -> list[str]:
     rows = []
-    pub_cols = published is not None
+    pub_cols = bool(published) and any(_published_protocol(p["protocol"]) == protocol
+                                       for p in published)
+    sources = _sources(published or [])
     head = ["dataset", "nodes"] + [f"`{m}`" for m in methods]
     if pub_cols:
         head.append(f"published ({protocol})")
@@ -140,7 +151,8 @@ def _quality_table(agg, protocol, metric, datasets, methods, published) -> list[
         line = [d, str(n)] + [_cell(cells[m], metric, best) for m in methods]
         if pub_cols:
             col = _CSV_METRIC[metric]
-            pubs = [f"{p['method']} {float(p[col]):.3f}" for p in published
+            pubs = [f"{p['method']} {float(p[col]):.3f} [{sources[_source_key(p)]}]"
+                    for p in published
                     if p["dataset"] == d and _published_protocol(p["protocol"]) == protocol
                     and p.get(col)]
             line.append("; ".join(pubs))
@@ -272,11 +284,10 @@ def markdown_report(runs, published=None, plot_files=(), published_note=None) ->
             if rows:
                 L += [f"## {metric.upper()} — protocol `{p}`", ""] + rows + [""]
     if published:
-        L += ["Published numbers are quoted from these sources and protocols (a number is "
-              "shown only under the protocol it was measured with):", ""]
-        for src, prot, note in dict.fromkeys((p["source"], p["protocol"], p.get("note") or "")
-                                             for p in published):
-            L.append(f"- {src}: {prot}" + (f" ({note})" if note else ""))
+        L += ["Published numbers (the `[n]` after each) are quoted from these sources and "
+              "protocols; a number is shown only under the protocol it was measured with:", ""]
+        for (src, prot, note), i in _sources(published).items():
+            L.append(f"{i}. {src}: {prot}" + (f" — **{note}**" if note else ""))
         L.append("")
     for p in protocols:
         L += [f"## Fit time and memory — protocol `{p}`", "",

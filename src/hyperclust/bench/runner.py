@@ -112,26 +112,69 @@ def _tail(path: Path, n: int = 1500) -> str:
     return text[-n:].strip()
 
 
-def _run_subprocess(spec: dict, time_limit, log_path: Path, env) -> dict:
-    with tempfile.TemporaryDirectory(prefix="hcbench-") as tmp:
-        spec_path, out_path = Path(tmp) / "spec.json", Path(tmp) / "out.json"
-        spec_path.write_text(json.dumps(spec))
+#: Imported once by the fork server so that each run starts without paying for them; the
+#: providers of methods are not preloaded (they may be edited while a long grid runs).
+_PRELOAD = ["numpy", "scipy.sparse", "scipy.sparse.linalg", "sklearn.cluster", "torch",
+            "hyperclust.bench.worker", "hyperclust.metrics", "hyperclust.cluster.base",
+            "hyperclust.datasets"]
+_START_METHODS = ("forkserver", "subprocess")
+
+
+def _launch_forkserver(spec, tmp, log_path):
+    import multiprocessing as mp
+
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(_PRELOAD)
+    from .worker import child_main
+
+    proc = ctx.Process(target=child_main, args=(spec, str(tmp / "out.json"), str(log_path)),
+                       daemon=False)
+    proc.start()
+    return proc
+
+
+def _launch_subprocess(spec, tmp, log_path, env):
+    spec_path = tmp / "spec.json"
+    spec_path.write_text(json.dumps(spec))
+    with open(log_path, "w") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "hyperclust.bench.worker", str(spec_path), str(tmp / "out.json")],
+            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+            start_new_session=True)
+
+
+def _wait(proc, time_limit):
+    """Wait up to ``time_limit`` s; kill the run's process group after it. Returns
+    ``(exit code, timed out)`` with negative codes for signals."""
+    if isinstance(proc, subprocess.Popen):
+        try:
+            return proc.wait(timeout=time_limit), False
+        except subprocess.TimeoutExpired:
+            pass
+    else:
+        proc.join(time_limit)
+        if proc.exitcode is not None:
+            return proc.exitcode, False
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+    if isinstance(proc, subprocess.Popen):
+        return proc.wait(), True
+    proc.join()
+    return proc.exitcode, True
+
+
+def _run_isolated(spec: dict, time_limit, log_path: Path, env, start_method) -> dict:
+    with tempfile.TemporaryDirectory(prefix="hcbench-") as tmpdir:
+        tmp = Path(tmpdir)
+        out_path = tmp / "out.json"
         t0 = time.perf_counter()
-        with open(log_path, "w") as log:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "hyperclust.bench.worker", str(spec_path), str(out_path)],
-                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-                start_new_session=True)
-            timed_out = False
-            try:
-                rc = proc.wait(timeout=time_limit)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                rc = proc.wait()
+        if start_method == "subprocess":
+            proc = _launch_subprocess(spec, tmp, log_path, env)
+        else:
+            proc = _launch_forkserver(spec, tmp, log_path)
+        rc, timed_out = _wait(proc, time_limit)
         wall = time.perf_counter() - t0
         base = {k: spec[k] for k in ("dataset", "method", "seed", "protocol")}
         if timed_out:
@@ -141,10 +184,11 @@ def _run_subprocess(spec: dict, time_limit, log_path: Path, env) -> dict:
             rec = json.loads(out_path.read_text())
         else:
             tail = _tail(log_path)
-            oom = rc == -signal.SIGKILL or "MemoryError" in tail or "bad_alloc" in tail
+            killed = rc == -signal.SIGKILL
+            oom = killed or "MemoryError" in tail or "bad_alloc" in tail
             rec = dict(base, status="oom" if oom else "failed", metrics=None,
-                       error=f"worker exited with code {rc} without a result"
-                             + (" (killed: likely out of memory)" if rc == -signal.SIGKILL else "")
+                       error=f"run process exited with code {rc} without a result"
+                             + (" (killed by SIGKILL: likely out of memory)" if killed else "")
                              + (f"; output tail: {tail}" if tail else ""))
     rec["wall_s"] = wall
     rec["exit_code"] = rc
@@ -154,7 +198,8 @@ def _run_subprocess(spec: dict, time_limit, log_path: Path, env) -> dict:
 def run_benchmark(datasets, methods, seeds=5, out_dir="bench-results", data_dir=None, *,
                   time_limit: float = 300.0, memory_limit: float | None = 8192,
                   protocol="all", device: str = "cpu", threads: int | None = None,
-                  retry=(), unlabelled_clusters: int = 10, progress: bool = True,
+                  retry=(), unlabelled_clusters: int = 10, start_method: str = "forkserver",
+                  progress: bool = True,
                   report: bool = True, published=None, plots: bool = True) -> list[dict]:
     """Run the grid and return every record in ``out_dir/results.json``.
 
@@ -186,6 +231,9 @@ def run_benchmark(datasets, methods, seeds=5, out_dir="bench-results", data_dir=
         Statuses whose recorded runs are run again (e.g. ``("timeout", "failed")``).
     unlabelled_clusters : int
         Number of clusters for datasets without node labels (timing only, no metrics).
+    start_method : {"forkserver", "subprocess"}
+        How each run's process starts: forked from a server that has already imported
+        numpy/scipy/scikit-learn/torch (fast, the default), or a fresh interpreter.
     report, published, plots
         Write ``report.md`` (with published numbers from the CSV at ``published`` when
         given) and the PNG plots after the grid.
@@ -203,6 +251,8 @@ def run_benchmark(datasets, methods, seeds=5, out_dir="bench-results", data_dir=
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     if memory_limit is not None and not (isinstance(memory_limit, numbers.Real) and memory_limit > 0):
         raise ValueError(f"memory_limit must be a positive number of MiB or None, got {memory_limit!r}")
+    if start_method not in _START_METHODS:
+        raise ValueError(f"start_method must be one of {_START_METHODS}, got {start_method!r}")
     retry = set(retry)
     unknown = retry - set(STATUSES)
     if unknown:
@@ -229,11 +279,11 @@ def run_benchmark(datasets, methods, seeds=5, out_dir="bench-results", data_dir=
         for spec in todo:
             bar.set_postfix_str(f"{spec['dataset']}/{spec['method']}/{spec['protocol']}/s{spec['seed']}")
             full = dict(spec, data_dir=None if data_dir is None else str(data_dir),
-                        memory_limit_mb=memory_limit, device=device,
+                        memory_limit_mb=memory_limit, device=device, threads=threads,
                         unlabelled_clusters=int(unlabelled_clusters))
             safe = "_".join(str(spec[k]) for k in ("dataset", "method", "protocol", "seed"))
             safe = "".join(c if c.isalnum() or c in "-._" else "_" for c in safe)
-            rec = _run_subprocess(full, time_limit, logs / f"{safe}.log", env)
+            rec = _run_isolated(full, time_limit, logs / f"{safe}.log", env, start_method)
             rec.update(time_limit_s=float(time_limit), memory_limit_mb=memory_limit,
                        threads=threads, device=device,
                        finished_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))

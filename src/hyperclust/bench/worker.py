@@ -175,6 +175,42 @@ def _limit_memory(limit_mb):
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
+def _limit_threads(threads):
+    if not threads:
+        return
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(int(threads))
+    except ImportError:
+        pass
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(int(threads))
+
+
+def _write(rec, out_path):
+    rec["pid"] = os.getpid()
+    tmp = str(out_path) + ".tmp"
+    with open(tmp, "w") as fh:
+        json.dump(rec, fh, default=repr)
+    os.replace(tmp, out_path)
+
+
+def child_main(spec: dict, out_path: str, log_path: str) -> None:
+    """Entry point of a run forked by the runner (multiprocessing): own session (so the
+    runner can kill the whole group), output to ``log_path``, capped memory."""
+    os.setsid()
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    _limit_memory(spec.get("memory_limit_mb"))
+    _limit_threads(spec.get("threads"))
+    _write(run_one(spec), out_path)
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 2:
@@ -183,12 +219,8 @@ def main(argv=None) -> int:
     with open(argv[0]) as fh:
         spec = json.load(fh)
     _limit_memory(spec.get("memory_limit_mb"))
-    rec = run_one(spec)
-    rec["pid"] = os.getpid()
-    tmp = argv[1] + ".tmp"
-    with open(tmp, "w") as fh:
-        json.dump(rec, fh, default=repr)
-    os.replace(tmp, argv[1])
+    _limit_threads(spec.get("threads"))
+    _write(run_one(spec), argv[1])
     return 0
 
 

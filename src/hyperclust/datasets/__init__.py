@@ -1,0 +1,9 @@
+"""Datasets: the registry of public benchmark hypergraphs (checksummed, cached downloads)
+and synthetic generators."""
+
+from .download import ChecksumError, DownloadError
+from .registry import LabelLeakWarning, dataset_info, list_datasets, load_dataset
+from .synthetic import hypergraph_sbm
+
+__all__ = ["load_dataset", "list_datasets", "dataset_info", "hypergraph_sbm", "ChecksumError",
+           "DownloadError", "LabelLeakWarning"]

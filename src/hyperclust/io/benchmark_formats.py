@@ -341,7 +341,7 @@ def read_hsbm(directory, *, name=None, **options) -> Hypergraph:
 
 
 # ---------------------------------------------------------------------------------- format E
-def read_edge_labels(path, n_classes: int | None = None):
+def read_edge_labels(path, n_classes: int | None = None, *, _stacklevel: int = 2):
     """Read a hyperedge-label file (one 1-based label per line), tolerating corrupt lines.
 
     Parameters
@@ -370,7 +370,7 @@ def read_edge_labels(path, n_classes: int | None = None):
     bad_lines = (np.flatnonzero(~valid) + 1).tolist()
     for ln in bad_lines[:5]:
         warnings.warn(f"{path}:{ln}: hyperedge label {toks[ln - 1]!r} is not in 1..{n_classes or 'inf'};"
-                      " treated as unlabelled (-1)", stacklevel=2)
+                      " treated as unlabelled (-1)", stacklevel=_stacklevel)
     out = np.where(valid, out - 1, -1)
     return out, bad_lines
 
@@ -394,7 +394,7 @@ def read_benson_edge_labelled(directory, *, n_nodes: int | None = None, name=Non
     if lpath.is_file():
         ipath = d / "hyperedge-label-identities.txt"
         k = len(_name_lines(ipath)) if ipath.is_file() else None
-        edge_labels, bad = read_edge_labels(lpath, k)
+        edge_labels, bad = read_edge_labels(lpath, k, _stacklevel=3)
         if edge_labels.shape[0] != sizes.size:
             raise DataFormatError(f"has {edge_labels.shape[0]} labels for {sizes.size} "
                                   "hyperedges", lpath)

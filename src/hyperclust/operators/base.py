@@ -145,5 +145,6 @@ def to_torch_sparse(op, device="cpu", dtype=None, max_nnz: int | None = None,
     M = sp.coo_matrix(M)
     idx = np.vstack([M.row, M.col]).astype(np.int64)
     t = torch.sparse_coo_tensor(torch.from_numpy(idx), torch.from_numpy(M.data.astype(np.float64)),
-                                size=M.shape, dtype=dtype, device=device)
+                                size=M.shape, dtype=dtype, device=device,
+                                check_invariants=False)
     return t.coalesce()

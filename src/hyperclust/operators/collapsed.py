@@ -97,8 +97,8 @@ class StarCollapsedOperator(FactoredOperator):
 
     def _apply(self, X):
         if self.normalized:
-            return (self._s * self._s * self.degrees)[:, None] * X - self._s[:, None] * self._M._apply(self._s[:, None] * X) \
-                + (self.degrees == 0)[:, None] * X
+            # Isolated nodes have s = 0, so their rows reduce to the identity.
+            return X - self._s[:, None] * self._M._apply(self._s[:, None] * X)
         return self.degrees[:, None] * X - self._M._apply(X)
 
     def _sparse_nnz_estimate(self):

@@ -1,0 +1,168 @@
+"""Spectral clustering of hypergraph nodes over any of hyperclust's operators."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.linalg as sla
+from sklearn.cluster import KMeans
+
+from ..operators.collapsed import StarCollapsedOperator
+from ..operators.expansions import StarLaplacian, clique_adjacency
+from ..operators.laplacians import ZhouLaplacian
+from ..spectral import regularized_embedding
+from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
+
+__all__ = ["SpectralHypergraphClustering", "OPERATORS", "METHODS"]
+
+OPERATORS = ("zhou", "clique", "clique-unit", "star", "collapsed")
+ASSIGNERS = ("kmeans", "cpqr")
+
+
+def _affinity(hypergraph, operator, eps):
+    """``(M, d, n_rows)``: affinity operator, degrees and the embedding rows that are nodes."""
+    n = hypergraph.n_nodes
+    if operator == "zhou":
+        M, d = ZhouLaplacian(hypergraph, kind="unnormalized").affinity()
+    elif operator == "clique":
+        M, d = clique_adjacency(hypergraph, "normalized")
+    elif operator == "clique-unit":
+        M, d = clique_adjacency(hypergraph, "unit")
+    elif operator == "star":
+        M, d = StarLaplacian(hypergraph).affinity()
+    else:
+        M, d = StarCollapsedOperator(hypergraph, eps=eps).affinity()
+    return M, d, n
+
+
+def cpqr_assign(V: np.ndarray) -> np.ndarray:
+    """Cluster assignment by column-pivoted QR of the embedding (Damle, Minden & Ying 2019):
+    deterministic, no random restarts."""
+    k = V.shape[1]
+    _, _, piv = sla.qr(V.T, pivoting=True, mode="economic")
+    Q, _ = np.linalg.qr(V[piv[:k]].T)
+    U, _, Wt = np.linalg.svd(Q, full_matrices=False)
+    R = V @ (U @ Wt)
+    return np.argmax(np.abs(R), axis=1)
+
+
+class SpectralHypergraphClustering(HypergraphClusterer):
+    """Regularized normalized spectral clustering on a hypergraph operator.
+
+    The embedding is the top ``n_components`` eigenvectors of the regularized normalized
+    affinity ``D_tau^-1/2 (M + tau/N 1 1^T) D_tau^-1/2`` (``M`` the operator's affinity, ``N``
+    its size), i.e. the smallest eigenvectors of the regularized normalized Laplacian; rows
+    are normalized to unit length and assigned by k-means (or CPQR).
+
+    Parameters
+    ----------
+    n_clusters : int
+    operator : {"zhou", "clique", "clique-unit", "star", "collapsed"}
+        ``"zhou"``: ``H W De^-1 H^T`` (Zhou et al. 2006); ``"clique"``: clique expansion with
+        pair weight ``w_e / (|e| - 1)``; ``"clique-unit"``: pair weight ``w_e``; ``"star"``:
+        bipartite star expansion (vertex rows of its eigenvectors); ``"collapsed"``: the star
+        expansion collapsed onto the vertices with leak ``eps``
+        (``M = H diag(w^2 / (w|e| + eps)) H^T``, ``d = Dv``).
+    assign : {"kmeans", "cpqr"}
+    regularization : "auto", float or None, default "auto"
+        ``tau``: "auto" = mean degree (Qin & Rohe 2013); ``None`` or ``0`` disables it. Without
+        it, hypergraphs with more connected components than clusters (isolated nodes, small
+        components) give component indicators as leading eigenvectors.
+    eps : float, default 1.0
+        Hyperedge leak of ``operator="collapsed"``.
+    n_components : int, optional
+        Embedding dimension (default ``n_clusters``).
+    row_normalize : bool, default True
+    n_init : int, default 10
+        k-means restarts.
+    tol : float, default 1e-8
+        Eigensolver tolerance.
+    random_state : int, default 0
+        Seeds the Lanczos start vector and k-means.
+
+    Attributes
+    ----------
+    labels_ : ndarray of int, shape (n_nodes,)
+    embedding_ : ndarray, shape (n_nodes, n_components)
+    eigenvalues_ : ndarray, shape (n_components,)
+        Eigenvalues of the regularized normalized Laplacian, ascending.
+    tau_ : float
+    """
+
+    def __init__(self, n_clusters=2, operator="zhou", assign="kmeans", regularization="auto",
+                 eps=1.0, n_components=None, row_normalize=True, n_init=10, tol=1e-8,
+                 random_state=0):
+        self.n_clusters = n_clusters
+        self.operator = operator
+        self.assign = assign
+        self.regularization = regularization
+        self.eps = eps
+        self.n_components = n_components
+        self.row_normalize = row_normalize
+        self.n_init = n_init
+        self.tol = tol
+        self.random_state = random_state
+
+    def _validate(self, hg):
+        if self.operator not in OPERATORS:
+            raise ValueError(f"operator must be one of {OPERATORS}, got {self.operator!r}")
+        if self.assign not in ASSIGNERS:
+            raise ValueError(f"assign must be one of {ASSIGNERS}, got {self.assign!r}")
+        k = check_n_clusters(self.n_clusters, hg.n_nodes)
+        if k >= hg.n_nodes:
+            raise ValueError(f"spectral clustering needs n_clusters < n_nodes; got n_clusters={k} "
+                             f"for {hg.n_nodes} nodes")
+        dim = k if self.n_components is None else self.n_components
+        if isinstance(dim, bool) or not isinstance(dim, numbers.Integral) or not 1 <= dim < hg.n_nodes:
+            raise ValueError(f"n_components must be an integer in [1, n_nodes), got {dim!r}")
+        reg = self.regularization
+        if not (reg is None or reg == "auto" or (isinstance(reg, numbers.Real) and not isinstance(reg, bool)
+                                                  and np.isfinite(reg) and reg >= 0)):
+            raise ValueError(f"regularization must be 'auto', a non-negative float or None, got {reg!r}")
+        if not (isinstance(self.eps, numbers.Real) and np.isfinite(self.eps) and self.eps >= 0):
+            raise ValueError(f"eps must be a non-negative float, got {self.eps!r}")
+        return k, int(dim)
+
+    def fit(self, hypergraph, y=None):
+        """Cluster the nodes of ``hypergraph``; sets ``labels_`` and ``embedding_``."""
+        hg = check_hypergraph(hypergraph)
+        k, dim = self._validate(hg)
+        seed = self._rng_seed(self.random_state)
+        M, d, n = _affinity(hg, self.operator, float(self.eps))
+        reg = self.regularization
+        tau = float(d.mean()) if reg == "auto" else float(reg or 0.0)
+        if reg == "auto" and tau <= 0:
+            tau = 1.0
+        vals, V = regularized_embedding(M, d, dim, tau=tau, random_state=seed, tol=self.tol)
+        V = V[:n]
+        if self.row_normalize:
+            norms = np.linalg.norm(V, axis=1, keepdims=True)
+            V = np.divide(V, norms, out=np.zeros_like(V), where=norms > 0)
+        if self.assign == "kmeans":
+            km = KMeans(n_clusters=k, n_init=self.n_init, random_state=seed)
+            labels = km.fit_predict(V)
+        else:
+            labels = cpqr_assign(V[:, :k] if dim >= k else V)
+        self.labels_ = np.asarray(labels, dtype=np.int64)
+        self.embedding_ = V
+        self.eigenvalues_ = vals
+        self.tau_ = tau
+        return self
+
+
+def _factory(operator, **kw):
+    def make(n_clusters, random_state=0, device="cpu"):
+        return SpectralHypergraphClustering(n_clusters=n_clusters, operator=operator,
+                                            random_state=random_state, **kw)
+    return make
+
+
+METHODS = {
+    "spectral-zhou": (_factory("zhou"), "regularized spectral clustering, Zhou normalized hypergraph Laplacian"),
+    "spectral-clique": (_factory("clique"), "regularized spectral clustering, clique expansion w_e/(|e|-1)"),
+    "spectral-clique-unit": (_factory("clique-unit"), "regularized spectral clustering, clique expansion w_e"),
+    "spectral-star": (_factory("star"), "regularized spectral clustering, star (bipartite) expansion"),
+    "spectral-collapsed": (_factory("collapsed"),
+                           "regularized spectral clustering, star expansion collapsed onto vertices (S_eps, eps=1)"),
+}

@@ -1,0 +1,289 @@
+"""Uni-DHC: deep hypergraph clustering with a learnable polynomial spectral filter.
+
+Our reconstruction of "A Unified Framework for Deep Hypergraph Clustering Beyond Homophily"
+(ICML 2026; only the abstract is public), see ``docs/unidhc.md``. Pipeline:
+
+1. node input X (features, seeded truncated SVD when d > 256; feature-less hypergraphs get
+   :func:`hyperclust.spectral.structural_features`), rescaled to unit mean row norm;
+2. a label-free smoothness z-score of X on the hypergraph picks the initial filter family
+   (low-pass ``P^2``, identity, or high-pass ``I - P``);
+3. the basis ``[T_0(P) X, ..., T_K(P) X]`` is precomputed in factored form;
+4. gamma and an MLP encoder are trained (two dropout views, node consistency, hyperedge
+   decorrelation, gamma kept near its initial shape);
+5. k-means (several inits) on the L2-normalised filter output concatenated with the
+   L2-normalised encoder output.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import torch
+from sklearn.preprocessing import normalize
+
+from ..models.adaptivity import choose_family, smoothness_zscore
+from ..models.basis import BASES, basis_response, polynomial_basis
+from ..models.unidhc import train_unidhc
+from ..operators.propagation import PropagationOperator
+from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
+
+__all__ = ["UniDHC", "family_coefficients", "METHODS"]
+
+_FAMILIES = ("low-pass", "identity", "high-pass", "uniform")
+
+
+def _family_power(family: str, order: int) -> np.ndarray:
+    """Coefficients of a named filter in the power basis ``P^0..P^order``."""
+    g = np.zeros(order + 1)
+    if family == "low-pass":
+        g[min(2, order)] = 1.0  # P^2 X: the study's most reliable fixed filter on real data
+    elif family == "identity":
+        g[0] = 1.0
+    elif family == "high-pass":
+        if order < 1:
+            raise ValueError("a high-pass filter needs order >= 1")
+        g[0], g[1] = 1.0, -1.0  # (I - P) X
+    elif family == "uniform":
+        g[:] = 1.0 / (order + 1)
+    else:
+        raise ValueError(f"unknown filter family {family!r}; expected one of {_FAMILIES}")
+    return g
+
+
+def family_coefficients(family: str, order: int, basis: str = "power") -> np.ndarray:
+    """Coefficients gamma, shape (order + 1,), of a named filter in the given basis.
+
+    The power-basis polynomial is re-expressed exactly in the ``basis`` polynomials (same
+    degree, so least squares on ``order + 1`` or more points is exact).
+    """
+    g = _family_power(family, order)
+    if basis == "power":
+        return g
+    lam = np.linspace(0.0, 1.0, 4 * (order + 1))
+    target = g @ basis_response(lam, order, "power")
+    A = basis_response(lam, order, basis).T
+    coef, *_ = np.linalg.lstsq(A, target, rcond=None)
+    return coef
+
+
+def _check_pos_int(value, name, minimum=1):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _check_nonneg(value, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) \
+            or value < 0:
+        raise ValueError(f"{name} must be a non-negative number, got {value!r}")
+    return float(value)
+
+
+class UniDHC(HypergraphClusterer):
+    """Deep hypergraph clustering with a learnable polynomial filter ``sum_k gamma_k T_k(P)``.
+
+    Parameters
+    ----------
+    n_clusters : int
+    order : int, default 4
+        Highest polynomial order ``K``.
+    basis : {"power", "laplacian", "chebyshev"}, default "power"
+        ``T_k(P) = P^k``, ``(I - P)^k``, or Chebyshev polynomials of ``2P - I``.
+    gamma_init : {"auto", "low-pass", "identity", "high-pass", "uniform"} or array-like
+        Initial filter. ``"auto"``: the label-free smoothness z-score of the input
+        (:func:`hyperclust.models.adaptivity.smoothness_zscore`) chooses low-pass ``P^2``
+        (z < -threshold), high-pass ``I - P`` (z > threshold) or the identity.
+    family_threshold : float, default 2.0
+    self_loops : float, default 1.0
+        Self-loop weight of :class:`~hyperclust.operators.PropagationOperator`.
+    input : {"auto", "features", "structural"}, default "auto"
+        Node input; ``"auto"`` = features when present, else the label-free spectral
+        embedding :func:`hyperclust.spectral.structural_features` (``n_structural`` columns).
+    n_components : int, "auto" or None, default "auto"
+        Seeded truncated-SVD projection of the input (``"auto"``: 128 when d > 256).
+    n_structural : int, default 32
+    hidden_dim, out_dim : int, default 256, 64
+    epochs : int, default 20
+    lr : float, default 1e-3
+        Adam learning rate of the encoder.
+    gamma_lr : float, default 1e-2
+        Adam learning rate of gamma (the filter has few, large-effect parameters).
+    batch_size, edge_batch_size : int, default 512, 256
+    consistency : {"cosine", "infonce"}, default "cosine"
+    consistency_weight, decorrelation_weight, gamma_reg : float, default 1.0, 1.0, 1.0
+    dropout : float, default 0.2
+        Feature dropout making the two views.
+    embedding : {"concat", "filter", "encoder"}, default "concat"
+        What k-means clusters: L2-normalised filter output, encoder output, or both side by
+        side.
+    n_init : int, default 10
+        k-means restarts.
+    random_state : int, default 0
+    device : str, default "cpu"
+    verbose : bool, default False
+        tqdm progress bar over epochs.
+
+    Attributes
+    ----------
+    labels_ : ndarray, shape (n_nodes,)
+    embedding_ : ndarray, shape (n_nodes, d + out_dim) (``"concat"``)
+    coefficients_ : ndarray, shape (order + 1,)
+        Learned gamma (in the chosen basis).
+    initial_coefficients_ : ndarray, shape (order + 1,)
+    loss_history_ : list of dict
+        Per-epoch mean losses.
+    input_kind_ : str
+        ``"features"`` or ``"structural"``.
+    smoothness_z_ : float or None
+        The z-score (``None`` when ``gamma_init`` is not ``"auto"``).
+    filter_family_ : str
+        Family of the initial filter (``"custom"`` for an explicit array).
+    """
+
+    def __init__(self, n_clusters=2, *, order=4, basis="power", gamma_init="auto",
+                 family_threshold=2.0, self_loops=1.0, input="auto", n_components="auto",
+                 n_structural=32, hidden_dim=256, out_dim=64, epochs=20, lr=1e-3,
+                 gamma_lr=1e-2,
+                 batch_size=512, edge_batch_size=256, consistency="cosine",
+                 consistency_weight=1.0, decorrelation_weight=1.0, gamma_reg=1.0, dropout=0.2,
+                 embedding="concat", n_init=10, random_state=0, device="cpu", verbose=False):
+        self.n_clusters = n_clusters
+        self.order = order
+        self.basis = basis
+        self.gamma_init = gamma_init
+        self.family_threshold = family_threshold
+        self.self_loops = self_loops
+        self.input = input
+        self.n_components = n_components
+        self.n_structural = n_structural
+        self.hidden_dim = hidden_dim
+        self.out_dim = out_dim
+        self.epochs = epochs
+        self.lr = lr
+        self.gamma_lr = gamma_lr
+        self.batch_size = batch_size
+        self.edge_batch_size = edge_batch_size
+        self.consistency = consistency
+        self.consistency_weight = consistency_weight
+        self.decorrelation_weight = decorrelation_weight
+        self.gamma_reg = gamma_reg
+        self.dropout = dropout
+        self.embedding = embedding
+        self.n_init = n_init
+        self.random_state = random_state
+        self.device = device
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ validation
+    def _validate(self):
+        order = _check_pos_int(self.order, "order", 0)
+        if self.basis not in BASES:
+            raise ValueError(f"basis must be one of {BASES}, got {self.basis!r}")
+        for name in ("hidden_dim", "out_dim", "batch_size", "edge_batch_size", "n_init",
+                     "n_structural"):
+            _check_pos_int(getattr(self, name), name)
+        _check_pos_int(self.epochs, "epochs", 0)
+        for name in ("lr", "gamma_lr", "consistency_weight", "decorrelation_weight", "gamma_reg",
+                     "family_threshold"):
+            _check_nonneg(getattr(self, name), name)
+        if not 0.0 <= float(self.dropout) < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {self.dropout!r}")
+        if self.consistency not in ("cosine", "infonce"):
+            raise ValueError(f"consistency must be 'cosine' or 'infonce', got {self.consistency!r}")
+        if self.embedding not in ("concat", "filter", "encoder"):
+            raise ValueError(
+                f"embedding must be 'concat', 'filter' or 'encoder', got {self.embedding!r}")
+        if isinstance(self.gamma_init, str):
+            if self.gamma_init != "auto" and self.gamma_init not in _FAMILIES:
+                raise ValueError(f"gamma_init must be 'auto', one of {_FAMILIES} or an array, "
+                                 f"got {self.gamma_init!r}")
+        else:
+            g = np.asarray(self.gamma_init, dtype=np.float64)
+            if g.shape != (order + 1,) or not np.all(np.isfinite(g)):
+                raise ValueError(f"gamma_init must be a finite array of length order + 1 = "
+                                 f"{order + 1}, got shape {g.shape}")
+        return order
+
+    # ------------------------------------------------------------------ fitting
+    def _prepare_input(self, hg, seed):
+        from .baselines import _reduce, node_input
+
+        X, kind = node_input(hg, self.input, seed, n_components_structural=self.n_structural)
+        X = _reduce(X, self.n_components, seed)
+        X = X.toarray() if hasattr(X, "toarray") else np.asarray(X, dtype=np.float64)
+        scale = np.sqrt(np.mean(np.sum(X * X, axis=1)))
+        return (X / scale if scale > 0 else X), kind
+
+    def fit(self, hypergraph, y=None):
+        """Fit on ``hypergraph`` (labels, if any, are ignored). Returns ``self``."""
+        hg = check_hypergraph(hypergraph)
+        k = check_n_clusters(self.n_clusters, hg.n_nodes)
+        order = self._validate()
+        seed = self._rng_seed(self.random_state)
+        X, self.input_kind_ = self._prepare_input(hg, seed)
+        P = PropagationOperator(hg, self_loops=self.self_loops)
+        self.smoothness_z_ = None
+        if isinstance(self.gamma_init, str):
+            family = self.gamma_init
+            if family == "auto":
+                self.smoothness_z_ = smoothness_zscore(P, X, random_state=seed)
+                family = choose_family(self.smoothness_z_, self.family_threshold)
+            if family == "high-pass" and order < 1:
+                family = "identity"
+            self.filter_family_ = family
+            g0 = family_coefficients(family, order, self.basis)
+        else:
+            self.filter_family_ = "custom"
+            g0 = np.asarray(self.gamma_init, dtype=np.float64)
+        self.initial_coefficients_ = g0.copy()
+        B = polynomial_basis(P, X, order, self.basis)
+        net, self.loss_history_ = train_unidhc(
+            B, hg.incidence, g0, hidden_dim=self.hidden_dim, out_dim=self.out_dim,
+            epochs=self.epochs, lr=self.lr, gamma_lr=self.gamma_lr, batch_size=self.batch_size,
+            edge_batch_size=self.edge_batch_size, consistency=self.consistency,
+            consistency_weight=self.consistency_weight,
+            decorrelation_weight=self.decorrelation_weight, gamma_reg=self.gamma_reg,
+            dropout=float(self.dropout), random_state=seed, device=self.device,
+            verbose=self.verbose)
+        self.coefficients_ = net.filter.gamma.detach().cpu().numpy().astype(np.float64)
+        Z = np.tensordot(self.coefficients_, B, axes=1)
+        parts = []
+        if self.embedding in ("concat", "filter"):
+            parts.append(normalize(Z))
+        if self.embedding in ("concat", "encoder"):
+            with torch.no_grad():
+                Hh = net.encoder(torch.as_tensor(Z, dtype=torch.float32,
+                                                 device=torch.device(self.device)))
+            parts.append(normalize(Hh.cpu().numpy().astype(np.float64)))
+        self.embedding_ = np.hstack(parts)
+        from .baselines import kmeans_labels
+
+        self.labels_ = kmeans_labels(self.embedding_, k, self.n_init, seed)
+        return self
+
+    def spectral_response(self, lambdas) -> np.ndarray:
+        """Learned response ``g(lambda) = sum_k gamma_k T_k(1 - lambda)``.
+
+        Parameters
+        ----------
+        lambdas : array-like, shape (t,)
+            Eigenvalues of the normalized Laplacian ``I - P`` (in [0, 1]).
+
+        Returns
+        -------
+        ndarray, shape (t,)
+        """
+        if not hasattr(self, "coefficients_"):
+            raise AttributeError("call fit before spectral_response")
+        return self.coefficients_ @ basis_response(lambdas, len(self.coefficients_) - 1,
+                                                   self.basis)
+
+
+METHODS = {
+    "unidhc": (lambda k, seed, device: UniDHC(k, random_state=seed, device=device),
+               "Uni-DHC: learnable polynomial filter (z-score-chosen init) + encoder, k-means"),
+    "unidhc-filter": (lambda k, seed, device: UniDHC(k, embedding="filter", random_state=seed,
+                                                     device=device),
+                      "Uni-DHC, k-means on the learned filter output only"),
+}

@@ -1,0 +1,274 @@
+"""HIF (Hypergraph Interchange Format) JSON: read, write and validate offline.
+
+The JSON schema is bundled (``hif_schema.json``) and checked with ``jsonschema``; nothing
+is fetched from the network. Mapping to a :class:`~hyperclust.Hypergraph`:
+
+- nodes are numbered in the order of the ``nodes`` array, then nodes met only in
+  ``incidences`` in order of first appearance; likewise hyperedges;
+- ``edges[*].weight`` is the hyperedge weight (default 1);
+- node ``attrs[label_key]`` (default ``"label"``) gives the labels (ints or strings, mapped to
+  ``0..k-1``; missing = -1), ``attrs["features"]`` (a list of numbers on every node) the
+  features, ``attrs["name"]`` the node names (else the HIF node ids when they are not
+  ``0..n-1``);
+- incidence weights and directions have no counterpart and are ignored with a warning.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import warnings
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from ..hypergraph import Hypergraph
+from ._common import build, encode_labels
+from .errors import DataFormatError
+
+__all__ = ["read_hif", "write_hif", "from_hif", "to_hif", "validate_hif", "hif_schema"]
+
+
+@functools.lru_cache(maxsize=1)
+def hif_schema() -> dict:
+    """The bundled HIF JSON schema (draft 2020-12)."""
+    text = resources.files("hyperclust.io").joinpath("hif_schema.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+_ARRAYS = {"nodes": ("node",), "edges": ("edge",), "incidences": ("edge", "node")}
+
+
+def _is_id(x) -> bool:
+    return isinstance(x, (str, int)) and not isinstance(x, bool)
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _bad_item(rec, required) -> str | None:
+    if not isinstance(rec, dict):
+        return f"{rec!r} is not of type 'object'"
+    for key in required:
+        if key not in rec:
+            return f"{key!r} is a required property"
+        if not _is_id(rec[key]):
+            return f"{rec[key]!r} is not of type 'string', 'integer'"
+    if "weight" in rec and not _is_number(rec["weight"]):
+        return f"{rec['weight']!r} is not of type 'number'"
+    if "attrs" in rec and not isinstance(rec["attrs"], dict):
+        return f"{rec['attrs']!r} is not of type 'object'"
+    if "direction" in rec and rec["direction"] not in ("head", "tail"):
+        return f"{rec['direction']!r} is not one of ['head', 'tail']"
+    return None
+
+
+def validate_hif(doc, path=None, *, full: bool = False) -> None:
+    """Raise :class:`DataFormatError` naming the first schema violation of ``doc``.
+
+    Parameters
+    ----------
+    doc : object
+        A parsed JSON document.
+    path : str or PathLike, optional
+        Named in the error.
+    full : bool
+        Run ``jsonschema`` on every record. The default runs ``jsonschema`` on the document
+        with the ``nodes``/``edges``/``incidences`` arrays emptied, and checks their records
+        (whose schema is only "object with typed id fields") with an equivalent direct check,
+        which is ~50x faster on large files.
+    """
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(hif_schema())
+    if not full and isinstance(doc, dict):
+        shell = {k: ([] if k in _ARRAYS and isinstance(v, list) else v) for k, v in doc.items()}
+        _raise_first(validator, shell, path)
+        for key, required in _ARRAYS.items():
+            for i, rec in enumerate(doc.get(key, ())):
+                msg = _bad_item(rec, required)
+                if msg is not None:
+                    raise DataFormatError(f"not valid HIF at {key}/{i}: {msg}", path)
+        return
+    _raise_first(validator, doc, path)
+
+
+def _raise_first(validator, doc, path):
+    import jsonschema
+
+    err = jsonschema.exceptions.best_match(validator.iter_errors(doc))
+    if err is not None:
+        where = "/".join(str(p) for p in err.absolute_path) or "(root)"
+        raise DataFormatError(f"not valid HIF at {where}: {err.message}", path)
+
+
+def read_hif(path, *, label_key: str = "label", validate: bool = True, **options) -> Hypergraph:
+    """Read a HIF JSON file.
+
+    Parameters
+    ----------
+    path : str or PathLike
+    label_key : str
+        Node attribute holding the class label.
+    validate : bool
+        Check the document against the bundled schema first.
+    **options
+        ``duplicates``, ``singletons``, ``empty`` for :meth:`Hypergraph.from_pairs`.
+    """
+    path = Path(path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except FileNotFoundError:
+        raise DataFormatError("file not found", path) from None
+    except json.JSONDecodeError as exc:
+        raise DataFormatError(f"invalid JSON: {exc.msg}", path, exc.lineno) from None
+    return from_hif(doc, label_key=label_key, validate=validate, path=path, **options)
+
+
+def _index(ids_in_order, extra_ids):
+    index = {}
+    for i in ids_in_order:
+        index.setdefault(_key(i), len(index))
+    for i in extra_ids:
+        index.setdefault(_key(i), len(index))
+    return index
+
+
+def _key(x):
+    # 1 and "1" are different HIF ids; keep the type in the key.
+    return (type(x) is str, x)
+
+
+def from_hif(doc: dict, *, label_key: str = "label", validate: bool = True, path=None,
+             **options) -> Hypergraph:
+    """Build a Hypergraph from a parsed HIF document (see the module notes)."""
+    if validate:
+        validate_hif(doc, path)
+    elif not isinstance(doc, dict) or "incidences" not in doc:
+        raise DataFormatError("not HIF: a JSON object with 'incidences' is required", path)
+    inc = doc["incidences"]
+    node_recs = doc.get("nodes", [])
+    edge_recs = doc.get("edges", [])
+    inc_nodes = [r["node"] for r in inc]
+    inc_edges = [r["edge"] for r in inc]
+    nidx = _index((r["node"] for r in node_recs), inc_nodes)
+    eidx = _index((r["edge"] for r in edge_recs), inc_edges)
+    n, m = len(nidx), len(eidx)
+    nodes = np.fromiter((nidx[_key(v)] for v in inc_nodes), dtype=np.int64, count=len(inc))
+    edges = np.fromiter((eidx[_key(e)] for e in inc_edges), dtype=np.int64, count=len(inc))
+    if doc.get("network-type") == "directed" or any("direction" in r for r in inc):
+        warnings.warn(f"{path or 'HIF'}: incidence directions are ignored (undirected "
+                      "hypergraph)", stacklevel=2)
+    if any(r.get("weight", 1) != 1 for r in inc):
+        warnings.warn(f"{path or 'HIF'}: incidence weights are ignored (binary incidence)",
+                      stacklevel=2)
+    weights = None
+    if any("weight" in r for r in edge_recs):
+        weights = np.ones(m)
+        for r in edge_recs:
+            if "weight" in r:
+                weights[eidx[_key(r["edge"])]] = r["weight"]
+        bad = np.flatnonzero(~np.isfinite(weights) | (weights <= 0))
+        if bad.size:
+            raise DataFormatError(f"hyperedge weights must be positive (edge {bad[0]} has "
+                                  f"{weights[bad[0]]})", path)
+    attrs = [None] * n
+    for r in node_recs:
+        attrs[nidx[_key(r["node"])]] = r.get("attrs") or {}
+    attrs = [a or {} for a in attrs]
+    labels = classes = None
+    if any(label_key in a for a in attrs):
+        raw = [a.get(label_key) for a in attrs]
+        present = [x for x in raw if x is not None]
+        if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in present):
+            labels, classes = encode_labels([-1 if x is None else x for x in raw], path)
+        else:
+            names = sorted({str(x) for x in present})
+            code = {s: c for c, s in enumerate(names)}
+            labels = np.array([-1 if x is None else code[str(x)] for x in raw], dtype=np.int64)
+            classes = np.array(names, dtype=object)
+    features = None
+    if n and all("features" in a for a in attrs):
+        try:
+            features = np.array([a["features"] for a in attrs], dtype=np.float64)
+        except (TypeError, ValueError):
+            raise DataFormatError("node attrs 'features' must be equal-length number lists",
+                                  path) from None
+    ids = [k[1] for k in nidx]
+    if n and all("name" in a for a in attrs):
+        node_names = [str(a["name"]) for a in attrs]
+    elif ids != list(range(n)):
+        node_names = [str(i) for i in ids]
+    else:
+        node_names = None
+    eattrs = {eidx[_key(r["edge"])]: (r.get("attrs") or {}) for r in edge_recs}
+    eids = [k[1] for k in eidx]
+    if m and len(eattrs) == m and all("name" in a for a in eattrs.values()):
+        edge_names = [str(eattrs[j]["name"]) for j in range(m)]
+    elif eids != list(range(m)):
+        edge_names = [str(e) for e in eids]
+    else:
+        edge_names = None
+    meta = doc.get("metadata") or {}
+    notes = {"format": "hif", "source": None if path is None else str(path), "raw_edges": m}
+    if classes is not None:
+        notes["classes"] = classes.tolist()
+    return build(nodes, edges, n, m, labels=labels, features=features, weights=weights,
+                 node_names=node_names, edge_names=edge_names, name=meta.get("name"),
+                 notes=notes, **options)
+
+
+def to_hif(hg: Hypergraph, *, label_key: str = "label", include_features: bool = False,
+           metadata: dict | None = None) -> dict:
+    """A HIF document for ``hg`` (node and edge ids are the indices ``0..n-1``, ``0..m-1``).
+
+    Parameters
+    ----------
+    include_features : bool
+        Store dense feature rows as node ``attrs["features"]`` (large for big inputs).
+    metadata : dict, optional
+        Extra ``metadata`` entries (``name`` defaults to ``hg.name``).
+    """
+    n, m = hg.shape
+    node_attrs = [{} for _ in range(n)]
+    if hg.node_names is not None:
+        for a, s in zip(node_attrs, hg.node_names):
+            a["name"] = s
+    if hg.labels is not None:
+        for a, y in zip(node_attrs, hg.labels.tolist()):
+            if y >= 0:
+                a[label_key] = y
+    if include_features and hg.features is not None:
+        X = hg.features
+        rows = (X.toarray() if hasattr(X, "toarray") else np.asarray(X)).tolist()
+        for a, row in zip(node_attrs, rows):
+            a["features"] = row
+    nodes = [{"node": i, "attrs": a} if a else {"node": i} for i, a in enumerate(node_attrs)]
+    w = hg.weights.tolist()
+    if hg.edge_names is not None:
+        edges = [{"edge": j, "weight": w[j], "attrs": {"name": s}} for j, s in enumerate(hg.edge_names)]
+    else:
+        edges = [{"edge": j, "weight": w[j]} for j in range(m)]
+    Ht = hg.incidence_t
+    edge_of = np.repeat(np.arange(m), np.diff(Ht.indptr)).tolist()
+    incidences = [{"edge": e, "node": v} for e, v in zip(edge_of, Ht.indices.tolist())]
+    meta = {"creator": "hyperclust"}
+    if hg.name is not None:
+        meta["name"] = str(hg.name)
+    meta.update(metadata or {})
+    return {"network-type": "undirected", "metadata": meta, "nodes": nodes, "edges": edges,
+            "incidences": incidences}
+
+
+def write_hif(hg: Hypergraph, path, *, label_key: str = "label", include_features: bool = False,
+              metadata: dict | None = None, validate: bool = True) -> None:
+    """Write ``hg`` as HIF JSON (validated against the bundled schema unless
+    ``validate=False``)."""
+    doc = to_hif(hg, label_key=label_key, include_features=include_features, metadata=metadata)
+    if validate:
+        validate_hif(doc, path)
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(doc, fh)

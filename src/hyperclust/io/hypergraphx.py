@@ -1,0 +1,92 @@
+"""Reader for hypergraphx's JSON serialisation (``hypergraphx.readwrite.save_hypergraph``).
+
+The file is a JSON list: a header object ``{"hypergraph_type": ..., "hypergraph_metadata":
+...}``, then ``{"type": "node", "idx": id, "metadata": {...}}`` records and
+``{"type": "edge", "interaction": [ids], "weight": w, "metadata": {...}}`` records. Only
+undirected ``"Hypergraph"`` files are supported. Nodes are numbered by increasing ``idx``
+(node names keep the original ids); the label is node ``metadata[label_key]``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ..hypergraph import Hypergraph
+from ._common import build
+from .errors import DataFormatError
+
+__all__ = ["read_hypergraphx", "is_hypergraphx"]
+
+
+def is_hypergraphx(doc) -> bool:
+    """Whether a parsed JSON document looks like hypergraphx's format."""
+    return (isinstance(doc, list) and len(doc) > 0 and isinstance(doc[0], dict)
+            and "hypergraph_type" in doc[0])
+
+
+def read_hypergraphx(path, *, label_key: str = "class", doc=None, **options) -> Hypergraph:
+    """Read a hypergraphx JSON file.
+
+    Parameters
+    ----------
+    path : str or PathLike
+    label_key : str
+        Node metadata key holding the class (strings or ints, mapped to ``0..k-1`` in sorted
+        order; nodes without it get -1).
+    doc : list, optional
+        The already parsed document (avoids reading ``path`` twice).
+    **options
+        ``duplicates``, ``singletons``, ``empty`` for :meth:`Hypergraph.from_pairs`.
+    """
+    path = Path(path)
+    if doc is None:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                doc = json.load(fh)
+        except FileNotFoundError:
+            raise DataFormatError("file not found", path) from None
+        except json.JSONDecodeError as exc:
+            raise DataFormatError(f"invalid JSON: {exc.msg}", path, exc.lineno) from None
+    if not is_hypergraphx(doc):
+        raise DataFormatError("not a hypergraphx JSON list (no 'hypergraph_type' header)", path)
+    kind = doc[0].get("hypergraph_type")
+    if kind != "Hypergraph":
+        raise DataFormatError(f"hypergraph_type {kind!r} is not supported (only 'Hypergraph')", path)
+    node_recs, edge_recs = [], []
+    for i, rec in enumerate(doc[1:], start=1):
+        t = rec.get("type") if isinstance(rec, dict) else None
+        if t == "node" and "idx" in rec:
+            node_recs.append(rec)
+        elif t == "edge" and isinstance(rec.get("interaction"), list):
+            edge_recs.append(rec)
+        else:
+            raise DataFormatError(f"record {i} is neither a node (with 'idx') nor an edge (with "
+                                  f"an 'interaction' list): {str(rec)[:80]}", path)
+    members = [r["interaction"] for r in edge_recs]
+    sizes = np.fromiter(map(len, members), dtype=np.int64, count=len(members))
+    flat = [x for e in members for x in e]
+    ids = sorted({r["idx"] for r in node_recs} | set(flat), key=lambda x: (type(x) is str, x))
+    index = {x: i for i, x in enumerate(ids)}
+    nodes = np.fromiter((index[x] for x in flat), dtype=np.int64, count=len(flat))
+    eids = np.repeat(np.arange(len(members)), sizes)
+    weights = np.array([float(r.get("weight", 1.0)) for r in edge_recs]) if edge_recs else None
+    if weights is not None and np.all(weights == 1.0):
+        weights = None
+    raw = {r["idx"]: (r.get("metadata") or {}).get(label_key) for r in node_recs}
+    labels = classes = None
+    if any(v is not None for v in raw.values()):
+        names = sorted({str(v) for v in raw.values() if v is not None})
+        code = {s: c for c, s in enumerate(names)}
+        labels = np.array([-1 if raw.get(x) is None else code[str(raw[x])] for x in ids],
+                          dtype=np.int64)
+        classes = names
+    notes = {"format": "hypergraphx", "source": str(path), "raw_edges": len(members)}
+    if classes is not None:
+        notes["classes"] = classes
+        notes["class_names"] = classes
+    return build(nodes, eids, len(ids), len(members), labels=labels, weights=weights,
+                 node_names=[str(x) for x in ids], name=path.stem.split(".")[0], notes=notes,
+                 **options)

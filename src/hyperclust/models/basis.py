@@ -1,0 +1,95 @@
+"""Precomputed polynomial bases ``[T_0(P) X, ..., T_K(P) X]`` of a propagation operator.
+
+Training a learnable polynomial filter then touches only the dense ``(K+1, n, d)`` block, so it
+can mini-batch over nodes. ``P`` is applied in factored form (never formed).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["BASES", "polynomial_basis", "basis_response"]
+
+BASES = ("power", "laplacian", "chebyshev")
+
+
+def _check_order(order) -> int:
+    if isinstance(order, bool) or not isinstance(order, numbers.Integral) or order < 0:
+        raise ValueError(f"order must be a non-negative integer, got {order!r}")
+    return int(order)
+
+
+def polynomial_basis(operator, X, order: int, kind: str = "power") -> np.ndarray:
+    """Stack ``T_k(P) X`` for ``k = 0..order``.
+
+    Parameters
+    ----------
+    operator : LinearOperator, shape (n, n)
+        The propagation operator ``P`` (eigenvalues in [0, 1]), e.g.
+        :class:`hyperclust.operators.PropagationOperator`.
+    X : ndarray or sparse matrix, shape (n, d)
+    order : int
+        Highest order ``K``.
+    kind : {"power", "laplacian", "chebyshev"}
+        ``"power"``: ``T_k = P^k``; ``"laplacian"``: ``T_k = (I - P)^k``; ``"chebyshev"``:
+        Chebyshev polynomials of ``2P - I`` (eigenvalues in [-1, 1]; well conditioned for
+        large ``K``).
+
+    Returns
+    -------
+    ndarray, shape (order + 1, n, d), float64
+    """
+    order = _check_order(order)
+    if kind not in BASES:
+        raise ValueError(f"kind must be one of {BASES}, got {kind!r}")
+    X0 = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    X0 = np.asarray(X0, dtype=np.float64)
+    if X0.ndim != 2 or X0.shape[0] != operator.shape[0]:
+        raise ValueError(f"X must have shape ({operator.shape[0]}, d), got {X0.shape}")
+    out = np.empty((order + 1,) + X0.shape)
+    out[0] = X0
+    for k in range(1, order + 1):
+        prev = out[k - 1]
+        if kind == "power":
+            out[k] = operator.matmat(prev)
+        elif kind == "laplacian":
+            out[k] = prev - operator.matmat(prev)
+        else:  # Chebyshev of S = 2P - I: T_1 = S X, T_{k+1} = 2 S T_k - T_{k-1}
+            SX = 2.0 * operator.matmat(prev) - prev
+            out[k] = SX if k == 1 else 2.0 * SX - out[k - 2]
+    return out
+
+
+def basis_response(lambdas, order: int, kind: str = "power") -> np.ndarray:
+    """Values of the basis polynomials at Laplacian eigenvalues ``lambda`` (``P = 1 - lambda``).
+
+    Parameters
+    ----------
+    lambdas : array-like, shape (t,)
+    order : int
+    kind : {"power", "laplacian", "chebyshev"}
+
+    Returns
+    -------
+    ndarray, shape (order + 1, t): row ``k`` is ``T_k(1 - lambda)``, so that the filter
+    ``sum_k gamma_k T_k(P)`` has spectral response ``gamma @ basis_response(lambdas)``.
+    """
+    order = _check_order(order)
+    if kind not in BASES:
+        raise ValueError(f"kind must be one of {BASES}, got {kind!r}")
+    lam = np.asarray(lambdas, dtype=np.float64).reshape(-1)
+    p = 1.0 - lam
+    out = np.empty((order + 1, lam.size))
+    out[0] = 1.0
+    for k in range(1, order + 1):
+        if kind == "power":
+            out[k] = out[k - 1] * p
+        elif kind == "laplacian":
+            out[k] = out[k - 1] * lam
+        else:
+            s = 2.0 * p - 1.0
+            out[k] = s * out[k - 1] if k == 1 else 2.0 * s * out[k - 1] - out[k - 2]
+    return out

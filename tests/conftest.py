@@ -1,0 +1,31 @@
+"""Shared fixtures."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+# CI clones the repository with shared/ beside it: <parent>/main (this repo) and <parent>/shared.
+_SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def shared_data_path() -> Path | None:
+    """``$HYPERCLUST_DATA`` if set, else ``../shared/data`` next to the repository; None when
+    neither exists."""
+    env = os.environ.get("HYPERCLUST_DATA")
+    for candidate in ([Path(env)] if env else []) + [_SHARED_DATA]:
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """Root of the benchmark collection (holding ``cora-ca/``, ``zoo/`` ...), or skip."""
+    path = shared_data_path()
+    if path is None:
+        pytest.skip(f"benchmark data not found: set $HYPERCLUST_DATA or place the collection at "
+                    f"{_SHARED_DATA}")
+    return path
