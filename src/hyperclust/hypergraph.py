@@ -619,24 +619,30 @@ class Hypergraph:
             raise ValueError("homophily needs labels; this hypergraph has none")
         y = self._labels
         lab = y >= 0
-        classes, yi = np.unique(y[lab], return_inverse=True)
-        k = classes.size
-        idx = np.flatnonzero(lab)
-        Y = sp.csr_matrix((np.ones(idx.size), (idx, yi)), shape=(self.n_nodes, max(k, 1)))
-        C = (self.incidence_t @ Y).toarray()  # m x k class counts per hyperedge
-        s = C.sum(axis=1)
+        classes, y_idx = np.unique(y[lab], return_inverse=True)
+        k = max(classes.size, 1)
+        yi = np.full(self.n_nodes, -1, dtype=np.int64)
+        yi[lab] = y_idx
+        coo = self._H.tocoo()
+        keep = yi[coo.row] >= 0
+        rows, cols = coo.row[keep], coo.col[keep].astype(np.int64)
+        # (hyperedge, class) member counts over the nonzeros only: O(nnz), no m x k array
+        key = cols * k + yi[rows]
+        uniq, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+        m = self.n_edges
+        edge_of = uniq // k
+        s = np.bincount(cols, minlength=m).astype(np.float64)
+        same_pairs = np.bincount(edge_of, weights=counts * (counts - 1) / 2, minlength=m)
+        largest = np.zeros(m)
+        np.maximum.at(largest, edge_of, counts)
         ok = s >= 2
-        same_pairs = (C * (C - 1) / 2).sum(axis=1)
         all_pairs = s * (s - 1) / 2
         pairwise = float(np.mean(same_pairs[ok] / all_pairs[ok])) if ok.any() else float("nan")
-        majority = float(np.mean(C[ok].max(axis=1) / s[ok])) if ok.any() else float("nan")
-        shares = np.bincount(yi, minlength=k) / max(idx.size, 1)
+        majority = float(np.mean(largest[ok] / s[ok])) if ok.any() else float("nan")
+        shares = np.bincount(y_idx, minlength=k) / max(y_idx.size, 1)
         rand_pair = float((shares ** 2).sum())
-        N = np.asarray(self._H @ C)  # n x k: members met per class, incl. the node itself
-        deg = self.node_degrees.astype(np.float64)
-        own = np.zeros(self.n_nodes)
-        own[idx] = N[idx, yi] - deg[idx]
-        tot = N.sum(axis=1) - deg * lab
+        own = np.bincount(rows, weights=counts[inverse.reshape(-1)] - 1.0, minlength=self.n_nodes)
+        tot = np.bincount(rows, weights=s[cols] - 1.0, minlength=self.n_nodes)
         covered = lab & (tot > 0)
         node = float(np.mean(own[covered] / tot[covered])) if covered.any() else float("nan")
         return {"pairwise": pairwise, "pairwise_random": rand_pair, "majority": majority,
