@@ -27,7 +27,7 @@ def test_propagation_matches_dense(s):
     D = dense_P(hg, s)
     X = np.random.default_rng(0).normal(size=(7, 3))
     np.testing.assert_allclose(P.matmat(X), D @ X, atol=1e-12)
-    np.testing.assert_allclose(P.matmat(sp.csr_matrix(X)), D @ X, atol=1e-12)
+    np.testing.assert_allclose(P.matmat(sp.csr_matrix(X)).toarray(), D @ X, atol=1e-12)
     np.testing.assert_allclose(P.to_sparse().toarray(), D, atol=1e-12)
     np.testing.assert_allclose(P.apply_power(X, 3), np.linalg.matrix_power(D, 3) @ X, atol=1e-12)
     ev = np.linalg.eigvalsh(D)

@@ -148,7 +148,7 @@ def test_timeout_and_crashes_are_recorded_and_the_grid_goes_on(tmp_path):
     methods = [f"{MOD}:make_sleeper", f"{MOD}:make_raiser", f"{MOD}:make_exiter",
                "no-such-method", GOOD]
     t0 = time.perf_counter()
-    run_benchmark([LAB], methods, seeds=1, out_dir=tmp_path, time_limit=3, progress=False,
+    run_benchmark([LAB], methods, seeds=1, out_dir=tmp_path, time_limit=2, progress=False,
                   report=False)
     assert time.perf_counter() - t0 < 40
     runs = _runs(tmp_path)
@@ -162,7 +162,7 @@ def test_timeout_and_crashes_are_recorded_and_the_grid_goes_on(tmp_path):
     assert runs[(LAB, GOOD, 0, "all")]["status"] == "ok"
 
     # retry re-runs only the statuses asked for
-    run_benchmark([LAB], methods, seeds=1, out_dir=tmp_path, time_limit=3, progress=False,
+    run_benchmark([LAB], methods, seeds=1, out_dir=tmp_path, time_limit=2, progress=False,
                   report=False, retry=["failed"])
     again = _runs(tmp_path)
     assert again[(LAB, methods[1], 0, "all")]["pid"] != raised["pid"]
@@ -349,3 +349,16 @@ def test_cli_runs_grid_then_rewrites_report(tmp_path, capsys):
 def test_cli_without_datasets_is_an_error(tmp_path, capsys):
     assert cli_run(_parse(["bench", "--out", str(tmp_path), "--methods", GOOD])) == 2
     assert "--datasets" in capsys.readouterr().err
+
+
+def test_seeds_after_a_timeout_are_skipped_not_rerun(tmp_path):
+    sleeper = f"{MOD}:make_sleeper"
+    t0 = time.perf_counter()
+    run_benchmark([LAB], [sleeper], seeds=3, out_dir=tmp_path, time_limit=1, progress=False,
+                  report=False)
+    assert time.perf_counter() - t0 < 15
+    runs = _runs(tmp_path)
+    assert runs[(LAB, sleeper, 0, "all")]["status"] == "timeout"
+    for s in (1, 2):
+        assert runs[(LAB, sleeper, s, "all")]["status"] == "skipped"
+        assert "seed 0" in runs[(LAB, sleeper, s, "all")]["error"]

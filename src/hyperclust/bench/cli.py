@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -56,8 +57,17 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--report-only", action="store_true",
                    help="only rewrite report.md and plots from OUT/results.json")
+    p.add_argument("--merge", nargs="+", default=None, metavar="DIR",
+                   help="with --report-only: first merge the results.json of these "
+                        "directories into OUT/results.json (later directories win)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
+
+
+def threading_is_main() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 
 def run(args) -> int:
@@ -73,6 +83,8 @@ def run(args) -> int:
     out = Path(args.out)
     if args.report_only:
         store = ResultStore(out / "results.json")
+        for d in args.merge or ():
+            store.update(ResultStore(Path(d) / "results.json").runs)
         if not store.runs:
             print(f"error: no runs in {out / 'results.json'}", file=sys.stderr)
             return 2
@@ -94,6 +106,10 @@ def run(args) -> int:
         if not methods:
             print("error: no method is registered; give --methods", file=sys.stderr)
             return 2
+    def _terminate(signum, frame):
+        raise SystemExit(128 + signum)  # unwinds through the runner, which ends its run
+
+    previous = signal.signal(signal.SIGTERM, _terminate) if threading_is_main() else None
     try:
         runs = run_benchmark(datasets, methods, args.seeds, out, data_dir=args.data_dir,
                              time_limit=args.time_limit,
@@ -105,6 +121,9 @@ def run(args) -> int:
     except (ValueError, TypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     bad = sum(r.get("status") != "ok" for r in runs)
     print(f"{len(runs)} runs in {out / 'results.json'} ({bad} not ok); report: {out / 'report.md'}")
     return 0

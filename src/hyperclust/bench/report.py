@@ -278,9 +278,12 @@ def markdown_report(runs, published=None, plot_files=(), published_note=None) ->
     L += ["Protocols: " + "; ".join(f"`{p}` = {_PROTOCOL_TEXT.get(p, p)}" for p in protocols) + ".", ""]
     if published is None:
         L += [f"Published numbers: not shown ({published_note or 'no CSV given'}).", ""]
+    def used(p):
+        return [m for m in all_methods if any(k[1] == p and k[2] == m for k in agg)]
+
     for p in protocols:
         for metric in METRICS:
-            rows = _quality_table(agg, p, metric, datasets, all_methods, published)
+            rows = _quality_table(agg, p, metric, datasets, used(p), published)
             if rows:
                 L += [f"## {metric.upper()} — protocol `{p}`", ""] + rows + [""]
     if published:
@@ -293,7 +296,7 @@ def markdown_report(runs, published=None, plot_files=(), published_note=None) ->
         L += [f"## Fit time and memory — protocol `{p}`", "",
               "Mean fit time over finished runs, mean peak RSS of the run's process (data "
               "loading included) and mean RSS growth during `fit` (sampled).", ""]
-        L += _time_table(agg, p, datasets, all_methods) + [""]
+        L += _time_table(agg, p, datasets, used(p)) + [""]
     if peers:
         rows = _peer_table(agg, datasets, ours, peers)
         if rows:

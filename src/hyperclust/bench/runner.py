@@ -24,7 +24,7 @@ from .data import canonical_protocol
 
 __all__ = ["run_benchmark", "ResultStore", "run_key", "STATUSES"]
 
-STATUSES = ("ok", "failed", "timeout", "oom", "unavailable")
+STATUSES = ("ok", "failed", "timeout", "oom", "unavailable", "skipped")
 _THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                 "NUMEXPR_NUM_THREADS")
 
@@ -60,6 +60,12 @@ class ResultStore:
 
     def add(self, rec: dict) -> None:
         self._runs[run_key(rec)] = rec
+        self.save()
+
+    def update(self, records) -> None:
+        """Add many records (later ones replace earlier records of the same run)."""
+        for rec in records:
+            self._runs[run_key(rec)] = rec
         self.save()
 
     def save(self) -> None:
@@ -121,16 +127,15 @@ _START_METHODS = ("forkserver", "subprocess")
 
 
 def _launch_forkserver(spec, tmp, log_path):
+    """The run's (not yet started) process, forked from the preloaded server."""
     import multiprocessing as mp
 
     ctx = mp.get_context("forkserver")
     ctx.set_forkserver_preload(_PRELOAD)
     from .worker import child_main
 
-    proc = ctx.Process(target=child_main, args=(spec, str(tmp / "out.json"), str(log_path)),
+    return ctx.Process(target=child_main, args=(spec, str(tmp / "out.json"), str(log_path)),
                        daemon=False)
-    proc.start()
-    return proc
 
 
 def _launch_subprocess(spec, tmp, log_path, env):
@@ -141,6 +146,16 @@ def _launch_subprocess(spec, tmp, log_path, env):
             [sys.executable, "-m", "hyperclust.bench.worker", str(spec_path), str(tmp / "out.json")],
             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
             start_new_session=True)
+
+
+def _kill_group(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        try:
+            proc.kill()
+        except (ProcessLookupError, OSError):
+            pass
 
 
 def _wait(proc, time_limit):
@@ -155,10 +170,7 @@ def _wait(proc, time_limit):
         proc.join(time_limit)
         if proc.exitcode is not None:
             return proc.exitcode, False
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        proc.kill()
+    _kill_group(proc)
     if isinstance(proc, subprocess.Popen):
         return proc.wait(), True
     proc.join()
@@ -174,7 +186,16 @@ def _run_isolated(spec: dict, time_limit, log_path: Path, env, start_method) -> 
             proc = _launch_subprocess(spec, tmp, log_path, env)
         else:
             proc = _launch_forkserver(spec, tmp, log_path)
-        rc, timed_out = _wait(proc, time_limit)
+        try:
+            if start_method != "subprocess":
+                proc.start()
+            rc, timed_out = _wait(proc, time_limit)
+        except BaseException:
+            # Interrupted (Ctrl-C, SIGTERM via the CLI): the run has its own session and
+            # would outlive us, so end it here.
+            if proc.pid is not None:
+                _kill_group(proc)
+            raise
         wall = time.perf_counter() - t0
         base = {k: spec[k] for k in ("dataset", "method", "seed", "protocol")}
         if timed_out:
@@ -199,7 +220,7 @@ def run_benchmark(datasets, methods, seeds=5, out_dir="bench-results", data_dir=
                   time_limit: float = 300.0, memory_limit: float | None = 8192,
                   protocol="all", device: str = "cpu", threads: int | None = None,
                   retry=(), unlabelled_clusters: int = 10, start_method: str = "forkserver",
-                  progress: bool = True,
+                  skip_after=("timeout", "oom", "unavailable"), progress: bool = True,
                   report: bool = True, published=None, plots: bool = True) -> list[dict]:
     """Run the grid and return every record in ``out_dir/results.json``.
 
@@ -231,6 +252,10 @@ def run_benchmark(datasets, methods, seeds=5, out_dir="bench-results", data_dir=
         Statuses whose recorded runs are run again (e.g. ``("timeout", "failed")``).
     unlabelled_clusters : int
         Number of clusters for datasets without node labels (timing only, no metrics).
+    skip_after : iterable of str
+        Once a seed of a (dataset, method, protocol) ends with one of these statuses, its
+        remaining seeds are recorded as ``skipped`` (naming the cause) instead of spending
+        the time cap again. ``()`` runs every seed.
     start_method : {"forkserver", "subprocess"}
         How each run's process starts: forked from a server that has already imported
         numpy/scipy/scikit-learn/torch (fast, the default), or a fresh interpreter.
@@ -268,15 +293,27 @@ def run_benchmark(datasets, methods, seeds=5, out_dir="bench-results", data_dir=
     todo = []
     for spec in grid:
         old = store.get(run_key(spec))
-        if old is None or old.get("status") in retry:
+        # Skipped runs are reconsidered each time: their cause may have been retried.
+        if old is None or old.get("status") in retry or old.get("status") == "skipped":
             todo.append(spec)
 
     from tqdm.auto import tqdm
 
     bar = tqdm(total=len(grid), initial=len(grid) - len(todo), disable=not progress,
                desc="bench", unit="run", dynamic_ncols=True)
+    skip_after = set(skip_after)
     try:
         for spec in todo:
+            group = (spec["dataset"], spec["method"], spec["protocol"])
+            cause = next((r for r in store.runs if r.get("status") in skip_after
+                          and r.get("status") not in retry and int(r["seed"]) != spec["seed"]
+                          and (r["dataset"], r["method"], r["protocol"]) == group), None)
+            if cause is not None:
+                store.add(dict(spec, status="skipped", metrics=None,
+                               error=f"not run: seed {cause['seed']} of this dataset, method and "
+                                     f"protocol ended with {cause['status']}"))
+                bar.update(1)
+                continue
             bar.set_postfix_str(f"{spec['dataset']}/{spec['method']}/{spec['protocol']}/s{spec['seed']}")
             full = dict(spec, data_dir=None if data_dir is None else str(data_dir),
                         memory_limit_mb=memory_limit, device=device, threads=threads,

@@ -26,7 +26,7 @@ from .base import OperatorTooLargeError, as_dense_block
 
 __all__ = ["GradedComplex", "SchurComplement", "schur_split", "SCHUR_METHODS"]
 
-SCHUR_METHODS = ("auto", "exact", "cg")
+SCHUR_METHODS = ("auto", "exact", "cg", "lifted")
 
 
 def _positive_vector(values, length, what):
@@ -103,10 +103,75 @@ class GradedComplex:
         n0 = self.sizes[0]
         return L[:n0, :n0].tocsr(), L[:n0, n0:].tocsr(), L[n0:, n0:].tocsr()
 
-    def collapsed(self, eps: float = 1e-3, **kwargs) -> "SchurComplement":
-        """The collapsed effective operator ``S_eps`` onto rank 0 (a :class:`SchurComplement`)."""
+    def collapsed(self, eps: float = 1e-3, method: str = "auto", **kwargs) -> "SchurComplement":
+        """The collapsed effective operator ``S_eps`` onto rank 0 (a :class:`SchurComplement`).
+
+        ``method="lifted"`` (the default via ``"auto"`` when the higher block is large)
+        factors the lifted sparse system (see :meth:`lifted_matrix`) instead of
+        ``C + eps I``: the products ``B^T B`` (line-graph sized fill) are never formed.
+        Other methods as in :class:`SchurComplement`.
+        """
         A, X, C = self.split()
-        return SchurComplement(A, X, C, eps=eps, **kwargs)
+        if method == "auto" and C.shape[0] > 5000:
+            method = "lifted"
+        if method == "lifted":
+            return SchurComplement(A, X, C, eps=eps, method="lifted", lifted=self, **kwargs)
+        return SchurComplement(A, X, C, eps=eps, method=method, **kwargs)
+
+    def lifted_matrix(self, shift0: float | None, eps: float) -> tuple[sp.csc_matrix, slice]:
+        """A sparse symmetric indefinite system equivalent to the shifted L*.
+
+        Every product ``beta B^T B`` or ``beta B B^T`` in L* is replaced by an auxiliary
+        variable ``p = B u`` with the block ``[[0, beta B^T], [beta B, -beta I]]``; eliminating
+        the auxiliaries gives back ``L* + diag(shift0 I, eps I, ..., eps I)``. With
+        ``shift0=None`` rank 0 is left out and the system is equivalent to ``C + eps I``.
+
+        Returns
+        -------
+        K : scipy.sparse CSC, symmetric
+        primal : slice
+            Positions of the primal variables of the first kept rank.
+        """
+        Bs, beta, gamma, K = self.boundaries, self.beta, self.gamma, self.K
+        first = 0 if shift0 is not None else 1
+        ranks = list(range(first, K + 1))
+        # primal variables
+        sizes = [self.sizes[k] for k in ranks]
+        pos = {k: i for i, k in enumerate(ranks)}
+        rows, cols, vals = [], [], []
+        offsets = list(np.cumsum([0] + sizes))
+        n_total = offsets[-1]
+
+        def add(block, r0, c0, sym=True):
+            b = sp.coo_matrix(block)
+            rows.append(b.row + r0); cols.append(b.col + c0); vals.append(b.data)
+            if sym:
+                rows.append(b.col + c0); cols.append(b.row + r0); vals.append(b.data)
+
+        for k in ranks:
+            o = offsets[pos[k]]
+            shift = (shift0 if k == 0 else eps)
+            if shift:
+                add(sp.identity(self.sizes[k]) * shift, o, o, sym=False)
+            if k + 1 <= K and k + 1 in pos:
+                add(-gamma[k] * Bs[k], o, offsets[pos[k + 1]])
+        aux = n_total
+        for k in ranks:
+            o = offsets[pos[k]]
+            if k >= 1:  # beta_k B_k^T B_k on rank k: aux p = B_k u_k (size n_{k-1})
+                b, m = beta[k - 1], self.sizes[k - 1]
+                add(b * Bs[k - 1].T, o, aux)
+                add(-b * sp.identity(m), aux, aux, sym=False)
+                aux += m
+            if k < K:  # beta_{k+1} B_{k+1} B_{k+1}^T on rank k: aux q = B_{k+1}^T u_k
+                b, m = beta[k], self.sizes[k + 1]
+                add(b * Bs[k], o, aux)
+                add(-b * sp.identity(m), aux, aux, sym=False)
+                aux += m
+        Kmat = sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                             shape=(aux, aux))
+        Kmat.sum_duplicates()
+        return Kmat, slice(0, sizes[0])
 
     # ------------------------------------------------------------------ PSD checks
     def sigma_min_plus(self, k: int, tol: float = 1e-9, dense_limit: int = 4000) -> float:
@@ -201,7 +266,7 @@ class SchurComplement(LinearOperator):
 
     def __init__(self, A, X, C, eps: float = 1e-3, method: str = "auto", tol: float = 1e-10,
                  maxiter: int | None = None, exact_max_size: int = 500_000,
-                 exact_max_nnz: int = 20_000_000):
+                 exact_max_nnz: int = 20_000_000, lifted: "GradedComplex | None" = None):
         if method not in SCHUR_METHODS:
             raise ValueError(f"method must be one of {SCHUR_METHODS}, got {method!r}")
         if not np.isfinite(eps) or eps < 0:
@@ -217,7 +282,15 @@ class SchurComplement(LinearOperator):
         self.maxiter = maxiter
         self.cg_iterations_ = []
         self._lu = None
-        if method == "auto":
+        self.lifted = lifted
+        if method == "lifted":
+            if lifted is None:
+                raise ValueError("method='lifted' needs the GradedComplex (use GradedComplex.collapsed)")
+            self.method_ = "lifted"
+            Kc, self._lifted_slice = lifted.lifted_matrix(None, self.eps)
+            self._lu = splu(Kc)
+            self._lifted_n = Kc.shape[0]
+        elif method == "auto":
             fits = sp.issparse(C) and nh <= exact_max_size and C.nnz <= exact_max_nnz
             method = "exact" if fits else "cg"
             if method == "exact":
@@ -246,6 +319,10 @@ class SchurComplement(LinearOperator):
 
     def solve_c(self, Y: np.ndarray) -> np.ndarray:
         """``(C + eps I)^-1 Y`` for a dense ``(nh, d)`` block."""
+        if self._lu is not None and self.method_ == "lifted":
+            rhs = np.zeros((self._lifted_n, Y.shape[1]))
+            rhs[:Y.shape[0]] = Y
+            return self._lu.solve(rhs)[:Y.shape[0]]
         if self._lu is not None:
             return self._lu.solve(np.asfortranarray(Y))
         out = np.empty_like(Y)
@@ -309,12 +386,14 @@ class SchurComplement(LinearOperator):
         k : int
         sigma : float, optional
             Shift (below the spectrum); default ``-1e-3`` times the mean diagonal of ``A``.
-        method : {"auto", "shift-invert", "dense", "lobpcg"}
+        method : {"auto", "shift-invert", "lifted", "dense", "lobpcg"}
             ``"shift-invert"``: one sparse LU of the whole block system, Lanczos on
             ``(S - sigma I)^-1``. ``"dense"``: dense ``S`` and ``eigh`` (n0 <= 3000).
             ``"lobpcg"``: LOBPCG on the matrix-free ``S`` preconditioned by ``(A - sigma I)^-1``
             (``S <= A``), for when no factorization fits. ``"auto"``: dense for n0 <= 500,
-            otherwise shift-invert, falling back to LOBPCG on MemoryError.
+            otherwise shift-invert, falling back to LOBPCG on MemoryError. ``"lifted"``:
+            shift-invert through the lifted system of the graded complex (no ``B^T B``
+            products); the default when the operator was built with ``method="lifted"``.
 
         Returns
         -------
@@ -332,15 +411,23 @@ class SchurComplement(LinearOperator):
             sigma = -1e-3 * max(float(np.mean(np.abs(dA))), 1e-12)
         if method == "auto":
             method = "dense" if n0 <= 500 else "shift-invert"
+            if method == "shift-invert" and self.lifted is not None and self.method_ == "lifted":
+                method = "lifted"
             if method == "shift-invert" and not (sp.issparse(self.A) and sp.issparse(self.C)):
                 method = "lobpcg"
         if method == "dense":
             vals, vecs = sla.eigh(self.to_dense(), subset_by_index=[0, k - 1])
-        elif method == "shift-invert":
+        elif method in ("shift-invert", "lifted"):
             try:
-                K = self.block_system(sigma)
-                lu = splu(K, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
-                          options={"SymmetricMode": True})
+                if method == "lifted":
+                    if self.lifted is None:
+                        raise ValueError("method='lifted' needs a SchurComplement built by GradedComplex.collapsed")
+                    K, _ = self.lifted.lifted_matrix(sigma, self.eps)
+                    lu = splu(K)
+                else:
+                    K = self.block_system(sigma)
+                    lu = splu(K, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
+                              options={"SymmetricMode": True})
             except MemoryError:
                 return self.smallest_eigenpairs(k, sigma, tol, random_state, "lobpcg")
             pad = np.zeros(K.shape[0])

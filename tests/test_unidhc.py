@@ -1,0 +1,288 @@
+"""Uni-DHC: polynomial basis, learnable filter, losses, estimator behaviour."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import torch
+
+from hyperclust.cluster.unidhc import METHODS, UniDHC, family_coefficients
+from hyperclust.hypergraph import Hypergraph
+from hyperclust.models.adaptivity import choose_family, smoothness_quotient, smoothness_zscore
+from hyperclust.models.basis import basis_response, polynomial_basis
+from hyperclust.models.losses import (decorrelation_loss, hyperedge_means, infonce_loss,
+                                      node_consistency_loss)
+from hyperclust.models.unidhc import PolynomialFilter, _edge_batch, train_unidhc
+from hyperclust.operators.propagation import PropagationOperator
+
+
+def _two_blocks(n_per=12, d=6, seed=0, hetero=False):
+    """Two planted classes; hyperedges inside a class (or across, if hetero) + features."""
+    rng = np.random.default_rng(seed)
+    n = 2 * n_per
+    y = np.repeat([0, 1], n_per)
+    edges = []
+    for _ in range(3 * n):
+        if hetero:
+            a = rng.choice(np.flatnonzero(y == 0), 1)
+            b = rng.choice(np.flatnonzero(y == 1), 2, replace=False)
+            edges.append(np.concatenate([a, b]))
+        else:
+            c = rng.integers(2)
+            edges.append(rng.choice(np.flatnonzero(y == c), 3, replace=False))
+    centres = rng.normal(size=(2, d)) * 1.5
+    X = centres[y] + rng.normal(size=(n, d))
+    return Hypergraph.from_edges(edges, n_nodes=n, features=X, labels=y)
+
+
+def _dense_P(hg, s=1.0):
+    H = hg.incidence.toarray()
+    W = np.diag(hg.weights)
+    De = np.diag(1.0 / H.sum(axis=0))
+    dv = (H * hg.weights).sum(axis=1) + s
+    Dm = np.diag(1.0 / np.sqrt(dv))
+    return Dm @ (H @ W @ De @ H.T + s * np.eye(hg.n_nodes)) @ Dm
+
+
+@pytest.fixture(scope="module")
+def hg():
+    return _two_blocks()
+
+
+# ---------------------------------------------------------------- basis and filter
+@pytest.mark.parametrize("kind", ["power", "laplacian", "chebyshev"])
+def test_basis_matches_explicit_polynomials(hg, kind):
+    P = _dense_P(hg)
+    X = hg.features
+    B = polynomial_basis(PropagationOperator(hg), X, 3, kind)
+    I = np.eye(hg.n_nodes)
+    if kind == "power":
+        T = [I, P, P @ P, P @ P @ P]
+    elif kind == "laplacian":
+        L = I - P
+        T = [I, L, L @ L, L @ L @ L]
+    else:
+        S = 2 * P - I
+        T = [I, S, 2 * S @ S - I, 4 * S @ S @ S - 3 * S]
+    for k in range(4):
+        np.testing.assert_allclose(B[k], T[k] @ X, atol=1e-10)
+
+
+def test_basis_accepts_sparse_input(hg):
+    op = PropagationOperator(hg)
+    dense = polynomial_basis(op, hg.features, 2)
+    np.testing.assert_allclose(polynomial_basis(op, sp.csr_matrix(hg.features), 2), dense)
+
+
+def test_filter_equals_explicit_polynomial(hg):
+    P = _dense_P(hg)
+    X = hg.features
+    gamma = np.array([0.5, -1.25, 0.75])
+    B = polynomial_basis(PropagationOperator(hg), X, 2)
+    out = PolynomialFilter(gamma)(torch.as_tensor(B, dtype=torch.float32)).detach().numpy()
+    expected = (0.5 * np.eye(hg.n_nodes) - 1.25 * P + 0.75 * P @ P) @ X
+    np.testing.assert_allclose(out, expected, atol=1e-4)
+
+
+@pytest.mark.parametrize("kind", ["power", "laplacian", "chebyshev"])
+def test_spectral_response_is_the_filter_on_eigenvectors(hg, kind):
+    P = _dense_P(hg)
+    lam_P, V = np.linalg.eigh(P)
+    gamma = np.array([0.3, -0.7, 1.1, 0.2])
+    B = polynomial_basis(PropagationOperator(hg), V, 3, kind)
+    filtered = np.tensordot(gamma, B, axes=1)  # g(P) V = V diag(g(lambda))
+    g = gamma @ basis_response(1.0 - lam_P, 3, kind)
+    np.testing.assert_allclose(filtered, V * g, atol=1e-8)
+
+
+def test_family_coefficients_same_filter_in_every_basis():
+    lam = np.linspace(0, 1, 17)
+    for fam in ["low-pass", "high-pass", "identity", "uniform"]:
+        ref = family_coefficients(fam, 4, "power") @ basis_response(lam, 4, "power")
+        for kind in ["laplacian", "chebyshev"]:
+            got = family_coefficients(fam, 4, kind) @ basis_response(lam, 4, kind)
+            np.testing.assert_allclose(got, ref, atol=1e-10)
+    np.testing.assert_allclose(family_coefficients("high-pass", 3) @ basis_response(lam, 3), lam)
+
+
+def test_gradients_reach_gamma_and_gamma_can_turn_negative(hg):
+    B = torch.as_tensor(polynomial_basis(PropagationOperator(hg), hg.features, 2),
+                        dtype=torch.float32)
+    target = B[0] - B[1]  # the high-pass filter (I - P) X
+    filt = PolynomialFilter([1 / 3, 1 / 3, 1 / 3])
+    opt = torch.optim.Adam(filt.parameters(), lr=0.05)
+    first = (filt(B) - target).pow(2).mean().item()
+    for _ in range(300):
+        loss = (filt(B) - target).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        assert filt.gamma.grad is not None and torch.any(filt.gamma.grad != 0)
+        opt.step()
+    assert filt.gamma[1].item() < -0.1
+    assert (filt(B) - target).pow(2).mean().item() < 0.1 * first
+
+
+# ---------------------------------------------------------------- losses
+def test_node_consistency_matches_dense_formula():
+    g = torch.Generator().manual_seed(0)
+    z1, z2 = torch.randn(7, 4, generator=g), torch.randn(7, 4, generator=g)
+    a = z1.numpy() / np.linalg.norm(z1.numpy(), axis=1, keepdims=True)
+    b = z2.numpy() / np.linalg.norm(z2.numpy(), axis=1, keepdims=True)
+    S = a @ b.T
+    off = ~np.eye(7, dtype=bool)
+    expected = np.mean((1 - np.diag(S)) ** 2) + 0.3 * np.mean(S[off] ** 2)
+    assert node_consistency_loss(z1, z2, off_weight=0.3).item() == pytest.approx(expected, rel=1e-5)
+    same = node_consistency_loss(z1, z1, off_weight=0.0).item()
+    assert same == pytest.approx(0.0, abs=1e-6)
+
+
+def test_infonce_matches_dense_formula():
+    g = torch.Generator().manual_seed(1)
+    z1, z2 = torch.randn(6, 3, generator=g), torch.randn(6, 3, generator=g)
+    a = z1.numpy() / np.linalg.norm(z1.numpy(), axis=1, keepdims=True)
+    b = z2.numpy() / np.linalg.norm(z2.numpy(), axis=1, keepdims=True)
+    S = a @ b.T / 0.5
+
+    def ce(M):
+        M = M - M.max(axis=1, keepdims=True)
+        return np.mean(np.log(np.exp(M).sum(axis=1)) - np.diag(M))
+
+    expected = 0.5 * (ce(S) + ce(S.T))
+    assert infonce_loss(z1, z2, 0.5).item() == pytest.approx(expected, rel=1e-5)
+
+
+def test_decorrelation_matches_dense_formula():
+    g = torch.Generator().manual_seed(2)
+    h1, h2 = torch.randn(9, 4, generator=g), torch.randn(9, 4, generator=g)
+    a, b = h1.numpy().astype(np.float64), h2.numpy().astype(np.float64)
+    a = (a - a.mean(0)) / a.std(0)
+    b = (b - b.mean(0)) / b.std(0)
+    C = a.T @ b / 9
+    off = ~np.eye(4, dtype=bool)
+    expected = (np.sum((1 - np.diag(C)) ** 2) + 0.5 * np.sum(C[off] ** 2)) / 4
+    got = decorrelation_loss(h1, h2, off_weight=0.5).item()
+    assert got == pytest.approx(expected, rel=1e-4)
+    # identical, decorrelated views cost (almost) nothing
+    q = torch.as_tensor(np.linalg.qr(np.random.default_rng(0).normal(size=(40, 4)))[0] * np.sqrt(40))
+    q = q - q.mean(0)
+    assert decorrelation_loss(q, q).item() < 0.05
+
+
+def test_hyperedge_means_match_dense(hg):
+    Ht = hg.incidence_t
+    edges = np.array([0, 3, 5])
+    members, M = _edge_batch(Ht, edges)
+    z = torch.randn(hg.n_nodes, 3, generator=torch.Generator().manual_seed(3))
+    got = hyperedge_means(M, z[torch.as_tensor(members)]).numpy()
+    for r, e in enumerate(edges):
+        idx = Ht[e].indices
+        np.testing.assert_allclose(got[r], z.numpy()[idx].mean(axis=0), rtol=1e-5)
+
+
+# ---------------------------------------------------------------- adaptivity
+def test_smoothness_quotient_dense_reference(hg):
+    X = hg.features
+    Xc = X - X.mean(0)
+    L = np.eye(hg.n_nodes) - _dense_P(hg)
+    expected = np.trace(Xc.T @ L @ Xc) / np.trace(Xc.T @ Xc)
+    assert smoothness_quotient(PropagationOperator(hg), X) == pytest.approx(expected)
+
+
+def test_zscore_sign_follows_homophily():
+    homo, hetero = _two_blocks(20, seed=1), _two_blocks(20, seed=1, hetero=True)
+    z_homo = smoothness_zscore(PropagationOperator(homo), homo.features, random_state=0)
+    z_het = smoothness_zscore(PropagationOperator(hetero), hetero.features, random_state=0)
+    assert z_homo < -2 < 2 < z_het
+    assert choose_family(z_homo) == "low-pass" and choose_family(z_het) == "high-pass"
+    assert choose_family(0.5) == "identity"
+
+
+# ---------------------------------------------------------------- training and estimator
+def test_training_moves_gamma_and_records_history(hg):
+    B = polynomial_basis(PropagationOperator(hg), hg.features, 2)
+    net, hist = train_unidhc(B, hg.incidence, [1.0, 0.0, 0.0], epochs=3, batch_size=8,
+                             edge_batch_size=8, gamma_reg=0.0, hidden_dim=8, out_dim=4)
+    assert len(hist) == 3 and all(np.isfinite(h["total"]) for h in hist)
+    assert not np.allclose(net.filter.gamma.detach().numpy(), [1.0, 0.0, 0.0])
+
+
+def _small(**kw):
+    params = dict(epochs=3, hidden_dim=16, out_dim=8, batch_size=16, edge_batch_size=16,
+                  n_init=3)
+    params.update(kw)
+    return UniDHC(2, **params)
+
+
+def test_fit_attributes_and_planted_clusters(hg):
+    m = _small(random_state=0).fit(hg)
+    n = hg.n_nodes
+    assert m.labels_.shape == (n,) and m.embedding_.shape == (n, 6 + 8)
+    assert m.coefficients_.shape == (5,) and len(m.loss_history_) == 3
+    assert m.input_kind_ == "features" and m.filter_family_ == "low-pass"
+    assert m.smoothness_z_ < 0
+    from hyperclust.metrics import acc
+
+    assert acc(hg.labels, m.labels_) >= 0.9
+    lam = np.linspace(0, 1, 5)
+    np.testing.assert_allclose(m.spectral_response(lam),
+                               m.coefficients_ @ basis_response(lam, 4, "power"))
+
+
+def test_same_seed_same_labels(hg):
+    a = _small(random_state=3).fit(hg)
+    b = _small(random_state=3).fit(hg)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    np.testing.assert_array_equal(a.coefficients_, b.coefficients_)
+
+
+def test_invariant_to_node_relabelling(hg):
+    perm = np.random.default_rng(0).permutation(hg.n_nodes)
+    inv = np.argsort(perm)
+    edges = [inv[e] for e in hg.edges()]
+    hg2 = Hypergraph.from_edges(edges, n_nodes=hg.n_nodes, features=hg.features[perm],
+                                labels=hg.labels[perm])
+    from hyperclust.metrics import ari
+
+    a = _small(random_state=0, gamma_init="low-pass", epochs=0).fit(hg).labels_
+    b = _small(random_state=0, gamma_init="low-pass", epochs=0).fit(hg2).labels_
+    assert ari(a[perm], b) == pytest.approx(1.0)
+
+
+def test_heterophilic_input_gets_high_pass_init():
+    het = _two_blocks(20, seed=2, hetero=True)
+    m = _small(random_state=0, epochs=1).fit(het)
+    assert m.filter_family_ == "high-pass"
+    assert m.initial_coefficients_[1] < 0
+
+
+def test_structural_input_without_features(hg):
+    bare = hg.replace(features=None)
+    m = _small(random_state=0, n_structural=4, epochs=1).fit(bare)
+    assert m.input_kind_ == "structural" and m.labels_.shape == (hg.n_nodes,)
+
+
+@pytest.mark.parametrize("params, err", [
+    ({"order": -1}, ValueError), ({"basis": "fourier"}, ValueError),
+    ({"gamma_init": [1.0, 2.0]}, ValueError), ({"gamma_init": "band"}, ValueError),
+    ({"dropout": 1.0}, ValueError), ({"lr": -1.0}, ValueError),
+    ({"embedding": "both"}, ValueError), ({"consistency": "mse"}, ValueError),
+])
+def test_bad_params_raise(hg, params, err):
+    with pytest.raises(err):
+        UniDHC(2, **params).fit(hg)
+
+
+def test_bad_inputs_raise(hg):
+    with pytest.raises(ValueError, match="exceeds"):
+        UniDHC(hg.n_nodes + 1).fit(hg)
+    with pytest.raises(TypeError):
+        UniDHC(2).fit(hg.incidence)
+    with pytest.raises(AttributeError):
+        UniDHC(2).spectral_response([0.5])
+
+
+def test_registry_entries(hg):
+    assert "unidhc" in METHODS
+    est = METHODS["unidhc"][0](2, 0, "cpu")
+    assert isinstance(est, UniDHC) and est.n_clusters == 2 and est.device == "cpu"
