@@ -289,6 +289,9 @@ def test_report_marks_best_and_quotes_published_by_protocol(tmp_path):
     prow = next(line for line in peers.splitlines() if "| lcc |" in line)
     assert "`ours-b`" in prow and "| 4.00 |" in prow  # time ratio 8 s / 2 s
     assert "Trouble \\| with a pipe" in text  # failure listed, table-safe
+    head = text.split("## Headline — protocol `all`")[1].split("\n## ")[0]
+    hrow = next(line for line in head.splitlines() if line.startswith("| cora-ca"))
+    assert "`ours-b`" in hrow and "0.651 (AHCKA [1])" in hrow and "not run" in hrow
 
 
 def test_report_without_published_says_why(tmp_path):

@@ -218,3 +218,24 @@ def test_signed_b1_with_membership_b2_depends_on_numbering():
         return GradedComplex([B1, B2], beta=(1.0, 1.0), gamma=(0.4, 0.2)).collapsed(eps=0.1).to_dense()
     S, S2 = S_of(hg), S_of(_relabel(hg, perm))
     assert _rel(S2, S[np.ix_(perm, perm)]) > 1e-4  # the pitfall: not invariant
+
+
+def test_vertex_space_coboundary_equals_generic():
+    from hyperclust.operators.collapsed import CoboundaryCollapsed
+    hg = _hypergraph(seed=12)
+    for eps in (0.1, 1e-3):
+        ref = coboundary_complex(hg, beta=(1.2, 0.8), gamma=(0.5, 0.4)).collapsed(eps=eps, method="exact").to_dense()
+        S = CoboundaryCollapsed(hg, beta=(1.2, 0.8), gamma=(0.5, 0.4), eps=eps)
+        assert _rel(S.to_dense(), ref) < 1e-8
+        vals, vecs = S.smallest_eigenpairs(5)
+        assert np.allclose(vals, np.linalg.eigvalsh(ref)[:5], atol=1e-8)
+
+
+def test_lifted_system_equals_block_system():
+    B1, B2 = _random_complex(seed=1)
+    cx = GradedComplex([B1, B2], beta=(1.3, 0.7), gamma=(0.2, 0.1))
+    S_ref, _ = _dense_schur(cx, 0.1)
+    S = cx.collapsed(eps=0.1, method="lifted")
+    assert _rel(S.to_dense(), S_ref) < 1e-10
+    vals, _ = S.smallest_eigenpairs(4, method="lifted")
+    assert np.allclose(vals, np.linalg.eigvalsh(S_ref)[:4], atol=1e-8)

@@ -241,7 +241,7 @@ def structural_features(hypergraph: Hypergraph, n_components: int = 32, random_s
     ``D_tau^-1/2 (H W De^-1 H^T + tau/n 1 1^T) D_tau^-1/2`` with ``tau`` = mean weighted
     degree, sign-fixed and scaled by ``sqrt(n)``. The regularization keeps isolated nodes and
     many small components from filling the spectrum with component indicators; isolated
-    nodes get identical rows. When ``n_components >= n`` the missing columns are zeros.
+    nodes get identical entries in every column outside the degenerate zero eigenspace. When ``n_components >= n`` the missing columns are zeros.
 
     Parameters
     ----------

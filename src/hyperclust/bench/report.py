@@ -221,6 +221,45 @@ def _peer_table(agg, datasets, ours, peers) -> list[str]:
     return rows if len(rows) > 2 else []
 
 
+def _headline(agg, protocol, datasets, ours, published, focus="unidhc") -> list[str]:
+    """Per dataset: our best method by mean ACC, ``focus`` (Uni-DHC), best peer, and the
+    best published ACC/NMI under the same protocol."""
+    peers = sorted({k[2] for k in agg if is_peer(k[2]) and k[1] == protocol})
+    head = ["dataset", "nodes", "our best (ACC)", "ACC", "NMI", f"`{focus}` ACC",
+            f"`{focus}` NMI", "best peer ACC", "published ACC", "published NMI"]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    sources = _sources(published or [])
+    for d in datasets:
+        mine = [(m, agg[(d, protocol, m)]) for m in ours if (d, protocol, m) in agg]
+        mine = [(m, s) for m, s in mine if s["acc"] is not None]
+        if not mine:
+            continue
+        m, s = max(mine, key=lambda t: t[1]["acc"])
+        f = agg.get((d, protocol, focus))
+        pe = [(p, agg[(d, protocol, p)]) for p in peers if (d, protocol, p) in agg
+              and agg[(d, protocol, p)]["acc"] is not None]
+        pb = max(pe, key=lambda t: t[1]["acc"]) if pe else None
+
+        def best_pub(col):
+            vals = [(float(p[col]), p) for p in published or []
+                    if p["dataset"] == d and _published_protocol(p["protocol"]) == protocol
+                    and p.get(col)]
+            if not vals:
+                return ""
+            v, p = max(vals, key=lambda t: t[0])
+            return f"{v:.3f} ({p['method']} [{sources[_source_key(p)]}])"
+
+        rows.append("| " + " | ".join([
+            d, str(s["n_nodes"]), f"`{m}`", _fmt(s["acc"], s["acc_std"]),
+            _fmt(s["nmi"], s["nmi_std"]),
+            _fmt(f["acc"], f["acc_std"]) if f and f["acc"] is not None else
+            (f"*{_status_text(f)}*" if f else "not run"),
+            _fmt(f["nmi"], f["nmi_std"]) if f and f["nmi"] is not None else "",
+            f"{pb[1]['acc']:.3f} (`{pb[0]}`)" if pb else "",
+            best_pub("acc"), best_pub("nmi")]) + " |")
+    return rows if len(rows) > 2 else []
+
+
 def _failure_table(runs) -> list[str]:
     groups = defaultdict(list)
     for r in runs:
@@ -278,6 +317,14 @@ def markdown_report(runs, published=None, plot_files=(), published_note=None) ->
     L += ["Protocols: " + "; ".join(f"`{p}` = {_PROTOCOL_TEXT.get(p, p)}" for p in protocols) + ".", ""]
     if published is None:
         L += [f"Published numbers: not shown ({published_note or 'no CSV given'}).", ""]
+    for p in protocols:
+        rows = _headline(agg, p, datasets, ours, published)
+        if rows:
+            L += [f"## Headline — protocol `{p}`", "",
+                  "Our best method per dataset (by mean ACC over seeds), Uni-DHC, the best "
+                  "peer on the same nodes and the best published number under this protocol "
+                  "(see the footnotes below the detailed tables).", ""] + rows + [""]
+
     def used(p):
         return [m for m in all_methods if any(k[1] == p and k[2] == m for k in agg)]
 

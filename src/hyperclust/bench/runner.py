@@ -71,8 +71,10 @@ class ResultStore:
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".json.tmp")
+        # One compact record per line: small files and readable diffs.
+        lines = [json.dumps(r, separators=(",", ":"), default=repr) for r in self.runs]
         with open(tmp, "w") as fh:
-            json.dump({"version": 1, "runs": self.runs}, fh, indent=1, default=repr)
+            fh.write('{"version": 1, "runs": [\n' + ",\n".join(lines) + "\n]}\n")
         os.replace(tmp, self.path)
 
 

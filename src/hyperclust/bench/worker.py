@@ -75,7 +75,8 @@ def _learned_filter(est) -> dict:
 
             lam = np.asarray(RESPONSE_LAMBDAS)
             out["filter_lambdas"] = RESPONSE_LAMBDAS
-            out["filter_response"] = [float(v) for v in np.asarray(est.spectral_response(lam)).ravel()]
+            out["filter_response"] = [round(float(v), 6)
+                                      for v in np.asarray(est.spectral_response(lam)).ravel()]
         except Exception as exc:  # the response is a by-product: never fail the run for it
             out["filter_error"] = f"{type(exc).__name__}: {exc}"
     if hasattr(est, "coefficients_"):

@@ -66,7 +66,8 @@ class SpectralHypergraphClustering(HypergraphClusterer):
         (``M = H diag(w^2 / (w|e| + eps)) H^T``, ``d = Dv``).
     assign : {"kmeans", "cpqr"}
     regularization : "auto", float or None, default "auto"
-        ``tau``: "auto" = mean degree (Qin & Rohe 2013); ``None`` or ``0`` disables it. Without
+        ``tau``: "auto" = mean degree (Qin & Rohe 2013) when the hypergraph has more connected
+        components than clusters, else 0; ``None`` or ``0`` disables it. Without
         it, hypergraphs with more connected components than clusters (isolated nodes, small
         components) give component indicators as leading eigenvectors.
     eps : float, default 1.0
@@ -131,9 +132,13 @@ class SpectralHypergraphClustering(HypergraphClusterer):
         seed = self._rng_seed(self.random_state)
         M, d, n = _affinity(hg, self.operator, float(self.eps))
         reg = self.regularization
-        tau = float(d.mean()) if reg == "auto" else float(reg or 0.0)
-        if reg == "auto" and tau <= 0:
-            tau = 1.0
+        if reg == "auto":
+            # Regularize only when the spectrum would be flooded by component indicators: on
+            # connected inputs it measurably hurts (contact-high-school NMI 0.99 -> 0.88).
+            n_comp = hg.connected_components()[0]
+            tau = (float(d.mean()) if d.mean() > 0 else 1.0) if n_comp > k else 0.0
+        else:
+            tau = float(reg or 0.0)
         vals, V = regularized_embedding(M, d, dim, tau=tau, random_state=seed, tol=self.tol)
         V = V[:n]
         if self.row_normalize:

@@ -26,14 +26,16 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator, splu
 
 from ..hypergraph import Hypergraph
-from .base import FactoredOperator, check_sparse_budget, clique_nnz_estimate, safe_inverse
+from .base import (FactoredOperator, as_dense_block, check_sparse_budget, clique_nnz_estimate,
+                   safe_inverse)
 from .expansions import clique_adjacency
 from .graded import GradedComplex, SchurComplement
 from .laplacians import GramOperator
 
-__all__ = ["StarCollapsedOperator", "star_collapsed", "star_complex", "clique_incidence",
+__all__ = ["CoboundaryCollapsed", "StarCollapsedOperator", "star_collapsed", "star_complex", "clique_incidence",
            "membership_incidence", "coboundary_complex"]
 
 
@@ -173,3 +175,116 @@ def coboundary_complex(hypergraph: Hypergraph, beta=(1.0, 1.0), gamma=(0.5, 0.5)
     B2 = sp.csr_matrix(B1.T @ R)
     B2.eliminate_zeros()
     return GradedComplex([B1, B2], beta=beta, gamma=gamma)
+
+
+class CoboundaryCollapsed(LinearOperator):
+    """S_eps of :func:`coboundary_complex` computed in vertex space (never edge-sized).
+
+    With ``L_0 = B_1 B_1^T`` (the clique Laplacian) and ``R = H W^1/2``, eliminating the
+    edge and hyperedge ranks gives (push-through identity)
+    ``S_eps = beta_1 L_0 - gamma_0^2 (L_0 N + eps I)^-1 L_0`` with
+    ``N = beta_1 I + R (beta_2 I - gamma_1^2 (beta_2 R^T L_0 R + eps I)^-1) R^T``.
+    So S_eps depends on the hypergraph only through ``L_0`` and ``R R^T = H W H^T``: it is
+    orientation-free by construction. Both the application and the shift-invert solves use
+    one sparse LU of a system in vertex- and hyperedge-sized unknowns
+    ``(u, y, x = N y, a = R s, r = R^T y, s)``.
+
+    Parameters
+    ----------
+    hypergraph : Hypergraph
+    beta, gamma : (float, float)
+    eps : float, > 0
+    weighting : {"normalized", "unit"}
+        Clique edge weights of ``L_0`` (see :func:`clique_adjacency`).
+    """
+
+    def __init__(self, hypergraph: Hypergraph, beta=(1.0, 1.0), gamma=(0.5, 0.5), eps: float = 1e-2,
+                 weighting: str = "normalized", max_nnz=None, memory_budget=None):
+        _check_hg(hypergraph)
+        if not np.isfinite(eps) or eps <= 0:
+            raise ValueError(f"eps must be positive, got {eps!r}")
+        n = hypergraph.n_nodes
+        super().__init__(dtype=np.float64, shape=(n, n))
+        self.b1, self.b2 = map(float, beta)
+        self.g0, self.g1 = map(float, gamma)
+        self.eps = float(eps)
+        check_sparse_budget(clique_nnz_estimate(hypergraph), "clique Laplacian", max_nnz, memory_budget)
+        A, d = clique_adjacency(hypergraph, weighting)
+        self.L0 = sp.csr_matrix(sp.diags(d) - A._build_sparse())
+        self.L0.eliminate_zeros()
+        self.R = sp.csr_matrix(hypergraph.incidence @ sp.diags(np.sqrt(hypergraph.weights)))
+        self._sub_lu = splu(self._system(None))
+
+    def _system(self, sigma):
+        """Sparse system; with ``sigma`` the full one (unknowns u, y, x, a, r, s), else the
+        one without ``u`` (for applying S)."""
+        n, m = self.R.shape
+        I_n, I_m = sp.identity(n, format="csr"), sp.identity(m, format="csr")
+        L0, R, Rt = self.L0, self.R, sp.csr_matrix(self.R.T)
+        b1, b2, g0, g1, eps = self.b1, self.b2, self.g0, self.g1, self.eps
+        rows = [  # unknowns:  y            x     a                 r          s
+            [eps * I_n,       L0,   None,             None,      None],          # row y
+            [-b1 * I_n,       I_n,  None,             -b2 * R,   g1 ** 2 * R],   # row x
+            [None,            None, I_n,              None,      -R],            # row a
+            [-Rt,             None, None,             I_m,       None],          # row r
+            [None,            None, b2 * (Rt @ L0),   -I_m,      eps * I_m],     # row s
+        ]
+        if sigma is None:
+            return sp.bmat(rows, format="csc")
+        u_col = [-L0, None, None, None, None]
+        full = [[b1 * L0 - sigma * I_n, -g0 ** 2 * I_n, None, None, None, None]]
+        full += [[u_col[i]] + rows[i] for i in range(5)]
+        return sp.bmat(full, format="csc")
+
+    def _matmat(self, U):
+        U, _ = as_dense_block(U)
+        n = self.shape[0]
+        rhs = np.zeros((self._sub_lu.shape[0], U.shape[1]))
+        LU = self.L0 @ U
+        rhs[:n] = LU
+        Y = self._sub_lu.solve(rhs)[:n]
+        return self.b1 * LU - self.g0 ** 2 * Y
+
+    def _matvec(self, u):
+        return self._matmat(np.asarray(u, dtype=np.float64).reshape(-1, 1)).ravel()
+
+    def _rmatvec(self, u):
+        return self._matvec(u)
+
+    def _adjoint(self):
+        return self
+
+    def to_dense(self) -> np.ndarray:
+        """Dense S_eps (small n only)."""
+        S = self._matmat(np.eye(self.shape[0]))
+        return 0.5 * (S + S.T)
+
+    def smallest_eigenpairs(self, k: int = 10, sigma: float | None = None, tol: float = 1e-10,
+                            random_state=0, method: str = "shift-invert"):
+        """The ``k`` smallest eigenpairs by shift-invert on the vertex-space system.
+
+        Returns
+        -------
+        values : ndarray (k,), ascending; vectors : ndarray (n, k), sign-fixed
+        """
+        from scipy.sparse.linalg import eigsh
+
+        from ..spectral import fix_signs
+        n = self.shape[0]
+        if k >= n:
+            raise ValueError(f"k={k} must be smaller than the number of vertices ({n})")
+        if sigma is None:
+            sigma = -1e-3 * max(float(np.abs(self.L0.diagonal()).mean()) * self.b1, 1e-12)
+        lu = splu(self._system(sigma))
+        pad = np.zeros(lu.shape[0])
+
+        def opinv(v):
+            pad[:] = 0.0
+            pad[:n] = v
+            return lu.solve(pad)[:n]
+        # (S - sigma)^-1 is symmetric; the LU solve of the unsymmetric system is exact up to rounding
+        OP = LinearOperator((n, n), matvec=opinv, dtype=np.float64)
+        mu, V = eigsh(OP, k=k, which="LA", tol=tol, v0=np.random.default_rng(random_state).standard_normal(n))
+        vals = sigma + 1.0 / mu
+        order = np.argsort(vals)
+        return vals[order], fix_signs(V[:, order])

@@ -422,7 +422,7 @@ class SchurComplement(LinearOperator):
                 if method == "lifted":
                     if self.lifted is None:
                         raise ValueError("method='lifted' needs a SchurComplement built by GradedComplex.collapsed")
-                    K, _ = self.lifted.lifted_matrix(sigma, self.eps)
+                    K, _ = self.lifted.lifted_matrix(-sigma, self.eps)
                     lu = splu(K)
                 else:
                     K = self.block_system(sigma)
