@@ -94,3 +94,12 @@ def test_registry_lists_baselines():
     assert {"kmeans", "hgnn"} <= set(methods)
     est = make_estimator("hgnn", 3, random_state=4)
     assert isinstance(est, HGNNSmoothingKMeans) and est.random_state == 4
+
+
+def test_random_walk_adjoint_matches_dense_transpose():
+    hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]], weights=[1.0, 3.0])
+    P = PropagationOperator(hg, kind="rw")
+    D = P.to_sparse().toarray()
+    X = np.random.default_rng(1).normal(size=(4, 2))
+    np.testing.assert_allclose(P.H.matmat(X), D.T @ X, atol=1e-12)
+    np.testing.assert_allclose(P.rmatvec(X[:, 0]), D.T @ X[:, 0], atol=1e-12)

@@ -87,10 +87,14 @@ class PropagationOperator(LinearOperator):
         y = self._H @ (self._edge_scale * (self._Ht @ x)) + self.self_loops * x
         return y
 
+    def _rmatmat(self, X):
+        X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+        return np.column_stack([self._rmatvec(col) for col in X.T]) if X.ndim == 2 else self._rmatvec(X)
+
     def _adjoint(self):
         if self.kind == "sym":
             return self
-        return super()._adjoint()
+        return _RandomWalkAdjoint(self)
 
     def to_sparse(self) -> sp.csr_matrix:
         """Explicit sparse P (O(sum of squared hyperedge sizes) memory: small inputs only)."""
@@ -106,6 +110,20 @@ class PropagationOperator(LinearOperator):
         if sp.issparse(Y):
             Y = Y.toarray()
         return np.asarray(Y, dtype=np.float64)
+
+
+class _RandomWalkAdjoint(LinearOperator):
+    """``P^T`` of a random-walk propagation operator (``H W De^-1 H^T Dv^-1``)."""
+
+    def __init__(self, op: PropagationOperator):
+        super().__init__(dtype=np.float64, shape=op.shape)
+        self._op = op
+
+    def _matvec(self, x):
+        return self._op._rmatvec(x)
+
+    def _adjoint(self):
+        return self._op
 
 
 def propagation_operator(hypergraph: Hypergraph, self_loops: float = 1.0,
