@@ -13,7 +13,8 @@ from sklearn.preprocessing import normalize
 from ..operators.propagation import PropagationOperator
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 
-__all__ = ["KMeansFeatures", "HGNNSmoothingKMeans", "kmeans_labels", "node_input", "METHODS"]
+__all__ = ["KMeansFeatures", "HGNNSmoothingKMeans", "kmeans_labels", "node_input", "reduce_features",
+           "METHODS"]
 
 
 def kmeans_labels(embedding: np.ndarray, n_clusters: int, n_init: int, random_state: int):
@@ -22,7 +23,7 @@ def kmeans_labels(embedding: np.ndarray, n_clusters: int, n_init: int, random_st
     return km.fit_predict(embedding)
 
 
-def _reduce(X, n_components, random_state):
+def reduce_features(X, n_components, random_state):
     """Optionally project features to ``n_components`` dimensions with a seeded truncated SVD.
 
     ``n_components="auto"`` projects only when there are more than 256 features.
@@ -102,7 +103,7 @@ class KMeansFeatures(HypergraphClusterer):
             raise ValueError("KMeansFeatures needs node features, and this hypergraph has none; "
                              "use 'hgnn' (structural input) or a spectral method")
         seed = self._rng_seed(self.random_state)
-        Z = _reduce(hg.features, self.n_components, seed)
+        Z = reduce_features(hg.features, self.n_components, seed)
         if self.normalize_rows:
             Z = normalize(Z)
         Z = Z.toarray() if sp.issparse(Z) else np.asarray(Z)
@@ -157,7 +158,7 @@ class HGNNSmoothingKMeans(HypergraphClusterer):
             raise ValueError(f"n_hops must be a non-negative integer, got {self.n_hops!r}")
         seed = self._rng_seed(self.random_state)
         X, self.input_kind_ = node_input(hg, self.input, seed)
-        X = _reduce(X, self.n_components, seed)
+        X = reduce_features(X, self.n_components, seed)
         P = PropagationOperator(hg, self_loops=self.self_loops)
         Z = P.apply_power(X, self.n_hops)
         if self.normalize_rows:

@@ -209,10 +209,10 @@ class UniDHC(HypergraphClusterer):
 
     # ------------------------------------------------------------------ fitting
     def _prepare_input(self, hg, seed):
-        from .baselines import _reduce, node_input
+        from .baselines import reduce_features, node_input
 
         X, kind = node_input(hg, self.input, seed, n_components_structural=self.n_structural)
-        X = _reduce(X, self.n_components, seed)
+        X = reduce_features(X, self.n_components, seed)
         X = X.toarray() if hasattr(X, "toarray") else np.asarray(X, dtype=np.float64)
         scale = np.sqrt(np.mean(np.sum(X * X, axis=1)))
         return (X / scale if scale > 0 else X), kind
