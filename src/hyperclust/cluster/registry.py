@@ -18,30 +18,25 @@ _PROVIDERS = (
 )
 
 
-def available_methods() -> dict:
-    """``{name: description}`` for every registered method, in provider order."""
-    out = {}
+def _providers():
+    """Yield each importable provider module (a missing optional provider is skipped)."""
     for mod_name in _PROVIDERS:
         try:
-            mod = importlib.import_module(mod_name)
+            yield importlib.import_module(mod_name)
         except ModuleNotFoundError as exc:
-            if exc.name == mod_name:
-                continue
-            raise
-        for name, (_, desc) in getattr(mod, "METHODS", {}).items():
-            out[name] = desc
-    return out
+            if exc.name != mod_name:
+                raise
+
+
+def available_methods() -> dict:
+    """``{name: description}`` for every registered method, in provider order."""
+    return {name: desc for mod in _providers()
+            for name, (_, desc) in getattr(mod, "METHODS", {}).items()}
 
 
 def make_estimator(name: str, n_clusters: int, random_state=0, device: str = "cpu"):
     """Instantiate the estimator registered as ``name``."""
-    for mod_name in _PROVIDERS:
-        try:
-            mod = importlib.import_module(mod_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == mod_name:
-                continue
-            raise
+    for mod in _providers():
         methods = getattr(mod, "METHODS", {})
         if name in methods:
             return methods[name][0](n_clusters, random_state, device)
