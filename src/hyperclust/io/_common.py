@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 from pathlib import Path
 
 import numpy as np
@@ -81,12 +82,24 @@ def parse_int_lines(path, *, skip_blank: bool = False, comment: str | None = Non
         lines = list(itertools.compress(lines, keep))
         line_no = line_no[np.asarray(keep, dtype=bool)] if keep else line_no
     tokens = [ln.replace(",", " ").split() for ln in lines]
+    values, sizes = tokens_to_ints(tokens, line_no, path, what)
+    return values, sizes, line_no
+
+
+def tokens_to_ints(tokens, line_no, path, what: str):
+    """Flatten per-line string tokens into int64 values and per-line counts.
+
+    Raises
+    ------
+    DataFormatError
+        Naming the file, the line and the first token that is not an integer.
+    """
     sizes = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
     flat = list(itertools.chain.from_iterable(tokens))
     try:
         values = np.array(flat, dtype=np.int64) if flat else np.zeros(0, np.int64)
     except (ValueError, OverflowError):
-        for ln_no, toks in zip(line_no, tokens):
+        for ln_no, toks in zip(line_no, tokens):  # error path only: locate the bad token
             for tok in toks:
                 try:
                     int(tok)
@@ -94,7 +107,18 @@ def parse_int_lines(path, *, skip_blank: bool = False, comment: str | None = Non
                     raise DataFormatError(f"{what} {tok!r} is not an integer", path,
                                           int(ln_no)) from None
         raise DataFormatError(f"{what}s out of the int64 range", path) from None
-    return values, sizes, line_no
+    return values, sizes
+
+
+def read_json(path):
+    """Parse a JSON file; a missing file or invalid JSON raises :class:`DataFormatError`."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except FileNotFoundError:
+        raise DataFormatError("file not found", path) from None
+    except json.JSONDecodeError as exc:
+        raise DataFormatError(f"invalid JSON: {exc.msg}", path, exc.lineno) from None
 
 
 def _parse_int_bytes(data: bytes):

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ..hypergraph import Hypergraph
-from ._common import build, check_id_range, read_text
+from ._common import build, check_id_range, read_text, tokens_to_ints
 from .errors import DataFormatError
 
 __all__ = ["read_edgelist", "write_edgelist"]
@@ -89,19 +89,7 @@ def read_edgelist(path, *, n_nodes: int | None = None, index_base: int | None = 
             raise DataFormatError(f"weight {weights[bad[0]]} must be positive and finite", path,
                                   int(line_no[bad[0]]))
         tokens = [t[:-1] for t in tokens]
-    sizes = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
-    flat = list(itertools.chain.from_iterable(tokens))
-    try:
-        vals = np.array(flat, dtype=np.int64) if flat else np.zeros(0, np.int64)
-    except (ValueError, OverflowError):
-        for ln_no, toks in zip(line_no, tokens):
-            for tok in toks:
-                try:
-                    int(tok)
-                except ValueError:
-                    raise DataFormatError(f"node id {tok!r} is not an integer", path,
-                                          int(ln_no)) from None
-        raise DataFormatError("node ids out of the int64 range", path) from None
+    vals, sizes = tokens_to_ints(tokens, line_no, path, "node id")
     n = n_nodes if n_nodes is not None else (int(vals.max()) + 1 - base if vals.size else 0)
     check_id_range(vals, sizes, line_no, base, n - 1 + base, path)
     eids = np.repeat(np.arange(sizes.size), sizes)

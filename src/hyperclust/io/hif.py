@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ..hypergraph import Hypergraph
-from ._common import build, encode_labels
+from ._common import build, encode_labels, read_json
 from .errors import DataFormatError
 
 __all__ = ["read_hif", "write_hif", "from_hif", "to_hif", "validate_hif", "hif_schema"]
@@ -118,13 +118,7 @@ def read_hif(path, *, label_key: str = "label", validate: bool = True, **options
         ``duplicates``, ``singletons``, ``empty`` for :meth:`Hypergraph.from_pairs`.
     """
     path = Path(path)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except FileNotFoundError:
-        raise DataFormatError("file not found", path) from None
-    except json.JSONDecodeError as exc:
-        raise DataFormatError(f"invalid JSON: {exc.msg}", path, exc.lineno) from None
+    doc = read_json(path)
     return from_hif(doc, label_key=label_key, validate=validate, path=path, **options)
 
 

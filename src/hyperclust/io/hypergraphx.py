@@ -9,13 +9,12 @@ undirected ``"Hypergraph"`` files are supported. Nodes are numbered by increasin
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 
 from ..hypergraph import Hypergraph
-from ._common import build
+from ._common import build, read_json
 from .errors import DataFormatError
 
 __all__ = ["read_hypergraphx", "is_hypergraphx"]
@@ -43,13 +42,7 @@ def read_hypergraphx(path, *, label_key: str = "class", doc=None, **options) -> 
     """
     path = Path(path)
     if doc is None:
-        try:
-            with open(path, encoding="utf-8") as fh:
-                doc = json.load(fh)
-        except FileNotFoundError:
-            raise DataFormatError("file not found", path) from None
-        except json.JSONDecodeError as exc:
-            raise DataFormatError(f"invalid JSON: {exc.msg}", path, exc.lineno) from None
+        doc = read_json(path)
     if not is_hypergraphx(doc):
         raise DataFormatError("not a hypergraphx JSON list (no 'hypergraph_type' header)", path)
     kind = doc[0].get("hypergraph_type")
