@@ -69,7 +69,18 @@ def node_input(hypergraph, input: str, random_state: int, n_components_structura
                                random_state=random_state), "structural"
 
 
-class KMeansFeatures(HypergraphClusterer):
+class _EmbeddingKMeans(HypergraphClusterer):
+    """Shared last step: optional row normalisation, then seeded k-means."""
+
+    def _cluster(self, Z, k: int, seed: int):
+        if self.normalize_rows:
+            Z = normalize(Z)
+        self.embedding_ = Z.toarray() if sp.issparse(Z) else np.asarray(Z)
+        self.labels_ = kmeans_labels(self.embedding_, k, self.n_init, seed)
+        return self
+
+
+class KMeansFeatures(_EmbeddingKMeans):
     """k-means on node features (the hyperedges are ignored).
 
     Parameters
@@ -104,15 +115,10 @@ class KMeansFeatures(HypergraphClusterer):
                              "use 'hgnn' (structural input) or a spectral method")
         seed = self._rng_seed(self.random_state)
         Z = reduce_features(hg.features, self.n_components, seed)
-        if self.normalize_rows:
-            Z = normalize(Z)
-        Z = Z.toarray() if sp.issparse(Z) else np.asarray(Z)
-        self.embedding_ = Z
-        self.labels_ = kmeans_labels(Z, k, self.n_init, seed)
-        return self
+        return self._cluster(Z, k, seed)
 
 
-class HGNNSmoothingKMeans(HypergraphClusterer):
+class HGNNSmoothingKMeans(_EmbeddingKMeans):
     """k-means on HGNN-smoothed features ``P^K X`` (a fixed low-pass filter).
 
     ``P = Dv^-1/2 (H W De^-1 H^T + s I) Dv^-1/2`` is applied in factored form, never formed.
@@ -161,11 +167,7 @@ class HGNNSmoothingKMeans(HypergraphClusterer):
         X = reduce_features(X, self.n_components, seed)
         P = PropagationOperator(hg, self_loops=self.self_loops)
         Z = P.apply_power(X, self.n_hops)
-        if self.normalize_rows:
-            Z = normalize(Z)
-        self.embedding_ = Z
-        self.labels_ = kmeans_labels(Z, k, self.n_init, seed)
-        return self
+        return self._cluster(Z, k, seed)
 
 
 METHODS = {
