@@ -9,7 +9,8 @@ import scipy.sparse as sp
 from hyperclust import Hypergraph
 from hyperclust.operators import (GradedComplex, SchurComplement, StarCollapsedOperator,
                                   coboundary_complex, schur_split, star_complex)
-from hyperclust.operators.collapsed import clique_incidence, membership_incidence
+from hyperclust.operators.collapsed import (CoboundaryCollapsed, clique_incidence,
+                                           membership_incidence)
 
 
 def _hypergraph(seed=0, n=16, m=10):
@@ -220,15 +221,66 @@ def test_signed_b1_with_membership_b2_depends_on_numbering():
     assert _rel(S2, S[np.ix_(perm, perm)]) > 1e-4  # the pitfall: not invariant
 
 
-def test_vertex_space_coboundary_equals_generic():
-    from hyperclust.operators.collapsed import CoboundaryCollapsed
+def test_factored_coboundary_equals_generic():
     hg = _hypergraph(seed=12)
-    for eps in (0.1, 1e-3):
-        ref = coboundary_complex(hg, beta=(1.2, 0.8), gamma=(0.5, 0.4)).collapsed(eps=eps, method="exact").to_dense()
-        S = CoboundaryCollapsed(hg, beta=(1.2, 0.8), gamma=(0.5, 0.4), eps=eps)
-        assert _rel(S.to_dense(), ref) < 1e-8
-        vals, vecs = S.smallest_eigenpairs(5)
-        assert np.allclose(vals, np.linalg.eigvalsh(ref)[:5], atol=1e-8)
+    for weighting in ("normalized", "unit"):
+        for eps in (0.1, 1e-3):
+            kw = dict(beta=(1.2, 0.8), weighting=weighting)
+            auto = CoboundaryCollapsed(hg, eps=eps, **kw)
+            ref = coboundary_complex(hg, gamma=(auto.g0, auto.g1), **kw).collapsed(eps=eps, method="exact").to_dense()
+            assert _rel(auto.to_dense(), ref) < 1e-8
+            vals, _ = auto.smallest_eigenpairs(5)
+            assert np.allclose(vals, np.linalg.eigvalsh(ref)[:5], atol=1e-8)
+            with pytest.warns(UserWarning, match="exceeds"):
+                big = CoboundaryCollapsed(hg, gamma=(0.5, 0.4), eps=eps, **kw)
+            ref = coboundary_complex(hg, gamma=(0.5, 0.4), **kw).collapsed(eps=eps, method="exact").to_dense()
+            assert _rel(big.to_dense(), ref) < 1e-8
+
+
+def _path_hypergraph(n=60):
+    """A long chain of pairs and triples: tiny lambda_2(L_0), the case where large couplings
+    make S_eps indefinite."""
+    edges = [[i, i + 1] for i in range(0, n - 1, 2)] + [[i, i + 1, i + 2] for i in range(1, n - 2, 2)]
+    return Hypergraph.from_edges(edges, n_nodes=n)
+
+
+def test_auto_gamma_keeps_coboundary_psd_where_fixed_gamma_does_not():
+    hg = _path_hypergraph()
+    with pytest.warns(UserWarning, match="exceeds"):
+        bad = CoboundaryCollapsed(hg, gamma=(0.5, 0.5), eps=1e-2)
+    assert np.linalg.eigvalsh(bad.to_dense())[0] < -1e-3
+    with pytest.warns(UserWarning, match="indefinite"):
+        bad.smallest_eigenpairs(3)
+    for h in (hg, _hypergraph(seed=3), _hypergraph(seed=4)):
+        for eps in (1e-1, 1e-2, 1e-4):
+            S = CoboundaryCollapsed(h, eps=eps)
+            S_dense = S.to_dense()
+            lam = np.linalg.eigvalsh(S_dense)
+            L0 = S.laplacian0_apply(np.eye(h.n_nodes))
+            assert lam[0] >= -1e-9 * max(1.0, lam[-1])
+            # the generic PSD check agrees
+            report = coboundary_complex(h, gamma=(S.g0, S.g1)).psd_report(eps)
+            assert report["eps_gamma_ok"] and report["psd"]
+            # lambda_k(S_eps) <= lambda_k(beta_1 L_0): the collapse only removes energy
+            assert np.all(lam <= np.linalg.eigvalsh(L0) + 1e-9)
+
+
+def test_factored_coboundary_invariant_under_relabelling():
+    hg = _hypergraph(seed=13)
+    perm = np.random.default_rng(5).permutation(hg.n_nodes)
+    S = CoboundaryCollapsed(hg, eps=0.05).to_dense()
+    S2 = CoboundaryCollapsed(_relabel(hg, perm), eps=0.05).to_dense()
+    assert _rel(S2, S[np.ix_(perm, perm)]) < 1e-10
+
+
+def test_factored_coboundary_rejects_bad_parameters():
+    hg = _hypergraph(seed=1)
+    for kw, match in ((dict(eps=0.0), "eps"), (dict(gamma="big"), "gamma"),
+                      (dict(beta=(1.0, -1.0)), "beta"), (dict(weighting="x"), "weighting")):
+        with pytest.raises(ValueError, match=match):
+            CoboundaryCollapsed(hg, **kw)
+    with pytest.raises(ValueError, match="k="):
+        CoboundaryCollapsed(hg).smallest_eigenpairs(hg.n_nodes)
 
 
 def test_lifted_system_equals_block_system():

@@ -4,14 +4,14 @@ from .propagation import PropagationOperator, propagation_operator
 from .base import FactoredOperator, OperatorTooLargeError, to_torch_sparse
 from .laplacians import GramOperator, ZhouLaplacian, zhou_laplacian
 from .expansions import CliqueLaplacian, StarLaplacian, clique_adjacency
-from .graded import GradedComplex, SchurComplement, schur_split
-from .collapsed import (StarCollapsedOperator, coboundary_complex, star_collapsed,
+from .graded import GradedComplex, SchurComplement, eps_gamma_bound, schur_split
+from .collapsed import (CoboundaryCollapsed, StarCollapsedOperator, coboundary_complex, star_collapsed,
                         star_complex)
 from .diffusion import heat_diffusion, resolvent_smooth
 
 __all__ = ["PropagationOperator", "propagation_operator", "FactoredOperator",
            "OperatorTooLargeError", "to_torch_sparse", "GramOperator", "ZhouLaplacian",
            "zhou_laplacian", "CliqueLaplacian", "StarLaplacian", "clique_adjacency",
-           "GradedComplex", "SchurComplement", "schur_split", "StarCollapsedOperator",
+           "GradedComplex", "SchurComplement", "schur_split", "eps_gamma_bound", "CoboundaryCollapsed", "StarCollapsedOperator",
            "coboundary_complex", "star_collapsed", "star_complex", "heat_diffusion",
            "resolvent_smooth"]

@@ -24,6 +24,8 @@ Not shipped as operators (see docs/collapsed-operators.md): the chain complex
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, splu
@@ -31,8 +33,8 @@ from scipy.sparse.linalg import LinearOperator, splu
 from ..hypergraph import Hypergraph
 from .base import (FactoredOperator, as_dense_block, check_sparse_budget, clique_nnz_estimate,
                    safe_inverse)
-from .expansions import clique_adjacency
-from .graded import GradedComplex, SchurComplement
+from .expansions import CLIQUE_WEIGHTINGS, clique_adjacency
+from .graded import GradedComplex, SchurComplement, eps_gamma_bound
 from .laplacians import GramOperator
 
 __all__ = ["CoboundaryCollapsed", "StarCollapsedOperator", "star_collapsed", "star_complex", "clique_incidence",
@@ -178,69 +180,113 @@ def coboundary_complex(hypergraph: Hypergraph, beta=(1.0, 1.0), gamma=(0.5, 0.5)
 
 
 class CoboundaryCollapsed(LinearOperator):
-    """S_eps of :func:`coboundary_complex` computed in vertex space (never edge-sized).
+    """S_eps of :func:`coboundary_complex`, computed through ``H`` (never edge- or clique-sized).
 
     With ``L_0 = B_1 B_1^T`` (the clique Laplacian) and ``R = H W^1/2``, eliminating the
     edge and hyperedge ranks gives (push-through identity)
     ``S_eps = beta_1 L_0 - gamma_0^2 (L_0 N + eps I)^-1 L_0`` with
     ``N = beta_1 I + R (beta_2 I - gamma_1^2 (beta_2 R^T L_0 R + eps I)^-1) R^T``.
     So S_eps depends on the hypergraph only through ``L_0`` and ``R R^T = H W H^T``: it is
-    orientation-free by construction. Both the application and the shift-invert solves use
-    one sparse LU of a system in vertex- and hyperedge-sized unknowns
-    ``(u, y, x = N y, a = R s, r = R^T y, s)``.
+    orientation-free by construction. ``L_0`` itself is used in factored form,
+    ``L_0 = diag(H (c |e|)) - H diag(c) H^T`` with ``c`` the clique pair weight of each
+    hyperedge, so the clique expansion is never formed: applying S_eps and the shift-invert
+    solves each use one sparse LU of a system in vertex- and hyperedge-sized unknowns whose
+    nonzeros are ``O(nnz(H))``.
 
     Parameters
     ----------
     hypergraph : Hypergraph
-    beta, gamma : (float, float)
-    eps : float, > 0
+    beta : (float, float), default (1, 1)
+    gamma : (float, float) or "auto", default "auto"
+        Couplings. ``"auto"`` takes the largest values that guarantee PSD on every hypergraph,
+        ``gamma_k = sqrt(beta_{k+1} eps)`` (see :func:`eps_gamma_bound`). Larger values warn:
+        S_eps may then be indefinite (it is on real data, e.g. cora-ca with
+        ``gamma = (0.5, 0.5), eps = 1e-2``).
+    eps : float, > 0, default 1e-2
     weighting : {"normalized", "unit"}
         Clique edge weights of ``L_0`` (see :func:`clique_adjacency`).
     """
 
-    def __init__(self, hypergraph: Hypergraph, beta=(1.0, 1.0), gamma=(0.5, 0.5), eps: float = 1e-2,
-                 weighting: str = "normalized", max_nnz=None, memory_budget=None):
+    def __init__(self, hypergraph: Hypergraph, beta=(1.0, 1.0), gamma="auto", eps: float = 1e-2,
+                 weighting: str = "normalized"):
         _check_hg(hypergraph)
         if not np.isfinite(eps) or eps <= 0:
             raise ValueError(f"eps must be positive, got {eps!r}")
+        if weighting not in CLIQUE_WEIGHTINGS:
+            raise ValueError(f"weighting must be one of {CLIQUE_WEIGHTINGS}, got {weighting!r}")
+        beta = np.asarray(beta, dtype=np.float64).reshape(-1)
+        if beta.shape != (2,) or not np.all(np.isfinite(beta)) or np.any(beta <= 0):
+            raise ValueError(f"beta must be two positive numbers, got {beta.tolist()}")
+        bound = eps_gamma_bound(beta, eps)
+        if isinstance(gamma, str):
+            if gamma != "auto":
+                raise ValueError(f"gamma must be 'auto' or two non-negative numbers, got {gamma!r}")
+            gamma = bound
+        gamma = np.asarray(gamma, dtype=np.float64).reshape(-1)
+        if gamma.shape != (2,) or not np.all(np.isfinite(gamma)) or np.any(gamma < 0):
+            raise ValueError(f"gamma must be 'auto' or two non-negative numbers, got {gamma.tolist()}")
+        if np.any(gamma > bound * (1 + 1e-12)):
+            warnings.warn(
+                f"gamma={gamma.tolist()} exceeds the PSD-guaranteeing bound sqrt(beta*eps)="
+                f"{bound.tolist()}; S_eps may be indefinite (check coboundary_complex(...)"
+                ".psd_report(eps)) and its 'smallest' eigenpairs then start below zero",
+                UserWarning, stacklevel=2)
         n = hypergraph.n_nodes
         super().__init__(dtype=np.float64, shape=(n, n))
+        self.hypergraph = hypergraph
+        self.weighting = weighting
         self.b1, self.b2 = map(float, beta)
         self.g0, self.g1 = map(float, gamma)
         self.eps = float(eps)
-        check_sparse_budget(clique_nnz_estimate(hypergraph), "clique Laplacian", max_nnz, memory_budget)
-        A, d = clique_adjacency(hypergraph, weighting)
-        self.L0 = sp.csr_matrix(sp.diags(d) - A._build_sparse())
-        self.L0.eliminate_zeros()
-        self.R = sp.csr_matrix(hypergraph.incidence @ sp.diags(np.sqrt(hypergraph.weights)))
+        sizes = hypergraph.edge_sizes.astype(np.float64)
+        w = hypergraph.weights
+        pair = w * safe_inverse(sizes - 1.0) if weighting == "normalized" else np.where(sizes > 1, w, 0.0)
+        H = sp.csr_matrix(hypergraph.incidence, dtype=np.float64)
+        self._delta = H @ (pair * sizes)
+        used = pair > 0
+        self._Hq = sp.csr_matrix(H[:, used])              # hyperedges that carry clique edges
+        self._HC = sp.csr_matrix(self._Hq @ sp.diags(pair[used]))
+        self.R = sp.csr_matrix(H @ sp.diags(np.sqrt(w)))
         self._sub_lu = splu(self._system(None))
 
+    def laplacian0_apply(self, U):
+        """``L_0 U`` through ``H`` (the clique Laplacian, never formed)."""
+        return self._delta[:, None] * U - self._HC @ (self._Hq.T @ U)
+
     def _system(self, sigma):
-        """Sparse system; with ``sigma`` the full one (unknowns u, y, x, a, r, s), else the
-        one without ``u`` (for applying S)."""
+        """Sparse system in ``(y, x, a, t, q_x, q_a, r, s)``; with ``sigma`` also ``(u, q_u)``
+        for ``(S - sigma I)^-1``. ``q = H_q^T (.)`` and ``t = L_0 a`` keep it factored."""
         n, m = self.R.shape
-        I_n, I_m = sp.identity(n, format="csr"), sp.identity(m, format="csr")
-        L0, R, Rt = self.L0, self.R, sp.csr_matrix(self.R.T)
+        mq = self._Hq.shape[1]
+        I_n, I_m, I_q = (sp.identity(k, format="csr") for k in (n, m, mq))
+        D = sp.diags(self._delta).tocsr()
+        HC, Hqt, R, Rt = self._HC, sp.csr_matrix(self._Hq.T), self.R, sp.csr_matrix(self.R.T)
         b1, b2, g0, g1, eps = self.b1, self.b2, self.g0, self.g1, self.eps
-        rows = [  # unknowns:  y            x     a                 r          s
-            [eps * I_n,       L0,   None,             None,      None],          # row y
-            [-b1 * I_n,       I_n,  None,             -b2 * R,   g1 ** 2 * R],   # row x
-            [None,            None, I_n,              None,      -R],            # row a
-            [-Rt,             None, None,             I_m,       None],          # row r
-            [None,            None, b2 * (Rt @ L0),   -I_m,      eps * I_m],     # row s
+        rows = [  # y         x     a      t         q_x    q_a    r         s
+            [eps * I_n,  D,    None,  None,     -HC,   None,  None,     None],         # y
+            [-b1 * I_n,  I_n,  None,  None,     None,  None,  -b2 * R,  g1 ** 2 * R],  # x
+            [None,       None, I_n,   None,     None,  None,  None,     -R],           # a
+            [None,       None, -D,    I_n,      None,  HC,    None,     None],         # t = L0 a
+            [None,       -Hqt, None,  None,     I_q,   None,  None,     None],         # q_x
+            [None,       None, -Hqt,  None,     None,  I_q,   None,     None],         # q_a
+            [-Rt,        None, None,  None,     None,  None,  I_m,      None],         # r
+            [None,       None, None,  b2 * Rt,  None,  None,  -I_m,     eps * I_m],    # s
         ]
         if sigma is None:
             return sp.bmat(rows, format="csc")
-        u_col = [-L0, None, None, None, None]
-        full = [[b1 * L0 - sigma * I_n, -g0 ** 2 * I_n, None, None, None, None]]
-        full += [[u_col[i]] + rows[i] for i in range(5)]
+        # unknowns u, q_u in front; L0 u = D u - HC q_u
+        full = [[b1 * D - sigma * I_n, -b1 * HC, -g0 ** 2 * I_n] + [None] * 7,
+                [-Hqt, I_q] + [None] * 8]
+        front = {0: [-D, HC]}
+        for i, row in enumerate(rows):
+            full.append(front.get(i, [None, None]) + row)
         return sp.bmat(full, format="csc")
 
     def _matmat(self, U):
         U, _ = as_dense_block(U)
         n = self.shape[0]
         rhs = np.zeros((self._sub_lu.shape[0], U.shape[1]))
-        LU = self.L0 @ U
+        LU = self.laplacian0_apply(U)
         rhs[:n] = LU
         Y = self._sub_lu.solve(rhs)[:n]
         return self.b1 * LU - self.g0 ** 2 * Y
@@ -260,8 +306,12 @@ class CoboundaryCollapsed(LinearOperator):
         return 0.5 * (S + S.T)
 
     def smallest_eigenpairs(self, k: int = 10, sigma: float | None = None, tol: float = 1e-10,
-                            random_state=0, method: str = "shift-invert"):
-        """The ``k`` smallest eigenpairs by shift-invert on the vertex-space system.
+                            random_state=0):
+        """The ``k`` eigenpairs nearest ``sigma`` (default: just below 0, i.e. the smallest when
+        S_eps is PSD) by shift-invert on the factored system.
+
+        Warns if an eigenvalue below ``sigma`` turns up (S_eps indefinite: the couplings are
+        too large for this ``eps``).
 
         Returns
         -------
@@ -271,10 +321,10 @@ class CoboundaryCollapsed(LinearOperator):
 
         from ..spectral import fix_signs
         n = self.shape[0]
-        if k >= n:
-            raise ValueError(f"k={k} must be smaller than the number of vertices ({n})")
+        if not 0 < k < n:
+            raise ValueError(f"k={k} must be in [1, {n - 1}] (smaller than the number of vertices)")
         if sigma is None:
-            sigma = -1e-3 * max(float(np.abs(self.L0.diagonal()).mean()) * self.b1, 1e-12)
+            sigma = -1e-3 * max(float(np.abs(self._delta).mean()) * self.b1, 1e-12)
         lu = splu(self._system(sigma))
         pad = np.zeros(lu.shape[0])
 
@@ -284,7 +334,12 @@ class CoboundaryCollapsed(LinearOperator):
             return lu.solve(pad)[:n]
         # (S - sigma)^-1 is symmetric; the LU solve of the unsymmetric system is exact up to rounding
         OP = LinearOperator((n, n), matvec=opinv, dtype=np.float64)
-        mu, V = eigsh(OP, k=k, which="LA", tol=tol, v0=np.random.default_rng(random_state).standard_normal(n))
+        mu, V = eigsh(OP, k=k, which="LM", tol=tol, v0=np.random.default_rng(random_state).standard_normal(n))
         vals = sigma + 1.0 / mu
         order = np.argsort(vals)
-        return vals[order], fix_signs(V[:, order])
+        vals, V = vals[order], V[:, order]
+        if vals[0] < sigma:
+            warnings.warn(f"S_eps has an eigenvalue {vals[0]:.3g} < 0: it is indefinite with "
+                          f"gamma={[self.g0, self.g1]}, eps={self.eps}; these are the eigenvalues "
+                          "nearest 0, not the smallest", UserWarning, stacklevel=2)
+        return vals, fix_signs(V)

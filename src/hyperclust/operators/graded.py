@@ -24,7 +24,7 @@ from scipy.sparse.linalg import LinearOperator, aslinearoperator, cg, eigsh, spl
 
 from .base import OperatorTooLargeError, as_dense_block
 
-__all__ = ["GradedComplex", "SchurComplement", "schur_split", "SCHUR_METHODS"]
+__all__ = ["GradedComplex", "SchurComplement", "schur_split", "eps_gamma_bound", "SCHUR_METHODS"]
 
 SCHUR_METHODS = ("auto", "exact", "cg", "lifted")
 
@@ -40,6 +40,17 @@ def _positive_vector(values, length, what):
     if not np.all(np.isfinite(v)) or np.any(v < 0):
         raise ValueError(f"{what} must be finite and non-negative, got {v.tolist()}")
     return v
+
+
+def eps_gamma_bound(beta, eps: float) -> np.ndarray:
+    """Largest couplings that keep S_eps PSD on *any* complex: ``gamma_k <= sqrt(beta_{k+1} eps)``.
+
+    Completing the square in the quadratic form of ``L* + eps (0 (+) I)`` absorbs the coupling
+    ``-2 gamma_k <B_{k+1}^T x_k, x_{k+1}>`` with ``beta_{k+1} |B_{k+1}^T x_k|^2`` (from rank k's
+    diagonal block) and ``(gamma_k^2 / beta_{k+1}) |x_{k+1}|^2``, which ``eps |x_{k+1}|^2``
+    covers. Sufficient, not necessary: larger couplings may still be PSD on a given complex.
+    """
+    return np.sqrt(np.asarray(beta, dtype=np.float64) * float(eps))
 
 
 class GradedComplex:
@@ -210,7 +221,9 @@ class GradedComplex:
             ``sigma_bounds``: per k, ``beta_{k+1} sigma_min+(B_{k+1})`` (the sufficient bound on
             ``gamma_k``); ``sigma_ok``: whether every ``gamma_k`` is within it; ``eps_bound``:
             ``sqrt(beta_1 (beta_1 sigma_min+(B_1)^2 + eps))``, the eps-widened bound on
-            ``gamma_0`` (two-rank case); ``eps_ok``; ``lambda_min``: numerical smallest
+            ``gamma_0`` (two-rank case); ``eps_ok``; ``eps_gamma_bounds``: per k,
+            ``sqrt(beta_{k+1} eps)``, a bound on ``gamma_k`` that guarantees PSD of S_eps for any
+            complex (completing the square); ``eps_gamma_ok``; ``lambda_min``: numerical smallest
             eigenvalue of L* (with ``eps`` on the higher block); ``psd``: ``lambda_min >= -tol``.
         """
         sig = [self.sigma_min_plus(k + 1) for k in range(self.K)]
@@ -218,9 +231,12 @@ class GradedComplex:
         ok = all((not np.isfinite(b)) or self.gamma[k] <= b * (1 + 1e-12) for k, b in enumerate(bounds))
         eps_bound = float(np.sqrt(self.beta[0] * (self.beta[0] * sig[0] ** 2 + eps))) if np.isfinite(sig[0]) else float("nan")
         lam = self.lambda_min(eps)
+        eps_bounds = eps_gamma_bound(self.beta, eps)
         scale = max(1.0, float(np.max(self.beta)) * max((B.multiply(B).sum(axis=0).max() for B in self.boundaries), default=1.0))
         return {"sigma_bounds": bounds, "sigma_ok": bool(ok), "eps_bound": eps_bound,
                 "eps_ok": bool(self.gamma[0] <= eps_bound * (1 + 1e-12)) if np.isfinite(eps_bound) else None,
+                "eps_gamma_bounds": eps_bounds.tolist(),
+                "eps_gamma_ok": bool(np.all(self.gamma <= eps_bounds * (1 + 1e-12))),
                 "lambda_min": lam, "psd": bool(lam >= -1e-9 * scale)}
 
 
