@@ -223,16 +223,16 @@ def test_signed_b1_with_membership_b2_depends_on_numbering():
 
 def test_factored_coboundary_equals_generic():
     hg = _hypergraph(seed=12)
-    for weighting in ("normalized", "unit"):
+    for weighting, method in (("normalized", "factored"), ("unit", "factored"), ("normalized", "dense")):
         for eps in (0.1, 1e-3):
             kw = dict(beta=(1.2, 0.8), weighting=weighting)
-            auto = CoboundaryCollapsed(hg, eps=eps, **kw)
+            auto = CoboundaryCollapsed(hg, eps=eps, method=method, **kw)
             ref = coboundary_complex(hg, gamma=(auto.g0, auto.g1), **kw).collapsed(eps=eps, method="exact").to_dense()
             assert _rel(auto.to_dense(), ref) < 1e-8
             vals, _ = auto.smallest_eigenpairs(5)
             assert np.allclose(vals, np.linalg.eigvalsh(ref)[:5], atol=1e-8)
             with pytest.warns(UserWarning, match="exceeds"):
-                big = CoboundaryCollapsed(hg, gamma=(0.5, 0.4), eps=eps, **kw)
+                big = CoboundaryCollapsed(hg, gamma=(0.5, 0.4), eps=eps, method=method, **kw)
             ref = coboundary_complex(hg, gamma=(0.5, 0.4), **kw).collapsed(eps=eps, method="exact").to_dense()
             assert _rel(big.to_dense(), ref) < 1e-8
 
@@ -247,10 +247,14 @@ def _path_hypergraph(n=60):
 def test_auto_gamma_keeps_coboundary_psd_where_fixed_gamma_does_not():
     hg = _path_hypergraph()
     with pytest.warns(UserWarning, match="exceeds"):
-        bad = CoboundaryCollapsed(hg, gamma=(0.5, 0.5), eps=1e-2)
+        bad = CoboundaryCollapsed(hg, gamma=(0.5, 0.5), eps=1e-2, method="factored")
     assert np.linalg.eigvalsh(bad.to_dense())[0] < -1e-3
     with pytest.warns(UserWarning, match="indefinite"):
         bad.smallest_eigenpairs(3)
+    with pytest.warns(UserWarning):
+        dense_bad = CoboundaryCollapsed(hg, gamma=(0.5, 0.5), eps=1e-2, method="dense")
+    with pytest.warns(UserWarning, match="indefinite"):
+        dense_bad.smallest_eigenpairs(3)
     for h in (hg, _hypergraph(seed=3), _hypergraph(seed=4)):
         for eps in (1e-1, 1e-2, 1e-4):
             S = CoboundaryCollapsed(h, eps=eps)
@@ -276,7 +280,8 @@ def test_factored_coboundary_invariant_under_relabelling():
 def test_factored_coboundary_rejects_bad_parameters():
     hg = _hypergraph(seed=1)
     for kw, match in ((dict(eps=0.0), "eps"), (dict(gamma="big"), "gamma"),
-                      (dict(beta=(1.0, -1.0)), "beta"), (dict(weighting="x"), "weighting")):
+                      (dict(beta=(1.0, -1.0)), "beta"), (dict(weighting="x"), "weighting"),
+                      (dict(method="lu"), "method")):
         with pytest.raises(ValueError, match=match):
             CoboundaryCollapsed(hg, **kw)
     with pytest.raises(ValueError, match="k="):
