@@ -180,6 +180,27 @@ def test_hyperedge_means_match_dense(hg):
         np.testing.assert_allclose(got[r], z.numpy()[idx].mean(axis=0), rtol=1e-5)
 
 
+def test_capped_hyperedge_means_sample_members_without_bias():
+    big = Hypergraph.from_edges([list(range(40)), [0, 1, 2], list(range(10, 30))], n_nodes=40)
+    Ht = big.incidence_t
+    z = torch.arange(40, dtype=torch.float32).reshape(-1, 1)
+    rng = np.random.default_rng(0)
+    draws = []
+    for _ in range(400):
+        members, M = _edge_batch(Ht, np.array([0, 1, 2]), member_cap=5, rng=rng)
+        dense = M.to_dense().numpy()
+        counts = (dense > 0).sum(axis=1)
+        assert counts.tolist() == [5, 3, 5]
+        np.testing.assert_allclose(dense.sum(axis=1), 1.0, rtol=1e-6)
+        for r, e in enumerate([0, 1, 2]):  # only true members are drawn
+            assert set(members[dense[r] > 0]) <= set(Ht[e].indices)
+        draws.append(hyperedge_means(M, z[torch.as_tensor(members)]).numpy()[:, 0])
+    means = np.mean(draws, axis=0)
+    # exact for the small hyperedge, unbiased (within sampling error) for the capped ones
+    assert means[1] == pytest.approx(1.0)
+    assert means[0] == pytest.approx(19.5, abs=1.0) and means[2] == pytest.approx(19.5, abs=0.6)
+
+
 # ---------------------------------------------------------------- adaptivity
 def test_smoothness_quotient_dense_reference(hg):
     X = hg.features

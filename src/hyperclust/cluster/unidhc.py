@@ -116,6 +116,11 @@ class UniDHC(HypergraphClusterer):
         weight of 1 hurt the encoder output on every real dataset measured (docs/unidhc.md).
     dropout : float, default 0.2
         Feature dropout making the two views.
+    positives : {"dropout", "co-member"}, default "dropout"
+        Second view of a node: a dropout copy of itself, or of a random hyperedge co-member.
+    edge_member_cap : int or None, default 64
+        Hyperedges larger than this enter the decorrelation loss through a fresh uniform
+        sample of this many members (keeps a step's cost bounded on huge hyperedges).
     embedding : {"concat", "filter", "encoder"}, default "concat"
         What k-means clusters: L2-normalised filter output, encoder output, or both side by
         side.
@@ -149,7 +154,7 @@ class UniDHC(HypergraphClusterer):
                  gamma_lr=1e-2,
                  batch_size=512, edge_batch_size=256, consistency="cosine",
                  consistency_weight=1.0, decorrelation_weight=0.1, gamma_reg=1.0, dropout=0.2,
-                 embedding="concat", n_init=10, random_state=0, device="cpu", verbose=False):
+                 positives="dropout", edge_member_cap=64, embedding="concat", n_init=10, random_state=0, device="cpu", verbose=False):
         self.n_clusters = n_clusters
         self.order = order
         self.basis = basis
@@ -171,6 +176,8 @@ class UniDHC(HypergraphClusterer):
         self.decorrelation_weight = decorrelation_weight
         self.gamma_reg = gamma_reg
         self.dropout = dropout
+        self.positives = positives
+        self.edge_member_cap = edge_member_cap
         self.embedding = embedding
         self.n_init = n_init
         self.random_state = random_state
@@ -193,6 +200,10 @@ class UniDHC(HypergraphClusterer):
             raise ValueError(f"dropout must be in [0, 1), got {self.dropout!r}")
         if self.consistency not in ("cosine", "infonce"):
             raise ValueError(f"consistency must be 'cosine' or 'infonce', got {self.consistency!r}")
+        if self.edge_member_cap is not None:
+            _check_pos_int(self.edge_member_cap, "edge_member_cap")
+        if self.positives not in ("dropout", "co-member"):
+            raise ValueError(f"positives must be 'dropout' or 'co-member', got {self.positives!r}")
         if self.embedding not in ("concat", "filter", "encoder"):
             raise ValueError(
                 f"embedding must be 'concat', 'filter' or 'encoder', got {self.embedding!r}")
@@ -246,7 +257,8 @@ class UniDHC(HypergraphClusterer):
             edge_batch_size=self.edge_batch_size, consistency=self.consistency,
             consistency_weight=self.consistency_weight,
             decorrelation_weight=self.decorrelation_weight, gamma_reg=self.gamma_reg,
-            dropout=float(self.dropout), random_state=seed, device=self.device,
+            dropout=float(self.dropout), positives=self.positives,
+            edge_member_cap=self.edge_member_cap, random_state=seed, device=self.device,
             verbose=self.verbose)
         self.coefficients_ = net.filter.gamma.detach().cpu().numpy().astype(np.float64)
         Z = np.tensordot(self.coefficients_, B, axes=1)

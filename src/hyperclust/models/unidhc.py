@@ -19,7 +19,7 @@ import torch.nn.functional as F
 
 from .losses import decorrelation_loss, hyperedge_means, infonce_loss, node_consistency_loss
 
-__all__ = ["PolynomialFilter", "UniDHCNet", "train_unidhc"]
+__all__ = ["PolynomialFilter", "UniDHCNet", "sample_co_members", "train_unidhc"]
 
 
 class PolynomialFilter(nn.Module):
@@ -64,12 +64,24 @@ class UniDHCNet(nn.Module):
         return Z, self.encoder(F.dropout(Z, p=dropout, training=dropout > 0))
 
 
-def _edge_batch(Ht: sp.csr_matrix, edges: np.ndarray):
-    """Row-normalised incidence of a hyperedge batch over the union of its members."""
+def _edge_batch(Ht: sp.csr_matrix, edges: np.ndarray, member_cap: int | None = None,
+                rng: np.random.Generator | None = None):
+    """Row-normalised incidence of a hyperedge batch over the union of its members.
+
+    With ``member_cap``, a hyperedge larger than the cap is represented by ``member_cap`` of
+    its members drawn uniformly without replacement (an unbiased estimate of its mean), so
+    one step never touches more than ``len(edges) * member_cap`` nodes.
+    """
     sub = Ht[edges]
-    members, local = np.unique(sub.indices, return_inverse=True)
     rows = np.repeat(np.arange(sub.shape[0]), np.diff(sub.indptr))
-    sizes = np.diff(sub.indptr).astype(np.float64)
+    cols = sub.indices
+    if member_cap is not None and np.diff(sub.indptr).max(initial=0) > member_cap:
+        order = np.lexsort((rng.random(cols.size), rows))
+        rank = np.arange(cols.size) - sub.indptr[rows[order]]
+        keep = np.sort(order[rank < member_cap])
+        rows, cols = rows[keep], cols[keep]
+    members, local = np.unique(cols, return_inverse=True)
+    sizes = np.bincount(rows, minlength=sub.shape[0]).astype(np.float64)
     vals = 1.0 / sizes[rows]
     idx = torch.as_tensor(np.vstack([rows, local]), dtype=torch.long)
     M = torch.sparse_coo_tensor(idx, torch.as_tensor(vals, dtype=torch.float32),
@@ -77,11 +89,38 @@ def _edge_batch(Ht: sp.csr_matrix, edges: np.ndarray):
     return members, M
 
 
+def sample_co_members(incidence: sp.csr_matrix, incidence_t: sp.csr_matrix, nodes: np.ndarray,
+                      rng: np.random.Generator) -> np.ndarray:
+    """One random co-member per node: a uniform incident hyperedge, then a uniform member of it.
+
+    Parameters
+    ----------
+    incidence : CSR, shape (n, m); incidence_t : CSR, shape (m, n)
+    nodes : ndarray of int, shape (b,)
+
+    Returns
+    -------
+    ndarray of int, shape (b,)
+        Nodes in no hyperedge get themselves. Vectorised (no loop over nodes).
+    """
+    nodes = np.asarray(nodes)
+    degree = np.diff(incidence.indptr)[nodes]
+    out = nodes.copy()
+    has = degree > 0
+    if has.any():
+        v = nodes[has]
+        e = incidence.indices[incidence.indptr[v] + (rng.random(v.size) * degree[has]).astype(np.int64)]
+        size = np.diff(incidence_t.indptr)[e]
+        out[has] = incidence_t.indices[incidence_t.indptr[e] + (rng.random(e.size) * size).astype(np.int64)]
+    return out
+
+
 def train_unidhc(basis: np.ndarray, incidence: sp.csr_matrix, gamma_init, *, hidden_dim=256,
                  out_dim=64, epochs=20, lr=1e-3, gamma_lr=1e-2, weight_decay=0.0, batch_size=512,
                  edge_batch_size=256, consistency="cosine", consistency_weight=1.0,
                  decorrelation_weight=1.0, gamma_reg=1.0, dropout=0.2, temperature=0.5,
-                 random_state=0, device="cpu", verbose=False):
+                 positives="dropout", edge_member_cap=64, random_state=0, device="cpu",
+                 verbose=False):
     """Train :class:`UniDHCNet` with Adam on node / hyperedge mini-batches.
 
     Parameters
@@ -100,6 +139,12 @@ def train_unidhc(basis: np.ndarray, incidence: sp.csr_matrix, gamma_init, *, hid
         Loss weights; ``gamma_reg`` multiplies ``||gamma - gamma_init||^2``.
     dropout : float
         Feature-dropout rate that makes the two views.
+    positives : {"dropout", "co-member"}
+        Second view of node ``i``: a dropout copy of ``i`` itself, or of a random co-member
+        of ``i`` (:func:`sample_co_members`), which pulls hyperedge neighbours together.
+    edge_member_cap : int or None, default 64
+        Hyperedges larger than this enter the decorrelation loss through a uniform sample
+        of this many members (fresh every step); ``None`` uses all members.
     random_state : int
     device : str or torch.device
     verbose : bool
@@ -123,7 +168,10 @@ def train_unidhc(basis: np.ndarray, incidence: sp.csr_matrix, gamma_init, *, hid
     enc_params = [p for name, p in net.named_parameters() if not name.startswith("filter.")]
     opt = torch.optim.Adam([{"params": enc_params, "weight_decay": weight_decay},
                             {"params": [net.filter.gamma], "lr": gamma_lr}], lr=lr)
-    Ht = sp.csr_matrix(incidence).T.tocsr()
+    if positives not in ("dropout", "co-member"):
+        raise ValueError(f"positives must be 'dropout' or 'co-member', got {positives!r}")
+    Hc = sp.csr_matrix(incidence)
+    Ht = Hc.T.tocsr()
     usable = np.flatnonzero(np.diff(Ht.indptr) >= 2)
     steps = max(1, int(np.ceil(n / batch_size)))
     history = []
@@ -133,12 +181,16 @@ def train_unidhc(basis: np.ndarray, incidence: sp.csr_matrix, gamma_init, *, hid
         perm = rng.permutation(n)
         sums = np.zeros(4)
         for s in range(steps):
-            idx = torch.as_tensor(perm[s * batch_size:(s + 1) * batch_size], device=device)
-            if idx.numel() < 2:
+            batch = perm[s * batch_size:(s + 1) * batch_size]
+            if batch.size < 2:
                 continue
-            Bb = B[:, idx]
+            Bb = B[:, torch.as_tensor(batch, device=device)]
             _, h1 = net(Bb, dropout)
-            _, h2 = net(Bb, dropout)
+            if positives == "co-member":
+                mates = sample_co_members(Hc, Ht, batch, rng)
+                _, h2 = net(B[:, torch.as_tensor(mates, device=device)], dropout)
+            else:
+                _, h2 = net(Bb, dropout)
             if consistency == "infonce":
                 l_node = infonce_loss(h1, h2, temperature)
             else:
@@ -146,7 +198,7 @@ def train_unidhc(basis: np.ndarray, incidence: sp.csr_matrix, gamma_init, *, hid
             l_edge = torch.zeros((), device=device)
             if decorrelation_weight and usable.size >= 2:
                 eb = rng.choice(usable, size=min(edge_batch_size, usable.size), replace=False)
-                members, M = _edge_batch(Ht, np.sort(eb))
+                members, M = _edge_batch(Ht, np.sort(eb), edge_member_cap, rng)
                 Be = B[:, torch.as_tensor(members, device=device)]
                 M = M.to(device)
                 _, e1 = net(Be, dropout)
