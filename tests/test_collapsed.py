@@ -269,6 +269,17 @@ def test_auto_gamma_keeps_coboundary_psd_where_fixed_gamma_does_not():
             assert np.all(lam <= np.linalg.eigvalsh(L0) + 1e-9)
 
 
+def test_coboundary_complex_auto_gamma_matches_factored_operator():
+    hg = _path_hypergraph(30)
+    cx = coboundary_complex(hg, eps=0.05)
+    assert np.allclose(cx.gamma, np.sqrt(0.05))
+    S = cx.collapsed(eps=0.05, method="exact").to_dense()
+    assert np.linalg.eigvalsh(S)[0] >= -1e-10
+    assert _rel(CoboundaryCollapsed(hg, eps=0.05).to_dense(), S) < 1e-8
+    with pytest.raises(ValueError, match="gamma"):
+        coboundary_complex(hg, gamma="large")
+
+
 def test_factored_coboundary_invariant_under_relabelling():
     hg = _hypergraph(seed=13)
     perm = np.random.default_rng(5).permutation(hg.n_nodes)

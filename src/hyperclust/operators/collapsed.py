@@ -161,13 +161,15 @@ def membership_incidence(hypergraph: Hypergraph, pairs: np.ndarray) -> sp.csr_ma
     return sp.csr_matrix(both)
 
 
-def coboundary_complex(hypergraph: Hypergraph, beta=(1.0, 1.0), gamma=(0.5, 0.5),
+def coboundary_complex(hypergraph: Hypergraph, beta=(1.0, 1.0), gamma="auto",
                        weighting: str = "normalized", max_nnz=None,
-                       memory_budget=None) -> GradedComplex:
+                       memory_budget=None, eps: float = 1e-2) -> GradedComplex:
     """Vertices, clique edges and hyperedges as ranks 0, 1, 2 with ``B_2 = B_1^T H W^1/2``.
 
     Invariant under node relabelling and under clique-edge orientation (see module notes).
-    ``gamma`` must respect the PSD bound; check with :meth:`GradedComplex.psd_report`.
+    ``gamma="auto"`` takes the couplings ``sqrt(beta eps)`` that keep S_eps PSD for this
+    ``eps`` (collapse with the same ``eps``); explicit couplings must respect the PSD bound,
+    check with :meth:`GradedComplex.psd_report`.
 
     Returns
     -------
@@ -177,6 +179,12 @@ def coboundary_complex(hypergraph: Hypergraph, beta=(1.0, 1.0), gamma=(0.5, 0.5)
     R = hypergraph.incidence @ sp.diags(np.sqrt(hypergraph.weights))
     B2 = sp.csr_matrix(B1.T @ R)
     B2.eliminate_zeros()
+    if isinstance(gamma, str):
+        if gamma != "auto":
+            raise ValueError(f"gamma must be 'auto' or two non-negative numbers, got {gamma!r}")
+        if not np.isfinite(eps) or eps <= 0:
+            raise ValueError(f"eps must be positive, got {eps!r}")
+        gamma = eps_gamma_bound(beta, eps)
     return GradedComplex([B1, B2], beta=beta, gamma=gamma)
 
 
