@@ -154,7 +154,8 @@ class UniDHC(HypergraphClusterer):
                  gamma_lr=1e-2,
                  batch_size=512, edge_batch_size=256, consistency="cosine",
                  consistency_weight=1.0, decorrelation_weight=0.1, gamma_reg=1.0, dropout=0.2,
-                 positives="dropout", edge_member_cap=64, embedding="concat", n_init=10, random_state=0, device="cpu", verbose=False):
+                 positives="dropout", edge_member_cap=64, embedding="concat", n_init=10,
+                 random_state=0, device="cpu", verbose=False):
         self.n_clusters = n_clusters
         self.order = order
         self.basis = basis

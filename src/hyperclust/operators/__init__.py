@@ -5,13 +5,14 @@ from .base import FactoredOperator, OperatorTooLargeError, to_torch_sparse
 from .laplacians import GramOperator, ZhouLaplacian, zhou_laplacian
 from .expansions import CliqueLaplacian, StarLaplacian, clique_adjacency
 from .graded import GradedComplex, SchurComplement, eps_gamma_bound, schur_split
-from .collapsed import (CoboundaryCollapsed, StarCollapsedOperator, coboundary_complex, star_collapsed,
-                        star_complex)
+from .collapsed import (CoboundaryCollapsed, StarCollapsedOperator, coboundary_complex,
+                        star_collapsed, star_complex)
 from .diffusion import heat_diffusion, resolvent_smooth
 
 __all__ = ["PropagationOperator", "propagation_operator", "FactoredOperator",
            "OperatorTooLargeError", "to_torch_sparse", "GramOperator", "ZhouLaplacian",
            "zhou_laplacian", "CliqueLaplacian", "StarLaplacian", "clique_adjacency",
-           "GradedComplex", "SchurComplement", "schur_split", "eps_gamma_bound", "CoboundaryCollapsed", "StarCollapsedOperator",
+           "GradedComplex", "SchurComplement", "schur_split", "eps_gamma_bound",
+           "CoboundaryCollapsed", "StarCollapsedOperator",
            "coboundary_complex", "star_collapsed", "star_complex", "heat_diffusion",
            "resolvent_smooth"]

@@ -34,7 +34,7 @@ from scipy.sparse.linalg import LinearOperator, splu
 from ..hypergraph import Hypergraph
 from .base import (FactoredOperator, as_dense_block, check_sparse_budget, clique_nnz_estimate,
                    safe_inverse)
-from .expansions import CLIQUE_WEIGHTINGS, clique_adjacency
+from .expansions import clique_adjacency, clique_pair_weights
 from .graded import GradedComplex, SchurComplement, eps_gamma_bound
 from .laplacians import GramOperator
 
@@ -179,13 +179,21 @@ def coboundary_complex(hypergraph: Hypergraph, beta=(1.0, 1.0), gamma="auto",
     R = hypergraph.incidence @ sp.diags(np.sqrt(hypergraph.weights))
     B2 = sp.csr_matrix(B1.T @ R)
     B2.eliminate_zeros()
+    return GradedComplex([B1, B2], beta=beta, gamma=_resolve_gamma(gamma, beta, eps))
+
+
+def _resolve_gamma(gamma, beta, eps) -> np.ndarray:
+    """Two couplings from ``"auto"`` (the PSD-safe ``sqrt(beta eps)``) or user values."""
+    if not np.isfinite(eps) or eps <= 0:
+        raise ValueError(f"eps must be positive, got {eps!r}")
     if isinstance(gamma, str):
         if gamma != "auto":
             raise ValueError(f"gamma must be 'auto' or two non-negative numbers, got {gamma!r}")
-        if not np.isfinite(eps) or eps <= 0:
-            raise ValueError(f"eps must be positive, got {eps!r}")
         gamma = eps_gamma_bound(beta, eps)
-    return GradedComplex([B1, B2], beta=beta, gamma=gamma)
+    gamma = np.asarray(gamma, dtype=np.float64).reshape(-1)
+    if gamma.shape != (2,) or not np.all(np.isfinite(gamma)) or np.any(gamma < 0):
+        raise ValueError(f"gamma must be 'auto' or two non-negative numbers, got {gamma.tolist()}")
+    return gamma
 
 
 class CoboundaryCollapsed(LinearOperator):
@@ -230,23 +238,14 @@ class CoboundaryCollapsed(LinearOperator):
     def __init__(self, hypergraph: Hypergraph, beta=(1.0, 1.0), gamma="auto", eps: float = 1e-2,
                  weighting: str = "normalized", method: str = "auto", dense_max_nodes: int = 5000):
         _check_hg(hypergraph)
-        if not np.isfinite(eps) or eps <= 0:
-            raise ValueError(f"eps must be positive, got {eps!r}")
-        if weighting not in CLIQUE_WEIGHTINGS:
-            raise ValueError(f"weighting must be one of {CLIQUE_WEIGHTINGS}, got {weighting!r}")
         if method not in ("auto", "factored", "dense"):
             raise ValueError(f"method must be 'auto', 'factored' or 'dense', got {method!r}")
         beta = np.asarray(beta, dtype=np.float64).reshape(-1)
         if beta.shape != (2,) or not np.all(np.isfinite(beta)) or np.any(beta <= 0):
             raise ValueError(f"beta must be two positive numbers, got {beta.tolist()}")
+        gamma = _resolve_gamma(gamma, beta, eps)
+        pair = clique_pair_weights(hypergraph, weighting)
         bound = eps_gamma_bound(beta, eps)
-        if isinstance(gamma, str):
-            if gamma != "auto":
-                raise ValueError(f"gamma must be 'auto' or two non-negative numbers, got {gamma!r}")
-            gamma = bound
-        gamma = np.asarray(gamma, dtype=np.float64).reshape(-1)
-        if gamma.shape != (2,) or not np.all(np.isfinite(gamma)) or np.any(gamma < 0):
-            raise ValueError(f"gamma must be 'auto' or two non-negative numbers, got {gamma.tolist()}")
         if np.any(gamma > bound * (1 + 1e-12)):
             warnings.warn(
                 f"gamma={gamma.tolist()} exceeds the PSD-guaranteeing bound sqrt(beta*eps)="
@@ -262,7 +261,6 @@ class CoboundaryCollapsed(LinearOperator):
         self.eps = float(eps)
         sizes = hypergraph.edge_sizes.astype(np.float64)
         w = hypergraph.weights
-        pair = w * safe_inverse(sizes - 1.0) if weighting == "normalized" else np.where(sizes > 1, w, 0.0)
         H = sp.csr_matrix(hypergraph.incidence, dtype=np.float64)
         self._delta = H @ (pair * sizes)
         used = pair > 0

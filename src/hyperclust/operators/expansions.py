@@ -20,7 +20,8 @@ from ..hypergraph import Hypergraph
 from .base import FactoredOperator, clique_nnz_estimate, safe_inverse
 from .laplacians import GramOperator
 
-__all__ = ["CliqueLaplacian", "StarLaplacian", "clique_adjacency", "CLIQUE_WEIGHTINGS"]
+__all__ = ["CliqueLaplacian", "StarLaplacian", "clique_adjacency", "clique_pair_weights",
+           "CLIQUE_WEIGHTINGS"]
 
 CLIQUE_WEIGHTINGS = ("normalized", "unit")
 
@@ -28,6 +29,19 @@ CLIQUE_WEIGHTINGS = ("normalized", "unit")
 def _check_hg(hypergraph):
     if not isinstance(hypergraph, Hypergraph):
         raise TypeError(f"expected a Hypergraph, got {type(hypergraph).__name__}")
+
+
+def clique_pair_weights(hypergraph: Hypergraph, weighting: str = "normalized") -> np.ndarray:
+    """Weight ``c_e`` of every pair inside hyperedge ``e``, shape (m,): ``w_e / (|e| - 1)``
+    (``"normalized"``) or ``w_e`` (``"unit"``); 0 for size-1 hyperedges."""
+    _check_hg(hypergraph)
+    if weighting not in CLIQUE_WEIGHTINGS:
+        raise ValueError(f"weighting must be one of {CLIQUE_WEIGHTINGS}, got {weighting!r}")
+    sizes = hypergraph.edge_sizes.astype(np.float64)
+    w = hypergraph.weights
+    if weighting == "normalized":
+        return w * safe_inverse(sizes - 1.0)
+    return np.where(sizes > 1, w, 0.0)
 
 
 def clique_adjacency(hypergraph: Hypergraph, weighting: str = "normalized"):
@@ -39,15 +53,8 @@ def clique_adjacency(hypergraph: Hypergraph, weighting: str = "normalized"):
     degrees : ndarray, shape (n,)
         ``A @ 1``; 0 for isolated nodes and for nodes only in size-1 hyperedges.
     """
-    _check_hg(hypergraph)
-    if weighting not in CLIQUE_WEIGHTINGS:
-        raise ValueError(f"weighting must be one of {CLIQUE_WEIGHTINGS}, got {weighting!r}")
+    c = clique_pair_weights(hypergraph, weighting)
     sizes = hypergraph.edge_sizes.astype(np.float64)
-    w = hypergraph.weights
-    if weighting == "normalized":
-        c = w * safe_inverse(sizes - 1.0)
-    else:
-        c = np.where(sizes > 1, w, 0.0)
     H = hypergraph.incidence
     diag = H @ c
     A = GramOperator(H, c, -diag, Ht=hypergraph.incidence_t)
