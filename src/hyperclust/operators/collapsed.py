@@ -369,7 +369,7 @@ class CoboundaryCollapsed(LinearOperator):
             sigma = -1e-3 * max(float(np.abs(self._delta).mean()) * self.b1, 1e-12)
         if self._dense is not None:
             vals, V = sla.eigh(self._dense, subset_by_index=[0, k - 1])
-            if vals[0] < sigma:
+            if vals[0] < sigma:  # sigma doubles as the tolerance below zero
                 self._warn_indefinite(vals[0])
             return vals, fix_signs(V)
         lu = splu(self._system(sigma))
