@@ -281,6 +281,9 @@ def test_structural_input_without_features(hg):
     bare = hg.replace(features=None)
     m = _small(random_state=0, n_structural=4, epochs=1).fit(bare)
     assert m.input_kind_ == "structural" and m.labels_.shape == (hg.n_nodes,)
+    assert m.coefficients_.shape == (m.order + 1,) and m.embedding_.shape[1] == 4 + m.out_dim
+    auto = _small(random_state=0, epochs=1).fit(bare)
+    assert auto.embedding_.shape[1] == 2 + auto.out_dim  # n_clusters columns by default
 
 
 @pytest.mark.parametrize("params, err", [
@@ -288,6 +291,7 @@ def test_structural_input_without_features(hg):
     ({"gamma_init": [1.0, 2.0]}, ValueError), ({"gamma_init": "band"}, ValueError),
     ({"dropout": 1.0}, ValueError), ({"lr": -1.0}, ValueError),
     ({"embedding": "both"}, ValueError), ({"consistency": "mse"}, ValueError),
+    ({"n_structural": 0}, ValueError), ({"n_structural": "many"}, ValueError),
 ])
 def test_bad_params_raise(hg, params, err):
     with pytest.raises(err):

@@ -13,7 +13,7 @@ from sklearn.preprocessing import normalize
 from ..operators.propagation import PropagationOperator
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 
-__all__ = ["KMeansFeatures", "HGNNSmoothingKMeans", "kmeans_labels", "node_input", "reduce_features",
+__all__ = ["KMeansFeatures", "HGNNSmoothingKMeans", "kmeans_labels", "node_input", "reduce_features", "structural_dim",
            "METHODS"]
 
 
@@ -40,6 +40,27 @@ def reduce_features(X, n_components, random_state):
     return svd.fit_transform(X)
 
 
+STRUCTURAL_MAX_DIM = 32
+
+
+def structural_dim(n_structural, n_clusters: int) -> int:
+    """Number of spectral columns of the structural input.
+
+    ``"auto"`` = ``n_clusters`` clipped to ``[2, 32]``: the textbook spectral-clustering
+    embedding. With 32 columns on a 2-class hypergraph the one informative eigenvector is
+    drowned by 31 near-equal ones in k-means (hsbm-node-0.8: ACC .50 with 32, .80 with 2;
+    docs/unidhc.md).
+    """
+    if isinstance(n_structural, str):
+        if n_structural != "auto":
+            raise ValueError(f"n_structural must be 'auto' or a positive integer, got {n_structural!r}")
+        return int(min(STRUCTURAL_MAX_DIM, max(2, n_clusters)))
+    if isinstance(n_structural, bool) or not isinstance(n_structural, numbers.Integral) \
+            or n_structural < 1:
+        raise ValueError(f"n_structural must be 'auto' or a positive integer, got {n_structural!r}")
+    return int(n_structural)
+
+
 def node_input(hypergraph, input: str, random_state: int, n_components_structural: int = 32):
     """The node input matrix of a method and what it is.
 
@@ -49,6 +70,8 @@ def node_input(hypergraph, input: str, random_state: int, n_components_structura
         ``"features"`` requires node features; ``"structural"`` uses a label-free spectral
         embedding of the hypergraph (:func:`hyperclust.spectral.structural_features`);
         ``"auto"`` takes features when present, else the structural embedding.
+    n_components_structural : int
+        Columns of the structural embedding (see :func:`structural_dim`).
 
     Returns
     -------
@@ -132,6 +155,9 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
         Self-loop weight ``s``: isolated nodes keep their own features.
     input : {"auto", "features", "structural"}, default "auto"
         Node input; see :func:`node_input`.
+    n_structural : int or "auto", default "auto"
+        Columns of the structural input of feature-less hypergraphs (:func:`structural_dim`:
+        ``n_clusters`` clipped to [2, 32]).
     n_components : int, "auto" or None, default "auto"
         Truncated-SVD projection of the input before smoothing (``P^K (X V) = (P^K X) V``).
     normalize_rows : bool, default True
@@ -146,11 +172,13 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
     """
 
     def __init__(self, n_clusters=2, *, n_hops=2, self_loops=1.0, input="auto",
-                 n_components="auto", normalize_rows=True, n_init=10, random_state=0):
+                 n_structural="auto", n_components="auto", normalize_rows=True, n_init=10,
+                 random_state=0):
         self.n_clusters = n_clusters
         self.n_hops = n_hops
         self.self_loops = self_loops
         self.input = input
+        self.n_structural = n_structural
         self.n_components = n_components
         self.normalize_rows = normalize_rows
         self.n_init = n_init
@@ -162,8 +190,9 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
         if isinstance(self.n_hops, bool) or not isinstance(self.n_hops, numbers.Integral) \
                 or self.n_hops < 0:
             raise ValueError(f"n_hops must be a non-negative integer, got {self.n_hops!r}")
+        n_structural = structural_dim(self.n_structural, k)
         seed = self._rng_seed(self.random_state)
-        X, self.input_kind_ = node_input(hg, self.input, seed)
+        X, self.input_kind_ = node_input(hg, self.input, seed, n_structural)
         X = reduce_features(X, self.n_components, seed)
         P = PropagationOperator(hg, self_loops=self.self_loops)
         Z = P.apply_power(X, self.n_hops)

@@ -4,7 +4,8 @@ Our reconstruction of "A Unified Framework for Deep Hypergraph Clustering Beyond
 (ICML 2026; only the abstract is public), see ``docs/unidhc.md``. Pipeline:
 
 1. node input X (features, seeded truncated SVD when d > 256; feature-less hypergraphs get
-   :func:`hyperclust.spectral.structural_features`), rescaled to unit mean row norm;
+   :func:`hyperclust.spectral.structural_features` with ``n_clusters`` columns), rescaled to
+   unit mean row norm;
 2. a label-free smoothness z-score of X on the hypergraph picks the initial filter family
    (low-pass ``P^2``, identity, or high-pass ``I - P``);
 3. the basis ``[T_0(P) X, ..., T_K(P) X]`` is precomputed in factored form;
@@ -102,7 +103,9 @@ class UniDHC(HypergraphClusterer):
         embedding :func:`hyperclust.spectral.structural_features` (``n_structural`` columns).
     n_components : int, "auto" or None, default "auto"
         Seeded truncated-SVD projection of the input (``"auto"``: 128 when d > 256).
-    n_structural : int, default 32
+    n_structural : int or "auto", default "auto"
+        Columns of the structural input; ``"auto"`` = ``n_clusters`` clipped to [2, 32]
+        (:func:`hyperclust.cluster.baselines.structural_dim`).
     hidden_dim, out_dim : int, default 256, 64
     epochs : int, default 20
     lr : float, default 1e-3
@@ -150,7 +153,7 @@ class UniDHC(HypergraphClusterer):
 
     def __init__(self, n_clusters=2, *, order=4, basis="power", gamma_init="auto",
                  family_threshold=2.0, self_loops=1.0, input="auto", n_components="auto",
-                 n_structural=32, hidden_dim=256, out_dim=64, epochs=20, lr=1e-3,
+                 n_structural="auto", hidden_dim=256, out_dim=64, epochs=20, lr=1e-3,
                  gamma_lr=1e-2,
                  batch_size=512, edge_batch_size=256, consistency="cosine",
                  consistency_weight=1.0, decorrelation_weight=0.1, gamma_reg=1.0, dropout=0.2,
@@ -190,10 +193,12 @@ class UniDHC(HypergraphClusterer):
         order = _check_pos_int(self.order, "order", 0)
         if self.basis not in BASES:
             raise ValueError(f"basis must be one of {BASES}, got {self.basis!r}")
-        for name in ("hidden_dim", "out_dim", "batch_size", "edge_batch_size", "n_init",
-                     "n_structural"):
+        for name in ("hidden_dim", "out_dim", "batch_size", "edge_batch_size", "n_init"):
             _check_pos_int(getattr(self, name), name)
         _check_pos_int(self.epochs, "epochs", 0)
+        from .baselines import structural_dim
+
+        structural_dim(self.n_structural, 2)
         for name in ("lr", "gamma_lr", "consistency_weight", "decorrelation_weight", "gamma_reg",
                      "family_threshold"):
             _check_nonneg(getattr(self, name), name)
@@ -220,10 +225,11 @@ class UniDHC(HypergraphClusterer):
         return order
 
     # ------------------------------------------------------------------ fitting
-    def _prepare_input(self, hg, seed):
-        from .baselines import reduce_features, node_input
+    def _prepare_input(self, hg, seed, n_clusters):
+        from .baselines import node_input, reduce_features, structural_dim
 
-        X, kind = node_input(hg, self.input, seed, n_components_structural=self.n_structural)
+        X, kind = node_input(hg, self.input, seed,
+                             n_components_structural=structural_dim(self.n_structural, n_clusters))
         X = reduce_features(X, self.n_components, seed)
         X = X.toarray() if hasattr(X, "toarray") else np.asarray(X, dtype=np.float64)
         scale = np.sqrt(np.mean(np.sum(X * X, axis=1)))
@@ -235,7 +241,7 @@ class UniDHC(HypergraphClusterer):
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
         order = self._validate()
         seed = self._rng_seed(self.random_state)
-        X, self.input_kind_ = self._prepare_input(hg, seed)
+        X, self.input_kind_ = self._prepare_input(hg, seed, k)
         P = PropagationOperator(hg, self_loops=self.self_loops)
         self.smoothness_z_ = None
         if isinstance(self.gamma_init, str):
