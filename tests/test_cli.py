@@ -56,3 +56,12 @@ def test_malicious_pickle_refused(tmp_path, capsys):
     assert main(["info", str(d)]) == 2
     assert not (tmp_path / "pwned").exists()
     assert capsys.readouterr().err.startswith("hyperclust: error:")
+
+
+def test_cluster_deep_method_shows_progress_unless_quiet(tmp_path, capsys):
+    src = tmp_path / "edges.txt"
+    _write_edge_list(src)
+    assert main(["cluster", str(src), "--method", "unidhc", "--k", "2"]) == 0
+    assert "Uni-DHC" in capsys.readouterr().err
+    assert main(["cluster", str(src), "--method", "unidhc", "--k", "2", "--quiet"]) == 0
+    assert "Uni-DHC" not in capsys.readouterr().err

@@ -96,6 +96,8 @@ def cmd_cluster(args) -> int:
             raise UserError("--k is required: the input has no labels to take the number of classes from")
         k = hg.n_classes
     est = make_estimator(args.method, k, random_state=args.seed, device=args.device)
+    if hasattr(est, "verbose"):
+        est.verbose = not args.quiet  # training progress bar of the deep methods
     t0 = time.perf_counter()
     est.fit(hg)
     elapsed = time.perf_counter() - t0
@@ -170,6 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="remove nodes in no hyperedge first (TriCL protocol); default clusters all nodes")
     p.add_argument("--out", default=None, help="write labels to this CSV (columns node,cluster)")
     p.add_argument("--data-dir", default=None, help=data_help)
+    p.add_argument("--quiet", action="store_true", help="no training progress bar")
     p.set_defaults(func=cmd_cluster)
 
     p = sub.add_parser("demo", help="cluster built-in synthetic hypergraphs (no download)")
