@@ -10,7 +10,8 @@ import torch
 from hyperclust.cluster.unidhc import METHODS, UniDHC, family_coefficients
 from hyperclust.hypergraph import Hypergraph
 from hyperclust.models.adaptivity import choose_family, smoothness_quotient, smoothness_zscore
-from hyperclust.models.basis import basis_response, polynomial_basis
+from hyperclust.models.basis import (basis_response, borrow_for_isolated, feature_neighbors,
+                                     polynomial_basis)
 from hyperclust.models.losses import (decorrelation_loss, hyperedge_means, infonce_loss,
                                       node_consistency_loss)
 from hyperclust.models.unidhc import PolynomialFilter, _edge_batch, train_unidhc
@@ -292,6 +293,7 @@ def test_structural_input_without_features(hg):
     ({"dropout": 1.0}, ValueError), ({"lr": -1.0}, ValueError),
     ({"embedding": "both"}, ValueError), ({"consistency": "mse"}, ValueError),
     ({"n_structural": 0}, ValueError), ({"n_structural": "many"}, ValueError),
+    ({"isolated_neighbors": -1}, ValueError), ({"isolated_neighbors": 2.5}, ValueError),
 ])
 def test_bad_params_raise(hg, params, err):
     with pytest.raises(err):
@@ -311,3 +313,64 @@ def test_registry_entries(hg):
     assert "unidhc" in METHODS
     est = METHODS["unidhc"][0](2, 0, "cpu")
     assert isinstance(est, UniDHC) and est.n_clusters == 2 and est.device == "cpu"
+
+
+# ---------------------------------------------------------------- isolated nodes
+def test_feature_neighbors_match_brute_force():
+    X = np.random.default_rng(0).normal(size=(40, 5))
+    queries, candidates = np.arange(7), np.arange(7, 40)
+    Xn = X / np.linalg.norm(X, axis=1, keepdims=True)
+    ref = candidates[np.argsort(-(Xn[queries] @ Xn[candidates].T), axis=1)[:, :4]]
+    np.testing.assert_array_equal(feature_neighbors(X, queries, candidates, 4, chunk_size=3), ref)
+    assert feature_neighbors(X, queries, candidates[:2], 10).shape == (7, 2)
+
+
+def test_borrow_for_isolated_dense_reference():
+    rng = np.random.default_rng(1)
+    B = rng.normal(size=(3, 10, 4))
+    isolated, neighbors = np.array([2, 7]), np.array([[0, 1, 5], [3, 4, 9]])
+    out = borrow_for_isolated(B.copy(), isolated, neighbors)
+    keep = np.setdiff1d(np.arange(10), isolated)
+    np.testing.assert_array_equal(out[:, keep], B[:, keep])
+    np.testing.assert_array_equal(out[0], B[0])  # the raw input is never changed
+    for k in (1, 2):
+        for i, nb in zip(isolated, neighbors):
+            np.testing.assert_allclose(out[k, i], 0.5 * (B[k, i] + B[k, nb].mean(axis=0)))
+
+
+def _with_isolated(hg, n_iso=5, seed=3):
+    rng = np.random.default_rng(seed)
+    X = np.vstack([hg.features, rng.normal(size=(n_iso, hg.features.shape[1]))])
+    return Hypergraph.from_edges(hg.edges(), n_nodes=hg.n_nodes + n_iso, features=X)
+
+
+def test_isolated_nodes_take_half_of_their_neighbours_filter(hg):
+    g = _with_isolated(hg)
+    iso = np.flatnonzero(g.isolated)
+    fixed = dict(epochs=0, embedding="filter", gamma_init="low-pass", random_state=0)
+    m = _small(isolated_neighbors=3, **fixed).fit(g)
+    X, _ = m._prepare_input(g, 0, 2)
+    P2X = np.linalg.matrix_power(_dense_P(g), 2) @ X
+    connected = np.flatnonzero(~g.isolated)
+    Xn = X / np.linalg.norm(X, axis=1, keepdims=True)
+    nb = connected[np.argsort(-(Xn[iso] @ Xn[connected].T), axis=1)[:, :3]]
+    expect = 0.5 * (P2X[iso] + P2X[nb].mean(axis=1))
+    expect /= np.linalg.norm(expect, axis=1, keepdims=True)
+    np.testing.assert_allclose(m.embedding_[iso], expect, atol=1e-6)
+    assert m.n_isolated_borrowing_ == iso.size
+    off = _small(isolated_neighbors=None, **fixed).fit(g)
+    np.testing.assert_allclose(off.embedding_[iso], Xn[iso], atol=1e-6)  # P^2 x_i = x_i
+    np.testing.assert_allclose(off.embedding_[connected], m.embedding_[connected], atol=1e-9)
+    assert off.n_isolated_borrowing_ == 0
+
+
+def test_isolated_borrowing_invariant_to_node_relabelling(hg):
+    g = _with_isolated(hg)
+    perm = np.random.default_rng(4).permutation(g.n_nodes)
+    inv = np.argsort(perm)
+    g2 = Hypergraph.from_edges([inv[e] for e in g.edges()], n_nodes=g.n_nodes,
+                               features=g.features[perm])
+    fixed = dict(epochs=0, embedding="filter", gamma_init="low-pass", random_state=0)
+    a = _small(**fixed).fit(g).embedding_
+    b = _small(**fixed).fit(g2).embedding_
+    np.testing.assert_allclose(a[perm], b, atol=1e-6)

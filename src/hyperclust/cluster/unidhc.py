@@ -24,7 +24,8 @@ import torch
 from sklearn.preprocessing import normalize
 
 from ..models.adaptivity import choose_family, smoothness_zscore
-from ..models.basis import BASES, basis_response, polynomial_basis
+from ..models.basis import (BASES, basis_response, borrow_for_isolated, feature_neighbors,
+                            polynomial_basis)
 from ..models.unidhc import train_unidhc
 from ..operators.propagation import PropagationOperator
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
@@ -103,6 +104,13 @@ class UniDHC(HypergraphClusterer):
         embedding :func:`hyperclust.spectral.structural_features` (``n_structural`` columns).
     n_components : int, "auto" or None, default "auto"
         Seeded truncated-SVD projection of the input (``"auto"``: 128 when d > 256).
+    isolated_neighbors : int or None, default 10
+        Isolated nodes (in no hyperedge) take half of each propagated basis term (orders >= 1)
+        from the mean of their ``isolated_neighbors`` nearest connected nodes by cosine
+        similarity of the input (:func:`hyperclust.models.basis.borrow_for_isolated`);
+        ``None`` or 0 leaves them with their raw input, as propagation alone does. Only with
+        node features (a structural input carries nothing for isolated nodes). Exact search:
+        time ``O(n_isolated * n_connected * d)``.
     n_structural : int or "auto", default "auto"
         Columns of the structural input; ``"auto"`` = ``n_clusters`` clipped to [2, 32]
         (:func:`hyperclust.cluster.baselines.structural_dim`).
@@ -149,11 +157,13 @@ class UniDHC(HypergraphClusterer):
         The z-score (``None`` when ``gamma_init`` is not ``"auto"``).
     filter_family_ : str
         Family of the initial filter (``"custom"`` for an explicit array).
+    n_isolated_borrowing_ : int
+        Isolated nodes whose propagated terms came partly from their feature neighbours.
     """
 
     def __init__(self, n_clusters=2, *, order=4, basis="power", gamma_init="auto",
                  family_threshold=2.0, self_loops=1.0, input="auto", n_components="auto",
-                 n_structural="auto", hidden_dim=256, out_dim=64, epochs=20, lr=1e-3,
+                 n_structural="auto", isolated_neighbors=10, hidden_dim=256, out_dim=64, epochs=20, lr=1e-3,
                  gamma_lr=1e-2,
                  batch_size=512, edge_batch_size=256, consistency="cosine",
                  consistency_weight=1.0, decorrelation_weight=0.1, gamma_reg=1.0, dropout=0.2,
@@ -168,6 +178,7 @@ class UniDHC(HypergraphClusterer):
         self.input = input
         self.n_components = n_components
         self.n_structural = n_structural
+        self.isolated_neighbors = isolated_neighbors
         self.hidden_dim = hidden_dim
         self.out_dim = out_dim
         self.epochs = epochs
@@ -199,6 +210,8 @@ class UniDHC(HypergraphClusterer):
         from .baselines import structural_dim
 
         structural_dim(self.n_structural, 2)
+        if self.isolated_neighbors is not None:
+            _check_pos_int(self.isolated_neighbors, "isolated_neighbors", 0)
         for name in ("lr", "gamma_lr", "consistency_weight", "decorrelation_weight", "gamma_reg",
                      "family_threshold"):
             _check_nonneg(getattr(self, name), name)
@@ -258,6 +271,14 @@ class UniDHC(HypergraphClusterer):
             g0 = np.asarray(self.gamma_init, dtype=np.float64)
         self.initial_coefficients_ = g0.copy()
         B = polynomial_basis(P, X, order, self.basis)
+        self.n_isolated_borrowing_ = 0
+        if self.isolated_neighbors and self.input_kind_ == "features":
+            isolated = np.flatnonzero(hg.isolated)
+            if 0 < isolated.size < hg.n_nodes:
+                connected = np.flatnonzero(~hg.isolated)
+                neighbors = feature_neighbors(X, isolated, connected, self.isolated_neighbors)
+                B = borrow_for_isolated(B, isolated, neighbors)
+                self.n_isolated_borrowing_ = int(isolated.size)
         net, self.loss_history_ = train_unidhc(
             B, hg.incidence, g0, hidden_dim=self.hidden_dim, out_dim=self.out_dim,
             epochs=self.epochs, lr=self.lr, gamma_lr=self.gamma_lr, batch_size=self.batch_size,

@@ -11,7 +11,8 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["BASES", "polynomial_basis", "basis_response"]
+__all__ = ["BASES", "polynomial_basis", "basis_response", "feature_neighbors",
+           "borrow_for_isolated"]
 
 BASES = ("power", "laplacian", "chebyshev")
 
@@ -93,3 +94,69 @@ def basis_response(lambdas, order: int, kind: str = "power") -> np.ndarray:
             s = 2.0 * p - 1.0
             out[k] = s * out[k - 1] if k == 1 else 2.0 * s * out[k - 1] - out[k - 2]
     return out
+
+
+def feature_neighbors(X, queries: np.ndarray, candidates: np.ndarray, n_neighbors: int,
+                      chunk_size: int = 2048) -> np.ndarray:
+    """Cosine nearest neighbours of the ``queries`` rows of ``X`` among the ``candidates`` rows.
+
+    Exact, in chunks of ``chunk_size`` queries: memory ``O(chunk_size * len(candidates))``,
+    time ``O(len(queries) * len(candidates) * d)``; ties go to the lower candidate index.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, d)
+    queries, candidates : ndarray of int, shapes (q,) and (c,)
+    n_neighbors : int
+        Clipped to ``c``.
+
+    Returns
+    -------
+    ndarray of int, shape (q, min(n_neighbors, c))
+        Node ids (rows of ``X``), nearest first.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    Xn = X / np.where(norms > 0, norms, 1.0)
+    queries = np.asarray(queries, dtype=np.int64)
+    candidates = np.asarray(candidates, dtype=np.int64)
+    kk = min(int(n_neighbors), candidates.size)
+    out = np.empty((queries.size, kk), dtype=np.int64)
+    C = Xn[candidates]
+    for start in range(0, queries.size, chunk_size):
+        sim = Xn[queries[start:start + chunk_size]] @ C.T
+        top = np.argpartition(-sim, kk - 1, axis=1)[:, :kk] if kk < C.shape[0] else \
+            np.broadcast_to(np.arange(C.shape[0]), sim.shape).copy()
+        order = np.lexsort((top, -np.take_along_axis(sim, top, axis=1)), axis=1)
+        out[start:start + chunk_size] = candidates[np.take_along_axis(top, order, axis=1)]
+    return out
+
+
+def borrow_for_isolated(basis: np.ndarray, isolated: np.ndarray, neighbors: np.ndarray) -> np.ndarray:
+    """Give isolated nodes the propagated terms of their feature neighbours.
+
+    An isolated node has ``T_k(P) x_i = T_k(1) x_i``: propagation never reaches it, so every
+    low-pass filter leaves it with its raw (noisy) features. Here its terms of order ``k >= 1``
+    become ``(B[k, i] + mean_{j in N(i)} B[k, j]) / 2`` with ``N(i)`` its nearest connected
+    nodes in feature space; order 0 (the raw input) is untouched, so the identity filter is
+    unchanged. Connected nodes are never modified.
+
+    Parameters
+    ----------
+    basis : ndarray, shape (K+1, n, d)
+        Modified in place and returned.
+    isolated : ndarray of int, shape (q,)
+    neighbors : ndarray of int, shape (q, r)
+        Rows from :func:`feature_neighbors` (connected nodes only).
+
+    Returns
+    -------
+    ndarray, shape (K+1, n, d)
+    """
+    isolated = np.asarray(isolated, dtype=np.int64)
+    if isolated.size == 0 or neighbors.shape[1] == 0:
+        return basis
+    for k in range(1, basis.shape[0]):  # loop over the K orders, not over nodes
+        borrowed = basis[k][neighbors].mean(axis=1)
+        basis[k, isolated] = 0.5 * (basis[k, isolated] + borrowed)
+    return basis
