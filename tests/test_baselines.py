@@ -107,19 +107,19 @@ def test_random_walk_adjoint_matches_dense_transpose():
 
 def test_structural_dim_rule():
     from hyperclust.cluster.baselines import structural_dim
-    assert [structural_dim("auto", k) for k in (2, 3, 7, 32, 641)] == [2, 3, 7, 32, 32]
+    assert [structural_dim("auto", k) for k in (2, 3, 7, 32, 641)] == [4, 6, 14, 32, 32]
     assert structural_dim(5, 2) == 5
     for bad in (0, -1, 2.5, True, "all"):
         with pytest.raises(ValueError, match="n_structural"):
             structural_dim(bad, 3)
 
 
-def test_featureless_input_has_one_column_per_cluster_by_default():
+def test_featureless_input_has_two_columns_per_cluster_by_default():
     hg = hypergraph_sbm(300, 3, homophily=0.9, n_features=0, random_state=1)
     auto = HGNNSmoothingKMeans(3, random_state=0).fit(hg)
-    assert auto.input_kind_ == "structural" and auto.embedding_.shape == (300, 3)
+    assert auto.input_kind_ == "structural" and auto.embedding_.shape == (300, 6)
     assert acc(hg.labels, auto.labels_) > 0.9
-    wide = HGNNSmoothingKMeans(3, n_structural=8, random_state=0).fit(hg)
-    assert wide.embedding_.shape == (300, 8)
+    wide = HGNNSmoothingKMeans(3, n_structural=9, random_state=0).fit(hg)
+    assert wide.embedding_.shape == (300, 9)
     with pytest.raises(ValueError, match="n_structural"):
         HGNNSmoothingKMeans(3, n_structural=0).fit(hg)

@@ -284,7 +284,7 @@ def test_structural_input_without_features(hg):
     assert m.input_kind_ == "structural" and m.labels_.shape == (hg.n_nodes,)
     assert m.coefficients_.shape == (m.order + 1,) and m.embedding_.shape[1] == 4 + m.out_dim
     auto = _small(random_state=0, epochs=1).fit(bare)
-    assert auto.embedding_.shape[1] == 2 + auto.out_dim  # n_clusters columns by default
+    assert auto.embedding_.shape[1] == 4 + auto.out_dim  # 2 * n_clusters columns by default
 
 
 @pytest.mark.parametrize("params, err", [

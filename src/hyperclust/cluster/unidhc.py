@@ -4,8 +4,8 @@ Our reconstruction of "A Unified Framework for Deep Hypergraph Clustering Beyond
 (ICML 2026; only the abstract is public), see ``docs/unidhc.md``. Pipeline:
 
 1. node input X (features, seeded truncated SVD when d > 256; feature-less hypergraphs get
-   :func:`hyperclust.spectral.structural_features` with ``n_clusters`` columns), rescaled to
-   unit mean row norm;
+   :func:`hyperclust.spectral.structural_features` with ``2 * n_clusters`` columns), rescaled
+   to unit mean row norm;
 2. a label-free smoothness z-score of X on the hypergraph picks the initial filter family
    (low-pass ``P^2``, identity, or high-pass ``I - P``);
 3. the basis ``[T_0(P) X, ..., T_K(P) X]`` is precomputed in factored form;
@@ -112,7 +112,7 @@ class UniDHC(HypergraphClusterer):
         node features (a structural input carries nothing for isolated nodes). Exact search:
         time ``O(n_isolated * n_connected * d)``.
     n_structural : int or "auto", default "auto"
-        Columns of the structural input; ``"auto"`` = ``n_clusters`` clipped to [2, 32]
+        Columns of the structural input; ``"auto"`` = ``2 * n_clusters`` clipped to [4, 32]
         (:func:`hyperclust.cluster.baselines.structural_dim`).
     hidden_dim, out_dim : int, default 256, 64
     epochs : int, default 20
