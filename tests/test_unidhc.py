@@ -374,3 +374,18 @@ def test_isolated_borrowing_invariant_to_node_relabelling(hg):
     a = _small(**fixed).fit(g).embedding_
     b = _small(**fixed).fit(g2).embedding_
     np.testing.assert_allclose(a[perm], b, atol=1e-6)
+
+
+def test_isolated_neighbour_search_samples_candidates_beyond_budget(hg, monkeypatch):
+    import hyperclust.cluster.unidhc as unidhc_module
+
+    g = _with_isolated(hg)
+    monkeypatch.setattr(unidhc_module, "NEIGHBOR_PAIR_BUDGET", 10)
+    fixed = dict(epochs=0, embedding="filter", gamma_init="low-pass", random_state=0)
+    with pytest.warns(RuntimeWarning, match="budget"):
+        m = _small(isolated_neighbors=1, **fixed).fit(g)
+    assert m.n_isolated_borrowing_ == int(g.isolated.sum())
+    again = _small(isolated_neighbors=1, **fixed)
+    with pytest.warns(RuntimeWarning):
+        again.fit(g)
+    np.testing.assert_array_equal(m.embedding_, again.embedding_)  # seeded sample
