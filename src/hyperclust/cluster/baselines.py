@@ -13,8 +13,8 @@ from sklearn.preprocessing import normalize
 from ..operators.propagation import PropagationOperator
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 
-__all__ = ["KMeansFeatures", "HGNNSmoothingKMeans", "kmeans_labels", "node_input", "reduce_features", "structural_dim",
-           "METHODS"]
+__all__ = ["KMeansFeatures", "HGNNSmoothingKMeans", "kmeans_labels", "node_input",
+           "reduce_features", "structural_dim", "METHODS"]
 
 
 def kmeans_labels(embedding: np.ndarray, n_clusters: int, n_init: int, random_state: int):

@@ -167,10 +167,9 @@ class UniDHC(HypergraphClusterer):
 
     def __init__(self, n_clusters=2, *, order=4, basis="power", gamma_init="auto",
                  family_threshold=2.0, self_loops=1.0, input="auto", n_components="auto",
-                 n_structural="auto", isolated_neighbors=10, hidden_dim=256, out_dim=64, epochs=20, lr=1e-3,
-                 gamma_lr=1e-2,
-                 batch_size=512, edge_batch_size=256, consistency="cosine",
-                 consistency_weight=1.0, decorrelation_weight=0.1, gamma_reg=1.0, dropout=0.2,
+                 n_structural="auto", isolated_neighbors=10, hidden_dim=256, out_dim=64,
+                 epochs=20, lr=1e-3, gamma_lr=1e-2, batch_size=512, edge_batch_size=256,
+                 consistency="cosine", consistency_weight=1.0, decorrelation_weight=0.1, gamma_reg=1.0, dropout=0.2,
                  positives="dropout", edge_member_cap=64, embedding="concat", n_init=10,
                  random_state=0, device="cpu", verbose=False):
         self.n_clusters = n_clusters
@@ -252,6 +251,27 @@ class UniDHC(HypergraphClusterer):
         scale = np.sqrt(np.mean(np.sum(X * X, axis=1)))
         return (X / scale if scale > 0 else X), kind
 
+    def _borrow_for_isolated(self, hg, X, B, seed):
+        """Step 3b: isolated nodes take half of each propagated term from feature neighbours."""
+        self.n_isolated_borrowing_ = 0
+        if not self.isolated_neighbors or self.input_kind_ != "features":
+            return B
+        isolated = np.flatnonzero(hg.isolated)
+        if not 0 < isolated.size < hg.n_nodes:
+            return B
+        connected = np.flatnonzero(~hg.isolated)
+        keep = max(10 * self.isolated_neighbors, NEIGHBOR_PAIR_BUDGET // isolated.size)
+        if keep < connected.size:
+            warnings.warn(
+                f"{isolated.size} isolated nodes x {connected.size} connected nodes exceed the "
+                f"exact neighbour-search budget; isolated nodes search a seeded sample of "
+                f"{keep} connected nodes", RuntimeWarning, stacklevel=3)
+            connected = np.sort(np.random.default_rng(seed).choice(connected, size=keep,
+                                                                    replace=False))
+        neighbors = feature_neighbors(X, isolated, connected, self.isolated_neighbors)
+        self.n_isolated_borrowing_ = int(isolated.size)
+        return borrow_for_isolated(B, isolated, neighbors)
+
     def fit(self, hypergraph, y=None):
         """Fit on ``hypergraph`` (labels, if any, are ignored). Returns ``self``."""
         hg = check_hypergraph(hypergraph)
@@ -275,25 +295,7 @@ class UniDHC(HypergraphClusterer):
             g0 = np.asarray(self.gamma_init, dtype=np.float64)
         self.initial_coefficients_ = g0.copy()
         B = polynomial_basis(P, X, order, self.basis)
-        self.n_isolated_borrowing_ = 0
-        if self.isolated_neighbors and self.input_kind_ == "features":
-            isolated = np.flatnonzero(hg.isolated)
-            if 0 < isolated.size < hg.n_nodes:
-                connected = np.flatnonzero(~hg.isolated)
-                if isolated.size * connected.size > NEIGHBOR_PAIR_BUDGET:
-                    keep = max(10 * self.isolated_neighbors,
-                               NEIGHBOR_PAIR_BUDGET // isolated.size)
-                    if keep < connected.size:
-                        warnings.warn(
-                            f"{isolated.size} isolated nodes x {connected.size} connected nodes "
-                            f"exceed the exact neighbour-search budget; isolated nodes search "
-                            f"a seeded sample of {keep} connected nodes", RuntimeWarning,
-                            stacklevel=2)
-                        rng = np.random.default_rng(seed)
-                        connected = np.sort(rng.choice(connected, size=keep, replace=False))
-                neighbors = feature_neighbors(X, isolated, connected, self.isolated_neighbors)
-                B = borrow_for_isolated(B, isolated, neighbors)
-                self.n_isolated_borrowing_ = int(isolated.size)
+        B = self._borrow_for_isolated(hg, X, B, seed)
         net, self.loss_history_ = train_unidhc(
             B, hg.incidence, g0, hidden_dim=self.hidden_dim, out_dim=self.out_dim,
             epochs=self.epochs, lr=self.lr, gamma_lr=self.gamma_lr, batch_size=self.batch_size,
