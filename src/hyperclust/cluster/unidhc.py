@@ -133,10 +133,8 @@ class UniDHC(HypergraphClusterer):
         weight of 1 hurt the encoder output on every real dataset measured (docs/unidhc.md).
     dropout : float, default 0.2
         Feature dropout making the two views.
-    positives : {"co-member", "dropout"}, default "co-member"
-        Second view of a node: a dropout copy of a random hyperedge co-member (a node in no
-        hyperedge is its own co-member), or of the node itself. Co-member was the better
-        default over 7 feature sets once isolated nodes borrow (docs/unidhc.md).
+    positives : {"dropout", "co-member"}, default "dropout"
+        Second view of a node: a dropout copy of itself, or of a random hyperedge co-member.
     edge_member_cap : int or None, default 64
         Hyperedges larger than this enter the decorrelation loss through a fresh uniform
         sample of this many members (keeps a step's cost bounded on huge hyperedges).
@@ -174,7 +172,7 @@ class UniDHC(HypergraphClusterer):
                  n_structural="auto", isolated_neighbors=10, hidden_dim=256, out_dim=64,
                  epochs=20, lr=1e-3, gamma_lr=1e-2, batch_size=512, edge_batch_size=256,
                  consistency="cosine", consistency_weight=1.0, decorrelation_weight=0.1, gamma_reg=1.0, dropout=0.2,
-                 positives="co-member", edge_member_cap=64, embedding="concat", n_init=10,
+                 positives="dropout", edge_member_cap=64, embedding="concat", n_init=10,
                  random_state=0, device="cpu", verbose=False):
         self.n_clusters = n_clusters
         self.order = order
