@@ -10,9 +10,8 @@ Our reconstruction of "A Unified Framework for Deep Hypergraph Clustering Beyond
    (low-pass ``P^2``, identity, or high-pass ``I - P``);
 3. the basis ``[T_0(P) X, ..., T_K(P) X]`` is precomputed in factored form; isolated nodes
    take half of each propagated term from their nearest connected nodes in feature space;
-4. gamma and an MLP encoder are trained (views: dropout copies of a node and of a random
-   hyperedge co-member; node consistency, hyperedge decorrelation, gamma kept near its
-   initial shape);
+4. gamma and an MLP encoder are trained (two dropout views, node consistency, hyperedge
+   decorrelation, gamma kept near its initial shape);
 5. k-means (several inits) on the L2-normalised filter output concatenated with the
    L2-normalised encoder output.
 """
