@@ -64,8 +64,9 @@ def methods(k, seed, featured=True, isolated=False):
 def run(hg, seeds, protocol, rows, extra=None, only=None):
     k = hg.n_classes
     res = {}
+    featured, isolated = hg.features is not None, bool(hg.isolated.any())
     for seed in range(seeds):
-        for name, est in methods(k, seed, hg.features is not None, bool(hg.isolated.any())).items():
+        for name, est in methods(k, seed, featured, isolated).items():
             if only and name not in only:
                 continue
             t = time.perf_counter()

@@ -23,6 +23,9 @@ def kmeans_labels(embedding: np.ndarray, n_clusters: int, n_init: int, random_st
     return km.fit_predict(embedding)
 
 
+STRUCTURAL_MAX_DIM = 32
+
+
 def reduce_features(X, n_components, random_state):
     """Optionally project features to ``n_components`` dimensions with a seeded truncated SVD.
 
@@ -40,9 +43,6 @@ def reduce_features(X, n_components, random_state):
     return svd.fit_transform(X)
 
 
-STRUCTURAL_MAX_DIM = 32
-
-
 def structural_dim(n_structural, n_clusters: int) -> int:
     """Number of spectral columns of the structural input.
 
@@ -52,17 +52,17 @@ def structural_dim(n_structural, n_clusters: int) -> int:
     structure (contact-high-school, 9 classes: ACC .98 with 9, 1.00 with 18; walmart-trips
     NMI .002 with 11, .119 with 22). Measurements in docs/unidhc.md.
     """
-    if isinstance(n_structural, str):
-        if n_structural != "auto":
-            raise ValueError(f"n_structural must be 'auto' or a positive integer, got {n_structural!r}")
+    if isinstance(n_structural, str) and n_structural == "auto":
         return int(min(STRUCTURAL_MAX_DIM, 2 * max(2, n_clusters)))
     if isinstance(n_structural, bool) or not isinstance(n_structural, numbers.Integral) \
             or n_structural < 1:
-        raise ValueError(f"n_structural must be 'auto' or a positive integer, got {n_structural!r}")
+        raise ValueError(
+            f"n_structural must be 'auto' or a positive integer, got {n_structural!r}")
     return int(n_structural)
 
 
-def node_input(hypergraph, input: str, random_state: int, n_components_structural: int = 32):
+def node_input(hypergraph, input: str, random_state: int,
+               n_components_structural: int = STRUCTURAL_MAX_DIM):
     """The node input matrix of a method and what it is.
 
     Parameters

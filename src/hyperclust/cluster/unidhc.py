@@ -170,7 +170,8 @@ class UniDHC(HypergraphClusterer):
                  family_threshold=2.0, self_loops=1.0, input="auto", n_components="auto",
                  n_structural="auto", isolated_neighbors=10, hidden_dim=256, out_dim=64,
                  epochs=20, lr=1e-3, gamma_lr=1e-2, batch_size=512, edge_batch_size=256,
-                 consistency="cosine", consistency_weight=1.0, decorrelation_weight=0.1, gamma_reg=1.0, dropout=0.2,
+                 consistency="cosine", consistency_weight=1.0, decorrelation_weight=0.1,
+                 gamma_reg=1.0, dropout=0.2,
                  positives="dropout", edge_member_cap=64, embedding="concat", n_init=10,
                  random_state=0, device="cpu", verbose=False):
         self.n_clusters = n_clusters

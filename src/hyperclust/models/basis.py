@@ -101,7 +101,8 @@ def feature_neighbors(X, queries: np.ndarray, candidates: np.ndarray, n_neighbor
     """Cosine nearest neighbours of the ``queries`` rows of ``X`` among the ``candidates`` rows.
 
     Exact, in chunks of ``chunk_size`` queries: memory ``O(chunk_size * len(candidates))``,
-    time ``O(len(queries) * len(candidates) * d)``; ties go to the lower candidate index.
+    time ``O(len(queries) * len(candidates) * d)``. Returned neighbours with equal
+    similarity are ordered by node id.
 
     Parameters
     ----------
@@ -132,7 +133,8 @@ def feature_neighbors(X, queries: np.ndarray, candidates: np.ndarray, n_neighbor
     return out
 
 
-def borrow_for_isolated(basis: np.ndarray, isolated: np.ndarray, neighbors: np.ndarray) -> np.ndarray:
+def borrow_for_isolated(basis: np.ndarray, isolated: np.ndarray,
+                        neighbors: np.ndarray) -> np.ndarray:
     """Give isolated nodes the propagated terms of their feature neighbours.
 
     An isolated node has ``T_k(P) x_i = T_k(1) x_i``: propagation never reaches it, so every
