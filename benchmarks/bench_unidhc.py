@@ -38,6 +38,7 @@ ISO = ["cora-ca", "cora-cc", "citeseer-cc"]
 HETERO = ["senate-committees", "house-committees", "actor", "amazon-ratings", "pokec",
           "hsbm-node-0.3", "hsbm-node-0.6", "hsbm-node-0.9", "hsbm-edge-0.3", "hsbm-edge-0.9"]
 SWEEP_H = [0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0]
+MASKED = "unidhc (false-negative mask 1/k)"
 
 
 def methods(k, seed, featured=True, isolated=False):
@@ -58,6 +59,7 @@ def methods(k, seed, featured=True, isolated=False):
         "uniform P^0..P^8": UniDHC(k, order=8, gamma_init="uniform", **fixed),
         "X - PX (high-pass)": UniDHC(k, gamma_init="high-pass", **fixed),
         "unidhc": UniDHC(k, random_state=seed),
+        MASKED: UniDHC(k, false_negative_mask="1/k", random_state=seed),
     }
 
 
@@ -148,10 +150,13 @@ def main():
             hg = hypergraph_sbm(2000, 4, homophily=h, n_features=32, random_state=0,
                                 name=f"hsbm-{h}")
             hom = hg.homophily()["pairwise"]
-            res = run(hg, args.seeds, "all nodes", rows, {"target": h, "homophily": hom})
-            gammas[hom] = (np.mean(res["_gamma"], axis=0), np.mean(res["_init"], axis=0))
-            write(rows, "sweep")
-        plot_sweep(rows, gammas)
+            res = run(hg, args.seeds, "all nodes", rows, {"target": h, "homophily": hom},
+                      args.methods)
+            if "_gamma" in res:
+                gammas[hom] = (np.mean(res["_gamma"], axis=0), np.mean(res["_init"], axis=0))
+            write(rows, "sweep" + args.tag)
+        if not args.methods:
+            plot_sweep(rows, gammas)
 
 
 def plot_sweep(rows, gammas):

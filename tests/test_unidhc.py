@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import torch
+import torch.nn.functional as F
 
 from hyperclust.cluster.unidhc import METHODS, UniDHC, family_coefficients
 from hyperclust.hypergraph import Hypergraph
@@ -13,7 +14,7 @@ from hyperclust.models.adaptivity import choose_family, smoothness_quotient, smo
 from hyperclust.models.basis import (basis_response, borrow_for_isolated, feature_neighbors,
                                      polynomial_basis)
 from hyperclust.models.losses import (decorrelation_loss, hyperedge_means, infonce_loss,
-                                      node_consistency_loss)
+                                      node_consistency_loss, similar_pair_weights)
 from hyperclust.models.unidhc import PolynomialFilter, _edge_batch, train_unidhc
 from hyperclust.operators.propagation import PropagationOperator
 
@@ -138,6 +139,35 @@ def test_node_consistency_matches_dense_formula():
     assert same == pytest.approx(0.0, abs=1e-6)
 
 
+def test_node_consistency_pair_weights_dense_formula():
+    g = torch.Generator().manual_seed(1)
+    z1, z2 = torch.randn(6, 3, generator=g), torch.randn(6, 3, generator=g)
+    everyone = 1.0 - torch.eye(6)
+    assert node_consistency_loss(z1, z2, pair_weights=everyone).item() == pytest.approx(
+        node_consistency_loss(z1, z2).item(), rel=1e-6)
+    w = torch.rand(6, 6, generator=g) * everyone
+    a = F.normalize(z1, dim=1).numpy()
+    b = F.normalize(z2, dim=1).numpy()
+    S = a @ b.T
+    W = w.numpy()
+    expected = np.mean((1 - np.diag(S)) ** 2) + np.sum(W * S ** 2) / np.sum(W)
+    assert node_consistency_loss(z1, z2, pair_weights=w).item() == pytest.approx(expected,
+                                                                                rel=1e-5)
+
+
+def test_similar_pair_weights_spare_each_nodes_group():
+    g = torch.Generator().manual_seed(2)
+    centres = torch.tensor([[5.0, 0.0, 0.0], [0.0, 5.0, 0.0], [0.0, 0.0, 5.0]])
+    group = torch.arange(12) % 3
+    z = centres[group] + 0.1 * torch.randn(12, 3, generator=g)
+    w = similar_pair_weights(z, 3 / 11)  # 3 spared mates = the node's own group
+    same = group[:, None] == group[None, :]
+    expected = (~same).float()
+    assert torch.equal(w, expected)
+    perm = torch.randperm(12, generator=g)
+    assert torch.equal(similar_pair_weights(z[perm], 3 / 11), expected[perm][:, perm])
+
+
 def test_infonce_matches_dense_formula():
     g = torch.Generator().manual_seed(1)
     z1, z2 = torch.randn(6, 3, generator=g), torch.randn(6, 3, generator=g)
@@ -251,11 +281,20 @@ def test_fit_attributes_and_planted_clusters(hg):
                                m.coefficients_ @ basis_response(lam, 4, "power"))
 
 
-def test_same_seed_same_labels(hg):
-    a = _small(random_state=3).fit(hg)
-    b = _small(random_state=3).fit(hg)
+@pytest.mark.parametrize("mask", [None, "1/k"])
+def test_same_seed_same_labels(hg, mask):
+    a = _small(random_state=3, false_negative_mask=mask).fit(hg)
+    b = _small(random_state=3, false_negative_mask=mask).fit(hg)
     np.testing.assert_array_equal(a.labels_, b.labels_)
     np.testing.assert_array_equal(a.coefficients_, b.coefficients_)
+
+
+def test_false_negative_mask_changes_training_only_when_set(hg):
+    plain = _small(random_state=0).fit(hg)
+    masked = _small(random_state=0, false_negative_mask="1/k").fit(hg)
+    explicit = _small(random_state=0, false_negative_mask=0.5).fit(hg)  # k = 2
+    assert masked.loss_history_ != plain.loss_history_
+    assert masked.loss_history_ == explicit.loss_history_
 
 
 def test_invariant_to_node_relabelling(hg):
@@ -294,6 +333,9 @@ def test_structural_input_without_features(hg):
     ({"embedding": "both"}, ValueError), ({"consistency": "mse"}, ValueError),
     ({"n_structural": 0}, ValueError), ({"n_structural": "many"}, ValueError),
     ({"isolated_neighbors": -1}, ValueError), ({"isolated_neighbors": 2.5}, ValueError),
+    ({"false_negative_mask": 1.0}, ValueError), ({"false_negative_mask": "half"}, ValueError),
+    ({"false_negative_mask": True}, ValueError),
+    ({"false_negative_mask": 0.2, "consistency": "infonce"}, ValueError),
 ])
 def test_bad_params_raise(hg, params, err):
     with pytest.raises(err):

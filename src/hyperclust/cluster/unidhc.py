@@ -134,6 +134,11 @@ class UniDHC(HypergraphClusterer):
         Feature dropout making the two views.
     positives : {"dropout", "co-member"}, default "dropout"
         Second view of a node: a dropout copy of itself, or of a random hyperedge co-member.
+    false_negative_mask : float in (0, 1), "1/k" or None, default None
+        Cosine consistency only: each node's most similar batch mates (this fraction of the
+        batch, by centred filter output; ``"1/k"`` = ``1 / n_clusters``) are left out of the
+        term that pushes different nodes apart. Lifts cora-ca and mushroom, sinks
+        pubmed-cc-tricl (docs/unidhc.md), hence off by default.
     edge_member_cap : int or None, default 64
         Hyperedges larger than this enter the decorrelation loss through a fresh uniform
         sample of this many members (keeps a step's cost bounded on huge hyperedges).
@@ -172,7 +177,8 @@ class UniDHC(HypergraphClusterer):
                  epochs=20, lr=1e-3, gamma_lr=1e-2, batch_size=512, edge_batch_size=256,
                  consistency="cosine", consistency_weight=1.0, decorrelation_weight=0.1,
                  gamma_reg=1.0, dropout=0.2,
-                 positives="dropout", edge_member_cap=64, embedding="concat", n_init=10,
+                 positives="dropout", false_negative_mask=None, edge_member_cap=64,
+                 embedding="concat", n_init=10,
                  random_state=0, device="cpu", verbose=False):
         self.n_clusters = n_clusters
         self.order = order
@@ -197,6 +203,7 @@ class UniDHC(HypergraphClusterer):
         self.gamma_reg = gamma_reg
         self.dropout = dropout
         self.positives = positives
+        self.false_negative_mask = false_negative_mask
         self.edge_member_cap = edge_member_cap
         self.embedding = embedding
         self.n_init = n_init
@@ -228,6 +235,14 @@ class UniDHC(HypergraphClusterer):
             _check_pos_int(self.edge_member_cap, "edge_member_cap")
         if self.positives not in ("dropout", "co-member"):
             raise ValueError(f"positives must be 'dropout' or 'co-member', got {self.positives!r}")
+        fn = self.false_negative_mask
+        if fn is not None and fn != "1/k" and (
+                isinstance(fn, (bool, str)) or not isinstance(fn, numbers.Real)
+                or not 0.0 < fn < 1.0):
+            raise ValueError(f"false_negative_mask must be None, '1/k' or a number in (0, 1), "
+                             f"got {fn!r}")
+        if fn is not None and self.consistency != "cosine":
+            raise ValueError("false_negative_mask applies to consistency='cosine' only")
         if self.embedding not in ("concat", "filter", "encoder"):
             raise ValueError(
                 f"embedding must be 'concat', 'filter' or 'encoder', got {self.embedding!r}")
@@ -305,7 +320,9 @@ class UniDHC(HypergraphClusterer):
             consistency_weight=self.consistency_weight,
             decorrelation_weight=self.decorrelation_weight, gamma_reg=self.gamma_reg,
             dropout=float(self.dropout), positives=self.positives,
-            edge_member_cap=self.edge_member_cap, random_state=seed, device=self.device,
+            edge_member_cap=self.edge_member_cap,
+            false_negative_fraction=1.0 / k if self.false_negative_mask == "1/k"
+            else self.false_negative_mask, random_state=seed, device=self.device,
             verbose=self.verbose)
         self.coefficients_ = net.filter.gamma.detach().cpu().numpy().astype(np.float64)
         Z = np.tensordot(self.coefficients_, B, axes=1)

@@ -8,14 +8,18 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-__all__ = ["node_consistency_loss", "infonce_loss", "decorrelation_loss", "hyperedge_means"]
+__all__ = ["node_consistency_loss", "infonce_loss", "decorrelation_loss", "hyperedge_means",
+           "similar_pair_weights"]
 
 
-def node_consistency_loss(z1: torch.Tensor, z2: torch.Tensor, off_weight: float = 1.0) -> torch.Tensor:
+def node_consistency_loss(z1: torch.Tensor, z2: torch.Tensor, off_weight: float = 1.0,
+                          pair_weights: torch.Tensor | None = None) -> torch.Tensor:
     """Push the cross-view cosine-similarity matrix of a node batch towards the identity.
 
     ``S = normalize(z1) normalize(z2)^T`` (shape ``(b, b)``, ``b`` = batch size, kept small by
-    sampling); loss = ``mean_i (1 - S_ii)^2 + off_weight * mean_{i != j} S_ij^2``.
+    sampling); loss = ``mean_i (1 - S_ii)^2 + off_weight * mean_{i != j} S_ij^2``. With
+    ``pair_weights`` (b, b), zero on the diagonal, the second mean is the
+    ``pair_weights``-weighted mean of ``S_ij^2`` (see :func:`similar_pair_weights`).
     """
     b = z1.shape[0]
     S = F.normalize(z1, dim=1) @ F.normalize(z2, dim=1).T
@@ -23,8 +27,41 @@ def node_consistency_loss(z1: torch.Tensor, z2: torch.Tensor, off_weight: float 
     on = ((1.0 - diag) ** 2).mean()
     if b < 2:
         return on
-    off = (S.pow(2).sum() - diag.pow(2).sum()) / (b * (b - 1))
+    if pair_weights is not None:
+        off = (S.pow(2) * pair_weights).sum() / pair_weights.sum().clamp(min=1e-12)
+    else:
+        off = (S.pow(2).sum() - diag.pow(2).sum()) / (b * (b - 1))
     return on + off_weight * off
+
+
+def similar_pair_weights(z: torch.Tensor, fraction: float) -> torch.Tensor:
+    """Repulsion weights that spare each node's most similar batch mates.
+
+    Pair ``(i, j)`` gets weight 0 when ``j`` is one of the ``max(1, round(fraction * (b - 1)))``
+    batch mates most similar to ``i`` by cosine similarity of the batch-centred ``z`` (likely
+    the same cluster: a "false negative" of instance discrimination), 1 otherwise; the
+    diagonal is 0. Not symmetric in general.
+
+    Parameters
+    ----------
+    z : tensor, shape (b, d)
+    fraction : float in (0, 1)
+
+    Returns
+    -------
+    tensor, shape (b, b), not attached to the autograd graph
+    """
+    b = z.shape[0]
+    with torch.no_grad():
+        zn = F.normalize(z - z.mean(0), dim=1)
+        S = zn @ zn.T
+        S.fill_diagonal_(float("-inf"))
+        weights = torch.ones_like(S)
+        n_spared = min(b - 1, max(1, int(round(fraction * (b - 1)))))
+        if b > 1:
+            weights.scatter_(1, S.topk(n_spared, dim=1).indices, 0.0)
+        weights.fill_diagonal_(0.0)
+        return weights
 
 
 def infonce_loss(z1: torch.Tensor, z2: torch.Tensor, temperature: float = 0.5) -> torch.Tensor:

@@ -17,7 +17,8 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 
-from .losses import decorrelation_loss, hyperedge_means, infonce_loss, node_consistency_loss
+from .losses import (decorrelation_loss, hyperedge_means, infonce_loss, node_consistency_loss,
+                     similar_pair_weights)
 
 __all__ = ["PolynomialFilter", "UniDHCNet", "sample_co_members", "train_unidhc"]
 
@@ -119,8 +120,8 @@ def train_unidhc(basis: np.ndarray, incidence: sp.csr_matrix, gamma_init, *, hid
                  out_dim=64, epochs=20, lr=1e-3, gamma_lr=1e-2, weight_decay=0.0, batch_size=512,
                  edge_batch_size=256, consistency="cosine", consistency_weight=1.0,
                  decorrelation_weight=1.0, gamma_reg=1.0, dropout=0.2, temperature=0.5,
-                 positives="dropout", edge_member_cap=64, random_state=0, device="cpu",
-                 verbose=False):
+                 positives="dropout", edge_member_cap=64, false_negative_fraction=None,
+                 random_state=0, device="cpu", verbose=False):
     """Train :class:`UniDHCNet` with Adam on node / hyperedge mini-batches.
 
     Parameters
@@ -145,6 +146,10 @@ def train_unidhc(basis: np.ndarray, incidence: sp.csr_matrix, gamma_init, *, hid
     edge_member_cap : int or None, default 64
         Hyperedges larger than this enter the decorrelation loss through a uniform sample
         of this many members (fresh every step); ``None`` uses all members.
+    false_negative_fraction : float in (0, 1) or None
+        With the cosine consistency, each node's most similar batch mates (this fraction of
+        the batch, by the centred filter output) are not pushed apart
+        (:func:`~hyperclust.models.losses.similar_pair_weights`); ``None`` pushes all pairs.
     random_state : int
     device : str or torch.device
     verbose : bool
@@ -185,7 +190,7 @@ def train_unidhc(basis: np.ndarray, incidence: sp.csr_matrix, gamma_init, *, hid
             if batch.size < 2:
                 continue
             Bb = B[:, torch.as_tensor(batch, device=device)]
-            _, h1 = net(Bb, dropout)
+            z, h1 = net(Bb, dropout)
             if positives == "co-member":
                 mates = sample_co_members(Hc, Ht, batch, rng)
                 _, h2 = net(B[:, torch.as_tensor(mates, device=device)], dropout)
@@ -194,7 +199,9 @@ def train_unidhc(basis: np.ndarray, incidence: sp.csr_matrix, gamma_init, *, hid
             if consistency == "infonce":
                 l_node = infonce_loss(h1, h2, temperature)
             else:
-                l_node = node_consistency_loss(h1, h2)
+                weights = similar_pair_weights(z, false_negative_fraction) \
+                    if false_negative_fraction else None
+                l_node = node_consistency_loss(h1, h2, pair_weights=weights)
             l_edge = torch.zeros((), device=device)
             if decorrelation_weight and usable.size >= 2:
                 eb = rng.choice(usable, size=min(edge_batch_size, usable.size), replace=False)
