@@ -52,16 +52,15 @@ def similar_pair_weights(z: torch.Tensor, fraction: float) -> torch.Tensor:
     tensor, shape (b, b), not attached to the autograd graph
     """
     b = z.shape[0]
+    weights = 1.0 - torch.eye(b, dtype=z.dtype, device=z.device)
+    if b < 2:
+        return weights
     with torch.no_grad():
         zn = F.normalize(z - z.mean(0), dim=1)
         S = zn @ zn.T
         S.fill_diagonal_(float("-inf"))
-        weights = torch.ones_like(S)
-        n_spared = min(b - 1, max(1, int(round(fraction * (b - 1)))))
-        if b > 1:
-            weights.scatter_(1, S.topk(n_spared, dim=1).indices, 0.0)
-        weights.fill_diagonal_(0.0)
-        return weights
+        n_spared = min(b - 1, max(1, round(fraction * (b - 1))))
+        return weights.scatter_(1, S.topk(n_spared, dim=1).indices, 0.0)
 
 
 def infonce_loss(z1: torch.Tensor, z2: torch.Tensor, temperature: float = 0.5) -> torch.Tensor:

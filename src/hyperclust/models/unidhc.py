@@ -175,6 +175,8 @@ def train_unidhc(basis: np.ndarray, incidence: sp.csr_matrix, gamma_init, *, hid
                             {"params": [net.filter.gamma], "lr": gamma_lr}], lr=lr)
     if positives not in ("dropout", "co-member"):
         raise ValueError(f"positives must be 'dropout' or 'co-member', got {positives!r}")
+    if false_negative_fraction and consistency != "cosine":
+        raise ValueError("false_negative_fraction applies to consistency='cosine' only")
     Hc = sp.csr_matrix(incidence)
     Ht = Hc.T.tocsr()
     usable = np.flatnonzero(np.diff(Ht.indptr) >= 2)
