@@ -38,7 +38,8 @@ ISO = ["cora-ca", "cora-cc", "citeseer-cc"]
 HETERO = ["senate-committees", "house-committees", "actor", "amazon-ratings", "pokec",
           "hsbm-node-0.3", "hsbm-node-0.6", "hsbm-node-0.9", "hsbm-edge-0.3", "hsbm-edge-0.9"]
 SWEEP_H = [0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0]
-MASKED = "unidhc (false-negative mask 1/k)"
+MLP = "unidhc (mlp encoder)"
+MASKED = "unidhc (mlp encoder, false-negative mask 1/k)"
 
 
 def methods(k, seed, featured=True, isolated=False):
@@ -59,7 +60,10 @@ def methods(k, seed, featured=True, isolated=False):
         "uniform P^0..P^8": UniDHC(k, order=8, gamma_init="uniform", **fixed),
         "X - PX (high-pass)": UniDHC(k, gamma_init="high-pass", **fixed),
         "unidhc": UniDHC(k, random_state=seed),
-        MASKED: UniDHC(k, false_negative_mask="1/k", random_state=seed),
+        # the default until the fourth session of 2026-12-03 (same code path)
+        MLP: UniDHC(k, encoder="mlp", gamma_lr=1e-2, random_state=seed),
+        MASKED: UniDHC(k, encoder="mlp", gamma_lr=1e-2, false_negative_mask="1/k",
+                       random_state=seed),
     }
 
 
@@ -79,7 +83,7 @@ def run(hg, seeds, protocol, rows, extra=None, only=None):
             res.setdefault(name, []).append(r)
             if name == "unidhc":
                 # k-means on the learned filter block alone, from the same fit
-                d = est.embedding_.shape[1] - est.out_dim
+                d = est.n_filter_columns_
                 lab = kmeans_labels(est.embedding_[:, :d], k, est.n_init, seed)
                 res.setdefault("unidhc (filter block)", []).append(
                     {**evaluate(hg.labels, lab), "time": dt})
@@ -145,21 +149,22 @@ def main():
     else:
         from hyperclust.datasets.synthetic import hypergraph_sbm
 
-        gammas = {}
         for h in SWEEP_H:
             hg = hypergraph_sbm(2000, 4, homophily=h, n_features=32, random_state=0,
                                 name=f"hsbm-{h}")
             hom = hg.homophily()["pairwise"]
-            res = run(hg, args.seeds, "all nodes", rows, {"target": h, "homophily": hom},
-                      args.methods)
-            if "_gamma" in res:
-                gammas[hom] = (np.mean(res["_gamma"], axis=0), np.mean(res["_init"], axis=0))
+            run(hg, args.seeds, "all nodes", rows, {"target": h, "homophily": hom},
+                args.methods)
             write(rows, "sweep" + args.tag)
-        if not args.methods:
-            plot_sweep(rows, gammas)
 
 
-def plot_sweep(rows, gammas):
+SWEEP_PLOTTED = ("kmeans(X)", "P^2 X (hgnn)", "uniform P^0..P^8", "X - PX (high-pass)",
+                 "unidhc", MLP)
+
+
+def plot_sweep(rows):
+    """ACC against measured homophily, and the learned responses of ``unidhc``, from the
+    stored sweep rows (all CSVs), so a partial rerun updates the figure."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -168,8 +173,11 @@ def plot_sweep(rows, gammas):
     from hyperclust.models.basis import basis_response
 
     fig, ax = plt.subplots(1, 2, figsize=(11, 4))
-    for m in sorted({r["method"] for r in rows}):
-        pts = sorted((r["homophily"], r["acc"], r["acc_std"]) for r in rows if r["method"] == m)
+    for m in SWEEP_PLOTTED:
+        pts = sorted((float(r["homophily"]), float(r["acc"]), float(r["acc_std"]))
+                     for r in rows if r["method"] == m)
+        if not pts:
+            continue
         x, y, s = map(np.array, zip(*pts))
         ax[0].errorbar(x, y, yerr=s, marker="o", label=m, capsize=2)
     ax[0].set_xlabel("measured pairwise homophily")
@@ -178,8 +186,10 @@ def plot_sweep(rows, gammas):
     ax[0].set_title("hypergraph_sbm sweep (n=2000, k=4)")
     lam = np.linspace(0, 1, 101)
     cmap = plt.get_cmap("coolwarm")
-    for i, hom in enumerate(sorted(gammas)):
-        g, g0 = gammas[hom]
+    gammas = {float(r["homophily"]): np.array(json.loads(r["gamma"]))
+              for r in rows if r["method"] == "unidhc"}
+    for hom in sorted(gammas):
+        g = gammas[hom]
         resp = g @ basis_response(lam, len(g) - 1)
         ax[1].plot(lam, resp, color=cmap(hom), label=f"h={hom:.2f}")
     ax[1].set_xlabel("Laplacian eigenvalue lambda")
@@ -287,7 +297,8 @@ def report():
                              f"{q['nmi']} | {q['ari']} | {q['f1_macro'] or q['f1_pairwise'] + ' (pairwise)'} |")
             lines.append("")
     lines += targets(pub)
-    if (OUT / "unidhc_sweep.png").exists():
+    if suite_rows("sweep"):
+        plot_sweep(suite_rows("sweep"))
         lines += ["![sweep](unidhc_sweep.png)", ""]
     (OUT / "unidhc.md").write_text("\n".join(lines) + "\n")
 

@@ -15,7 +15,7 @@ from hyperclust.models.basis import (basis_response, borrow_for_isolated, featur
                                      polynomial_basis)
 from hyperclust.models.losses import (decorrelation_loss, hyperedge_means, infonce_loss,
                                       node_consistency_loss, similar_pair_weights)
-from hyperclust.models.unidhc import PolynomialFilter, _edge_batch, train_unidhc
+from hyperclust.models.unidhc import PolynomialFilter, UniDHCNet, _edge_batch, train_unidhc
 from hyperclust.operators.propagation import PropagationOperator
 
 
@@ -259,6 +259,31 @@ def test_training_moves_gamma_and_records_history(hg):
     assert not np.allclose(net.filter.gamma.detach().numpy(), [1.0, 0.0, 0.0])
 
 
+def test_residual_encoder_starts_as_identity_and_learns_a_correction(hg):
+    B = polynomial_basis(PropagationOperator(hg), hg.features, 2)
+    Z = torch.as_tensor(B[2], dtype=torch.float32)
+    fresh = UniDHCNet([0.0, 0.0, 1.0], B.shape[2], hidden_dim=8)
+    with torch.no_grad():
+        torch.testing.assert_close(fresh.encoder(Z), Z)
+    net, _ = train_unidhc(B, hg.incidence, [0.0, 0.0, 1.0], epochs=2, batch_size=8,
+                          edge_batch_size=8, hidden_dim=8)
+    last = net.encoder.correction[2]
+    assert last.weight.abs().sum() > 0  # gradients pass the zero-initialised layer
+    with torch.no_grad():
+        assert not torch.allclose(net.encoder(Z), Z)
+
+
+def test_untrained_residual_encoder_block_equals_filter_block(hg):
+    m = _small(random_state=0, epochs=0).fit(hg)
+    d = m.embedding_.shape[1] // 2
+    np.testing.assert_allclose(m.embedding_[:, d:], m.embedding_[:, :d], atol=1e-6)
+
+
+def test_mlp_encoder_width_is_out_dim(hg):
+    m = _small(random_state=0, encoder="mlp", epochs=1).fit(hg)
+    assert m.embedding_.shape == (hg.n_nodes, 6 + 8)
+
+
 def _small(**kw):
     params = dict(epochs=3, hidden_dim=16, out_dim=8, batch_size=16, edge_batch_size=16,
                   n_init=3)
@@ -269,7 +294,7 @@ def _small(**kw):
 def test_fit_attributes_and_planted_clusters(hg):
     m = _small(random_state=0).fit(hg)
     n = hg.n_nodes
-    assert m.labels_.shape == (n,) and m.embedding_.shape == (n, 6 + 8)
+    assert m.labels_.shape == (n,) and m.embedding_.shape == (n, 6 + 6)  # residual: width d
     assert m.coefficients_.shape == (5,) and len(m.loss_history_) == 3
     assert m.input_kind_ == "features" and m.filter_family_ == "low-pass"
     assert m.smoothness_z_ < 0
@@ -321,9 +346,9 @@ def test_structural_input_without_features(hg):
     bare = hg.replace(features=None)
     m = _small(random_state=0, n_structural=4, epochs=1).fit(bare)
     assert m.input_kind_ == "structural" and m.labels_.shape == (hg.n_nodes,)
-    assert m.coefficients_.shape == (m.order + 1,) and m.embedding_.shape[1] == 4 + m.out_dim
+    assert m.coefficients_.shape == (m.order + 1,) and m.embedding_.shape[1] == 4 + 4
     auto = _small(random_state=0, epochs=1).fit(bare)
-    assert auto.embedding_.shape[1] == 4 + auto.out_dim  # 2 * n_clusters columns by default
+    assert auto.embedding_.shape[1] == 4 + 4  # 2 * n_clusters columns by default
 
 
 @pytest.mark.parametrize("params, err", [
@@ -336,6 +361,7 @@ def test_structural_input_without_features(hg):
     ({"false_negative_mask": 1.0}, ValueError), ({"false_negative_mask": "half"}, ValueError),
     ({"false_negative_mask": True}, ValueError),
     ({"false_negative_mask": 0.2, "consistency": "infonce"}, ValueError),
+    ({"encoder": "cnn"}, ValueError),
 ])
 def test_bad_params_raise(hg, params, err):
     with pytest.raises(err):

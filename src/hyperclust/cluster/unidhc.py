@@ -10,8 +10,9 @@ Our reconstruction of "A Unified Framework for Deep Hypergraph Clustering Beyond
    (low-pass ``P^2``, identity, or high-pass ``I - P``);
 3. the basis ``[T_0(P) X, ..., T_K(P) X]`` is precomputed in factored form; isolated nodes
    take half of each propagated term from their nearest connected nodes in feature space;
-4. gamma and an MLP encoder are trained (two dropout views, node consistency, hyperedge
-   decorrelation, gamma kept near its initial shape);
+4. gamma and a residual encoder ``Z + MLP(Z)`` (the identity at the start) are trained (two
+   dropout views, node consistency, hyperedge decorrelation, gamma kept near its initial
+   shape);
 5. k-means (several inits) on the L2-normalised filter output concatenated with the
    L2-normalised encoder output.
 """
@@ -28,7 +29,7 @@ from sklearn.preprocessing import normalize
 from ..models.adaptivity import choose_family, smoothness_zscore
 from ..models.basis import (BASES, basis_response, borrow_for_isolated, feature_neighbors,
                             polynomial_basis)
-from ..models.unidhc import train_unidhc
+from ..models.unidhc import ENCODERS, train_unidhc
 from ..operators.propagation import PropagationOperator
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 
@@ -119,12 +120,21 @@ class UniDHC(HypergraphClusterer):
     n_structural : int or "auto", default "auto"
         Columns of the structural input; ``"auto"`` = ``2 * n_clusters`` clipped to [4, 32]
         (:func:`hyperclust.cluster.baselines.structural_dim`).
-    hidden_dim, out_dim : int, default 256, 64
+    encoder : {"residual", "mlp"}, default "residual"
+        ``"residual"``: ``Z + MLP(Z)`` with the last layer zero-initialised, so the encoder
+        starts as the identity on the filter output and learns a correction of it;
+        ``"mlp"``: a plain two-layer MLP to ``out_dim`` columns (the first design; it
+        loses the filter's geometry where the losses have no reason to keep it, see
+        docs/unidhc.md).
+    hidden_dim : int, default 256
+    out_dim : int, default 64
+        Output width of the ``"mlp"`` encoder (the residual one keeps the input width).
     epochs : int, default 20
     lr : float, default 1e-3
         Adam learning rate of the encoder.
-    gamma_lr : float, default 1e-2
-        Adam learning rate of gamma (the filter has few, large-effect parameters).
+    gamma_lr : float, default 1e-3
+        Adam learning rate of gamma. At 1e-2 gamma drifted on small hypergraphs (zoo: the
+        identity term 0 -> .17) and the filter block lost what the init had (.92 -> .86).
     batch_size, edge_batch_size : int, default 512, 256
     consistency : {"cosine", "infonce"}, default "cosine"
     consistency_weight, decorrelation_weight, gamma_reg : float, default 1.0, 0.1, 1.0
@@ -155,7 +165,11 @@ class UniDHC(HypergraphClusterer):
     Attributes
     ----------
     labels_ : ndarray, shape (n_nodes,)
-    embedding_ : ndarray, shape (n_nodes, d + out_dim) (``"concat"``)
+    embedding_ : ndarray, shape (n_nodes, 2 d) (``"concat"``; ``d + out_dim`` with the
+        ``"mlp"`` encoder)
+    n_filter_columns_ : int
+        Leading columns of ``embedding_`` that hold the filter block (0 with
+        ``embedding="encoder"``); the rest is the encoder block.
     coefficients_ : ndarray, shape (order + 1,)
         Learned gamma (in the chosen basis).
     initial_coefficients_ : ndarray, shape (order + 1,)
@@ -173,8 +187,9 @@ class UniDHC(HypergraphClusterer):
 
     def __init__(self, n_clusters=2, *, order=4, basis="power", gamma_init="auto",
                  family_threshold=2.0, self_loops=1.0, input="auto", n_components="auto",
-                 n_structural="auto", isolated_neighbors=10, hidden_dim=256, out_dim=64,
-                 epochs=20, lr=1e-3, gamma_lr=1e-2, batch_size=512, edge_batch_size=256,
+                 n_structural="auto", isolated_neighbors=10, encoder="residual",
+                 hidden_dim=256, out_dim=64, epochs=20, lr=1e-3, gamma_lr=1e-3,
+                 batch_size=512, edge_batch_size=256,
                  consistency="cosine", consistency_weight=1.0, decorrelation_weight=0.1,
                  gamma_reg=1.0, dropout=0.2,
                  positives="dropout", false_negative_mask=None, edge_member_cap=64,
@@ -190,6 +205,7 @@ class UniDHC(HypergraphClusterer):
         self.n_components = n_components
         self.n_structural = n_structural
         self.isolated_neighbors = isolated_neighbors
+        self.encoder = encoder
         self.hidden_dim = hidden_dim
         self.out_dim = out_dim
         self.epochs = epochs
@@ -243,6 +259,8 @@ class UniDHC(HypergraphClusterer):
                              f"got {fn!r}")
         if fn is not None and self.consistency != "cosine":
             raise ValueError("false_negative_mask applies to consistency='cosine' only")
+        if self.encoder not in ENCODERS:
+            raise ValueError(f"encoder must be one of {ENCODERS}, got {self.encoder!r}")
         if self.embedding not in ("concat", "filter", "encoder"):
             raise ValueError(
                 f"embedding must be 'concat', 'filter' or 'encoder', got {self.embedding!r}")
@@ -315,6 +333,7 @@ class UniDHC(HypergraphClusterer):
         B = self._borrow_for_isolated(hg, X, B, seed)
         net, self.loss_history_ = train_unidhc(
             B, hg.incidence, g0, hidden_dim=self.hidden_dim, out_dim=self.out_dim,
+            encoder=self.encoder,
             epochs=self.epochs, lr=self.lr, gamma_lr=self.gamma_lr, batch_size=self.batch_size,
             edge_batch_size=self.edge_batch_size, consistency=self.consistency,
             consistency_weight=self.consistency_weight,
@@ -334,6 +353,7 @@ class UniDHC(HypergraphClusterer):
                 Hh = net.encoder(torch.as_tensor(Z, dtype=torch.float32,
                                                  device=torch.device(self.device)))
             parts.append(normalize(Hh.cpu().numpy().astype(np.float64)))
+        self.n_filter_columns_ = Z.shape[1] if self.embedding in ("concat", "filter") else 0
         self.embedding_ = np.hstack(parts)
         from .baselines import kmeans_labels
 

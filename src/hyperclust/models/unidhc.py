@@ -3,7 +3,8 @@
 The filter output for a node batch is ``Z_b = sum_k gamma_k B[k, b]`` where ``B`` is the
 precomputed basis ``[T_0(P) X, ..., T_K(P) X]`` (:mod:`hyperclust.models.basis`); ``gamma`` is
 an unconstrained real vector (negative values allowed, so high-pass shapes are reachable).
-Two views are feature-dropout copies of ``Z_b`` passed through one shared MLP encoder.
+Two views are feature-dropout copies of ``Z_b`` passed through one shared encoder (by
+default residual: ``Z + MLP(Z)``, the identity at initialisation).
 Losses: node-level consistency on a node batch, hyperedge-level decorrelation on the mean
 embeddings of a hyperedge batch, and ``rho * ||gamma - gamma_init||^2`` that keeps the filter
 near its (label-free) initial shape. No loss ever builds an n x n or m x m matrix.
@@ -20,7 +21,8 @@ import torch.nn.functional as F
 from .losses import (decorrelation_loss, hyperedge_means, infonce_loss, node_consistency_loss,
                      similar_pair_weights)
 
-__all__ = ["PolynomialFilter", "UniDHCNet", "sample_co_members", "train_unidhc"]
+__all__ = ["ENCODERS", "PolynomialFilter", "ResidualEncoder", "UniDHCNet", "sample_co_members",
+           "train_unidhc"]
 
 
 class PolynomialFilter(nn.Module):
@@ -42,8 +44,36 @@ class PolynomialFilter(nn.Module):
         return torch.einsum("k,kbd->bd", self.gamma, basis)
 
 
+class ResidualEncoder(nn.Module):
+    """``x + MLP(x)`` with the MLP's last layer zero-initialised: the identity at the start.
+
+    Training then learns a correction of the filter output instead of a new representation,
+    so the encoder cannot wander far from the filter's geometry when the losses give it no
+    reason to (docs/unidhc.md, "Residual encoder").
+
+    Parameters
+    ----------
+    dim : int
+        Input and output width ``d``.
+    hidden_dim : int
+    """
+
+    def __init__(self, dim: int, hidden_dim: int = 256):
+        super().__init__()
+        self.correction = nn.Sequential(nn.Linear(dim, hidden_dim), nn.PReLU(),
+                                        nn.Linear(hidden_dim, dim))
+        nn.init.zeros_(self.correction[2].weight)
+        nn.init.zeros_(self.correction[2].bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.correction(x)
+
+
+ENCODERS = ("residual", "mlp")
+
+
 class UniDHCNet(nn.Module):
-    """Polynomial filter followed by a two-layer MLP encoder.
+    """Polynomial filter followed by a two-layer encoder.
 
     Parameters
     ----------
@@ -51,13 +81,24 @@ class UniDHCNet(nn.Module):
     in_dim : int
         Feature dimension ``d`` of the basis.
     hidden_dim, out_dim : int
+        ``out_dim`` is the output width of the ``"mlp"`` encoder; the residual encoder
+        keeps the width ``d``.
+    encoder : {"residual", "mlp"}, default "residual"
+        :class:`ResidualEncoder` (``Z + MLP(Z)``, starts as the identity) or a plain MLP
+        ``d -> hidden_dim -> out_dim``.
     """
 
-    def __init__(self, gamma_init, in_dim: int, hidden_dim: int = 256, out_dim: int = 64):
+    def __init__(self, gamma_init, in_dim: int, hidden_dim: int = 256, out_dim: int = 64,
+                 encoder: str = "residual"):
         super().__init__()
+        if encoder not in ENCODERS:
+            raise ValueError(f"encoder must be one of {ENCODERS}, got {encoder!r}")
         self.filter = PolynomialFilter(gamma_init)
-        self.encoder = nn.Sequential(nn.Linear(in_dim, hidden_dim), nn.PReLU(),
-                                     nn.Linear(hidden_dim, out_dim))
+        if encoder == "residual":
+            self.encoder = ResidualEncoder(in_dim, hidden_dim)
+        else:
+            self.encoder = nn.Sequential(nn.Linear(in_dim, hidden_dim), nn.PReLU(),
+                                         nn.Linear(hidden_dim, out_dim))
 
     def forward(self, basis: torch.Tensor, dropout: float = 0.0):
         """Return ``(Z, H)``: filter output (b, d) and encoder output (b, out_dim) of one view."""
@@ -117,7 +158,8 @@ def sample_co_members(incidence: sp.csr_matrix, incidence_t: sp.csr_matrix, node
 
 
 def train_unidhc(basis: np.ndarray, incidence: sp.csr_matrix, gamma_init, *, hidden_dim=256,
-                 out_dim=64, epochs=20, lr=1e-3, gamma_lr=1e-2, weight_decay=0.0, batch_size=512,
+                 out_dim=64, encoder="residual", epochs=20, lr=1e-3, gamma_lr=1e-3,
+                 weight_decay=0.0, batch_size=512,
                  edge_batch_size=256, consistency="cosine", consistency_weight=1.0,
                  decorrelation_weight=1.0, gamma_reg=1.0, dropout=0.2, temperature=0.5,
                  positives="dropout", edge_member_cap=64, false_negative_fraction=None,
@@ -130,6 +172,8 @@ def train_unidhc(basis: np.ndarray, incidence: sp.csr_matrix, gamma_init, *, hid
     incidence : CSR, shape (n, m)
         Node-hyperedge incidence; hyperedges with fewer than 2 members are not sampled.
     gamma_init : array-like, shape (K+1,)
+    hidden_dim, out_dim, encoder
+        Passed to :class:`UniDHCNet`.
     lr, gamma_lr : float
         Adam learning rates of the encoder and of gamma.
     epochs : int
@@ -168,7 +212,7 @@ def train_unidhc(basis: np.ndarray, incidence: sp.csr_matrix, gamma_init, *, hid
     rng = np.random.default_rng(random_state)
     K1, n, d = basis.shape
     B = torch.as_tensor(basis, dtype=torch.float32, device=device)
-    net = UniDHCNet(gamma_init, d, hidden_dim, out_dim).to(device)
+    net = UniDHCNet(gamma_init, d, hidden_dim, out_dim, encoder).to(device)
     g0 = net.filter.gamma.detach().clone()
     enc_params = [p for name, p in net.named_parameters() if not name.startswith("filter.")]
     opt = torch.optim.Adam([{"params": enc_params, "weight_decay": weight_decay},
