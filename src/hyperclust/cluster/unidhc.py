@@ -380,7 +380,8 @@ class UniDHC(HypergraphClusterer):
 
 METHODS = {
     "unidhc": (lambda k, seed, device: UniDHC(k, random_state=seed, device=device),
-               "Uni-DHC: learnable polynomial filter (z-score-chosen init) + encoder, k-means"),
+               "Uni-DHC: learnable polynomial filter (z-score-chosen init) + residual encoder, "
+               "k-means"),
     "unidhc-filter": (lambda k, seed, device: UniDHC(k, embedding="filter", random_state=seed,
                                                      device=device),
                       "Uni-DHC, k-means on the learned filter output only"),
