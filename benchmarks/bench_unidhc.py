@@ -297,8 +297,9 @@ def report():
                              f"{q['nmi']} | {q['ari']} | {q['f1_macro'] or q['f1_pairwise'] + ' (pairwise)'} |")
             lines.append("")
     lines += targets(pub)
-    if suite_rows("sweep"):
-        plot_sweep(suite_rows("sweep"))
+    sweep_rows = suite_rows("sweep")
+    if sweep_rows:
+        plot_sweep(sweep_rows)
         lines += ["![sweep](unidhc_sweep.png)", ""]
     (OUT / "unidhc.md").write_text("\n".join(lines) + "\n")
 

@@ -275,7 +275,8 @@ def test_residual_encoder_starts_as_identity_and_learns_a_correction(hg):
 
 def test_untrained_residual_encoder_block_equals_filter_block(hg):
     m = _small(random_state=0, epochs=0).fit(hg)
-    d = m.embedding_.shape[1] // 2
+    d = m.n_filter_columns_
+    assert m.embedding_.shape[1] == 2 * d
     np.testing.assert_allclose(m.embedding_[:, d:], m.embedding_[:, :d], atol=1e-6)
 
 

@@ -101,7 +101,8 @@ class UniDHCNet(nn.Module):
                                          nn.Linear(hidden_dim, out_dim))
 
     def forward(self, basis: torch.Tensor, dropout: float = 0.0):
-        """Return ``(Z, H)``: filter output (b, d) and encoder output (b, out_dim) of one view."""
+        """Return ``(Z, H)`` of one view: filter output (b, d) and encoder output (b, d), or
+        (b, out_dim) with the ``"mlp"`` encoder."""
         Z = self.filter(basis)
         return Z, self.encoder(F.dropout(Z, p=dropout, training=dropout > 0))
 
