@@ -22,6 +22,9 @@ __all__ = ["Hypergraph", "CleaningReport"]
 _DUPLICATE_OPTIONS = ("merge", "keep", "drop")
 _SINGLETON_OPTIONS = ("keep", "drop")
 _EMPTY_OPTIONS = ("drop", "error")
+#: Above this many nodes implied by the largest integer id, a sparse id set is an error
+#: (one id of 1e8 would otherwise allocate gigabytes of empty rows).
+_MAX_IMPLIED_NODES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,109 @@ def _as_int_array(values, what: str) -> np.ndarray:
     return arr.astype(np.int64).reshape(-1)
 
 
+def _all_integers(values: list) -> bool:
+    """True when every value is an integer (or an integral float), i.e. a position."""
+    if not values:
+        return True
+    arr = np.asarray(values) if all(not isinstance(v, (str, bytes)) for v in values[:64]) \
+        else np.asarray(values, dtype=object)
+    if arr.dtype == object:
+        return all(isinstance(v, (numbers.Integral,)) and not isinstance(v, bool)
+                   for v in values)
+    return arr.dtype != bool and (np.issubdtype(arr.dtype, np.integer)
+                                  or np.issubdtype(arr.dtype, np.floating))
+
+
+def _check_ids(ids, count: int, what: str):
+    """Validate user ids: distinct, one per item, ints (int64) or strings (object array).
+
+    Returns None for the default ``0..count-1`` (so that it costs nothing to store)."""
+    if ids is None:
+        return None
+    arr = np.asarray(ids)
+    if arr.ndim != 1:
+        arr = np.asarray(list(ids), dtype=object) if arr.ndim > 1 else arr.reshape(-1)
+    if arr.shape[0] != count:
+        raise ValueError(f"{what} has length {arr.shape[0]}, expected {count}")
+    if arr.dtype == bool:
+        raise TypeError(f"{what} must be integers or strings, got booleans")
+    if np.issubdtype(arr.dtype, np.integer):
+        arr = arr.astype(np.int64)
+        if np.array_equal(arr, np.arange(count)):
+            return None
+    elif np.issubdtype(arr.dtype, np.floating):
+        arr = _as_int_array(arr, what)
+    else:
+        arr = np.array([x if isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+                        else str(x) for x in arr.tolist()], dtype=object)
+    if count:
+        uniq = np.unique(arr.astype(str) if arr.dtype == object else arr)
+        if uniq.size != count:
+            _, first = np.unique(arr.astype(str) if arr.dtype == object else arr,
+                                 return_index=True)
+            dup = np.setdiff1d(np.arange(count), first)[0]
+            raise ValueError(f"{what} must be distinct; {arr[dup]!r} occurs more than once")
+    return _frozen(arr)
+
+
+def map_ids(values, ids=None, what: str = "node id"):
+    """Map arbitrary hashable ids to a dense index.
+
+    Parameters
+    ----------
+    values : sequence of hashable, shape (n_entries,)
+        Ids as they occur (e.g. the flattened members of every hyperedge).
+    ids : sequence, optional
+        The full id list, defining the index order. Default: the distinct ``values``, sorted
+        when they are all integers, else in order of first appearance.
+
+    Returns
+    -------
+    index : ndarray of int64, shape (n_entries,)
+        Position of each value in ``ids``.
+    ids : ndarray, shape (n_ids,)
+        int64 when every id is an integer, else an object array of strings.
+    """
+    vals = np.asarray(values) if not isinstance(values, np.ndarray) else values
+    if vals.dtype == object or vals.dtype.kind in "USb":
+        vals = np.asarray([v.decode() if isinstance(v, bytes) else v for v in vals.tolist()],
+                          dtype=object)
+        if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals):
+            vals = vals.astype(np.int64)
+    if ids is None:
+        if vals.dtype != object and np.issubdtype(vals.dtype, np.integer):
+            ids, index = np.unique(vals, return_inverse=True)
+            return index.reshape(-1).astype(np.int64), ids.astype(np.int64)
+        keys = np.array([str(v) for v in vals.tolist()], dtype=object)
+        uniq, first, inverse = np.unique(keys.astype(str), return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        return rank[inverse.reshape(-1)].astype(np.int64), keys[first[order]]
+    ids = np.asarray(ids)
+    if ids.dtype != object and np.issubdtype(ids.dtype, np.integer) and \
+            vals.dtype != object and np.issubdtype(vals.dtype, np.integer):
+        order = np.argsort(ids, kind="stable")
+        sorted_ids = ids[order]
+        pos = np.searchsorted(sorted_ids, vals)
+        pos = np.minimum(pos, max(sorted_ids.size - 1, 0))
+        ok = sorted_ids[pos] == vals if sorted_ids.size else np.zeros(vals.shape, bool)
+        if not ok.all():
+            bad = vals[np.flatnonzero(~ok)[0]]
+            raise ValueError(f"{what} {bad!r} is not among the {ids.size} given ids")
+        return order[pos].astype(np.int64), ids.astype(np.int64)
+    lookup = {str(k): i for i, k in enumerate(ids.tolist())}
+    if len(lookup) != ids.size:
+        raise ValueError(f"the given {what}s are not distinct")
+    try:
+        index = np.fromiter((lookup[str(v)] for v in vals.tolist()), dtype=np.int64,
+                            count=vals.size)
+    except KeyError as exc:
+        raise ValueError(f"{what} {exc.args[0]!r} is not among the {ids.size} given ids") \
+            from None
+    return index, ids
+
+
 class Hypergraph:
     """An immutable hypergraph on nodes ``0..n_nodes-1``.
 
@@ -102,20 +208,25 @@ class Hypergraph:
     node_names, edge_names : sequence of str, optional
         Names of lengths ``n_nodes`` and ``n_edges``.
     original_ids : array-like of int, shape (n_nodes,), optional
-        Ids of these nodes in the hypergraph this one was cut from (set by :meth:`subset`).
+        Positions of these nodes in the hypergraph this one was cut from (set by
+        :meth:`subset`).
     cleaning : CleaningReport, optional
         What construction did to the raw input; shown in :meth:`summary`.
     name : str, optional
         A display name (e.g. the dataset name).
+    node_ids, edge_ids : array-like of shape (n_nodes,) / (n_edges,), optional
+        The user's ids of the nodes and hyperedges (distinct ints or strings), kept through
+        :meth:`subset` and written by every output. Default ``0..n-1`` / ``0..m-1``.
     """
 
     __slots__ = (
         "_H", "_Ht", "_weights", "_features", "_labels", "_node_names", "_edge_names",
-        "_original_ids", "_cleaning", "_name", "_cache",
+        "_original_ids", "_node_ids", "_edge_ids", "_cleaning", "_name", "_cache",
     )
 
     def __init__(self, incidence, weights=None, features=None, labels=None, node_names=None,
-                 edge_names=None, original_ids=None, cleaning=None, name=None):
+                 edge_names=None, original_ids=None, cleaning=None, name=None, node_ids=None,
+                 edge_ids=None):
         if not sp.issparse(incidence):
             raise TypeError(
                 f"incidence must be a scipy.sparse matrix, got {type(incidence).__name__}; "
@@ -153,6 +264,8 @@ class Hypergraph:
             if oid.shape[0] != n:
                 raise ValueError(f"original_ids has length {oid.shape[0]}, expected {n}")
             self._original_ids = _frozen(oid)
+        self._node_ids = _check_ids(node_ids, n, "node_ids")
+        self._edge_ids = _check_ids(edge_ids, m, "edge_ids")
         self._cleaning = cleaning if cleaning is not None else CleaningReport()
         self._name = name
         self._cache = {}
@@ -210,21 +323,33 @@ class Hypergraph:
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def from_edges(cls, edges: Iterable[Sequence[int]], n_nodes: int | None = None, *,
+    def from_edges(cls, edges: Iterable[Sequence], n_nodes: int | None = None, *,
                    weights=None, features=None, labels=None, node_names=None, edge_names=None,
-                   duplicates: str = "merge", singletons: str = "keep", empty: str = "drop",
-                   name=None) -> "Hypergraph":
-        """Build from a list of hyperedges, each an iterable of integer node ids.
+                   node_ids=None, edge_ids=None, duplicates: str = "merge",
+                   singletons: str = "keep", empty: str = "drop", name=None) -> "Hypergraph":
+        """Build from a list of hyperedges, each a collection of node ids.
 
         Parameters
         ----------
-        edges : iterable of iterables of int
+        edges : iterable of collections of hashable
             Hyperedges as node-id collections. Repeated ids inside one hyperedge collapse.
+            Integer ids without ``node_ids`` are positions ``0..n_nodes-1`` (ids that are
+            not, such as names, are mapped to positions and kept as ``node_ids``).
         n_nodes : int, optional
-            Number of nodes; default ``max id + 1`` (or the rows of ``features``/``labels``).
-            Nodes in no hyperedge are kept as isolated nodes.
+            Number of nodes for integer positions; default ``max id + 1``. Nodes in no
+            hyperedge are kept as isolated nodes.
         weights : array-like of shape (len(edges),), optional
             Positive hyperedge weights.
+        features, labels : optional
+            One row per node: per position, or per entry of ``node_ids`` when given.
+        node_ids : sequence, optional
+            Every node's id (distinct ints or strings), in the order of the rows of
+            ``features``/``labels``; hyperedge members must be among them; ids that occur
+            in no hyperedge are isolated nodes. Without it, non-integer members get the
+            order of first appearance (and ``features``/``labels`` are refused, since their
+            rows could not be matched to nodes).
+        edge_ids : sequence, optional
+            One distinct id per hyperedge (default ``0..len(edges)-1``).
         duplicates : {"merge", "keep", "drop"}
             Hyperedges with an identical member set: ``"merge"`` keeps one copy whose weight is
             the sum (every operator in hyperclust is then unchanged), ``"keep"`` keeps all
@@ -233,6 +358,12 @@ class Hypergraph:
             Size-1 hyperedges: kept (they act as self loops) or removed.
         empty : {"drop", "error"}
             Hyperedges without members: removed (counted) or an error.
+
+        Examples
+        --------
+        >>> hg = Hypergraph.from_edges([["alice", "bob"], ["bob", "carol", "dave"]])
+        >>> hg.n_nodes, list(hg.node_ids)
+        (4, ['alice', 'bob', 'carol', 'dave'])
         """
         edges = list(edges)
         bad = next((j for j, e in enumerate(edges)
@@ -241,6 +372,19 @@ class Hypergraph:
             raise TypeError(f"hyperedge {bad} must be a collection of node ids, got {edges[bad]!r}")
         lengths = np.fromiter(map(len, edges), dtype=np.int64, count=len(edges))
         flat = list(itertools.chain.from_iterable(edges))
+        eids = np.repeat(np.arange(len(edges)), lengths)
+        common = dict(n_edges=len(edges), weights=weights, features=features, labels=labels,
+                      node_names=node_names, edge_names=edge_names, edge_ids=edge_ids,
+                      duplicates=duplicates, singletons=singletons, empty=empty, name=name)
+        if node_ids is not None or not _all_integers(flat):
+            if node_ids is None and (features is not None or labels is not None):
+                raise ValueError("the hyperedges name nodes by non-integer ids; pass node_ids= "
+                                 "(one id per row of features/labels) so rows can be matched")
+            index, ids = map_ids(np.asarray(flat, dtype=object) if flat else
+                                 np.zeros(0, np.int64), node_ids)
+            if n_nodes is not None and n_nodes != ids.shape[0]:
+                raise ValueError(f"n_nodes={n_nodes} disagrees with the {ids.shape[0]} node ids")
+            return cls.from_pairs(index, eids, n_nodes=ids.shape[0], node_ids=ids, **common)
         try:
             nodes = _as_int_array(np.asarray(flat) if flat else np.zeros(0, np.int64), "node ids")
         except (TypeError, ValueError) as exc:
@@ -252,16 +396,13 @@ class Hypergraph:
                     where = f" (hyperedge {j}: {list(e)[:5]!r})"
                     break
             raise TypeError(f"{exc}{where}") from None
-        eids = np.repeat(np.arange(len(edges)), lengths)
-        return cls.from_pairs(nodes, eids, n_nodes=n_nodes, n_edges=len(edges), weights=weights,
-                              features=features, labels=labels, node_names=node_names,
-                              edge_names=edge_names, duplicates=duplicates,
-                              singletons=singletons, empty=empty, name=name)
+        return cls.from_pairs(nodes, eids, n_nodes=n_nodes, **common)
 
     @classmethod
     def from_pairs(cls, nodes, edges, n_nodes: int | None = None, n_edges: int | None = None, *,
                    weights=None, features=None, labels=None, node_names=None, edge_names=None,
-                   duplicates: str = "merge", singletons: str = "keep", empty: str = "drop",
+                   node_ids=None, edge_ids=None, duplicates: str = "merge",
+                   singletons: str = "keep", empty: str = "drop",
                    name=None) -> "Hypergraph":
         """Build from parallel arrays of (node id, hyperedge id) membership pairs.
 
@@ -270,7 +411,9 @@ class Hypergraph:
         nodes, edges : array-like of int, shape (n_pairs,)
             Node ids in ``[0, n_nodes)`` and hyperedge ids in ``[0, n_edges)``.
         n_nodes, n_edges : int, optional
-            Default to ``max id + 1``. Other parameters as in :meth:`from_edges`.
+            Default to ``max id + 1`` (or the length of ``node_ids``/``edge_ids``). Other
+            parameters as in :meth:`from_edges`; ``node_ids``/``edge_ids`` give the user's id
+            of each position.
         """
         v = _as_int_array(nodes, "node ids")
         e = _as_int_array(edges, "hyperedge ids")
@@ -282,6 +425,10 @@ class Hypergraph:
         if e.size and e.min() < 0:
             i = int(np.argmin(e))
             raise ValueError(f"hyperedge ids must be non-negative; pair {i} has hyperedge id {e[i]}")
+        if n_nodes is None and node_ids is not None:
+            n_nodes = len(node_ids)
+        if n_edges is None and edge_ids is not None:
+            n_edges = len(edge_ids)
         n, source = cls._infer_n(n_nodes, v, features, labels, node_names)
         if v.size and v.max() >= n:
             i = int(np.argmax(v))
@@ -294,12 +441,13 @@ class Hypergraph:
         return cls._from_raw_incidence(H, n_pairs=v.shape[0], weights=weights, features=features,
                                        labels=labels, node_names=node_names, edge_names=edge_names,
                                        duplicates=duplicates, singletons=singletons, empty=empty,
-                                       name=name)
+                                       name=name, node_ids=node_ids, edge_ids=edge_ids)
 
     @classmethod
     def from_incidence(cls, incidence, *, weights=None, features=None, labels=None,
-                       node_names=None, edge_names=None, duplicates: str = "merge",
-                       singletons: str = "keep", empty: str = "drop", name=None) -> "Hypergraph":
+                       node_names=None, edge_names=None, node_ids=None, edge_ids=None,
+                       duplicates: str = "merge", singletons: str = "keep", empty: str = "drop",
+                       name=None) -> "Hypergraph":
         """Build from an ``(n_nodes, n_edges)`` incidence matrix (dense or sparse).
 
         Any nonzero entry is a membership; negative, NaN or inf entries are errors. Other
@@ -326,7 +474,7 @@ class Hypergraph:
         return cls._from_raw_incidence(H, n_pairs=H.nnz, weights=weights, features=features,
                                        labels=labels, node_names=node_names, edge_names=edge_names,
                                        duplicates=duplicates, singletons=singletons, empty=empty,
-                                       name=name)
+                                       name=name, node_ids=node_ids, edge_ids=edge_ids)
 
     @staticmethod
     def _infer_n(n_nodes, v, features, labels, node_names):
@@ -334,16 +482,31 @@ class Hypergraph:
             if not isinstance(n_nodes, numbers.Integral) or n_nodes < 0:
                 raise ValueError(f"n_nodes must be a non-negative integer, got {n_nodes!r}")
             return int(n_nodes), "given"
-        for other, what in ((labels, "labels"), (node_names, "node_names")):
-            if other is not None:
-                return len(other), f"the length of {what}"
-        if features is not None:
-            return features.shape[0], "the rows of features"
-        return (int(v.max()) + 1 if v.size else 0), "largest id + 1"
+        by_ids = int(v.max()) + 1 if v.size else 0
+        for other, what in ((labels, "the length of labels"),
+                            (node_names, "the length of node_names"),
+                            (features, "the rows of features")):
+            if other is None:
+                continue
+            rows = other.shape[0] if hasattr(other, "shape") and len(other.shape) else len(other)
+            if rows > by_ids:
+                raise ValueError(
+                    f"{what.split()[-1]} has {rows} rows but the hyperedges use node ids up to "
+                    f"{by_ids - 1}; pass n_nodes={rows} to keep the other rows as nodes in no "
+                    "hyperedge (or drop the extra rows)")
+            return rows, what
+        if by_ids > _MAX_IMPLIED_NODES:
+            distinct = int(np.unique(v).size)
+            if by_ids > 16 * distinct:
+                raise ValueError(
+                    f"node id {by_ids - 1} would make {by_ids} nodes (integer ids are positions "
+                    f"0..n-1) but only {distinct} distinct ids occur; pass node_ids= (the list "
+                    "of all ids) to keep them as ids, or n_nodes= to confirm the size")
+        return by_ids, "largest id + 1"
 
     @classmethod
     def _from_raw_incidence(cls, H, *, n_pairs, weights, features, labels, node_names, edge_names,
-                            duplicates, singletons, empty, name):
+                            duplicates, singletons, empty, name, node_ids=None, edge_ids=None):
         if duplicates not in _DUPLICATE_OPTIONS:
             raise ValueError(f"duplicates must be one of {_DUPLICATE_OPTIONS}, got {duplicates!r}")
         if singletons not in _SINGLETON_OPTIONS:
@@ -424,8 +587,10 @@ class Hypergraph:
         )
         kept = np.flatnonzero(keep)
         H = Hc[:, kept].tocsr()
+        eids = _check_ids(edge_ids, m, "edge_ids")
         return cls(H, weights=w[kept], features=features, labels=labels, node_names=node_names,
-                   edge_names=None if names is None else names[kept], cleaning=report, name=name)
+                   edge_names=None if names is None else names[kept], cleaning=report, name=name,
+                   node_ids=node_ids, edge_ids=None if eids is None else eids[kept])
 
     # ------------------------------------------------------------------ accessors
     @property
@@ -485,6 +650,31 @@ class Hypergraph:
         return self._original_ids
 
     @property
+    def node_ids(self) -> np.ndarray:
+        """The user's node ids, shape (n_nodes,): int64, or object (strings).
+
+        ``node_ids[i]`` is the id of node ``i`` in the input it was read from; every output
+        (``--out``, embeddings, subsets) uses these, never the dense positions."""
+        if self._node_ids is None:
+            return np.arange(self.n_nodes)
+        return self._node_ids
+
+    @property
+    def edge_ids(self) -> np.ndarray:
+        """The user's hyperedge ids, shape (n_edges,) (default ``0..n_edges-1``)."""
+        if self._edge_ids is None:
+            return np.arange(self.n_edges)
+        return self._edge_ids
+
+    def index_of(self, node_ids) -> np.ndarray:
+        """Positions (``0..n_nodes-1``) of the given node ids, shape (len(node_ids),).
+
+        Raises ``ValueError`` naming the first id that is not a node of this hypergraph."""
+        index, _ = map_ids(np.asarray(node_ids if not np.isscalar(node_ids) else [node_ids]),
+                           self.node_ids)
+        return index
+
+    @property
     def cleaning(self) -> CleaningReport:
         return self._cleaning
 
@@ -535,7 +725,8 @@ class Hypergraph:
         kw = dict(weights=self._weights, features=self._features, labels=self._labels,
                   node_names=self._node_names, edge_names=self._edge_names, name=self._name)
         kw.update(changes)
-        return Hypergraph(self._H, original_ids=self._original_ids, cleaning=self._cleaning, **kw)
+        return Hypergraph(self._H, original_ids=self._original_ids, cleaning=self._cleaning,
+                          node_ids=self._node_ids, edge_ids=self._edge_ids, **kw)
 
     # ------------------------------------------------------------------ structure
     def connected_components(self) -> tuple[int, np.ndarray]:
@@ -566,8 +757,8 @@ class Hypergraph:
         """The sub-hypergraph induced on ``nodes`` (a boolean mask or id array).
 
         Hyperedges are restricted to the kept nodes; those left empty are removed unless
-        ``keep_empty_edges``. ``original_ids`` maps the new nodes to this hypergraph's ids
-        (composed with this hypergraph's own ``original_ids``).
+        ``keep_empty_edges``. ``node_ids`` and ``edge_ids`` are kept; ``original_ids`` maps
+        the new nodes to this hypergraph's positions (composed with its own ``original_ids``).
         """
         idx = np.asarray(nodes)
         if idx.dtype == bool:
@@ -590,7 +781,8 @@ class Hypergraph:
         en = None if self._edge_names is None else [self._edge_names[j] for j in cols]
         return Hypergraph(H, weights=self._weights[cols], features=feats, labels=labels,
                           node_names=nn, edge_names=en, original_ids=self.original_ids[idx],
-                          cleaning=self._cleaning, name=self._name)
+                          cleaning=self._cleaning, name=self._name,
+                          node_ids=self.node_ids[idx], edge_ids=self.edge_ids[cols])
 
     def drop_isolated(self) -> "Hypergraph":
         """The sub-hypergraph on nodes that belong to at least one hyperedge."""
