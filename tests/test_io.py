@@ -355,10 +355,10 @@ def test_hif_minimal_document_and_string_ids():
 
     hg = from_hif(doc)
     # order: the nodes array first (a, b, z), then c from the incidences
-    assert hg.node_names == ("a", "b", "z", "c")
+    assert hg.node_ids.tolist() == ["a", "b", "z", "c"]
     assert edge_sets(hg) == [(0, 1), (0, 3)]
     assert hg.labels.tolist() == [0, 1, -1, -1]
-    assert hg.edge_names == ("e1", "e2")
+    assert hg.edge_ids.tolist() == ["e1", "e2"]
 
 
 BAD_HIF = [
@@ -414,8 +414,8 @@ def test_edgelist_plain_file(tmp_path):
 
 
 @pytest.mark.parametrize("text, kwargs, pattern", [
-    ("0,1\n1,a\n", {}, r"e\.txt:2: node id 'a'"),
-    ("# c\n0,1\n1,-1\n", {}, r"e\.txt:3: node id -1 outside"),
+    ("0,1\n1,a\n", {"index_base": 0}, r"e\.txt:2: node id 'a'"),
+    ("# c\n0,1\n1,-1\n", {"index_base": 0}, r"e\.txt:3: node id -1 outside"),
     ("1,2\n0,1\n", {"index_base": 1}, r"e\.txt:2: node id 0"),
     ("0,1,0.5\n1,2,-1\n", {"weighted": True}, r"e\.txt:2: weight -1"),
     ("0,1,abc\n", {"weighted": True}, r"e\.txt:1: weight 'abc'"),
@@ -438,7 +438,7 @@ def test_hypergraphx_small(tmp_path):
     path = tmp_path / "x.json"
     path.write_text(json.dumps(doc))
     hg = read_hypergraph(path)
-    assert hg.node_names == ("10", "20", "30")
+    assert hg.node_ids.tolist() == [10, 20, 30]
     assert edge_sets(hg) == [(0, 1, 2), (0, 2)]
     assert sorted(hg.weights.tolist()) == [1.0, 3.0]
     assert hg.labels.tolist() == [0, -1, 1]

@@ -194,14 +194,16 @@ def encode_labels(raw, path=None):
 
 def build(nodes, edges, n_nodes, n_edges, *, labels=None, features=None, weights=None,
           node_names=None, edge_names=None, name=None, notes=None, original_ids=None,
-          **options) -> Hypergraph:
+          node_ids=None, edge_ids=None, **options) -> Hypergraph:
     """Build a Hypergraph from membership pairs and attach reader notes to
     ``cleaning.extra``."""
     hg = Hypergraph.from_pairs(nodes, edges, n_nodes=n_nodes, n_edges=n_edges, weights=weights,
-                               edge_names=edge_names, **check_options(options))
+                               edge_names=edge_names, edge_ids=edge_ids,
+                               **check_options(options))
     cleaning = hg.cleaning
     if notes:
         cleaning = dataclasses.replace(cleaning, extra={**cleaning.extra, **notes})
     return Hypergraph(hg.incidence, weights=hg.weights, features=features, labels=labels,
                       node_names=node_names, edge_names=hg.edge_names, original_ids=original_ids,
-                      cleaning=cleaning, name=name)
+                      cleaning=cleaning, name=name, node_ids=node_ids,
+                      edge_ids=None if edge_ids is None else hg.edge_ids)

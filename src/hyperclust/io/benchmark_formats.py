@@ -237,7 +237,7 @@ def read_le(directory, *, name=None, **options) -> Hypergraph:
              "classes": classes.tolist()}
     return build(nodes, eidx.reshape(-1), n, edge_ids.size, labels=labels, features=X,
                  edge_names=[str(e + n) for e in edge_ids], name=name or d.name, notes=notes,
-                 **options)
+                 node_ids=ids, **options)
 
 
 # ---------------------------------------------------------------------------------- format C
@@ -272,7 +272,8 @@ def read_benson(directory, *, dataset: str | None = None, name=None, **options) 
     Returns
     -------
     Hypergraph
-        ``n_nodes`` = number of label lines; node ids shifted to 0-based.
+        ``n_nodes`` = number of label lines; positions are the 1-based file ids minus one,
+        ``node_ids`` the file's ids.
     """
     d = _require_dir(directory)
     ds = dataset or _benson_name(d, "hyperedges")
@@ -311,7 +312,7 @@ def read_benson(directory, *, dataset: str | None = None, name=None, **options) 
         node_names = _name_lines(nnpath, expected=n)
     eids = np.repeat(np.arange(sizes.size), sizes)
     return build(vals - 1, eids, n, sizes.size, labels=labels, node_names=node_names,
-                 name=name or d.name, notes=notes, **options)
+                 name=name or d.name, notes=notes, node_ids=np.arange(1, n + 1), **options)
 
 
 # ---------------------------------------------------------------------------------- format D
@@ -402,4 +403,4 @@ def read_benson_edge_labelled(directory, *, n_nodes: int | None = None, name=Non
         notes["corrupt_edge_label_lines"] = bad
     eids = np.repeat(np.arange(sizes.size), sizes)
     return build(vals - 1, eids, n, sizes.size, edge_names=[str(x) for x in line_no],
-                 name=name or d.name, notes=notes, **options)
+                 name=name or d.name, notes=notes, node_ids=np.arange(1, n + 1), **options)

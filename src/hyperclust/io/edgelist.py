@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import itertools
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
 
-from ..hypergraph import Hypergraph
+from ..hypergraph import Hypergraph, map_ids
 from ._common import build, check_id_range, read_text, tokens_to_ints
 from .errors import DataFormatError
 
@@ -44,40 +45,82 @@ def _parse_header(lines, path):
 
 
 def read_edgelist(path, *, n_nodes: int | None = None, index_base: int | None = None,
-                  weighted: bool | None = None, name=None, **options) -> Hypergraph:
-    """Read a hyperedge list (``.txt``, ``.csv``, ``.tsv``).
+                  weighted: bool | None = None, sep: str | None = None,
+                  header: bool | None = None, name=None, **options) -> Hypergraph:
+    """Read a hyperedge list (``.txt``, ``.csv``, ``.tsv``): one hyperedge per line.
+
+    Node ids are data, not positions: every distinct token is a node, kept as
+    ``hg.node_ids`` (int64 when every token is an integer, in increasing order; else strings
+    in order of first appearance). A 1-based file has no node 0, ids ``4 5 1000000`` make
+    three nodes. Files written by :func:`write_edgelist` with default ids (header
+    ``n_nodes=N index_base=B``), or calls passing ``n_nodes``/``index_base``, read ids as
+    positions ``base..base+n-1`` instead, so nodes in no hyperedge survive.
 
     Parameters
     ----------
     path : str or PathLike
     n_nodes : int, optional
-        Number of nodes; default from the header, else ``max id + 1 - index_base``.
+        Positional mode: number of nodes (default from the header, else ``max id + 1 -
+        index_base``).
     index_base : {0, 1}, optional
-        Whether ids start at 0 or 1; default from the header, else 0.
+        Positional mode: whether ids start at 0 or 1.
     weighted : bool, optional
         Whether the last field of each line is a positive weight; default from the header,
         else False.
+    sep : str, optional
+        Field separator; default commas and/or whitespace.
+    header : bool, optional
+        Whether the first non-comment line is a header to skip. Default: skipped (with a
+        warning) when it holds a non-integer token and every other line holds only integers.
     **options
         ``duplicates``, ``singletons``, ``empty`` for :meth:`Hypergraph.from_pairs`.
 
     Returns
     -------
     Hypergraph
+        With ``node_ids`` and, in ids mode, ``node_ids`` in the order described above.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "trips.txt")
+    >>> _ = open(path, "w").write("alice bob\nbob carol dave\n")
+    >>> hg = read_edgelist(path)
+    >>> hg.n_nodes, list(hg.node_ids)
+    (4, ['alice', 'bob', 'carol', 'dave'])
     """
     path = Path(path)
+    if sep is not None and (not isinstance(sep, str) or not sep or sep == "\n"):
+        raise ValueError(f"sep must be a non-empty string other than a newline, got {sep!r}")
     lines = read_text(path).splitlines()
-    header = _parse_header(lines, path)
-    n_nodes = header.get("n_nodes") if n_nodes is None else n_nodes
-    base = header.get("index_base", 0) if index_base is None else index_base
+    file_header = _parse_header(lines, path)
+    positional = n_nodes is not None or index_base is not None or "n_nodes" in file_header
+    n_nodes = file_header.get("n_nodes") if n_nodes is None else n_nodes
+    base = file_header.get("index_base", 0) if index_base is None else index_base
     if base not in (0, 1):
         raise ValueError(f"index_base must be 0 or 1, got {base!r}")
-    weighted = header.get("weighted", False) if weighted is None else weighted
+    weighted = file_header.get("weighted", False) if weighted is None else weighted
     line_no = np.arange(1, len(lines) + 1)
     keep = [bool(ln.strip()) and not ln.lstrip().startswith("#") for ln in lines]
     line_no = line_no[np.asarray(keep, dtype=bool)] if lines else line_no
-    tokens = [ln.replace(",", " ").split() for ln in itertools.compress(lines, keep)]
+    split = (lambda ln: ln.replace(",", " ").split()) if sep is None else \
+        (lambda ln: [t.strip() for t in ln.split(sep) if t.strip()])
+    tokens = [split(ln) for ln in itertools.compress(lines, keep)]
+    ids_part = (lambda toks: toks[:len(toks) - 1]) if weighted else (lambda toks: toks)
+    if header is None and len(tokens) > 1 and not all(map(_is_int, ids_part(tokens[0]))) \
+            and all(_is_int(t) for toks in tokens[1:] for t in ids_part(toks)):
+        warnings.warn(f"{path}:{int(line_no[0])}: first line {' '.join(tokens[0])[:40]!r} "
+                      "looks like a header and is skipped (pass header=False to keep it)",
+                      stacklevel=2)
+        header = True
+    if header:
+        tokens, line_no = tokens[1:], line_no[1:]
     weights = None
     if weighted:
+        short = next((i for i, t in enumerate(tokens) if len(t) < 2), None)
+        if short is not None:
+            raise DataFormatError("a weighted line needs at least one node id and a weight",
+                                  path, int(line_no[short]))
         try:
             weights = np.array([float(t[-1]) for t in tokens], dtype=np.float64)
         except ValueError:
@@ -89,13 +132,29 @@ def read_edgelist(path, *, n_nodes: int | None = None, index_base: int | None = 
             raise DataFormatError(f"weight {weights[bad[0]]} must be positive and finite", path,
                                   int(line_no[bad[0]]))
         tokens = [t[:-1] for t in tokens]
-    vals, sizes = tokens_to_ints(tokens, line_no, path, "node id")
-    n = n_nodes if n_nodes is not None else (int(vals.max()) + 1 - base if vals.size else 0)
-    check_id_range(vals, sizes, line_no, base, n - 1 + base, path)
+    notes = {"format": "edgelist", "source": str(path), "raw_edges": len(tokens)}
+    sizes = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
     eids = np.repeat(np.arange(sizes.size), sizes)
-    return build(vals - base, eids, n, sizes.size, weights=weights, name=name or path.stem,
-                 notes={"format": "edgelist", "source": str(path), "raw_edges": int(sizes.size)},
-                 **options)
+    if positional:
+        vals, sizes = tokens_to_ints(tokens, line_no, path, "node id")
+        n = n_nodes if n_nodes is not None else (int(vals.max()) + 1 - base if vals.size else 0)
+        check_id_range(vals, sizes, line_no, base, n - 1 + base, path)
+        ids = np.arange(base, base + n) if base else None
+        return build(vals - base, eids, n, sizes.size, weights=weights, name=name or path.stem,
+                     notes=notes, node_ids=ids, **options)
+    flat = list(itertools.chain.from_iterable(tokens))
+    if all(map(_is_int, flat)):
+        raw = tokens_to_ints(tokens, line_no, path, "node id")[0]
+    else:
+        raw = np.asarray(flat, dtype=object)
+    index, ids = map_ids(raw)
+    return build(index, eids, ids.shape[0], sizes.size, weights=weights, name=name or path.stem,
+                 notes=notes, node_ids=ids, **options)
+
+
+def _is_int(tok: str) -> bool:
+    t = tok[1:] if tok[:1] in "+-" else tok
+    return t.isdigit() and t.isascii()
 
 
 def _is_float(tok):
@@ -123,7 +182,9 @@ def write_edgelist(hg: Hypergraph, path, *, delimiter: str = ",", index_base: in
     Notes
     -----
     Features and labels are not written (use HIF for those). Empty hyperedges cannot be
-    represented and are rejected.
+    represented and are rejected. With default node ids the file holds positions plus a
+    header recording ``n_nodes`` (isolated nodes survive); otherwise it holds the node ids,
+    and a hypergraph with isolated nodes is refused (an edge list cannot hold them).
     """
     if delimiter not in (",", " ", "\t"):
         raise ValueError(f"delimiter must be ',', ' ' or '\\t', got {delimiter!r}")
@@ -133,9 +194,23 @@ def write_edgelist(hg: Hypergraph, path, *, delimiter: str = ",", index_base: in
         weighted = bool(np.any(hg.weights != 1.0))
     if np.any(hg.edge_sizes == 0):
         raise ValueError("empty hyperedges cannot be written to an edge list")
-    rows = [delimiter.join(map(str, (e + index_base).tolist())) for e in hg.edges()]
+    ids = hg.node_ids
+    default_ids = ids.dtype != object and np.array_equal(ids, np.arange(hg.n_nodes))
+    if default_ids:
+        rows = [delimiter.join(map(str, (e + index_base).tolist())) for e in hg.edges()]
+        header = (f"{_HEADER} n_nodes={hg.n_nodes} index_base={index_base} "
+                  f"weighted={'true' if weighted else 'false'}")
+    else:
+        text = np.asarray([str(x) for x in ids.tolist()], dtype=object)
+        bad = next((t for t in text if not t or any(c.isspace() or c in ",#" for c in t)), None)
+        if bad is not None:
+            raise ValueError(f"node id {bad!r} cannot be written to an edge list (it is empty "
+                             "or holds a separator); use write_hif")
+        if hg.isolated.any():
+            raise ValueError(f"{int(hg.isolated.sum())} nodes are in no hyperedge and an edge "
+                             "list with node ids cannot hold them; use write_hif")
+        rows = [delimiter.join(text[e].tolist()) for e in hg.edges()]
+        header = (f"{_HEADER} node_ids=listed weighted={'true' if weighted else 'false'}")
     if weighted:
         rows = [f"{r}{delimiter}{w!r}" for r, w in zip(rows, hg.weights.tolist())]
-    header = (f"{_HEADER} n_nodes={hg.n_nodes} index_base={index_base} "
-              f"weighted={'true' if weighted else 'false'}")
     Path(path).write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")

@@ -7,9 +7,9 @@ is fetched from the network. Mapping to a :class:`~hyperclust.Hypergraph`:
   ``incidences`` in order of first appearance; likewise hyperedges;
 - ``edges[*].weight`` is the hyperedge weight (default 1);
 - node ``attrs[label_key]`` (default ``"label"``) gives the labels (ints or strings, mapped to
-  ``0..k-1``; missing = -1), ``attrs["features"]`` (a list of numbers on every node) the
-  features, ``attrs["name"]`` the node names (else the HIF node ids when they are not
-  ``0..n-1``);
+  ``0..k-1``; missing = -1), ``attrs["features"]`` (a list of numbers on every node; a node
+  without it while others have it is an error) the features, ``attrs["name"]`` the node
+  names; the HIF node and edge ids become ``node_ids`` / ``edge_ids``;
 - incidence weights and directions have no counterpart and are ignored with a warning.
 """
 
@@ -185,25 +185,25 @@ def from_hif(doc: dict, *, label_key: str = "label", validate: bool = True, path
             labels = np.array([-1 if x is None else code[str(x)] for x in raw], dtype=np.int64)
             classes = np.array(names, dtype=object)
     features = None
-    if n and all("features" in a for a in attrs):
+    has_features = [("features" in a) for a in attrs]
+    if n and any(has_features) and not all(has_features):
+        missing = has_features.index(False)
+        raise DataFormatError(
+            f"node {list(nidx)[missing][1]!r} has no 'features' attr while "
+            f"{sum(has_features)} of {n} nodes do; give every node features, or none", path)
+    if n and all(has_features):
         try:
             features = np.array([a["features"] for a in attrs], dtype=np.float64)
         except (TypeError, ValueError):
             raise DataFormatError("node attrs 'features' must be equal-length number lists",
                                   path) from None
     ids = [k[1] for k in nidx]
-    if n and all("name" in a for a in attrs):
-        node_names = [str(a["name"]) for a in attrs]
-    elif ids != list(range(n)):
-        node_names = [str(i) for i in ids]
-    else:
-        node_names = None
+    node_names = [str(a["name"]) for a in attrs] if n and all("name" in a for a in attrs) \
+        else None
     eattrs = {eidx[_key(r["edge"])]: (r.get("attrs") or {}) for r in edge_recs}
     eids = [k[1] for k in eidx]
     if m and len(eattrs) == m and all("name" in a for a in eattrs.values()):
         edge_names = [str(eattrs[j]["name"]) for j in range(m)]
-    elif eids != list(range(m)):
-        edge_names = [str(e) for e in eids]
     else:
         edge_names = None
     meta = doc.get("metadata") or {}
@@ -212,12 +212,25 @@ def from_hif(doc: dict, *, label_key: str = "label", validate: bool = True, path
         notes["classes"] = classes.tolist()
     return build(nodes, edges, n, m, labels=labels, features=features, weights=weights,
                  node_names=node_names, edge_names=edge_names, name=meta.get("name"),
-                 notes=notes, **options)
+                 notes=notes, node_ids=_hif_ids(ids, "node"), edge_ids=_hif_ids(eids, "edge"),
+                 **options)
+
+
+def _hif_ids(ids: list, what: str):
+    """HIF ids as node_ids/edge_ids: ints stay ints; a mix of ints and strings, or ids that
+    only differ in type (1 and "1"), become strings that say which they were."""
+    if all(isinstance(i, int) for i in ids):
+        return np.asarray(ids, dtype=np.int64) if ids else None
+    text = [str(i) for i in ids]
+    if len(set(text)) != len(text):
+        raise DataFormatError(f"{what} ids {sorted(set(t for t in text if text.count(t) > 1))[:3]}"
+                              " occur both as numbers and as strings; make them distinct")
+    return np.asarray(text, dtype=object)
 
 
 def to_hif(hg: Hypergraph, *, label_key: str = "label", include_features: bool = False,
            metadata: dict | None = None) -> dict:
-    """A HIF document for ``hg`` (node and edge ids are the indices ``0..n-1``, ``0..m-1``).
+    """A HIF document for ``hg`` (HIF node and edge ids are ``hg.node_ids`` / ``hg.edge_ids``).
 
     Parameters
     ----------
@@ -240,15 +253,19 @@ def to_hif(hg: Hypergraph, *, label_key: str = "label", include_features: bool =
         rows = (X.toarray() if hasattr(X, "toarray") else np.asarray(X)).tolist()
         for a, row in zip(node_attrs, rows):
             a["features"] = row
-    nodes = [{"node": i, "attrs": a} if a else {"node": i} for i, a in enumerate(node_attrs)]
+    nid = hg.node_ids.tolist()
+    eid = hg.edge_ids.tolist()
+    nodes = [{"node": nid[i], "attrs": a} if a else {"node": nid[i]}
+             for i, a in enumerate(node_attrs)]
     w = hg.weights.tolist()
     if hg.edge_names is not None:
-        edges = [{"edge": j, "weight": w[j], "attrs": {"name": s}} for j, s in enumerate(hg.edge_names)]
+        edges = [{"edge": eid[j], "weight": w[j], "attrs": {"name": s}}
+                 for j, s in enumerate(hg.edge_names)]
     else:
-        edges = [{"edge": j, "weight": w[j]} for j in range(m)]
+        edges = [{"edge": eid[j], "weight": w[j]} for j in range(m)]
     Ht = hg.incidence_t
     edge_of = np.repeat(np.arange(m), np.diff(Ht.indptr)).tolist()
-    incidences = [{"edge": e, "node": v} for e, v in zip(edge_of, Ht.indices.tolist())]
+    incidences = [{"edge": eid[e], "node": nid[v]} for e, v in zip(edge_of, Ht.indices.tolist())]
     meta = {"creator": "hyperclust"}
     if hg.name is not None:
         meta["name"] = str(hg.name)

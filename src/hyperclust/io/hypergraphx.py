@@ -81,5 +81,11 @@ def read_hypergraphx(path, *, label_key: str = "class", doc=None, **options) -> 
         notes["classes"] = classes
         notes["class_names"] = classes
     return build(nodes, eids, len(ids), len(members), labels=labels, weights=weights,
-                 node_names=[str(x) for x in ids], name=path.stem.split(".")[0], notes=notes,
+                 node_ids=_ids_array(ids), name=path.stem.split(".")[0], notes=notes,
                  **options)
+
+
+def _ids_array(ids: list):
+    if all(isinstance(x, int) and not isinstance(x, bool) for x in ids):
+        return np.asarray(ids, dtype=np.int64)
+    return np.asarray([str(x) for x in ids], dtype=object)
