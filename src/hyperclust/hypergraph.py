@@ -125,7 +125,8 @@ def _check_ids(ids, count: int, what: str):
             _, first = np.unique(arr.astype(str) if arr.dtype == object else arr,
                                  return_index=True)
             dup = np.setdiff1d(np.arange(count), first)[0]
-            raise ValueError(f"{what} must be distinct; {arr[dup]!r} occurs more than once")
+            raise ValueError(f"{what} must be distinct; {arr.tolist()[dup]!r} occurs more than "
+                             "once")
     return _frozen(arr)
 
 
@@ -172,7 +173,7 @@ def map_ids(values, ids=None, what: str = "node id"):
         pos = np.minimum(pos, max(sorted_ids.size - 1, 0))
         ok = sorted_ids[pos] == vals if sorted_ids.size else np.zeros(vals.shape, bool)
         if not ok.all():
-            bad = vals[np.flatnonzero(~ok)[0]]
+            bad = vals[np.flatnonzero(~ok)[0]].item()
             raise ValueError(f"{what} {bad!r} is not among the {ids.size} given ids")
         return order[pos].astype(np.int64), ids.astype(np.int64)
     lookup = {str(k): i for i, k in enumerate(ids.tolist())}

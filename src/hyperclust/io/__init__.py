@@ -8,6 +8,7 @@ from .edgelist import read_edgelist, write_edgelist
 from .errors import DataFormatError
 from .hif import from_hif, hif_schema, read_hif, to_hif, validate_hif, write_hif
 from .hypergraphx import read_hypergraphx
+from .node_data import attach_node_data, read_node_table
 from .safe_pickle import UnsafePickleError, load_npy, safe_load, safe_loads
 
 __all__ = [
@@ -15,5 +16,5 @@ __all__ = [
     "load_npy", "FORMATS", "detect_format", "read_hypergcn", "read_le", "read_benson",
     "read_hsbm", "read_benson_edge_labelled", "read_edge_labels", "read_edgelist",
     "write_edgelist", "read_hif", "write_hif", "from_hif", "to_hif", "validate_hif",
-    "hif_schema", "read_hypergraphx",
+    "hif_schema", "read_hypergraphx", "attach_node_data", "read_node_table",
 ]

@@ -1,0 +1,277 @@
+"""Node features and labels from their own files, matched to a hypergraph's nodes by id.
+
+A table either names its nodes (a CSV whose header starts with ``node``/``id``/``node_id``,
+or a labels file of ``id,label`` lines) or is positional (``.npy``/``.npz`` arrays, a CSV
+without an id column, one label per line): then row ``i`` belongs to node id
+``i + index_base``. Rows are matched to ``hg.node_ids``, never to positions, so a 1-based or
+gappy edge list cannot shift them silently: a node without a feature row is an error, a row
+whose id is in no hyperedge becomes a node in no hyperedge (with a warning).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..hypergraph import Hypergraph, map_ids
+from ._common import encode_labels, read_text
+from .errors import DataFormatError
+from .safe_pickle import load_npy
+
+__all__ = ["read_node_table", "attach_node_data", "ID_COLUMNS"]
+
+#: Header names of a first column that holds node ids.
+ID_COLUMNS = ("node", "id", "node_id", "nodeid", "name")
+
+
+def _is_number(tok: str) -> bool:
+    try:
+        float(tok)
+        return True
+    except ValueError:
+        return False
+
+
+def _split(line: str, sep):
+    if sep is None:
+        return line.replace(",", " ").split()
+    return [t.strip() for t in line.split(sep)]
+
+
+def read_node_table(path, *, kind: str = "features", sep: str | None = None):
+    """Read a features or labels file.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        ``.npy`` / ``.npz`` (positional; a scipy ``save_npz`` file for sparse features), or
+        text (``.csv``, ``.tsv``, ``.txt``): see the module notes.
+    kind : {"features", "labels"}
+    sep : str, optional
+        Field separator of a text file; default commas and/or whitespace.
+
+    Returns
+    -------
+    ids : ndarray or None
+        The node id of each row, or None for a positional table.
+    values : ndarray or CSR
+        ``(n_rows, n_features)`` floats for features; ``(n_rows,)`` raw labels (ints or
+        strings) for labels.
+    """
+    if kind not in ("features", "labels"):
+        raise ValueError(f"kind must be 'features' or 'labels', got {kind!r}")
+    path = Path(path)
+    if not path.is_file():
+        raise DataFormatError("directory, not a file" if path.is_dir() else "file not found",
+                              path)
+    suffix = path.suffix.lower()
+    if suffix == ".npy":
+        values = load_npy(path)
+        if values.dtype == object:
+            raise DataFormatError("an object array is not a feature or label table", path)
+        return None, _shape_check(values, kind, path)
+    if suffix == ".npz":
+        return None, _shape_check(_read_npz(path), kind, path)
+    lines = [ln for ln in read_text(path).splitlines()
+             if ln.strip() and not ln.lstrip().startswith("#")]
+    if not lines:
+        raise DataFormatError(f"no {kind} rows", path)
+    rows = [_split(ln, sep) for ln in lines]
+    first = rows[0]
+    has_header = not all(map(_is_number, first)) and (
+        kind == "features" or len(rows) > 1 and len(first) == len(rows[1]) and
+        first[0].strip().lower() in ID_COLUMNS)
+    id_column = False
+    if has_header:
+        id_column = first[0].strip().lower() in ID_COLUMNS
+        rows = rows[1:]
+        line_offset = 2
+    else:
+        line_offset = 1
+        id_column = kind == "labels" and len(first) == 2
+    if not rows:
+        raise DataFormatError(f"no {kind} rows after the header", path)
+    width = len(rows[0])
+    bad = next((i for i, r in enumerate(rows) if len(r) != width), None)
+    if bad is not None:
+        raise DataFormatError(f"has {len(rows[bad])} fields, the first row {width}", path,
+                              bad + line_offset)
+    ids = None
+    if id_column:
+        raw_ids = [r[0] for r in rows]
+        rows = [r[1:] for r in rows]
+        ids = (np.asarray([int(t) for t in raw_ids], dtype=np.int64)
+               if all(t.lstrip("+-").isdigit() for t in raw_ids)
+               else np.asarray(raw_ids, dtype=object))
+    if kind == "labels":
+        if any(len(r) != 1 for r in rows):
+            raise DataFormatError("expected one label per line (or 'id,label')", path,
+                                  line_offset)
+        return ids, np.asarray([r[0] for r in rows], dtype=object)
+    try:
+        values = np.asarray(rows, dtype=np.float64)
+    except ValueError:
+        for i, r in enumerate(rows):
+            tok = next((t for t in r if not _is_number(t)), None)
+            if tok is not None:
+                raise DataFormatError(f"feature {tok!r} is not a number", path,
+                                      i + line_offset) from None
+        raise
+    if values.ndim != 2 or values.shape[1] == 0:
+        raise DataFormatError("no feature columns", path)
+    return ids, values
+
+
+def _read_npz(path):
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            keys = list(z.keys())
+            if {"indptr", "indices", "data", "shape"} <= set(keys):
+                return sp.load_npz(path).tocsr()
+            if len(keys) != 1:
+                raise DataFormatError(f"holds {len(keys)} arrays ({', '.join(keys[:5])}); "
+                                      "save exactly one", path)
+            return z[keys[0]]
+    except (ValueError, OSError, EOFError) as exc:
+        raise DataFormatError(f"not a valid .npz file ({exc})", path) from None
+
+
+def _shape_check(values, kind, path):
+    if kind == "labels":
+        values = values.reshape(-1) if values.ndim == 2 and 1 in values.shape else values
+        if values.ndim != 1:
+            raise DataFormatError(f"labels must be one-dimensional, got shape {values.shape}",
+                                  path)
+        return values
+    if values.ndim == 1:
+        values = values.reshape(-1, 1)
+    if values.ndim != 2:
+        raise DataFormatError(f"features must be two-dimensional, got shape {values.shape}",
+                              path)
+    if not sp.issparse(values) and not np.issubdtype(values.dtype, np.number):
+        raise DataFormatError(f"features must be numbers, got dtype {values.dtype}", path)
+    return values
+
+
+def _encode(raw):
+    vals = np.asarray(raw)
+    if vals.dtype == object:
+        text = [str(v).strip() for v in vals.tolist()]
+        if all(_is_number(t) for t in text):
+            vals = np.asarray([float(t) for t in text])
+        else:
+            names = sorted(set(text))
+            code = {s: c for c, s in enumerate(names)}
+            return np.asarray([code[t] for t in text], dtype=np.int64), names
+    labels, classes = encode_labels(vals)
+    return labels, classes.tolist()
+
+
+def attach_node_data(hg: Hypergraph, *, features=None, feature_ids=None, labels=None,
+                     label_ids=None, index_base: int = 0) -> Hypergraph:
+    """A copy of ``hg`` with features and/or labels matched to its nodes by id.
+
+    Parameters
+    ----------
+    hg : Hypergraph
+    features : ndarray or sparse, shape (n_rows, n_features), optional
+    feature_ids : sequence, shape (n_rows,), optional
+        Node id of each feature row; default ``index_base + row``.
+    labels : sequence, shape (n_rows,), optional
+        Class labels (ints or strings; strings are mapped to ``0..k-1`` in sorted order).
+    label_ids : sequence, optional
+        Node id of each label; default ``index_base + row``.
+    index_base : int
+        Id of row 0 of a positional table.
+
+    Returns
+    -------
+    Hypergraph
+        Every node of ``hg`` (in its order), then any id present only in the tables, as
+        nodes in no hyperedge (a warning says how many). Nodes without a label get -1.
+
+    Raises
+    ------
+    ValueError
+        A node without a feature row, repeated ids in a table, or a positional table for a
+        hypergraph whose node ids are strings.
+    """
+    tables = {}
+    for what, values, ids in (("features", features, feature_ids), ("labels", labels, label_ids)):
+        if values is None:
+            continue
+        n_rows = values.shape[0] if hasattr(values, "shape") else len(values)
+        if ids is None:
+            if hg.node_ids.dtype == object:
+                raise ValueError(f"the node ids are names, so {what} rows cannot be matched by "
+                                 f"position; give a CSV whose first column '{ID_COLUMNS[0]}' "
+                                 "holds the node id")
+            ids = np.arange(index_base, index_base + n_rows)
+        ids = np.asarray(ids)
+        if ids.shape[0] != n_rows:
+            raise ValueError(f"{what}: {ids.shape[0]} ids for {n_rows} rows")
+        tables[what] = (ids, values)
+    if not tables:
+        return hg
+    all_ids = hg.node_ids
+    extra_parts = []
+    for what, (ids, _) in tables.items():
+        try:
+            map_ids(ids, all_ids)
+        except ValueError:
+            known = set(map(str, all_ids.tolist()))
+            extra_parts.append([i for i in ids.tolist() if str(i) not in known])
+    n_old = hg.n_nodes
+    if extra_parts:
+        extra = list(dict.fromkeys(x for part in extra_parts for x in part))
+        if all_ids.dtype != object and all(isinstance(x, (int, np.integer)) for x in extra):
+            all_ids = np.concatenate([all_ids, np.asarray(extra, dtype=np.int64)])
+        else:
+            all_ids = np.asarray([*map(str, all_ids.tolist()), *map(str, extra)], dtype=object)
+        warnings.warn(f"{len(extra)} node ids of the {'/'.join(tables)} file(s) are in no "
+                      f"hyperedge (e.g. {extra[0]!r}); they are kept as nodes in no hyperedge",
+                      stacklevel=2)
+    n = all_ids.shape[0]
+    H = sp.vstack([hg.incidence, sp.csr_matrix((n - n_old, hg.n_edges))], format="csr")
+    X = hg.features
+    y = hg.labels
+    if y is not None and n > n_old:
+        y = np.concatenate([y, np.full(n - n_old, -1, dtype=np.int64)])
+    if X is not None and n > n_old:
+        raise ValueError("the hypergraph already has features; cannot add nodes to it")
+    classes = None
+    if "features" in tables:
+        ids, values = tables["features"]
+        rows, _ = map_ids(ids, all_ids)
+        if np.unique(rows).size != rows.size:
+            raise ValueError("features: a node id occurs on more than one row")
+        if rows.size != n:
+            covered = np.zeros(n, dtype=bool)
+            covered[rows] = True
+            missing = np.flatnonzero(~covered)
+            raise ValueError(f"node {all_ids.tolist()[missing[0]]!r} has no feature row ({missing.size} "
+                             f"nodes have none; the table has {rows.size} rows"
+                             + (", check index_base" if feature_ids is None else "") + ")")
+        X = values[np.argsort(rows)]
+    if "labels" in tables:
+        ids, values = tables["labels"]
+        rows, _ = map_ids(ids, all_ids)
+        if np.unique(rows).size != rows.size:
+            raise ValueError("labels: a node id occurs on more than one row")
+        codes, classes = _encode(values)
+        y = np.full(n, -1, dtype=np.int64)
+        y[rows] = codes
+    node_names = hg.node_names
+    if node_names is not None and n > n_old:
+        node_names = [*node_names, *map(str, all_ids[n_old:].tolist())]
+    cleaning = hg.cleaning
+    if classes is not None:
+        cleaning = dataclasses.replace(cleaning, extra={**cleaning.extra,
+                                                        "classes": list(classes)})
+    return Hypergraph(H, weights=hg.weights, features=X, labels=y, node_names=node_names,
+                      edge_names=hg.edge_names, cleaning=cleaning, name=hg.name,
+                      node_ids=all_ids, edge_ids=hg.edge_ids)
