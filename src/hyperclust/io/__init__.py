@@ -1,7 +1,7 @@
 """Readers and writers: the public benchmark formats, HIF JSON, hypergraphx JSON and plain
 hyperedge lists, all returning :class:`~hyperclust.Hypergraph`; a restricted unpickler."""
 
-from .auto import read_hypergraph
+from .auto import FORMAT_NAMES, canonical_format, read_hypergraph
 from .benchmark_formats import (FORMATS, detect_format, read_benson, read_benson_edge_labelled,
                                 read_edge_labels, read_hsbm, read_hypergcn, read_le)
 from .edgelist import read_edgelist, write_edgelist
@@ -12,7 +12,7 @@ from .node_data import attach_node_data, read_node_table
 from .safe_pickle import UnsafePickleError, load_npy, safe_load, safe_loads
 
 __all__ = [
-    "read_hypergraph", "DataFormatError", "UnsafePickleError", "safe_load", "safe_loads",
+    "read_hypergraph", "FORMAT_NAMES", "canonical_format", "DataFormatError", "UnsafePickleError", "safe_load", "safe_loads",
     "load_npy", "FORMATS", "detect_format", "read_hypergcn", "read_le", "read_benson",
     "read_hsbm", "read_benson_edge_labelled", "read_edge_labels", "read_edgelist",
     "write_edgelist", "read_hif", "write_hif", "from_hif", "to_hif", "validate_hif",

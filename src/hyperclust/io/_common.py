@@ -117,8 +117,14 @@ def read_json(path):
             return json.load(fh)
     except FileNotFoundError:
         raise DataFormatError("file not found", path) from None
+    except IsADirectoryError:
+        raise DataFormatError("expected a file, found a directory", path) from None
     except json.JSONDecodeError as exc:
         raise DataFormatError(f"invalid JSON: {exc.msg}", path, exc.lineno) from None
+    except RecursionError:
+        raise DataFormatError("JSON nested too deeply to be a hypergraph", path) from None
+    except UnicodeDecodeError as exc:
+        raise DataFormatError(f"not UTF-8 text (byte {exc.start})", path) from None
 
 
 def _parse_int_bytes(data: bytes):

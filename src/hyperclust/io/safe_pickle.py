@@ -16,6 +16,7 @@ import importlib
 import io
 import os
 import pickle
+from struct import error as struct_error
 
 import numpy as np
 import scipy.sparse as sp
@@ -49,10 +50,61 @@ def _codecs_encode(obj, encoding="utf-8", errors="strict"):
     return codecs.encode(obj, encoding, errors)
 
 
+#: Containers a pickle may call, each only on an already materialised value: a call such as
+#: ``bytes(10**12)`` or ``list(<lazy iterable>)`` would allocate without bound.
+_MATERIALISED = (list, tuple, dict, set, frozenset, str, bytes, bytearray, float, complex,
+                 bool, type(None))
+
+
+def _bounded(cls):
+    def make(*args, **kwargs):
+        for a in (*args, *kwargs.values()):
+            if isinstance(a, int) and not isinstance(a, bool) and cls in (bytes, bytearray,
+                                                                          str, list, tuple):
+                raise UnsafePickleError(f"refused {cls.__name__}({a}) (it would allocate)")
+            if not isinstance(a, (*_MATERIALISED, int)):
+                raise UnsafePickleError(f"refused {cls.__name__}() of a "
+                                        f"{type(a).__name__}")
+        return cls(*args, **kwargs)
+
+    make.__name__ = cls.__name__
+    _REAL_CLASS[make] = cls
+    return make
+
+
+_REAL_CLASS: dict = {}
+
+
+def _reconstructor(cls, base, state):
+    # copyreg._reconstructor(cls, base, state) names the base class (dict for dok_matrix);
+    # the table holds a bounded wrapper for it, so hand copyreg the class itself.
+    if base in _REAL_CLASS and state is not None and not isinstance(state, _MATERIALISED):
+        raise UnsafePickleError(f"refused {_REAL_CLASS[base].__name__} state of type "
+                                f"{type(state).__name__}")
+    return copyreg._reconstructor(cls, _REAL_CLASS.get(base, base), state)
+
+
+def _bounded_reconstruct(reconstruct):
+    # numpy pickles an array as _reconstruct(ndarray, (0,), b"b") and then sets its state;
+    # a larger shape here would allocate before any size check.
+    def make(subtype, shape, dtype):
+        if subtype is not np.ndarray or int(np.prod(shape, dtype=np.float64)) > 1:
+            raise UnsafePickleError(f"refused numpy _reconstruct of shape {shape!r}")
+        return reconstruct(subtype, shape, dtype)
+
+    return make
+
+
+#: The largest sparse-matrix dimension a pickle may declare (its index arrays would need
+#: gigabytes; no dataset here comes close).
+MAX_SPARSE_DIM = 10**8
+
+
 def _allowed_globals() -> dict:
     table = {}
     for mod in ("numpy.core.multiarray", "numpy._core.multiarray"):
-        table[(mod, "_reconstruct")] = _numpy_attr("multiarray", "_reconstruct")
+        table[(mod, "_reconstruct")] = _bounded_reconstruct(
+            _numpy_attr("multiarray", "_reconstruct"))
         table[(mod, "scalar")] = _numpy_attr("multiarray", "scalar")
     for mod in ("numpy.core.numeric", "numpy._core.numeric"):
         try:
@@ -64,13 +116,15 @@ def _allowed_globals() -> dict:
     for cls in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
                 np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128):
         table[("numpy", cls.__name__)] = cls
+    builtins = __import__("builtins")
     for name in ("dict", "list", "set", "frozenset", "tuple", "int", "float", "complex", "str",
-                 "bytes", "bytearray", "bool", "object", "slice", "range"):
-        table[("builtins", name)] = getattr(__import__("builtins"), name)
+                 "bytes", "bytearray", "bool"):
+        table[("builtins", name)] = _bounded(getattr(builtins, name))
+    table[("builtins", "object")] = object
     table[("collections", "OrderedDict")] = collections.OrderedDict
     table[("collections", "defaultdict")] = collections.defaultdict
     # copyreg._reconstructor only calls base.__new__(cls) for classes that passed this table.
-    table[("copyreg", "_reconstructor")] = copyreg._reconstructor
+    table[("copyreg", "_reconstructor")] = _reconstructor
     table[("_codecs", "encode")] = _codecs_encode
     return table
 
@@ -109,8 +163,13 @@ class _RestrictedUnpickler(pickle.Unpickler):
 
 def _check_sparse(obj):
     # A crafted sparse matrix could carry out-of-range indices; scipy checks them here.
-    if sp.issparse(obj) and hasattr(obj, "check_format"):
-        obj.check_format(full_check=True)
+    if sp.issparse(obj):
+        shape = getattr(obj, "_shape", None) or obj.shape
+        if len(shape) != 2 or max(shape) > MAX_SPARSE_DIM:
+            raise UnsafePickleError(f"refused a sparse matrix of shape {shape} (more than "
+                                    f"{MAX_SPARSE_DIM} rows or columns)")
+        if hasattr(obj, "check_format"):
+            obj.check_format(full_check=True)
     return obj
 
 
@@ -166,8 +225,13 @@ def safe_loads(data: bytes, *, encoding: str = "ASCII", path=None):
         if path is not None and exc.path is None:
             raise UnsafePickleError(exc.reason, path) from None
         raise
+    except MemoryError:
+        raise DataFormatError("not a valid pickle (it asks for more memory than there is)",
+                              path) from None
+    except RecursionError:
+        raise DataFormatError("not a valid pickle (nested too deeply)", path) from None
     except (pickle.UnpicklingError, EOFError, UnicodeDecodeError, TypeError, ValueError,
-            AttributeError, IndexError, KeyError) as exc:
+            AttributeError, IndexError, KeyError, OverflowError, struct_error) as exc:
         raise DataFormatError(f"not a valid pickle ({type(exc).__name__}: {exc})", path) from None
 
 
