@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import os
 import sys
+import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -34,18 +37,135 @@ def _print_table(rows: list[dict], columns: list[str], out=None) -> None:
         out.write("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() + "\n")
 
 
-def _load_target(target: str, data_dir: str | None):
-    """A dataset name, a directory in one of the public formats, or a file."""
+def _input_options(args) -> dict:
+    opts = {}
+    if getattr(args, "sep", None) is not None:
+        opts["sep"] = args.sep
+    if getattr(args, "header", None) is not None:
+        opts["header"] = args.header
+    return opts
+
+
+def _load_target(args):
+    """The hypergraph named by ``args.target`` (a dataset name, a directory in one of the
+    public formats, or a file), with ``--features``/``--labels`` attached by node id."""
+    target, data_dir = args.target, getattr(args, "data_dir", None)
+    fmt = getattr(args, "format", None)
     path = Path(target)
     if path.exists():
         from .io import read_hypergraph
 
-        return read_hypergraph(path)
-    if os.sep in target or target.endswith((".json", ".txt", ".csv", ".pickle")):
+        hg = read_hypergraph(path, format=fmt, **_input_options(args))
+    elif fmt is not None or os.sep in target or (os.altsep and os.altsep in target) or \
+            Path(target).suffix.lower() in (".json", ".txt", ".csv", ".tsv", ".pickle", ".npy"):
         raise UserError(f"no such file or directory: {target}")
-    from .datasets import load_dataset
+    else:
+        if _input_options(args):
+            raise UserError("--sep/--header apply to files, not to registered dataset names")
+        from .datasets import load_dataset
 
-    return load_dataset(target, data_dir=data_dir)
+        hg = load_dataset(target, data_dir=data_dir)
+    return _attach_tables(hg, args)
+
+
+def _attach_tables(hg, args):
+    features, labels = getattr(args, "features", None), getattr(args, "labels", None)
+    if features is None and labels is None:
+        return hg
+    from .io import attach_node_data, read_node_table
+
+    kw = {"index_base": getattr(args, "index_base", 0) or 0}
+    if features is not None:
+        if hg.features is not None:
+            raise UserError(f"{args.target} already has node features; --features would "
+                            "replace them (read the hypergraph without them first)")
+        kw["feature_ids"], kw["features"] = read_node_table(features, kind="features",
+                                                            sep=getattr(args, "sep", None))
+    if labels is not None:
+        kw["label_ids"], kw["labels"] = read_node_table(labels, kind="labels",
+                                                        sep=getattr(args, "sep", None))
+    return attach_node_data(hg, **kw)
+
+
+def _input_paths(args) -> list[Path]:
+    """Every file the command reads (an output must never be one of them)."""
+    paths = []
+    values = [args.target, getattr(args, "features", None), getattr(args, "labels", None)]
+    if not Path(args.target).exists():
+        from .datasets.registry import locate_dataset
+
+        with contextlib.suppress(ValueError, TypeError):
+            values.append(locate_dataset(args.target, data_dir=getattr(args, "data_dir", None)))
+    for value in values:
+        if value is None or not Path(value).exists():
+            continue
+        p = Path(value)
+        paths.extend(sorted(x for x in p.rglob("*") if x.is_file()) if p.is_dir() else [p])
+    return paths
+
+
+def _check_output(path: str, inputs: list[Path], force: bool) -> Path:
+    """Refuse an output that would destroy data, before any work is done.
+
+    Never an input file (not even with ``--force``); an existing file only with ``--force``;
+    the folder must exist and be writable (checked by creating a temporary file in it).
+    """
+    out = Path(path)
+    if out.is_dir():
+        raise UserError(f"--out {path} is a directory; give a file name")
+    for src in inputs:
+        if out.exists() and os.path.samefile(out, src) or out.resolve() == src.resolve():
+            raise UserError(f"refusing to write {path}: it is an input of this command")
+    if out.exists() and not force:
+        raise UserError(f"{path} exists; pass --force to overwrite it")
+    parent = out.resolve().parent
+    if not parent.is_dir():
+        raise UserError(f"cannot write {path}: folder {parent} does not exist")
+    try:
+        with tempfile.NamedTemporaryFile(dir=parent, prefix=".hyperclust-check-"):
+            pass
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return out
+
+
+def _write_atomically(path: Path, write) -> None:
+    """Call ``write(file)`` on a temporary file beside ``path``, then rename it into place,
+    so that an interrupted write never leaves a partial output."""
+    fd, tmp = tempfile.mkstemp(dir=path.resolve().parent, prefix=f".{path.name}.",
+                               suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
+            write(fh)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _check_device(device: str) -> str:
+    """A usable torch device name, or a one-line UserError (no traceback)."""
+    name = str(device).strip().lower()
+    kind, _, index = name.partition(":")
+    if kind not in ("cpu", "cuda", "mps") or (index and not index.isdigit()) or \
+            (kind != "cuda" and index):
+        raise UserError(f"unknown device {device!r}; use cpu, cuda, cuda:N or mps")
+    if kind == "cpu":
+        return name
+    try:
+        import torch
+    except ImportError:
+        raise UserError(f"device {device!r} needs torch, which is not installed") from None
+    if kind == "cuda":
+        if not torch.cuda.is_available():
+            raise UserError(f"device {device!r}: no CUDA GPU is available here; use --device cpu")
+        if index and int(index) >= torch.cuda.device_count():
+            raise UserError(f"device {device!r}: only {torch.cuda.device_count()} CUDA "
+                            "device(s) here")
+    elif not (hasattr(torch.backends, "mps") and torch.backends.mps.is_available()):
+        raise UserError("device 'mps' is not available here; use --device cpu")
+    return name
 
 
 # ---------------------------------------------------------------------------- commands
@@ -63,7 +183,7 @@ def cmd_datasets(args) -> int:
 
 
 def cmd_info(args) -> int:
-    hg = _load_target(args.target, args.data_dir)
+    hg = _load_target(args)
     summary = hg.summary()
     width = max(len(k) for k in summary)
     print(f"{args.target}: {hg!r}")
@@ -72,13 +192,14 @@ def cmd_info(args) -> int:
     return 0
 
 
-def _write_labels(path: str, hg, labels: np.ndarray) -> None:
+def _write_labels(fh, hg, labels: np.ndarray) -> None:
+    """CSV ``node,cluster`` (plus ``name`` when the nodes have names): one row per node, the
+    node's own id (``hg.node_ids``), never its position."""
+    w = csv.writer(fh)
     names = hg.node_names
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["node", "cluster"])
-        ids = names if names is not None else range(hg.n_nodes)
-        w.writerows(zip(ids, labels.tolist()))
+    w.writerow(["node", "cluster"] + (["name"] if names is not None else []))
+    cols = [hg.node_ids.tolist(), labels.tolist()] + ([list(names)] if names is not None else [])
+    w.writerows(zip(*cols))
 
 
 def cmd_cluster(args) -> int:
@@ -87,15 +208,23 @@ def cmd_cluster(args) -> int:
 
     if args.method not in available_methods():
         raise UserError(f"unknown method {args.method!r}; available: {', '.join(available_methods())}")
-    hg = _load_target(args.target, args.data_dir)
+    device = _check_device(args.device)
+    if args.k is not None and args.k < 1:
+        raise UserError(f"--k must be a positive number of clusters, got {args.k}")
+    out = _check_output(args.out, _input_paths(args), args.force) if args.out else None
+    hg = _load_target(args)
     if args.drop_isolated:
         hg = hg.drop_isolated()
+        if hg.n_nodes == 0:
+            raise UserError("--drop-isolated leaves no node: every node is in no hyperedge")
     k = args.k
     if k is None:
         if hg.labels is None or hg.n_classes < 2:
             raise UserError("--k is required: the input has no labels to take the number of classes from")
         k = hg.n_classes
-    est = make_estimator(args.method, k, random_state=args.seed, device=args.device)
+    if k > hg.n_nodes:
+        raise UserError(f"--k {k} is more than the {hg.n_nodes} nodes")
+    est = make_estimator(args.method, k, random_state=args.seed, device=device)
     if hasattr(est, "verbose"):
         est.verbose = not args.quiet  # training progress bar of the deep methods
     t0 = time.perf_counter()
@@ -107,9 +236,9 @@ def cmd_cluster(args) -> int:
     if hg.labels is not None and (hg.labels >= 0).any():
         scores = evaluate(hg.labels, labels)
         print("  ".join(f"{m.upper()} {v:.4f}" for m, v in scores.items()))
-    if args.out:
-        _write_labels(args.out, hg, labels)
-        print(f"wrote {args.out} (columns node,cluster)")
+    if out is not None:
+        _write_atomically(out, lambda fh: _write_labels(fh, hg, labels))
+        print(f"wrote {out} ({hg.n_nodes} rows: node id, cluster)")
     return 0
 
 
@@ -140,6 +269,29 @@ def cmd_demo(args) -> int:
 
 
 # ---------------------------------------------------------------------------- parser
+def _add_input_arguments(p) -> None:
+    from .io.auto import FORMAT_NAMES
+
+    p.add_argument("--format", default=None, metavar="NAME",
+                   help="input format (default: detected): " +
+                        "; ".join(f"{k}: {v}" for k, v in FORMAT_NAMES.items()))
+    p.add_argument("--sep", default=None,
+                   help="field separator of text inputs (default: commas and/or whitespace)")
+    header = p.add_mutually_exclusive_group()
+    header.add_argument("--header", dest="header", action="store_true", default=None,
+                        help="the edge list's first line is a header (default: detected)")
+    header.add_argument("--no-header", dest="header", action="store_false",
+                        help="the edge list's first line is data")
+    p.add_argument("--features", default=None, metavar="FILE",
+                   help="node features: .npy/.npz (row i = node id i + --index-base), or CSV "
+                        "(first column 'node' = node id when the header names it)")
+    p.add_argument("--labels", default=None, metavar="FILE",
+                   help="node labels: one per line (row i = node id i + --index-base), "
+                        "'node,label' lines, or .npy")
+    p.add_argument("--index-base", type=int, choices=(0, 1), default=0,
+                   help="node id of row 0 of a positional --features/--labels file (default 0)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .cluster.registry import available_methods
 
@@ -157,6 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("info", help="summary of a hypergraph: sizes, components, homophily")
     p.add_argument("target", help="dataset name, directory (any public format) or file (HIF JSON, edge list)")
     p.add_argument("--data-dir", default=None, help=data_help)
+    _add_input_arguments(p)
     p.set_defaults(func=cmd_info)
 
     methods = available_methods()
@@ -170,14 +323,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", default="cpu", help="torch device for deep methods (default cpu)")
     p.add_argument("--drop-isolated", action="store_true",
                    help="remove nodes in no hyperedge first (TriCL protocol); default clusters all nodes")
-    p.add_argument("--out", default=None, help="write labels to this CSV (columns node,cluster)")
+    p.add_argument("--out", default=None,
+                   help="write a CSV with one row per node: node (its id in the input), cluster "
+                        "(and name when the input names nodes); refuses to overwrite an input, "
+                        "or an existing file without --force")
+    p.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     p.add_argument("--data-dir", default=None, help=data_help)
+    _add_input_arguments(p)
     p.add_argument("--quiet", action="store_true", help="no training progress bar")
     p.set_defaults(func=cmd_cluster)
 
     p = sub.add_parser("demo", help="cluster built-in synthetic hypergraphs (no download)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--device", default="cpu")
+    p.add_argument("--device", default="cpu", help="torch device for deep methods (default cpu)")
     p.set_defaults(func=cmd_demo)
 
     try:
@@ -189,24 +347,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line_warning(message, category, filename, lineno, file=None, line=None):
+    text = str(message).strip().splitlines()[0] if str(message).strip() else category.__name__
+    print(f"hyperclust: warning: {text}", file=sys.stderr)
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    previous = warnings.showwarning
+    if not args.debug:
+        warnings.showwarning = _one_line_warning
     try:
         if args.command == "bench":
             from .bench import cli as bench_cli
 
             return int(bench_cli.run(args) or 0)
+        if getattr(args, "device", None) is not None and args.command == "demo":
+            args.device = _check_device(args.device)
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print("hyperclust: interrupted", file=sys.stderr)
         return 130
-    except (UserError, ValueError, TypeError, OSError) as exc:
+    except MemoryError:
+        if args.debug:
+            raise
+        print("hyperclust: error: out of memory (the input is too large for this machine, or "
+              "malformed so that it asks for too much)", file=sys.stderr)
+        return 2
+    except (UserError, ValueError, TypeError, OSError, RecursionError) as exc:
         if args.debug:
             raise
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         print(f"hyperclust: error: {msg}", file=sys.stderr)
         return 2
+    finally:
+        warnings.showwarning = previous
 
 
 if __name__ == "__main__":  # pragma: no cover

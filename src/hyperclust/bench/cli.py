@@ -28,7 +28,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "then OUT/report.md and PNG plots are written.")
     p.add_argument("--datasets", nargs="+", default=[],
                    help="dataset names (load_dataset names, synthetic-h0.3[-n2000][-k4], "
-                        "or module:function)")
+                        "module:function) or files/folders of your own (any input format)")
     p.add_argument("--synthetic-sweep", nargs="*", type=float, default=None, metavar="H",
                    help="add synthetic hypergraph SBMs at these pairwise homophily levels "
                         f"(no values: {' '.join(map(str, DEFAULT_SWEEP))})")
@@ -106,6 +106,17 @@ def run(args) -> int:
         if not methods:
             print("error: no method is registered; give --methods", file=sys.stderr)
             return 2
+    from .data import check_dataset_name, check_method_name
+
+    try:
+        for m in methods:
+            check_method_name(m)
+        for d in datasets:
+            check_dataset_name(d)
+    except (ValueError, TypeError) as exc:
+        print(f"hyperclust: error: {exc}", file=sys.stderr)
+        return 2
+
     def _terminate(signum, frame):
         raise SystemExit(128 + signum)  # unwinds through the runner, which ends its run
 
@@ -124,8 +135,15 @@ def run(args) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
-    bad = sum(r.get("status") != "ok" for r in runs)
-    print(f"{len(runs)} runs in {out / 'results.json'} ({bad} not ok); report: {out / 'report.md'}")
+    bad = [r for r in runs if r.get("status") != "ok"]
+    print(f"{len(runs)} runs in {out / 'results.json'} ({len(bad)} not ok); "
+          f"report: {out / 'report.md'}")
+    if bad:
+        first = bad[0]
+        print(f"hyperclust: error: {len(bad)} of {len(runs)} runs did not finish ok (first: "
+              f"{first.get('dataset')} / {first.get('method')} seed {first.get('seed')}: "
+              f"{first.get('status')}); see {out / 'logs'}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import importlib
 import re
+from pathlib import Path
 
 from ..hypergraph import Hypergraph
 
 __all__ = ["PROTOCOLS", "canonical_protocol", "resolve_dataset", "apply_protocol",
-           "import_object", "SYNTHETIC_PATTERN"]
+           "import_object", "SYNTHETIC_PATTERN", "check_dataset_name", "check_method_name"]
 
 PROTOCOLS = ("all", "isolated-removed", "lcc")
 _ALIASES = {"covered": "isolated-removed", "isolated_removed": "isolated-removed",
@@ -46,16 +47,63 @@ def import_object(path: str):
     return getattr(importlib.import_module(mod_name), attr)
 
 
+def _is_path(name: str) -> bool:
+    return Path(name).exists()
+
+
+def check_dataset_name(name: str) -> None:
+    """Raise ``ValueError`` (one line, with close matches) unless ``name`` can be resolved:
+    a registered dataset, a synthetic name, ``module:function``, or an existing file or
+    folder. Nothing is loaded."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"dataset name must be a non-empty string, got {name!r}")
+    if _is_path(name) or SYNTHETIC_PATTERN.match(name) or ":" in name:
+        return
+    from ..datasets.registry import get_spec
+
+    get_spec(name)
+
+
+def check_method_name(name: str) -> None:
+    """Raise ``ValueError`` unless ``name`` is a registered method, a peer
+    (``peer-<library>``) or ``module:factory``; nothing is imported for peers."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"method name must be a non-empty string, got {name!r}")
+    if ":" in name:
+        return
+    if name.startswith("peer-"):
+        from .peers import PEERS
+
+        if name not in PEERS:
+            raise ValueError(f"unknown peer {name!r}; use one of {', '.join(sorted(PEERS))}")
+        return
+    from ..cluster.registry import available_methods
+
+    known = available_methods()
+    if name not in known:
+        import difflib
+
+        close = difflib.get_close_matches(name, list(known), n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise ValueError(f"unknown method {name!r}{hint}; available: {', '.join(known)}")
+
+
 def resolve_dataset(name: str, data_dir=None) -> Hypergraph:
     """Load the dataset called ``name``.
 
-    ``name`` is a dataset of :func:`hyperclust.datasets.load_dataset`; a synthetic
+    ``name`` is an existing file or folder (read with
+    :func:`hyperclust.io.read_hypergraph`); a dataset of
+    :func:`hyperclust.datasets.load_dataset`; a synthetic
     hypergraph SBM ``synthetic-h<homophily>[-n<nodes>][-k<classes>][-s<seed>]`` (defaults
     2000 nodes, 4 classes, seed 0: the graph is fixed, the run's seed only seeds the
     method); or ``module:function`` returning a Hypergraph (used by tests and plugins).
     """
     if not isinstance(name, str) or not name:
         raise ValueError(f"dataset name must be a non-empty string, got {name!r}")
+    if _is_path(name):
+        from ..io import read_hypergraph
+
+        return read_hypergraph(name)
     m = SYNTHETIC_PATTERN.match(name)
     if m:
         from ..datasets.synthetic import hypergraph_sbm

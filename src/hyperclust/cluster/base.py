@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
@@ -17,6 +18,13 @@ def check_hypergraph(hypergraph) -> Hypergraph:
         raise TypeError(f"fit expects a hyperclust.Hypergraph, got {type(hypergraph).__name__}")
     if hypergraph.n_nodes == 0:
         raise ValueError("the hypergraph has no nodes")
+    if hypergraph.isolated.all():
+        warnings.warn(
+            "every node is in no hyperedge: " + (
+                "the clusters come from the node features alone"
+                if hypergraph.features is not None else
+                "with no structure and no features the clusters are arbitrary"),
+            UserWarning, stacklevel=3)
     return hypergraph
 
 

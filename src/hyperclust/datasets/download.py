@@ -29,9 +29,12 @@ _CHUNK = 1 << 16
 class ChecksumError(DataFormatError):
     """A file's SHA-256 differs from the registry's."""
 
-    def __init__(self, path, expected: str, actual: str, what: str = "file"):
+    def __init__(self, path, expected: str, actual: str, what: str = "file",
+                 recovery: str | None = None):
         self.expected, self.actual = expected, actual
-        super().__init__(f"SHA-256 mismatch for {what}: expected {expected}, got {actual}", path)
+        fix = f"; {recovery}" if recovery else ""
+        super().__init__(f"SHA-256 mismatch for {what}: expected {expected}, got {actual} "
+                         f"(the file is corrupt or not the published version){fix}", path)
 
 
 class DownloadError(OSError):

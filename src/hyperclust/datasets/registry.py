@@ -539,8 +539,20 @@ def _fetch_missing(spec: DatasetSpec, folder: Path, base_url, timeout) -> None:
 
 
 def _resolve(spec: DatasetSpec, data_dir, cache_dir, download, base_url, timeout) -> Path:
-    from .download import verify_file
+    from .download import ChecksumError, verify_file
 
+    if data_dir is not None:
+        root = Path(data_dir).expanduser()
+        if not root.is_dir():
+            raise FileNotFoundError(f"data directory not found: {root}" if not root.exists()
+                                    else f"data directory is a file, not a folder: {root}")
+        if not any(folder.is_dir() and _has_required(spec, folder)
+                   for origin, folder in _candidates(spec, data_dir, cache_dir)
+                   if origin == "data_dir"):
+            raise FileNotFoundError(
+                f"dataset {spec.name!r} is not in data directory {root} (looked for "
+                f"{root / spec.folder} holding {', '.join(f.name for f in spec.files if f.required)}"
+                "); omit the data directory to download it into the cache")
     searched = []
     for origin, folder in _candidates(spec, data_dir, cache_dir):
         searched.append(f"{folder} ({origin})")
@@ -553,9 +565,18 @@ def _resolve(spec: DatasetSpec, data_dir, cache_dir, download, base_url, timeout
                 f"dataset {spec.name!r} not found locally (searched: {'; '.join(searched)}); "
                 "pass data_dir=, set $HYPERCLUST_DATA, or allow download=True")
         _fetch_missing(spec, folder, base_url, timeout)
+    in_cache = folder.resolve().is_relative_to(default_cache_dir(cache_dir).resolve())
     for f in spec.files:
         if (folder / f.name).is_file():
-            verify_file(folder / f.name, f.sha256)
+            try:
+                verify_file(folder / f.name, f.sha256)
+            except ChecksumError as exc:
+                fix = ("delete it and load again to download a fresh copy" if in_cache else
+                       "replace it with the original file from " +
+                       (f.url or "the dataset's public source") +
+                       ", or remove the data directory option to use the download cache")
+                raise ChecksumError(exc.path, exc.expected, exc.actual,
+                                    recovery=fix) from None
     return folder
 
 
