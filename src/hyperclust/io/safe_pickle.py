@@ -251,19 +251,21 @@ def load_npy(path):
     with open(path, "rb") as fh:
         try:
             version = npformat.read_magic(fh)
-            if version == (1, 0):
-                shape, fortran, dtype = npformat.read_array_header_1_0(fh)
-            elif version == (2, 0):
-                shape, fortran, dtype = npformat.read_array_header_2_0(fh)
-            else:
-                shape, fortran, dtype = npformat._read_array_header(fh, version)
-        except ValueError as exc:
-            raise DataFormatError(f"not a valid .npy file ({exc})", path) from None
+            readers = {(1, 0): npformat.read_array_header_1_0,
+                       (2, 0): npformat.read_array_header_2_0}
+            if version not in readers:
+                raise ValueError(f"unsupported .npy version {version}")
+            shape, fortran, dtype = readers[version](fh)
+        # numpy parses the header with ast/tokenize: a corrupt header can raise
+        # SyntaxError, tokenize.TokenError, TypeError, ... besides ValueError.
+        except Exception as exc:  # noqa: BLE001
+            raise DataFormatError(f"not a valid .npy file ({type(exc).__name__}: {exc})",
+                                  path) from None
         if not dtype.hasobject:
             fh.seek(0)
             try:
                 return np.load(fh, allow_pickle=False)
-            except ValueError as exc:
+            except (ValueError, OSError, EOFError, TypeError) as exc:
                 raise DataFormatError(f"not a valid .npy file ({exc})", path) from None
         arr = safe_loads(fh.read(), path=path)
     if not isinstance(arr, np.ndarray):
