@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from ..hypergraph import Hypergraph
+from ..threads import limit_threads_in
 
 __all__ = ["HypergraphClusterer", "check_hypergraph", "check_n_clusters"]
 
@@ -40,7 +41,17 @@ def check_n_clusters(n_clusters, n_nodes: int) -> int:
 
 class HypergraphClusterer(ClusterMixin, BaseEstimator):
     """Base class: subclasses implement ``fit(hypergraph)`` setting ``labels_`` (shape
-    ``(n_nodes,)``) and ``embedding_`` (shape ``(n_nodes, d)``)."""
+    ``(n_nodes,)``) and ``embedding_`` (shape ``(n_nodes, d)``).
+
+    Every subclass's ``fit`` runs under :func:`hyperclust.threads.thread_limit`: no more
+    BLAS/OpenMP/torch threads than free cores (``$HYPERCLUST_NUM_THREADS`` overrides).
+    """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        fit = cls.__dict__.get("fit")
+        if fit is not None and not getattr(fit, "__thread_limited__", False):
+            cls.fit = limit_threads_in(fit)
 
     def fit(self, hypergraph, y=None):  # pragma: no cover - abstract
         raise NotImplementedError

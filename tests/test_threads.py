@@ -1,0 +1,79 @@
+"""Thread policy: estimators never run more threads than free cores; overridable."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_info
+
+from hyperclust import threads
+from hyperclust.cluster.base import HypergraphClusterer
+from hyperclust.datasets import hypergraph_sbm
+
+
+def _blas_threads():
+    return {d["internal_api"]: d["num_threads"] for d in threadpool_info()}
+
+
+@pytest.mark.parametrize("text, busy", [
+    ("0.00 0.01 0.05 1/120 999", 0),   # idle: only this process runs
+    ("1.02 0.98 0.90 2/130 999", 1),   # another process kept a core busy for a minute
+    ("1.90 1.50 1.00 1/130 999", 0),   # this process's own past work: nobody else now
+    ("0.10 0.50 0.60 3/130 999", 0),   # two processes that just started: not yet loaded
+    ("3.00 3.00 3.00 4/130 999", 3),
+    ("garbage", 0),
+])
+def test_busy_cores_reads_loadavg(text, busy):
+    assert threads.busy_cores(text) == busy
+
+
+def test_env_variable_overrides(monkeypatch):
+    monkeypatch.setenv(threads.ENV_VAR, "1")
+    assert threads.default_threads() == 1
+    monkeypatch.setenv(threads.ENV_VAR, "zero")
+    with pytest.raises(ValueError, match=threads.ENV_VAR):
+        threads.default_threads()
+    monkeypatch.delenv(threads.ENV_VAR)
+    monkeypatch.setattr(threads, "busy_cores", lambda: threads.available_cores() + 5)
+    assert threads.default_threads() == 1  # never below one thread
+
+
+def test_thread_limit_sets_and_restores_blas_and_torch():
+    torch = pytest.importorskip("torch")
+    before_blas, before_torch = _blas_threads(), torch.get_num_threads()
+    with threads.thread_limit(1) as n:
+        assert n == 1 and threads.current_limit() == 1
+        assert all(v == 1 for v in _blas_threads().values())
+        assert torch.get_num_threads() == 1
+        with threads.thread_limit() as inner:  # nested blocks keep the outer limit
+            assert inner == 1
+    assert _blas_threads() == before_blas and torch.get_num_threads() == before_torch
+    assert threads.current_limit() is None
+    with pytest.raises(ValueError, match="positive"):
+        with threads.thread_limit(0):
+            pass
+
+
+class _Recorder(HypergraphClusterer):
+    def __init__(self, n_clusters=2):
+        self.n_clusters = n_clusters
+
+    def fit(self, hypergraph, y=None):
+        import torch
+
+        self.seen_ = (threads.current_limit(), torch.get_num_threads(),
+                      set(_blas_threads().values()))
+        self.labels_ = np.zeros(hypergraph.n_nodes, dtype=np.int64)
+        return self
+
+
+def test_every_estimator_fit_runs_under_the_limit(monkeypatch):
+    pytest.importorskip("torch")
+    monkeypatch.setenv(threads.ENV_VAR, "1")
+    hg = hypergraph_sbm(40, 2, random_state=0)
+    est = _Recorder().fit(hg)
+    assert est.seen_ == (1, 1, {1})
+    from hyperclust.cluster.registry import available_methods, make_estimator
+
+    for name in available_methods():  # every registered class is wrapped
+        assert getattr(type(make_estimator(name, 2)).fit, "__thread_limited__", False), name
