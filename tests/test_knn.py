@@ -58,6 +58,20 @@ def test_exact_neighbors_equal_brute_force(sparse_input):
         np.testing.assert_allclose(sim, ref_sim, atol=1e-12)
 
 
+def test_exact_ties_keep_the_lowest_ids():
+    """Binary rows with four ones: unit rows have entries 1/2, every similarity is a multiple
+    of 1/4 computed exactly, so ties are exact; the kept neighbours are the lowest ids."""
+    rng = np.random.default_rng(4)
+    X = np.zeros((60, 8))
+    for i in range(60):  # test data only
+        X[i, rng.choice(8, 4, replace=False)] = 1.0
+    ref_idx, _ = _brute_knn(X, 5)
+    for backend in ("dense", "sparse"):
+        idx, sim = exact_cosine_neighbors(X, 5, chunk_size=16, backend=backend)
+        np.testing.assert_array_equal(idx, ref_idx)
+        assert set(np.unique(sim * 4)) <= {0.0, 1.0, 2.0, 3.0, 4.0}
+
+
 def test_exact_neighbors_queries_candidates_and_clipping():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(20, 4))

@@ -3,11 +3,12 @@
 ``UniDHC`` is imported on first use, so that ``import hyperclust.cluster`` does not load torch.
 """
 
+from .ahcka import AHCKA
 from .baselines import HGNNSmoothingKMeans, KMeansFeatures
 from .registry import available_methods, make_estimator
 from .spectral import SpectralHypergraphClustering
 
-__all__ = ["UniDHC", "SpectralHypergraphClustering", "KMeansFeatures", "HGNNSmoothingKMeans",
+__all__ = ["UniDHC", "AHCKA", "SpectralHypergraphClustering", "KMeansFeatures", "HGNNSmoothingKMeans",
            "available_methods", "make_estimator"]
 
 

@@ -15,6 +15,7 @@ _PROVIDERS = (
     "hyperclust.cluster.baselines",
     "hyperclust.cluster.spectral",
     "hyperclust.cluster.unidhc",
+    "hyperclust.cluster.ahcka",
 )
 
 

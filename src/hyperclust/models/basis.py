@@ -121,7 +121,8 @@ def feature_neighbors(X, queries: np.ndarray, candidates: np.ndarray, n_neighbor
 
     idx, _ = exact_cosine_neighbors(np.asarray(X, dtype=np.float64), n_neighbors,
                                     queries=queries, candidates=candidates, exclude_self=False,
-                                    chunk_size=chunk_size, backend="dense")
+                                    chunk_size=chunk_size, backend="dense",
+                                    tie_break="partition")
     return idx
 
 
