@@ -4,11 +4,12 @@
 """
 
 from .ahcka import AHCKA
+from .auto import AutoClusterer
 from .baselines import HGNNSmoothingKMeans, KMeansFeatures
 from .registry import available_methods, make_estimator
 from .spectral import SpectralHypergraphClustering
 
-__all__ = ["UniDHC", "AHCKA", "SpectralHypergraphClustering", "KMeansFeatures", "HGNNSmoothingKMeans",
+__all__ = ["UniDHC", "AHCKA", "AutoClusterer", "SpectralHypergraphClustering", "KMeansFeatures", "HGNNSmoothingKMeans",
            "available_methods", "make_estimator"]
 
 

@@ -16,6 +16,7 @@ _PROVIDERS = (
     "hyperclust.cluster.spectral",
     "hyperclust.cluster.unidhc",
     "hyperclust.cluster.ahcka",
+    "hyperclust.cluster.auto",
 )
 
 

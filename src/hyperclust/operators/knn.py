@@ -416,13 +416,16 @@ class MixedWalk(LinearOperator):
             if not sp.issparse(knn) or knn.shape != (n, n):
                 raise ValueError(f"knn must be a sparse ({n}, {n}) matrix, got "
                                  f"{type(knn).__name__} of shape {getattr(knn, 'shape', None)}")
-            Q = row_normalize(knn)
-            if Q.nnz and Q.data.min() < 0:
+            knn = sp.csr_matrix(knn, dtype=np.float64)
+            if knn.nnz and knn.data.min() < 0:
                 raise ValueError("knn weights must be non-negative")
+            Q = row_normalize(knn)
             has_q = np.diff(Q.indptr) > 0
             self._Q = Q
+            self._A = knn
         else:
             self._Q = None
+            self._A = None
             has_q = np.zeros(n, dtype=bool)
         iso = dv <= 0
         has_p = (dv + self.self_loops) > 0
@@ -434,6 +437,11 @@ class MixedWalk(LinearOperator):
     def knn_walk(self):
         """The row-stochastic ``Q`` (CSR, shape (n, n)) or None."""
         return self._Q
+
+    @property
+    def knn_affinity(self):
+        """The kNN weights ``Q`` was normalised from (CSR, shape (n, n)) or None."""
+        return self._A
 
     def _walk_p(self, X):
         E = self._Ht @ X
