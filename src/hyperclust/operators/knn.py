@@ -33,11 +33,12 @@ __all__ = ["EXACT_MAX_NODES", "KNN_METHODS", "exact_cosine_neighbors",
            "row_normalize", "MixedWalk", "mixed_walk", "SymmetricMixedAffinity",
            "ann_available"]
 
-EXACT_MAX_NODES = 50_000
-"""Largest input searched exactly by ``method="auto"``: brute force costs ``O(n^2 d)``
-(about 2 s for n = 16k, d = 100 on one core; see docs/results/objectives.md); above it the
-approximate index is used when ``faiss`` is installed (else exact, with a warning-free but
-quadratic cost)."""
+EXACT_MAX_NODES = 30_000
+"""Largest input searched exactly by ``method="auto"``. Brute force costs ``O(n^2 d)``: on one
+core about 5 s for 20newsw100 (16k x 100) and, extrapolated, ~18 min for 200k x 64, where the
+faiss HNSW index takes ~1.5 min at recall@10 0.95 (docs/results/knn.md); at 30k x 64 the exact
+search takes ~25 s. Above it the approximate index is used when ``faiss`` is installed, else
+the exact search (quadratic)."""
 
 KNN_METHODS = ("auto", "exact", "approximate")
 _DENSIFY_LIMIT = 2 ** 25  # entries of a sparse feature matrix densified for the exact search
