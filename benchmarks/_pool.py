@@ -56,6 +56,8 @@ class Scorer:
             "rwr-h10": rwr_conductance(hg, labels, walk=W[0.5], n_hops=10),
             "rwr-a.5": rwr_conductance(hg, labels, walk=W[0.5], alpha=0.5),
             "rwr-sizew": size_weighted_rwr(hg, labels, W[0.5]),
+            "rwr-min": rwr_conductance(hg, labels, walk=W[0.5], balance="min"),
+            "rwr-b0-min": rwr_conductance(hg, labels, walk=W[0.0], balance="min"),
             "ncut": hypergraph_ncut(hg, labels),
             "knn": knn_conductance(hg, labels, affinity=self.A) if self.A is not None else None,
         }

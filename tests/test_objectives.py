@@ -181,3 +181,23 @@ def test_bad_parameters():
         knn_conductance(_hg(False), y)
     with pytest.raises(TypeError, match="Hypergraph"):
         hypergraph_ncut(np.eye(3), y)
+
+
+def test_min_balance_penalises_a_giant_cluster_only():
+    hg = _hg()
+    y = LABELINGS[1]  # three clusters, none above half of the nodes: identical to "mean"
+    assert rwr_conductance(hg, y, balance="min", n_neighbors=3) == pytest.approx(
+        rwr_conductance(hg, y, n_neighbors=3))
+    hg = Hypergraph.from_edges([[0, 1, 2], [2, 3], [3, 4]], n_nodes=5)
+    y = np.array([0, 0, 0, 0, 1])  # the giant cluster's leak is scaled by 4 / 1
+    H = hg.incidence.toarray()
+    dv = H @ hg.weights
+    M = (H / H.sum(0)) @ H.T / dv[:, None]
+    Y = np.stack([(y == c) / np.sqrt((y == c).sum()) for c in (0, 1)], axis=1)
+    z = Y.copy()
+    for _ in range(3):
+        z = 0.2 * Y + 0.8 * M @ z
+    leak = 1 - np.sum(Y * z, axis=0)
+    assert rwr_conductance(hg, y, balance="min") == pytest.approx((4 * leak[0] + leak[1]) / 2)
+    with pytest.raises(ValueError, match="balance"):
+        rwr_conductance(hg, y, balance="max")

@@ -109,7 +109,7 @@ def _check_hops(n_hops):
 
 def rwr_conductance(hypergraph, labels, *, walk=None, beta: float = 0.5, alpha: float = 0.2,
                     n_hops: int = 3, n_neighbors: int = 10, knn_method: str = "auto",
-                    random_state=0) -> float:
+                    balance: str = "mean", random_state=0) -> float:
     """AHCKA's random-walk-with-restart conductance on the mixed walk (lower is better).
 
     ``f = 1 - tr(Y^T z_h) / k`` with ``z_0 = Y``, ``z_{t+1} = alpha Y + (1 - alpha) M z_t``
@@ -131,15 +131,23 @@ def rwr_conductance(hypergraph, labels, *, walk=None, beta: float = 0.5, alpha: 
         ``h``, the number of walk steps.
     n_neighbors : int, default 10
     knn_method : {"auto", "exact", "approximate"}, default "auto"
+    balance : {"mean", "min"}, default "mean"
+        ``"mean"``: AHCKA's ``1 - tr(Y^T z)/k``, the mean leak ``l_c`` over clusters.
+        ``"min"``: the mean of ``l_c * max(1, |C_c| / (n - |C_c|))``, i.e. each cluster's
+        leak measured against the smaller side, as conductance ``cut / min(vol C, vol rest)``
+        is; identical to ``"mean"`` when no cluster holds more than half of the nodes, and it
+        stops a giant cluster plus a small peeled-off set from scoring as a good partition.
     random_state : int, default 0
-        Used by the approximate kNN only.
+        Seeds the kNN tie-breaking and the approximate kNN.
 
     Returns
     -------
-    float in [0, 1]
+    float, ``[0, 1]`` for ``"mean"``
     """
     hg = _check_hypergraph(hypergraph)
     y = _check_labels(labels, hg.n_nodes)
+    if balance not in ("mean", "min"):
+        raise ValueError(f"balance must be 'mean' or 'min', got {balance!r}")
     alpha = _check_float(alpha, "alpha", 0.0, 1.0, lo_open=True)
     n_hops = _check_hops(n_hops)
     if walk is None:
@@ -154,7 +162,13 @@ def rwr_conductance(hypergraph, labels, *, walk=None, beta: float = 0.5, alpha: 
     z = Y
     for _ in range(n_hops):
         z = alpha * Y + (1.0 - alpha) * np.asarray(walk @ z)
-    return float(1.0 - np.sum(Y * z) / k)
+    if balance == "mean":
+        return float(1.0 - np.sum(Y * z) / k)
+    leak = 1.0 - np.sum(Y * z, axis=0)  # per cluster, shape (k,)
+    sizes = np.bincount(y).astype(np.float64)
+    rest = y.size - sizes
+    scale = np.where(rest > 0, np.maximum(1.0, sizes / np.where(rest > 0, rest, 1.0)), 1.0)
+    return float(np.mean(leak * scale))
 
 
 def _average_conductance(A_inner, vol) -> float:
