@@ -90,3 +90,18 @@ def test_knn_beta_without_features_is_the_default():
                                   HGNNSmoothingKMeans(2).fit(hg).labels_)
     np.testing.assert_array_equal(SpectralHypergraphClustering(2, knn_beta=0.5).fit(hg).labels_,
                                   SpectralHypergraphClustering(2).fit(hg).labels_)
+
+
+def test_shared_reductions_give_the_uncached_result():
+    import scipy.sparse as sp
+
+    from hyperclust.cluster.baselines import reduce_features, shared_reductions
+
+    X = sp.random(80, 300, density=0.05, random_state=0, format="csr")
+    plain = reduce_features(X, "auto", 3)
+    with shared_reductions():
+        a = reduce_features(X, "auto", 3)
+        b = reduce_features(X, "auto", 3)
+        c = reduce_features(X, "auto", 4)
+    assert a is b and c is not a
+    np.testing.assert_array_equal(a, plain)

@@ -10,6 +10,7 @@ shared by every candidate and by the scoring. No label is used anywhere.
 from __future__ import annotations
 
 import numbers
+import time
 
 import numpy as np
 
@@ -17,7 +18,7 @@ from ..objectives import rwr_conductance
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
 from .ahcka import AHCKA
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
-from .baselines import HGNNSmoothingKMeans, KMeansFeatures
+from .baselines import HGNNSmoothingKMeans, KMeansFeatures, shared_reductions
 from .spectral import SpectralHypergraphClustering
 
 __all__ = ["AutoClusterer", "CANDIDATES", "STRUCTURE_CANDIDATES", "METHODS"]
@@ -160,8 +161,6 @@ class AutoClusterer(HypergraphClusterer):
 
     def fit(self, hypergraph, y=None):
         """Fit the candidates on ``hypergraph`` and keep the best-scoring clustering."""
-        import time
-
         hg = check_hypergraph(hypergraph)
         k = self._validate(hg)
         seed = self._rng_seed(self.random_state)
@@ -176,11 +175,26 @@ class AutoClusterer(HypergraphClusterer):
         walks = {"plain": MixedWalk(hg, A, beta=beta)}
         if any(n == "hgnn-mixed" for n in names):
             walks["lazy"] = MixedWalk(hg, A, beta=beta, self_loops=1.0)
-        score_walk = walks["plain"]
         scores, labels, fitted = {}, {}, {}
+        with shared_reductions():  # one truncated SVD of the features for all candidates
+            self._fit_candidates(hg, k, seed, names, walks, A, scores, labels, fitted, times)
+        best = min(names, key=lambda c: (scores[c], names.index(c)))
+        self.selected_ = best
+        self.scores_ = scores
+        self.candidates_ = labels if self.keep_candidates else {}
+        self.best_estimator_ = fitted[best]
+        self.labels_ = labels[best]
+        self.embedding_ = np.asarray(fitted[best].embedding_)
+        self.fit_times_ = times
+        self.walk_ = walks["plain"]
+        return self
+
+    def _fit_candidates(self, hg, k, seed, names, walks, A, scores, labels, fitted, times):
+        score_walk = walks["plain"]
         for name in names:
             t0 = time.perf_counter()
-            est, kind = _make(name, k, seed, beta, int(self.n_neighbors), self.knn_method)
+            est, kind = _make(name, k, seed, float(self.beta), int(self.n_neighbors),
+                              self.knn_method)
             if kind is None or (name != "ahcka" and A is None):
                 est.fit(hg)
             else:
@@ -191,16 +205,6 @@ class AutoClusterer(HypergraphClusterer):
             times[name] = time.perf_counter() - t0
             labels[name] = lab
             fitted[name] = est
-        best = min(names, key=lambda c: (scores[c], names.index(c)))
-        self.selected_ = best
-        self.scores_ = scores
-        self.candidates_ = labels if self.keep_candidates else {}
-        self.best_estimator_ = fitted[best]
-        self.labels_ = labels[best]
-        self.embedding_ = np.asarray(fitted[best].embedding_)
-        self.fit_times_ = times
-        self.walk_ = score_walk
-        return self
 
 
 METHODS = {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import numbers
 
 import numpy as np
@@ -26,11 +28,36 @@ def kmeans_labels(embedding: np.ndarray, n_clusters: int, n_init: int, random_st
 STRUCTURAL_MAX_DIM = 32
 
 
+_REDUCTIONS = contextvars.ContextVar("hyperclust_reductions", default=None)
+
+
+@contextlib.contextmanager
+def shared_reductions():
+    """Within the block, :func:`reduce_features` computes each (matrix, width, seed) once and
+    hands the same result to every caller (used by ``auto``, whose candidates project the
+    same features with the same seed). Results are identical to uncached calls."""
+    token = _REDUCTIONS.set({})
+    try:
+        yield
+    finally:
+        _REDUCTIONS.reset(token)
+
+
 def reduce_features(X, n_components, random_state):
     """Optionally project features to ``n_components`` dimensions with a seeded truncated SVD.
 
     ``n_components="auto"`` projects only when there are more than 256 features.
     """
+    cache = _REDUCTIONS.get()
+    if cache is None:
+        return _reduce_features(X, n_components, random_state)
+    key = (id(X), repr(n_components), random_state)
+    if key not in cache:
+        cache[key] = (X, _reduce_features(X, n_components, random_state))  # X kept alive
+    return cache[key][1]
+
+
+def _reduce_features(X, n_components, random_state):
     d = X.shape[1]
     if n_components == "auto":
         n_components = 128 if d > 256 else None
