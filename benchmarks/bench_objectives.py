@@ -32,7 +32,7 @@ except ImportError:  # run as a module
     from benchmarks._pool import POOL, ROOT, Scorer, load_labels, load_runs
 
 PERTURB = (0.05, 0.1, 0.2, 0.4)
-MAIN = ("rwr", "ncut", "knn")
+MAIN = ("rwr", "rwr-min", "ncut", "knn")
 
 
 def perturb(labels, frac, seed):
