@@ -30,7 +30,11 @@ def test_auto_picks_the_lowest_objective_and_records_everything(weak_edges):
     # the recorded scores are the objective on the shared mixed walk
     for name, lab in est.candidates_.items():
         assert est.scores_[name] == pytest.approx(
-            rwr_conductance(hg, lab, random_state=1, balance="min"))
+            rwr_conductance(hg, lab, walk=est.walk_, balance="min"))
+    assert est.walk_.knn_affinity is not None
+    np.testing.assert_allclose(  # the shared walk is the default mixed walk for this seed
+        (est.walk_ @ np.eye(hg.n_nodes)[:, :5]),
+        (MixedWalk(hg, knn_affinity(hg.features, 10, random_state=1)) @ np.eye(hg.n_nodes)[:, :5]))
     assert acc(hg.labels, est.labels_) >= max(acc(hg.labels, v) for v in est.candidates_.values()) - 0.05
     again = AutoClusterer(3, random_state=1).fit(hg)
     np.testing.assert_array_equal(again.labels_, est.labels_)
