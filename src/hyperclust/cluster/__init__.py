@@ -3,11 +3,13 @@
 ``UniDHC`` is imported on first use, so that ``import hyperclust.cluster`` does not load torch.
 """
 
+from .ahcka import AHCKA
+from .auto import AutoClusterer
 from .baselines import HGNNSmoothingKMeans, KMeansFeatures
 from .registry import available_methods, make_estimator
 from .spectral import SpectralHypergraphClustering
 
-__all__ = ["UniDHC", "SpectralHypergraphClustering", "KMeansFeatures", "HGNNSmoothingKMeans",
+__all__ = ["UniDHC", "AHCKA", "AutoClusterer", "SpectralHypergraphClustering", "KMeansFeatures", "HGNNSmoothingKMeans",
            "available_methods", "make_estimator"]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import numbers
 
 import numpy as np
@@ -26,11 +28,36 @@ def kmeans_labels(embedding: np.ndarray, n_clusters: int, n_init: int, random_st
 STRUCTURAL_MAX_DIM = 32
 
 
+_REDUCTIONS = contextvars.ContextVar("hyperclust_reductions", default=None)
+
+
+@contextlib.contextmanager
+def shared_reductions():
+    """Within the block, :func:`reduce_features` computes each (matrix, width, seed) once and
+    hands the same result to every caller (used by ``auto``, whose candidates project the
+    same features with the same seed). Results are identical to uncached calls."""
+    token = _REDUCTIONS.set({})
+    try:
+        yield
+    finally:
+        _REDUCTIONS.reset(token)
+
+
 def reduce_features(X, n_components, random_state):
     """Optionally project features to ``n_components`` dimensions with a seeded truncated SVD.
 
     ``n_components="auto"`` projects only when there are more than 256 features.
     """
+    cache = _REDUCTIONS.get()
+    if cache is None:
+        return _reduce_features(X, n_components, random_state)
+    key = (id(X), repr(n_components), random_state)
+    if key not in cache:
+        cache[key] = (X, _reduce_features(X, n_components, random_state))  # X kept alive
+    return cache[key][1]
+
+
+def _reduce_features(X, n_components, random_state):
     d = X.shape[1]
     if n_components == "auto":
         n_components = 128 if d > 256 else None
@@ -163,6 +190,14 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
         Truncated-SVD projection of the input before smoothing (``P^K (X V) = (P^K X) V``).
     normalize_rows : bool, default True
     n_init : int, default 10
+    knn_beta : float in [0, 1], default 0.0
+        Weight of the attribute kNN walk. ``0`` (default) smooths with ``P`` as above. ``> 0``
+        (needs node features; ignored without them) smooths with the mixed random walk
+        ``M = (1 - beta) P_rw + beta Q`` instead (:class:`~hyperclust.operators.knn.MixedWalk`,
+        ``P_rw = Dv^-1 (H W De^-1 H^T + s I)``, ``Q`` the cosine kNN walk of the raw
+        features; nodes in no hyperedge average over their attribute neighbours only).
+    knn_neighbors : int, default 10
+        ``K`` of the kNN graph when ``knn_beta > 0``.
     random_state : int, default 0
 
     Attributes
@@ -174,7 +209,7 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
 
     def __init__(self, n_clusters=2, *, n_hops=2, self_loops=1.0, input="auto",
                  n_structural="auto", n_components="auto", normalize_rows=True, n_init=10,
-                 random_state=0):
+                 knn_beta=0.0, knn_neighbors=10, random_state=0):
         self.n_clusters = n_clusters
         self.n_hops = n_hops
         self.self_loops = self_loops
@@ -183,20 +218,48 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
         self.n_components = n_components
         self.normalize_rows = normalize_rows
         self.n_init = n_init
+        self.knn_beta = knn_beta
+        self.knn_neighbors = knn_neighbors
         self.random_state = random_state
 
-    def fit(self, hypergraph, y=None):
+    def fit(self, hypergraph, y=None, *, walk=None):
+        """Cluster the nodes of ``hypergraph``.
+
+        ``walk``: an optional prebuilt :class:`~hyperclust.operators.knn.MixedWalk` of the
+        same hypergraph (with ``self_loops`` and ``beta`` of its own) used instead of the
+        kNN construction when ``knn_beta > 0``.
+        """
         hg = check_hypergraph(hypergraph)
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
         if isinstance(self.n_hops, bool) or not isinstance(self.n_hops, numbers.Integral) \
                 or self.n_hops < 0:
             raise ValueError(f"n_hops must be a non-negative integer, got {self.n_hops!r}")
+        beta = self.knn_beta
+        if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not 0 <= beta <= 1:
+            raise ValueError(f"knn_beta must be a float in [0, 1], got {beta!r}")
         n_structural = structural_dim(self.n_structural, k)
         seed = self._rng_seed(self.random_state)
         X, self.input_kind_ = node_input(hg, self.input, seed, n_structural)
         X = reduce_features(X, self.n_components, seed)
-        P = PropagationOperator(hg, self_loops=self.self_loops)
-        Z = P.apply_power(X, self.n_hops)
+        if beta > 0 and hg.features is not None:
+            if walk is None:
+                from ..operators.knn import MixedWalk, knn_affinity
+
+                if isinstance(self.knn_neighbors, bool) or \
+                        not isinstance(self.knn_neighbors, numbers.Integral) or self.knn_neighbors < 1:
+                    raise ValueError(f"knn_neighbors must be a positive integer, got "
+                                     f"{self.knn_neighbors!r}")
+                walk = MixedWalk(hg, knn_affinity(hg.features, int(self.knn_neighbors),
+                                                  random_state=seed),
+                                 beta=float(beta), self_loops=self.self_loops)
+            elif walk.shape != (hg.n_nodes, hg.n_nodes):
+                raise ValueError(f"walk has shape {walk.shape}, expected {(hg.n_nodes,) * 2}")
+            Z = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+            for _ in range(int(self.n_hops)):
+                Z = np.asarray(walk @ Z)
+        else:
+            P = PropagationOperator(hg, self_loops=self.self_loops)
+            Z = P.apply_power(X, self.n_hops)
         return self._cluster(Z, k, seed)
 
 

@@ -15,6 +15,8 @@ _PROVIDERS = (
     "hyperclust.cluster.baselines",
     "hyperclust.cluster.spectral",
     "hyperclust.cluster.unidhc",
+    "hyperclust.cluster.ahcka",
+    "hyperclust.cluster.auto",
 )
 
 

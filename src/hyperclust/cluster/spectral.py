@@ -11,7 +11,7 @@ from sklearn.cluster import KMeans
 from ..operators.collapsed import StarCollapsedOperator
 from ..operators.expansions import StarLaplacian, clique_adjacency
 from ..operators.laplacians import ZhouLaplacian
-from ..spectral import regularized_embedding
+from ..spectral import NormalizedAffinity, eigsh_seeded, regularized_embedding
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 
 __all__ = ["SpectralHypergraphClustering", "OPERATORS", "METHODS"]
@@ -79,8 +79,18 @@ class SpectralHypergraphClustering(HypergraphClusterer):
         k-means restarts.
     tol : float, default 1e-8
         Eigensolver tolerance.
+    knn_beta : float in [0, 1], default 0.0
+        Weight of the attribute kNN graph. ``0`` (default): the operator alone, as above.
+        ``> 0`` (needs node features, ignored without them; not with ``operator="star"``):
+        the embedding is the top eigenvectors of the symmetric mixed affinity
+        ``S_a N_h S_a + S_b N_q S_b`` (:class:`~hyperclust.operators.knn.SymmetricMixedAffinity`)
+        of the regularized normalized operator ``N_h`` and the normalized cosine kNN graph
+        ``N_q``, ``a = 1 - beta``, ``b = beta`` (``a = 0, b = 1`` for nodes in no hyperedge),
+        the symmetric counterpart of the mixed walk ``(1 - beta) P + beta Q``.
+    knn_neighbors : int, default 10
+        ``K`` of the kNN graph when ``knn_beta > 0``.
     random_state : int, default 0
-        Seeds the Lanczos start vector and k-means.
+        Seeds the Lanczos start vector, k-means and the kNN tie-breaking.
 
     Attributes
     ----------
@@ -93,7 +103,7 @@ class SpectralHypergraphClustering(HypergraphClusterer):
 
     def __init__(self, n_clusters=2, operator="zhou", assign="kmeans", regularization="auto",
                  eps=1.0, n_components=None, row_normalize=True, n_init=10, tol=1e-8,
-                 random_state=0):
+                 knn_beta=0.0, knn_neighbors=10, random_state=0):
         self.n_clusters = n_clusters
         self.operator = operator
         self.assign = assign
@@ -103,6 +113,8 @@ class SpectralHypergraphClustering(HypergraphClusterer):
         self.row_normalize = row_normalize
         self.n_init = n_init
         self.tol = tol
+        self.knn_beta = knn_beta
+        self.knn_neighbors = knn_neighbors
         self.random_state = random_state
 
     def _validate(self, hg):
@@ -123,10 +135,23 @@ class SpectralHypergraphClustering(HypergraphClusterer):
             raise ValueError(f"regularization must be 'auto', a non-negative float or None, got {reg!r}")
         if not (isinstance(self.eps, numbers.Real) and np.isfinite(self.eps) and self.eps >= 0):
             raise ValueError(f"eps must be a non-negative float, got {self.eps!r}")
+        beta = self.knn_beta
+        if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not 0 <= beta <= 1:
+            raise ValueError(f"knn_beta must be a float in [0, 1], got {beta!r}")
+        if beta > 0 and self.operator == "star":
+            raise ValueError("knn_beta > 0 needs a node operator; operator='star' embeds "
+                             "nodes and hyperedges")
+        kn = self.knn_neighbors
+        if isinstance(kn, bool) or not isinstance(kn, numbers.Integral) or kn < 1:
+            raise ValueError(f"knn_neighbors must be a positive integer, got {kn!r}")
         return k, int(dim)
 
-    def fit(self, hypergraph, y=None):
-        """Cluster the nodes of ``hypergraph``; sets ``labels_`` and ``embedding_``."""
+    def fit(self, hypergraph, y=None, *, walk=None):
+        """Cluster the nodes of ``hypergraph``; sets ``labels_`` and ``embedding_``.
+
+        ``walk``: an optional prebuilt :class:`~hyperclust.operators.knn.MixedWalk` whose
+        kNN graph and row weights are used when ``knn_beta > 0`` (saves the kNN search).
+        """
         hg = check_hypergraph(hypergraph)
         k, dim = self._validate(hg)
         seed = self._rng_seed(self.random_state)
@@ -139,7 +164,10 @@ class SpectralHypergraphClustering(HypergraphClusterer):
             tau = (float(d.mean()) if d.mean() > 0 else 1.0) if n_comp > k else 0.0
         else:
             tau = float(reg or 0.0)
-        vals, V = regularized_embedding(M, d, dim, tau=tau, random_state=seed, tol=self.tol)
+        if self.knn_beta > 0 and hg.features is not None and n > 1:
+            vals, V = self._mixed_embedding(hg, M, d, tau, dim, seed, walk)
+        else:
+            vals, V = regularized_embedding(M, d, dim, tau=tau, random_state=seed, tol=self.tol)
         V = V[:n]
         if self.row_normalize:
             norms = np.linalg.norm(V, axis=1, keepdims=True)
@@ -154,6 +182,23 @@ class SpectralHypergraphClustering(HypergraphClusterer):
         self.eigenvalues_ = vals
         self.tau_ = tau
         return self
+
+
+    def _mixed_embedding(self, hg, M, d, tau, dim, seed, walk):
+        """Top eigenpairs of the symmetric hypergraph + kNN affinity (``knn_beta > 0``)."""
+        from ..operators.knn import MixedWalk, SymmetricMixedAffinity, knn_affinity
+
+        if walk is None:
+            walk = MixedWalk(hg, knn_affinity(hg.features, int(self.knn_neighbors),
+                                              random_state=seed), beta=float(self.knn_beta))
+        elif walk.shape != (hg.n_nodes, hg.n_nodes) or walk.knn_affinity is None:
+            raise ValueError("walk must be a MixedWalk of this hypergraph with a kNN graph")
+        A = walk.knn_affinity
+        a, b = walk.row_weights_
+        N = SymmetricMixedAffinity(NormalizedAffinity(M, d, tau),
+                                   NormalizedAffinity(A, np.asarray(A.sum(axis=1)).ravel()), a, b)
+        mu, V = eigsh_seeded(N, dim, which="LA", random_state=seed, tol=self.tol)
+        return 1.0 - mu, V
 
 
 def _factory(operator, **kw):

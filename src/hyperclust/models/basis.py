@@ -100,7 +100,8 @@ def feature_neighbors(X, queries: np.ndarray, candidates: np.ndarray, n_neighbor
                       chunk_size: int = 2048) -> np.ndarray:
     """Cosine nearest neighbours of the ``queries`` rows of ``X`` among the ``candidates`` rows.
 
-    Exact, in chunks of ``chunk_size`` queries: memory ``O(chunk_size * len(candidates))``,
+    Exact, in chunks of ``chunk_size`` queries (a thin wrapper of
+    :func:`hyperclust.operators.knn.exact_cosine_neighbors`): memory ``O(chunk_size * len(candidates))``,
     time ``O(len(queries) * len(candidates) * d)``. Returned neighbours with equal
     similarity are ordered by node id.
 
@@ -116,21 +117,13 @@ def feature_neighbors(X, queries: np.ndarray, candidates: np.ndarray, n_neighbor
     ndarray of int, shape (q, min(n_neighbors, c))
         Node ids (rows of ``X``), nearest first.
     """
-    X = np.asarray(X, dtype=np.float64)
-    norms = np.linalg.norm(X, axis=1, keepdims=True)
-    Xn = X / np.where(norms > 0, norms, 1.0)
-    queries = np.asarray(queries, dtype=np.int64)
-    candidates = np.asarray(candidates, dtype=np.int64)
-    kk = min(int(n_neighbors), candidates.size)
-    out = np.empty((queries.size, kk), dtype=np.int64)
-    C = Xn[candidates]
-    for start in range(0, queries.size, chunk_size):
-        sim = Xn[queries[start:start + chunk_size]] @ C.T
-        top = np.argpartition(-sim, kk - 1, axis=1)[:, :kk] if kk < C.shape[0] else \
-            np.broadcast_to(np.arange(C.shape[0]), sim.shape).copy()
-        order = np.lexsort((top, -np.take_along_axis(sim, top, axis=1)), axis=1)
-        out[start:start + chunk_size] = candidates[np.take_along_axis(top, order, axis=1)]
-    return out
+    from ..operators.knn import exact_cosine_neighbors
+
+    idx, _ = exact_cosine_neighbors(np.asarray(X, dtype=np.float64), n_neighbors,
+                                    queries=queries, candidates=candidates, exclude_self=False,
+                                    chunk_size=chunk_size, backend="dense",
+                                    tie_break="partition")
+    return idx
 
 
 def borrow_for_isolated(basis: np.ndarray, isolated: np.ndarray,

@@ -1,0 +1,165 @@
+"""``auto`` against each candidate and against the oracle pick, on every labelled shared set.
+
+Usage (after ``bench_pool.py`` and ``bench_objectives.py``)::
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 python benchmarks/bench_auto.py
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 python benchmarks/bench_auto.py --timing
+
+The selection of ``auto`` is replayed from the cached candidate clusterings and their cached
+objective values (``bench-out/scores.jsonl``), for the default objective and for every
+variant of ``benchmarks/_pool.py`` (the study of what separates candidates; no variant is
+chosen per dataset). Oracle = the candidate with the best ACC in that setting (labels used
+only here, to score). ``--timing`` fits ``AHCKA`` and ``AutoClusterer`` on cora-ca (5 seeds,
+fresh estimators, after one warm-up fit) and prints the medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+import numpy as np
+
+from hyperclust.cluster.auto import CANDIDATES
+
+try:
+    from _pool import DATA, POOL, load_runs
+except ImportError:
+    from benchmarks._pool import DATA, POOL, load_runs
+
+GOOD = 0.02
+SELECTOR = "rwr-min"  # what AutoClusterer uses (balance="min")
+
+
+def pick(cands, variant):
+    """Lowest score, ties to the earlier candidate in CANDIDATES order."""
+    usable = [c for c in cands if c["scores"][variant] is not None]
+    if not usable:
+        usable = cands
+        variant = "rwr"
+    return min(usable, key=lambda c: (c["scores"][variant], CANDIDATES.index(c["method"])))
+
+
+def ms(values):
+    v = np.asarray(values, dtype=float)
+    return f"{v.mean():.3f} ± {v.std(ddof=1) if v.size > 1 else 0.0:.3f}"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--timing", action="store_true")
+    args = ap.parse_args(argv)
+    if args.timing:
+        return timing()
+    records = [json.loads(line) for line in open(POOL.parent / "scores.jsonl")]
+    runs = load_runs()
+    settings = {}
+    for r in records:
+        if r["perturbed"] == 0.0:
+            settings.setdefault((r["dataset"], r["seed"]), []).append(r)
+    variants = list(records[0]["scores"])
+    datasets = list(dict.fromkeys(d for d, _ in settings))
+
+    # 1. the default objective: auto vs every candidate vs oracle, per dataset
+    head = ["dataset", "auto ACC", "auto NMI", "picked", "oracle ACC", "best single (mean ACC)",
+            "ahcka ACC", "ahcka NMI", "unidhc ACC", "within .02 of oracle"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    per_method_lines = []
+    for d in datasets:
+        seeds = sorted(s for dd, s in settings if dd == d)
+        autos, oracle, picks, within = [], [], [], 0
+        by_method = {}
+        for s in seeds:
+            cands = [c for c in settings[(d, s)] if c["method"] in CANDIDATES]
+            p = pick(cands, SELECTOR)
+            best = max(c["acc"] for c in cands)
+            autos.append((p["acc"], p["nmi"]))
+            oracle.append(best)
+            picks.append(p["method"])
+            within += best - p["acc"] <= GOOD
+            for c in settings[(d, s)]:
+                by_method.setdefault(c["method"], []).append((c["acc"], c["nmi"]))
+        a = np.array(autos)
+        means = {m: np.mean([x[0] for x in v]) for m, v in by_method.items() if m in CANDIDATES}
+        best_m = max(means, key=means.get)
+        uni = by_method.get("unidhc")
+        counts = {m: picks.count(m) for m in dict.fromkeys(picks)}
+        lines.append(" | ".join([
+            f"| {d}", ms(a[:, 0]), ms(a[:, 1]),
+            ", ".join(f"{m} x{c}" for m, c in counts.items()), ms(oracle),
+            f"{best_m} {means[best_m]:.3f}",
+            ms([x[0] for x in by_method["ahcka"]]), ms([x[1] for x in by_method["ahcka"]]),
+            ms([x[0] for x in uni]) if uni else "", f"{within}/{len(seeds)}"]) + " |")
+        per_method_lines.append(f"| {d} | " + " | ".join(
+            ms([x[0] for x in by_method[m]]) if m in by_method else ""
+            for m in CANDIDATES + ("unidhc",)) + " |")
+
+    # 2. every objective variant as the selector: share within .02 of the oracle, mean gap
+    var_lines = ["| selector | settings within .02 ACC of oracle | mean ACC gap | "
+                 "mean gap, attributed | mean gap, structure-only |", "|---|---|---|---|---|"]
+    fixed = {f"always {m}": m for m in ("ahcka", "hgnn-mixed", "hgnn", "spectral-zhou")}
+    for v in variants + list(fixed):
+        gaps, gaps_a, gaps_s = [], [], []
+        for (d, s), cs in settings.items():
+            cands = [c for c in cs if c["method"] in CANDIDATES]
+            if v in fixed:
+                found = [c for c in cands if c["method"] == fixed[v]]
+                if not found:
+                    continue
+                p = found[0]
+            else:
+                p = pick(cands, v)
+            g = max(c["acc"] for c in cands) - p["acc"]
+            gaps.append(g)
+            (gaps_a if runs[(d, s)]["features"] else gaps_s).append(g)
+        gaps = np.array(gaps)
+        var_lines.append(f"| {v} | {np.mean(gaps <= GOOD):.0%} ({np.sum(gaps <= GOOD)}/{gaps.size}) "
+                         f"| {gaps.mean():.3f} | {np.mean(gaps_a):.3f} | {np.mean(gaps_s):.3f} |")
+
+    # 3. times inside auto
+    t_lines = ["| dataset | auto fit (s, median) | shared kNN (s) | " +
+               " | ".join(CANDIDATES) + " | load avg |", "|" + "---|" * (len(CANDIDATES) + 4)]
+    for d in datasets:
+        rs = [runs[(dd, s)] for dd, s in runs if dd == d]
+        med = lambda key: np.median([r["times"].get(key, np.nan) for r in rs])  # noqa: E731
+        t_lines.append(f"| {d} | {np.median([r['auto_time'] for r in rs]):.2f} | {med('knn'):.2f} | "
+                       + " | ".join(f"{med(m):.2f}" if m in rs[0]["times"] else "" for m in CANDIDATES)
+                       + f" | {rs[0]['loadavg'][0]} |")
+    text = "\n".join([
+        f"## auto (selector {SELECTOR}) vs candidates and oracle (ACC/NMI mean ± std over 5 seeds)",
+        *lines, "", "## Mean ACC of every candidate (and Uni-DHC, not a candidate)",
+        "| dataset | " + " | ".join(CANDIDATES + ("unidhc",)) + " |",
+        "|---|" + "---|" * (len(CANDIDATES) + 1), *per_method_lines, "",
+        "## Selector study: objective variant used to pick among the candidates", *var_lines, "",
+        "## Fit times inside auto (1 BLAS thread)", *t_lines, ""])
+    print(text)
+    with open(POOL.parent / "auto_tables.md", "w") as fh:
+        fh.write(text)
+
+
+def timing():
+    from hyperclust.cluster import AHCKA, AutoClusterer
+    from hyperclust.datasets import load_dataset
+    from hyperclust.metrics import evaluate
+
+    hg = load_dataset("cora-ca", data_dir=str(DATA))
+    k = hg.n_classes
+    print(f"load average before: {open('/proc/loadavg').read().split()[:3]}, "
+          f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}")
+    for cls in (AHCKA, AutoClusterer):
+        cls(k).fit(hg)  # warm-up (imports, BLAS initialisation)
+        ts, res = [], []
+        for seed in range(5):
+            t0 = time.perf_counter()
+            est = cls(k, random_state=seed).fit(hg)
+            ts.append(time.perf_counter() - t0)
+            res.append(evaluate(hg.labels, est.labels_))
+        print(f"{cls.__name__}: median {np.median(ts):.3f} s (min {min(ts):.3f}, max {max(ts):.3f}); "
+              f"ACC {ms([r['acc'] for r in res])}, NMI {ms([r['nmi'] for r in res])}")
+    print(f"load average after: {open('/proc/loadavg').read().split()[:3]}")
+
+
+if __name__ == "__main__":
+    main()

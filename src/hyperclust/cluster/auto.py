@@ -1,0 +1,214 @@
+"""``auto``: fit a small, fixed set of candidate methods and keep the clustering with the
+lowest label-free objective (:func:`~hyperclust.objectives.rwr_conductance` on the mixed
+hypergraph + attribute-kNN walk, leaks measured against the smaller side: ``balance="min"``).
+
+The candidate set is fixed (no per-dataset switches): the same methods for every input,
+less those that need attributes when there are none. One kNN graph and one walk are built and
+shared by every candidate and by the scoring. No label is used anywhere.
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+
+import numpy as np
+
+from ..objectives import rwr_conductance
+from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
+from .ahcka import AHCKA
+from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
+from .baselines import HGNNSmoothingKMeans, KMeansFeatures, shared_reductions
+from .spectral import SpectralHypergraphClustering
+
+__all__ = ["AutoClusterer", "CANDIDATES", "STRUCTURE_CANDIDATES", "METHODS"]
+
+#: Candidates with node attributes, in tie-breaking order (first wins a tie).
+CANDIDATES = ("ahcka", "hgnn-mixed", "spectral-zhou-mixed", "hgnn", "spectral-zhou",
+              "spectral-clique", "kmeans")
+#: Candidates that need no attributes (used when the hypergraph has none).
+STRUCTURE_CANDIDATES = ("ahcka", "hgnn", "spectral-zhou", "spectral-clique")
+_NEEDS_FEATURES = {"hgnn-mixed", "spectral-zhou-mixed", "kmeans"}
+
+
+def _make(name, k, seed, beta, n_neighbors, knn_method):
+    """``(estimator, walk_kind)``: walk_kind names the shared walk passed to ``fit``."""
+    if name == "ahcka":
+        return AHCKA(k, beta=beta, n_neighbors=n_neighbors, knn_method=knn_method,
+                     random_state=seed), "plain"
+    if name == "hgnn-mixed":
+        return HGNNSmoothingKMeans(k, knn_beta=beta, knn_neighbors=n_neighbors,
+                                   random_state=seed), "lazy"
+    if name == "spectral-zhou-mixed":
+        return SpectralHypergraphClustering(k, operator="zhou", knn_beta=beta,
+                                            knn_neighbors=n_neighbors, random_state=seed), "plain"
+    if name == "hgnn":
+        return HGNNSmoothingKMeans(k, random_state=seed), None
+    if name == "spectral-zhou":
+        return SpectralHypergraphClustering(k, operator="zhou", random_state=seed), None
+    if name == "spectral-clique":
+        return SpectralHypergraphClustering(k, operator="clique", random_state=seed), None
+    if name == "kmeans":
+        return KMeansFeatures(k, random_state=seed), None
+    raise ValueError(f"unknown candidate {name!r}; choose from {CANDIDATES}")
+
+
+class AutoClusterer(HypergraphClusterer):
+    """Fit every candidate method and return the one with the lowest RWR conductance.
+
+    Candidates (:data:`CANDIDATES`; without attributes :data:`STRUCTURE_CANDIDATES`):
+    ``ahcka`` (:class:`~hyperclust.cluster.ahcka.AHCKA`), ``hgnn-mixed`` / ``hgnn``
+    (:class:`~hyperclust.cluster.baselines.HGNNSmoothingKMeans` on the mixed walk / on the
+    hypergraph), ``spectral-zhou-mixed`` / ``spectral-zhou`` / ``spectral-clique``
+    (:class:`~hyperclust.cluster.spectral.SpectralHypergraphClustering`) and ``kmeans`` on
+    the attributes. Each labelling is scored by
+    :func:`~hyperclust.objectives.rwr_conductance` on ``M = (1 - beta) P + beta Q``
+    (``M = P`` without attributes) with ``balance`` (default ``"min"``: a cluster holding
+    more than half of the nodes has its leak scaled by ``|C| / (n - |C|)``, as in
+    conductance; AHCKA's own mean leak, ``"mean"``, rewarded a giant cluster plus a small
+    peeled-off set on the hsbm sweep, see docs/results/auto.md); the lowest score wins,
+    ties going to the earlier candidate. Cost: the sum of the candidates' fits (one shared kNN search) plus
+    ``O((nnz(H) + n K) k)`` per score.
+
+    Parameters
+    ----------
+    n_clusters : int
+    candidates : "default" or sequence of str, default "default"
+        Names from :data:`CANDIDATES`; attribute-only names are skipped on hypergraphs
+        without attributes.
+    n_neighbors : int, default 10
+        ``K`` of the shared attribute kNN graph.
+    beta : float in [0, 1], default 0.5
+        Weight of the kNN walk, in the mixed candidates and in the score.
+    alpha : float in (0, 1], default 0.2
+        Restart probability of the score.
+    n_hops : int, default 3
+        Walk steps of the score.
+    balance : {"min", "mean"}, default "min"
+        Cluster normalisation of the score (:func:`~hyperclust.objectives.rwr_conductance`).
+    knn_method : {"auto", "exact", "approximate"}, default "auto"
+    keep_candidates : bool, default True
+        Keep every candidate's labels in ``candidates_`` (``O(n)`` each).
+    random_state : int, default 0
+        Passed to every candidate; the result is deterministic for a seed.
+
+    Attributes
+    ----------
+    labels_ : ndarray of int64, shape (n_nodes,)
+    embedding_ : ndarray, shape (n_nodes, d)
+        The selected candidate's embedding.
+    selected_ : str
+    scores_ : dict of str -> float
+        Objective of every candidate (lower is better).
+    candidates_ : dict of str -> ndarray of shape (n_nodes,)
+        Every candidate's labels (when ``keep_candidates``).
+    best_estimator_ : HypergraphClusterer
+        The fitted winning estimator.
+    fit_times_ : dict of str -> float
+        Seconds per candidate fit (the shared kNN search under ``"knn"``).
+    """
+
+    def __init__(self, n_clusters=2, *, candidates="default", n_neighbors=10, beta=0.5,
+                 alpha=0.2, n_hops=3, balance="min", knn_method="auto", keep_candidates=True,
+                 random_state=0):
+        self.n_clusters = n_clusters
+        self.candidates = candidates
+        self.n_neighbors = n_neighbors
+        self.beta = beta
+        self.alpha = alpha
+        self.n_hops = n_hops
+        self.balance = balance
+        self.knn_method = knn_method
+        self.keep_candidates = keep_candidates
+        self.random_state = random_state
+
+    def _candidate_names(self, has_features):
+        if isinstance(self.candidates, str):
+            if self.candidates != "default":
+                raise ValueError(f"candidates must be 'default' or a sequence of names, "
+                                 f"got {self.candidates!r}")
+            names = CANDIDATES if has_features else STRUCTURE_CANDIDATES
+        else:
+            names = tuple(self.candidates)
+            bad = [c for c in names if c not in CANDIDATES]
+            if bad or not names:
+                raise ValueError(f"unknown or no candidates {bad!r}; choose from {CANDIDATES}")
+        if not has_features:
+            names = tuple(c for c in names if c not in _NEEDS_FEATURES)
+            if not names:
+                raise ValueError("every requested candidate needs node attributes, and this "
+                                 "hypergraph has none")
+        return names
+
+    def _validate(self, hg):
+        k = check_n_clusters(self.n_clusters, hg.n_nodes)
+        kn = self.n_neighbors
+        if isinstance(kn, bool) or not isinstance(kn, numbers.Integral) or kn < 1:
+            raise ValueError(f"n_neighbors must be a positive integer, got {kn!r}")
+        for name, val, lo_open in (("beta", self.beta, False), ("alpha", self.alpha, True)):
+            if isinstance(val, bool) or not isinstance(val, numbers.Real) or not 0 <= val <= 1 \
+                    or (lo_open and val == 0):
+                raise ValueError(f"{name} must be a float in {'(' if lo_open else '['}0, 1], "
+                                 f"got {val!r}")
+        h = self.n_hops
+        if isinstance(h, bool) or not isinstance(h, numbers.Integral) or h < 0:
+            raise ValueError(f"n_hops must be a non-negative integer, got {h!r}")
+        if self.knn_method not in KNN_METHODS:
+            raise ValueError(f"knn_method must be one of {KNN_METHODS}, got {self.knn_method!r}")
+        if self.balance not in ("min", "mean"):
+            raise ValueError(f"balance must be 'min' or 'mean', got {self.balance!r}")
+        return k
+
+    def fit(self, hypergraph, y=None):
+        """Fit the candidates on ``hypergraph`` and keep the best-scoring clustering."""
+        hg = check_hypergraph(hypergraph)
+        k = self._validate(hg)
+        seed = self._rng_seed(self.random_state)
+        has_features = hg.features is not None and self.beta > 0 and hg.n_nodes > 1
+        names = self._candidate_names(hg.features is not None)
+        times = {}
+        t0 = time.perf_counter()
+        A = knn_affinity(hg.features, int(self.n_neighbors), method=self.knn_method,
+                         random_state=seed) if has_features else None
+        times["knn"] = time.perf_counter() - t0
+        beta = float(self.beta)
+        walks = {"plain": MixedWalk(hg, A, beta=beta)}
+        if any(n == "hgnn-mixed" for n in names):
+            walks["lazy"] = MixedWalk(hg, A, beta=beta, self_loops=1.0)
+        scores, labels, fitted = {}, {}, {}
+        with shared_reductions():  # one truncated SVD of the features for all candidates
+            self._fit_candidates(hg, k, seed, names, walks, A, scores, labels, fitted, times)
+        best = min(names, key=lambda c: (scores[c], names.index(c)))
+        self.selected_ = best
+        self.scores_ = scores
+        self.candidates_ = labels if self.keep_candidates else {}
+        self.best_estimator_ = fitted[best]
+        self.labels_ = labels[best]
+        self.embedding_ = np.asarray(fitted[best].embedding_)
+        self.fit_times_ = times
+        self.walk_ = walks["plain"]
+        return self
+
+    def _fit_candidates(self, hg, k, seed, names, walks, A, scores, labels, fitted, times):
+        score_walk = walks["plain"]
+        for name in names:
+            t0 = time.perf_counter()
+            est, kind = _make(name, k, seed, float(self.beta), int(self.n_neighbors),
+                              self.knn_method)
+            if kind is None or (name != "ahcka" and A is None):
+                est.fit(hg)
+            else:
+                est.fit(hg, walk=walks[kind])
+            lab = np.asarray(est.labels_, dtype=np.int64)
+            scores[name] = rwr_conductance(hg, lab, walk=score_walk, alpha=float(self.alpha),
+                                           n_hops=int(self.n_hops), balance=self.balance)
+            times[name] = time.perf_counter() - t0
+            labels[name] = lab
+            fitted[name] = est
+
+
+METHODS = {
+    "auto": (lambda k, seed, device: AutoClusterer(k, random_state=seed),
+             "fit ahcka, hgnn, spectral (hypergraph and hypergraph+kNN) and k-means; keep the "
+             "lowest label-free RWR conductance (min-side normalised)"),
+}

@@ -1,0 +1,567 @@
+"""Attribute kNN graphs and the mixed hypergraph + kNN random walk (kNN augmentation).
+
+Node attributes often say what the hyperedges do not (isolated nodes, sparse or noisy
+hyperedges). AHCKA (Li, Yang & Shi, SIGMOD 2023) augments the hypergraph random walk with a
+walk on the cosine kNN graph of the attributes; this module provides both pieces:
+
+* :func:`cosine_knn` -- the ``K`` most cosine-similar nodes of every node: exact (chunked brute
+  force, :func:`exact_cosine_neighbors`) up to :data:`EXACT_MAX_NODES` nodes, approximate
+  above (:func:`approximate_cosine_neighbors`, an HNSW graph index of the optional ``faiss-cpu``
+  package, extra ``hyperclust[ann]``).
+* :func:`knn_affinity` -- the symmetrised weighted kNN graph ``A = S + S^T`` with
+  ``S[i, j] = max(cos(x_i, x_j), 0)`` for the ``K`` neighbours ``j`` of ``i``;
+  :func:`knn_walk` -- its random walk ``Q = D_A^-1 A`` (rows sum to 1).
+* :class:`MixedWalk` -- ``M = (1 - beta) P + beta Q`` with ``P = Dv^-1 H W De^-1 H^T`` the
+  hypergraph random walk (node -> hyperedge -> node), applied as two sparse products, never
+  formed. Nodes in no hyperedge walk on ``Q`` only; nodes without kNN edges walk on ``P`` only.
+* :class:`SymmetricMixedAffinity` -- the symmetric counterpart for spectral methods,
+  ``S_a N_h S_a + S_b N_q S_b`` with ``N_h``, ``N_q`` normalized affinities.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator
+
+from .base import safe_inverse
+
+__all__ = ["EXACT_MAX_NODES", "KNN_METHODS", "exact_cosine_neighbors",
+           "approximate_cosine_neighbors", "cosine_knn", "knn_affinity", "knn_walk",
+           "row_normalize", "MixedWalk", "mixed_walk", "SymmetricMixedAffinity",
+           "ann_available"]
+
+EXACT_MAX_NODES = 30_000
+"""Largest input searched exactly by ``method="auto"``. Brute force costs ``O(n^2 d)``: on one
+core about 5 s for 20newsw100 (16k x 100) and, extrapolated, ~18 min for 200k x 64, where the
+faiss HNSW index takes ~1.5 min at recall@10 0.95 (docs/results/knn.md); at 30k x 64 the exact
+search takes ~25 s. Above it the approximate index is used when ``faiss`` is installed, else
+the exact search (quadratic)."""
+
+KNN_METHODS = ("auto", "exact", "approximate")
+_DENSIFY_LIMIT = 2 ** 25  # entries of a sparse feature matrix densified for the exact search
+_SPARSE_DENSITY = 0.05    # inputs sparser than this are searched with sparse products
+_CHUNK_ENTRIES = 2 ** 22  # entries of one (queries x candidates) similarity block
+_ANN_MAX_DIM = 256        # sparse inputs wider than this are SVD-projected before the ANN index
+_ANN_SVD_DIM = 128
+
+
+def _check_int(value, name, minimum=1):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _check_beta(beta):
+    if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not 0.0 <= beta <= 1.0:
+        raise ValueError(f"beta must be a float in [0, 1], got {beta!r}")
+    return float(beta)
+
+
+def _unit_rows(X):
+    """Rows scaled to unit L2 norm (zero rows stay zero); dense float64 or CSR float64."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+        norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+        return (sp.diags(safe_inverse(norms)) @ X).tocsr()
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-dimensional, got shape {X.shape}")
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    return X / np.where(norms > 0, norms, 1.0)
+
+
+def _top_k_lowest_id(sim: np.ndarray, k: int) -> np.ndarray:
+    """Column positions of the ``k`` largest entries of each row, ties at the ``k``-th value
+    resolved towards the lowest positions; shape (rows, k), in increasing position."""
+    if k >= sim.shape[1]:
+        return np.broadcast_to(np.arange(sim.shape[1]), sim.shape).copy()
+    kth = -np.partition(-sim, k - 1, axis=1)[:, k - 1:k]
+    above = sim > kth
+    tied = sim == kth
+    need = k - above.sum(axis=1, keepdims=True)
+    take = above | (tied & (np.cumsum(tied, axis=1) <= need))
+    return np.nonzero(take)[1].reshape(-1, k)
+
+
+def exact_cosine_neighbors(X, n_neighbors: int, *, queries=None, candidates=None,
+                           exclude_self: bool = True, chunk_size: int | None = None,
+                           backend: str = "auto", tie_break: str = "id", random_state=0):
+    """Exact cosine nearest neighbours by chunked brute force.
+
+    Time ``O(q c d)``, memory ``O(chunk_size * c)`` for ``q`` queries and ``c`` candidates.
+    With ``backend="auto"``, inputs with under 5% nonzeros (bag-of-words) are searched with
+    sparse products, denser ones with dense BLAS products (a sparse input is densified only
+    when it has at most 2^25 entries).
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix, shape (n, d)
+    n_neighbors : int
+        ``K``; clipped to the number of candidates (less the query itself when excluded).
+    queries : ndarray of int, shape (q,), optional
+        Rows whose neighbours are wanted (default: all rows).
+    candidates : ndarray of int, shape (c,), optional
+        Rows searched (default: all rows).
+    exclude_self : bool, default True
+        A query is never its own neighbour.
+    chunk_size : int, optional
+        Queries per block (default: as many as fit 2^22 similarities).
+    backend : {"auto", "dense", "sparse"}, default "auto"
+        Force dense or sparse products (the results differ only by floating-point rounding).
+    tie_break : {"id", "random", "partition"}, default "id"
+        Which candidates tied with the ``K``-th similarity are kept (binary bag-of-words
+        features have many exact ties, and the choice moves downstream clusterings by a few
+        points of accuracy). ``"id"``: the lowest candidate positions (node ids, for sorted
+        candidates); ``"random"``: the lowest ranks of a random permutation seeded by
+        ``random_state`` (node ids often correlate with classes in benchmark files: sorted
+        by class in 20newsw100); ``"partition"``: whichever ``np.argpartition`` keeps (the
+        rule of :func:`hyperclust.models.basis.feature_neighbors`, kept for reproducibility).
+    random_state : int, default 0
+        Seeds ``tie_break="random"``.
+
+    Returns
+    -------
+    indices : ndarray of int64, shape (q, K')
+        Node ids (rows of ``X``), most similar first; among the selected neighbours equal
+        similarities are ordered by candidate position (after the shuffle of
+        ``tie_break="random"``).
+    similarities : ndarray of float64, shape (q, K')
+        Cosine similarities (0 for a zero row).
+    """
+    n = X.shape[0]
+    k = _check_int(n_neighbors, "n_neighbors", 0)
+    if tie_break not in ("id", "random", "partition"):
+        raise ValueError(f"tie_break must be 'id', 'random' or 'partition', got {tie_break!r}")
+    if backend not in ("auto", "dense", "sparse"):
+        raise ValueError(f"backend must be 'auto', 'dense' or 'sparse', got {backend!r}")
+    Xn = _unit_rows(X)
+    size = max(1, Xn.shape[0] * Xn.shape[1])
+    if backend == "dense" and sp.issparse(Xn):
+        Xn = Xn.toarray()
+    elif backend == "sparse" and not sp.issparse(Xn):
+        Xn = sp.csr_matrix(Xn)
+    elif backend == "auto" and sp.issparse(Xn):
+        if Xn.nnz >= _SPARSE_DENSITY * size and size <= _DENSIFY_LIMIT:
+            Xn = Xn.toarray()
+    elif backend == "auto" and np.count_nonzero(Xn) < _SPARSE_DENSITY * size:
+        Xn = sp.csr_matrix(Xn)
+    queries = np.arange(n) if queries is None else np.asarray(queries, dtype=np.int64).reshape(-1)
+    all_cand = candidates is None
+    candidates = np.arange(n) if all_cand else np.asarray(candidates, dtype=np.int64).reshape(-1)
+    if tie_break == "random":  # ties go to the lowest position: shuffle the positions
+        candidates = candidates[np.random.default_rng(random_state).permutation(candidates.size)]
+        all_cand = False
+    pos_of = None
+    if exclude_self and not all_cand:
+        pos_of = np.full(n, -1, dtype=np.int64)
+        pos_of[candidates] = np.arange(candidates.size)
+    n_excl = int(exclude_self and np.isin(queries, candidates).any())
+    kk = max(0, min(k, candidates.size - n_excl))
+    idx = np.empty((queries.size, kk), dtype=np.int64)
+    sims = np.empty((queries.size, kk), dtype=np.float64)
+    if kk == 0 or queries.size == 0:
+        return idx, sims
+    C = Xn[candidates]
+    Ct = C.T.tocsr() if sp.issparse(C) else C.T
+    if chunk_size is None:
+        chunk_size = max(1, min(4096, _CHUNK_ENTRIES // max(1, candidates.size)))
+    chunk_size = _check_int(chunk_size, "chunk_size")
+    for start in range(0, queries.size, chunk_size):
+        q = queries[start:start + chunk_size]
+        sim = Xn[q] @ Ct
+        sim = sim.toarray() if sp.issparse(sim) else np.asarray(sim)
+        if exclude_self:
+            p = q if all_cand else pos_of[q]
+            rows = np.flatnonzero(p >= 0)
+            sim[rows, p[rows]] = -np.inf
+        if tie_break != "partition":
+            top = _top_k_lowest_id(sim, kk)
+        elif kk < sim.shape[1]:
+            top = np.argpartition(-sim, kk - 1, axis=1)[:, :kk]
+        else:
+            top = np.broadcast_to(np.arange(sim.shape[1]), sim.shape).copy()
+        top_sim = np.take_along_axis(sim, top, axis=1)
+        order = np.lexsort((top, -top_sim), axis=1)[:, :kk]
+        top = np.take_along_axis(top, order, axis=1)
+        idx[start:start + q.size] = candidates[top]
+        sims[start:start + q.size] = np.take_along_axis(sim, top, axis=1)
+    return idx, sims
+
+
+def ann_available() -> bool:
+    """Whether the optional approximate-kNN backend (``faiss-cpu``) can be imported."""
+    try:
+        import faiss  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _ann_input(X, random_state):
+    """Dense float32 unit rows for the ANN index (wide sparse inputs SVD-projected first)."""
+    if sp.issparse(X) and X.shape[1] > _ANN_MAX_DIM:
+        from sklearn.decomposition import TruncatedSVD
+
+        X = TruncatedSVD(n_components=_ANN_SVD_DIM, random_state=random_state).fit_transform(
+            sp.csr_matrix(X, dtype=np.float64))
+    elif sp.issparse(X):
+        X = X.toarray()
+    Xn = _unit_rows(np.asarray(X, dtype=np.float64))
+    return np.ascontiguousarray(Xn, dtype=np.float32)
+
+
+def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m: int = 32,
+                                 ef_construction: int = 80, ef_search: int | None = None):
+    """Approximate cosine nearest neighbours with a ``faiss`` HNSW index (inner product on
+    unit rows).
+
+    Sparse inputs with more than 256 columns are first projected to 128 dimensions by a
+    seeded truncated SVD (a dense copy of a wide sparse matrix would not fit at the sizes
+    this path is for); similarities are then those of the projection. The index is built
+    single-threaded so that the graph, hence the result, is deterministic; queries run on
+    faiss's OpenMP threads.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix, shape (n, d)
+    n_neighbors : int
+    random_state : int, default 0
+        Seeds the SVD projection.
+    hnsw_m : int, default 32
+        Links per node of the HNSW graph.
+    ef_construction : int, default 80
+    ef_search : int, optional
+        Search beam width (default ``max(64, 4 * n_neighbors)``).
+
+    Returns
+    -------
+    indices : ndarray of int64, shape (n, K)
+        ``-1`` where the index returned fewer than ``K`` neighbours (then similarity 0).
+    similarities : ndarray of float64, shape (n, K)
+
+    Raises
+    ------
+    ImportError
+        When ``faiss`` is not installed (``pip install hyperclust[ann]``).
+    """
+    try:
+        import faiss
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("approximate kNN needs the optional package faiss-cpu: "
+                          "pip install 'hyperclust[ann]' (or use method='exact')") from exc
+    n = X.shape[0]
+    k = _check_int(n_neighbors, "n_neighbors", 1)
+    k = min(k, n - 1)
+    _check_int(hnsw_m, "hnsw_m", 2)
+    _check_int(ef_construction, "ef_construction", 1)
+    Xf = _ann_input(X, random_state)
+    index = faiss.IndexHNSWFlat(Xf.shape[1], int(hnsw_m), faiss.METRIC_INNER_PRODUCT)
+    index.hnsw.efConstruction = int(ef_construction)
+    threads = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(1)
+    try:
+        index.add(Xf)
+    finally:
+        faiss.omp_set_num_threads(threads)
+    index.hnsw.efSearch = int(ef_search) if ef_search is not None else max(64, 4 * k)
+    D, I = index.search(Xf, k + 1)
+    I = I.astype(np.int64)
+    D = D.astype(np.float64)
+    drop = I == np.arange(n)[:, None]
+    no_self = ~drop.any(axis=1)
+    drop[no_self, -1] = True  # the query was not found: drop the weakest instead
+    keep = np.argsort(drop, axis=1, kind="stable")[:, :k]
+    I = np.take_along_axis(I, keep, axis=1)
+    D = np.take_along_axis(D, keep, axis=1)
+    D[I < 0] = 0.0
+    return I, D
+
+
+def cosine_knn(X, n_neighbors: int = 10, *, method: str = "auto",
+               exact_max_nodes: int = EXACT_MAX_NODES, random_state=0):
+    """The ``n_neighbors`` most cosine-similar other nodes of every node.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix, shape (n, d)
+    n_neighbors : int, default 10
+    method : {"auto", "exact", "approximate"}
+        ``"auto"``: exact when ``n <= exact_max_nodes`` or faiss is not installed.
+    exact_max_nodes : int, default :data:`EXACT_MAX_NODES`
+    random_state : int, default 0
+        Seeds the exact path's choice among neighbours tied with the ``K``-th similarity
+        (:func:`exact_cosine_neighbors` with ``tie_break="random"``) and the approximate
+        path's projection.
+
+    Returns
+    -------
+    indices : ndarray of int64, shape (n, K)
+    similarities : ndarray of float64, shape (n, K)
+    """
+    if method not in KNN_METHODS:
+        raise ValueError(f"method must be one of {KNN_METHODS}, got {method!r}")
+    _check_int(n_neighbors, "n_neighbors", 1)
+    _check_int(exact_max_nodes, "exact_max_nodes", 0)
+    n = X.shape[0]
+    if n < 2:
+        return np.empty((n, 0), dtype=np.int64), np.empty((n, 0))
+    if method == "approximate" or (method == "auto" and n > exact_max_nodes and ann_available()):
+        return approximate_cosine_neighbors(X, n_neighbors, random_state=random_state)
+    return exact_cosine_neighbors(X, n_neighbors, tie_break="random", random_state=random_state)
+
+
+def knn_affinity(X, n_neighbors: int = 10, *, method: str = "auto",
+                 exact_max_nodes: int = EXACT_MAX_NODES, random_state=0) -> sp.csr_matrix:
+    """Symmetrised weighted cosine kNN graph ``A = S + S^T``.
+
+    ``S[i, j] = max(cos(x_i, x_j), 0)`` for the ``K`` nearest neighbours ``j`` of ``i``
+    (:func:`cosine_knn`), zero elsewhere; negative similarities are clipped (a random walk
+    needs non-negative weights) and zero weights dropped, so a node with a zero attribute row
+    has no edges. A pair that are neighbours of each other gets weight ``2 cos``.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix, shape (n, d)
+    n_neighbors, method, exact_max_nodes, random_state
+        As in :func:`cosine_knn`.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix, shape (n, n)
+        Symmetric, non-negative, zero diagonal, at most ``2 n K`` nonzeros.
+    """
+    n = X.shape[0]
+    idx, sim = cosine_knn(X, n_neighbors, method=method, exact_max_nodes=exact_max_nodes,
+                          random_state=random_state)
+    rows = np.repeat(np.arange(n), idx.shape[1])
+    w = np.maximum(sim.ravel(), 0.0)
+    cols = idx.ravel()
+    ok = (w > 0) & (cols >= 0) & (cols != rows)
+    S = sp.csr_matrix((w[ok], (rows[ok], cols[ok])), shape=(n, n))
+    A = (S + S.T).tocsr()
+    A.eliminate_zeros()
+    A.sort_indices()
+    return A
+
+
+def row_normalize(A) -> sp.csr_matrix:
+    """``D^-1 A`` for a non-negative sparse ``A`` (zero rows stay zero)."""
+    A = sp.csr_matrix(A, dtype=np.float64)
+    d = np.asarray(A.sum(axis=1)).ravel()
+    return (sp.diags(safe_inverse(d)) @ A).tocsr()
+
+
+def knn_walk(X, n_neighbors: int = 10, **kwargs) -> sp.csr_matrix:
+    """Random walk ``Q = D_A^-1 A`` on :func:`knn_affinity` (rows sum to 1, or 0 for a node
+    without kNN edges). Keyword arguments go to :func:`knn_affinity`.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix, shape (n, n)
+    """
+    return row_normalize(knn_affinity(X, n_neighbors, **kwargs))
+
+
+class MixedWalk(LinearOperator):
+    """Mixed random walk ``M = (1 - beta) P + beta Q`` (row-stochastic), never formed.
+
+    ``P = Dv^-1 (H W De^-1 H^T + s I)`` is the hypergraph random walk (node -> hyperedge ->
+    node, optional self-loop weight ``s``) applied as two sparse products; ``Q`` is a
+    row-stochastic kNN walk (:func:`knn_walk`). Row ``v`` of ``M`` is
+
+    * ``(1 - beta) P_v + beta Q_v`` when ``v`` is in a hyperedge and has kNN edges;
+    * ``Q_v`` when ``v`` is in no hyperedge (the AHCKA rule: isolated nodes walk on Q only);
+    * ``P_v`` when ``v`` has no kNN edges (or there is no ``Q``, or ``beta == 0``);
+    * zero when it has neither (an isolated node of a structure-only hypergraph with ``s = 0``):
+      the walk stops there.
+
+    Every other row sums to 1. Applying it to an ``(n, c)`` block costs
+    ``O((nnz(H) + nnz(Q)) c)``.
+
+    Parameters
+    ----------
+    hypergraph : Hypergraph
+    knn : sparse matrix, shape (n, n), optional
+        Non-negative kNN weights; rows are normalised here (``Q = D^-1 knn``). ``None``: the
+        structure-only walk ``M = P``.
+    beta : float in [0, 1], default 0.5
+        Weight of the kNN walk (``beta = 0`` ignores ``knn``).
+    self_loops : float, default 0.0
+        ``s``; a self loop does not count as hyperedge membership for the isolated-node rule.
+
+    Attributes
+    ----------
+    row_weights_ : tuple of ndarray, each shape (n,)
+        ``(a, b)``: ``M = diag(a) P + diag(b) Q``.
+    """
+
+    def __init__(self, hypergraph, knn=None, beta: float = 0.5, self_loops: float = 0.0):
+        n = hypergraph.n_nodes
+        super().__init__(dtype=np.float64, shape=(n, n))
+        beta = _check_beta(beta)
+        if isinstance(self_loops, bool) or not isinstance(self_loops, numbers.Real) \
+                or not np.isfinite(self_loops) or self_loops < 0:
+            raise ValueError(f"self_loops must be a non-negative float, got {self_loops!r}")
+        self.hypergraph = hypergraph
+        self.beta = beta
+        self.self_loops = float(self_loops)
+        self._H = hypergraph.incidence
+        self._Ht = hypergraph.incidence_t
+        self._edge_scale = hypergraph.weights * safe_inverse(hypergraph.edge_sizes)
+        dv = np.asarray(hypergraph.weighted_degrees, dtype=np.float64)
+        self._pinv = safe_inverse(dv + self.self_loops)
+        if knn is not None and beta > 0:
+            if not sp.issparse(knn) or knn.shape != (n, n):
+                raise ValueError(f"knn must be a sparse ({n}, {n}) matrix, got "
+                                 f"{type(knn).__name__} of shape {getattr(knn, 'shape', None)}")
+            knn = sp.csr_matrix(knn, dtype=np.float64)
+            if knn.nnz and knn.data.min() < 0:
+                raise ValueError("knn weights must be non-negative")
+            Q = row_normalize(knn)
+            has_q = np.diff(Q.indptr) > 0
+            self._Q = Q
+            self._A = knn
+        else:
+            self._Q = None
+            self._A = None
+            has_q = np.zeros(n, dtype=bool)
+        iso = dv <= 0
+        has_p = (dv + self.self_loops) > 0
+        a = np.where(has_q, np.where(iso, 0.0, 1.0 - beta), has_p.astype(np.float64))
+        b = np.where(has_q, np.where(iso, 1.0, beta), 0.0)
+        self.row_weights_ = (a, b)
+
+    @property
+    def knn_walk(self):
+        """The row-stochastic ``Q`` (CSR, shape (n, n)) or None."""
+        return self._Q
+
+    @property
+    def knn_affinity(self):
+        """The kNN weights ``Q`` was normalised from (CSR, shape (n, n)) or None."""
+        return self._A
+
+    def _walk_p(self, X):
+        E = self._Ht @ X
+        E = E * self._edge_scale[:, None]
+        Y = self._H @ E
+        if self.self_loops:
+            Y = Y + self.self_loops * X
+        return Y * self._pinv[:, None]
+
+    def _matmat(self, X):
+        X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+        if X.ndim == 1:
+            X = X[:, None]
+        a, b = self.row_weights_
+        out = a[:, None] * self._walk_p(X)
+        if self._Q is not None:
+            out += b[:, None] * (self._Q @ X)
+        return out
+
+    def _matvec(self, x):
+        return self._matmat(np.asarray(x, dtype=np.float64).reshape(-1, 1)).ravel()
+
+    def _rmatmat(self, X):
+        X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+        if X.ndim == 1:
+            X = X[:, None]
+        a, b = self.row_weights_
+        Y = (a * self._pinv)[:, None] * X
+        out = self._H @ (self._edge_scale[:, None] * (self._Ht @ Y))
+        if self.self_loops:
+            out = out + self.self_loops * Y
+        if self._Q is not None:
+            out = out + self._Q.T @ (b[:, None] * X)
+        return np.asarray(out)
+
+    def _rmatvec(self, x):
+        return self._rmatmat(np.asarray(x, dtype=np.float64).reshape(-1, 1)).ravel()
+
+    def to_sparse(self) -> sp.csr_matrix:
+        """Explicit sparse ``M`` (clique-sized: for small inputs and tests only)."""
+        P = self._H @ sp.diags(self._edge_scale) @ self._Ht
+        if self.self_loops:
+            P = P + self.self_loops * sp.identity(self.shape[0])
+        a, b = self.row_weights_
+        M = sp.diags(a * self._pinv) @ P
+        if self._Q is not None:
+            M = M + sp.diags(b) @ self._Q
+        return sp.csr_matrix(M)
+
+
+def mixed_walk(hypergraph, beta: float = 0.5, n_neighbors: int = 10, *, method: str = "auto",
+               exact_max_nodes: int = EXACT_MAX_NODES, self_loops: float = 0.0,
+               random_state=0) -> MixedWalk:
+    """:class:`MixedWalk` of a hypergraph with its own attributes.
+
+    ``Q`` is built from ``hypergraph.features`` (:func:`knn_affinity`); a hypergraph without
+    features (or ``beta == 0``) gets the structure-only walk ``M = P``.
+
+    Parameters
+    ----------
+    hypergraph : Hypergraph
+    beta : float in [0, 1], default 0.5
+    n_neighbors : int, default 10
+    method, exact_max_nodes, random_state
+        kNN search, as in :func:`cosine_knn`.
+    self_loops : float, default 0.0
+
+    Returns
+    -------
+    MixedWalk
+    """
+    beta = _check_beta(beta)
+    knn = None
+    if hypergraph.features is not None and beta > 0 and hypergraph.n_nodes > 1:
+        knn = knn_affinity(hypergraph.features, n_neighbors, method=method,
+                           exact_max_nodes=exact_max_nodes, random_state=random_state)
+    return MixedWalk(hypergraph, knn, beta=beta, self_loops=self_loops)
+
+
+class SymmetricMixedAffinity(LinearOperator):
+    """Symmetric mixed affinity ``S_a N_h S_a + S_b N_q S_b`` for spectral methods.
+
+    ``N_h`` and ``N_q`` are symmetric normalized affinities (eigenvalues in [-1, 1]) of the
+    hypergraph and of the kNN graph; ``S_a = diag(sqrt(a))``, ``S_b = diag(sqrt(b))`` with
+    the per-node weights of :class:`MixedWalk` (``a = 1 - beta, b = beta`` for a node in a
+    hyperedge with kNN edges, ``b = 1`` for a node in no hyperedge, ``a = 1`` for a node
+    without kNN edges). Since ``a + b <= 1``, ``|x^T N x| <= ||x||^2``: eigenvalues stay in
+    [-1, 1], and for a node with both kinds of edges ``N`` is the symmetric analogue of
+    ``M = (1 - beta) P + beta Q``.
+
+    Parameters
+    ----------
+    N_h, N_q : LinearOperator or sparse matrix, shape (n, n), symmetric
+    a, b : ndarray, shape (n,), non-negative
+    """
+
+    def __init__(self, N_h, N_q, a, b):
+        n = N_h.shape[0]
+        super().__init__(dtype=np.float64, shape=(n, n))
+        self._Nh, self._Nq = N_h, N_q
+        self._sa = np.sqrt(np.asarray(a, dtype=np.float64))
+        self._sb = np.sqrt(np.asarray(b, dtype=np.float64))
+
+    def _matmat(self, X):
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim == 1:
+            X = X[:, None]
+        out = self._sa[:, None] * np.asarray(self._Nh @ (self._sa[:, None] * X))
+        out += self._sb[:, None] * np.asarray(self._Nq @ (self._sb[:, None] * X))
+        return out
+
+    def _matvec(self, x):
+        return self._matmat(np.asarray(x, dtype=np.float64).reshape(-1, 1)).ravel()
+
+    def _rmatvec(self, x):
+        return self._matvec(x)
+
+    def _adjoint(self):
+        return self
+
+    def to_dense(self):
+        return self._matmat(np.eye(self.shape[0]))

@@ -1,0 +1,111 @@
+"""``auto`` and the kNN-augmented hgnn / spectral candidates."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hyperclust.cluster import (AutoClusterer, HGNNSmoothingKMeans,
+                                SpectralHypergraphClustering, make_estimator)
+from hyperclust.cluster.auto import CANDIDATES, STRUCTURE_CANDIDATES
+from hyperclust.datasets.synthetic import hypergraph_sbm
+from hyperclust.metrics import acc
+from hyperclust.objectives import rwr_conductance
+from hyperclust.operators.knn import MixedWalk, knn_affinity
+
+
+@pytest.fixture(scope="module")
+def weak_edges():
+    """Hyperedges barely informative, attributes informative, 10% isolated nodes."""
+    return hypergraph_sbm(500, 3, homophily=0.45, feature_snr=0.5, isolated_fraction=0.1,
+                          random_state=5)
+
+
+def test_auto_picks_the_lowest_objective_and_records_everything(weak_edges):
+    hg = weak_edges
+    est = AutoClusterer(3, random_state=1).fit(hg)
+    assert set(est.scores_) == set(CANDIDATES) == set(est.candidates_)
+    assert est.selected_ == min(est.scores_, key=est.scores_.get)
+    np.testing.assert_array_equal(est.labels_, est.candidates_[est.selected_])
+    # the recorded scores are the objective on the shared mixed walk
+    for name, lab in est.candidates_.items():
+        assert est.scores_[name] == pytest.approx(
+            rwr_conductance(hg, lab, walk=est.walk_, balance="min"))
+    assert est.walk_.knn_affinity is not None
+    np.testing.assert_allclose(  # the shared walk is the default mixed walk for this seed
+        (est.walk_ @ np.eye(hg.n_nodes)[:, :5]),
+        (MixedWalk(hg, knn_affinity(hg.features, 10, random_state=1)) @ np.eye(hg.n_nodes)[:, :5]))
+    assert acc(hg.labels, est.labels_) >= max(acc(hg.labels, v) for v in est.candidates_.values()) - 0.05
+    again = AutoClusterer(3, random_state=1).fit(hg)
+    np.testing.assert_array_equal(again.labels_, est.labels_)
+    assert again.scores_ == est.scores_
+
+
+def test_auto_structure_only():
+    hg = hypergraph_sbm(300, 2, homophily=0.95, n_features=0, random_state=6)
+    est = make_estimator("auto", 2, random_state=0).fit(hg)
+    assert set(est.scores_) == set(STRUCTURE_CANDIDATES)
+    assert acc(hg.labels, est.labels_) >= 0.95
+
+
+def test_auto_validation():
+    hg = hypergraph_sbm(60, 2, n_features=0, random_state=0)
+    with pytest.raises(ValueError, match="unknown or no candidates"):
+        AutoClusterer(2, candidates=("louvain",)).fit(hg)
+    with pytest.raises(ValueError, match="needs node attributes"):
+        AutoClusterer(2, candidates=("kmeans",)).fit(hg)
+    with pytest.raises(ValueError, match="beta"):
+        AutoClusterer(2, beta=-0.1).fit(hg)
+    est = AutoClusterer(2, candidates=("ahcka", "kmeans"), keep_candidates=False).fit(hg)
+    assert est.selected_ == "ahcka" and est.candidates_ == {}
+
+
+def test_knn_beta_zero_keeps_the_defaults(weak_edges):
+    hg = weak_edges
+    for cls in (HGNNSmoothingKMeans, SpectralHypergraphClustering):
+        a, b = cls(3).fit(hg), cls(3, knn_beta=0.0, knn_neighbors=3).fit(hg)
+        np.testing.assert_array_equal(a.labels_, b.labels_)
+        np.testing.assert_array_equal(a.embedding_, b.embedding_)
+
+
+def test_knn_beta_uses_the_mixed_walk(weak_edges):
+    hg = weak_edges
+    A = knn_affinity(hg.features, 10, random_state=0)
+    lazy = MixedWalk(hg, A, beta=0.5, self_loops=1.0)
+    h = HGNNSmoothingKMeans(3, knn_beta=0.5, normalize_rows=False, n_components=None).fit(
+        hg, walk=lazy)
+    X = np.asarray(hg.features)
+    np.testing.assert_allclose(h.embedding_, lazy @ (lazy @ X))
+    np.testing.assert_array_equal(h.labels_, HGNNSmoothingKMeans(
+        3, knn_beta=0.5, normalize_rows=False, n_components=None).fit(hg).labels_)
+    for cls in (HGNNSmoothingKMeans, SpectralHypergraphClustering):
+        plain = acc(hg.labels, cls(3).fit(hg).labels_)
+        mixed = acc(hg.labels, cls(3, knn_beta=0.5).fit(hg).labels_)
+        assert mixed > plain + 0.05, (cls.__name__, plain, mixed)
+    with pytest.raises(ValueError, match="knn_beta"):
+        HGNNSmoothingKMeans(3, knn_beta=2).fit(hg)
+    with pytest.raises(ValueError, match="node operator"):
+        SpectralHypergraphClustering(3, operator="star", knn_beta=0.5).fit(hg)
+
+
+def test_knn_beta_without_features_is_the_default():
+    hg = hypergraph_sbm(200, 2, homophily=0.9, n_features=0, random_state=2)
+    np.testing.assert_array_equal(HGNNSmoothingKMeans(2, knn_beta=0.5).fit(hg).labels_,
+                                  HGNNSmoothingKMeans(2).fit(hg).labels_)
+    np.testing.assert_array_equal(SpectralHypergraphClustering(2, knn_beta=0.5).fit(hg).labels_,
+                                  SpectralHypergraphClustering(2).fit(hg).labels_)
+
+
+def test_shared_reductions_give_the_uncached_result():
+    import scipy.sparse as sp
+
+    from hyperclust.cluster.baselines import reduce_features, shared_reductions
+
+    X = sp.random(80, 300, density=0.05, random_state=0, format="csr")
+    plain = reduce_features(X, "auto", 3)
+    with shared_reductions():
+        a = reduce_features(X, "auto", 3)
+        b = reduce_features(X, "auto", 3)
+        c = reduce_features(X, "auto", 4)
+    assert a is b and c is not a
+    np.testing.assert_array_equal(a, plain)
