@@ -35,7 +35,11 @@ def test_env_variable_overrides(monkeypatch):
         threads.default_threads()
     monkeypatch.delenv(threads.ENV_VAR)
     monkeypatch.setattr(threads, "busy_cores", lambda: threads.available_cores() + 5)
-    assert threads.default_threads() == 1  # never below one thread
+    # the default does not follow the load (same seed, same labels) ...
+    assert threads.default_threads() == threads.available_cores()
+    # ... "free" does, never below one thread
+    monkeypatch.setenv(threads.ENV_VAR, "free")
+    assert threads.default_threads() == 1
 
 
 def test_thread_limit_sets_and_restores_blas_and_torch():

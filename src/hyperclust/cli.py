@@ -233,6 +233,10 @@ def cmd_cluster(args) -> int:
     labels = np.asarray(est.labels_)
     print(f"{args.method} on {hg!r}: {k} clusters in {elapsed:.2f} s "
           f"(protocol: {'isolated removed' if args.drop_isolated else 'all nodes'})")
+    if getattr(est, "selected_", None) is not None:
+        ranked = sorted(est.scores_.items(), key=lambda kv: kv[1])
+        print(f"selected {est.selected_} (label-free objective, lower is better: "
+              + ", ".join(f"{name} {score:.4f}" for name, score in ranked) + ")")
     if hg.labels is not None and (hg.labels >= 0).any():
         scores = evaluate(hg.labels, labels)
         print("  ".join(f"{m.upper()} {v:.4f}" for m, v in scores.items()))
@@ -247,7 +251,8 @@ def cmd_demo(args) -> int:
     from .datasets.synthetic import hypergraph_sbm
     from .metrics import evaluate
 
-    methods = [m for m in ("kmeans", "hgnn", "spectral-zhou", "unidhc") if m in available_methods()]
+    methods = [m for m in ("kmeans", "hgnn", "spectral-zhou", "ahcka", "unidhc", "auto")
+               if m in available_methods()]
     rows = []
     for h in (0.15, 0.8):
         hg = hypergraph_sbm(2000, 4, homophily=h, n_features=32, random_state=args.seed,
@@ -316,7 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
     method_help = "; ".join(f"{k}: {v}" for k, v in methods.items())
     p = sub.add_parser("cluster", help="cluster a hypergraph and write node,cluster CSV")
     p.add_argument("target", help="dataset name, directory or file")
-    p.add_argument("--method", default="unidhc" if "unidhc" in methods else "hgnn",
+    p.add_argument("--method", default="auto" if "auto" in methods else "hgnn",
                    metavar="M", help=f"clustering method. {method_help}")
     p.add_argument("--k", type=int, default=None, help="number of clusters (default: number of label classes)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")

@@ -1,18 +1,23 @@
-"""Thread policy: never more compute threads than there are free cores.
+"""Thread policy: never more compute threads than cores, and results that do not depend on
+the machine's load.
 
-BLAS, OpenMP (scikit-learn's k-means) and torch each start one thread per core. When another
-process already keeps a core busy, those threads wait for each other at every barrier: a
-small torch matmul then runs ~70x slower (a Uni-DHC epoch at 10^5 nodes: 31 s instead of
-2.8 s, measured on 2 cores with one busy). Every estimator's ``fit`` therefore runs under
-:func:`thread_limit` with :func:`default_threads` threads:
+BLAS, OpenMP (scikit-learn's k-means) and torch each start one thread per core of the
+machine, not of the process: in a container or under ``taskset`` that oversubscribes, and
+when another process keeps a core busy those threads wait for each other at every barrier (a
+small torch matmul then ran ~70x slower: a Uni-DHC epoch at 10^5 nodes took 31 s instead of
+2.8 s on 2 cores with one busy). Every estimator's ``fit`` runs under :func:`thread_limit`
+with :func:`default_threads` threads:
 
-1. ``$HYPERCLUST_NUM_THREADS`` when set (an explicit choice always wins);
-2. else the cores this process may use (``sched_getaffinity``) minus the cores other
-   processes keep busy now (runnable tasks from ``/proc/loadavg`` other than this one, capped
-   by the 1-minute load average so that this process's own recent work does not count), at
-   least 1.
+1. ``$HYPERCLUST_NUM_THREADS`` when set: a positive integer, or ``free`` for the cores that
+   are free now (the cores this process may use minus those other processes keep busy, read
+   from ``/proc/loadavg``);
+2. else the cores this process may use (``sched_getaffinity``).
 
-Pass ``n_threads`` to :func:`thread_limit` (or set the variable) to override it.
+The default does not follow the load on purpose: float sums split over a different number of
+threads round differently, and k-means can then land in another optimum (cora-ca's
+landscape is bimodal: seed 1 gives ACC .586 with one thread, .652 with two). Same seed, same
+machine, same labels matters more than speed under load, so ``free`` is an explicit choice
+(for shared machines), as is ``1`` (one thread per benchmark worker).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import os
 import sys
 import threading
 
-__all__ = ["available_cores", "busy_cores", "default_threads", "thread_limit", "current_limit",
+__all__ = ["available_cores", "busy_cores", "free_cores", "default_threads", "thread_limit", "current_limit",
            "ENV_VAR"]
 
 ENV_VAR = "HYPERCLUST_NUM_THREADS"
@@ -63,18 +68,26 @@ def busy_cores(loadavg: str | None = None) -> int:
     return max(0, min(runnable, int(load1 + 0.5)))
 
 
-def default_threads() -> int:
-    """``$HYPERCLUST_NUM_THREADS`` if set, else the free cores (at least 1)."""
-    env = os.environ.get(ENV_VAR, "").strip()
-    if env:
-        try:
-            value = int(env)
-        except ValueError:
-            raise ValueError(f"${ENV_VAR} must be a positive integer, got {env!r}") from None
-        if value < 1:
-            raise ValueError(f"${ENV_VAR} must be a positive integer, got {env!r}")
-        return value
+def free_cores() -> int:
+    """Cores this process may use minus those other processes keep busy now (at least 1)."""
     return max(1, available_cores() - busy_cores())
+
+
+def default_threads() -> int:
+    """``$HYPERCLUST_NUM_THREADS`` (an integer, or ``free``: :func:`free_cores`) if set, else
+    :func:`available_cores` (the same on every run, so results do not follow the load)."""
+    env = os.environ.get(ENV_VAR, "").strip().lower()
+    if not env:
+        return available_cores()
+    if env == "free":
+        return free_cores()
+    try:
+        value = int(env)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"${ENV_VAR} must be a positive integer or 'free', got {env!r}")
+    return value
 
 
 @contextlib.contextmanager
