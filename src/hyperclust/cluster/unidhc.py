@@ -36,6 +36,9 @@ from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 __all__ = ["UniDHC", "family_coefficients", "METHODS"]
 
 _FAMILIES = ("low-pass", "identity", "high-pass", "uniform")
+EMBEDDINGS = ("concat", "filter", "encoder", "auto")
+SELECTION_NEIGHBORS = 10
+"""Attribute neighbours of the kNN walk that scores the candidate outputs (as in ``auto``)."""
 NEIGHBOR_PAIR_BUDGET = 2 ** 30
 """Most (isolated, connected) pairs compared exactly (about 10-30 s at d = 128 on 2 cores);
 beyond it the candidates are a seeded uniform sample of the connected nodes."""
@@ -152,9 +155,12 @@ class UniDHC(HypergraphClusterer):
     edge_member_cap : int or None, default 64
         Hyperedges larger than this enter the decorrelation loss through a fresh uniform
         sample of this many members (keeps a step's cost bounded on huge hyperedges).
-    embedding : {"concat", "filter", "encoder"}, default "concat"
+    embedding : {"concat", "filter", "encoder", "auto"}, default "concat"
         What k-means clusters: L2-normalised filter output, encoder output, or both side by
-        side.
+        side; ``"auto"`` clusters each of these and the two fixed filters (``P^2 X`` and
+        ``X``) and keeps the clustering with the lowest label-free
+        :func:`~hyperclust.objectives.rwr_conductance` (``balance="min"``) on the mixed
+        hypergraph + attribute-kNN walk (``selected_``, ``scores_``).
     n_init : int, default 10
         k-means restarts.
     random_state : int, default 0
@@ -261,9 +267,8 @@ class UniDHC(HypergraphClusterer):
             raise ValueError("false_negative_mask applies to consistency='cosine' only")
         if self.encoder not in ENCODERS:
             raise ValueError(f"encoder must be one of {ENCODERS}, got {self.encoder!r}")
-        if self.embedding not in ("concat", "filter", "encoder"):
-            raise ValueError(
-                f"embedding must be 'concat', 'filter' or 'encoder', got {self.embedding!r}")
+        if self.embedding not in EMBEDDINGS:
+            raise ValueError(f"embedding must be one of {EMBEDDINGS}, got {self.embedding!r}")
         if isinstance(self.gamma_init, str):
             if self.gamma_init != "auto" and self.gamma_init not in _FAMILIES:
                 raise ValueError(f"gamma_init must be 'auto', one of {_FAMILIES} or an array, "
@@ -345,20 +350,61 @@ class UniDHC(HypergraphClusterer):
             verbose=self.verbose)
         self.coefficients_ = net.filter.gamma.detach().cpu().numpy().astype(np.float64)
         Z = np.tensordot(self.coefficients_, B, axes=1)
+        blocks = {"filter": lambda: normalize(Z),
+                  "encoder": lambda: self._encode(net, Z)}
+        if self.embedding == "auto":
+            self._select_output(hg, k, seed, order, B, blocks)
+            return self
         parts = []
         if self.embedding in ("concat", "filter"):
-            parts.append(normalize(Z))
+            parts.append(blocks["filter"]())
         if self.embedding in ("concat", "encoder"):
-            with torch.no_grad():
-                Hh = net.encoder(torch.as_tensor(Z, dtype=torch.float32,
-                                                 device=torch.device(self.device)))
-            parts.append(normalize(Hh.cpu().numpy().astype(np.float64)))
+            parts.append(blocks["encoder"]())
         self.n_filter_columns_ = Z.shape[1] if self.embedding in ("concat", "filter") else 0
         self.embedding_ = np.hstack(parts)
         from .baselines import kmeans_labels
 
         self.labels_ = kmeans_labels(self.embedding_, k, self.n_init, seed)
         return self
+
+    def _encode(self, net, Z):
+        with torch.no_grad():
+            Hh = net.encoder(torch.as_tensor(Z, dtype=torch.float32,
+                                             device=torch.device(self.device)))
+        return normalize(Hh.cpu().numpy().astype(np.float64))
+
+    def _select_output(self, hg, k, seed, order, B, blocks):
+        """``embedding="auto"``: cluster every candidate output and keep the one with the
+        lowest :func:`~hyperclust.objectives.rwr_conductance` (``balance="min"``) on the mixed
+        hypergraph + attribute-kNN walk, the objective ``auto`` selects with."""
+        from ..objectives import rwr_conductance
+        from ..operators.knn import MixedWalk, knn_affinity
+        from .baselines import kmeans_labels
+
+        floor = family_coefficients("low-pass", order, self.basis)
+        ident = family_coefficients("identity", order, self.basis)
+        filt = blocks["filter"]()
+        enc = blocks["encoder"]()
+        candidates = {
+            "concat": (np.hstack([filt, enc]), filt.shape[1]),
+            "filter": (filt, filt.shape[1]),
+            "encoder": (enc, 0),
+            "fixed-low-pass": (normalize(np.tensordot(floor, B, axes=1)), B.shape[2]),
+            "input": (normalize(np.tensordot(ident, B, axes=1)), B.shape[2]),
+        }
+        A = None
+        if hg.features is not None and hg.n_nodes > 1:
+            A = knn_affinity(hg.features, SELECTION_NEIGHBORS, random_state=seed)
+        walk = MixedWalk(hg, A, beta=0.5)
+        scores, labels = {}, {}
+        for name, (emb, _) in candidates.items():
+            labels[name] = kmeans_labels(emb, k, self.n_init, seed)
+            scores[name] = rwr_conductance(hg, labels[name], walk=walk, balance="min")
+        names = list(candidates)
+        best = min(names, key=lambda c: (scores[c], names.index(c)))
+        self.selected_, self.scores_, self.candidate_labels_ = best, scores, labels
+        self.embedding_, self.n_filter_columns_ = candidates[best]
+        self.labels_ = labels[best]
 
     def spectral_response(self, lambdas) -> np.ndarray:
         """Learned response ``g(lambda) = sum_k gamma_k T_k(1 - lambda)``.
