@@ -458,3 +458,25 @@ def test_isolated_neighbour_search_samples_candidates_beyond_budget(hg, monkeypa
     with pytest.warns(RuntimeWarning):
         again.fit(g)
     np.testing.assert_array_equal(m.embedding_, again.embedding_)  # seeded sample
+
+
+# ---------------------------------------------------------------- label-free output selection
+def test_auto_embedding_keeps_the_lowest_objective(hg):
+    from hyperclust.objectives import rwr_conductance
+    from hyperclust.operators.knn import MixedWalk, knn_affinity
+
+    est = _small(random_state=0, embedding="auto").fit(hg)
+    assert set(est.scores_) == {"concat", "filter", "encoder", "fixed-low-pass", "input"}
+    assert est.selected_ == min(est.scores_, key=est.scores_.get)
+    np.testing.assert_array_equal(est.labels_, est.candidate_labels_[est.selected_])
+    walk = MixedWalk(hg, knn_affinity(hg.features, 10, random_state=0), beta=0.5)
+    for name, labels in est.candidate_labels_.items():  # the scores are the objective's
+        assert est.scores_[name] == pytest.approx(
+            rwr_conductance(hg, labels, walk=walk, balance="min"))
+    # the concat candidate is what embedding="concat" returns
+    plain = _small(random_state=0).fit(hg)
+    np.testing.assert_array_equal(est.candidate_labels_["concat"], plain.labels_)
+    assert est.embedding_.shape[0] == hg.n_nodes
+    again = _small(random_state=0, embedding="auto").fit(hg)
+    assert again.selected_ == est.selected_
+    np.testing.assert_array_equal(again.labels_, est.labels_)
