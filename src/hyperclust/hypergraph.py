@@ -25,6 +25,9 @@ _EMPTY_OPTIONS = ("drop", "error")
 #: Above this many nodes implied by the largest integer id, a sparse id set is an error
 #: (one id of 1e8 would otherwise allocate gigabytes of empty rows).
 _MAX_IMPLIED_NODES = 1_000_000
+#: Libraries whose objects go through :func:`hyperclust.convert.from_any`, not ``from_edges``.
+_FOREIGN_MODULES = frozenset({"xgi", "hypernetx", "dhg", "torch_geometric", "networkx",
+                              "pandas"})
 
 
 @dataclass(frozen=True)
@@ -366,6 +369,10 @@ class Hypergraph:
         >>> hg.n_nodes, list(hg.node_ids)
         (4, ['alice', 'bob', 'carol', 'dave'])
         """
+        root = type(edges).__module__.split(".")[0]
+        if root in _FOREIGN_MODULES:
+            raise TypeError(f"from_edges takes a list of hyperedges, not a {root} "
+                            f"{type(edges).__name__}; use hyperclust.convert.from_any(obj)")
         edges = list(edges)
         bad = next((j for j, e in enumerate(edges)
                     if isinstance(e, (str, bytes)) or not hasattr(e, "__len__")), None)
@@ -589,6 +596,8 @@ class Hypergraph:
         kept = np.flatnonzero(keep)
         H = Hc[:, kept].tocsr()
         eids = _check_ids(edge_ids, m, "edge_ids")
+        if eids is None and edge_ids is not None and kept.size != m:
+            eids = np.arange(m)  # given ids 0..m-1 stay the ids of the kept hyperedges
         return cls(H, weights=w[kept], features=features, labels=labels, node_names=node_names,
                    edge_names=None if names is None else names[kept], cleaning=report, name=name,
                    node_ids=node_ids, edge_ids=None if eids is None else eids[kept])
