@@ -44,6 +44,7 @@ import itertools
 import math
 import numbers
 import re
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -552,9 +553,11 @@ def to_pyg(hg: Hypergraph, *, dense_features: bool = True):
     if X is not None:
         if sp.issparse(X) and not dense_features:
             X = sp.csr_matrix(X)
-            kw["x"] = torch.sparse_csr_tensor(torch.from_numpy(X.indptr.astype(np.int64)),
-                                              torch.from_numpy(X.indices.astype(np.int64)),
-                                              torch.from_numpy(X.data.copy()), size=X.shape)
+            with warnings.catch_warnings():  # "sparse CSR support is in beta"
+                warnings.simplefilter("ignore", UserWarning)
+                kw["x"] = torch.sparse_csr_tensor(torch.from_numpy(X.indptr.astype(np.int64)),
+                                                  torch.from_numpy(X.indices.astype(np.int64)),
+                                                  torch.from_numpy(X.data.copy()), size=X.shape)
         else:
             kw["x"] = torch.from_numpy(X.toarray() if sp.issparse(X) else np.array(X))
     if hg.labels is not None:
@@ -953,7 +956,7 @@ def from_pandas(incidence, *, node_col: str = "node", edge_col: str = "hyperedge
         w[cols] = values
         clash = np.flatnonzero(w[cols] != values)
         if clash.size:
-            raise ValueError(f"hyperedge {edge_ids[cols[clash[0]]]!r} has different weights in "
+            raise ValueError(f"hyperedge {edge_ids[cols[clash[0]]].item()!r} has different weights in "
                              f"different rows of column {weight_col!r}")
     y = X = node_names = None
     if nodes is None:
@@ -964,8 +967,11 @@ def from_pandas(incidence, *, node_col: str = "node", edge_col: str = "hyperedge
         if node_id_col not in nodes.columns:
             raise ValueError(f"the node table has no column {node_id_col!r}")
         node_ids = _id_array(nodes[node_id_col].to_numpy())
-        rows, _ = map_ids(_id_array(incidence[node_col].to_numpy()), node_ids,
-                          "node id of the incidence table")
+        try:
+            rows, _ = map_ids(_id_array(incidence[node_col].to_numpy()), node_ids, "node")
+        except ValueError as exc:
+            raise ValueError(f"{str(exc).split(' is not')[0]} of the incidence table is not in "
+                             "the node table") from None
         if label_col in nodes.columns:
             y = _labels_from(nodes[label_col].to_numpy(), node_ids, label_col)
         if feature_cols is None:
