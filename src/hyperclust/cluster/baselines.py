@@ -12,6 +12,7 @@ from sklearn.preprocessing import normalize
 
 from ..operators.propagation import PropagationOperator
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
+from .registry import DESCRIPTIONS
 
 __all__ = ["KMeansFeatures", "HGNNSmoothingKMeans", "kmeans_labels", "node_input",
            "reduce_features", "structural_dim", "METHODS"]
@@ -202,7 +203,7 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
 
 METHODS = {
     "kmeans": (lambda k, seed, device: KMeansFeatures(k, random_state=seed),
-               "k-means on node features (hyperedges ignored)"),
+               DESCRIPTIONS["kmeans"]),
     "hgnn": (lambda k, seed, device: HGNNSmoothingKMeans(k, random_state=seed),
-             "k-means on HGNN-smoothed features P^2 X (structural input when feature-less)"),
+             DESCRIPTIONS["hgnn"]),
 }

@@ -13,6 +13,7 @@ from ..operators.expansions import StarLaplacian, clique_adjacency
 from ..operators.laplacians import ZhouLaplacian
 from ..spectral import regularized_embedding
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
+from .registry import DESCRIPTIONS
 
 __all__ = ["SpectralHypergraphClustering", "OPERATORS", "METHODS"]
 
@@ -163,11 +164,6 @@ def _factory(operator, **kw):
     return make
 
 
-METHODS = {
-    "spectral-zhou": (_factory("zhou"), "regularized spectral clustering, Zhou normalized hypergraph Laplacian"),
-    "spectral-clique": (_factory("clique"), "regularized spectral clustering, clique expansion w_e/(|e|-1)"),
-    "spectral-clique-unit": (_factory("clique-unit"), "regularized spectral clustering, clique expansion w_e"),
-    "spectral-star": (_factory("star"), "regularized spectral clustering, star (bipartite) expansion"),
-    "spectral-collapsed": (_factory("collapsed"),
-                           "regularized spectral clustering, star expansion collapsed onto vertices (S_eps, eps=1)"),
-}
+METHODS = {name: (_factory(name[len("spectral-"):]), DESCRIPTIONS[name])
+           for name in ("spectral-zhou", "spectral-clique", "spectral-clique-unit",
+                        "spectral-star", "spectral-collapsed")}

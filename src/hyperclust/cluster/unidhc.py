@@ -23,15 +23,14 @@ import numbers
 import warnings
 
 import numpy as np
-import torch
 from sklearn.preprocessing import normalize
 
 from ..models.adaptivity import choose_family, smoothness_zscore
 from ..models.basis import (BASES, basis_response, borrow_for_isolated, feature_neighbors,
                             polynomial_basis)
-from ..models.unidhc import ENCODERS, train_unidhc
 from ..operators.propagation import PropagationOperator
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
+from .registry import DESCRIPTIONS
 
 __all__ = ["UniDHC", "family_coefficients", "METHODS"]
 
@@ -73,6 +72,19 @@ def family_coefficients(family: str, order: int, basis: str = "power") -> np.nda
     A = basis_response(lam, order, basis).T
     coef, *_ = np.linalg.lstsq(A, target, rcond=None)
     return coef
+
+
+def _deep():
+    """``(torch, ENCODERS, train_unidhc)``, imported on first use: torch is the optional
+    extra ``hyperclust[deep]``, and importing this module must not load it."""
+    try:
+        import torch
+    except ImportError:
+        raise ImportError("UniDHC needs torch, which is not installed: "
+                          "pip install hyperclust[deep]") from None
+    from ..models.unidhc import ENCODERS, train_unidhc
+
+    return torch, ENCODERS, train_unidhc
 
 
 def _check_pos_int(value, name, minimum=1):
@@ -259,8 +271,9 @@ class UniDHC(HypergraphClusterer):
                              f"got {fn!r}")
         if fn is not None and self.consistency != "cosine":
             raise ValueError("false_negative_mask applies to consistency='cosine' only")
-        if self.encoder not in ENCODERS:
-            raise ValueError(f"encoder must be one of {ENCODERS}, got {self.encoder!r}")
+        encoders = _deep()[1]
+        if self.encoder not in encoders:
+            raise ValueError(f"encoder must be one of {encoders}, got {self.encoder!r}")
         if self.embedding not in ("concat", "filter", "encoder"):
             raise ValueError(
                 f"embedding must be 'concat', 'filter' or 'encoder', got {self.embedding!r}")
@@ -309,6 +322,7 @@ class UniDHC(HypergraphClusterer):
 
     def fit(self, hypergraph, y=None):
         """Fit on ``hypergraph`` (labels, if any, are ignored). Returns ``self``."""
+        torch, _, train_unidhc = _deep()
         hg = check_hypergraph(hypergraph)
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
         order = self._validate()
@@ -380,9 +394,8 @@ class UniDHC(HypergraphClusterer):
 
 METHODS = {
     "unidhc": (lambda k, seed, device: UniDHC(k, random_state=seed, device=device),
-               "Uni-DHC: learnable polynomial filter (z-score-chosen init) + residual encoder, "
-               "k-means"),
+               DESCRIPTIONS["unidhc"]),
     "unidhc-filter": (lambda k, seed, device: UniDHC(k, embedding="filter", random_state=seed,
                                                      device=device),
-                      "Uni-DHC, k-means on the learned filter output only"),
+                      DESCRIPTIONS["unidhc-filter"]),
 }
