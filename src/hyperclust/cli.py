@@ -18,7 +18,14 @@ __all__ = ["main"]
 
 
 class UserError(Exception):
-    """A mistake in the command line or the input; printed as one line."""
+    """A mistake in the command line or the input; :func:`main` prints it as one line
+    ``hyperclust: error: ...`` and exits with status 2.
+
+    Examples
+    --------
+    >>> main(["cluster", "no/such/file.txt", "--k", "2"])
+    2
+    """
 
 
 def _format_value(v) -> str:
@@ -375,6 +382,18 @@ def _add_input_arguments(p) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``hyperclust`` argument parser (imports neither torch nor scikit-learn).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+
+    Examples
+    --------
+    >>> args = build_parser().parse_args(["cluster", "edges.txt", "--k", "3", "--plot", "a.png"])
+    >>> args.command, args.k, args.plot, args.plot_method
+    ('cluster', 3, 'a.png', 'pca')
+    """
     from .cluster.registry import available_methods, torch_available
 
     parser = argparse.ArgumentParser(
@@ -447,6 +466,31 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
 
 
 def main(argv=None) -> int:
+    """Run the ``hyperclust`` command line.
+
+    Commands: ``datasets``, ``info``, ``cluster`` (``--out`` labels CSV, ``--embedding-out``
+    ``.npy``/``.npz``, ``--plot`` PNG), ``demo``, ``bench``; ``hyperclust COMMAND --help``
+    says more. Bad input ends with one line ``hyperclust: error: ...`` on stderr.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        Exit status: 0 on success, 2 on a user error, 130 when interrupted.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> edges = pathlib.Path(tempfile.mkdtemp()) / "edges.txt"
+    >>> _ = edges.write_text("ana,bo,cy\\ncy,di\\ndi,eve,ana\\n")
+    >>> main(["cluster", str(edges), "--method", "spectral-zhou", "--k", "2"])  # doctest: +ELLIPSIS
+    spectral-zhou on Hypergraph('edges', n_nodes=5, n_edges=3): 2 clusters in ... s (protocol: all nodes)
+    0
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     previous = warnings.showwarning

@@ -25,7 +25,9 @@ _LAZY = {"UniDHC": ".unidhc", "SpectralHypergraphClustering": ".spectral",
 
 def __getattr__(name):
     if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value  # later look-ups (and doc tools) see a plain attribute
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -39,7 +39,23 @@ def _affinity(hypergraph, operator, eps):
 
 def cpqr_assign(V: np.ndarray) -> np.ndarray:
     """Cluster assignment by column-pivoted QR of the embedding (Damle, Minden & Ying 2019):
-    deterministic, no random restarts."""
+    deterministic, no random restarts.
+
+    Parameters
+    ----------
+    V : ndarray, shape (n_nodes, k)
+        Spectral embedding (k clusters).
+
+    Returns
+    -------
+    ndarray of int, shape (n_nodes,)
+
+    Examples
+    --------
+    >>> V = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
+    >>> cpqr_assign(V).tolist()
+    [0, 0, 1, 1]
+    """
     k = V.shape[1]
     _, _, piv = sla.qr(V.T, pivoting=True, mode="economic")
     Q, _ = np.linalg.qr(V[piv[:k]].T)
@@ -90,6 +106,14 @@ class SpectralHypergraphClustering(HypergraphClusterer):
     eigenvalues_ : ndarray, shape (n_components,)
         Eigenvalues of the regularized normalized Laplacian, ascending.
     tau_ : float
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2], [3, 4, 5], [4, 5], [2, 3]])
+    >>> est = SpectralHypergraphClustering(2, operator="zhou", random_state=0).fit(hg)
+    >>> est.labels_.tolist(), est.embedding_.shape
+    ([1, 1, 1, 0, 0, 0], (6, 2))
     """
 
     def __init__(self, n_clusters=2, operator="zhou", assign="kmeans", regularization="auto",

@@ -63,6 +63,11 @@ def family_coefficients(family: str, order: int, basis: str = "power") -> np.nda
 
     The power-basis polynomial is re-expressed exactly in the ``basis`` polynomials (same
     degree, so least squares on ``order + 1`` or more points is exact).
+
+    Examples
+    --------
+    >>> family_coefficients("high-pass", 2).tolist()
+    [1.0, -1.0, 0.0]
     """
     g = _family_power(family, order)
     if basis == "power":
@@ -195,6 +200,14 @@ class UniDHC(HypergraphClusterer):
         Family of the initial filter (``"custom"`` for an explicit array).
     n_isolated_borrowing_ : int
         Isolated nodes whose propagated terms came partly from their feature neighbours.
+
+    Examples
+    --------
+    >>> from hyperclust.datasets.synthetic import hypergraph_sbm
+    >>> hg = hypergraph_sbm(120, 2, homophily=0.9, n_features=8, random_state=0)
+    >>> est = UniDHC(2, epochs=2, hidden_dim=16, random_state=0).fit(hg)
+    >>> est.labels_.shape, est.embedding_.shape, est.coefficients_.shape
+    ((120,), (120, 16), (5,))
     """
 
     def __init__(self, n_clusters=2, *, order=4, basis="power", gamma_init="auto",
