@@ -76,3 +76,19 @@ def test_parameter_grid_sweep(method, tiny):
     np.testing.assert_array_equal(again, results[3])
     # the unfitted template was not touched by the sweep
     assert not hasattr(base, "labels_")
+
+
+def test_catalog_matches_the_providers():
+    """The registry lists methods without importing providers; each provider's METHODS must
+    hold exactly the names the catalog gives it."""
+    import importlib
+
+    from hyperclust.cluster import registry
+
+    by_module = {}
+    for name, (module, _) in registry._CATALOG.items():
+        by_module.setdefault(module, set()).add(name)
+    for module, names in by_module.items():
+        methods = importlib.import_module(module).METHODS
+        assert set(methods) == names
+        assert all(methods[n][1] == registry.DESCRIPTIONS[n] for n in names)
