@@ -357,3 +357,20 @@ def test_bulk_conversions_are_fast():
         out = back(to(hg))
         assert time.perf_counter() - t0 < 5.0
         assert_same(hg, out)
+
+
+@pytest.mark.parametrize("lib,to,back", [
+    ("xgi", convert.to_xgi, convert.from_xgi),
+    ("torch_geometric", convert.to_pyg, convert.from_pyg),
+    ("networkx", convert.to_networkx, convert.from_networkx),
+    ("dhg", convert.to_dhg, convert.from_dhg),
+    ("hypernetx", convert.to_hypernetx,
+     lambda H: convert.from_hypernetx(H, include_isolated=True)),
+    ("pandas", lambda h: (convert.to_pandas_incidence(h), convert.to_pandas(h)),
+     lambda t: convert.from_pandas(t[0], nodes=t[1])),
+])
+def test_no_hyperedges_round_trip(lib, to, back):
+    pytest.importorskip(lib)
+    hg = Hypergraph.from_edges([], n_nodes=3)
+    out = back(to(hg))
+    assert out.shape == (3, 0) and out.node_ids.tolist() == [0, 1, 2]

@@ -633,7 +633,7 @@ def from_pyg(data=None, *, hyperedge_index=None, x=None, y=None, hyperedge_weigh
     node_ids, edge_ids = attr("node_ids", node_ids), attr("edge_ids", edge_ids)
     if num_nodes is None and data is not None and hasattr(data, "keys") and \
             "num_nodes" in data.keys():
-        num_nodes = int(data.num_nodes)
+        num_nodes = int(data["num_nodes"])  # stored value (the property fails on no edges)
     idx = _to_numpy(index)
     if sp.issparse(idx) or idx.ndim != 2 or idx.shape[0] != 2:
         raise ValueError(f"hyperedge_index must have shape (2, nnz), got {tuple(np.shape(idx))}")
