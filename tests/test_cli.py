@@ -10,6 +10,12 @@ def test_demo_runs(capsys):
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
     assert "kmeans" in out and "hgnn" in out and "acc" in out
+    from hyperclust.cli import DEMO_SUMMARY
+
+    progress = [line for line in out.splitlines() if line.strip().startswith("[")]
+    assert len(progress) == 8 and progress[0].strip().startswith("[1/8] kmeans")
+    assert all(" ACC " in line for line in progress)  # one line per fit, with its result
+    assert out.rstrip().splitlines()[-1] == DEMO_SUMMARY
 
 
 def _write_edge_list(path):

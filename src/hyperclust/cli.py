@@ -18,7 +18,14 @@ __all__ = ["main"]
 
 
 class UserError(Exception):
-    """A mistake in the command line or the input; printed as one line."""
+    """A mistake in the command line or the input; :func:`main` prints it as one line
+    ``hyperclust: error: ...`` and exits with status 2.
+
+    Examples
+    --------
+    >>> main(["cluster", "no/such/file.txt", "--k", "2"])
+    2
+    """
 
 
 def _format_value(v) -> str:
@@ -104,15 +111,16 @@ def _input_paths(args) -> list[Path]:
     return paths
 
 
-def _check_output(path: str, inputs: list[Path], force: bool) -> Path:
+def _check_output(path: str, inputs: list[Path], force: bool, option: str = "--out") -> Path:
     """Refuse an output that would destroy data, before any work is done.
 
     Never an input file (not even with ``--force``); an existing file only with ``--force``;
     the folder must exist and be writable (checked by creating a temporary file in it).
+    ``option`` names the flag in the messages.
     """
     out = Path(path)
     if out.is_dir():
-        raise UserError(f"--out {path} is a directory; give a file name")
+        raise UserError(f"{option} {path} is a directory; give a file name")
     for src in inputs:
         if out.exists() and os.path.samefile(out, src) or out.resolve() == src.resolve():
             raise UserError(f"refusing to write {path}: it is an input of this command")
@@ -129,14 +137,19 @@ def _check_output(path: str, inputs: list[Path], force: bool) -> Path:
     return out
 
 
-def _write_atomically(path: Path, write) -> None:
+def _write_atomically(path: Path, write, binary: bool = False) -> None:
     """Call ``write(file)`` on a temporary file beside ``path``, then rename it into place,
-    so that an interrupted write never leaves a partial output."""
+    so that an interrupted write never leaves a partial output. ``binary`` opens it in
+    bytes mode (``.npy``, ``.npz``, ``.png``)."""
     fd, tmp = tempfile.mkstemp(dir=path.resolve().parent, prefix=f".{path.name}.",
                                suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
+        with (os.fdopen(fd, "wb") if binary else
+              os.fdopen(fd, "w", newline="", encoding="utf-8")) as fh:
             write(fh)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a new output gets the usual mode
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -211,7 +224,7 @@ def cmd_cluster(args) -> int:
     device = _check_device(args.device)
     if args.k is not None and args.k < 1:
         raise UserError(f"--k must be a positive number of clusters, got {args.k}")
-    out = _check_output(args.out, _input_paths(args), args.force) if args.out else None
+    outputs = _check_outputs(args)
     hg = _load_target(args)
     if args.drop_isolated:
         hg = hg.drop_isolated()
@@ -240,36 +253,111 @@ def cmd_cluster(args) -> int:
     if hg.labels is not None and (hg.labels >= 0).any():
         scores = evaluate(hg.labels, labels)
         print("  ".join(f"{m.upper()} {v:.4f}" for m, v in scores.items()))
+    out = outputs.get("out")
     if out is not None:
         _write_atomically(out, lambda fh: _write_labels(fh, hg, labels))
         print(f"wrote {out} ({hg.n_nodes} rows: node id, cluster)")
+    emb = outputs.get("embedding_out")
+    if emb is not None:
+        Z = getattr(est, "embedding_", None)
+        if Z is None:
+            raise UserError(f"method {args.method!r} has no embedding to write")
+        Z = Z.toarray() if hasattr(Z, "toarray") else np.asarray(Z)
+        _write_atomically(emb, lambda fh: _write_embedding(fh, emb, hg, Z), binary=True)
+        what = "embedding, node_ids" if emb.suffix.lower() == ".npz" else "rows in node order"
+        print(f"wrote {emb} ({Z.shape[0]} x {Z.shape[1]} embedding; {what})")
+    png = outputs.get("plot")
+    if png is not None:
+        from .plotting import plot_clusters
+
+        fig = plot_clusters(est.embedding_, labels, hg.labels, method=args.plot_method,
+                            random_state=args.seed,
+                            title=f"{args.method} on {hg.name or Path(args.target).name}: "
+                                  f"{k} clusters")
+        _write_atomically(png, lambda fh: fig.savefig(fh, format="png", dpi=110), binary=True)
+        print(f"wrote {png} (embedding map by cluster{' and label' if hg.labels is not None else ''}"
+              ", cluster sizes)")
     return 0
 
 
+_OUTPUTS = (("out", "--out", None), ("embedding_out", "--embedding-out", (".npy", ".npz")),
+            ("plot", "--plot", (".png",)))
+
+
+def _check_outputs(args) -> dict:
+    """Every output of ``cluster``, checked before the fit: suffix, not an input, not
+    existing without ``--force``, writable, and no two the same file."""
+    inputs, outputs = None, {}
+    for key, option, suffixes in _OUTPUTS:
+        value = getattr(args, key, None)
+        if not value:
+            continue
+        if suffixes and Path(value).suffix.lower() not in suffixes:
+            raise UserError(f"{option} {value}: the file name must end in "
+                            f"{' or '.join(suffixes)}")
+        if key == "plot":
+            try:
+                import matplotlib  # noqa: F401  (checked before the fit, used after it)
+            except ImportError:
+                raise UserError("--plot needs matplotlib, which is not installed: "
+                                "pip install hyperclust[plots]") from None
+        inputs = _input_paths(args) if inputs is None else inputs
+        path = _check_output(value, inputs, args.force, option)
+        for other_key, other in outputs.items():
+            if path.resolve() == other.resolve():
+                other_option = next(o for k_, o, _ in _OUTPUTS if k_ == other_key)
+                raise UserError(f"{option} and {other_option} name the same file {value}")
+        outputs[key] = path
+    return outputs
+
+
+def _write_embedding(fh, path: Path, hg, Z: np.ndarray) -> None:
+    """``.npy``: the bare array, rows in node order; ``.npz``: arrays ``embedding`` and
+    ``node_ids`` (int64, or strings), loadable without pickle."""
+    if path.suffix.lower() == ".npz":
+        ids = hg.node_ids
+        np.savez(fh, embedding=Z, node_ids=ids.astype(str) if ids.dtype == object else ids)
+    else:
+        np.save(fh, Z)
+
+
+DEMO_SUMMARY = (
+    "The table shows, for two synthetic hypergraphs with 4 planted classes (h = share of "
+    "same-class member pairs in a hyperedge: low is heterophilic, high homophilic) and each "
+    "method, how well its clusters match the planted classes (ACC, NMI, ARI, macro-F1; 1 is "
+    "perfect, NMI and ARI near 0 are chance) and the fit time in seconds.")
+
+
 def cmd_demo(args) -> int:
-    from .cluster.registry import available_methods, make_estimator
+    from .cluster.registry import make_estimator, needs_torch, torch_available
     from .datasets.synthetic import hypergraph_sbm
     from .metrics import evaluate
 
     methods = [m for m in ("kmeans", "hgnn", "spectral-zhou", "ahcka", "unidhc", "auto")
-               if m in available_methods()]
-    rows = []
+               if torch_available() or not needs_torch(m)]
+    if "unidhc" not in methods:
+        print("unidhc skipped: it needs torch (pip install hyperclust[deep])")
+    rows, total, done = [], 2 * len(methods), 0
     for h in (0.15, 0.8):
         hg = hypergraph_sbm(2000, 4, homophily=h, n_features=32, random_state=args.seed,
                             name=f"synthetic h={h}")
         measured = hg.homophily()["pairwise"]
         print(f"{hg!r}: measured pairwise homophily {measured:.2f} (random pairs {1 / 4:.2f})")
         for name in methods:
+            done += 1
+            print(f"  [{done}/{total}] {name} on h={measured:.2f} ...", end="", flush=True)
             est = make_estimator(name, 4, random_state=args.seed, device=args.device)
             t0 = time.perf_counter()
             est.fit(hg)
+            seconds = time.perf_counter() - t0
             scores = evaluate(hg.labels, est.labels_)
+            print(f" ACC {scores['acc']:.3f} in {seconds:.1f} s", flush=True)
             rows.append({"hypergraph": f"h={measured:.2f}", "method": name, **scores,
-                         "seconds": time.perf_counter() - t0})
-    print()
-    _print_table(rows, ["hypergraph", "method", "acc", "nmi", "ari", "f1", "seconds"])
+                         "seconds": seconds})
     print("\nNext: `hyperclust datasets`, `hyperclust info cora-ca --data-dir DIR`, "
-          "`hyperclust cluster cora-ca --method unidhc --data-dir DIR`.")
+          "`hyperclust cluster cora-ca --method unidhc --data-dir DIR`.\n")
+    _print_table(rows, ["hypergraph", "method", "acc", "nmi", "ari", "f1", "seconds"])
+    print("\n" + DEMO_SUMMARY)
     return 0
 
 
@@ -298,7 +386,19 @@ def _add_input_arguments(p) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .cluster.registry import available_methods
+    """The ``hyperclust`` argument parser (imports neither torch nor scikit-learn).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+
+    Examples
+    --------
+    >>> args = build_parser().parse_args(["cluster", "edges.txt", "--k", "3", "--plot", "a.png"])
+    >>> args.command, args.k, args.plot, args.plot_method
+    ('cluster', 3, 'a.png', 'pca')
+    """
+    from .cluster.registry import available_methods, torch_available
 
     parser = argparse.ArgumentParser(
         prog="hyperclust", description="Cluster the nodes of hypergraphs.")
@@ -321,8 +421,9 @@ def build_parser() -> argparse.ArgumentParser:
     method_help = "; ".join(f"{k}: {v}" for k, v in methods.items())
     p = sub.add_parser("cluster", help="cluster a hypergraph and write node,cluster CSV")
     p.add_argument("target", help="dataset name, directory or file")
-    p.add_argument("--method", default="auto" if "auto" in methods else "hgnn",
-                   metavar="M", help=f"clustering method. {method_help}")
+    p.add_argument("--method", default="auto", metavar="M",
+                   help="clustering method (default auto: fits several methods and keeps the "
+                        f"one with the lowest label-free objective). {method_help}")
     p.add_argument("--k", type=int, default=None, help="number of clusters (default: number of label classes)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--device", default="cpu", help="torch device for deep methods (default cpu)")
@@ -332,7 +433,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write a CSV with one row per node: node (its id in the input), cluster "
                         "(and name when the input names nodes); refuses to overwrite an input, "
                         "or an existing file without --force")
-    p.add_argument("--force", action="store_true", help="overwrite an existing --out file")
+    p.add_argument("--embedding-out", default=None, metavar="FILE",
+                   help="write the method's node embedding: FILE.npy = the array (one row per "
+                        "node, in the order of --out), FILE.npz = arrays 'embedding' and "
+                        "'node_ids'; same safety as --out")
+    p.add_argument("--plot", default=None, metavar="FILE.png",
+                   help="write a PNG: 2-D map of the embedding (at most 5000 sampled nodes) "
+                        "coloured by cluster and by label, and the cluster sizes (needs "
+                        "matplotlib: pip install hyperclust[plots]); same safety as --out")
+    p.add_argument("--plot-method", choices=("pca", "tsne"), default="pca",
+                   help="2-D map of --plot: PCA (default) or t-SNE")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite existing --out/--embedding-out/--plot files")
     p.add_argument("--data-dir", default=None, help=data_help)
     _add_input_arguments(p)
     p.add_argument("--quiet", action="store_true", help="no training progress bar")
@@ -358,6 +470,31 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
 
 
 def main(argv=None) -> int:
+    """Run the ``hyperclust`` command line.
+
+    Commands: ``datasets``, ``info``, ``cluster`` (``--out`` labels CSV, ``--embedding-out``
+    ``.npy``/``.npz``, ``--plot`` PNG), ``demo``, ``bench``; ``hyperclust COMMAND --help``
+    says more. Bad input ends with one line ``hyperclust: error: ...`` on stderr.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        Exit status: 0 on success, 2 on a user error, 130 when interrupted.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> edges = pathlib.Path(tempfile.mkdtemp()) / "edges.txt"
+    >>> _ = edges.write_text("ana,bo,cy\\ncy,di\\ndi,eve,ana\\n")
+    >>> main(["cluster", str(edges), "--method", "spectral-zhou", "--k", "2"])  # doctest: +ELLIPSIS
+    spectral-zhou on Hypergraph('edges', n_nodes=5, n_edges=3): 2 clusters in ... s (protocol: all nodes)
+    0
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     previous = warnings.showwarning
@@ -380,7 +517,7 @@ def main(argv=None) -> int:
         print("hyperclust: error: out of memory (the input is too large for this machine, or "
               "malformed so that it asks for too much)", file=sys.stderr)
         return 2
-    except (UserError, ValueError, TypeError, OSError, RecursionError) as exc:
+    except (UserError, ValueError, TypeError, OSError, RecursionError, ImportError) as exc:
         if args.debug:
             raise
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

@@ -25,6 +25,9 @@ _EMPTY_OPTIONS = ("drop", "error")
 #: Above this many nodes implied by the largest integer id, a sparse id set is an error
 #: (one id of 1e8 would otherwise allocate gigabytes of empty rows).
 _MAX_IMPLIED_NODES = 1_000_000
+#: Libraries whose objects go through :func:`hyperclust.convert.from_any`, not ``from_edges``.
+_FOREIGN_MODULES = frozenset({"xgi", "hypernetx", "dhg", "torch_geometric", "networkx",
+                              "pandas"})
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,12 @@ class CleaningReport:
         ``"keep"`` or ``"drop"``.
     empty_edges_dropped : int
         Hyperedges without members, removed.
+
+    Examples
+    --------
+    >>> hg = Hypergraph.from_edges([[0, 1], [1, 0], [2]])
+    >>> hg.cleaning.duplicate_edges, hg.cleaning.singleton_edges, hg.weights.tolist()
+    (1, 1, [2.0, 1.0])
     """
 
     repeated_members_collapsed: int = 0
@@ -218,6 +227,19 @@ class Hypergraph:
     node_ids, edge_ids : array-like of shape (n_nodes,) / (n_edges,), optional
         The user's ids of the nodes and hyperedges (distinct ints or strings), kept through
         :meth:`subset` and written by every output. Default ``0..n-1`` / ``0..m-1``.
+
+    See Also
+    --------
+    hyperclust.convert.from_any : objects of XGI, HyperNetX, DHG, PyG, networkx, pandas.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> hg = Hypergraph(sp.csr_matrix([[1, 0], [1, 1], [0, 1]]), weights=[1.0, 2.0])
+    >>> hg
+    Hypergraph(n_nodes=3, n_edges=2)
+    >>> hg.edges()[1].tolist(), hg.weighted_degrees.tolist()
+    ([1, 2], [1.0, 3.0, 2.0])
     """
 
     __slots__ = (
@@ -366,6 +388,10 @@ class Hypergraph:
         >>> hg.n_nodes, list(hg.node_ids)
         (4, ['alice', 'bob', 'carol', 'dave'])
         """
+        root = type(edges).__module__.split(".")[0]
+        if root in _FOREIGN_MODULES:
+            raise TypeError(f"from_edges takes a list of hyperedges, not a {root} "
+                            f"{type(edges).__name__}; use hyperclust.convert.from_any(obj)")
         edges = list(edges)
         bad = next((j for j, e in enumerate(edges)
                     if isinstance(e, (str, bytes)) or not hasattr(e, "__len__")), None)
@@ -415,6 +441,16 @@ class Hypergraph:
             Default to ``max id + 1`` (or the length of ``node_ids``/``edge_ids``). Other
             parameters as in :meth:`from_edges`; ``node_ids``/``edge_ids`` give the user's id
             of each position.
+
+        Returns
+        -------
+        Hypergraph
+
+        Examples
+        --------
+        >>> hg = Hypergraph.from_pairs([0, 1, 1, 2], [0, 0, 1, 1], n_nodes=4)
+        >>> hg.shape, hg.isolated.tolist()
+        ((4, 2), [False, False, False, True])
         """
         v = _as_int_array(nodes, "node ids")
         e = _as_int_array(edges, "hyperedge ids")
@@ -453,6 +489,16 @@ class Hypergraph:
 
         Any nonzero entry is a membership; negative, NaN or inf entries are errors. Other
         parameters as in :meth:`from_edges`.
+
+        Returns
+        -------
+        Hypergraph
+
+        Examples
+        --------
+        >>> hg = Hypergraph.from_incidence([[1, 0], [1, 1], [0, 1]], edge_ids=["e1", "e2"])
+        >>> hg.edge_sizes.tolist(), hg.edge_ids.tolist()
+        ([2, 2], ['e1', 'e2'])
         """
         if sp.issparse(incidence):
             H = sp.csr_matrix(incidence, copy=True)
@@ -589,6 +635,8 @@ class Hypergraph:
         kept = np.flatnonzero(keep)
         H = Hc[:, kept].tocsr()
         eids = _check_ids(edge_ids, m, "edge_ids")
+        if eids is None and edge_ids is not None and kept.size != m:
+            eids = np.arange(m)  # given ids 0..m-1 stay the ids of the kept hyperedges
         return cls(H, weights=w[kept], features=features, labels=labels, node_names=node_names,
                    edge_names=None if names is None else names[kept], cleaning=report, name=name,
                    node_ids=node_ids, edge_ids=None if eids is None else eids[kept])
@@ -670,7 +718,14 @@ class Hypergraph:
     def index_of(self, node_ids) -> np.ndarray:
         """Positions (``0..n_nodes-1``) of the given node ids, shape (len(node_ids),).
 
-        Raises ``ValueError`` naming the first id that is not a node of this hypergraph."""
+        Raises ``ValueError`` naming the first id that is not a node of this hypergraph.
+
+        Examples
+        --------
+        >>> hg = Hypergraph.from_edges([["ana", "bo"], ["bo", "cy"]])
+        >>> hg.index_of(["cy", "ana"]).tolist()
+        [2, 0]
+        """
         index, _ = map_ids(np.asarray(node_ids if not np.isscalar(node_ids) else [node_ids]),
                            self.node_ids)
         return index
@@ -712,13 +767,26 @@ class Hypergraph:
         return self.node_degrees == 0
 
     def edges(self) -> list[np.ndarray]:
-        """Hyperedges as a list of sorted node-id arrays (for export; O(nnz))."""
+        """Hyperedges as a list of sorted node-position arrays (for export; O(nnz)).
+
+        Examples
+        --------
+        >>> [e.tolist() for e in Hypergraph.from_edges([[2, 0], [1, 2, 3]]).edges()]
+        [[0, 2], [1, 2, 3]]
+        """
         Ht = self.incidence_t
         return np.split(Ht.indices.copy(), Ht.indptr[1:-1])
 
     def replace(self, **changes) -> "Hypergraph":
         """A copy with some of ``weights, features, labels, node_names, edge_names, name``
-        replaced (``features=None`` removes features)."""
+        replaced (``features=None`` removes features).
+
+        Examples
+        --------
+        >>> hg = Hypergraph.from_edges([[0, 1], [1, 2]])
+        >>> hg.replace(labels=[0, 0, 1], name="toy")
+        Hypergraph('toy', n_nodes=3, n_edges=2, n_classes=2)
+        """
         allowed = {"weights", "features", "labels", "node_names", "edge_names", "name"}
         unknown = set(changes) - allowed
         if unknown:
@@ -739,6 +807,13 @@ class Hypergraph:
         n_components : int
         component : ndarray of int, shape (n_nodes,)
             Component id per node, numbered by decreasing component size.
+
+        Examples
+        --------
+        >>> hg = Hypergraph.from_edges([[0, 1], [2, 3, 4]], n_nodes=6)
+        >>> n, comp = hg.connected_components()
+        >>> n, comp.tolist()
+        (3, [1, 1, 0, 0, 0, 2])
         """
         if "components" not in self._cache:
             n, m = self.shape
@@ -760,6 +835,13 @@ class Hypergraph:
         Hyperedges are restricted to the kept nodes; those left empty are removed unless
         ``keep_empty_edges``. ``node_ids`` and ``edge_ids`` are kept; ``original_ids`` maps
         the new nodes to this hypergraph's positions (composed with its own ``original_ids``).
+
+        Examples
+        --------
+        >>> hg = Hypergraph.from_edges([["a", "b"], ["b", "c"], ["c", "d"]])
+        >>> sub = hg.subset([1, 2])
+        >>> sub.node_ids.tolist(), sub.edge_ids.tolist(), sub.original_ids.tolist()
+        (['b', 'c'], [0, 1, 2], [1, 2])
         """
         idx = np.asarray(nodes)
         if idx.dtype == bool:
@@ -786,11 +868,23 @@ class Hypergraph:
                           node_ids=self.node_ids[idx], edge_ids=self.edge_ids[cols])
 
     def drop_isolated(self) -> "Hypergraph":
-        """The sub-hypergraph on nodes that belong to at least one hyperedge."""
+        """The sub-hypergraph on nodes that belong to at least one hyperedge.
+
+        Examples
+        --------
+        >>> Hypergraph.from_edges([[0, 1]], n_nodes=3).drop_isolated().n_nodes
+        2
+        """
         return self.subset(~self.isolated)
 
     def largest_component(self) -> "Hypergraph":
-        """The sub-hypergraph on the largest connected component."""
+        """The sub-hypergraph on the largest connected component.
+
+        Examples
+        --------
+        >>> Hypergraph.from_edges([[0, 1], [2, 3, 4]]).largest_component().node_ids.tolist()
+        [2, 3, 4]
+        """
         _, comp = self.connected_components()
         return self.subset(comp == 0)
 
@@ -807,6 +901,12 @@ class Hypergraph:
             the majority label in a hyperedge; ``node``: mean over covered nodes of the share
             of same-label clique neighbours, counted with multiplicity (a neighbour met in two
             hyperedges counts twice).
+
+        Examples
+        --------
+        >>> hg = Hypergraph.from_edges([[0, 1], [2, 3], [1, 2]], labels=[0, 0, 1, 1])
+        >>> round(hg.homophily()["pairwise"], 3)
+        0.667
         """
         if self._labels is None:
             raise ValueError("homophily needs labels; this hypergraph has none")
@@ -842,7 +942,19 @@ class Hypergraph:
                 "node": node}
 
     def summary(self) -> dict:
-        """Sizes, degrees, isolated nodes, components, cleaning counts and homophily."""
+        """Sizes, degrees, isolated nodes, components, cleaning counts and homophily.
+
+        Returns
+        -------
+        dict
+            ``{statistic name: value}`` (``homophily_*`` keys when labelled).
+
+        Examples
+        --------
+        >>> s = Hypergraph.from_edges([[0, 1, 2], [2, 3]], n_nodes=5).summary()
+        >>> s["n_nodes"], s["nnz"], s["isolated_nodes"], s["components"]
+        (5, 5, 1, 2)
+        """
         sizes = self.edge_sizes
         deg = self.node_degrees
         n_comp, comp = self.connected_components()

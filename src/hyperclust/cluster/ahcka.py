@@ -25,6 +25,7 @@ import scipy.sparse as sp
 
 from ..objectives import rwr_conductance
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
+from .registry import DESCRIPTIONS
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 
 __all__ = ["AHCKA", "discretize", "rwr_seed_assignment", "METHODS"]
@@ -296,7 +297,5 @@ def _indicator_columns(labels, k):
 
 
 METHODS = {
-    "ahcka": (lambda k, seed, device: AHCKA(k, random_state=seed),
-              "AHCKA: orthogonal iterations on the hypergraph + attribute-kNN random walk, "
-              "label-free selection by RWR conductance"),
+    "ahcka": (lambda k, seed, device: AHCKA(k, random_state=seed), DESCRIPTIONS["ahcka"]),
 }

@@ -17,6 +17,7 @@ import numpy as np
 from ..objectives import rwr_conductance
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
 from .ahcka import AHCKA
+from .registry import DESCRIPTIONS
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import HGNNSmoothingKMeans, KMeansFeatures, shared_reductions
 from .spectral import SpectralHypergraphClustering
@@ -209,6 +210,5 @@ class AutoClusterer(HypergraphClusterer):
 
 METHODS = {
     "auto": (lambda k, seed, device: AutoClusterer(k, random_state=seed),
-             "fit ahcka, hgnn, spectral (hypergraph and hypergraph+kNN) and k-means; keep the "
-             "lowest label-free RWR conductance (min-side normalised)"),
+             DESCRIPTIONS["auto"]),
 }

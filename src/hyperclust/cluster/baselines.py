@@ -14,13 +14,21 @@ from sklearn.preprocessing import normalize
 
 from ..operators.propagation import PropagationOperator
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
+from .registry import DESCRIPTIONS
 
 __all__ = ["KMeansFeatures", "HGNNSmoothingKMeans", "kmeans_labels", "node_input",
            "reduce_features", "structural_dim", "METHODS"]
 
 
 def kmeans_labels(embedding: np.ndarray, n_clusters: int, n_init: int, random_state: int):
-    """k-means with ``n_init`` seeded restarts; returns labels, shape (n_nodes,)."""
+    """k-means with ``n_init`` seeded restarts; returns labels, shape (n_nodes,).
+
+    Examples
+    --------
+    >>> Z = np.array([[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]])
+    >>> kmeans_labels(Z, 2, n_init=4, random_state=0).tolist()
+    [1, 1, 0, 0]
+    """
     km = KMeans(n_clusters=n_clusters, n_init=n_init, random_state=random_state)
     return km.fit_predict(embedding)
 
@@ -47,6 +55,23 @@ def reduce_features(X, n_components, random_state):
     """Optionally project features to ``n_components`` dimensions with a seeded truncated SVD.
 
     ``n_components="auto"`` projects only when there are more than 256 features.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix, shape (n_nodes, d)
+    n_components : int, "auto" or None
+    random_state : int
+
+    Returns
+    -------
+    ndarray or sparse matrix, shape (n_nodes, min(d, n_components))
+        ``X`` itself when no projection is made.
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(200, 300))
+    >>> reduce_features(X, "auto", 0).shape, reduce_features(X, 5, 0).shape
+    ((200, 128), (200, 5))
     """
     cache = _REDUCTIONS.get()
     if cache is None:
@@ -78,6 +103,11 @@ def structural_dim(n_structural, n_clusters: int) -> int:
     .51 with 32 columns, .80 with 4); with only ``n_clusters`` columns many-class sets lose
     structure (contact-high-school, 9 classes: ACC .98 with 9, 1.00 with 18; walmart-trips
     NMI .002 with 11, .119 with 22). Measurements in docs/unidhc.md.
+
+    Examples
+    --------
+    >>> structural_dim("auto", 2), structural_dim("auto", 7), structural_dim("auto", 40)
+    (4, 14, 32)
     """
     if isinstance(n_structural, str) and n_structural == "auto":
         return int(min(STRUCTURAL_MAX_DIM, 2 * max(2, n_clusters)))
@@ -106,6 +136,14 @@ def node_input(hypergraph, input: str, random_state: int,
     X : ndarray or CSR, shape (n_nodes, d)
     kind : str
         ``"features"`` or ``"structural"``.
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3], [3, 4, 5], [5, 0]])
+    >>> X, kind = node_input(hg, "auto", 0, n_components_structural=2)
+    >>> X.shape, kind
+    ((6, 2), 'structural')
     """
     if input not in ("auto", "features", "structural"):
         raise ValueError(f"input must be 'auto', 'features' or 'structural', got {input!r}")
@@ -148,6 +186,13 @@ class KMeansFeatures(_EmbeddingKMeans):
     ----------
     labels_ : ndarray of shape (n_nodes,)
     embedding_ : ndarray of shape (n_nodes, d)
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1], [2, 3]], features=[[0, 1], [0, 1.1], [1, 0], [1.1, 0]])
+    >>> KMeansFeatures(2, random_state=0).fit_predict(hg).tolist()
+    [1, 1, 0, 0]
     """
 
     def __init__(self, n_clusters=2, *, n_components="auto", normalize_rows=True, n_init=10,
@@ -205,6 +250,14 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
     labels_ : ndarray of shape (n_nodes,)
     embedding_ : ndarray of shape (n_nodes, d)
     input_kind_ : str
+
+    Examples
+    --------
+    >>> from hyperclust.datasets.synthetic import hypergraph_sbm
+    >>> hg = hypergraph_sbm(200, 2, homophily=0.9, n_features=8, random_state=0)
+    >>> est = HGNNSmoothingKMeans(2, random_state=0).fit(hg)
+    >>> est.labels_.shape, est.embedding_.shape, est.input_kind_
+    ((200,), (200, 8), 'features')
     """
 
     def __init__(self, n_clusters=2, *, n_hops=2, self_loops=1.0, input="auto",
@@ -265,7 +318,7 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
 
 METHODS = {
     "kmeans": (lambda k, seed, device: KMeansFeatures(k, random_state=seed),
-               "k-means on node features (hyperedges ignored)"),
+               DESCRIPTIONS["kmeans"]),
     "hgnn": (lambda k, seed, device: HGNNSmoothingKMeans(k, random_state=seed),
-             "k-means on HGNN-smoothed features P^2 X (structural input when feature-less)"),
+             DESCRIPTIONS["hgnn"]),
 }

@@ -13,6 +13,7 @@ from ..operators.expansions import StarLaplacian, clique_adjacency
 from ..operators.laplacians import ZhouLaplacian
 from ..spectral import NormalizedAffinity, eigsh_seeded, regularized_embedding
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
+from .registry import DESCRIPTIONS
 
 __all__ = ["SpectralHypergraphClustering", "OPERATORS", "METHODS"]
 
@@ -38,7 +39,23 @@ def _affinity(hypergraph, operator, eps):
 
 def cpqr_assign(V: np.ndarray) -> np.ndarray:
     """Cluster assignment by column-pivoted QR of the embedding (Damle, Minden & Ying 2019):
-    deterministic, no random restarts."""
+    deterministic, no random restarts.
+
+    Parameters
+    ----------
+    V : ndarray, shape (n_nodes, k)
+        Spectral embedding (k clusters).
+
+    Returns
+    -------
+    ndarray of int, shape (n_nodes,)
+
+    Examples
+    --------
+    >>> V = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
+    >>> cpqr_assign(V).tolist()
+    [0, 0, 1, 1]
+    """
     k = V.shape[1]
     _, _, piv = sla.qr(V.T, pivoting=True, mode="economic")
     Q, _ = np.linalg.qr(V[piv[:k]].T)
@@ -99,6 +116,14 @@ class SpectralHypergraphClustering(HypergraphClusterer):
     eigenvalues_ : ndarray, shape (n_components,)
         Eigenvalues of the regularized normalized Laplacian, ascending.
     tau_ : float
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2], [3, 4, 5], [4, 5], [2, 3]])
+    >>> est = SpectralHypergraphClustering(2, operator="zhou", random_state=0).fit(hg)
+    >>> est.labels_.tolist(), est.embedding_.shape
+    ([1, 1, 1, 0, 0, 0], (6, 2))
     """
 
     def __init__(self, n_clusters=2, operator="zhou", assign="kmeans", regularization="auto",
@@ -208,11 +233,6 @@ def _factory(operator, **kw):
     return make
 
 
-METHODS = {
-    "spectral-zhou": (_factory("zhou"), "regularized spectral clustering, Zhou normalized hypergraph Laplacian"),
-    "spectral-clique": (_factory("clique"), "regularized spectral clustering, clique expansion w_e/(|e|-1)"),
-    "spectral-clique-unit": (_factory("clique-unit"), "regularized spectral clustering, clique expansion w_e"),
-    "spectral-star": (_factory("star"), "regularized spectral clustering, star (bipartite) expansion"),
-    "spectral-collapsed": (_factory("collapsed"),
-                           "regularized spectral clustering, star expansion collapsed onto vertices (S_eps, eps=1)"),
-}
+METHODS = {name: (_factory(name[len("spectral-"):]), DESCRIPTIONS[name])
+           for name in ("spectral-zhou", "spectral-clique", "spectral-clique-unit",
+                        "spectral-star", "spectral-collapsed")}

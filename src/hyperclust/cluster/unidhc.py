@@ -23,15 +23,15 @@ import numbers
 import warnings
 
 import numpy as np
-import torch
 from sklearn.preprocessing import normalize
 
 from ..models.adaptivity import choose_family, smoothness_zscore
 from ..models.basis import (BASES, basis_response, borrow_for_isolated, feature_neighbors,
                             polynomial_basis)
-from ..models.unidhc import ENCODERS, train_unidhc
 from ..operators.propagation import PropagationOperator
+from ..threads import current_limit
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
+from .registry import DESCRIPTIONS
 
 __all__ = ["UniDHC", "family_coefficients", "METHODS"]
 
@@ -67,6 +67,11 @@ def family_coefficients(family: str, order: int, basis: str = "power") -> np.nda
 
     The power-basis polynomial is re-expressed exactly in the ``basis`` polynomials (same
     degree, so least squares on ``order + 1`` or more points is exact).
+
+    Examples
+    --------
+    >>> family_coefficients("high-pass", 2).tolist()
+    [1.0, -1.0, 0.0]
     """
     g = _family_power(family, order)
     if basis == "power":
@@ -76,6 +81,19 @@ def family_coefficients(family: str, order: int, basis: str = "power") -> np.nda
     A = basis_response(lam, order, basis).T
     coef, *_ = np.linalg.lstsq(A, target, rcond=None)
     return coef
+
+
+def _deep():
+    """``(torch, ENCODERS, train_unidhc)``, imported on first use: torch is the optional
+    extra ``hyperclust[deep]``, and importing this module must not load it."""
+    try:
+        import torch
+    except ImportError:
+        raise ImportError("UniDHC needs torch, which is not installed: "
+                          "pip install hyperclust[deep]") from None
+    from ..models.unidhc import ENCODERS, train_unidhc
+
+    return torch, ENCODERS, train_unidhc
 
 
 def _check_pos_int(value, name, minimum=1):
@@ -189,6 +207,14 @@ class UniDHC(HypergraphClusterer):
         Family of the initial filter (``"custom"`` for an explicit array).
     n_isolated_borrowing_ : int
         Isolated nodes whose propagated terms came partly from their feature neighbours.
+
+    Examples
+    --------
+    >>> from hyperclust.datasets.synthetic import hypergraph_sbm
+    >>> hg = hypergraph_sbm(120, 2, homophily=0.9, n_features=8, random_state=0)
+    >>> est = UniDHC(2, epochs=2, hidden_dim=16, random_state=0).fit(hg)
+    >>> est.labels_.shape, est.embedding_.shape, est.coefficients_.shape
+    ((120,), (120, 16), (5,))
     """
 
     def __init__(self, n_clusters=2, *, order=4, basis="power", gamma_init="auto",
@@ -265,8 +291,9 @@ class UniDHC(HypergraphClusterer):
                              f"got {fn!r}")
         if fn is not None and self.consistency != "cosine":
             raise ValueError("false_negative_mask applies to consistency='cosine' only")
-        if self.encoder not in ENCODERS:
-            raise ValueError(f"encoder must be one of {ENCODERS}, got {self.encoder!r}")
+        encoders = _deep()[1]
+        if self.encoder not in encoders:
+            raise ValueError(f"encoder must be one of {encoders}, got {self.encoder!r}")
         if self.embedding not in EMBEDDINGS:
             raise ValueError(f"embedding must be one of {EMBEDDINGS}, got {self.embedding!r}")
         if isinstance(self.gamma_init, str):
@@ -314,6 +341,10 @@ class UniDHC(HypergraphClusterer):
 
     def fit(self, hypergraph, y=None):
         """Fit on ``hypergraph`` (labels, if any, are ignored). Returns ``self``."""
+        torch, _, train_unidhc = _deep()
+        limit = current_limit()  # torch may have been imported inside this fit's thread limit
+        if limit is not None:
+            torch.set_num_threads(limit)
         hg = check_hypergraph(hypergraph)
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
         order = self._validate()
@@ -368,6 +399,7 @@ class UniDHC(HypergraphClusterer):
         return self
 
     def _encode(self, net, Z):
+        torch = _deep()[0]
         with torch.no_grad():
             Hh = net.encoder(torch.as_tensor(Z, dtype=torch.float32,
                                              device=torch.device(self.device)))
@@ -426,9 +458,8 @@ class UniDHC(HypergraphClusterer):
 
 METHODS = {
     "unidhc": (lambda k, seed, device: UniDHC(k, random_state=seed, device=device),
-               "Uni-DHC: learnable polynomial filter (z-score-chosen init) + residual encoder, "
-               "k-means"),
+               DESCRIPTIONS["unidhc"]),
     "unidhc-filter": (lambda k, seed, device: UniDHC(k, embedding="filter", random_state=seed,
                                                      device=device),
-                      "Uni-DHC, k-means on the learned filter output only"),
+                      DESCRIPTIONS["unidhc-filter"]),
 }

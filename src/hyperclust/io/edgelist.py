@@ -84,7 +84,7 @@ def read_edgelist(path, *, n_nodes: int | None = None, index_base: int | None = 
     --------
     >>> import tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "trips.txt")
-    >>> _ = open(path, "w").write("alice bob\nbob carol dave\n")
+    >>> _ = open(path, "w").write("alice bob\\nbob carol dave\\n")
     >>> hg = read_edgelist(path)
     >>> hg.n_nodes, list(hg.node_ids)
     (4, ['alice', 'bob', 'carol', 'dave'])
