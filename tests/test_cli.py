@@ -13,7 +13,7 @@ def test_demo_runs(capsys):
     from hyperclust.cli import DEMO_SUMMARY
 
     progress = [line for line in out.splitlines() if line.strip().startswith("[")]
-    assert len(progress) == 8 and progress[0].strip().startswith("[1/8] kmeans")
+    assert len(progress) == 12 and progress[0].strip().startswith("[1/12] kmeans")
     assert all(" ACC " in line for line in progress)  # one line per fit, with its result
     assert out.rstrip().splitlines()[-1] == DEMO_SUMMARY
 
