@@ -80,11 +80,11 @@ def test_cli_without_torch(tmp_path):
     r = _run(f"""
         import sys
         from hyperclust.cli import main
-        assert main(['cluster', {str(edges)!r}, '--k', '2', '--quiet']) == 0   # default: hgnn
+        assert main(['cluster', {str(edges)!r}, '--k', '2', '--quiet']) == 0   # default auto: no torch
         rc = main(['cluster', {str(edges)!r}, '--k', '2', '--method', 'unidhc'])
         assert rc == 2, rc
     """, block_torch=True)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.startswith("hgnn on")
+    assert r.stdout.startswith("auto on")
     assert r.stderr.strip() == ("hyperclust: error: UniDHC needs torch, which is not installed: "
                                 "pip install hyperclust[deep]")

@@ -88,7 +88,7 @@ def available_methods() -> dict:
     Examples
     --------
     >>> list(available_methods())[:3]
-    ['kmeans', 'hgnn', 'spectral-zhou']
+    ['auto', 'ahcka', 'kmeans']
     """
     return dict(DESCRIPTIONS)
 
