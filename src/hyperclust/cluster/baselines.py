@@ -10,6 +10,7 @@ from sklearn.cluster import KMeans
 from sklearn.decomposition import TruncatedSVD
 from sklearn.preprocessing import normalize
 
+from ..operators import propagation
 from ..operators.propagation import PropagationOperator
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 
@@ -145,7 +146,8 @@ class KMeansFeatures(_EmbeddingKMeans):
 class HGNNSmoothingKMeans(_EmbeddingKMeans):
     """k-means on HGNN-smoothed features ``P^K X`` (a fixed low-pass filter).
 
-    ``P = Dv^-1/2 (H W De^-1 H^T + s I) Dv^-1/2`` is applied in factored form, never formed.
+    ``P = Dv^-1/2 (H W De^-1 H^T + s I) Dv^-1/2`` is applied in factored form, never formed,
+    in float32 (:data:`hyperclust.operators.propagation.BASIS_DTYPE`).
 
     Parameters
     ----------
@@ -195,7 +197,8 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
         seed = self._rng_seed(self.random_state)
         X, self.input_kind_ = node_input(hg, self.input, seed, n_structural)
         X = reduce_features(X, self.n_components, seed)
-        P = PropagationOperator(hg, self_loops=self.self_loops)
+        # float32 propagation (propagation.BASIS_DTYPE); docs/results/bench/dtype.md
+        P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE)
         Z = P.apply_power(X, self.n_hops)
         return self._cluster(Z, k, seed)
 
