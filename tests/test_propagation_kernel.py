@@ -197,3 +197,33 @@ def test_threads_follow_the_thread_policy():
     with thread_limit(3):
         assert resolve_threads() == 3
     assert resolve_threads(2) == 2
+
+
+# --- the folded normalized affinity of the spectral path ---------------------------------
+
+@pytest.mark.parametrize("tau", [0.0, 0.7])
+@pytest.mark.parametrize("which", ["zhou", "zhou-loops", "collapsed"])
+def test_folded_normalized_affinity_matches_unfolded(tau, which):
+    from scipy.sparse.linalg import LinearOperator, aslinearoperator
+
+    from hyperclust.operators import StarCollapsedOperator, ZhouLaplacian
+    from hyperclust.spectral import NormalizedAffinity
+
+    hg = _hypergraph()  # isolated nodes 7, 8
+    if which == "collapsed":
+        M, d = StarCollapsedOperator(hg, eps=1.0).affinity()
+    else:
+        M, d = ZhouLaplacian(hg, kind="unnormalized",
+                             self_loops=0.5 if which == "zhou-loops" else 0.0).affinity()
+    folded = NormalizedAffinity(M, d, tau)
+    wrapped = LinearOperator(M.shape, matvec=M.matvec, matmat=M.matmat, dtype=np.float64)
+    plain = NormalizedAffinity(wrapped, d, tau)
+    assert folded._folded is not None and plain._folded is None
+    Md = M.to_dense() if hasattr(M, "to_dense") else aslinearoperator(M).matmat(np.eye(9))
+    dt = d + tau
+    s = np.divide(1.0, np.sqrt(dt), out=np.zeros_like(dt), where=dt > 0)
+    ref = np.diag(s) @ (Md + tau / 9 * np.ones((9, 9))) @ np.diag(s)
+    X = np.random.default_rng(0).normal(size=(9, 3))
+    np.testing.assert_allclose(folded.matmat(X), ref @ X, atol=1e-12)
+    np.testing.assert_allclose(plain.matmat(X), ref @ X, atol=1e-12)
+    np.testing.assert_allclose(folded.matvec(X[:, 0]), ref @ X[:, 0], atol=1e-12)
