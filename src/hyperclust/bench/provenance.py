@@ -1,0 +1,107 @@
+"""Where a benchmark number comes from: the code's commit, the machine's load and threads.
+
+Every stored benchmark row carries :func:`run_provenance` (commit hash and dirty flag of the
+git checkout hyperclust is imported from, hyperclust version, the thread count in force, the
+load average when the run started), so that a report can tell current rows from rows made by
+older code (:mod:`hyperclust.bench.report`) and timings taken on a busy machine from idle ones.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+from pathlib import Path
+
+__all__ = ["git_commit", "load_average", "thread_info", "run_provenance", "package_root",
+           "IDLE_LOAD"]
+
+#: A 1-minute load average below this counts as an idle machine for timings.
+IDLE_LOAD = 0.3
+
+
+def package_root() -> Path:
+    """The directory of the imported ``hyperclust`` package."""
+    return Path(__file__).resolve().parent.parent
+
+
+def _git(args, cwd, timeout=10.0) -> str | None:
+    try:
+        res = subprocess.run(["git", *args], cwd=str(cwd), capture_output=True, text=True,
+                             timeout=timeout, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return res.stdout.strip() if res.returncode == 0 else None
+
+
+@functools.lru_cache(maxsize=8)
+def _git_commit_cached(path: str) -> tuple:
+    commit = _git(["rev-parse", "HEAD"], path)
+    if not commit:
+        return None, None
+    status = _git(["status", "--porcelain", "--untracked-files=no"], path)
+    return commit, (None if status is None else bool(status))
+
+
+def git_commit(path=None) -> dict:
+    """``{"commit": hash or None, "dirty": bool or None}`` of the git checkout holding
+    ``path`` (default: the imported hyperclust package). ``dirty``: tracked files differ
+    from the commit. Both None outside a git checkout or without git."""
+    path = package_root() if path is None else Path(path)
+    commit, dirty = _git_commit_cached(str(path))
+    return {"commit": commit, "dirty": dirty}
+
+
+def load_average(text: str | None = None) -> list[float] | None:
+    """The 1, 5 and 15-minute load averages (``/proc/loadavg``), or None."""
+    try:
+        if text is None:
+            return [round(x, 2) for x in os.getloadavg()]
+        return [float(x) for x in text.split()[:3]]
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def thread_info() -> dict:
+    """Threads in force: the thread policy's limit, each BLAS/OpenMP pool (threadpoolctl)
+    and torch's intra-op threads (only when torch is already imported)."""
+    import sys
+
+    from ..threads import available_cores, current_limit
+
+    out = {"limit": current_limit(), "cores": available_cores()}
+    try:
+        from threadpoolctl import threadpool_info
+
+        out["pools"] = [{k: p.get(k) for k in ("internal_api", "num_threads", "version")}
+                        for p in threadpool_info()]
+    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
+        out["pools"] = None
+    torch = sys.modules.get("torch")
+    out["torch"] = torch.get_num_threads() if torch is not None else None
+    return out
+
+
+def run_provenance(threads=None) -> dict:
+    """The record of one run's conditions.
+
+    Parameters
+    ----------
+    threads : int, optional
+        The thread count the run was limited to (recorded as ``threads``); default the
+        innermost :func:`~hyperclust.threads.thread_limit` in force, if any.
+
+    Returns
+    -------
+    dict
+        ``commit``, ``dirty``, ``hyperclust_version``, ``threads``, ``load_avg_start``
+        (1/5/15-minute load averages).
+    """
+    from .. import __version__
+    from ..threads import current_limit
+
+    rec = git_commit()
+    rec["hyperclust_version"] = __version__
+    rec["threads"] = threads if threads is not None else current_limit()
+    rec["load_avg_start"] = load_average()
+    return rec
