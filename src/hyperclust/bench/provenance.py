@@ -8,7 +8,6 @@ older code (:mod:`hyperclust.bench.report`) and timings taken on a busy machine 
 
 from __future__ import annotations
 
-import functools
 import os
 import subprocess
 from pathlib import Path
@@ -34,22 +33,16 @@ def _git(args, cwd, timeout=10.0) -> str | None:
     return res.stdout.strip() if res.returncode == 0 else None
 
 
-@functools.lru_cache(maxsize=8)
-def _git_commit_cached(path: str) -> tuple:
-    commit = _git(["rev-parse", "HEAD"], path)
-    if not commit:
-        return None, None
-    status = _git(["status", "--porcelain", "--untracked-files=no"], path)
-    return commit, (None if status is None else bool(status))
-
-
 def git_commit(path=None) -> dict:
     """``{"commit": hash or None, "dirty": bool or None}`` of the git checkout holding
     ``path`` (default: the imported hyperclust package). ``dirty``: tracked files differ
     from the commit. Both None outside a git checkout or without git."""
     path = package_root() if path is None else Path(path)
-    commit, dirty = _git_commit_cached(str(path))
-    return {"commit": commit, "dirty": dirty}
+    commit = _git(["rev-parse", "HEAD"], path)
+    if not commit:
+        return {"commit": None, "dirty": None}
+    status = _git(["status", "--porcelain", "--untracked-files=no"], path)
+    return {"commit": commit, "dirty": None if status is None else bool(status)}
 
 
 def load_average(text: str | None = None) -> list[float] | None:
