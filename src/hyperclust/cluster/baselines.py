@@ -197,7 +197,7 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
         seed = self._rng_seed(self.random_state)
         X, self.input_kind_ = node_input(hg, self.input, seed, n_structural)
         X = reduce_features(X, self.n_components, seed)
-        # float32 propagation (propagation.BASIS_DTYPE); docs/results/bench/dtype.md
+        # float32 propagation (propagation.BASIS_DTYPE): docs/results/bench/dtype_settings.md
         P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE)
         Z = P.apply_power(X, self.n_hops)
         return self._cluster(Z, k, seed)
