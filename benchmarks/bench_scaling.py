@@ -20,7 +20,8 @@ Operations:
 * ``basis``  Uni-DHC's basis ``[X, PX, ..., P^4 X]``, X (n, 32), float32
              (``polynomial_basis``); kernel: 4 float32 pairs at width 32;
 * ``eigsh``  the regularized spectral embedding of ``spectral-zhou`` (4 eigenvectors of the
-             regularized normalized Zhou affinity, float64, the estimator's default ``tol``);
+             regularized normalized Zhou affinity, float64, the estimator's default ``tol``
+             for that size; dense ``eigh`` up to 1500 nodes);
              kernel: (its number of operator applications) x one float64 SpMV pair;
 * ``spectral-zhou`` the whole ``SpectralHypergraphClustering(4, operator="zhou").fit``
              (components, embedding, k-means); kernel as for ``eigsh``;
@@ -162,7 +163,7 @@ def _setup(op, hg, rng):
                 lambda: BASIS_ORDER * pair_bytes(nnz, n, m, BASIS_WIDTH, 4),
                 f"{BASIS_ORDER} float32 SpMM pairs, width {BASIS_WIDTH}", None)
     if op in ("eigsh", "spectral-zhou"):
-        from hyperclust.cluster.spectral import SpectralHypergraphClustering
+        from hyperclust.cluster.spectral import SpectralHypergraphClustering, resolve_settings
         from hyperclust.operators.laplacians import ZhouLaplacian
         from hyperclust.spectral import regularized_embedding
 
@@ -177,7 +178,8 @@ def _setup(op, hg, rng):
 
             def fn():
                 counter.count = 0
-                regularized_embedding(M, d, N_CLUSTERS, tau=tau, random_state=0, tol=est.tol)
+                regularized_embedding(M, d, N_CLUSTERS, tau=tau, random_state=0,
+                                      tol=resolve_settings(n, est.tol, est.n_init)[0])
         else:
             def fn():
                 counter.count = 0
