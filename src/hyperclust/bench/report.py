@@ -469,12 +469,21 @@ def _provenance_section(marks) -> list[str]:
          "repository. Marked cells may not reflect the current code: rerun them.", ""]
     if not bad:
         return L + ["Every group of runs is current."]
-    L += ["| dataset | protocol | method | mark | runs by status | method code last changed in |",
-          "|---|---|---|---|---|---|"]
-    for (d, p, m), v in sorted(bad.items()):
-        runs = ", ".join(f"{k}: {n}" for k, n in sorted(v["runs"].items()))
-        L.append(f"| {d} | {p} | `{m}` | {v['mark']}{_MARK[v['mark']]} | {runs} | "
-                 f"{(v['touched'] or '')[:10]} |")
+    L += ["| method | mark | groups | runs by status | method code last changed in | "
+          "dataset / protocol |", "|---|---|---|---|---|---|"]
+    by = defaultdict(list)
+    for (d, p, m), v in bad.items():
+        by[(m, v["mark"])].append(((d, p), v))
+    for (m, mark), items in sorted(by.items()):
+        runs = Counter()
+        for _, v in items:
+            runs.update(v["runs"])
+        where = sorted(f"{d} / {p}" for (d, p), _ in items)
+        shown = ", ".join(where[:12]) + (f", … ({len(where) - 12} more)" if len(where) > 12 else "")
+        touched = sorted({(v["touched"] or "")[:10] for _, v in items} - {""})
+        L.append(f"| `{m}` | {mark}{_MARK[mark]} | {len(items)} | "
+                 f"{', '.join(f'{k}: {n}' for k, n in sorted(runs.items()))} | "
+                 f"{', '.join(touched)} | {shown} |")
     return L
 
 
