@@ -211,6 +211,9 @@ def measure(task: dict) -> dict:
     row = {"op": op, "n_nodes": n, "status": "failed", "mode": task.get("mode", "full")}
     row.update(run_provenance())
     row["load_before"] = row.pop("load_avg_start")
+    from hyperclust.threads import busy_cores
+
+    row["busy_cores_before"] = busy_cores()  # other processes' runnable tasks, now
     try:
         if op == "unidhc_epoch":
             import torch  # noqa: F401 - imported before thread_limit so that it limits torch
@@ -365,12 +368,22 @@ def markdown(data: dict, head_commit: str | None = None) -> str:
     cond = data.get("conditions", {})
     ok = [r for r in rows if r.get("status") == "ok"]
     loads = [_load1(r, "load_before") for r in ok if _load1(r, "load_before") is not None]
-    idle = bool(loads) and max(loads) < IDLE_LOAD
+    # Idle: the machine was idle when the run started (1-minute load average < IDLE_LOAD)
+    # and no other process had a runnable task when any measurement started (the load
+    # average itself climbs with this benchmark's own earlier measurements).
+    start = (cond.get("load_avg") or [None])[0]
+    busy = [r.get("busy_cores_before") for r in ok]
+    if start is not None and all(b is not None for b in busy):
+        idle = bool(ok) and start < IDLE_LOAD and max(busy) == 0
+    else:  # rows without the busy-core count: every measurement must start below IDLE_LOAD
+        idle = bool(loads) and max(loads) < IDLE_LOAD
     L = ["# Scaling benchmark", ""]
     if not idle:
         L += [f"> **Pending an idle rerun.** These timings were taken with a 1-minute load "
               f"average of {min(loads, default=float('nan')):.2f}..{max(loads, default=float('nan')):.2f} "
-              f"(idle means < {IDLE_LOAD}) on a machine shared with other jobs: they show "
+              f"and up to {max((b or 0 for b in busy), default=0)} cores busy with other "
+              f"processes (idle means < {IDLE_LOAD} at the start and no other runnable "
+              "task when a measurement starts) on a machine shared with other jobs: they show "
               "that the benchmark runs and the ratios to the bare kernel measured in the same "
               "process, not what the code achieves. Rerun on an idle machine with "
               "`python benchmarks/bench_scaling.py` before quoting any number.", ""]
@@ -397,8 +410,11 @@ def markdown(data: dict, head_commit: str | None = None) -> str:
               f"{torch_info.get('threads', 'n/a')}; per-row threads in the tables",
               f"- load average (1/5/15 min) at start {cond.get('load_avg')}, at end "
               f"{data.get('load_avg_end')}; per-row load before/after in scaling.json",
-              f"- {'idle' if idle else 'NOT idle'}: max 1-minute load before a measurement "
-              f"{max(loads, default=float('nan')):.2f}", ""]
+              f"- {'idle' if idle else 'NOT idle'}: 1-minute load average {start} when the "
+              f"run started (idle: < {IDLE_LOAD}); other processes' runnable tasks when a "
+              f"measurement started (`hyperclust.threads.busy_cores`): max "
+              f"{max((b or 0 for b in busy), default=0)}; the load average during the run "
+              "includes this benchmark's own work", ""]
     L += ["## Per operation", ""]
     for op in OPERATIONS:
         sel = sorted((r for r in rows if r["op"] == op), key=lambda r: r["n_nodes"])
@@ -408,9 +424,9 @@ def markdown(data: dict, head_commit: str | None = None) -> str:
         kern = next((r.get("kernel") for r in sel if r.get("kernel")), "")
         if kern:
             L += [f"Kernel: {kern}.", ""]
-        L += ["| nodes | nnz(H) | threads | load 1m before/after | min s | median s | kernel s "
-              "| op/kernel | bound s | op/bound | matvecs | peak +MiB | repeats | commit |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        L += ["| nodes | nnz(H) | threads | load 1m before/after | others busy | min s | median s "
+              "| kernel s | op/kernel | bound s | op/bound | matvecs | peak +MiB | repeats | commit |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in sel:
             thr = r.get("threads_op", r.get("threads"))
             commit = _short(r.get("commit"), r.get("dirty"))
@@ -419,12 +435,13 @@ def markdown(data: dict, head_commit: str | None = None) -> str:
             if r.get("status") != "ok":
                 L.append(f"| {r['n_nodes']:,} | {r.get('nnz', '')} | {thr or ''} | "
                          f"{_f(_load1(r, 'load_before'), '{:.2f}')}/{_f(_load1(r, 'load_after'), '{:.2f}')} | "
+                         f"{_f(r.get('busy_cores_before'), '{:d}')} | "
                          f"*{r.get('status')}*: {r.get('error', '')} | | | | | | | | | {commit} |")
                 continue
             L.append(" | ".join([
                 f"| {r['n_nodes']:,}", f"{r['nnz']:,}", str(thr),
                 f"{_f(_load1(r, 'load_before'), '{:.2f}')}/{_f(_load1(r, 'load_after'), '{:.2f}')}",
-                _f(r["min_s"], "{:.4g}"), _f(r["median_s"], "{:.4g}"),
+                _f(r.get("busy_cores_before"), "{:d}"), _f(r["min_s"], "{:.4g}"), _f(r["median_s"], "{:.4g}"),
                 _f(r.get("kernel_min_s"), "{:.4g}"), _f(r.get("ratio_kernel"), "{:.2f}"),
                 _f(r.get("bw_bound_s"), "{:.3g}"), _f(r.get("ratio_bw"), "{:.1f}"),
                 _f(r.get("matvecs"), "{:d}"), _f(r.get("extra_mb"), "{:.0f}"),
