@@ -147,3 +147,18 @@ def test_worker_records_provenance_per_run():
     assert rec["status"] == "ok", rec.get("error")
     assert {"commit", "dirty", "hyperclust_version", "load_avg_start"} <= set(rec)
     assert rec["threads_used"] == 1
+
+
+def test_other_cpu_does_not_count_this_process():
+    import time
+
+    from hyperclust.bench.provenance import OtherCpu
+
+    with OtherCpu() as other:
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < 0.3:  # keep one core busy ourselves
+            pass
+    if other.cores is None:
+        pytest.skip("/proc not available")
+    # our own busy core is excluded (other jobs on a shared machine may add some)
+    assert 0.0 <= other.cores < 2.0

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 __all__ = ["git_commit", "load_average", "thread_info", "run_provenance", "package_root",
-           "IDLE_LOAD"]
+           "OtherCpu", "IDLE_LOAD"]
 
 #: A 1-minute load average below this counts as an idle machine for timings.
 IDLE_LOAD = 0.3
@@ -35,13 +35,15 @@ def _git(args, cwd, timeout=10.0) -> str | None:
 
 def git_commit(path=None) -> dict:
     """``{"commit": hash or None, "dirty": bool or None}`` of the git checkout holding
-    ``path`` (default: the imported hyperclust package). ``dirty``: tracked files differ
-    from the commit. Both None outside a git checkout or without git."""
+    ``path`` (default: the imported hyperclust package). ``dirty``: tracked files under
+    ``path`` differ from the commit (for the default, the package's code: a benchmark
+    rewriting its tracked result files does not make its own rows dirty). Both None outside
+    a git checkout or without git."""
     path = package_root() if path is None else Path(path)
     commit = _git(["rev-parse", "HEAD"], path)
     if not commit:
         return {"commit": None, "dirty": None}
-    status = _git(["status", "--porcelain", "--untracked-files=no"], path)
+    status = _git(["status", "--porcelain", "--untracked-files=no", "--", "."], path)
     return {"commit": commit, "dirty": None if status is None else bool(status)}
 
 
@@ -98,3 +100,53 @@ def run_provenance(threads=None) -> dict:
     rec["threads"] = threads if threads is not None else current_limit()
     rec["load_avg_start"] = load_average()
     return rec
+
+
+def _cpu_jiffies():
+    """``(busy jiffies of the whole machine, jiffies of this process)``, or None."""
+    try:
+        with open("/proc/stat") as fh:
+            fields = [int(x) for x in fh.readline().split()[1:]]
+        with open("/proc/self/stat") as fh:
+            own = fh.read().rsplit(")", 1)[1].split()
+    except (OSError, ValueError, IndexError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    busy = sum(fields[:8]) - idle  # user..steal (guest time is already in user)
+    return busy, int(own[11]) + int(own[12])  # utime + stime of all threads
+
+
+class OtherCpu:
+    """Context manager: the CPU that *other* processes used during the block, in cores.
+
+    Machine-wide busy time (``/proc/stat``) minus this process's own CPU time
+    (``/proc/self/stat``, all threads), divided by the block's wall time. Unlike the load
+    average it does not count this process's own work, so it tells whether a benchmark
+    shared the machine. ``cores`` is None where ``/proc`` is unavailable.
+
+    Attributes
+    ----------
+    cores : float or None
+    """
+
+    def __init__(self):
+        self.cores = None
+        self._start = None
+
+    def __enter__(self):
+        import time
+
+        self._t0 = time.monotonic()
+        self._start = _cpu_jiffies()
+        return self
+
+    def __exit__(self, *exc):
+        import time
+
+        end = _cpu_jiffies()
+        wall = time.monotonic() - self._t0
+        if self._start is not None and end is not None and wall > 0:
+            hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+            other = (end[0] - self._start[0]) - (end[1] - self._start[1])
+            self.cores = max(0.0, other / hz / wall)
+        return False
