@@ -31,7 +31,8 @@ Operations:
 Each row records min and median over the repeats, the ratios op/kernel and op/bound (on the
 minima), the peak RSS growth of the first repeat, the threads in force (policy limit,
 threadpoolctl pools, torch), the load average before and after, the CPU other processes
-used during the measurement (``other_cpu``, cores: machine busy time minus this process's),
+used while the row ran (``other_cpu``, cores: machine busy time minus this process's, over
+the whole row and at least 2 s),
 and the commit (``git rev-parse HEAD`` + dirty flag). The growth exponent is the least-squares slope of log(min
 time) against log(nnz) over sizes >= 10^4.
 
@@ -63,6 +64,7 @@ DEFAULT_SIZES = (1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6)
 QUICK_SIZES = (1e3, 1e4)
 FLAG_SLOPE = 1.15
 OTHER_CPU_IDLE = 0.1  # cores other processes may use during a measurement of an idle run
+MIN_WINDOW_S = 2.0  # shortest window over which others' CPU use is measured
 PX_WIDTH = 64
 BASIS_WIDTH = 32
 BASIS_ORDER = 4
@@ -215,6 +217,10 @@ def measure(task: dict) -> dict:
     row["load_before"] = row.pop("load_avg_start")
     from hyperclust.bench.provenance import OtherCpu
 
+    # Others' CPU over the whole row (graph building included), at least MIN_WINDOW_S long:
+    # /proc/stat counts in 10 ms ticks, too coarse for the milliseconds of a small row.
+    other = OtherCpu().__enter__()
+    t_row = time.perf_counter()
     try:
         if op == "unidhc_epoch":
             import torch  # noqa: F401 - imported before thread_limit so that it limits torch
@@ -229,9 +235,7 @@ def measure(task: dict) -> dict:
             if op == "PX-1t":
                 row["threads_op"] = 1
             times, ktimes, extra = [], [], None
-            other = OtherCpu()
             try:
-                other.__enter__()
                 for r in range(repeats):
                     if kernel is not None:
                         ktimes.append(_timed(kernel))
@@ -241,6 +245,7 @@ def measure(task: dict) -> dict:
                         extra = mem.extra_mb
                     else:
                         times.append(_timed(fn))
+                time.sleep(max(0.0, MIN_WINDOW_S - (time.perf_counter() - t_row)))
                 other.__exit__(None, None, None)
                 kernel_times = [scale(t) for t in ktimes]
                 bytes_moved = nbytes()
