@@ -1,195 +1,587 @@
-"""Scaling benchmark: time and peak memory vs hypergraph size, with fitted growth exponents.
+"""Scaling benchmark: time of each operation vs hypergraph size, beside the limits it could reach.
 
-Synthetic hypergraph SBMs from 10^3 to 10^6 nodes (as many hyperedges as nodes, sizes
-uniform in 2..6, so nnz(H) ~ 4 n). For each size and each operation, a fresh process
-(multiprocessing "spawn") builds the graph (not timed), then times the operation (best of 3
-for the cheap PX and basis) and samples its peak RSS growth:
+Synthetic hypergraph SBMs (``hypergraph_sbm(n, 4, homophily=0.7)``: as many hyperedges as
+nodes, sizes uniform in 2..6, so nnz(H) ~ 4 n, many isolated nodes). For each size and each
+operation a fresh process (multiprocessing "spawn") builds the graph (not timed), then, under
+:func:`hyperclust.threads.thread_limit` (the thread policy every ``fit`` runs under), times
+the operation ``--repeats`` times and, interleaved with it in the same process, its limits:
 
-* ``PX``         one application of the propagation operator P to X of shape (n, 64);
-* ``eigsh``      spectral embedding: the 16 largest eigenpairs of P
-                 (``hyperclust.spectral.eigsh_seeded``, Lanczos, tol 1e-6);
-* ``basis``      the Uni-DHC polynomial basis [X, PX, ..., P^4 X], X of shape (n, 32);
-* ``unidhc_epoch`` one Uni-DHC training epoch on that basis (``train_unidhc``, epochs=1).
+* **bare kernel**: scipy's own CSR product at the same nnz and width, nothing around it
+  (``E = A @ X; Y = A^T @ E`` with ``A`` the float32 incidence, one thread, allocating);
+* **bandwidth bound**: the op's compulsory memory traffic (every sparse factor, input and
+  output of each product read or written once) divided by the copy bandwidth measured in
+  the same process (``np.copyto`` of a 256 MiB array, read + write).
 
-The growth exponent of each operation is the least-squares slope of log(time) (and of
-log(memory)) against log(nnz(H)) over sizes >= 10^4 (smaller ones are dominated by fixed
-overheads). Linear-cost operations should show a slope near 1; anything growing faster
-than linear (slope > 1.15) is flagged.
+Operations:
 
-This is a benchmark, not a test: run it in the background, e.g.
+* ``PX``     ``P X`` for X of shape (n, 64), float32, into preallocated buffers, with the
+             policy's threads (``PropagationOperator.apply``); kernel: one float32 pair;
+* ``PX-1t``  the same on one thread (says what the threaded kernel gains);
+* ``basis``  Uni-DHC's basis ``[X, PX, ..., P^4 X]``, X (n, 32), float32
+             (``polynomial_basis``); kernel: 4 float32 pairs at width 32;
+* ``eigsh``  the regularized spectral embedding of ``spectral-zhou`` (4 eigenvectors of the
+             regularized normalized Zhou affinity, float64, the estimator's default ``tol``
+             for that size; dense ``eigh`` up to 1500 nodes);
+             kernel: (its number of operator applications) x one float64 SpMV pair;
+* ``spectral-zhou`` the whole ``SpectralHypergraphClustering(4, operator="zhou").fit``
+             (components, embedding, k-means); kernel as for ``eigsh``;
+* ``unidhc_epoch`` one Uni-DHC training epoch on the basis (``train_unidhc``, epochs=1); no
+             kernel; bound: reading the basis once. Up to ``--unidhc-max-nodes`` only.
 
-    nice -n 10 python benchmarks/bench_scaling.py --out docs/results/bench > /tmp/scaling.log 2>&1 &
+Each row records min and median over the repeats, the ratios op/kernel and op/bound (on the
+minima), the peak RSS growth of the first repeat, the threads in force (policy limit,
+threadpoolctl pools, torch), the load average before and after, the CPU other processes
+used while the row ran (``other_cpu``, cores: machine busy time minus this process's, over
+the whole row and at least 2 s),
+and the commit (``git rev-parse HEAD`` + dirty flag). The growth exponent is the least-squares slope of log(min
+time) against log(nnz) over sizes >= 10^4.
+
+Timings are results only on an idle machine: the markdown says whether the run was (1-minute
+load average < 0.3 when it started, and other processes using < 0.1 core during every
+measurement) and otherwise marks the table as pending an idle rerun. Run it in the background, e.g.
+
+    nice -n 10 python benchmarks/bench_scaling.py > /tmp/scaling.log 2>&1 &
+    python benchmarks/bench_scaling.py --sizes 1e3 1e4 1e5 1e6 3e6    # 3e6 is optional
+    python benchmarks/bench_scaling.py --quick                          # CI-speed check
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as _dt
 import json
 import multiprocessing as mp
+import platform
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-OPERATIONS = ("PX", "eigsh", "basis", "unidhc_epoch")
+OPERATIONS = ("PX", "PX-1t", "basis", "eigsh", "spectral-zhou", "unidhc_epoch")
+DEFAULT_SIZES = (1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6)
+QUICK_SIZES = (1e3, 1e4)
 FLAG_SLOPE = 1.15
+OTHER_CPU_IDLE = 0.1  # cores other processes may use during a measurement of an idle run
+MIN_WINDOW_S = 2.0  # shortest window over which others' CPU use is measured
+PX_WIDTH = 64
+BASIS_WIDTH = 32
+BASIS_ORDER = 4
+N_CLUSTERS = 4
+IDX_BYTES = 4  # int32 CSR indices
+STALE_OLD_FORMAT = ("measured before issue 14 (unfolded float64 operator), without a commit, "
+                    "and under load: up to 10x off; superseded by the rows above once rerun "
+                    "on an idle machine")
 
+
+# --------------------------------------------------------------------------- limits
+
+def pair_bytes(nnz: int, n: int, m: int, d: int, itemsize: int) -> int:
+    """Compulsory bytes of ``Y = A^T (A X)`` (A: m x n, nnz entries; X: n x d): both
+    factors (values, indices, row pointers), X read, E = A X written and read, Y written."""
+    factors = 2 * nnz * (IDX_BYTES + itemsize) + (n + m + 2) * IDX_BYTES
+    return int(factors + 2 * n * d * itemsize + 2 * m * d * itemsize)
+
+
+def copy_bandwidth(n_bytes: int = 256 * 2**20, repeats: int = 5) -> float:
+    """Copy bandwidth in bytes/s (read + write) of ``np.copyto`` on ``n_bytes`` arrays, best
+    of ``repeats``."""
+    a = np.ones(n_bytes // 8)
+    b = np.empty_like(a)
+    np.copyto(b, a)  # first touch
+    best = min(_timed(lambda: np.copyto(b, a)) for _ in range(repeats))
+    return 2 * a.nbytes / best
+
+
+def _timed(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+# --------------------------------------------------------------------------- one measurement
 
 def _graph(n):
     from hyperclust.datasets.synthetic import hypergraph_sbm
 
-    return hypergraph_sbm(n, 4, homophily=0.7, n_features=0, random_state=0)
+    return hypergraph_sbm(n, N_CLUSTERS, homophily=0.7, n_features=0, random_state=0)
 
 
-def _measure(op, n, queue):
-    from hyperclust.bench.memory import PeakMemory
+class _Counter:
+    """Counts applications of ``NormalizedAffinity`` (each column of a block counts once)."""
 
-    try:
-        hg = _graph(n)
-        rng = np.random.default_rng(0)
+    def __init__(self):
+        from hyperclust.spectral import NormalizedAffinity
+
+        self.count = 0
+        self._cls = NormalizedAffinity
+        self._orig = NormalizedAffinity._matmat
+        counter = self
+
+        def counting(op, X):
+            counter.count += 1 if np.ndim(X) == 1 else np.shape(X)[1]
+            return counter._orig(op, X)
+
+        NormalizedAffinity._matmat = counting
+
+    def close(self):
+        self._cls._matmat = self._orig
+
+
+def _setup(op, hg, rng):
+    """``(op_fn, kernel_fn, kernel_scale, bytes_fn, what, counter)`` of an operation.
+
+    ``kernel_fn`` times the bare kernel once; the kernel time of the op is ``kernel_scale(t)``
+    (a function of the measured time, e.g. matvecs x SpMV pair). ``bytes_fn()`` gives the
+    compulsory traffic after the op has run once (it may depend on a matvec count).
+    """
+    import scipy.sparse as sp
+
+    n, m, nnz = hg.n_nodes, hg.n_edges, hg.incidence.nnz
+    A32 = sp.csr_matrix(hg.incidence_t, dtype=np.float32)  # m x n
+    At32 = sp.csr_matrix(hg.incidence, dtype=np.float32)  # n x m
+
+    def pair32(X):
+        return lambda: At32 @ (A32 @ X)
+
+    if op in ("PX", "PX-1t", "basis", "unidhc_epoch"):
+        from hyperclust.models.basis import polynomial_basis
         from hyperclust.operators.propagation import PropagationOperator
 
-        P = PropagationOperator(hg)
-        if op == "PX":
-            X = rng.standard_normal((n, 64))
-            fn = lambda: P.matmat(X)  # noqa: E731
-        elif op == "eigsh":
-            from hyperclust.spectral import eigsh_seeded
+        P = PropagationOperator(hg, dtype=np.float32, n_threads=1 if op == "PX-1t" else None)
+    if op in ("PX", "PX-1t"):
+        X = rng.standard_normal((n, PX_WIDTH)).astype(np.float32)
+        out, work = np.empty_like(X), P.workspace(PX_WIDTH)
+        return (lambda: P.apply(X, out=out, work=work), pair32(X), lambda t: t,
+                lambda: pair_bytes(nnz, n, m, PX_WIDTH, 4),
+                f"1 float32 SpMM pair, width {PX_WIDTH}", None)
+    if op == "basis":
+        X = rng.standard_normal((n, BASIS_WIDTH)).astype(np.float32)
+        one = pair32(X)
 
-            fn = lambda: eigsh_seeded(P, 16, which="LA", random_state=0, tol=1e-6)  # noqa: E731
-        elif op == "basis":
-            from hyperclust.models.basis import polynomial_basis
+        def kernel():
+            for _ in range(BASIS_ORDER):
+                one()
+        return (lambda: polynomial_basis(P, X, BASIS_ORDER), kernel, lambda t: t,
+                lambda: BASIS_ORDER * pair_bytes(nnz, n, m, BASIS_WIDTH, 4),
+                f"{BASIS_ORDER} float32 SpMM pairs, width {BASIS_WIDTH}", None)
+    if op in ("eigsh", "spectral-zhou"):
+        from hyperclust.cluster.spectral import SpectralHypergraphClustering, resolve_settings
+        from hyperclust.operators.laplacians import ZhouLaplacian
+        from hyperclust.spectral import regularized_embedding
 
-            X = rng.standard_normal((n, 32))
-            fn = lambda: polynomial_basis(P, X, 4)  # noqa: E731
-        elif op == "unidhc_epoch":
-            from hyperclust.models.basis import polynomial_basis
-            from hyperclust.models.unidhc import train_unidhc
+        A64 = sp.csr_matrix(hg.incidence_t, dtype=np.float64)
+        At64 = sp.csr_matrix(hg.incidence, dtype=np.float64)
+        x = rng.standard_normal(n)
+        counter = _Counter()
+        est = SpectralHypergraphClustering(N_CLUSTERS, operator="zhou", random_state=0)
+        if op == "eigsh":
+            M, d = ZhouLaplacian(hg, kind="unnormalized").affinity()
+            tau = float(d.mean()) if hg.connected_components()[0] > N_CLUSTERS else 0.0
 
-            B = polynomial_basis(P, rng.standard_normal((n, 32)), 4)
-            g0 = np.array([0.0, 0.0, 1.0, 0.0, 0.0])
-            fn = lambda: train_unidhc(B, hg.incidence, g0, epochs=1, random_state=0)  # noqa: E731
+            def fn():
+                counter.count = 0
+                regularized_embedding(M, d, N_CLUSTERS, tau=tau, random_state=0,
+                                      tol=resolve_settings(n, est.tol, est.n_init)[0])
         else:
-            raise ValueError(f"unknown operation {op!r}")
-        times, extra = [], []
-        # Cheap operations are repeated and the fastest time kept, against timer and load
-        # noise; memory is the largest growth seen (later repetitions reuse freed pages).
-        for _ in range(3 if op in ("PX", "basis") else 1):
-            with PeakMemory() as mem:
-                t0 = time.perf_counter()
-                fn()
-                times.append(time.perf_counter() - t0)
-            extra.append(mem.extra_mb)
-        queue.put({"status": "ok", "time_s": min(times), "extra_mb": max(extra),
-                   "nnz": int(hg.incidence.nnz), "n_edges": int(hg.n_edges)})
-    except BaseException as exc:  # recorded: one failing size must not stop the sweep
-        queue.put({"status": "failed", "error": f"{type(exc).__name__}: {exc}"[:500]})
+            def fn():
+                counter.count = 0
+                est.fit(hg)
+
+        def spmv():  # 20 pairs, averaged: one is too short to time alone at small n
+            for _ in range(20):
+                At64 @ (A64 @ x)
+        return (fn, spmv, lambda t: counter.count * t / 20,
+                lambda: counter.count * pair_bytes(nnz, n, m, 1, 8),
+                "matvecs x 1 float64 SpMV pair", counter)
+    if op == "unidhc_epoch":
+        from hyperclust.models.unidhc import train_unidhc
+
+        B = polynomial_basis(P, rng.standard_normal((n, BASIS_WIDTH)), BASIS_ORDER)
+        g0 = np.array([0.0, 0.0, 1.0, 0.0, 0.0])
+        return (lambda: train_unidhc(B, hg.incidence, g0, epochs=1, random_state=0), None,
+                None, lambda: B.nbytes, "", None)
+    raise ValueError(f"unknown operation {op!r}")
 
 
-def run_one(op, n, time_limit):
-    ctx = mp.get_context("spawn")
-    q = ctx.Queue()
-    p = ctx.Process(target=_measure, args=(op, n, q))
-    t0 = time.perf_counter()
-    p.start()
-    p.join(time_limit)
-    if p.is_alive():
-        p.kill()
-        p.join()
-        return {"status": "timeout", "error": f"over {time_limit:g} s"}
+def measure(task: dict) -> dict:
+    """Run one (operation, size) measurement in this process; returns its row."""
+    from hyperclust.bench.memory import PeakMemory
+    from hyperclust.bench.provenance import load_average, run_provenance, thread_info
+    from hyperclust.threads import thread_limit
+
+    op, n, repeats = task["op"], int(task["n_nodes"]), int(task["repeats"])
+    row = {"op": op, "n_nodes": n, "status": "failed", "mode": task.get("mode", "full")}
+    row.update(run_provenance())
+    row["load_before"] = row.pop("load_avg_start")
+    from hyperclust.bench.provenance import OtherCpu
+
+    # Others' CPU over the whole row (graph building included), at least MIN_WINDOW_S long:
+    # /proc/stat counts in 10 ms ticks, too coarse for the milliseconds of a small row.
+    other = OtherCpu().__enter__()
+    t_row = time.perf_counter()
     try:
-        res = q.get(timeout=5)
-    except Exception:
-        res = {"status": "failed", "error": f"process exited with code {p.exitcode}"}
+        if op == "unidhc_epoch":
+            import torch  # noqa: F401 - imported before thread_limit so that it limits torch
+        hg = _graph(n)
+        row.update(nnz=int(hg.incidence.nnz), n_edges=int(hg.n_edges))
+        rng = np.random.default_rng(0)
+        with thread_limit(task.get("threads")) as nt:
+            row["threads"] = nt
+            row["thread_info"] = thread_info()
+            bw = copy_bandwidth(task.get("copy_bytes", 256 * 2**20))
+            fn, kernel, scale, nbytes, what, counter = _setup(op, hg, rng)
+            if op == "PX-1t":
+                row["threads_op"] = 1
+            times, ktimes, extra = [], [], None
+            try:
+                for r in range(repeats):
+                    if kernel is not None:
+                        ktimes.append(_timed(kernel))
+                    if r == 0:
+                        with PeakMemory() as mem:
+                            times.append(_timed(fn))
+                        extra = mem.extra_mb
+                    else:
+                        times.append(_timed(fn))
+                time.sleep(max(0.0, MIN_WINDOW_S - (time.perf_counter() - t_row)))
+                other.__exit__(None, None, None)
+                kernel_times = [scale(t) for t in ktimes]
+                bytes_moved = nbytes()
+                matvecs = counter.count if counter is not None else None
+            finally:
+                if counter is not None:
+                    counter.close()
+        t_min, t_med = float(np.min(times)), float(np.median(times))
+        row.update(status="ok", repeats=repeats, times_s=times, other_cpu=other.cores, min_s=t_min, median_s=t_med,
+                   extra_mb=extra, copy_gbps=bw / 1e9, bytes=int(bytes_moved),
+                   bw_bound_s=bytes_moved / bw, ratio_bw=t_min / (bytes_moved / bw),
+                   kernel=what, matvecs=matvecs)
+        if kernel_times:
+            k_min = float(np.min(kernel_times))
+            row.update(kernel_s=kernel_times, kernel_min_s=k_min,
+                       ratio_kernel=t_min / k_min if k_min > 0 else None)
+    except BaseException as exc:  # recorded: one failing size must not stop the sweep
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        row["error"] = f"{type(exc).__name__}: {exc}"[:500]
+    row["load_after"] = load_average()
+    return row
+
+
+def _child(task, queue):
+    queue.put(measure(task))
+
+
+def run_one(task: dict, time_limit: float, spawn: bool = True) -> dict:
+    """``measure(task)`` in a fresh spawned process (killed after ``time_limit`` s)."""
+    import queue as _queue
+
+    t0 = time.perf_counter()
+    if not spawn:
+        res = measure(task)
+    else:
+        ctx = mp.get_context("spawn")
+        q = ctx.Queue()
+        p = ctx.Process(target=_child, args=(task, q))
+        p.start()
+        res, status, error = None, "failed", None
+        deadline = t0 + time_limit
+        while res is None:  # read before join: a large row must not block the pipe
+            try:
+                res = q.get(timeout=min(5.0, max(0.01, deadline - time.perf_counter())))
+            except _queue.Empty:
+                if not p.is_alive():
+                    error = f"process exited with code {p.exitcode} without a result"
+                    break
+                if time.perf_counter() >= deadline:
+                    status, error = "timeout", f"over {time_limit:g} s (killed)"
+                    break
+        p.join(5)
+        if p.is_alive():
+            p.kill()
+            p.join()
+        if res is None:
+            from hyperclust.bench.provenance import load_average, run_provenance
+
+            res = dict(op=task["op"], n_nodes=int(task["n_nodes"]), **run_provenance())
+            res["load_before"] = res.pop("load_avg_start")
+            res.update(status=status, error=error, load_after=load_average(),
+                       mode=task.get("mode", "full"))
     res["wall_s"] = time.perf_counter() - t0
+    res["finished_at"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     return res
 
 
-def slope(rows, field, min_nodes=10_000):
+# --------------------------------------------------------------------------- report
+
+def slope(rows, field="min_s", min_nodes=10_000):
     pts = [(r["nnz"], r[field]) for r in rows
-           if r.get("status") == "ok" and r["n_nodes"] >= min_nodes and r.get(field, 0) > 0]
+           if r.get("status") == "ok" and r["n_nodes"] >= min_nodes and (r.get(field) or 0) > 0]
     if len(pts) < 2:
         return None
     x, y = np.log10(np.array(pts, dtype=float)).T
     return float(np.polyfit(x, y, 1)[0])
 
 
+def conditions() -> dict:
+    """The machine and software of this run (recorded once in scaling.json)."""
+    import scipy
+    import sklearn
+
+    from hyperclust.bench.provenance import git_commit, load_average, thread_info
+    from hyperclust.threads import available_cores, default_threads
+
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            cpu = next((line.split(":", 1)[1].strip() for line in fh
+                        if line.startswith("model name")), "")
+    except OSError:
+        pass
+    try:
+        import torch
+
+        torch_info = {"version": torch.__version__, "threads": torch.get_num_threads()}
+    except ImportError:
+        torch_info = None
+    return {"date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "host": platform.node(), "cpu": cpu, "cores": available_cores(),
+            "policy_threads_now": default_threads(), "python": platform.python_version(),
+            "numpy": np.__version__, "scipy": scipy.__version__, "sklearn": sklearn.__version__,
+            "torch": torch_info, "thread_info": thread_info(), **git_commit(),
+            "load_avg": load_average()}
+
+
+def _f(x, fmt="{:.3g}"):
+    return "" if x is None else fmt.format(x)
+
+
+def _load1(row, key):
+    v = row.get(key)
+    return None if not v else v[0]
+
+
+def _short(commit, dirty):
+    if not commit:
+        return "unknown"
+    return commit[:10] + ("+dirty" if dirty else "")
+
+
+def markdown(data: dict, head_commit: str | None = None) -> str:
+    """scaling.md from the contents of scaling.json."""
+    from hyperclust.bench.provenance import IDLE_LOAD
+
+    rows = [r for r in data["rows"]]
+    cond = data.get("conditions", {})
+    ok = [r for r in rows if r.get("status") == "ok"]
+    loads = [_load1(r, "load_before") for r in ok if _load1(r, "load_before") is not None]
+    # Idle: the machine was idle when the run started (1-minute load average < IDLE_LOAD)
+    # and other processes used less than OTHER_CPU_IDLE cores during every measurement
+    # (the load average itself climbs with this benchmark's own work, so it cannot tell).
+    start = (cond.get("load_avg") or [None])[0]
+    busy = [r.get("other_cpu") for r in ok]
+    if start is not None and busy and all(b is not None for b in busy):
+        idle = start < IDLE_LOAD and max(busy) < OTHER_CPU_IDLE
+    else:  # rows without the measurement: every measurement must start below IDLE_LOAD
+        idle = bool(loads) and max(loads) < IDLE_LOAD
+    L = ["# Scaling benchmark", ""]
+    if not idle:
+        L += [f"> **Pending an idle rerun.** These timings were taken with a 1-minute load "
+              f"average of {min(loads, default=float('nan')):.2f}..{max(loads, default=float('nan')):.2f} "
+              f"and other processes using up to {max((b or 0 for b in busy), default=0):.2f} "
+              f"cores during a measurement (idle means < {IDLE_LOAD} at the start and < "
+              f"{OTHER_CPU_IDLE} cores used by others) on a machine shared with other jobs: they show "
+              "that the benchmark runs and the ratios to the bare kernel measured in the same "
+              "process, not what the code achieves. Rerun on an idle machine with "
+              "`python benchmarks/bench_scaling.py` before quoting any number.", ""]
+    L += ["Generated by `benchmarks/bench_scaling.py` (its docstring defines every column). "
+          f"Synthetic `hypergraph_sbm(n, {N_CLUSTERS}, homophily=0.7)`, nnz(H) ~ 4n. Each "
+          "(operation, size) runs in a fresh process under the thread policy; times are min "
+          "and median over the repeats; **kernel** = scipy's bare CSR product at the same nnz "
+          "and width (same process, interleaved with the repeats); **bound** = compulsory "
+          "bytes / measured copy bandwidth; ratios use the minima.", "",
+          "## Conditions", ""]
+    if cond:
+        ti = cond.get("thread_info") or {}
+        pools = ", ".join(f"{p.get('internal_api')} {p.get('version')} x{p.get('num_threads')}"
+                          for p in (ti.get("pools") or [])) or "none loaded"
+        torch_info = cond.get("torch") or {}
+        L += [f"- date {cond.get('date')}, host `{cond.get('host')}`, CPU {cond.get('cpu')}, "
+              f"{cond.get('cores')} usable cores",
+              f"- commit `{_short(cond.get('commit'), cond.get('dirty'))}`; python "
+              f"{cond.get('python')}, numpy {cond.get('numpy')}, scipy {cond.get('scipy')}, "
+              f"scikit-learn {cond.get('sklearn')}, torch "
+              f"{torch_info.get('version', 'not installed')}",
+              f"- threads: policy limit at start {cond.get('policy_threads_now')}; BLAS/OpenMP "
+              f"pools (threadpoolctl, outside any limit) {pools}; torch.get_num_threads() "
+              f"{torch_info.get('threads', 'n/a')}; per-row threads in the tables",
+              f"- load average (1/5/15 min) at start {cond.get('load_avg')}, at end "
+              f"{data.get('load_avg_end')}; per-row load before/after in scaling.json",
+              f"- {'idle' if idle else 'NOT idle'}: 1-minute load average {start} when the "
+              f"run started (idle: < {IDLE_LOAD}); CPU used by other processes during a "
+              f"measurement (`hyperclust.bench.provenance.OtherCpu`): max "
+              f"{max((b or 0 for b in busy), default=0):.2f} cores (idle: < {OTHER_CPU_IDLE}); "
+              "the load average during the run includes this benchmark's own work", ""]
+    L += ["## Per operation", ""]
+    for op in OPERATIONS:
+        sel = sorted((r for r in rows if r["op"] == op), key=lambda r: r["n_nodes"])
+        if not sel:
+            continue
+        L += [f"### `{op}`", ""]
+        kern = next((r.get("kernel") for r in sel if r.get("kernel")), "")
+        if kern:
+            L += [f"Kernel: {kern}.", ""]
+        L += ["| nodes | nnz(H) | threads | load 1m before/after | others' CPU | min s | median s "
+              "| kernel s | op/kernel | bound s | op/bound | matvecs | peak +MiB | repeats | commit |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for r in sel:
+            thr = r.get("threads_op", r.get("threads"))
+            commit = _short(r.get("commit"), r.get("dirty"))
+            if head_commit and r.get("commit") and r["commit"] != head_commit:
+                commit += " (older commit)"
+            if r.get("status") != "ok":
+                L.append(f"| {r['n_nodes']:,} | {r.get('nnz', '')} | {thr or ''} | "
+                         f"{_f(_load1(r, 'load_before'), '{:.2f}')}/{_f(_load1(r, 'load_after'), '{:.2f}')} | "
+                         f"{_f(r.get('other_cpu'), '{:.2f}')} | "
+                         f"*{r.get('status')}*: {r.get('error', '')} | | | | | | | | | {commit} |")
+                continue
+            L.append(" | ".join([
+                f"| {r['n_nodes']:,}", f"{r['nnz']:,}", str(thr),
+                f"{_f(_load1(r, 'load_before'), '{:.2f}')}/{_f(_load1(r, 'load_after'), '{:.2f}')}",
+                _f(r.get("other_cpu"), "{:.2f}"), _f(r["min_s"], "{:.4g}"), _f(r["median_s"], "{:.4g}"),
+                _f(r.get("kernel_min_s"), "{:.4g}"), _f(r.get("ratio_kernel"), "{:.2f}"),
+                _f(r.get("bw_bound_s"), "{:.3g}"), _f(r.get("ratio_bw"), "{:.1f}"),
+                _f(r.get("matvecs"), "{:d}"), _f(r.get("extra_mb"), "{:.0f}"),
+                str(r.get("repeats", "")), commit]) + " |")
+        L.append("")
+    L += ["## Growth", "",
+          "Least-squares slope of log(min time) against log(nnz) over sizes >= 10^4; "
+          f"> {FLAG_SLOPE} is flagged.", "",
+          "| operation | sizes | slope | flag |", "|---|---|---|---|"]
+    for op in OPERATIONS:
+        sel = [r for r in ok if r["op"] == op]
+        if not sel:
+            continue
+        s = slope(sel)
+        ns = sorted(r["n_nodes"] for r in sel)
+        flag = "faster than linear" if s is not None and s > FLAG_SLOPE else ""
+        L.append(f"| `{op}` | {ns[0]:.0e}..{ns[-1]:.0e} | {_f(s, '{:.2f}')} | {flag} |")
+    L.append("")
+    stale = data.get("stale_rows") or []
+    if stale:
+        L += ["## Stale rows (kept for the record, not results)", "",
+              f"Reason: {data.get('stale_reason', STALE_OLD_FORMAT)}.", "",
+              "| operation | nodes | nnz(H) | time s | status |", "|---|---|---|---|---|"]
+        for r in sorted(stale, key=lambda r: (r.get("op", ""), r.get("n_nodes", 0))):
+            L.append(f"| `{r.get('op')}` | {r.get('n_nodes', ''):,} | {r.get('nnz', '')} | "
+                     f"{_f(r.get('time_s'), '{:.3g}')} | {r.get('status')} (stale) |")
+        L.append("")
+    return "\n".join(L)
+
+
 def plot(rows, path):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(11, 4.2), layout="constrained")
+    fig = Figure(figsize=(7, 4.5), layout="constrained")
     FigureCanvasAgg(fig)
-    axes = fig.subplots(1, 2)
+    ax = fig.subplots()
     for i, op in enumerate(OPERATIONS):
-        ok = [r for r in rows if r["op"] == op and r["status"] == "ok"]
+        ok = sorted((r for r in rows if r["op"] == op and r.get("status") == "ok"),
+                    key=lambda r: r["nnz"])
         if not ok:
             continue
         x = [r["nnz"] for r in ok]
-        for ax, field in zip(axes, ("time_s", "extra_mb")):
-            y = [max(r[field], 1e-3) for r in ok]
-            s = slope(rows_for(rows, op), field)
-            ax.loglog(x, y, "o-", color=f"C{i}",
-                      label=f"{op} (slope {s:.2f})" if s is not None else op)
-    xs = np.array([1e3, 5e6])
-    axes[0].loglog(xs, 1e-5 * xs, "k:", lw=0.8, label="slope 1 (reference)")
-    axes[0].set_ylabel("time (s)")
-    axes[1].set_ylabel("peak RSS growth during the operation (MiB)")
-    for ax in axes:
-        ax.set_xlabel("nnz(H)")
-        ax.legend(fontsize=7)
-    fig.suptitle("Scaling on synthetic hypergraph SBMs (10^3..10^6 nodes); slopes over n >= 10^4")
+        ax.loglog(x, [max(r["min_s"], 1e-5) for r in ok], "o-", color=f"C{i}", label=op)
+        if any(r.get("kernel_min_s") for r in ok):
+            ax.loglog([r["nnz"] for r in ok if r.get("kernel_min_s")],
+                      [max(r["kernel_min_s"], 1e-5) for r in ok if r.get("kernel_min_s")],
+                      ":", color=f"C{i}", lw=1)
+    ax.set_xlabel("nnz(H)")
+    ax.set_ylabel("time (s), min over repeats; dotted: bare kernel")
+    ax.legend(fontsize=7)
     fig.savefig(path, dpi=80)
 
 
-def rows_for(rows, op):
-    return [r for r in rows if r["op"] == op]
+def load_store(path: Path) -> dict:
+    """scaling.json, with rows of the pre-issue-14 format moved to ``stale_rows``."""
+    if not path.exists():
+        return {"rows": []}
+    data = json.loads(path.read_text())
+    rows = data.get("rows", [])
+    old = [r for r in rows if "commit" not in r]  # written before rows carried provenance
+    if old:
+        data["rows"] = [r for r in rows if r not in old]
+        data["stale_rows"] = (data.get("stale_rows") or []) + old
+        data.setdefault("stale_reason", STALE_OLD_FORMAT)
+    return data
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sizes", nargs="+", type=float,
-                    default=[1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6])
+    ap.add_argument("--sizes", nargs="+", type=float, default=None,
+                    help=f"node counts (default {' '.join(f'{s:.0e}' for s in DEFAULT_SIZES)}; "
+                         "3e6 is optional)")
     ap.add_argument("--ops", nargs="+", default=list(OPERATIONS), choices=OPERATIONS)
-    ap.add_argument("--time-limit", type=float, default=600.0, help="seconds per measurement")
-    ap.add_argument("--out", default="docs/results/bench")
-    ap.add_argument("--redo", action="store_true", help="measure again what --out already has")
+    ap.add_argument("--repeats", type=int, default=None, help="timed runs per row (default 5)")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="thread limit (default: the thread policy's, per measurement)")
+    ap.add_argument("--unidhc-max-nodes", type=float, default=1e5)
+    ap.add_argument("--time-limit", type=float, default=1800.0, help="seconds per row")
+    ap.add_argument("--quick", action="store_true",
+                    help="CI-speed check: sizes 1e3 1e4, 2 repeats, Uni-DHC at 1e3 only, "
+                         "output to a temporary directory unless --out is given")
+    ap.add_argument("--out", default=None, help="default docs/results/bench")
+    ap.add_argument("--no-spawn", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    out = Path(args.out)
+    if args.quick:
+        sizes = args.sizes or QUICK_SIZES
+        repeats = args.repeats or 2
+        unidhc_max = min(args.unidhc_max_nodes, 1e3)
+        out = Path(args.out or tempfile.mkdtemp(prefix="hyperclust-scaling-quick-"))
+    else:
+        sizes = args.sizes or DEFAULT_SIZES
+        repeats = args.repeats or 5
+        unidhc_max = args.unidhc_max_nodes
+        out = Path(args.out or "docs/results/bench")
+    if repeats < 1:
+        ap.error("--repeats must be >= 1")
     out.mkdir(parents=True, exist_ok=True)
     json_path = out / "scaling.json"
-    rows = json.loads(json_path.read_text())["rows"] if json_path.exists() else []
-    done = set() if args.redo else {(r["op"], r["n_nodes"]) for r in rows if r["status"] == "ok"}
+    data = load_store(json_path)
+    data["conditions"] = conditions()
+    head = data["conditions"].get("commit")
+    rows = data["rows"]
     for op in args.ops:
-        for n in sorted(int(s) for s in args.sizes):
-            if (op, n) in done:
+        for n in sorted(int(s) for s in sizes):
+            if op == "unidhc_epoch" and n > unidhc_max:
                 continue
-            res = run_one(op, n, args.time_limit)
-            res.update(op=op, n_nodes=n)
+            task = {"op": op, "n_nodes": n, "repeats": repeats, "threads": args.threads,
+                    "mode": "quick" if args.quick else "full",
+                    "copy_bytes": 64 * 2**20 if args.quick else 256 * 2**20}
+            res = run_one(task, args.time_limit, spawn=not args.no_spawn)
             rows = [r for r in rows if (r["op"], r["n_nodes"]) != (op, n)] + [res]
-            print(json.dumps(res), flush=True)
-            json_path.write_text(json.dumps({"rows": rows}, indent=1))
+            data["rows"] = rows
+            print(json.dumps({k: res.get(k) for k in ("op", "n_nodes", "status", "min_s",
+                                                      "median_s", "kernel_min_s", "ratio_kernel",
+                                                      "threads", "load_before", "error")}),
+                  flush=True)
+            json_path.write_text(json.dumps(data, indent=1))
             if res["status"] != "ok":
                 break  # larger sizes would fail the same way
-    summary = {}
-    lines = ["| operation | sizes (nodes) | time at largest | slope time | slope memory | flag |",
-             "|---|---|---|---|---|---|"]
-    for op in OPERATIONS:
-        ok = sorted((r for r in rows_for(rows, op) if r["status"] == "ok"), key=lambda r: r["n_nodes"])
-        if not ok:
-            continue
-        st, sm = slope(rows_for(rows, op), "time_s"), slope(rows_for(rows, op), "extra_mb")
-        flag = "faster than linear" if st is not None and st > FLAG_SLOPE else ""
-        summary[op] = {"slope_time": st, "slope_memory": sm, "flag": flag}
-        big = ok[-1]
-        lines.append(f"| {op} | {ok[0]['n_nodes']:.0e}..{big['n_nodes']:.0e} | "
-                     f"{big['time_s']:.2f} s (nnz {big['nnz']}) | "
-                     f"{'' if st is None else f'{st:.2f}'} | {'' if sm is None else f'{sm:.2f}'} | {flag} |")
-    json_path.write_text(json.dumps({"rows": rows, "summary": summary}, indent=1))
-    (out / "scaling.md").write_text("\n".join(lines) + "\n")
-    plot(rows, out / "scaling_synthetic.png")
-    print("\n".join(lines))
+    from hyperclust.bench.provenance import load_average
+
+    data["load_avg_end"] = load_average()
+    json_path.write_text(json.dumps(data, indent=1))
+    md = markdown(data, head_commit=head)
+    (out / "scaling.md").write_text(md)
+    try:
+        plot(rows, out / "scaling_synthetic.png")
+    except ImportError:  # matplotlib is optional
+        pass
+    print(f"wrote {out / 'scaling.md'} and {json_path}")
     return 0
 
 

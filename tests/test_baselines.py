@@ -64,7 +64,8 @@ def test_seeded_and_relabelling_invariant():
                                 features=hg.features[perm], labels=hg.labels[perm])
     emb = HGNNSmoothingKMeans(3, random_state=7).fit(hg).embedding_
     emb2 = HGNNSmoothingKMeans(3, random_state=7).fit(hg2).embedding_
-    np.testing.assert_allclose(emb2, emb[perm], atol=1e-10)
+    # hgnn propagates in float32: a relabelling changes the summation order (~1e-7)
+    np.testing.assert_allclose(emb2, emb[perm], atol=1e-5)
 
 
 def test_sparse_features_and_projection():

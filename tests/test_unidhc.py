@@ -17,6 +17,7 @@ from hyperclust.models.losses import (decorrelation_loss, hyperedge_means, infon
                                       node_consistency_loss, similar_pair_weights)
 from hyperclust.models.unidhc import PolynomialFilter, UniDHCNet, _edge_batch, train_unidhc
 from hyperclust.operators.propagation import PropagationOperator
+from hyperclust.threads import thread_limit
 
 
 def _two_blocks(n_per=12, d=6, seed=0, hetero=False):
@@ -309,16 +310,20 @@ def test_fit_attributes_and_planted_clusters(hg):
 
 @pytest.mark.parametrize("mask", [None, "1/k"])
 def test_same_seed_same_labels(hg, mask):
-    a = _small(random_state=3, false_negative_mask=mask).fit(hg)
-    b = _small(random_state=3, false_negative_mask=mask).fit(hg)
+    # the thread count is pinned: torch's results differ at ~1e-10 between 1 and 2 threads,
+    # and the default follows the machine's load (hyperclust.threads)
+    with thread_limit(1):
+        a = _small(random_state=3, false_negative_mask=mask).fit(hg)
+        b = _small(random_state=3, false_negative_mask=mask).fit(hg)
     np.testing.assert_array_equal(a.labels_, b.labels_)
     np.testing.assert_array_equal(a.coefficients_, b.coefficients_)
 
 
 def test_false_negative_mask_changes_training_only_when_set(hg):
-    plain = _small(random_state=0).fit(hg)
-    masked = _small(random_state=0, false_negative_mask="1/k").fit(hg)
-    explicit = _small(random_state=0, false_negative_mask=0.5).fit(hg)  # k = 2
+    with thread_limit(1):  # see test_same_seed_same_labels
+        plain = _small(random_state=0).fit(hg)
+        masked = _small(random_state=0, false_negative_mask="1/k").fit(hg)
+        explicit = _small(random_state=0, false_negative_mask=0.5).fit(hg)  # k = 2
     assert masked.loss_history_ != plain.loss_history_
     assert masked.loss_history_ == explicit.loss_history_
 

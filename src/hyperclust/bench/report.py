@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["aggregate", "load_published", "markdown_report", "write_report", "METRICS",
-           "is_peer"]
+           "is_peer", "method_source_files", "provenance_marks", "STALE", "UNKNOWN"]
 
 METRICS = ("acc", "nmi", "ari", "f1")
 _CSV_METRIC = {"acc": "acc", "nmi": "nmi", "ari": "ari", "f1": "f1_macro"}
@@ -26,6 +26,180 @@ _PROTOCOL_TEXT = {
 def is_peer(method: str) -> bool:
     """Peer libraries' methods are named ``peer-<library>``."""
     return method.startswith("peer-")
+
+
+# ----------------------------------------------------------------------------- provenance
+
+STALE = "stale"
+UNKNOWN = "unknown provenance"
+_MARK = {STALE: " †", UNKNOWN: " ‡"}
+#: hyperclust modules whose changes do not count as changes of a method's code: the
+#: benchmark machinery, readers, datasets, the CLI, the thread policy, package __init__s.
+_NOT_METHOD_CODE = ("hyperclust.bench", "hyperclust.io", "hyperclust.datasets",
+                    "hyperclust.cli", "hyperclust.threads")
+
+
+def _provider_module(method: str) -> str | None:
+    """The module defining ``method``'s estimator (without instantiating it)."""
+    if is_peer(method):
+        return "hyperclust.bench.peers"
+    if ":" in method:
+        return method.split(":", 1)[0]
+    import importlib
+
+    from ..cluster.registry import _PROVIDERS
+
+    for name in _PROVIDERS:
+        try:
+            mod = importlib.import_module(name)
+        except ImportError:
+            continue
+        if method in getattr(mod, "METHODS", {}):
+            return name
+    return None
+
+
+def _module_imports(name: str) -> tuple[str | None, list[str]]:
+    """``(file, hyperclust modules it imports)`` by parsing the module's source (imports
+    inside functions included; ``from pkg import sub`` counts ``pkg.sub`` when a module)."""
+    import ast
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None, []
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return None, []
+    is_pkg = spec.submodule_search_locations is not None
+    package = name if is_pkg else name.rpartition(".")[0]
+    try:
+        tree = ast.parse(Path(spec.origin).read_text())
+    except (OSError, SyntaxError):
+        return spec.origin, []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - node.level + 1])
+                base = f"{base}.{node.module}" if node.module else base
+            else:
+                base = node.module or ""
+            found.append(base)
+            for a in node.names:
+                sub = f"{base}.{a.name}"
+                try:
+                    if importlib.util.find_spec(sub) is not None:
+                        found.append(sub)
+                except (ImportError, ValueError):
+                    pass
+    return spec.origin, [f for f in found if f == "hyperclust" or f.startswith("hyperclust.")]
+
+
+def method_source_files(method: str) -> list[str] | None:
+    """Files whose changes count as changes of ``method``'s code (a documented
+    approximation): the module defining its estimator (``METHODS`` provider, the peers
+    module, or the ``module`` of ``module:factory``) and, transitively, every hyperclust
+    module imported from it, except the benchmark machinery, readers, datasets, CLI, thread
+    policy and package ``__init__`` files. None when the provider cannot be found."""
+    root = _provider_module(method)
+    if root is None:
+        return None
+    files, seen, todo = set(), set(), [root]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        path, imports = _module_imports(name)
+        if path is None:
+            continue
+        excluded = name != root and (name.startswith(_NOT_METHOD_CODE)
+                                     or path.endswith("__init__.py"))
+        if not excluded:
+            files.add(path)
+            todo += imports
+    return sorted(files)
+
+
+def _git(args, repo):
+    import subprocess
+
+    try:
+        res = subprocess.run(["git", *args], cwd=str(repo), capture_output=True, text=True,
+                             timeout=30, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None, None
+    return res.returncode, res.stdout.strip()
+
+
+def provenance_marks(runs, repo=None, sources=None) -> dict:
+    """Which groups of runs were made by code older than the method's current code.
+
+    A run is **stale** when its recorded ``commit`` is not a descendant of (or equal to) the
+    last commit that touched the method's source files (:func:`method_source_files`), and of
+    **unknown provenance** when it has no commit or one this repository does not know.
+
+    Parameters
+    ----------
+    runs : list of dict
+        Records with ``dataset, protocol, method`` and optionally ``commit``.
+    repo : path, optional
+        The git checkout to judge against; default the one holding the imported hyperclust.
+        Without a git checkout only missing commits are marked.
+    sources : dict, optional
+        ``{method: [file, ...]}`` overriding :func:`method_source_files`.
+
+    Returns
+    -------
+    dict
+        ``{(dataset, protocol, method): {"mark": STALE | UNKNOWN | None, "runs": {status:
+        count}, "touched": last commit of the method's code or None}}``.
+    """
+    from .provenance import package_root
+
+    if repo is None:
+        rc, top = _git(["rev-parse", "--show-toplevel"], package_root())
+        repo = top if rc == 0 and top else None
+    touched_cache, ancestor_cache = {}, {}
+
+    def touched(method):
+        if method not in touched_cache:
+            files = (sources or {}).get(method) if sources and method in sources \
+                else method_source_files(method)
+            commit = None
+            if repo is not None and files:
+                rc, out = _git(["log", "-1", "--format=%H", "--", *files], repo)
+                commit = out or None if rc == 0 else None
+            touched_cache[method] = commit
+        return touched_cache[method]
+
+    def status(run):
+        commit = run.get("commit")
+        if not commit:
+            return UNKNOWN
+        last = touched(run["method"])
+        if repo is None or last is None:
+            return None
+        key = (last, commit)
+        if key not in ancestor_cache:
+            rc, _ = _git(["merge-base", "--is-ancestor", last, commit], repo)
+            ancestor_cache[key] = {0: None, 1: STALE}.get(rc, UNKNOWN)
+        return ancestor_cache[key]
+
+    out = {}
+    for r in runs:
+        key = (r["dataset"], r["protocol"], r["method"])
+        st = status(r)
+        entry = out.setdefault(key, {"mark": None, "runs": Counter(), "touched": None})
+        entry["runs"][st or "current"] += 1
+        entry["touched"] = touched_cache.get(r["method"])
+        if st == STALE or (st == UNKNOWN and entry["mark"] is None):
+            entry["mark"] = st
+    return out
 
 
 def _mean_std(values):
@@ -127,7 +301,12 @@ def _ordered(values, first=()):
     return [v for v in first if v in seen] + [v for v in seen if v not in first]
 
 
-def _quality_table(agg, protocol, metric, datasets, methods, published) -> list[str]:
+def _marked(text, marks, key):
+    mark = (marks or {}).get(key, {}).get("mark")
+    return text + _MARK[mark] if mark and text else text
+
+
+def _quality_table(agg, protocol, metric, datasets, methods, published, marks=None) -> list[str]:
     rows = []
     pub_cols = bool(published) and any(_published_protocol(p["protocol"]) == protocol
                                        for p in published)
@@ -148,7 +327,8 @@ def _quality_table(agg, protocol, metric, datasets, methods, published) -> list[
         any_row = True
         best = max(means)
         n = next((c["n_nodes"] for c in cells.values() if c and c["n_nodes"]), "")
-        line = [d, str(n)] + [_cell(cells[m], metric, best) for m in methods]
+        line = [d, str(n)] + [_marked(_cell(cells[m], metric, best), marks, (d, protocol, m))
+                              for m in methods]
         if pub_cols:
             col = _CSV_METRIC[metric]
             pubs = [f"{p['method']} {float(p[col]):.3f} [{sources[_source_key(p)]}]"
@@ -160,7 +340,7 @@ def _quality_table(agg, protocol, metric, datasets, methods, published) -> list[
     return rows if any_row else []
 
 
-def _time_table(agg, protocol, datasets, methods) -> list[str]:
+def _time_table(agg, protocol, datasets, methods, marks=None) -> list[str]:
     head = ["dataset", "nodes", "nnz(H)"] + [f"`{m}`" for m in methods]
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for d in datasets:
@@ -177,7 +357,8 @@ def _time_table(agg, protocol, datasets, methods) -> list[str]:
                 line.append(f"*{_status_text(c)}*")
             else:
                 extra = "" if c["extra_mb"] is None else f", +{c['extra_mb']:.0f} MiB"
-                line.append(f"{c['time']:.2f} s (peak {c['peak_mb']:.0f} MiB{extra})")
+                line.append(_marked(f"{c['time']:.2f} s (peak {c['peak_mb']:.0f} MiB{extra})",
+                                    marks, (d, protocol, m)))
         rows.append("| " + " | ".join(line) + " |")
     return rows
 
@@ -276,7 +457,38 @@ def _failure_table(runs) -> list[str]:
     return rows
 
 
-def markdown_report(runs, published=None, plot_files=(), published_note=None) -> str:
+def _provenance_section(marks) -> list[str]:
+    bad = {k: v for k, v in marks.items() if v["mark"]}
+    L = ["## Provenance", "",
+         "Every run records the commit (and dirty flag) of the code that made it, its thread "
+         "count and the load average at its start. † **stale**: made by a commit older than "
+         "the last commit that touched the method's code (its estimator's module and the "
+         "hyperclust modules it imports, transitively; the benchmark machinery, readers, "
+         "datasets, CLI and thread policy excluded); ‡ **unknown provenance**: no commit "
+         "recorded (runs from before provenance was recorded) or one unknown to this "
+         "repository. Marked cells may not reflect the current code: rerun them.", ""]
+    if not bad:
+        return L + ["Every group of runs is current."]
+    L += ["| method | mark | groups | runs by status | method code last changed in | "
+          "dataset / protocol |", "|---|---|---|---|---|---|"]
+    by = defaultdict(list)
+    for (d, p, m), v in bad.items():
+        by[(m, v["mark"])].append(((d, p), v))
+    for (m, mark), items in sorted(by.items()):
+        runs = Counter()
+        for _, v in items:
+            runs.update(v["runs"])
+        where = sorted(f"{d} / {p}" for (d, p), _ in items)
+        shown = ", ".join(where[:12]) + (f", … ({len(where) - 12} more)" if len(where) > 12 else "")
+        touched = sorted({(v["touched"] or "")[:10] for _, v in items} - {""})
+        L.append(f"| `{m}` | {mark}{_MARK[mark]} | {len(items)} | "
+                 f"{', '.join(f'{k}: {n}' for k, n in sorted(runs.items()))} | "
+                 f"{', '.join(touched)} | {shown} |")
+    return L
+
+
+def markdown_report(runs, published=None, plot_files=(), published_note=None,
+                    provenance=None) -> str:
     """The report as markdown text.
 
     Parameters
@@ -289,8 +501,13 @@ def markdown_report(runs, published=None, plot_files=(), published_note=None) ->
         PNG file names (relative to the report) to embed.
     published_note : str, optional
         Shown when published numbers are missing (why).
+    provenance : dict, optional
+        From :func:`provenance_marks` (computed from this repository's git history when
+        None): stale and unknown-provenance groups are marked † / ‡ in the quality and time
+        tables and listed in a Provenance section.
     """
     runs = list(runs)
+    marks = provenance_marks(runs) if provenance is None else provenance
     agg = aggregate(runs)
     datasets = _ordered(r["dataset"] for r in runs)
     all_methods = _ordered(r["method"] for r in runs)
@@ -330,7 +547,7 @@ def markdown_report(runs, published=None, plot_files=(), published_note=None) ->
 
     for p in protocols:
         for metric in METRICS:
-            rows = _quality_table(agg, p, metric, datasets, used(p), published)
+            rows = _quality_table(agg, p, metric, datasets, used(p), published, marks)
             if rows:
                 L += [f"## {metric.upper()} — protocol `{p}`", ""] + rows + [""]
     if published:
@@ -343,7 +560,7 @@ def markdown_report(runs, published=None, plot_files=(), published_note=None) ->
         L += [f"## Fit time and memory — protocol `{p}`", "",
               "Mean fit time over finished runs, mean peak RSS of the run's process (data "
               "loading included) and mean RSS growth during `fit` (sampled).", ""]
-        L += _time_table(agg, p, datasets, used(p)) + [""]
+        L += _time_table(agg, p, datasets, used(p), marks) + [""]
     if peers:
         rows = _peer_table(agg, datasets, ours, peers)
         if rows:
@@ -371,6 +588,7 @@ def markdown_report(runs, published=None, plot_files=(), published_note=None) ->
         L.append("")
     if plot_files:
         L += ["## Plots", ""] + [f"![{f}]({f})" for f in plot_files] + [""]
+    L += _provenance_section(marks) + [""]
     fails = _failure_table(runs)
     L += ["## Runs that did not finish", ""]
     L += fails if fails else ["None."]

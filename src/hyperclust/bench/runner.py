@@ -218,6 +218,18 @@ def _run_isolated(spec: dict, time_limit, log_path: Path, env, start_method) -> 
     return rec
 
 
+def _provenance() -> dict:
+    """The runner's view of a run's provenance (used when the run itself recorded none)."""
+    try:
+        from .provenance import run_provenance
+
+        rec = run_provenance()
+        rec.pop("threads", None)
+        return rec
+    except Exception:  # pragma: no cover - provenance is a by-product
+        return {"commit": None}
+
+
 def run_benchmark(datasets, methods, seeds=5, out_dir="bench-results", data_dir=None, *,
                   time_limit: float = 300.0, memory_limit: float | None = 8192,
                   protocol="all", device: str = "cpu", threads: int | None = None,
@@ -322,7 +334,10 @@ def run_benchmark(datasets, methods, seeds=5, out_dir="bench-results", data_dir=
                         unlabelled_clusters=int(unlabelled_clusters))
             safe = "_".join(str(spec[k]) for k in ("dataset", "method", "protocol", "seed"))
             safe = "".join(c if c.isalnum() or c in "-._" else "_" for c in safe)
+            prov = _provenance()
             rec = _run_isolated(full, time_limit, logs / f"{safe}.log", env, start_method)
+            for key, value in prov.items():  # runs that left no record (timeout, crash)
+                rec.setdefault(key, value)
             rec.update(time_limit_s=float(time_limit), memory_limit_mb=memory_limit,
                        threads=threads, device=device,
                        finished_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))

@@ -111,6 +111,7 @@ def run_one(spec: dict) -> dict:
 
     rec = {k: spec[k] for k in ("dataset", "method", "seed", "protocol")}
     rec.update(status="failed", error=None, metrics=None, fit_time_s=None, load_time_s=None)
+    rec.update(_provenance())
     stage = "load"
     try:
         t0 = time.perf_counter()
@@ -129,7 +130,11 @@ def run_one(spec: dict) -> dict:
         if hasattr(est, "get_params"):
             rec["params"] = _jsonable(est.get_params(deep=False))
         stage = "fit"
-        with PeakMemory() as mem:
+        from ..threads import thread_limit
+
+        # the estimator's own thread_limit keeps this (outer) one, so this is its count
+        with PeakMemory() as mem, thread_limit(spec.get("threads") or None) as n_threads:
+            rec["threads_used"] = n_threads
             t0 = time.perf_counter()
             est.fit(hg)
             rec["fit_time_s"] = time.perf_counter() - t0
@@ -165,6 +170,19 @@ def run_one(spec: dict) -> dict:
     rec["peak_rss_mb"] = max_rss_mb()
     rec["final_rss_mb"] = current_rss_mb()
     return rec
+
+
+def _provenance() -> dict:
+    """Commit (+ dirty flag), hyperclust version and load average at the start of the run
+    (:func:`hyperclust.bench.provenance.run_provenance`); never fails the run."""
+    try:
+        from .provenance import run_provenance
+
+        rec = run_provenance()
+        rec.pop("threads", None)  # the fit's thread count is recorded as threads_used
+        return rec
+    except Exception as exc:  # pragma: no cover - provenance is a by-product
+        return {"commit": None, "provenance_error": f"{type(exc).__name__}: {exc}"}
 
 
 def _limit_memory(limit_mb):

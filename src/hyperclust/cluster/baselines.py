@@ -12,6 +12,7 @@ from sklearn.cluster import KMeans
 from sklearn.decomposition import TruncatedSVD
 from sklearn.preprocessing import normalize
 
+from ..operators import propagation
 from ..operators.propagation import PropagationOperator
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 from .registry import DESCRIPTIONS
@@ -217,7 +218,8 @@ class KMeansFeatures(_EmbeddingKMeans):
 class HGNNSmoothingKMeans(_EmbeddingKMeans):
     """k-means on HGNN-smoothed features ``P^K X`` (a fixed low-pass filter).
 
-    ``P = Dv^-1/2 (H W De^-1 H^T + s I) Dv^-1/2`` is applied in factored form, never formed.
+    ``P = Dv^-1/2 (H W De^-1 H^T + s I) Dv^-1/2`` is applied in factored form, never formed,
+    in float32 (:data:`hyperclust.operators.propagation.BASIS_DTYPE`).
 
     Parameters
     ----------
@@ -311,7 +313,9 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
             for _ in range(int(self.n_hops)):
                 Z = np.asarray(walk @ Z)
         else:
-            P = PropagationOperator(hg, self_loops=self.self_loops)
+            # float32 propagation (propagation.BASIS_DTYPE): docs/results/bench/dtype_settings.md
+            P = PropagationOperator(hg, self_loops=self.self_loops,
+                                    dtype=propagation.BASIS_DTYPE)
             Z = P.apply_power(X, self.n_hops)
         return self._cluster(Z, k, seed)
 

@@ -28,6 +28,7 @@ from sklearn.preprocessing import normalize
 from ..models.adaptivity import choose_family, smoothness_zscore
 from ..models.basis import (BASES, basis_response, borrow_for_isolated, feature_neighbors,
                             polynomial_basis)
+from ..operators import propagation
 from ..operators.propagation import PropagationOperator
 from ..threads import current_limit
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
@@ -350,7 +351,8 @@ class UniDHC(HypergraphClusterer):
         order = self._validate()
         seed = self._rng_seed(self.random_state)
         X, self.input_kind_ = self._prepare_input(hg, seed, k)
-        P = PropagationOperator(hg, self_loops=self.self_loops)
+        # float32 propagation (propagation.BASIS_DTYPE): the basis is trained in float32
+        P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE)
         self.smoothness_z_ = None
         if isinstance(self.gamma_init, str):
             family = self.gamma_init

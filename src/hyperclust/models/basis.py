@@ -11,6 +11,8 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
+from ..operators.propagation import PROPAGATION_DTYPES, check_dtype
+
 __all__ = ["BASES", "polynomial_basis", "basis_response", "feature_neighbors",
            "borrow_for_isolated"]
 
@@ -23,7 +25,7 @@ def _check_order(order) -> int:
     return int(order)
 
 
-def polynomial_basis(operator, X, order: int, kind: str = "power") -> np.ndarray:
+def polynomial_basis(operator, X, order: int, kind: str = "power", dtype=None) -> np.ndarray:
     """Stack ``T_k(P) X`` for ``k = 0..order``.
 
     Parameters
@@ -38,29 +40,49 @@ def polynomial_basis(operator, X, order: int, kind: str = "power") -> np.ndarray
         ``"power"``: ``T_k = P^k``; ``"laplacian"``: ``T_k = (I - P)^k``; ``"chebyshev"``:
         Chebyshev polynomials of ``2P - I`` (eigenvalues in [-1, 1]; well conditioned for
         large ``K``).
+    dtype : {None, float32, float64}
+        Of the result; default the operator's dtype (float64 for operators of another type).
 
     Returns
     -------
-    ndarray, shape (order + 1, n, d), float64
+    ndarray, shape (order + 1, n, d)
+
+    Notes
+    -----
+    With a :class:`~hyperclust.operators.PropagationOperator` of the result's dtype, every
+    order is written in place into the result through one ``(n_edges, d)`` work block: no
+    other temporary, whatever ``order``.
     """
     order = _check_order(order)
     if kind not in BASES:
         raise ValueError(f"kind must be one of {BASES}, got {kind!r}")
-    X0 = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
-    X0 = np.asarray(X0, dtype=np.float64)
+    if dtype is None:
+        op_dtype = np.dtype(getattr(operator, "dtype", np.float64))
+        dtype = check_dtype(op_dtype if op_dtype in PROPAGATION_DTYPES else np.float64)
+    else:
+        dtype = check_dtype(dtype)
+    X0 = X.toarray() if sp.issparse(X) else np.asarray(X)
     if X0.ndim != 2 or X0.shape[0] != operator.shape[0]:
         raise ValueError(f"X must have shape ({operator.shape[0]}, d), got {X0.shape}")
-    out = np.empty((order + 1,) + X0.shape)
+    out = np.empty((order + 1,) + X0.shape, dtype=dtype)
     out[0] = X0
+    fast = hasattr(operator, "apply") and hasattr(operator, "workspace") \
+        and np.dtype(operator.dtype) == dtype
+    work = operator.workspace(X0.shape[1]) if fast and order > 0 else None
     for k in range(1, order + 1):
-        prev = out[k - 1]
-        if kind == "power":
-            out[k] = operator.matmat(prev)
-        elif kind == "laplacian":
-            out[k] = prev - operator.matmat(prev)
-        else:  # Chebyshev of S = 2P - I: T_1 = S X, T_{k+1} = 2 S T_k - T_{k-1}
-            SX = 2.0 * operator.matmat(prev) - prev
-            out[k] = SX if k == 1 else 2.0 * SX - out[k - 2]
+        prev, cur = out[k - 1], out[k]
+        if fast:
+            operator.apply(prev, out=cur, work=work)
+        else:
+            cur[...] = operator.matmat(prev)
+        if kind == "laplacian":  # (I - P) prev
+            np.subtract(prev, cur, out=cur)
+        elif kind == "chebyshev":  # S = 2P - I: T_1 = S X, T_{k+1} = 2 S T_k - T_{k-1}
+            cur *= 2
+            cur -= prev
+            if k > 1:
+                cur *= 2
+                cur -= out[k - 2]
     return out
 
 

@@ -1,0 +1,152 @@
+"""Where a benchmark number comes from: the code's commit, the machine's load and threads.
+
+Every stored benchmark row carries :func:`run_provenance` (commit hash and dirty flag of the
+git checkout hyperclust is imported from, hyperclust version, the thread count in force, the
+load average when the run started), so that a report can tell current rows from rows made by
+older code (:mod:`hyperclust.bench.report`) and timings taken on a busy machine from idle ones.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+__all__ = ["git_commit", "load_average", "thread_info", "run_provenance", "package_root",
+           "OtherCpu", "IDLE_LOAD"]
+
+#: A 1-minute load average below this counts as an idle machine for timings.
+IDLE_LOAD = 0.3
+
+
+def package_root() -> Path:
+    """The directory of the imported ``hyperclust`` package."""
+    return Path(__file__).resolve().parent.parent
+
+
+def _git(args, cwd, timeout=10.0) -> str | None:
+    try:
+        res = subprocess.run(["git", *args], cwd=str(cwd), capture_output=True, text=True,
+                             timeout=timeout, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return res.stdout.strip() if res.returncode == 0 else None
+
+
+def git_commit(path=None) -> dict:
+    """``{"commit": hash or None, "dirty": bool or None}`` of the git checkout holding
+    ``path`` (default: the imported hyperclust package). ``dirty``: tracked files under
+    ``path`` differ from the commit (for the default, the package's code: a benchmark
+    rewriting its tracked result files does not make its own rows dirty). Both None outside
+    a git checkout or without git."""
+    path = package_root() if path is None else Path(path)
+    commit = _git(["rev-parse", "HEAD"], path)
+    if not commit:
+        return {"commit": None, "dirty": None}
+    status = _git(["status", "--porcelain", "--untracked-files=no", "--", "."], path)
+    return {"commit": commit, "dirty": None if status is None else bool(status)}
+
+
+def load_average(text: str | None = None) -> list[float] | None:
+    """The 1, 5 and 15-minute load averages (``/proc/loadavg``), or None."""
+    try:
+        if text is None:
+            return [round(x, 2) for x in os.getloadavg()]
+        return [float(x) for x in text.split()[:3]]
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def thread_info() -> dict:
+    """Threads in force: the thread policy's limit, each BLAS/OpenMP pool (threadpoolctl)
+    and torch's intra-op threads (only when torch is already imported)."""
+    import sys
+
+    from ..threads import available_cores, current_limit
+
+    out = {"limit": current_limit(), "cores": available_cores()}
+    try:
+        from threadpoolctl import threadpool_info
+
+        out["pools"] = [{k: p.get(k) for k in ("internal_api", "num_threads", "version")}
+                        for p in threadpool_info()]
+    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
+        out["pools"] = None
+    torch = sys.modules.get("torch")
+    out["torch"] = torch.get_num_threads() if torch is not None else None
+    return out
+
+
+def run_provenance(threads=None) -> dict:
+    """The record of one run's conditions.
+
+    Parameters
+    ----------
+    threads : int, optional
+        The thread count the run was limited to (recorded as ``threads``); default the
+        innermost :func:`~hyperclust.threads.thread_limit` in force, if any.
+
+    Returns
+    -------
+    dict
+        ``commit``, ``dirty``, ``hyperclust_version``, ``threads``, ``load_avg_start``
+        (1/5/15-minute load averages).
+    """
+    from .. import __version__
+    from ..threads import current_limit
+
+    rec = git_commit()
+    rec["hyperclust_version"] = __version__
+    rec["threads"] = threads if threads is not None else current_limit()
+    rec["load_avg_start"] = load_average()
+    return rec
+
+
+def _cpu_jiffies():
+    """``(busy jiffies of the whole machine, jiffies of this process)``, or None."""
+    try:
+        with open("/proc/stat") as fh:
+            fields = [int(x) for x in fh.readline().split()[1:]]
+        with open("/proc/self/stat") as fh:
+            own = fh.read().rsplit(")", 1)[1].split()
+    except (OSError, ValueError, IndexError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    busy = sum(fields[:8]) - idle  # user..steal (guest time is already in user)
+    return busy, int(own[11]) + int(own[12])  # utime + stime of all threads
+
+
+class OtherCpu:
+    """Context manager: the CPU that *other* processes used during the block, in cores.
+
+    Machine-wide busy time (``/proc/stat``) minus this process's own CPU time
+    (``/proc/self/stat``, all threads), divided by the block's wall time. Unlike the load
+    average it does not count this process's own work, so it tells whether a benchmark
+    shared the machine. ``cores`` is None where ``/proc`` is unavailable.
+
+    Attributes
+    ----------
+    cores : float or None
+    """
+
+    def __init__(self):
+        self.cores = None
+        self._start = None
+
+    def __enter__(self):
+        import time
+
+        self._t0 = time.monotonic()
+        self._start = _cpu_jiffies()
+        return self
+
+    def __exit__(self, *exc):
+        import time
+
+        end = _cpu_jiffies()
+        wall = time.monotonic() - self._t0
+        if self._start is not None and end is not None and wall > 0:
+            hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+            other = (end[0] - self._start[0]) - (end[1] - self._start[1])
+            self.cores = max(0.0, other / hz / wall)
+        return False

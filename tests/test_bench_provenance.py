@@ -1,0 +1,164 @@
+"""Provenance of benchmark rows: recorded per run, stale/unknown rows marked in the report.
+
+Git histories are built in temporary repositories: nothing here depends on this
+repository's own history."""
+
+import shutil
+import subprocess
+
+import pytest
+
+from hyperclust.bench.provenance import git_commit, load_average, run_provenance, thread_info
+from hyperclust.bench.report import (STALE, UNKNOWN, markdown_report, method_source_files,
+                                     provenance_marks)
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+
+
+def _git(repo, *args):
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org",
+                           "-c", "commit.gpgsign=false", *args], cwd=repo, check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def _commit(repo, path, text, msg):
+    (repo / path).parent.mkdir(parents=True, exist_ok=True)
+    (repo / path).write_text(text)
+    _git(repo, "add", path)
+    _git(repo, "commit", "-q", "-m", msg)
+    return _git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture()
+def history(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    c1 = _commit(repo, "pkg/a.py", "x = 1\n", "a")
+    c2 = _commit(repo, "pkg/b.py", "y = 1\n", "b")
+    c3 = _commit(repo, "pkg/a.py", "x = 2\n", "a changes")  # method m-a's code changes
+    c4 = _commit(repo, "README", "docs\n", "docs only")
+    sources = {"m-a": [str(repo / "pkg/a.py")], "m-b": [str(repo / "pkg/b.py")]}
+    return repo, sources, (c1, c2, c3, c4)
+
+
+def _run(method, commit, seed=0, dataset="d", acc=0.5):
+    r = {"dataset": dataset, "protocol": "all", "method": method, "seed": seed,
+         "status": "ok", "metrics": {"acc": acc, "nmi": acc, "ari": acc, "f1": acc},
+         "fit_time_s": 1.0, "peak_rss_mb": 10.0, "fit_extra_mb": 1.0, "n_nodes": 10, "nnz": 20}
+    if commit is not None:
+        r["commit"] = commit
+    return r
+
+
+@needs_git
+def test_rows_older_than_the_methods_last_change_are_stale(history):
+    repo, sources, (c1, c2, c3, c4) = history
+    runs = [_run("m-a", c2, dataset="old"),      # before a.py changed: stale
+            _run("m-a", c3, dataset="new"),      # the change itself: current
+            _run("m-a", c4, dataset="later"),    # a descendant: current
+            _run("m-b", c2, dataset="old"),      # b.py unchanged since c2: current
+            _run("m-b", c1, dataset="older"),    # before b.py existed: stale
+            _run("m-a", None, dataset="none"),   # no commit: unknown provenance
+            _run("m-a", "f" * 40, dataset="alien")]  # commit not in this repository
+    marks = provenance_marks(runs, repo=repo, sources=sources)
+    assert marks[("old", "all", "m-a")]["mark"] == STALE
+    assert marks[("old", "all", "m-a")]["touched"] == c3
+    assert marks[("new", "all", "m-a")]["mark"] is None
+    assert marks[("later", "all", "m-a")]["mark"] is None
+    assert marks[("old", "all", "m-b")]["mark"] is None
+    assert marks[("older", "all", "m-b")]["mark"] == STALE
+    assert marks[("none", "all", "m-a")]["mark"] == UNKNOWN
+    assert marks[("alien", "all", "m-a")]["mark"] == UNKNOWN
+    # a group with one stale seed among current ones is stale
+    mixed = provenance_marks([_run("m-a", c3), _run("m-a", c2, seed=1)], repo=repo,
+                             sources=sources)
+    assert mixed[("d", "all", "m-a")]["mark"] == STALE
+    assert mixed[("d", "all", "m-a")]["runs"] == {"current": 1, STALE: 1}
+
+
+@needs_git
+def test_report_marks_cells_and_lists_them(history):
+    repo, sources, (c1, c2, c3, c4) = history
+    runs = [_run("m-a", c2, dataset="old", acc=0.9), _run("m-b", c2, dataset="old", acc=0.4),
+            _run("m-a", None, dataset="none", acc=0.7)]
+    text = markdown_report(runs, provenance=provenance_marks(runs, repo=repo, sources=sources))
+    acc = text.split("## ACC — protocol `all`")[1].split("\n## ")[0]
+    old = next(line for line in acc.splitlines() if line.startswith("| old"))
+    assert "**0.900 ± 0.000** †" in old and "0.400 ± 0.000 |" in old  # m-b is current
+    none = next(line for line in acc.splitlines() if line.startswith("| none"))
+    assert "0.700 ± 0.000** ‡" in none
+    prov = text.split("## Provenance")[1].split("\n## ")[0]
+    stale = next(line for line in prov.splitlines() if "| stale †" in line)
+    assert stale.startswith("| `m-a` |") and c3[:10] in stale and "old / all" in stale
+    unknown = next(line for line in prov.splitlines() if "unknown provenance ‡ |" in line)
+    assert unknown.startswith("| `m-a` |") and "none / all" in unknown
+    assert "`m-b`" not in prov
+    times = text.split("## Fit time and memory")[1].split("\n## ")[0]
+    assert "1.00 s (peak 10 MiB, +1 MiB) †" in times
+
+
+def test_without_a_repository_only_missing_commits_are_marked(tmp_path):
+    runs = [_run("m-a", "a" * 40), _run("m-a", None, dataset="none")]
+    marks = provenance_marks(runs, repo=None, sources={"m-a": []})
+    # repo=None means "find the repository of hyperclust"; sources=[] means nothing to check
+    assert marks[("d", "all", "m-a")]["mark"] is None
+    assert marks[("none", "all", "m-a")]["mark"] == UNKNOWN
+
+
+@needs_git
+def test_git_commit_and_dirty_flag(history):
+    repo, _, (*_, c4) = history
+    assert git_commit(repo) == {"commit": c4, "dirty": False}
+    (repo / "pkg/a.py").write_text("x = 3\n")
+    assert git_commit(repo / "pkg") == {"commit": c4, "dirty": True}
+    assert git_commit(repo.parent) == {"commit": None, "dirty": None}
+
+
+def test_run_provenance_and_thread_info():
+    from hyperclust.threads import thread_limit
+
+    with thread_limit(1):
+        rec = run_provenance()
+        info = thread_info()
+    assert {"commit", "dirty", "hyperclust_version", "threads", "load_avg_start"} <= set(rec)
+    assert rec["threads"] == 1 and info["limit"] == 1 and info["cores"] >= 1
+    assert load_average("0.50 0.40 0.30 1/100 42") == [0.5, 0.4, 0.3]
+    assert load_average("garbage") is None
+
+
+def test_method_source_files_follow_imports():
+    files = [f.replace("\\", "/") for f in method_source_files("spectral-zhou")]
+    assert any(f.endswith("hyperclust/cluster/spectral.py") for f in files)
+    assert any(f.endswith("hyperclust/operators/laplacians.py") for f in files)
+    assert any(f.endswith("hyperclust/operators/kernels.py") for f in files)  # transitively
+    assert not any("/bench/" in f or f.endswith("threads.py") or f.endswith("__init__.py")
+                   for f in files)
+    unidhc = method_source_files("unidhc")
+    assert any(f.replace("\\", "/").endswith("hyperclust/models/basis.py") for f in unidhc)
+    assert method_source_files("no-such-method") is None
+
+
+def test_worker_records_provenance_per_run():
+    from hyperclust.bench.worker import run_one
+
+    rec = run_one({"dataset": "synthetic-h0.9-n200", "method": "kmeans", "seed": 0,
+                   "protocol": "all", "threads": 1})
+    assert rec["status"] == "ok", rec.get("error")
+    assert {"commit", "dirty", "hyperclust_version", "load_avg_start"} <= set(rec)
+    assert rec["threads_used"] == 1
+
+
+def test_other_cpu_does_not_count_this_process():
+    import time
+
+    from hyperclust.bench.provenance import OtherCpu
+
+    with OtherCpu() as other:
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < 0.3:  # keep one core busy ourselves
+            pass
+    if other.cores is None:
+        pytest.skip("/proc not available")
+    # our own busy core is excluded (other jobs on a shared machine may add some)
+    assert 0.0 <= other.cores < 2.0
