@@ -45,18 +45,9 @@ def _provider_module(method: str) -> str | None:
         return "hyperclust.bench.peers"
     if ":" in method:
         return method.split(":", 1)[0]
-    import importlib
+    from ..cluster.registry import provider_module
 
-    from ..cluster.registry import _PROVIDERS
-
-    for name in _PROVIDERS:
-        try:
-            mod = importlib.import_module(name)
-        except ImportError:
-            continue
-        if method in getattr(mod, "METHODS", {}):
-            return name
-    return None
+    return provider_module(method)
 
 
 def _module_imports(name: str) -> tuple[str | None, list[str]]:

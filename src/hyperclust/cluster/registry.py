@@ -14,7 +14,8 @@ import importlib
 import importlib.util
 import sys
 
-__all__ = ["available_methods", "make_estimator", "needs_torch", "torch_available",
+__all__ = ["available_methods", "make_estimator", "needs_torch", "provider_module",
+           "torch_available",
            "DESCRIPTIONS"]
 
 _BASELINES = "hyperclust.cluster.baselines"
@@ -66,6 +67,18 @@ def torch_available() -> bool:
         return importlib.util.find_spec("torch") is not None
     except (ImportError, ValueError):
         return False
+
+
+def provider_module(name: str) -> str | None:
+    """The module that defines method ``name``'s estimator (None for an unknown name).
+
+    Examples
+    --------
+    >>> provider_module("hgnn")
+    'hyperclust.cluster.baselines'
+    """
+    entry = _CATALOG.get(name)
+    return None if entry is None else entry[0]
 
 
 def needs_torch(name: str) -> bool:

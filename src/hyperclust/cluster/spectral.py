@@ -53,6 +53,11 @@ def resolve_settings(n_nodes: int, tol="auto", n_init="auto") -> tuple[float, in
     Returns
     -------
     (float, int)
+
+    Examples
+    --------
+    >>> resolve_settings(2708), resolve_settings(10**6), resolve_settings(50, 1e-4, 2)
+    ((1e-08, 10), (0.001, 3), (0.0001, 2))
     """
     key = "large" if n_nodes >= LARGE_GRAPH else "small"
     if isinstance(tol, str) and tol == "auto":
