@@ -387,7 +387,15 @@ def markdown(data: dict, head_commit: str | None = None) -> str:
     else:  # rows without the measurement: every measurement must start below IDLE_LOAD
         idle = bool(loads) and max(loads) < IDLE_LOAD
     L = ["# Scaling benchmark", ""]
-    if not idle:
+    n_busy = sum(1 for b in busy if b is None or b >= OTHER_CPU_IDLE)
+    if not idle and start is not None and start < IDLE_LOAD and n_busy < len(ok):
+        L += [f"> **Partly pending an idle rerun.** The run started on an idle machine "
+              f"(1-minute load average {start:.2f}), but other processes used "
+              f">= {OTHER_CPU_IDLE} core during {n_busy} of {len(ok)} rows (marked **busy** "
+              "in the *others' CPU* column, up to "
+              f"{max((b or 0 for b in busy), default=0):.2f} cores): those rows are pending an "
+              "idle rerun; the other rows are idle measurements.", ""]
+    elif not idle:
         L += [f"> **Pending an idle rerun.** These timings were taken with a 1-minute load "
               f"average of {min(loads, default=float('nan')):.2f}..{max(loads, default=float('nan')):.2f} "
               f"and other processes using up to {max((b or 0 for b in busy), default=0):.2f} "
@@ -450,7 +458,9 @@ def markdown(data: dict, head_commit: str | None = None) -> str:
             L.append(" | ".join([
                 f"| {r['n_nodes']:,}", f"{r['nnz']:,}", str(thr),
                 f"{_f(_load1(r, 'load_before'), '{:.2f}')}/{_f(_load1(r, 'load_after'), '{:.2f}')}",
-                _f(r.get("other_cpu"), "{:.2f}"), _f(r["min_s"], "{:.4g}"), _f(r["median_s"], "{:.4g}"),
+                _f(r.get("other_cpu"), "{:.2f}") + (
+                    " **busy**" if (r.get("other_cpu") or 0) >= OTHER_CPU_IDLE else ""),
+                _f(r["min_s"], "{:.4g}"), _f(r["median_s"], "{:.4g}"),
                 _f(r.get("kernel_min_s"), "{:.4g}"), _f(r.get("ratio_kernel"), "{:.2f}"),
                 _f(r.get("bw_bound_s"), "{:.3g}"), _f(r.get("ratio_bw"), "{:.1f}"),
                 _f(r.get("matvecs"), "{:d}"), _f(r.get("extra_mb"), "{:.0f}"),
@@ -534,6 +544,8 @@ def main(argv=None):
                     help="CI-speed check: sizes 1e3 1e4, 2 repeats, Uni-DHC at 1e3 only, "
                          "output to a temporary directory unless --out is given")
     ap.add_argument("--out", default=None, help="default docs/results/bench")
+    ap.add_argument("--report-only", action="store_true",
+                    help="rewrite scaling.md from --out's scaling.json without measuring")
     ap.add_argument("--no-spawn", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.quick:
@@ -551,6 +563,12 @@ def main(argv=None):
     out.mkdir(parents=True, exist_ok=True)
     json_path = out / "scaling.json"
     data = load_store(json_path)
+    if args.report_only:
+        from hyperclust.bench.provenance import git_commit
+
+        (out / "scaling.md").write_text(markdown(data, head_commit=git_commit()["commit"]))
+        print(f"wrote {out / 'scaling.md'}")
+        return 0
     data["conditions"] = conditions()
     head = data["conditions"].get("commit")
     rows = data["rows"]
