@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, aslinearoperator, eigsh
 
 from .hypergraph import Hypergraph
+from .operators.base import SymmetricOperator
 
 __all__ = ["fix_signs", "eigsh_seeded", "smallest_eigenpairs", "NormalizedAffinity",
            "regularized_embedding", "heat_kernel_signature", "hks_times",
@@ -107,7 +108,7 @@ def smallest_eigenpairs(op, k: int, random_state=0, tol: float = 1e-8, **kwargs)
     return eigsh_seeded(op, k, which="SA", random_state=random_state, tol=tol, **kwargs)
 
 
-class NormalizedAffinity(LinearOperator):
+class NormalizedAffinity(SymmetricOperator):
     """Regularized normalized affinity ``D_tau^-1/2 (M + (tau / n) 1 1^T) D_tau^-1/2``.
 
     ``D_tau = diag(d + tau)``. The rank-one term (Amini et al. 2013; Qin & Rohe 2013) joins
@@ -134,7 +135,7 @@ class NormalizedAffinity(LinearOperator):
 
     def __init__(self, M, degrees, tau: float = 0.0):
         n = M.shape[0]
-        super().__init__(dtype=np.float64, shape=(n, n))
+        super().__init__(n)
         if not np.isfinite(tau) or tau < 0:
             raise ValueError(f"tau must be finite and non-negative, got {tau!r}")
         self.M = M
@@ -155,10 +156,7 @@ class NormalizedAffinity(LinearOperator):
         up = _scaled_csr(M._H, self._s, root, np.float64)
         return down, up, M.node_shift * self._s * self._s
 
-    def _matmat(self, X):
-        X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
-        if X.ndim == 1:
-            X = X[:, None]
+    def _apply(self, X):
         if self._folded is not None:
             from .operators.kernels import csr_matmat
 
@@ -175,19 +173,6 @@ class NormalizedAffinity(LinearOperator):
         if self.tau:
             out = out + (self.tau / self.shape[0]) * Y.sum(axis=0, keepdims=True)
         return self._s[:, None] * out
-
-    def _matvec(self, x):
-        return self._matmat(np.asarray(x, dtype=np.float64).reshape(-1, 1)).ravel()
-
-    def _rmatvec(self, x):
-        return self._matvec(x)
-
-    def _adjoint(self):
-        return self
-
-    def to_dense(self):
-        n = self.shape[0]
-        return self._matmat(np.eye(n))
 
 
 def regularized_embedding(M, degrees, k: int, tau: float = 0.0, random_state=0,

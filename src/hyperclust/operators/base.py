@@ -67,22 +67,15 @@ def as_dense_block(X) -> tuple[np.ndarray, bool]:
     return X, False
 
 
-class FactoredOperator(LinearOperator):
-    """A symmetric real operator applied in factored form, with an explicit sparse form on
-    request. Subclasses implement ``_apply(X)`` for a dense ``(n, d)`` block and
-    ``_build_sparse()``, and may set ``_sparse_nnz_estimate``."""
+class SymmetricOperator(LinearOperator):
+    """A symmetric real ``(n, n)`` operator, float64. Subclasses implement ``_apply(X)`` for
+    a dense ``(n, d)`` block; vectors, sparse blocks, the adjoint and ``to_dense`` follow."""
 
     def __init__(self, n: int):
         super().__init__(dtype=np.float64, shape=(int(n), int(n)))
 
     def _apply(self, X: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
-
-    def _build_sparse(self) -> sp.csr_matrix:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _sparse_nnz_estimate(self) -> int:
-        return 0
 
     def _matmat(self, X):
         X, _ = as_dense_block(X)
@@ -97,6 +90,25 @@ class FactoredOperator(LinearOperator):
     def _adjoint(self):
         return self
 
+    def to_dense(self) -> np.ndarray:
+        """Dense ``(n, n)`` array by applying the operator to the identity (small n only)."""
+        n = self.shape[0]
+        if n > 20_000:
+            raise OperatorTooLargeError(f"to_dense refuses n={n} > 20,000 (a {n}x{n} dense array)")
+        return self._apply(np.eye(n))
+
+
+class FactoredOperator(SymmetricOperator):
+    """A symmetric real operator applied in factored form, with an explicit sparse form on
+    request. Subclasses implement ``_apply(X)`` for a dense ``(n, d)`` block and
+    ``_build_sparse()``, and may set ``_sparse_nnz_estimate``."""
+
+    def _build_sparse(self) -> sp.csr_matrix:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _sparse_nnz_estimate(self) -> int:
+        return 0
+
     def to_sparse(self, max_nnz: int | None = None, memory_budget: int | None = None) -> sp.csr_matrix:
         """Explicit CSR matrix; raises :class:`OperatorTooLargeError` when the estimated
         size exceeds ``max_nnz`` entries or ``memory_budget`` bytes."""
@@ -104,13 +116,6 @@ class FactoredOperator(LinearOperator):
         M = sp.csr_matrix(self._build_sparse())
         M.sum_duplicates()
         return M
-
-    def to_dense(self) -> np.ndarray:
-        """Dense ``(n, n)`` array by applying the operator to the identity (small n only)."""
-        n = self.shape[0]
-        if n > 20_000:
-            raise OperatorTooLargeError(f"to_dense refuses n={n} > 20,000 (a {n}x{n} dense array)")
-        return self._apply(np.eye(n))
 
 
 def to_torch_sparse(op, device="cpu", dtype=None, max_nnz: int | None = None,

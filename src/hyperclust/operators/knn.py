@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
-from .base import safe_inverse
+from .base import SymmetricOperator, safe_inverse
 
 __all__ = ["EXACT_MAX_NODES", "KNN_METHODS", "exact_cosine_neighbors",
            "approximate_cosine_neighbors", "cosine_knn", "knn_affinity", "knn_walk",
@@ -522,7 +522,7 @@ def mixed_walk(hypergraph, beta: float = 0.5, n_neighbors: int = 10, *, method: 
     return MixedWalk(hypergraph, knn, beta=beta, self_loops=self_loops)
 
 
-class SymmetricMixedAffinity(LinearOperator):
+class SymmetricMixedAffinity(SymmetricOperator):
     """Symmetric mixed affinity ``S_a N_h S_a + S_b N_q S_b`` for spectral methods.
 
     ``N_h`` and ``N_q`` are symmetric normalized affinities (eigenvalues in [-1, 1]) of the
@@ -540,28 +540,12 @@ class SymmetricMixedAffinity(LinearOperator):
     """
 
     def __init__(self, N_h, N_q, a, b):
-        n = N_h.shape[0]
-        super().__init__(dtype=np.float64, shape=(n, n))
+        super().__init__(N_h.shape[0])
         self._Nh, self._Nq = N_h, N_q
         self._sa = np.sqrt(np.asarray(a, dtype=np.float64))
         self._sb = np.sqrt(np.asarray(b, dtype=np.float64))
 
-    def _matmat(self, X):
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim == 1:
-            X = X[:, None]
+    def _apply(self, X):
         out = self._sa[:, None] * np.asarray(self._Nh @ (self._sa[:, None] * X))
         out += self._sb[:, None] * np.asarray(self._Nq @ (self._sb[:, None] * X))
         return out
-
-    def _matvec(self, x):
-        return self._matmat(np.asarray(x, dtype=np.float64).reshape(-1, 1)).ravel()
-
-    def _rmatvec(self, x):
-        return self._matvec(x)
-
-    def _adjoint(self):
-        return self
-
-    def to_dense(self):
-        return self._matmat(np.eye(self.shape[0]))
