@@ -58,10 +58,12 @@ def test_docstring_examples(name):
 
 def test_public_api_has_examples():
     """Each public function and class of the modules of the converters, the clustering
-    estimators, the plots, the registry and the CLI has an Examples section."""
+    estimators, the default (auto), the objectives, the plots, the registry and the CLI has
+    an Examples section."""
     names = ["hyperclust.convert", "hyperclust.plotting", "hyperclust.cluster.registry",
              "hyperclust.cluster.baselines", "hyperclust.cluster.spectral",
-             "hyperclust.cluster.unidhc", "hyperclust.hypergraph", "hyperclust.cli"]
+             "hyperclust.cluster.unidhc", "hyperclust.cluster.auto", "hyperclust.objectives",
+             "hyperclust.hypergraph", "hyperclust.cli"]
     lacking = []
     for name in names:
         module = importlib.import_module(name)

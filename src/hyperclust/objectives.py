@@ -85,6 +85,11 @@ def cluster_indicators(labels) -> sp.csr_matrix:
     -------
     scipy.sparse.csr_matrix, shape (n, k)
         ``Y^T Y = I_k``.
+
+    Examples
+    --------
+    >>> cluster_indicators([0, 0, 1]).toarray().round(3).tolist()
+    [[0.707, 0.0], [0.707, 0.0], [0.0, 1.0]]
     """
     y = np.asarray(labels).reshape(-1)
     _, inv, counts = np.unique(y, return_inverse=True, return_counts=True)
@@ -143,6 +148,13 @@ def rwr_conductance(hypergraph, labels, *, walk=None, beta: float = 0.5, alpha: 
     Returns
     -------
     float, ``[0, 1]`` for ``"mean"``
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2], [3, 4, 5], [4, 5]])
+    >>> rwr_conductance(hg, [0, 0, 0, 1, 1, 1]) < rwr_conductance(hg, [0, 1, 0, 1, 0, 1])
+    True
     """
     hg = _check_hypergraph(hypergraph)
     y = _check_labels(labels, hg.n_nodes)
@@ -194,6 +206,13 @@ def hypergraph_ncut(hypergraph, labels) -> float:
     Returns
     -------
     float in [0, 1]
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2], [3, 4, 5], [4, 5]])
+    >>> hypergraph_ncut(hg, [0, 0, 0, 1, 1, 1]), round(hypergraph_ncut(hg, [0, 1, 0, 1, 0, 1]), 3)
+    (0.0, 0.467)
     """
     hg = _check_hypergraph(hypergraph)
     y = _check_labels(labels, hg.n_nodes)
@@ -225,6 +244,15 @@ def knn_conductance(hypergraph, labels, *, affinity=None, n_neighbors: int = 10,
     Returns
     -------
     float in [0, 1]
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hyperclust import Hypergraph
+    >>> X = np.repeat(np.eye(2), 6, axis=0) + 0.01 * np.arange(12)[:, None]
+    >>> hg = Hypergraph.from_edges([], n_nodes=12, features=X)
+    >>> knn_conductance(hg, [0] * 6 + [1] * 6, n_neighbors=3)
+    0.0
     """
     hg = _check_hypergraph(hypergraph)
     y = _check_labels(labels, hg.n_nodes)
@@ -253,6 +281,14 @@ def clustering_objectives(hypergraph, labels, *, walk=None, affinity=None, beta:
     Returns
     -------
     dict of str -> float or None
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2], [3, 4, 5], [4, 5]])
+    >>> scores = clustering_objectives(hg, [0, 0, 0, 1, 1, 1])
+    >>> sorted(scores), scores["knn"] is None   # no attributes: no kNN graph
+    (['knn', 'ncut', 'rwr'], True)
     """
     hg = _check_hypergraph(hypergraph)
     if affinity is None and hg.features is not None:

@@ -192,6 +192,14 @@ class AHCKA(HypergraphClusterer):
         Iteration of the selected clustering (0 = the initial assignment).
     walk_ : MixedWalk
         The operator ``M`` (reusable, e.g. for scoring other clusterings).
+
+    Examples
+    --------
+    >>> from hyperclust.datasets import hypergraph_sbm
+    >>> from hyperclust.metrics import evaluate
+    >>> hg = hypergraph_sbm(200, 2, homophily=0.9, n_features=8, random_state=0)
+    >>> evaluate(hg.labels, AHCKA(2, random_state=0).fit(hg).labels_)["acc"] > 0.9
+    True
     """
 
     def __init__(self, n_clusters=2, *, n_neighbors=10, beta=0.5, alpha=0.2, max_iter=200,

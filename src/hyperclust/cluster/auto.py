@@ -107,6 +107,17 @@ class AutoClusterer(HypergraphClusterer):
         The fitted winning estimator.
     fit_times_ : dict of str -> float
         Seconds per candidate fit (the shared kNN search under ``"knn"``).
+
+    Examples
+    --------
+    >>> from hyperclust.datasets import hypergraph_sbm
+    >>> from hyperclust.metrics import evaluate
+    >>> hg = hypergraph_sbm(200, 2, homophily=0.9, n_features=8, random_state=0)
+    >>> est = AutoClusterer(2, random_state=0).fit(hg)
+    >>> est.selected_ in est.scores_, est.scores_[est.selected_] == min(est.scores_.values())
+    (True, True)
+    >>> evaluate(hg.labels, est.labels_)["acc"] > 0.9
+    True
     """
 
     def __init__(self, n_clusters=2, *, candidates="default", n_neighbors=10, beta=0.5,
