@@ -116,17 +116,17 @@ class _Counter:
 
         self.count = 0
         self._cls = NormalizedAffinity
-        self._orig = NormalizedAffinity._matmat
+        self._orig = NormalizedAffinity._apply  # every product goes through _apply
         counter = self
 
         def counting(op, X):
             counter.count += 1 if np.ndim(X) == 1 else np.shape(X)[1]
             return counter._orig(op, X)
 
-        NormalizedAffinity._matmat = counting
+        NormalizedAffinity._apply = counting
 
     def close(self):
-        self._cls._matmat = self._orig
+        self._cls._apply = self._orig
 
 
 def _setup(op, hg, rng):
