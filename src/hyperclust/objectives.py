@@ -40,11 +40,11 @@ cluster scores 0: compare clusterings with the same number of clusters.
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 import scipy.sparse as sp
 
+from ._validation import check_fraction, check_int
 from .hypergraph import Hypergraph
 from .operators.base import safe_inverse
 from .operators.knn import KNN_METHODS, MixedWalk, knn_affinity, mixed_walk
@@ -98,20 +98,6 @@ def cluster_indicators(labels) -> sp.csr_matrix:
     return sp.csr_matrix((vals, (np.arange(y.size), inv)), shape=(y.size, counts.size))
 
 
-def _check_float(value, name, lo, hi, lo_open=False):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) \
-            or value < lo or value > hi or (lo_open and value == lo):
-        bound = "(" if lo_open else "["
-        raise ValueError(f"{name} must be a float in {bound}{lo}, {hi}], got {value!r}")
-    return float(value)
-
-
-def _check_hops(n_hops):
-    if isinstance(n_hops, bool) or not isinstance(n_hops, numbers.Integral) or n_hops < 0:
-        raise ValueError(f"n_hops must be a non-negative integer, got {n_hops!r}")
-    return int(n_hops)
-
-
 def rwr_conductance(hypergraph, labels, *, walk=None, beta: float = 0.5, alpha: float = 0.2,
                     n_hops: int = 3, n_neighbors: int = 10, knn_method: str = "auto",
                     balance: str = "mean", random_state=0) -> float:
@@ -160,8 +146,8 @@ def rwr_conductance(hypergraph, labels, *, walk=None, beta: float = 0.5, alpha: 
     y = _check_labels(labels, hg.n_nodes)
     if balance not in ("mean", "min"):
         raise ValueError(f"balance must be 'mean' or 'min', got {balance!r}")
-    alpha = _check_float(alpha, "alpha", 0.0, 1.0, lo_open=True)
-    n_hops = _check_hops(n_hops)
+    alpha = check_fraction(alpha, "alpha", lo_open=True)
+    n_hops = check_int(n_hops, "n_hops", 0)
     if walk is None:
         if knn_method not in KNN_METHODS:
             raise ValueError(f"knn_method must be one of {KNN_METHODS}, got {knn_method!r}")
@@ -295,7 +281,7 @@ def clustering_objectives(hypergraph, labels, *, walk=None, affinity=None, beta:
         affinity = knn_affinity(hg.features, n_neighbors, method=knn_method,
                                 random_state=random_state)
     if walk is None:
-        beta = _check_float(beta, "beta", 0.0, 1.0)
+        beta = check_fraction(beta, "beta")
         walk = MixedWalk(hg, affinity if beta > 0 else None, beta=beta)
     return {"rwr": rwr_conductance(hg, labels, walk=walk, alpha=alpha, n_hops=n_hops),
             "ncut": hypergraph_ncut(hg, labels),

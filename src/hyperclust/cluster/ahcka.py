@@ -18,14 +18,13 @@ iterations (Li, Yang & Shi, SIGMOD 2023), written from the algorithm's published
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..objectives import rwr_conductance
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
 from .registry import DESCRIPTIONS
+from .._validation import check_fraction, check_int
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 
 __all__ = ["AHCKA", "discretize", "rwr_seed_assignment", "METHODS"]
@@ -121,20 +120,6 @@ def rwr_seed_assignment(walk, seeds: np.ndarray, alpha: float, n_steps: int) -> 
     return labels.astype(np.int64)
 
 
-def _check_int(value, name, minimum):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def _check_unit(value, name, lo_open=False):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) \
-            or not 0.0 <= value <= 1.0 or (lo_open and value == 0.0):
-        raise ValueError(f"{name} must be a float in {'(' if lo_open else '['}0, 1], "
-                         f"got {value!r}")
-    return float(value)
-
-
 class AHCKA(HypergraphClusterer):
     """Attributed hypergraph clustering by kNN augmentation (AHCKA, Li, Yang & Shi 2023).
 
@@ -219,14 +204,14 @@ class AHCKA(HypergraphClusterer):
 
     def _validate(self, hg):
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
-        _check_int(self.n_neighbors, "n_neighbors", 1)
-        _check_unit(self.beta, "beta")
-        _check_unit(self.alpha, "alpha", lo_open=True)
-        _check_int(self.max_iter, "max_iter", 0)
-        _check_int(self.check_interval, "check_interval", 1)
-        _check_int(self.patience, "patience", 1)
-        _check_int(self.init_steps, "init_steps", 0)
-        _check_int(self.n_hops, "n_hops", 0)
+        check_int(self.n_neighbors, "n_neighbors", 1)
+        check_fraction(self.beta, "beta")
+        check_fraction(self.alpha, "alpha", lo_open=True)
+        check_int(self.max_iter, "max_iter", 0)
+        check_int(self.check_interval, "check_interval", 1)
+        check_int(self.patience, "patience", 1)
+        check_int(self.init_steps, "init_steps", 0)
+        check_int(self.n_hops, "n_hops", 0)
         if self.knn_method not in KNN_METHODS:
             raise ValueError(f"knn_method must be one of {KNN_METHODS}, got {self.knn_method!r}")
         return k

@@ -9,7 +9,6 @@ shared by every candidate and by the scoring. No label is used anywhere.
 
 from __future__ import annotations
 
-import numbers
 import time
 
 import numpy as np
@@ -18,6 +17,7 @@ from ..objectives import rwr_conductance
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
 from .ahcka import AHCKA
 from .registry import DESCRIPTIONS
+from .._validation import check_fraction, check_int
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import HGNNSmoothingKMeans, KMeansFeatures, shared_reductions
 from .spectral import SpectralHypergraphClustering
@@ -154,17 +154,10 @@ class AutoClusterer(HypergraphClusterer):
 
     def _validate(self, hg):
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
-        kn = self.n_neighbors
-        if isinstance(kn, bool) or not isinstance(kn, numbers.Integral) or kn < 1:
-            raise ValueError(f"n_neighbors must be a positive integer, got {kn!r}")
-        for name, val, lo_open in (("beta", self.beta, False), ("alpha", self.alpha, True)):
-            if isinstance(val, bool) or not isinstance(val, numbers.Real) or not 0 <= val <= 1 \
-                    or (lo_open and val == 0):
-                raise ValueError(f"{name} must be a float in {'(' if lo_open else '['}0, 1], "
-                                 f"got {val!r}")
-        h = self.n_hops
-        if isinstance(h, bool) or not isinstance(h, numbers.Integral) or h < 0:
-            raise ValueError(f"n_hops must be a non-negative integer, got {h!r}")
+        check_int(self.n_neighbors, "n_neighbors", 1)
+        check_fraction(self.beta, "beta")
+        check_fraction(self.alpha, "alpha", lo_open=True)
+        check_int(self.n_hops, "n_hops", 0)
         if self.knn_method not in KNN_METHODS:
             raise ValueError(f"knn_method must be one of {KNN_METHODS}, got {self.knn_method!r}")
         if self.balance not in ("min", "mean"):

@@ -1,0 +1,37 @@
+"""Parameter checks shared by the estimators and objectives: one line, naming the parameter."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = ["check_int", "check_fraction"]
+
+
+def check_int(value, name: str, minimum: int = 0) -> int:
+    """``value`` as an int ``>= minimum`` (booleans refused), else ``ValueError``.
+
+    Examples
+    --------
+    >>> check_int(3, "n_hops")
+    3
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_fraction(value, name: str, *, lo_open: bool = False) -> float:
+    """``value`` as a float in ``[0, 1]`` (``(0, 1]`` with ``lo_open``), else ``ValueError``.
+
+    Examples
+    --------
+    >>> check_fraction(0.5, "beta")
+    0.5
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) \
+            or not 0.0 <= value <= 1.0 or (lo_open and value == 0.0):
+        raise ValueError(f"{name} must be a float in {'(' if lo_open else '['}0, 1], "
+                         f"got {value!r}")
+    return float(value)
