@@ -42,6 +42,31 @@ def test_env_variable_overrides(monkeypatch):
     assert threads.default_threads() == 1
 
 
+def test_small_inputs_run_on_one_thread(monkeypatch):
+    monkeypatch.delenv(threads.ENV_VAR, raising=False)
+    monkeypatch.setattr(threads, "available_cores", lambda: 4)
+    small = hypergraph_sbm(200, 2, n_features=8, random_state=0)
+    work = threads.input_work(small)
+    assert work == small.incidence.nnz + 200 * 8
+    assert threads.default_threads(work) == 1
+    assert threads.default_threads(threads.PARALLEL_MIN_WORK) == 4
+    assert threads.default_threads() == 4            # size unknown: every core
+    assert threads.input_work("not a hypergraph") is None
+    monkeypatch.setenv(threads.ENV_VAR, "3")         # the variable wins over the size rule
+    assert threads.default_threads(work) == 3
+
+
+def test_fit_picks_the_thread_count_from_the_input_size(monkeypatch):
+    pytest.importorskip("torch")
+    monkeypatch.delenv(threads.ENV_VAR, raising=False)
+    monkeypatch.setattr(threads, "PARALLEL_MIN_WORK", 10**12)
+    est = _Recorder().fit(hypergraph_sbm(40, 2, random_state=0))
+    assert est.seen_[0] == 1
+    monkeypatch.setattr(threads, "PARALLEL_MIN_WORK", 0)
+    est = _Recorder().fit(hypergraph_sbm(40, 2, random_state=0))
+    assert est.seen_[0] == threads.available_cores()
+
+
 def test_thread_limit_sets_and_restores_blas_and_torch():
     torch = pytest.importorskip("torch")
     before_blas, before_torch = _blas_threads(), torch.get_num_threads()

@@ -11,7 +11,10 @@ with :func:`default_threads` threads:
 1. ``$HYPERCLUST_NUM_THREADS`` when set: a positive integer, or ``free`` for the cores that
    are free now (the cores this process may use minus those other processes keep busy, read
    from ``/proc/loadavg``);
-2. else the cores this process may use (``sched_getaffinity``).
+2. else one thread for small inputs (:func:`input_work` under :data:`PARALLEL_MIN_WORK`
+   stored nonzeros: at cora-ca's size, ~5e4, thread start-up and barriers cost more than
+   they save, and auto fitted 1.6x slower with two threads than with one);
+3. else the cores this process may use (``sched_getaffinity``).
 
 The default does not follow the load on purpose: float sums split over a different number of
 threads round differently, and k-means can then land in another optimum (cora-ca's
@@ -29,10 +32,14 @@ import os
 import sys
 import threading
 
-__all__ = ["available_cores", "busy_cores", "free_cores", "default_threads", "thread_limit", "current_limit",
-           "ENV_VAR"]
+import numpy as np
+
+__all__ = ["available_cores", "busy_cores", "free_cores", "default_threads", "thread_limit",
+           "current_limit", "input_work", "ENV_VAR", "PARALLEL_MIN_WORK"]
 
 ENV_VAR = "HYPERCLUST_NUM_THREADS"
+#: Inputs with fewer stored nonzeros (incidence plus features) run on one thread by default.
+PARALLEL_MIN_WORK = 1_000_000
 _state = threading.local()
 
 
@@ -73,11 +80,42 @@ def free_cores() -> int:
     return max(1, available_cores() - busy_cores())
 
 
-def default_threads() -> int:
-    """``$HYPERCLUST_NUM_THREADS`` (an integer, or ``free``: :func:`free_cores`) if set, else
-    :func:`available_cores` (the same on every run, so results do not follow the load)."""
+def input_work(hypergraph) -> int | None:
+    """Stored nonzeros one pass over ``hypergraph`` touches: ``nnz(H)`` plus the features'
+    nonzeros (all ``n x d`` entries when dense); None for an object that is not a hypergraph.
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> input_work(Hypergraph.from_edges([[0, 1, 2], [2, 3]]))
+    5
+    """
+    incidence = getattr(hypergraph, "incidence", None)
+    if incidence is None or not hasattr(incidence, "nnz"):
+        return None
+    work = int(incidence.nnz)
+    features = getattr(hypergraph, "features", None)
+    if features is not None:
+        work += int(features.nnz) if hasattr(features, "nnz") else int(np.size(features))
+    return work
+
+
+def default_threads(work: int | None = None) -> int:
+    """``$HYPERCLUST_NUM_THREADS`` (an integer, or ``free``: :func:`free_cores`) if set; else
+    1 when ``work`` (:func:`input_work`) is under :data:`PARALLEL_MIN_WORK`; else
+    :func:`available_cores`. Never the load: the same input gets the same thread count on
+    every run, so results do not follow the load.
+
+    Examples
+    --------
+    >>> import os
+    >>> "HYPERCLUST_NUM_THREADS" in os.environ or default_threads(work=10) == 1
+    True
+    """
     env = os.environ.get(ENV_VAR, "").strip().lower()
     if not env:
+        if work is not None and work < PARALLEL_MIN_WORK:
+            return 1
         return available_cores()
     if env == "free":
         return free_cores()
@@ -91,14 +129,16 @@ def default_threads() -> int:
 
 
 @contextlib.contextmanager
-def thread_limit(n_threads: int | None = None):
+def thread_limit(n_threads: int | None = None, *, work: int | None = None):
     """Run the block with at most ``n_threads`` BLAS/OpenMP/torch threads, then restore.
 
     Parameters
     ----------
     n_threads : int, optional
-        Default :func:`default_threads`. Nested blocks keep the outer limit (an estimator
-        fitted inside another one's ``fit`` does not re-measure the machine).
+        Default :func:`default_threads` (``work``). Nested blocks keep the outer limit (an
+        estimator fitted inside another one's ``fit`` does not re-measure the machine).
+    work : int, optional
+        Size of the input (:func:`input_work`), for the default.
 
     Yields
     ------
@@ -116,7 +156,7 @@ def thread_limit(n_threads: int | None = None):
         yield outer
         return
     if n_threads is None:
-        n_threads = default_threads()
+        n_threads = default_threads(work)
     if isinstance(n_threads, bool) or not isinstance(n_threads, numbers.Integral) \
             or n_threads < 1:
         raise ValueError(f"n_threads must be a positive integer, got {n_threads!r}")
@@ -149,7 +189,7 @@ def limit_threads_in(fit):
     """Decorator: run ``fit`` under :func:`thread_limit` (used by every estimator)."""
     @functools.wraps(fit)
     def wrapped(self, *args, **kwargs):
-        with thread_limit():
+        with thread_limit(work=input_work(args[0]) if args else None):
             return fit(self, *args, **kwargs)
 
     wrapped.__thread_limited__ = True
