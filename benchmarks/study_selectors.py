@@ -1,0 +1,76 @@
+"""Consensus-type selectors against ``auto``'s ``rwr-min`` pick, replayed on the cached pool.
+
+Usage (after ``bench_pool.py``)::
+
+    python benchmarks/study_selectors.py
+
+For every (dataset, seed) of ``bench-out/pool`` it replays four label-free rules over the
+cached candidate clusterings: the lowest ``rwr-min`` score (what ``AutoClusterer`` does),
+the highest mean NMI to the other candidates (ANMI, a consensus signal), the best ANMI among
+candidates scoring within 2/5/10% of the best score, and the rank sum of both signals; and
+prints the share of settings within .02 ACC of the oracle (labels only score here) and the
+mean ACC gap, with each dataset's mean ACC. Results: docs/results/auto.md, "Second selector
+study".
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+
+import numpy as np
+from sklearn.metrics import normalized_mutual_info_score
+
+from hyperclust.cluster.auto import CANDIDATES
+
+try:
+    from _pool import POOL, load_labels
+except ImportError:
+    from benchmarks._pool import POOL, load_labels
+
+
+def mean_agreement(labels, name, names):
+    """Mean NMI of candidate ``name``'s clustering with every other candidate's."""
+    return float(np.mean([normalized_mutual_info_score(labels[name], labels[other])
+                          for other in names if other != name]))
+
+
+def picks(labels, scores, names):
+    """``{rule: candidate}`` for every selection rule studied."""
+    agree = {c: mean_agreement(labels, c, names) for c in names}
+    best = min(scores.values())
+    out = {"rwr-min": min(names, key=lambda c: (scores[c], names.index(c))),
+           "anmi": max(names, key=lambda c: agree[c])}
+    for slack in (0.02, 0.05, 0.1):
+        near = [c for c in names if scores[c] <= best * (1 + slack)]
+        out[f"within{slack:g}-anmi"] = max(near, key=lambda c: agree[c])
+    by_score = sorted(names, key=lambda c: scores[c])
+    by_agree = sorted(names, key=lambda c: -agree[c])
+    out["ranksum"] = min(names, key=lambda c: (by_score.index(c) + by_agree.index(c),
+                                               by_score.index(c)))
+    return out
+
+
+def main():
+    runs = {}
+    with open(POOL / "runs.jsonl") as fh:
+        for line in fh:
+            r = json.loads(line)
+            runs[(r["dataset"], r["seed"])] = r
+    gaps, per_dataset = defaultdict(list), defaultdict(lambda: defaultdict(list))
+    for (dataset, seed), run in sorted(runs.items()):
+        _, labels = load_labels(dataset, seed)
+        names = [c for c in CANDIDATES if c in labels]
+        acc = {c: run["metrics"][c]["acc"] for c in names}
+        oracle = max(acc.values())
+        for rule, chosen in picks(labels, run["scores"], names).items():
+            gaps[rule].append(oracle - acc[chosen])
+            per_dataset[rule][dataset].append(acc[chosen])
+    for rule, g in gaps.items():
+        g = np.asarray(g)
+        print(f"{rule:18s} within .02: {np.mean(g <= 0.02):.0%}  mean gap {g.mean():.3f}")
+        print("    " + "; ".join(f"{d} {np.mean(v):.3f}" for d, v in per_dataset[rule].items()))
+
+
+if __name__ == "__main__":
+    main()
