@@ -9,18 +9,27 @@ Ours: ``AHCKA(k, random_state=seed).fit(hg)`` on all nodes, timed around ``fit``
 included, loading excluded) after one warm-up fit of the same dataset. Public code (optional,
 ``--public``): ``python AHCKA.py --dataset D --data T`` in its checkout, with its own data
 files and defaults, parsed from its ``Acc=... NMI=... Time=...`` line (it is deterministic).
+
+``--permute N``: also run the public code on N copies of its data whose node ids are
+shuffled by seeded permutations (seeds 0..N-1; hyperedges, features and labels permuted
+together, nothing else changed), written under ``--scratch``. Its output depends on the node
+order (kNN ties are kept in id order, and these files are ordered by class), so the mean over
+permutations is the comparison that does not reward id order.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import pickle
 import re
+import shutil
 import subprocess
 import time
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 
 from hyperclust.cluster.ahcka import AHCKA
 from hyperclust.datasets import load_dataset
@@ -54,10 +63,44 @@ def public(path, name):
     return tuple(float(g) for g in m.groups()) if m else None
 
 
+def permuted_copy(path, seed, scratch):
+    """A copy of the public checkout at ``scratch/seed`` whose four data sets have their node
+    ids shuffled by ``default_rng(seed).permutation`` (new id of node i = perm[i])."""
+    dst = Path(scratch) / str(seed)
+    if dst.exists():
+        shutil.rmtree(dst)
+    shutil.copytree(path, dst, ignore=shutil.ignore_patterns("*.pickle", "*.npz", "*.npy"))
+    for ds, kind in set(SETS.values()):
+        src, out = Path(path) / "data" / kind / ds, dst / "data" / kind / ds
+        out.mkdir(parents=True, exist_ok=True)
+        if kind == "npz":
+            H = sp.load_npz(src / "hypergraph.npz")
+            X = sp.load_npz(src / "features.npz")
+            y = np.load(src / "labels.npy")
+            inv = np.argsort(np.random.default_rng(seed).permutation(X.shape[0]))
+            sp.save_npz(out / "hypergraph.npz", H.tocsc()[:, inv].tocsr())
+            sp.save_npz(out / "features.npz", X.tocsr()[inv])
+            np.save(out / "labels.npy", y[inv])
+            continue
+        load = lambda f: pickle.load(open(src / f, "rb"))  # noqa: E731 (its own files)
+        hg, X, y = load("hypergraph.pickle"), load("features.pickle"), load("labels.pickle")
+        perm = np.random.default_rng(seed).permutation(X.shape[0])
+        inv = np.argsort(perm)
+        hg = {e: [int(perm[v]) for v in members] for e, members in hg.items()}
+        for f, obj in (("hypergraph.pickle", hg), ("features.pickle", X[inv]),
+                       ("labels.pickle", [y[i] for i in inv])):
+            with open(out / f, "wb") as fh:
+                pickle.dump(obj, fh)
+    return dst
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--public", default=None)
+    ap.add_argument("--permute", type=int, default=0,
+                    help="also run the public code on N node-permuted copies of its data")
+    ap.add_argument("--scratch", default="/tmp/ahcka-permuted")
     args = ap.parse_args(argv)
     print(f"load average {open('/proc/loadavg').read().split()[:3]}, "
           f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}")
@@ -72,6 +115,15 @@ def main(argv=None):
             if p else " |  |  | "
         print(f"| {name} | {sd(0)} | {sd(1)} | {sd(2)} | {np.median(r[:, 3]):.2f} | "
               f"{' '.join(f'{a:.3f}' for a in r[:, 0])} | {pub} |", flush=True)
+    if args.public and args.permute:
+        print("\n| dataset | public ACC (permuted ids) | public NMI | public ARI | per-permutation ACC |")
+        print("|---|---|---|---|---|")
+        copies = [permuted_copy(args.public, s, args.scratch) for s in range(args.permute)]
+        for name in SETS:
+            r = np.array([public(c, name)[:3] for c in copies])
+            sd = lambda c: f"{r[:, c].mean():.3f} ± {r[:, c].std(ddof=1):.3f}"  # noqa: E731
+            print(f"| {name} | {sd(0)} | {sd(1)} | {sd(2)} | "
+                  f"{' '.join(f'{a:.3f}' for a in r[:, 0])} |", flush=True)
     print(f"load average after {open('/proc/loadavg').read().split()[:3]}")
 
 

@@ -63,7 +63,8 @@ def test_public_api_has_examples():
     names = ["hyperclust.convert", "hyperclust.plotting", "hyperclust.cluster.registry",
              "hyperclust.cluster.baselines", "hyperclust.cluster.spectral",
              "hyperclust.cluster.unidhc", "hyperclust.cluster.auto", "hyperclust.objectives",
-             "hyperclust.hypergraph", "hyperclust.cli"]
+             "hyperclust.hypergraph", "hyperclust.cli", "hyperclust.metrics",
+             "hyperclust.threads", "hyperclust.cluster.ahcka", "hyperclust.operators.knn"]
     lacking = []
     for name in names:
         module = importlib.import_module(name)

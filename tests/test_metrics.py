@@ -39,3 +39,10 @@ def test_unlabelled_nodes_ignored_and_errors():
         acc([0, 1], [0])
     with pytest.raises(ValueError, match="no labelled"):
         acc([-1, -1], [0, 1])
+
+
+def test_string_class_names_are_all_labelled():
+    y = np.array(["cat", "cat", "dog", "dog", "eel"])
+    pred = [2, 2, 0, 0, 0]
+    assert acc(y, pred) == 0.8
+    assert acc(y, pred) == acc([0, 0, 1, 1, 2], pred)

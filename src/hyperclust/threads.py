@@ -44,7 +44,13 @@ _state = threading.local()
 
 
 def available_cores() -> int:
-    """Cores this process may run on (its CPU affinity), at least 1."""
+    """Cores this process may run on (its CPU affinity), at least 1.
+
+    Examples
+    --------
+    >>> available_cores() >= 1
+    True
+    """
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return max(1, os.cpu_count() or 1)
@@ -62,6 +68,13 @@ def busy_cores(loadavg: str | None = None) -> int:
     ----------
     loadavg : str, optional
         The text of ``/proc/loadavg`` (read from the file by default).
+
+    Examples
+    --------
+    >>> busy_cores("1.02 0.98 0.90 2/130 999")   # another process kept a core busy
+    1
+    >>> busy_cores("0.00 0.01 0.05 1/120 999")   # only this process runs
+    0
     """
     try:
         if loadavg is None:
@@ -76,7 +89,13 @@ def busy_cores(loadavg: str | None = None) -> int:
 
 
 def free_cores() -> int:
-    """Cores this process may use minus those other processes keep busy now (at least 1)."""
+    """Cores this process may use minus those other processes keep busy now (at least 1).
+
+    Examples
+    --------
+    >>> 1 <= free_cores() <= available_cores()
+    True
+    """
     return max(1, available_cores() - busy_cores())
 
 
@@ -181,7 +200,16 @@ def current_limit() -> int | None:
     """The limit of the innermost :func:`thread_limit` block of this thread, or None.
 
     Code that imports torch inside a limited block calls ``torch.set_num_threads`` with it
-    (the block could only limit torch if it was already imported)."""
+    (the block could only limit torch if it was already imported).
+
+    Examples
+    --------
+    >>> current_limit() is None
+    True
+    >>> with thread_limit(1):
+    ...     current_limit()
+    1
+    """
     return getattr(_state, "n_threads", None)
 
 

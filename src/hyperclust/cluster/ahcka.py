@@ -57,6 +57,14 @@ def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1
     -------
     ndarray of int64, shape (n,)
         Labels in ``0..k-1``; all-zero rows get label 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> B = np.repeat(np.eye(3), 2, axis=0)              # 3 clusters of 2 nodes
+    >>> R, _ = np.linalg.qr(np.random.default_rng(0).normal(size=(3, 3)))
+    >>> discretize(B @ R).tolist()                        # recovered from a rotation
+    [0, 0, 1, 1, 2, 2]
     """
     Xn = _row_normalize(np.asarray(V, dtype=np.float64))
     n, k = Xn.shape
@@ -107,6 +115,16 @@ def rwr_seed_assignment(walk, seeds: np.ndarray, alpha: float, n_steps: int) -> 
     -------
     ndarray of int64, shape (n,)
         Seed position in ``0..k-1``, or ``-1`` for a node no walk reaches.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> # two triangles joined by one edge: each seed claims its own triangle
+    >>> A = sp.csr_matrix((np.ones(14), ([0, 1, 0, 2, 1, 2, 3, 4, 3, 5, 4, 5, 2, 3],
+    ...                                  [1, 0, 2, 0, 2, 1, 4, 3, 5, 3, 5, 4, 3, 2])), shape=(6, 6))
+    >>> M = sp.diags(1 / np.asarray(A.sum(axis=1)).ravel()) @ A
+    >>> rwr_seed_assignment(M, np.array([0, 5]), alpha=0.2, n_steps=5).tolist()
+    [0, 0, 0, 1, 1, 1]
     """
     n = walk.shape[0]
     k = seeds.size

@@ -130,6 +130,16 @@ def exact_cosine_neighbors(X, n_neighbors: int, *, queries=None, candidates=None
         ``tie_break="random"``).
     similarities : ndarray of float64, shape (q, K')
         Cosine similarities (0 for a zero row).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
+    >>> idx, sim = exact_cosine_neighbors(X, 1)
+    >>> idx.ravel().tolist()
+    [1, 0, 3, 2]
+    >>> bool(np.all(sim > 0.99))
+    True
     """
     n = X.shape[0]
     k = _check_int(n_neighbors, "n_neighbors", 0)
@@ -192,7 +202,13 @@ def exact_cosine_neighbors(X, n_neighbors: int, *, queries=None, candidates=None
 
 
 def ann_available() -> bool:
-    """Whether the optional approximate-kNN backend (``faiss-cpu``) can be imported."""
+    """Whether the optional approximate-kNN backend (``faiss-cpu``) can be imported.
+
+    Examples
+    --------
+    >>> ann_available() in (True, False)
+    True
+    """
     try:
         import faiss  # noqa: F401
     except ImportError:
@@ -246,6 +262,19 @@ def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m:
     ------
     ImportError
         When ``faiss`` is not installed (``pip install hyperclust[ann]``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(200, 8))
+    >>> if ann_available():
+    ...     idx, _ = approximate_cosine_neighbors(X, 5)
+    ...     exact, _ = exact_cosine_neighbors(X, 5)
+    ...     recall = np.mean([len(set(a) & set(b)) / 5 for a, b in zip(idx, exact)])
+    ... else:
+    ...     recall = 1.0
+    >>> bool(recall > 0.9)
+    True
     """
     try:
         import faiss
@@ -300,6 +329,14 @@ def cosine_knn(X, n_neighbors: int = 10, *, method: str = "auto",
     -------
     indices : ndarray of int64, shape (n, K)
     similarities : ndarray of float64, shape (n, K)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
+    >>> idx, sim = cosine_knn(X, 1)
+    >>> idx.shape, idx[:, 0].tolist()
+    ((4, 1), [1, 0, 3, 2])
     """
     if method not in KNN_METHODS:
         raise ValueError(f"method must be one of {KNN_METHODS}, got {method!r}")
@@ -332,6 +369,16 @@ def knn_affinity(X, n_neighbors: int = 10, *, method: str = "auto",
     -------
     scipy.sparse.csr_matrix, shape (n, n)
         Symmetric, non-negative, zero diagonal, at most ``2 n K`` nonzeros.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
+    >>> A = knn_affinity(X, 1)
+    >>> A.shape, (A != A.T).nnz, A.diagonal().tolist()
+    ((4, 4), 0, [0.0, 0.0, 0.0, 0.0])
+    >>> A[0].indices.tolist(), A[1].indices.tolist()   # 0 and 1: each other's neighbour
+    ([1], [0])
     """
     n = X.shape[0]
     idx, sim = cosine_knn(X, n_neighbors, method=method, exact_max_nodes=exact_max_nodes,
@@ -348,7 +395,15 @@ def knn_affinity(X, n_neighbors: int = 10, *, method: str = "auto",
 
 
 def row_normalize(A) -> sp.csr_matrix:
-    """``D^-1 A`` for a non-negative sparse ``A`` (zero rows stay zero)."""
+    """``D^-1 A`` for a non-negative sparse ``A`` (zero rows stay zero).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> row_normalize(sp.csr_matrix([[1.0, 3.0], [0.0, 0.0]])).toarray()
+    array([[0.25, 0.75],
+           [0.  , 0.  ]])
+    """
     A = sp.csr_matrix(A, dtype=np.float64)
     d = np.asarray(A.sum(axis=1)).ravel()
     return (sp.diags(safe_inverse(d)) @ A).tocsr()
@@ -361,6 +416,14 @@ def knn_walk(X, n_neighbors: int = 10, **kwargs) -> sp.csr_matrix:
     Returns
     -------
     scipy.sparse.csr_matrix, shape (n, n)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(30, 4))
+    >>> Q = knn_walk(X, 3)
+    >>> np.allclose(Q.sum(axis=1), 1.0)
+    True
     """
     return row_normalize(knn_affinity(X, n_neighbors, **kwargs))
 
@@ -396,6 +459,17 @@ class MixedWalk(LinearOperator):
     ----------
     row_weights_ : tuple of ndarray, each shape (n,)
         ``(a, b)``: ``M = diag(a) P + diag(b) Q``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hyperclust.datasets import hypergraph_sbm
+    >>> hg = hypergraph_sbm(100, 2, n_features=8, isolated_fraction=0.2, random_state=0)
+    >>> M = MixedWalk(hg, knn_affinity(hg.features, 5), beta=0.5)
+    >>> M.shape, bool(np.allclose(M @ np.ones(100), 1.0))      # row-stochastic
+    ((100, 100), True)
+    >>> np.allclose(M.to_sparse() @ np.arange(100.0), M @ np.arange(100.0))
+    True
     """
 
     def __init__(self, hypergraph, knn=None, beta: float = 0.5, self_loops: float = 0.0):
@@ -513,6 +587,15 @@ def mixed_walk(hypergraph, beta: float = 0.5, n_neighbors: int = 10, *, method: 
     Returns
     -------
     MixedWalk
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hyperclust.datasets import hypergraph_sbm
+    >>> hg = hypergraph_sbm(100, 2, n_features=8, random_state=0)
+    >>> M = mixed_walk(hg, beta=0.3, n_neighbors=5)
+    >>> bool(np.allclose(M @ np.ones(100), 1.0))
+    True
     """
     beta = _check_beta(beta)
     knn = None
@@ -537,6 +620,14 @@ class SymmetricMixedAffinity(SymmetricOperator):
     ----------
     N_h, N_q : LinearOperator or sparse matrix, shape (n, n), symmetric
     a, b : ndarray, shape (n,), non-negative
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> N = sp.csr_matrix(np.array([[0.0, 1.0], [1.0, 0.0]]))
+    >>> S = SymmetricMixedAffinity(N, N, a=np.array([0.5, 0.5]), b=np.array([0.5, 0.5]))
+    >>> S @ np.array([1.0, 0.0])
+    array([0., 1.])
     """
 
     def __init__(self, N_h, N_q, a, b):
