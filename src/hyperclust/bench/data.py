@@ -11,13 +11,15 @@ Protocols say which nodes a run clusters and scores:
 from __future__ import annotations
 
 import importlib
+import os
 import re
 from pathlib import Path
 
 from ..hypergraph import Hypergraph
 
 __all__ = ["PROTOCOLS", "canonical_protocol", "resolve_dataset", "apply_protocol",
-           "import_object", "SYNTHETIC_PATTERN", "check_dataset_name", "check_method_name"]
+           "import_object", "SYNTHETIC_PATTERN", "check_dataset_name", "check_method_name",
+           "default_data_dir"]
 
 PROTOCOLS = ("all", "isolated-removed", "lcc")
 _ALIASES = {"covered": "isolated-removed", "isolated_removed": "isolated-removed",
@@ -118,6 +120,29 @@ def resolve_dataset(name: str, data_dir=None) -> Hypergraph:
     from ..datasets import load_dataset
 
     return load_dataset(name, data_dir=data_dir)
+
+
+def default_data_dir() -> Path:
+    """Where the benchmarks read the shared datasets: ``$HYPERCLUST_DATA``, else
+    ``shared/data`` beside the checkout that holds the imported hyperclust.
+
+    Examples
+    --------
+    >>> import os
+    >>> saved = os.environ.pop("HYPERCLUST_DATA", None)
+    >>> default_data_dir().parts[-2:]
+    ('shared', 'data')
+    >>> os.environ["HYPERCLUST_DATA"] = "/data/hypergraphs"
+    >>> str(default_data_dir())
+    '/data/hypergraphs'
+    >>> _ = os.environ.pop("HYPERCLUST_DATA") if saved is None else os.environ.update(HYPERCLUST_DATA=saved)
+    """
+    env = os.environ.get("HYPERCLUST_DATA")
+    if env:
+        return Path(env)
+    from .provenance import package_root
+
+    return package_root().parents[2] / "shared" / "data"
 
 
 def apply_protocol(hg: Hypergraph, protocol: str) -> Hypergraph:

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from .data import SYNTHETIC_PATTERN
-from .report import aggregate, is_peer
+from .aggregate import aggregate, is_peer
 
 __all__ = ["write_plots", "loglog_slope", "sweep_family"]
 

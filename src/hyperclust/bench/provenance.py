@@ -12,8 +12,8 @@ import os
 import subprocess
 from pathlib import Path
 
-__all__ = ["git_commit", "load_average", "thread_info", "run_provenance", "package_root",
-           "OtherCpu", "IDLE_LOAD"]
+__all__ = ["git", "git_commit", "load_average", "thread_info", "run_provenance",
+           "package_root", "OtherCpu", "IDLE_LOAD"]
 
 #: A 1-minute load average below this counts as an idle machine for timings.
 IDLE_LOAD = 0.3
@@ -24,13 +24,27 @@ def package_root() -> Path:
     return Path(__file__).resolve().parent.parent
 
 
-def _git(args, cwd, timeout=10.0) -> str | None:
+def git(args, cwd, timeout: float = 30.0) -> tuple[int | None, str | None]:
+    """``(exit code, stripped stdout)`` of ``git ARGS`` run in ``cwd``; ``(None, None)``
+    without git or when it does not answer within ``timeout`` seconds.
+
+    Examples
+    --------
+    >>> rc, out = git(["--version"], ".")
+    >>> rc is None or out.startswith("git version")
+    True
+    """
     try:
         res = subprocess.run(["git", *args], cwd=str(cwd), capture_output=True, text=True,
                              timeout=timeout, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
-        return None
-    return res.stdout.strip() if res.returncode == 0 else None
+        return None, None
+    return res.returncode, res.stdout.strip()
+
+
+def _git_out(args, cwd) -> str | None:
+    rc, out = git(args, cwd, timeout=10.0)
+    return out if rc == 0 else None
 
 
 def git_commit(path=None) -> dict:
@@ -40,10 +54,10 @@ def git_commit(path=None) -> dict:
     rewriting its tracked result files does not make its own rows dirty). Both None outside
     a git checkout or without git."""
     path = package_root() if path is None else Path(path)
-    commit = _git(["rev-parse", "HEAD"], path)
+    commit = _git_out(["rev-parse", "HEAD"], path)
     if not commit:
         return {"commit": None, "dirty": None}
-    status = _git(["status", "--porcelain", "--untracked-files=no", "--", "."], path)
+    status = _git_out(["status", "--porcelain", "--untracked-files=no", "--", "."], path)
     return {"commit": commit, "dirty": None if status is None else bool(status)}
 
 
