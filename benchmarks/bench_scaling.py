@@ -33,7 +33,9 @@ minima), the peak RSS growth of the first repeat, the threads in force (policy l
 threadpoolctl pools, torch), the load average before and after, the CPU other processes
 used while the row ran (``other_cpu``, cores: machine busy time minus this process's, over
 the whole row and at least 2 s),
-and the commit (``git rev-parse HEAD`` + dirty flag). The growth exponent is the least-squares slope of log(min
+and the commit (``git rev-parse HEAD`` + dirty flag); rows are kept in the harness's store
+(``scaling.json``, :class:`hyperclust.bench.ResultStore`, keyed by operation and size). The
+growth exponent is the least-squares slope of log(min
 time) against log(nnz) over sizes >= 10^4.
 
 Timings are results only on an idle machine: the markdown says whether the run was (1-minute
@@ -60,6 +62,7 @@ from pathlib import Path
 import numpy as np
 
 OPERATIONS = ("PX", "PX-1t", "basis", "eigsh", "spectral-zhou", "unidhc_epoch")
+KEY = ("op", "n_nodes")
 DEFAULT_SIZES = (1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6)
 QUICK_SIZES = (1e3, 1e4)
 FLAG_SLOPE = 1.15
@@ -317,12 +320,12 @@ def run_one(task: dict, time_limit: float, spawn: bool = True) -> dict:
 # --------------------------------------------------------------------------- report
 
 def slope(rows, field="min_s", min_nodes=10_000):
+    """Log-log slope of ``field`` against nnz over the ok rows of at least ``min_nodes``."""
+    from hyperclust.bench.plots import loglog_slope
+
     pts = [(r["nnz"], r[field]) for r in rows
            if r.get("status") == "ok" and r["n_nodes"] >= min_nodes and (r.get(field) or 0) > 0]
-    if len(pts) < 2:
-        return None
-    x, y = np.log10(np.array(pts, dtype=float)).T
-    return float(np.polyfit(x, y, 1)[0])
+    return loglog_slope(*zip(*pts)) if len(pts) >= 2 else None
 
 
 def conditions() -> dict:
@@ -515,18 +518,27 @@ def plot(rows, path):
     fig.savefig(path, dpi=80)
 
 
-def load_store(path: Path) -> dict:
-    """scaling.json, with rows of the pre-issue-14 format moved to ``stale_rows``."""
-    if not path.exists():
-        return {"rows": []}
-    data = json.loads(path.read_text())
-    rows = data.get("rows", [])
-    old = [r for r in rows if "commit" not in r]  # written before rows carried provenance
+def open_store(path: Path):
+    """The store of scaling.json, with rows of the pre-issue-14 format (no provenance)
+    moved to its ``stale_rows``."""
+    from hyperclust.bench import ResultStore
+
+    store = ResultStore(path, key=KEY)
+    old = [r for r in store.runs if "commit" not in r]
     if old:
-        data["rows"] = [r for r in rows if r not in old]
-        data["stale_rows"] = (data.get("stale_rows") or []) + old
-        data.setdefault("stale_reason", STALE_OLD_FORMAT)
-    return data
+        store.remove(old)
+        store.meta["stale_rows"] = (store.meta.get("stale_rows") or []) + old
+        store.meta.setdefault("stale_reason", STALE_OLD_FORMAT)
+    return store
+
+
+def load_store(path: Path) -> dict:
+    """scaling.json as :func:`markdown` reads it: ``rows`` and the store's other fields."""
+    return as_data(open_store(path))
+
+
+def as_data(store) -> dict:
+    return {**store.meta, "rows": store.runs}
 
 
 def main(argv=None):
@@ -562,16 +574,15 @@ def main(argv=None):
         ap.error("--repeats must be >= 1")
     out.mkdir(parents=True, exist_ok=True)
     json_path = out / "scaling.json"
-    data = load_store(json_path)
+    store = open_store(json_path)
     if args.report_only:
         from hyperclust.bench.provenance import git_commit
 
-        (out / "scaling.md").write_text(markdown(data, head_commit=git_commit()["commit"]))
+        (out / "scaling.md").write_text(markdown(as_data(store), head_commit=git_commit()["commit"]))
         print(f"wrote {out / 'scaling.md'}")
         return 0
-    data["conditions"] = conditions()
-    head = data["conditions"].get("commit")
-    rows = data["rows"]
+    store.meta["conditions"] = conditions()
+    head = store.meta["conditions"].get("commit")
     for op in args.ops:
         for n in sorted(int(s) for s in sizes):
             if op == "unidhc_epoch" and n > unidhc_max:
@@ -580,23 +591,21 @@ def main(argv=None):
                     "mode": "quick" if args.quick else "full",
                     "copy_bytes": 64 * 2**20 if args.quick else 256 * 2**20}
             res = run_one(task, args.time_limit, spawn=not args.no_spawn)
-            rows = [r for r in rows if (r["op"], r["n_nodes"]) != (op, n)] + [res]
-            data["rows"] = rows
+            store.add(res)
             print(json.dumps({k: res.get(k) for k in ("op", "n_nodes", "status", "min_s",
                                                       "median_s", "kernel_min_s", "ratio_kernel",
                                                       "threads", "load_before", "error")}),
                   flush=True)
-            json_path.write_text(json.dumps(data, indent=1))
             if res["status"] != "ok":
                 break  # larger sizes would fail the same way
     from hyperclust.bench.provenance import load_average
 
-    data["load_avg_end"] = load_average()
-    json_path.write_text(json.dumps(data, indent=1))
-    md = markdown(data, head_commit=head)
+    store.meta["load_avg_end"] = load_average()
+    store.save()
+    md = markdown(as_data(store), head_commit=head)
     (out / "scaling.md").write_text(md)
     try:
-        plot(rows, out / "scaling_synthetic.png")
+        plot(store.runs, out / "scaling_synthetic.png")
     except ImportError:  # matplotlib is optional
         pass
     print(f"wrote {out / 'scaling.md'} and {json_path}")

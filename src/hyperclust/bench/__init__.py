@@ -8,7 +8,7 @@ measure other things (settings, operators, scaling) with the same parts:
 * :class:`ResultStore`: the JSON store; rows keyed, replaced on rerun, stamped with the
   commit and run conditions (:mod:`hyperclust.bench.provenance`);
 * :func:`mean_std`, :func:`group_rows`, :func:`summarize`: the aggregation over seeds;
-* :func:`markdown_table`, :func:`fmt_mean_std`, :func:`commits_of`, :func:`write_markdown`:
+* :func:`markdown_table`, :func:`markdown_row`, :func:`fmt_mean_std`, :func:`commits_of`, :func:`write_markdown`:
   the report writer.
 
 Examples
@@ -32,8 +32,8 @@ from .data import default_data_dir
 from .runner import run_benchmark
 from .seeds import run_seeds, seed_list
 from .store import ResultStore
-from .tables import commits_of, fmt_mean_std, markdown_table, write_markdown
+from .tables import commits_of, fmt_mean_std, markdown_row, markdown_table, write_markdown
 
 __all__ = ["run_benchmark", "ResultStore", "run_seeds", "seed_list", "mean_std", "group_rows",
-           "summarize", "markdown_table", "fmt_mean_std", "commits_of", "write_markdown",
-           "default_data_dir"]
+           "summarize", "markdown_table", "markdown_row", "fmt_mean_std", "commits_of",
+           "write_markdown", "default_data_dir"]

@@ -116,6 +116,21 @@ class ResultStore:
 
     update = add  # the grid runner's name for adding many
 
+    def remove(self, rows) -> None:
+        """Drop these rows (matched by key; the file is rewritten on the next save).
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> store = ResultStore(pathlib.Path(tempfile.mkdtemp()) / "r.json", key=("seed",))
+        >>> store.add([{"seed": 0}, {"seed": 1}])
+        >>> store.remove([{"seed": 0}])
+        >>> [r["seed"] for r in store.runs]
+        [1]
+        """
+        for rec in rows:
+            self._runs.pop(run_key(rec, self.key), None)
+
     def save(self) -> None:
         """Write the file (atomically: a temporary file renamed over it)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)

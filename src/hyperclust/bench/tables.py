@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["fmt_mean_std", "markdown_table", "commits_of", "write_markdown"]
+__all__ = ["fmt_mean_std", "markdown_row", "markdown_table", "commits_of", "write_markdown"]
 
 
 def fmt_mean_std(mean, std, digits: int = 3) -> str:
@@ -21,6 +21,17 @@ def fmt_mean_std(mean, std, digits: int = 3) -> str:
     return f"{mean:.{digits}f} ± {std:.{digits}f}"
 
 
+def markdown_row(cells) -> str:
+    """One line of a markdown table (for tables printed row by row as they are measured).
+
+    Examples
+    --------
+    >>> markdown_row(["zoo", 101, 0.9])
+    '| zoo | 101 | 0.9 |'
+    """
+    return "| " + " | ".join(str(c) for c in cells) + " |"
+
+
 def markdown_table(head, rows) -> list[str]:
     """The lines of a markdown table: header, separator, one line per row of cells.
 
@@ -31,8 +42,7 @@ def markdown_table(head, rows) -> list[str]:
     |---|---|
     | zoo | 0.600 ± 0.141 |
     """
-    lines = ["| " + " | ".join(str(h) for h in head) + " |", "|" + "---|" * len(head)]
-    return lines + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return [markdown_row(head), "|" + "---|" * len(head)] + [markdown_row(r) for r in rows]
 
 
 def commits_of(rows) -> str:
