@@ -59,12 +59,19 @@ def test_docstring_examples(name):
 
 def test_public_api_has_examples():
     """Each public function and class of the modules of the converters, the clustering
-    estimators, the default (auto), the objectives, the plots, the registry and the CLI has
-    an Examples section."""
+    estimators, the default (auto), the objectives, the plots, the registry, the CLI, the
+    Hypergraph and the benchmark harness has an Examples section."""
     names = ["hyperclust.convert", "hyperclust.plotting", "hyperclust.cluster.registry",
              "hyperclust.cluster.baselines", "hyperclust.cluster.spectral",
              "hyperclust.cluster.unidhc", "hyperclust.cluster.auto", "hyperclust.objectives",
              "hyperclust.hypergraph", "hyperclust.cli"]
+    names += [f"hyperclust.convert.{m}" for m in ("xgi", "hypernetx", "dhg", "pyg", "networkx",
+                                                  "pandas", "dispatch")]
+    names += [f"hyperclust.hypergraph.{m}" for m in ("core", "ids", "validation", "cleaning",
+                                                     "statistics")]
+    names += ["hyperclust.bench"] + [f"hyperclust.bench.{m}" for m in (
+        "seeds", "store", "aggregate", "tables", "staleness", "report", "plots", "provenance",
+        "data", "runner")]
     lacking = []
     for name in names:
         module = importlib.import_module(name)

@@ -20,7 +20,13 @@ IDLE_LOAD = 0.3
 
 
 def package_root() -> Path:
-    """The directory of the imported ``hyperclust`` package."""
+    """The directory of the imported ``hyperclust`` package.
+
+    Examples
+    --------
+    >>> (package_root() / "hypergraph").is_dir()
+    True
+    """
     return Path(__file__).resolve().parent.parent
 
 
@@ -52,7 +58,13 @@ def git_commit(path=None) -> dict:
     ``path`` (default: the imported hyperclust package). ``dirty``: tracked files under
     ``path`` differ from the commit (for the default, the package's code: a benchmark
     rewriting its tracked result files does not make its own rows dirty). Both None outside
-    a git checkout or without git."""
+    a git checkout or without git.
+
+    Examples
+    --------
+    >>> sorted(git_commit())
+    ['commit', 'dirty']
+    """
     path = package_root() if path is None else Path(path)
     commit = _git_out(["rev-parse", "HEAD"], path)
     if not commit:
@@ -62,7 +74,13 @@ def git_commit(path=None) -> dict:
 
 
 def load_average(text: str | None = None) -> list[float] | None:
-    """The 1, 5 and 15-minute load averages (``/proc/loadavg``), or None."""
+    """The 1, 5 and 15-minute load averages (``/proc/loadavg``), or None.
+
+    Examples
+    --------
+    >>> load_average("0.52 0.40 0.31 1/123 4567")
+    [0.52, 0.4, 0.31]
+    """
     try:
         if text is None:
             return [round(x, 2) for x in os.getloadavg()]
@@ -73,7 +91,16 @@ def load_average(text: str | None = None) -> list[float] | None:
 
 def thread_info() -> dict:
     """Threads in force: the thread policy's limit, each BLAS/OpenMP pool (threadpoolctl)
-    and torch's intra-op threads (only when torch is already imported)."""
+    and torch's intra-op threads (only when torch is already imported).
+
+    Examples
+    --------
+    >>> from hyperclust.threads import thread_limit
+    >>> with thread_limit(1):
+    ...     info = thread_info()
+    >>> info["limit"], info["cores"] >= 1
+    (1, True)
+    """
     import sys
 
     from ..threads import available_cores, current_limit
@@ -105,6 +132,12 @@ def run_provenance(threads=None) -> dict:
     dict
         ``commit``, ``dirty``, ``hyperclust_version``, ``threads``, ``load_avg_start``
         (1/5/15-minute load averages).
+
+    Examples
+    --------
+    >>> rec = run_provenance(threads=2)
+    >>> sorted(rec), rec["threads"]
+    (['commit', 'dirty', 'hyperclust_version', 'load_avg_start', 'threads'], 2)
     """
     from .. import __version__
     from ..threads import current_limit
@@ -141,6 +174,13 @@ class OtherCpu:
     Attributes
     ----------
     cores : float or None
+
+    Examples
+    --------
+    >>> with OtherCpu() as other:
+    ...     _ = sum(range(1000))
+    >>> other.cores is None or other.cores >= 0
+    True
     """
 
     def __init__(self):

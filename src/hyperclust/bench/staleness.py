@@ -82,7 +82,16 @@ def method_source_files(method: str) -> list[str] | None:
     approximation): the module defining its estimator (``METHODS`` provider, the peers
     module, or the ``module`` of ``module:factory``) and, transitively, every hyperclust
     module imported from it, except the benchmark machinery, readers, datasets, CLI, thread
-    policy and package ``__init__`` files. None when the provider cannot be found."""
+    policy and package ``__init__`` files. None when the provider cannot be found.
+
+    Examples
+    --------
+    >>> files = method_source_files("spectral-zhou")
+    >>> any(f.endswith("cluster/spectral.py") for f in files)
+    True
+    >>> any("/bench/" in f for f in files)   # the benchmark machinery does not count
+    False
+    """
     root = _provider_module(method)
     if root is None:
         return None
@@ -125,6 +134,14 @@ def provenance_marks(runs, repo=None, sources=None) -> dict:
     dict
         ``{(dataset, protocol, method): {"mark": STALE | UNKNOWN | None, "runs": {status:
         count}, "touched": last commit of the method's code or None}}``.
+
+    Examples
+    --------
+    Rows without a commit are of unknown provenance:
+
+    >>> runs = [{"dataset": "zoo", "protocol": "all", "method": "kmeans", "seed": 0}]
+    >>> provenance_marks(runs)[("zoo", "all", "kmeans")]["mark"]
+    'unknown provenance'
     """
     if repo is None:
         rc, top = git(["rev-parse", "--show-toplevel"], package_root())

@@ -1,200 +1,29 @@
 """The :class:`Hypergraph`: an immutable incidence matrix with weights, features and labels.
 
-One representation serves every algorithm: the incidence ``H`` as a scipy CSR matrix of
-shape ``(n_nodes, n_edges)`` with ``H[v, e] = 1`` when node ``v`` is a member of hyperedge
-``e``. Everything else (operators, statistics, subsets) is derived from it without forming
-dense ``n x n`` matrices.
+The class and its constructors; ids, checks, cleaning and statistics live in the sibling
+modules of :mod:`hyperclust.hypergraph`.
 """
 
 from __future__ import annotations
 
 import itertools
-import numbers
-from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components as _cc
 
-__all__ = ["Hypergraph", "CleaningReport"]
+from . import statistics as _statistics
+from .cleaning import CleaningReport, clean_incidence
+from .ids import _all_integers, _as_int_array, _check_ids, _freeze_sparse, _frozen, map_ids
+from .validation import (check_features, check_labels, check_names, check_weights,
+                         infer_n_nodes)
 
-_DUPLICATE_OPTIONS = ("merge", "keep", "drop")
-_SINGLETON_OPTIONS = ("keep", "drop")
-_EMPTY_OPTIONS = ("drop", "error")
-#: Above this many nodes implied by the largest integer id, a sparse id set is an error
-#: (one id of 1e8 would otherwise allocate gigabytes of empty rows).
-_MAX_IMPLIED_NODES = 1_000_000
+__all__ = ["Hypergraph"]
+
 #: Libraries whose objects go through :func:`hyperclust.convert.from_any`, not ``from_edges``.
 _FOREIGN_MODULES = frozenset({"xgi", "hypernetx", "dhg", "torch_geometric", "networkx",
                               "pandas"})
-
-
-@dataclass(frozen=True)
-class CleaningReport:
-    """What construction did to the raw hyperedges (all counts refer to the input).
-
-    Attributes
-    ----------
-    repeated_members_collapsed : int
-        Number of repeated (node, hyperedge) memberships collapsed into one.
-    duplicate_edges : int
-        Hyperedges whose member set equals an earlier hyperedge's.
-    duplicate_policy : str
-        ``"merge"`` (weights summed into the first copy), ``"keep"`` or ``"drop"``.
-    singleton_edges : int
-        Hyperedges with exactly one member (after collapsing repeats).
-    singleton_policy : str
-        ``"keep"`` or ``"drop"``.
-    empty_edges_dropped : int
-        Hyperedges without members, removed.
-
-    Examples
-    --------
-    >>> hg = Hypergraph.from_edges([[0, 1], [1, 0], [2]])
-    >>> hg.cleaning.duplicate_edges, hg.cleaning.singleton_edges, hg.weights.tolist()
-    (1, 1, [2.0, 1.0])
-    """
-
-    repeated_members_collapsed: int = 0
-    duplicate_edges: int = 0
-    duplicate_policy: str = "merge"
-    singleton_edges: int = 0
-    singleton_policy: str = "keep"
-    empty_edges_dropped: int = 0
-    extra: dict = field(default_factory=dict)
-
-
-def _frozen(a: np.ndarray) -> np.ndarray:
-    a = np.asarray(a)
-    a.flags.writeable = False
-    return a
-
-
-def _freeze_sparse(m: sp.csr_matrix) -> sp.csr_matrix:
-    for arr in (m.data, m.indices, m.indptr):
-        arr.flags.writeable = False
-    return m
-
-
-def _as_int_array(values, what: str) -> np.ndarray:
-    arr = np.asarray(values)
-    if arr.size == 0:
-        return arr.astype(np.int64).reshape(-1)
-    if arr.dtype == bool or not (
-        np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
-    ):
-        raise TypeError(f"{what} must be integers, got dtype {arr.dtype}")
-    if np.issubdtype(arr.dtype, np.floating):
-        bad = ~np.isfinite(arr) | (arr != np.round(arr))
-        if bad.any():
-            i = int(np.flatnonzero(bad.ravel())[0])
-            raise TypeError(f"{what} must be integers; entry {i} is {arr.ravel()[i]!r}")
-    return arr.astype(np.int64).reshape(-1)
-
-
-def _all_integers(values: list) -> bool:
-    """True when every value is an integer (or an integral float), i.e. a position."""
-    if not values:
-        return True
-    arr = np.asarray(values) if all(not isinstance(v, (str, bytes)) for v in values[:64]) \
-        else np.asarray(values, dtype=object)
-    if arr.dtype == object:
-        return all(isinstance(v, (numbers.Integral,)) and not isinstance(v, bool)
-                   for v in values)
-    return arr.dtype != bool and (np.issubdtype(arr.dtype, np.integer)
-                                  or np.issubdtype(arr.dtype, np.floating))
-
-
-def _check_ids(ids, count: int, what: str):
-    """Validate user ids: distinct, one per item, ints (int64) or strings (object array).
-
-    Returns None for the default ``0..count-1`` (so that it costs nothing to store)."""
-    if ids is None:
-        return None
-    arr = np.asarray(ids)
-    if arr.ndim != 1:
-        arr = np.asarray(list(ids), dtype=object) if arr.ndim > 1 else arr.reshape(-1)
-    if arr.shape[0] != count:
-        raise ValueError(f"{what} has length {arr.shape[0]}, expected {count}")
-    if arr.dtype == bool:
-        raise TypeError(f"{what} must be integers or strings, got booleans")
-    if np.issubdtype(arr.dtype, np.integer):
-        arr = arr.astype(np.int64)
-        if np.array_equal(arr, np.arange(count)):
-            return None
-    elif np.issubdtype(arr.dtype, np.floating):
-        arr = _as_int_array(arr, what)
-    else:
-        arr = np.array([x if isinstance(x, (int, np.integer)) and not isinstance(x, bool)
-                        else str(x) for x in arr.tolist()], dtype=object)
-    if count:
-        uniq = np.unique(arr.astype(str) if arr.dtype == object else arr)
-        if uniq.size != count:
-            _, first = np.unique(arr.astype(str) if arr.dtype == object else arr,
-                                 return_index=True)
-            dup = np.setdiff1d(np.arange(count), first)[0]
-            raise ValueError(f"{what} must be distinct; {arr.tolist()[dup]!r} occurs more than "
-                             "once")
-    return _frozen(arr)
-
-
-def map_ids(values, ids=None, what: str = "node id"):
-    """Map arbitrary hashable ids to a dense index.
-
-    Parameters
-    ----------
-    values : sequence of hashable, shape (n_entries,)
-        Ids as they occur (e.g. the flattened members of every hyperedge).
-    ids : sequence, optional
-        The full id list, defining the index order. Default: the distinct ``values``, sorted
-        when they are all integers, else in order of first appearance.
-
-    Returns
-    -------
-    index : ndarray of int64, shape (n_entries,)
-        Position of each value in ``ids``.
-    ids : ndarray, shape (n_ids,)
-        int64 when every id is an integer, else an object array of strings.
-    """
-    vals = np.asarray(values) if not isinstance(values, np.ndarray) else values
-    if vals.dtype == object or vals.dtype.kind in "USb":
-        vals = np.asarray([v.decode() if isinstance(v, bytes) else v for v in vals.tolist()],
-                          dtype=object)
-        if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals):
-            vals = vals.astype(np.int64)
-    if ids is None:
-        if vals.dtype != object and np.issubdtype(vals.dtype, np.integer):
-            ids, index = np.unique(vals, return_inverse=True)
-            return index.reshape(-1).astype(np.int64), ids.astype(np.int64)
-        keys = np.array([str(v) for v in vals.tolist()], dtype=object)
-        uniq, first, inverse = np.unique(keys.astype(str), return_index=True, return_inverse=True)
-        order = np.argsort(first, kind="stable")
-        rank = np.empty_like(order)
-        rank[order] = np.arange(order.size)
-        return rank[inverse.reshape(-1)].astype(np.int64), keys[first[order]]
-    ids = np.asarray(ids)
-    if ids.dtype != object and np.issubdtype(ids.dtype, np.integer) and \
-            vals.dtype != object and np.issubdtype(vals.dtype, np.integer):
-        order = np.argsort(ids, kind="stable")
-        sorted_ids = ids[order]
-        pos = np.searchsorted(sorted_ids, vals)
-        pos = np.minimum(pos, max(sorted_ids.size - 1, 0))
-        ok = sorted_ids[pos] == vals if sorted_ids.size else np.zeros(vals.shape, bool)
-        if not ok.all():
-            bad = vals[np.flatnonzero(~ok)[0]].item()
-            raise ValueError(f"{what} {bad!r} is not among the {ids.size} given ids")
-        return order[pos].astype(np.int64), ids.astype(np.int64)
-    lookup = {str(k): i for i, k in enumerate(ids.tolist())}
-    if len(lookup) != ids.size:
-        raise ValueError(f"the given {what}s are not distinct")
-    try:
-        index = np.fromiter((lookup[str(v)] for v in vals.tolist()), dtype=np.int64,
-                            count=vals.size)
-    except KeyError as exc:
-        raise ValueError(f"{what} {exc.args[0]!r} is not among the {ids.size} given ids") \
-            from None
-    return index, ids
 
 
 class Hypergraph:
@@ -261,25 +90,11 @@ class Hypergraph:
         n, m = H.shape
         self._H = _freeze_sparse(H)
         self._Ht = None
-        if weights is None:
-            w = np.ones(m)
-        else:
-            w = np.asarray(weights, dtype=np.float64).reshape(-1)
-            if w.shape[0] != m:
-                raise ValueError(f"weights has length {w.shape[0]}, expected one per hyperedge ({m})")
-            bad = np.flatnonzero(~np.isfinite(w))
-            if bad.size:
-                raise ValueError(f"weights contain NaN/inf (hyperedge {bad[0]}: {w[bad[0]]})")
-            bad = np.flatnonzero(w <= 0)
-            if bad.size:
-                raise ValueError(
-                    f"weights must be positive; hyperedge {bad[0]} has weight {w[bad[0]]} "
-                    f"({bad.size} non-positive in all)")
-        self._weights = _frozen(w.copy())
-        self._features = self._check_features(features, n)
-        self._labels = self._check_labels(labels, n)
-        self._node_names = self._check_names(node_names, n, "node_names")
-        self._edge_names = self._check_names(edge_names, m, "edge_names")
+        self._weights = _frozen(check_weights(weights, m))
+        self._features = check_features(features, n)
+        self._labels = check_labels(labels, n)
+        self._node_names = check_names(node_names, n, "node_names")
+        self._edge_names = check_names(edge_names, m, "edge_names")
         if original_ids is None:
             self._original_ids = None
         else:
@@ -292,57 +107,6 @@ class Hypergraph:
         self._cleaning = cleaning if cleaning is not None else CleaningReport()
         self._name = name
         self._cache = {}
-
-    # ------------------------------------------------------------------ validation
-    @staticmethod
-    def _check_features(features, n):
-        if features is None:
-            return None
-        if sp.issparse(features):
-            X = sp.csr_matrix(features, dtype=np.float64 if features.dtype.kind != "f" else features.dtype,
-                              copy=True)
-            if X.ndim != 2:
-                raise ValueError("features must be 2-dimensional")
-            data = X.data
-        else:
-            X = np.array(features, copy=True)
-            if X.dtype == object or not np.issubdtype(X.dtype, np.number):
-                raise TypeError(f"features must be numeric, got dtype {X.dtype}")
-            if X.ndim == 1:
-                X = X.reshape(-1, 1)
-            if X.ndim != 2:
-                raise ValueError(f"features must be 2-dimensional, got shape {X.shape}")
-            if not np.issubdtype(X.dtype, np.floating):
-                X = X.astype(np.float64)
-            data = X
-        if X.shape[0] != n:
-            raise ValueError(f"features has {X.shape[0]} rows, expected one per node ({n})")
-        if not np.isfinite(data).all():
-            if sp.issparse(X):
-                raise ValueError("features contain NaN/inf")
-            r, c = np.argwhere(~np.isfinite(X))[0]
-            raise ValueError(f"features contain NaN/inf (first at node {r}, feature {c})")
-        if sp.issparse(X):
-            return _freeze_sparse(X)
-        return _frozen(X)
-
-    @staticmethod
-    def _check_labels(labels, n):
-        if labels is None:
-            return None
-        y = _as_int_array(labels, "labels")
-        if y.shape[0] != n:
-            raise ValueError(f"labels has length {y.shape[0]}, expected one per node ({n})")
-        return _frozen(y)
-
-    @staticmethod
-    def _check_names(names, count, what):
-        if names is None:
-            return None
-        names = [str(s) for s in names]
-        if len(names) != count:
-            raise ValueError(f"{what} has length {len(names)}, expected {count}")
-        return tuple(names)
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -466,7 +230,7 @@ class Hypergraph:
             n_nodes = len(node_ids)
         if n_edges is None and edge_ids is not None:
             n_edges = len(edge_ids)
-        n, source = cls._infer_n(n_nodes, v, features, labels, node_names)
+        n, source = infer_n_nodes(n_nodes, v, features, labels, node_names)
         if v.size and v.max() >= n:
             i = int(np.argmax(v))
             raise ValueError(f"node id {v[i]} (pair {i}) is out of range for n_nodes={n} "
@@ -523,123 +287,14 @@ class Hypergraph:
                                        duplicates=duplicates, singletons=singletons, empty=empty,
                                        name=name, node_ids=node_ids, edge_ids=edge_ids)
 
-    @staticmethod
-    def _infer_n(n_nodes, v, features, labels, node_names):
-        if n_nodes is not None:
-            if not isinstance(n_nodes, numbers.Integral) or n_nodes < 0:
-                raise ValueError(f"n_nodes must be a non-negative integer, got {n_nodes!r}")
-            return int(n_nodes), "given"
-        by_ids = int(v.max()) + 1 if v.size else 0
-        for other, what in ((labels, "the length of labels"),
-                            (node_names, "the length of node_names"),
-                            (features, "the rows of features")):
-            if other is None:
-                continue
-            rows = other.shape[0] if hasattr(other, "shape") and len(other.shape) else len(other)
-            if rows > by_ids:
-                raise ValueError(
-                    f"{what.split()[-1]} has {rows} rows but the hyperedges use node ids up to "
-                    f"{by_ids - 1}; pass n_nodes={rows} to keep the other rows as nodes in no "
-                    "hyperedge (or drop the extra rows)")
-            return rows, what
-        if by_ids > _MAX_IMPLIED_NODES:
-            distinct = int(np.unique(v).size)
-            if by_ids > 16 * distinct:
-                raise ValueError(
-                    f"node id {by_ids - 1} would make {by_ids} nodes (integer ids are positions "
-                    f"0..n-1) but only {distinct} distinct ids occur; pass node_ids= (the list "
-                    "of all ids) to keep them as ids, or n_nodes= to confirm the size")
-        return by_ids, "largest id + 1"
-
     @classmethod
     def _from_raw_incidence(cls, H, *, n_pairs, weights, features, labels, node_names, edge_names,
                             duplicates, singletons, empty, name, node_ids=None, edge_ids=None):
-        if duplicates not in _DUPLICATE_OPTIONS:
-            raise ValueError(f"duplicates must be one of {_DUPLICATE_OPTIONS}, got {duplicates!r}")
-        if singletons not in _SINGLETON_OPTIONS:
-            raise ValueError(f"singletons must be one of {_SINGLETON_OPTIONS}, got {singletons!r}")
-        if empty not in _EMPTY_OPTIONS:
-            raise ValueError(f"empty must be one of {_EMPTY_OPTIONS}, got {empty!r}")
-        H = sp.csr_matrix(H, dtype=np.float64)
-        H.sum_duplicates()
-        repeated = int(n_pairs - H.nnz)
-        H.data[:] = 1.0
-        n, m = H.shape
-        if weights is None:
-            w = np.ones(m)
-        else:
-            w = np.asarray(weights, dtype=np.float64).reshape(-1)
-            if w.shape[0] != m:
-                raise ValueError(f"weights has length {w.shape[0]}, expected one per hyperedge ({m})")
-            bad = np.flatnonzero(~np.isfinite(w))
-            if bad.size:
-                raise ValueError(f"weights contain NaN/inf (hyperedge {bad[0]}: {w[bad[0]]})")
-            bad = np.flatnonzero(w <= 0)
-            if bad.size:
-                raise ValueError(f"weights must be positive; hyperedge {bad[0]} has weight {w[bad[0]]}")
-        names = None if edge_names is None else np.asarray([str(s) for s in edge_names], dtype=object)
-        if names is not None and names.shape[0] != m:
-            raise ValueError(f"edge_names has length {names.shape[0]}, expected {m}")
-
-        Hc = H.tocsc()
-        Hc.sort_indices()
-        sizes = np.diff(Hc.indptr)
-        keep = np.ones(m, dtype=bool)
-        empty_mask = sizes == 0
-        if empty_mask.any() and empty == "error":
-            raise ValueError(f"hyperedge {int(np.flatnonzero(empty_mask)[0])} is empty "
-                             f"({int(empty_mask.sum())} empty in all)")
-        keep &= ~empty_mask
-        singleton_mask = sizes == 1
-        if singletons == "drop":
-            keep &= ~singleton_mask
-
-        # Duplicate detection: hash each column's sorted member list, then confirm equality.
-        dup_of = np.arange(m)
-        if m:
-            ptr, idx = Hc.indptr, Hc.indices
-            col_of = np.repeat(np.arange(m), sizes)
-            rng = np.random.default_rng(12345)
-            r1 = rng.integers(1, 2**61 - 1, size=max(n, 1), dtype=np.int64)
-            r2 = rng.integers(1, 2**61 - 1, size=max(n, 1), dtype=np.int64)
-            h1 = np.zeros(m, dtype=np.int64)
-            h2 = np.zeros(m, dtype=np.int64)
-            with np.errstate(over="ignore"):
-                np.add.at(h1, col_of, r1[idx])
-                np.add.at(h2, col_of, r2[idx])
-            key = np.stack([sizes, h1, h2], axis=1)
-            _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
-            inverse = inverse.reshape(-1)
-            dup_of = first[inverse]
-            cand = np.flatnonzero((dup_of != np.arange(m)) & keep)
-            # verify hash collisions are true duplicates (vectorised row comparison)
-            if cand.size:
-                a = Hc[:, cand]
-                b = Hc[:, dup_of[cand]]
-                differs = np.asarray(abs(a - b).sum(axis=0)).ravel() > 0
-                dup_of[cand[differs]] = cand[differs]
-        is_dup = (dup_of != np.arange(m)) & keep
-        n_dup = int(is_dup.sum())
-        if duplicates in ("merge", "drop") and n_dup:
-            if duplicates == "merge":
-                np.add.at(w, dup_of[is_dup], w[is_dup])
-            keep &= ~is_dup
-        report = CleaningReport(
-            repeated_members_collapsed=repeated,
-            duplicate_edges=n_dup,
-            duplicate_policy=duplicates,
-            singleton_edges=int((singleton_mask & ~empty_mask).sum()),
-            singleton_policy=singletons,
-            empty_edges_dropped=int(empty_mask.sum()),
-        )
-        kept = np.flatnonzero(keep)
-        H = Hc[:, kept].tocsr()
-        eids = _check_ids(edge_ids, m, "edge_ids")
-        if eids is None and edge_ids is not None and kept.size != m:
-            eids = np.arange(m)  # given ids 0..m-1 stay the ids of the kept hyperedges
-        return cls(H, weights=w[kept], features=features, labels=labels, node_names=node_names,
-                   edge_names=None if names is None else names[kept], cleaning=report, name=name,
-                   node_ids=node_ids, edge_ids=None if eids is None else eids[kept])
+        kept = clean_incidence(H, n_pairs=n_pairs, weights=weights, edge_names=edge_names,
+                               edge_ids=edge_ids, duplicates=duplicates, singletons=singletons,
+                               empty=empty)
+        return cls(kept.pop("incidence"), features=features, labels=labels,
+                   node_names=node_names, name=name, node_ids=node_ids, **kept)
 
     # ------------------------------------------------------------------ accessors
     @property
@@ -908,38 +563,7 @@ class Hypergraph:
         >>> round(hg.homophily()["pairwise"], 3)
         0.667
         """
-        if self._labels is None:
-            raise ValueError("homophily needs labels; this hypergraph has none")
-        y = self._labels
-        lab = y >= 0
-        classes, y_idx = np.unique(y[lab], return_inverse=True)
-        k = max(classes.size, 1)
-        yi = np.full(self.n_nodes, -1, dtype=np.int64)
-        yi[lab] = y_idx
-        coo = self._H.tocoo()
-        keep = yi[coo.row] >= 0
-        rows, cols = coo.row[keep], coo.col[keep].astype(np.int64)
-        # (hyperedge, class) member counts over the nonzeros only: O(nnz), no m x k array
-        key = cols * k + yi[rows]
-        uniq, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
-        m = self.n_edges
-        edge_of = uniq // k
-        s = np.bincount(cols, minlength=m).astype(np.float64)
-        same_pairs = np.bincount(edge_of, weights=counts * (counts - 1) / 2, minlength=m)
-        largest = np.zeros(m)
-        np.maximum.at(largest, edge_of, counts)
-        ok = s >= 2
-        all_pairs = s * (s - 1) / 2
-        pairwise = float(np.mean(same_pairs[ok] / all_pairs[ok])) if ok.any() else float("nan")
-        majority = float(np.mean(largest[ok] / s[ok])) if ok.any() else float("nan")
-        shares = np.bincount(y_idx, minlength=k) / max(y_idx.size, 1)
-        rand_pair = float((shares ** 2).sum())
-        own = np.bincount(rows, weights=counts[inverse.reshape(-1)] - 1.0, minlength=self.n_nodes)
-        tot = np.bincount(rows, weights=s[cols] - 1.0, minlength=self.n_nodes)
-        covered = lab & (tot > 0)
-        node = float(np.mean(own[covered] / tot[covered])) if covered.any() else float("nan")
-        return {"pairwise": pairwise, "pairwise_random": rand_pair, "majority": majority,
-                "node": node}
+        return _statistics.homophily(self)
 
     def summary(self) -> dict:
         """Sizes, degrees, isolated nodes, components, cleaning counts and homophily.
@@ -955,40 +579,7 @@ class Hypergraph:
         >>> s["n_nodes"], s["nnz"], s["isolated_nodes"], s["components"]
         (5, 5, 1, 2)
         """
-        sizes = self.edge_sizes
-        deg = self.node_degrees
-        n_comp, comp = self.connected_components()
-        covered = ~self.isolated
-        n_comp_cov = int(np.unique(comp[covered]).size)
-        feats = self._features
-        out = {
-            "name": self._name,
-            "n_nodes": self.n_nodes,
-            "n_edges": self.n_edges,
-            "nnz": int(self._H.nnz),
-            "edge_size_min": int(sizes.min()) if sizes.size else 0,
-            "edge_size_mean": float(sizes.mean()) if sizes.size else 0.0,
-            "edge_size_max": int(sizes.max()) if sizes.size else 0,
-            "degree_mean": float(deg.mean()) if deg.size else 0.0,
-            "degree_max": int(deg.max()) if deg.size else 0,
-            "isolated_nodes": int(self.isolated.sum()),
-            "components": n_comp,
-            "components_covered": n_comp_cov,
-            "largest_component": int((comp == 0).sum()) if comp.size else 0,
-            "weighted": bool(np.any(self._weights != 1.0)),
-            "features": None if feats is None else (
-                f"{feats.shape[1]} ({'sparse' if sp.issparse(feats) else 'dense'})"),
-            "classes": self.n_classes if self._labels is not None else None,
-            "duplicate_edges": self._cleaning.duplicate_edges,
-            "duplicate_policy": self._cleaning.duplicate_policy,
-            "singleton_edges": self._cleaning.singleton_edges,
-            "singleton_policy": self._cleaning.singleton_policy,
-            "empty_edges_dropped": self._cleaning.empty_edges_dropped,
-            "repeated_members_collapsed": self._cleaning.repeated_members_collapsed,
-        }
-        if self._labels is not None and self.n_classes > 0:
-            out.update({f"homophily_{k}": v for k, v in self.homophily().items()})
-        return out
+        return _statistics.summary(self)
 
     def __repr__(self) -> str:
         parts = [f"n_nodes={self.n_nodes}", f"n_edges={self.n_edges}"]
