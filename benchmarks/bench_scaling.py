@@ -61,6 +61,8 @@ from pathlib import Path
 
 import numpy as np
 
+from hyperclust.bench import markdown_table
+
 OPERATIONS = ("PX", "PX-1t", "basis", "eigsh", "spectral-zhou", "unidhc_epoch")
 KEY = ("op", "n_nodes")
 DEFAULT_SIZES = (1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6)
@@ -444,35 +446,32 @@ def markdown(data: dict, head_commit: str | None = None) -> str:
         kern = next((r.get("kernel") for r in sel if r.get("kernel")), "")
         if kern:
             L += [f"Kernel: {kern}.", ""]
-        L += ["| nodes | nnz(H) | threads | load 1m before/after | others' CPU | min s | median s "
-              "| kernel s | op/kernel | bound s | op/bound | matvecs | peak +MiB | repeats | commit |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        cells = []
         for r in sel:
             thr = r.get("threads_op", r.get("threads"))
             commit = _short(r.get("commit"), r.get("dirty"))
             if head_commit and r.get("commit") and r["commit"] != head_commit:
                 commit += " (older commit)"
+            load = f"{_f(_load1(r, 'load_before'), '{:.2f}')}/{_f(_load1(r, 'load_after'), '{:.2f}')}"
             if r.get("status") != "ok":
-                L.append(f"| {r['n_nodes']:,} | {r.get('nnz', '')} | {thr or ''} | "
-                         f"{_f(_load1(r, 'load_before'), '{:.2f}')}/{_f(_load1(r, 'load_after'), '{:.2f}')} | "
-                         f"{_f(r.get('other_cpu'), '{:.2f}')} | "
-                         f"*{r.get('status')}*: {r.get('error', '')} | | | | | | | | | {commit} |")
+                cells.append([f"{r['n_nodes']:,}", r.get("nnz", ""), thr or "", load,
+                              _f(r.get("other_cpu"), "{:.2f}"),
+                              f"*{r.get('status')}*: {r.get('error', '')}"] + [""] * 8 + [commit])
                 continue
-            L.append(" | ".join([
-                f"| {r['n_nodes']:,}", f"{r['nnz']:,}", str(thr),
-                f"{_f(_load1(r, 'load_before'), '{:.2f}')}/{_f(_load1(r, 'load_after'), '{:.2f}')}",
+            cells.append([
+                f"{r['n_nodes']:,}", f"{r['nnz']:,}", thr, load,
                 _f(r.get("other_cpu"), "{:.2f}") + (
                     " **busy**" if (r.get("other_cpu") or 0) >= OTHER_CPU_IDLE else ""),
                 _f(r["min_s"], "{:.4g}"), _f(r["median_s"], "{:.4g}"),
                 _f(r.get("kernel_min_s"), "{:.4g}"), _f(r.get("ratio_kernel"), "{:.2f}"),
                 _f(r.get("bw_bound_s"), "{:.3g}"), _f(r.get("ratio_bw"), "{:.1f}"),
                 _f(r.get("matvecs"), "{:d}"), _f(r.get("extra_mb"), "{:.0f}"),
-                str(r.get("repeats", "")), commit]) + " |")
+                r.get("repeats", ""), commit])
+        L += markdown_table(["nodes", "nnz(H)", "threads", "load 1m before/after", "others' CPU",
+                             "min s", "median s", "kernel s", "op/kernel", "bound s", "op/bound",
+                             "matvecs", "peak +MiB", "repeats", "commit"], cells)
         L.append("")
-    L += ["## Growth", "",
-          "Least-squares slope of log(min time) against log(nnz) over sizes >= 10^4; "
-          f"> {FLAG_SLOPE} is flagged.", "",
-          "| operation | sizes | slope | flag |", "|---|---|---|---|"]
+    growth = []
     for op in OPERATIONS:
         sel = [r for r in ok if r["op"] == op]
         if not sel:
@@ -480,16 +479,19 @@ def markdown(data: dict, head_commit: str | None = None) -> str:
         s = slope(sel)
         ns = sorted(r["n_nodes"] for r in sel)
         flag = "faster than linear" if s is not None and s > FLAG_SLOPE else ""
-        L.append(f"| `{op}` | {ns[0]:.0e}..{ns[-1]:.0e} | {_f(s, '{:.2f}')} | {flag} |")
-    L.append("")
+        growth.append([f"`{op}`", f"{ns[0]:.0e}..{ns[-1]:.0e}", _f(s, "{:.2f}"), flag])
+    L += ["## Growth", "",
+          "Least-squares slope of log(min time) against log(nnz) over sizes >= 10^4; "
+          f"> {FLAG_SLOPE} is flagged.", ""]
+    L += markdown_table(["operation", "sizes", "slope", "flag"], growth) + [""]
     stale = data.get("stale_rows") or []
     if stale:
         L += ["## Stale rows (kept for the record, not results)", "",
-              f"Reason: {data.get('stale_reason', STALE_OLD_FORMAT)}.", "",
-              "| operation | nodes | nnz(H) | time s | status |", "|---|---|---|---|---|"]
-        for r in sorted(stale, key=lambda r: (r.get("op", ""), r.get("n_nodes", 0))):
-            L.append(f"| `{r.get('op')}` | {r.get('n_nodes', ''):,} | {r.get('nnz', '')} | "
-                     f"{_f(r.get('time_s'), '{:.3g}')} | {r.get('status')} (stale) |")
+              f"Reason: {data.get('stale_reason', STALE_OLD_FORMAT)}.", ""]
+        L += markdown_table(["operation", "nodes", "nnz(H)", "time s", "status"], [
+            [f"`{r.get('op')}`", f"{r.get('n_nodes', ''):,}", r.get("nnz", ""),
+             _f(r.get("time_s"), "{:.3g}"), f"{r.get('status')} (stale)"]
+            for r in sorted(stale, key=lambda r: (r.get("op", ""), r.get("n_nodes", 0)))])
         L.append("")
     return "\n".join(L)
 

@@ -13,6 +13,7 @@ import numpy as np
 from .aggregate import METRICS, aggregate, is_peer
 from .staleness import MARK, STALE, UNKNOWN, method_source_files, provenance_marks
 from .tables import fmt_mean_std as _fmt
+from .tables import markdown_row, markdown_table
 
 # aggregate, is_peer, METRICS and the provenance marks are re-exported: this module was
 # their home before the harness gave each its own.
@@ -100,8 +101,7 @@ def _quality_table(agg, protocol, metric, datasets, methods, published, marks=No
     head = ["dataset", "nodes"] + [f"`{m}`" for m in methods]
     if pub_cols:
         head.append(f"published ({protocol})")
-    rows.append("| " + " | ".join(head) + " |")
-    rows.append("|" + "---|" * len(head))
+    rows += markdown_table(head, [])
     any_row = False
     for d in datasets:
         cells = {m: agg.get((d, protocol, m)) for m in methods}
@@ -122,13 +122,13 @@ def _quality_table(agg, protocol, metric, datasets, methods, published, marks=No
                     if p["dataset"] == d and _published_protocol(p["protocol"]) == protocol
                     and p.get(col)]
             line.append("; ".join(pubs))
-        rows.append("| " + " | ".join(line) + " |")
+        rows.append(markdown_row(line))
     return rows if any_row else []
 
 
 def _time_table(agg, protocol, datasets, methods, marks=None) -> list[str]:
     head = ["dataset", "nodes", "nnz(H)"] + [f"`{m}`" for m in methods]
-    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = markdown_table(head, [])
     for d in datasets:
         cells = {m: agg.get((d, protocol, m)) for m in methods}
         if all(c is None for c in cells.values()):
@@ -145,7 +145,7 @@ def _time_table(agg, protocol, datasets, methods, marks=None) -> list[str]:
                 extra = "" if c["extra_mb"] is None else f", +{c['extra_mb']:.0f} MiB"
                 line.append(_marked(f"{c['time']:.2f} s (peak {c['peak_mb']:.0f} MiB{extra})",
                                     marks, (d, protocol, m)))
-        rows.append("| " + " | ".join(line) + " |")
+        rows.append(markdown_row(line))
     return rows
 
 
@@ -159,7 +159,7 @@ def _peer_table(agg, datasets, ours, peers) -> list[str]:
     head = ["dataset", "subset (protocol)", "nodes", "peer", "peer status", "peer ACC",
             "peer NMI", "ours (best by ACC)", "ours ACC", "ours NMI", "NMI ratio peer/ours",
             "peer time s", "ours time s", "time ratio peer/ours"]
-    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = markdown_table(head, [])
     protocols = _ordered([k[1] for k in agg], first=("isolated-removed", "lcc", "all"))
     for d in datasets:
         for p in protocols:
@@ -175,7 +175,7 @@ def _peer_table(agg, datasets, ours, peers) -> list[str]:
                                                              else -t[1]["time"]))
                 stat = "ok" if s["n_ok"] == s["n_runs"] else (
                     f"{s['n_ok']}/{s['n_runs']} ok; {_status_text(s)}")
-                rows.append("| " + " | ".join([
+                rows.append(markdown_row([
                     d, p, str(s["n_nodes"] or (ref["n_nodes"] if ref else "")), f"`{peer}`", stat,
                     _fmt(s["acc"], s["acc_std"]), _fmt(s["nmi"], s["nmi_std"]),
                     f"`{ref_m}`" if ref_m else "(no ok run of ours)",
@@ -184,7 +184,7 @@ def _peer_table(agg, datasets, ours, peers) -> list[str]:
                     _ratio(s["nmi"], ref["nmi"] if ref else None),
                     "" if s["time"] is None else f"{s['time']:.2f}",
                     "" if not ref or ref["time"] is None else f"{ref['time']:.2f}",
-                    _ratio(s["time"], ref["time"] if ref else None)]) + " |")
+                    _ratio(s["time"], ref["time"] if ref else None)]))
     return rows if len(rows) > 2 else []
 
 
@@ -194,7 +194,7 @@ def _headline(agg, protocol, datasets, ours, published, focus="unidhc") -> list[
     peers = sorted({k[2] for k in agg if is_peer(k[2]) and k[1] == protocol})
     head = ["dataset", "nodes", "our best (ACC)", "ACC", "NMI", f"`{focus}` ACC",
             f"`{focus}` NMI", "best peer ACC", "published ACC", "published NMI"]
-    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = markdown_table(head, [])
     sources = _sources(published or [])
     for d in datasets:
         mine = [(m, agg[(d, protocol, m)]) for m in ours if (d, protocol, m) in agg]
@@ -216,14 +216,14 @@ def _headline(agg, protocol, datasets, ours, published, focus="unidhc") -> list[
             v, p = max(vals, key=lambda t: t[0])
             return f"{v:.3f} ({p['method']} [{sources[_source_key(p)]}])"
 
-        rows.append("| " + " | ".join([
+        rows.append(markdown_row([
             d, str(s["n_nodes"]), f"`{m}`", _fmt(s["acc"], s["acc_std"]),
             _fmt(s["nmi"], s["nmi_std"]),
             _fmt(f["acc"], f["acc_std"]) if f and f["acc"] is not None else
             (f"*{_status_text(f)}*" if f else "not run"),
             _fmt(f["nmi"], f["nmi_std"]) if f and f["nmi"] is not None else "",
             f"{pb[1]['acc']:.3f} (`{pb[0]}`)" if pb else "",
-            best_pub("acc"), best_pub("nmi")]) + " |")
+            best_pub("acc"), best_pub("nmi")]))
     return rows if len(rows) > 2 else []
 
 

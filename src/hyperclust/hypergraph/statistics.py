@@ -10,17 +10,9 @@ __all__ = ["homophily", "summary"]
 
 
 def homophily(hg) -> dict:
-    """Label homophily measures (labelled nodes only; requires labels).
-
-    Returns
-    -------
-    dict with keys
-        ``pairwise``: mean over hyperedges (with >= 2 labelled members) of the share of
-        member pairs with the same label; ``pairwise_random``: the same rate for two
-        random labelled nodes (sum of squared class shares); ``majority``: mean share of
-        the majority label in a hyperedge; ``node``: mean over covered nodes of the share
-        of same-label clique neighbours, counted with multiplicity (a neighbour met in two
-        hyperedges counts twice).
+    """Label homophily measures of ``hg`` (labelled nodes only; requires labels): the
+    statistics behind ``Hypergraph.homophily()``, which
+    documents the keys.
 
     Examples
     --------
@@ -64,12 +56,8 @@ def homophily(hg) -> dict:
 
 
 def summary(hg) -> dict:
-    """Sizes, degrees, isolated nodes, components, cleaning counts and homophily.
-
-    Returns
-    -------
-    dict
-        ``{statistic name: value}`` (``homophily_*`` keys when labelled).
+    """``{statistic name: value}`` of ``hg``: the statistics behind
+    ``Hypergraph.summary()``.
 
     Examples
     --------
