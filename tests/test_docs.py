@@ -67,8 +67,8 @@ def test_public_api_has_examples():
              "hyperclust.hypergraph", "hyperclust.cli"]
     names += [f"hyperclust.convert.{m}" for m in ("xgi", "hypernetx", "dhg", "pyg", "networkx",
                                                   "pandas", "dispatch")]
-    names += [f"hyperclust.hypergraph.{m}" for m in ("core", "ids", "validation", "cleaning",
-                                                     "statistics")]
+    names += [f"hyperclust.hypergraph.{m}" for m in ("core", "construction", "ids", "validation",
+                                                     "cleaning", "statistics")]
     names += ["hyperclust.bench"] + [f"hyperclust.bench.{m}" for m in (
         "seeds", "store", "aggregate", "tables", "staleness", "report", "plots", "provenance",
         "data", "runner")]

@@ -6,6 +6,7 @@ shape ``(n_nodes, n_edges)`` with ``H[v, e] = 1`` when node ``v`` is a member of
 dense ``n x n`` matrices.
 
 Modules: :mod:`~hyperclust.hypergraph.core` (the class and its constructors),
+:mod:`~hyperclust.hypergraph.construction` (raw input as an incidence matrix),
 :mod:`~hyperclust.hypergraph.ids` (user ids against positions),
 :mod:`~hyperclust.hypergraph.validation` (checks of weights, features, labels, names),
 :mod:`~hyperclust.hypergraph.cleaning` (duplicates, singletons, empty hyperedges),

@@ -6,7 +6,6 @@ modules of :mod:`hyperclust.hypergraph`.
 
 from __future__ import annotations
 
-import itertools
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -16,14 +15,10 @@ from scipy.sparse.csgraph import connected_components as _cc
 from . import statistics as _statistics
 from .cleaning import CleaningReport, clean_incidence
 from .ids import _all_integers, _as_int_array, _check_ids, _freeze_sparse, _frozen, map_ids
-from .validation import (check_features, check_labels, check_names, check_weights,
-                         infer_n_nodes)
+from .construction import flatten_edges, incidence_matrix, integer_members, pairs_to_incidence
+from .validation import check_features, check_labels, check_names, check_weights
 
 __all__ = ["Hypergraph"]
-
-#: Libraries whose objects go through :func:`hyperclust.convert.from_any`, not ``from_edges``.
-_FOREIGN_MODULES = frozenset({"xgi", "hypernetx", "dhg", "torch_geometric", "networkx",
-                              "pandas"})
 
 
 class Hypergraph:
@@ -152,18 +147,7 @@ class Hypergraph:
         >>> hg.n_nodes, list(hg.node_ids)
         (4, ['alice', 'bob', 'carol', 'dave'])
         """
-        root = type(edges).__module__.split(".")[0]
-        if root in _FOREIGN_MODULES:
-            raise TypeError(f"from_edges takes a list of hyperedges, not a {root} "
-                            f"{type(edges).__name__}; use hyperclust.convert.from_any(obj)")
-        edges = list(edges)
-        bad = next((j for j, e in enumerate(edges)
-                    if isinstance(e, (str, bytes)) or not hasattr(e, "__len__")), None)
-        if bad is not None:
-            raise TypeError(f"hyperedge {bad} must be a collection of node ids, got {edges[bad]!r}")
-        lengths = np.fromiter(map(len, edges), dtype=np.int64, count=len(edges))
-        flat = list(itertools.chain.from_iterable(edges))
-        eids = np.repeat(np.arange(len(edges)), lengths)
+        edges, flat, eids = flatten_edges(edges)
         common = dict(n_edges=len(edges), weights=weights, features=features, labels=labels,
                       node_names=node_names, edge_names=edge_names, edge_ids=edge_ids,
                       duplicates=duplicates, singletons=singletons, empty=empty, name=name)
@@ -176,17 +160,7 @@ class Hypergraph:
             if n_nodes is not None and n_nodes != ids.shape[0]:
                 raise ValueError(f"n_nodes={n_nodes} disagrees with the {ids.shape[0]} node ids")
             return cls.from_pairs(index, eids, n_nodes=ids.shape[0], node_ids=ids, **common)
-        try:
-            nodes = _as_int_array(np.asarray(flat) if flat else np.zeros(0, np.int64), "node ids")
-        except (TypeError, ValueError) as exc:
-            where = ""
-            for j, e in enumerate(edges):  # error path only: find the offending hyperedge
-                try:
-                    _as_int_array(np.asarray(list(e)), "node ids")
-                except (TypeError, ValueError):
-                    where = f" (hyperedge {j}: {list(e)[:5]!r})"
-                    break
-            raise TypeError(f"{exc}{where}") from None
+        nodes = integer_members(flat, edges)
         return cls.from_pairs(nodes, eids, n_nodes=n_nodes, **common)
 
     @classmethod
@@ -216,30 +190,13 @@ class Hypergraph:
         >>> hg.shape, hg.isolated.tolist()
         ((4, 2), [False, False, False, True])
         """
-        v = _as_int_array(nodes, "node ids")
-        e = _as_int_array(edges, "hyperedge ids")
-        if v.shape != e.shape:
-            raise ValueError(f"nodes and edges must have the same length ({v.shape[0]} != {e.shape[0]})")
-        if v.size and v.min() < 0:
-            i = int(np.argmin(v))
-            raise ValueError(f"node ids must be non-negative; pair {i} has node id {v[i]}")
-        if e.size and e.min() < 0:
-            i = int(np.argmin(e))
-            raise ValueError(f"hyperedge ids must be non-negative; pair {i} has hyperedge id {e[i]}")
         if n_nodes is None and node_ids is not None:
             n_nodes = len(node_ids)
         if n_edges is None and edge_ids is not None:
             n_edges = len(edge_ids)
-        n, source = infer_n_nodes(n_nodes, v, features, labels, node_names)
-        if v.size and v.max() >= n:
-            i = int(np.argmax(v))
-            raise ValueError(f"node id {v[i]} (pair {i}) is out of range for n_nodes={n} "
-                             f"({source})")
-        m = int(e.max()) + 1 if (n_edges is None and e.size) else (n_edges or 0)
-        if e.size and e.max() >= m:
-            raise ValueError(f"hyperedge id {e.max()} is out of range for n_edges={m}")
-        H = sp.csr_matrix((np.ones(v.shape[0]), (v, e)), shape=(n, m))
-        return cls._from_raw_incidence(H, n_pairs=v.shape[0], weights=weights, features=features,
+        H, n_pairs = pairs_to_incidence(nodes, edges, n_nodes, n_edges,
+                                        rows_of=(labels, node_names, features))
+        return cls._from_raw_incidence(H, n_pairs=n_pairs, weights=weights, features=features,
                                        labels=labels, node_names=node_names, edge_names=edge_names,
                                        duplicates=duplicates, singletons=singletons, empty=empty,
                                        name=name, node_ids=node_ids, edge_ids=edge_ids)
@@ -264,24 +221,7 @@ class Hypergraph:
         >>> hg.edge_sizes.tolist(), hg.edge_ids.tolist()
         ([2, 2], ['e1', 'e2'])
         """
-        if sp.issparse(incidence):
-            H = sp.csr_matrix(incidence, copy=True)
-        else:
-            arr = np.asarray(incidence)
-            if arr.ndim != 2:
-                raise ValueError(f"incidence must be 2-dimensional, got shape {arr.shape}")
-            if not np.issubdtype(arr.dtype, np.number) and arr.dtype != bool:
-                raise TypeError(f"incidence must be numeric, got dtype {arr.dtype}")
-            H = sp.csr_matrix(arr.astype(np.float64))
-        if H.ndim != 2:
-            raise ValueError("incidence must be 2-dimensional")
-        H.sum_duplicates()
-        data = H.data.astype(np.float64)
-        if not np.isfinite(data).all():
-            raise ValueError("incidence contains NaN/inf")
-        if (data < 0).any():
-            raise ValueError("incidence contains negative entries; it must be a 0/1 membership matrix")
-        H.eliminate_zeros()
+        H = incidence_matrix(incidence)
         return cls._from_raw_incidence(H, n_pairs=H.nnz, weights=weights, features=features,
                                        labels=labels, node_names=node_names, edge_names=edge_names,
                                        duplicates=duplicates, singletons=singletons, empty=empty,
