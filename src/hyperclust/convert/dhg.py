@@ -28,6 +28,7 @@ def from_dhg(hg, *, features=None, labels=None, node_ids=None, edge_ids=None, na
     edge_ids : sequence of shape (num_e,), optional
         Ids of DHG's hyperedges in its order (default ``0..num_e-1``).
     name : str, optional
+        A display name.
     **options
         ``duplicates``, ``singletons``, ``empty`` of :meth:`Hypergraph.from_pairs`.
 
