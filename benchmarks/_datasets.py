@@ -1,17 +1,14 @@
-"""Benchmark data access through ``hyperclust.datasets.load_dataset`` ($HYPERCLUST_DATA or
-../shared/data beside the repository)."""
+"""Benchmark data for the scripts here: the shared datasets through the harness
+(:func:`hyperclust.bench.data.default_data_dir`: $HYPERCLUST_DATA or ../shared/data)."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 from hyperclust import Hypergraph
-from hyperclust.datasets import load_dataset
+from hyperclust.bench.data import default_data_dir, resolve_dataset
 
-DATA_DIR = Path(os.environ.get("HYPERCLUST_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data"))
+DATA_DIR = default_data_dir()
 
 
-def load(name: str) -> Hypergraph:
-    """Structure + labels of a shared dataset, as the library loader returns it."""
-    return load_dataset(name, data_dir=str(DATA_DIR))
+def load(name: str, data_dir=None) -> Hypergraph:
+    """Structure + labels of a shared dataset (or a synthetic name), as the library loads it."""
+    return resolve_dataset(name, str(data_dir or DATA_DIR))

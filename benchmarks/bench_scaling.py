@@ -33,7 +33,9 @@ minima), the peak RSS growth of the first repeat, the threads in force (policy l
 threadpoolctl pools, torch), the load average before and after, the CPU other processes
 used while the row ran (``other_cpu``, cores: machine busy time minus this process's, over
 the whole row and at least 2 s),
-and the commit (``git rev-parse HEAD`` + dirty flag). The growth exponent is the least-squares slope of log(min
+and the commit (``git rev-parse HEAD`` + dirty flag); rows are kept in the harness's store
+(``scaling.json``, :class:`hyperclust.bench.ResultStore`, keyed by operation and size). The
+growth exponent is the least-squares slope of log(min
 time) against log(nnz) over sizes >= 10^4.
 
 Timings are results only on an idle machine: the markdown says whether the run was (1-minute
@@ -59,7 +61,10 @@ from pathlib import Path
 
 import numpy as np
 
+from hyperclust.bench import markdown_table
+
 OPERATIONS = ("PX", "PX-1t", "basis", "eigsh", "spectral-zhou", "unidhc_epoch")
+KEY = ("op", "n_nodes")
 DEFAULT_SIZES = (1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6)
 QUICK_SIZES = (1e3, 1e4)
 FLAG_SLOPE = 1.15
@@ -317,12 +322,12 @@ def run_one(task: dict, time_limit: float, spawn: bool = True) -> dict:
 # --------------------------------------------------------------------------- report
 
 def slope(rows, field="min_s", min_nodes=10_000):
+    """Log-log slope of ``field`` against nnz over the ok rows of at least ``min_nodes``."""
+    from hyperclust.bench.plots import loglog_slope
+
     pts = [(r["nnz"], r[field]) for r in rows
            if r.get("status") == "ok" and r["n_nodes"] >= min_nodes and (r.get(field) or 0) > 0]
-    if len(pts) < 2:
-        return None
-    x, y = np.log10(np.array(pts, dtype=float)).T
-    return float(np.polyfit(x, y, 1)[0])
+    return loglog_slope(*zip(*pts)) if len(pts) >= 2 else None
 
 
 def conditions() -> dict:
@@ -441,35 +446,32 @@ def markdown(data: dict, head_commit: str | None = None) -> str:
         kern = next((r.get("kernel") for r in sel if r.get("kernel")), "")
         if kern:
             L += [f"Kernel: {kern}.", ""]
-        L += ["| nodes | nnz(H) | threads | load 1m before/after | others' CPU | min s | median s "
-              "| kernel s | op/kernel | bound s | op/bound | matvecs | peak +MiB | repeats | commit |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        cells = []
         for r in sel:
             thr = r.get("threads_op", r.get("threads"))
             commit = _short(r.get("commit"), r.get("dirty"))
             if head_commit and r.get("commit") and r["commit"] != head_commit:
                 commit += " (older commit)"
+            load = f"{_f(_load1(r, 'load_before'), '{:.2f}')}/{_f(_load1(r, 'load_after'), '{:.2f}')}"
             if r.get("status") != "ok":
-                L.append(f"| {r['n_nodes']:,} | {r.get('nnz', '')} | {thr or ''} | "
-                         f"{_f(_load1(r, 'load_before'), '{:.2f}')}/{_f(_load1(r, 'load_after'), '{:.2f}')} | "
-                         f"{_f(r.get('other_cpu'), '{:.2f}')} | "
-                         f"*{r.get('status')}*: {r.get('error', '')} | | | | | | | | | {commit} |")
+                cells.append([f"{r['n_nodes']:,}", r.get("nnz", ""), thr or "", load,
+                              _f(r.get("other_cpu"), "{:.2f}"),
+                              f"*{r.get('status')}*: {r.get('error', '')}"] + [""] * 8 + [commit])
                 continue
-            L.append(" | ".join([
-                f"| {r['n_nodes']:,}", f"{r['nnz']:,}", str(thr),
-                f"{_f(_load1(r, 'load_before'), '{:.2f}')}/{_f(_load1(r, 'load_after'), '{:.2f}')}",
+            cells.append([
+                f"{r['n_nodes']:,}", f"{r['nnz']:,}", thr, load,
                 _f(r.get("other_cpu"), "{:.2f}") + (
                     " **busy**" if (r.get("other_cpu") or 0) >= OTHER_CPU_IDLE else ""),
                 _f(r["min_s"], "{:.4g}"), _f(r["median_s"], "{:.4g}"),
                 _f(r.get("kernel_min_s"), "{:.4g}"), _f(r.get("ratio_kernel"), "{:.2f}"),
                 _f(r.get("bw_bound_s"), "{:.3g}"), _f(r.get("ratio_bw"), "{:.1f}"),
                 _f(r.get("matvecs"), "{:d}"), _f(r.get("extra_mb"), "{:.0f}"),
-                str(r.get("repeats", "")), commit]) + " |")
+                r.get("repeats", ""), commit])
+        L += markdown_table(["nodes", "nnz(H)", "threads", "load 1m before/after", "others' CPU",
+                             "min s", "median s", "kernel s", "op/kernel", "bound s", "op/bound",
+                             "matvecs", "peak +MiB", "repeats", "commit"], cells)
         L.append("")
-    L += ["## Growth", "",
-          "Least-squares slope of log(min time) against log(nnz) over sizes >= 10^4; "
-          f"> {FLAG_SLOPE} is flagged.", "",
-          "| operation | sizes | slope | flag |", "|---|---|---|---|"]
+    growth = []
     for op in OPERATIONS:
         sel = [r for r in ok if r["op"] == op]
         if not sel:
@@ -477,16 +479,19 @@ def markdown(data: dict, head_commit: str | None = None) -> str:
         s = slope(sel)
         ns = sorted(r["n_nodes"] for r in sel)
         flag = "faster than linear" if s is not None and s > FLAG_SLOPE else ""
-        L.append(f"| `{op}` | {ns[0]:.0e}..{ns[-1]:.0e} | {_f(s, '{:.2f}')} | {flag} |")
-    L.append("")
+        growth.append([f"`{op}`", f"{ns[0]:.0e}..{ns[-1]:.0e}", _f(s, "{:.2f}"), flag])
+    L += ["## Growth", "",
+          "Least-squares slope of log(min time) against log(nnz) over sizes >= 10^4; "
+          f"> {FLAG_SLOPE} is flagged.", ""]
+    L += markdown_table(["operation", "sizes", "slope", "flag"], growth) + [""]
     stale = data.get("stale_rows") or []
     if stale:
         L += ["## Stale rows (kept for the record, not results)", "",
-              f"Reason: {data.get('stale_reason', STALE_OLD_FORMAT)}.", "",
-              "| operation | nodes | nnz(H) | time s | status |", "|---|---|---|---|---|"]
-        for r in sorted(stale, key=lambda r: (r.get("op", ""), r.get("n_nodes", 0))):
-            L.append(f"| `{r.get('op')}` | {r.get('n_nodes', ''):,} | {r.get('nnz', '')} | "
-                     f"{_f(r.get('time_s'), '{:.3g}')} | {r.get('status')} (stale) |")
+              f"Reason: {data.get('stale_reason', STALE_OLD_FORMAT)}.", ""]
+        L += markdown_table(["operation", "nodes", "nnz(H)", "time s", "status"], [
+            [f"`{r.get('op')}`", f"{r.get('n_nodes', ''):,}", r.get("nnz", ""),
+             _f(r.get("time_s"), "{:.3g}"), f"{r.get('status')} (stale)"]
+            for r in sorted(stale, key=lambda r: (r.get("op", ""), r.get("n_nodes", 0)))])
         L.append("")
     return "\n".join(L)
 
@@ -515,18 +520,27 @@ def plot(rows, path):
     fig.savefig(path, dpi=80)
 
 
-def load_store(path: Path) -> dict:
-    """scaling.json, with rows of the pre-issue-14 format moved to ``stale_rows``."""
-    if not path.exists():
-        return {"rows": []}
-    data = json.loads(path.read_text())
-    rows = data.get("rows", [])
-    old = [r for r in rows if "commit" not in r]  # written before rows carried provenance
+def open_store(path: Path):
+    """The store of scaling.json, with rows of the pre-issue-14 format (no provenance)
+    moved to its ``stale_rows``."""
+    from hyperclust.bench import ResultStore
+
+    store = ResultStore(path, key=KEY)
+    old = [r for r in store.runs if "commit" not in r]
     if old:
-        data["rows"] = [r for r in rows if r not in old]
-        data["stale_rows"] = (data.get("stale_rows") or []) + old
-        data.setdefault("stale_reason", STALE_OLD_FORMAT)
-    return data
+        store.remove(old)
+        store.meta["stale_rows"] = (store.meta.get("stale_rows") or []) + old
+        store.meta.setdefault("stale_reason", STALE_OLD_FORMAT)
+    return store
+
+
+def load_store(path: Path) -> dict:
+    """scaling.json as :func:`markdown` reads it: ``rows`` and the store's other fields."""
+    return as_data(open_store(path))
+
+
+def as_data(store) -> dict:
+    return {**store.meta, "rows": store.runs}
 
 
 def main(argv=None):
@@ -562,16 +576,15 @@ def main(argv=None):
         ap.error("--repeats must be >= 1")
     out.mkdir(parents=True, exist_ok=True)
     json_path = out / "scaling.json"
-    data = load_store(json_path)
+    store = open_store(json_path)
     if args.report_only:
         from hyperclust.bench.provenance import git_commit
 
-        (out / "scaling.md").write_text(markdown(data, head_commit=git_commit()["commit"]))
+        (out / "scaling.md").write_text(markdown(as_data(store), head_commit=git_commit()["commit"]))
         print(f"wrote {out / 'scaling.md'}")
         return 0
-    data["conditions"] = conditions()
-    head = data["conditions"].get("commit")
-    rows = data["rows"]
+    store.meta["conditions"] = conditions()
+    head = store.meta["conditions"].get("commit")
     for op in args.ops:
         for n in sorted(int(s) for s in sizes):
             if op == "unidhc_epoch" and n > unidhc_max:
@@ -580,23 +593,21 @@ def main(argv=None):
                     "mode": "quick" if args.quick else "full",
                     "copy_bytes": 64 * 2**20 if args.quick else 256 * 2**20}
             res = run_one(task, args.time_limit, spawn=not args.no_spawn)
-            rows = [r for r in rows if (r["op"], r["n_nodes"]) != (op, n)] + [res]
-            data["rows"] = rows
+            store.add(res)
             print(json.dumps({k: res.get(k) for k in ("op", "n_nodes", "status", "min_s",
                                                       "median_s", "kernel_min_s", "ratio_kernel",
                                                       "threads", "load_before", "error")}),
                   flush=True)
-            json_path.write_text(json.dumps(data, indent=1))
             if res["status"] != "ok":
                 break  # larger sizes would fail the same way
     from hyperclust.bench.provenance import load_average
 
-    data["load_avg_end"] = load_average()
-    json_path.write_text(json.dumps(data, indent=1))
-    md = markdown(data, head_commit=head)
+    store.meta["load_avg_end"] = load_average()
+    store.save()
+    md = markdown(as_data(store), head_commit=head)
     (out / "scaling.md").write_text(md)
     try:
-        plot(rows, out / "scaling_synthetic.png")
+        plot(store.runs, out / "scaling_synthetic.png")
     except ImportError:  # matplotlib is optional
         pass
     print(f"wrote {out / 'scaling.md'} and {json_path}")

@@ -11,7 +11,8 @@ those of the reference setting (tol 1e-8, n_init 10) of the same seed, and times
 ``hyperclust.operators.propagation.BASIS_DTYPE``) against float64, seeds 0..4.
 
 Every fit runs under the thread policy (as in ``fit``); times are indicative only (the
-load average is recorded with each row). Output: ``OUT/<experiment>_settings.{md,json}``.
+load average is recorded with each row). Output: ``OUT/<experiment>_settings.{md,json}``
+(the harness's store: a rerun replaces its rows; every row carries its commit).
 
     nice python benchmarks/bench_settings.py --experiment spectral
     nice python benchmarks/bench_settings.py --experiment spectral --datasets synthetic-h0.7-n1000000 --tols 1e-8 1e-3 --n-inits 10 1
@@ -21,12 +22,14 @@ load average is recorded with each row). Output: ``OUT/<experiment>_settings.{md
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+from hyperclust.bench import (ResultStore, commits_of, default_data_dir, fmt_mean_std,
+                              group_rows, markdown_table, mean_std, run_seeds, write_markdown)
 
 SPECTRAL_DATASETS = ["zoo", "senate-committees", "house-committees", "cora-ca", "cora-cc",
                      "citeseer-cc", "mushroom", "20newsw100", "hsbm-node-0.3", "hsbm-node-0.5",
@@ -34,13 +37,7 @@ SPECTRAL_DATASETS = ["zoo", "senate-committees", "house-committees", "cora-ca", 
                      "hsbm-edge-0.7", "hsbm-edge-0.9", "synthetic-h0.7-n100000"]
 DTYPE_DATASETS = ["zoo", "senate-committees", "house-committees", "cora-ca", "cora-cc",
                   "citeseer-cc", "mushroom", "20newsw100", "hsbm-node-0.5", "hsbm-edge-0.5"]
-DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-
-
-def _load(name, data_dir):
-    from hyperclust.bench.data import resolve_dataset
-
-    return resolve_dataset(name, str(data_dir))
+KEY = ("dataset", "method", "tol", "n_init", "dtype", "seed")
 
 
 def _scores(hg, pred):
@@ -50,7 +47,7 @@ def _scores(hg, pred):
     return acc(hg.labels[mask], pred[mask]), nmi(hg.labels[mask], pred[mask])
 
 
-def spectral_rows(name, hg, seeds, tols, n_inits):
+def spectral_rows(name, hg, seeds, tols, n_inits, store=None):
     from sklearn.cluster import KMeans
 
     from hyperclust.bench.provenance import load_average
@@ -59,8 +56,9 @@ def spectral_rows(name, hg, seeds, tols, n_inits):
     from hyperclust.threads import thread_limit
 
     k = hg.n_classes
-    rows, ref = [], {}
-    for seed in seeds:
+
+    def measure(seed):
+        rows, ref = [], None
         for tol in tols:
             with thread_limit() as nt:
                 load = load_average()
@@ -78,100 +76,87 @@ def spectral_rows(name, hg, seeds, tols, n_inits):
                     t_km = time.perf_counter() - t0
                     a, m = _scores(hg, pred)
                     if (tol, n_init) == (tols[0], n_inits[0]):
-                        ref[seed] = pred
-                    rows.append({"dataset": name, "n_nodes": hg.n_nodes, "seed": seed,
-                                 "tol": tol, "n_init": n_init, "acc": a, "nmi": m,
-                                 "ari_vs_ref": float(ari(ref[seed], pred)),
+                        ref = pred
+                    rows.append({"tol": tol, "n_init": n_init, "acc": a, "nmi": m,
+                                 "ari_vs_ref": float(ari(ref, pred)),
                                  "fit_n_init1_s": t_fit1, "kmeans_s": t_km, "threads": nt,
                                  "load": load, "dense_eigh": hg.n_nodes <= 1500})
-            print(json.dumps(rows[-1]), flush=True)
-    return rows
+        return rows
+
+    return run_seeds(measure, seeds, settings={"dataset": name, "n_nodes": hg.n_nodes},
+                     store=store)
 
 
 def dtype_rows(name, hg, seeds, methods):
     from hyperclust.bench.provenance import load_average
     from hyperclust.cluster.registry import make_estimator
+    from hyperclust.metrics import ari
     from hyperclust.operators import propagation
 
     k = hg.n_classes
-    rows = []
+    rows, labels = [], {}
     default = propagation.BASIS_DTYPE
     try:
         for method in methods:
             for dtype in ("float32", "float64"):
                 propagation.BASIS_DTYPE = np.dtype(dtype)
-                for seed in seeds:
+
+                def measure(seed):
                     load = load_average()
                     est = make_estimator(method, k, random_state=seed)
                     t0 = time.perf_counter()
                     est.fit(hg)
                     t = time.perf_counter() - t0
                     a, m = _scores(hg, est.labels_)
-                    rows.append({"dataset": name, "n_nodes": hg.n_nodes, "method": method,
-                                 "dtype": dtype, "seed": seed, "acc": a, "nmi": m,
-                                 "fit_s": t, "load": load, "labels": est.labels_.tolist()})
-                    print(json.dumps({k_: v for k_, v in rows[-1].items() if k_ != "labels"}),
-                          flush=True)
+                    labels[(method, dtype, seed)] = est.labels_  # compared below, not stored
+                    return {"acc": a, "nmi": m, "fit_s": t, "load": load}
+
+                rows += run_seeds(measure, seeds, settings={
+                    "dataset": name, "n_nodes": hg.n_nodes, "method": method, "dtype": dtype})
     finally:
         propagation.BASIS_DTYPE = default
-    from hyperclust.metrics import ari
-
-    for r in rows:  # agreement of the two dtypes' labels, seed by seed; labels not stored
-        twin = next(t for t in rows if (t["method"], t["seed"]) == (r["method"], r["seed"])
-                    and t["dtype"] != r["dtype"])
-        r["ari_32_64"] = float(ari(r["labels"], twin["labels"]))
-    for r in rows:
-        del r["labels"]
+    for r in rows:  # agreement of the two dtypes' labels, seed by seed
+        twin = "float64" if r["dtype"] == "float32" else "float32"
+        r["ari_32_64"] = float(ari(labels[(r["method"], r["dtype"], r["seed"])],
+                                   labels[(r["method"], twin, r["seed"])]))
     return rows
 
 
 def _ms(values):
-    a = np.asarray(values, dtype=float)
-    return f"{a.mean():.3f} ± {a.std(ddof=1) if a.size > 1 else 0.0:.3f}"
+    return fmt_mean_std(*mean_std(values))
 
 
 def spectral_markdown(rows, header):
-    L = header + ["| dataset | nodes | tol | n_init | ACC | NMI | ARI vs (1e-8, 10) | "
-                  "fit with n_init=1 s | k-means s | load 1m |",
-                  "|---|---|---|---|---|---|---|---|---|---|"]
-    keys = []
-    for r in rows:
-        key = (r["dataset"], r["tol"], r["n_init"])
-        if key not in keys:
-            keys.append(key)
-    for d, tol, n_init in keys:
-        sel = [r for r in rows if (r["dataset"], r["tol"], r["n_init"]) == (d, tol, n_init)]
+    cells = []
+    for (d, tol, n_init), sel in group_rows(rows, ("dataset", "tol", "n_init")).items():
         dense = " (dense eigh: tol unused)" if sel[0]["dense_eigh"] else ""
-        L.append(f"| {d} | {sel[0]['n_nodes']} | {tol:g}{dense} | {n_init} | "
-                 f"{_ms([r['acc'] for r in sel])} | {_ms([r['nmi'] for r in sel])} | "
-                 f"{_ms([r['ari_vs_ref'] for r in sel])} | "
-                 f"{np.median([r['fit_n_init1_s'] for r in sel]):.2f} | "
-                 f"{np.median([r['kmeans_s'] for r in sel]):.2f} | "
-                 f"{max(r['load'][0] for r in sel):.2f} |")
-    return L
+        cells.append([d, sel[0]["n_nodes"], f"{tol:g}{dense}", n_init,
+                      _ms([r["acc"] for r in sel]), _ms([r["nmi"] for r in sel]),
+                      _ms([r["ari_vs_ref"] for r in sel]),
+                      f"{np.median([r['fit_n_init1_s'] for r in sel]):.2f}",
+                      f"{np.median([r['kmeans_s'] for r in sel]):.2f}",
+                      f"{max(r['load'][0] for r in sel):.2f}"])
+    return header + markdown_table(
+        ["dataset", "nodes", "tol", "n_init", "ACC", "NMI", "ARI vs (1e-8, 10)",
+         "fit with n_init=1 s", "k-means s", "load 1m"], cells)
 
 
 def dtype_markdown(rows, header):
-    L = header + ["| dataset | nodes | method | ACC float32 | ACC float64 | NMI float32 | "
-                  "NMI float64 | ARI(labels32, labels64) per seed, mean | fit s 32 / 64 | "
-                  "load 1m |", "|---|---|---|---|---|---|---|---|---|---|"]
-    groups = []
-    for r in rows:
-        if (r["dataset"], r["method"]) not in groups:
-            groups.append((r["dataset"], r["method"]))
-    for d, m in groups:
-        r32 = sorted((r for r in rows if (r["dataset"], r["method"], r["dtype"]) == (d, m, "float32")),
-                     key=lambda r: r["seed"])
-        r64 = sorted((r for r in rows if (r["dataset"], r["method"], r["dtype"]) == (d, m, "float64")),
-                     key=lambda r: r["seed"])
-        agree = np.mean([r["ari_32_64"] for r in r32])
-        L.append(f"| {d} | {r32[0]['n_nodes']} | `{m}` | {_ms([r['acc'] for r in r32])} | "
-                 f"{_ms([r['acc'] for r in r64])} | {_ms([r['nmi'] for r in r32])} | "
-                 f"{_ms([r['nmi'] for r in r64])} | {agree:.3f} | "
-                 f"{np.median([r['fit_s'] for r in r32]):.2f} / "
-                 f"{np.median([r['fit_s'] for r in r64]):.2f} | "
-                 f"{max(r['load'][0] for r in r32 + r64):.2f} |")
-    return L
+    cells = []
+    for (d, m), sel in group_rows(rows, ("dataset", "method")).items():
+        r32 = sorted((r for r in sel if r["dtype"] == "float32"), key=lambda r: r["seed"])
+        r64 = sorted((r for r in sel if r["dtype"] == "float64"), key=lambda r: r["seed"])
+        cells.append([d, r32[0]["n_nodes"], f"`{m}`", _ms([r["acc"] for r in r32]),
+                      _ms([r["acc"] for r in r64]), _ms([r["nmi"] for r in r32]),
+                      _ms([r["nmi"] for r in r64]),
+                      f"{np.mean([r['ari_32_64'] for r in r32]):.3f}",
+                      f"{np.median([r['fit_s'] for r in r32]):.2f} / "
+                      f"{np.median([r['fit_s'] for r in r64]):.2f}",
+                      f"{max(r['load'][0] for r in r32 + r64):.2f}"])
+    return header + markdown_table(
+        ["dataset", "nodes", "method", "ACC float32", "ACC float64", "NMI float32",
+         "NMI float64", "ARI(labels32, labels64) per seed, mean", "fit s 32 / 64", "load 1m"],
+        cells)
 
 
 def main(argv=None):
@@ -182,45 +167,33 @@ def main(argv=None):
     ap.add_argument("--tols", nargs="+", type=float, default=[1e-8, 1e-5, 1e-3])
     ap.add_argument("--n-inits", nargs="+", type=int, default=[10, 3, 1])
     ap.add_argument("--methods", nargs="+", default=["hgnn", "unidhc"])
-    ap.add_argument("--data-dir", default=str(DEFAULT_DATA))
+    ap.add_argument("--data-dir", default=str(default_data_dir()))
     ap.add_argument("--out", default="docs/results/bench")
     args = ap.parse_args(argv)
-    from hyperclust.bench.provenance import git_commit, load_average
+    from hyperclust.bench.data import resolve_dataset
+    from hyperclust.bench.provenance import load_average
 
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    json_path = out / f"{args.experiment}_settings.json"
-    store = json.loads(json_path.read_text()) if json_path.exists() else {"rows": []}
+    store = ResultStore(out / f"{args.experiment}_settings.json", key=KEY)
     datasets = args.datasets or (SPECTRAL_DATASETS if args.experiment == "spectral"
                                  else DTYPE_DATASETS)
     seeds = list(range(args.seeds))
-    prov = git_commit()
     for name in datasets:
-        hg = _load(name, args.data_dir)
+        hg = resolve_dataset(name, str(args.data_dir))
         if args.experiment == "spectral":
-            rows = spectral_rows(name, hg, seeds, args.tols, args.n_inits)
+            spectral_rows(name, hg, seeds, args.tols, args.n_inits, store=store)
         else:
-            rows = dtype_rows(name, hg, seeds, args.methods)
-        for r in rows:
-            r.update(commit=prov["commit"], dirty=prov["dirty"])
-        done = {(r["dataset"], r.get("method"), r.get("tol"), r.get("n_init"), r.get("dtype"),
-                 r["seed"]) for r in rows}
-        store["rows"] = [r for r in store["rows"]
-                         if (r["dataset"], r.get("method"), r.get("tol"), r.get("n_init"),
-                             r.get("dtype"), r["seed"]) not in done] + rows
-        json_path.write_text(json.dumps(store))
-    rows = store["rows"]
-    commits = sorted({(r.get("commit") or "unknown")[:10] + ("+dirty" if r.get("dirty") else "")
-                      for r in rows})
+            store.add(dtype_rows(name, hg, seeds, args.methods))
+    rows = store.runs
     header = [f"# `{args.experiment}` settings", "",
               f"Generated by `python benchmarks/bench_settings.py --experiment {args.experiment}` "
-              f"(see its docstring); commits {', '.join(commits)}; load average at the end "
+              f"(see its docstring); commits {commits_of(rows)}; load average at the end "
               f"{load_average()}. Mean ± sample std over seeds {seeds}; times are medians, "
               "indicative only (shared machine, see the load column).", ""]
     md = spectral_markdown(rows, header) if args.experiment == "spectral" else \
         dtype_markdown(rows, header)
-    (out / f"{args.experiment}_settings.md").write_text("\n".join(md) + "\n")
-    print(f"wrote {out / (args.experiment + '_settings.md')}")
+    path = write_markdown(out / f"{args.experiment}_settings.md", md)
+    print(f"wrote {path}")
     return 0
 
 

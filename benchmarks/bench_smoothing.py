@@ -11,25 +11,32 @@ S_eps with library defaults (unit clique weights, eps=1e-2, gamma="auto", the PS
 couplings). Each operator is scaled to unit largest eigenvalue. tau is chosen per run, without
 the clean signal, by Stein's unbiased risk estimate (SURE, noise sigma known) over a fixed grid;
 the "oracle" columns take the best tau on the clean signal (an upper bound, not a method).
-MSE against the clean signal, mean +- std over 5 seeds.
+MSE against the clean signal, mean +- std (population std, as first published) over 5 seeds.
+Rows go to the harness's store (``--store``, each row with its commit).
 
 Usage: nice python benchmarks/bench_smoothing.py [--out docs/results/collapsed.md (appended)]
+       [--store docs/results/smoothing.json]
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
 from hyperclust import Hypergraph
+from hyperclust.bench import (ResultStore, fmt_mean_std, markdown_row, markdown_table, mean_std,
+                              run_seeds, write_markdown)
 from hyperclust.operators import CoboundaryCollapsed
 
 SIGMA = 0.5
 TAUS = np.geomspace(0.1, 1000.0, 60)
 PAPER = {"graph Laplacian": [0.066, 0.082, 0.092, 0.099], "S_eps": [0.066, 0.074, 0.072, 0.073]}
+SHORTCUTS = (0, 100, 150, 200)
+OPERATORS = ("graph Laplacian", "S_eps edges", "S_eps edges+triangles")
+SEEDS = 5
 
 
 def triangles(A: sp.csr_matrix) -> np.ndarray:
@@ -78,26 +85,35 @@ def run(seed, shortcuts, n=500, radius=0.08):
     return {k: smooth_errors(S, noisy, clean) for k, S in ops.items()}
 
 
-def main():
-    out = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None
+def measure(shortcuts):
+    """``measure(seed)``: one row per operator with the MSE at the SURE and oracle tau."""
+    def one(seed):
+        return [{"operator": k, "mse_sure": sure, "mse_oracle": oracle}
+                for k, (sure, oracle) in run(seed, shortcuts).items()]
+    return one
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=None, help="markdown file the table is appended to")
+    ap.add_argument("--store", default="docs/results/smoothing.json")
+    args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
-    names = ["graph Laplacian", "S_eps edges", "S_eps edges+triangles"]
-    head = " | ".join(f"{k} SURE | {k} oracle" for k in names)
-    lines = ["", "## Smoothing experiment (bench_smoothing.py)", "", __doc__.split("Usage")[0].strip(), "",
-             f"| shortcuts | {head} | paper graph L | paper S_eps |", "|---" * (3 + 2 * len(names)) + "|"]
-    for i, s in enumerate((0, 100, 150, 200)):
-        res = [run(seed, s) for seed in range(5)]
-        cells = []
-        for k in names:
-            for j in (0, 1):
-                v = [r[k][j] for r in res]
-                cells.append(f"{np.mean(v):.4f} ± {np.std(v):.4f}")
-        row = f"| {s} | " + " | ".join(cells) + f" | {PAPER['graph Laplacian'][i]} | {PAPER['S_eps'][i]} |"
-        print(row, flush=True)
-        lines.append(row)
-    if out:
-        with open(out, "a") as f:
-            f.write("\n".join(lines) + "\n")
+    store = ResultStore(args.store, key=("shortcuts", "operator", "seed"))
+    head = ["shortcuts"] + [f"{k} {t}" for k in OPERATORS for t in ("SURE", "oracle")] \
+        + ["paper graph L", "paper S_eps"]
+    cells = []
+    for i, s in enumerate(SHORTCUTS):
+        rows = run_seeds(measure(s), SEEDS, settings={"shortcuts": s}, store=store, echo=False)
+        cells.append([s] + [fmt_mean_std(*mean_std([r[f] for r in rows if r["operator"] == k],
+                                                   ddof=0), digits=4)
+                            for k in OPERATORS for f in ("mse_sure", "mse_oracle")]
+                     + [PAPER["graph Laplacian"][i], PAPER["S_eps"][i]])
+        print(markdown_row(cells[-1]), flush=True)
+    lines = ["", "## Smoothing experiment (bench_smoothing.py)", "",
+             __doc__.split("Usage")[0].strip(), ""] + markdown_table(head, cells)
+    if args.out:
+        write_markdown(args.out, lines, append=True)
 
 
 if __name__ == "__main__":

@@ -8,15 +8,11 @@ found locally are listed as unavailable (nothing is downloaded).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
-from pathlib import Path
 
+from hyperclust.bench import default_data_dir, markdown_row, markdown_table
 from hyperclust.datasets import list_datasets, load_dataset
-
-DEFAULT_DATA = Path(os.environ.get("HYPERCLUST_DATA")
-                    or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 
 COLUMNS = [
     ("name", "name"), ("nodes", "n_nodes"), ("edges", "n_edges"), ("nnz", "nnz"),
@@ -38,18 +34,17 @@ def _fmt(v) -> str:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--data-dir", default=str(DEFAULT_DATA))
+    p.add_argument("--data-dir", default=str(default_data_dir()))
     p.add_argument("--names", default=None, help="comma-separated subset")
     args = p.parse_args(argv)
     rows = list_datasets(data_dir=args.data_dir)
     wanted = set(args.names.split(",")) if args.names else None
-    print("| " + " | ".join(c for c, _ in COLUMNS) + " |")
-    print("|" + "---|" * len(COLUMNS))
+    print("\n".join(markdown_table([c for c, _ in COLUMNS], [])))
     for rec in rows:
         if wanted is not None and rec["name"] not in wanted:
             continue
         if not rec["available"]:
-            print(f"| {rec['name']} | (not available locally) |" + " |" * (len(COLUMNS) - 2))
+            print(markdown_row([rec["name"], "(not available locally)"] + [""] * (len(COLUMNS) - 2)))
             continue
         t0 = time.perf_counter()
         hg = load_dataset(rec["name"], data_dir=args.data_dir, download=False)
@@ -57,7 +52,7 @@ def main(argv=None) -> int:
         s = hg.summary()
         s["load_s"] = load_s
         s["name"] = rec["name"]
-        print("| " + " | ".join(_fmt(s.get(key)) for _, key in COLUMNS) + " |")
+        print(markdown_row([_fmt(s.get(key)) for _, key in COLUMNS]))
         sys.stdout.flush()
     return 0
 

@@ -49,7 +49,7 @@ def test_tiny_run_in_process(bench, tmp_path):
                      "--out", str(tmp_path), "--no-spawn"])
     assert rc == 0
     data = json.loads((tmp_path / "scaling.json").read_text())
-    rows = {r["op"]: r for r in data["rows"]}
+    rows = {r["op"]: r for r in data["runs"]}  # the harness's store
     assert set(rows) == {"PX", "eigsh"}
     for r in rows.values():
         assert r["status"] == "ok", r.get("error")

@@ -1,5 +1,39 @@
-"""Benchmark runner: datasets x methods x seeds -> results.json, report.md and plots."""
+"""The benchmark harness: one seed loop, one result store, one aggregation, one report writer.
 
-from .runner import ResultStore, run_benchmark
+The grid (datasets x methods x seeds x protocols, each run in its own capped process) is
+:func:`run_benchmark` (``python -m hyperclust.bench.cli``). The scripts in ``benchmarks/``
+measure other things (settings, operators, scaling) with the same parts:
 
-__all__ = ["run_benchmark", "ResultStore"]
+* :func:`run_seeds`: the seed loop; each row tagged with its seed and settings;
+* :class:`ResultStore`: the JSON store; rows keyed, replaced on rerun, stamped with the
+  commit and run conditions (:mod:`hyperclust.bench.provenance`);
+* :func:`mean_std`, :func:`group_rows`, :func:`summarize`: the aggregation over seeds;
+* :func:`markdown_table`, :func:`markdown_row`, :func:`fmt_mean_std`, :func:`commits_of`, :func:`write_markdown`:
+  the report writer.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> store = ResultStore(pathlib.Path(tempfile.mkdtemp()) / "toy.json", key=("method", "seed"))
+>>> for method, base in (("a", 0.5), ("b", 0.7)):
+...     _ = run_seeds(lambda seed: {"acc": base + seed / 100}, 3, settings={"method": method},
+...                   store=store, echo=False)
+>>> rows = [[s["method"], fmt_mean_std(s["acc"], s["acc_std"])]
+...         for s in summarize(store.runs, ("method",), ("acc",))]
+>>> print("\\n".join(markdown_table(["method", "ACC"], rows)))
+| method | ACC |
+|---|---|
+| a | 0.510 ± 0.010 |
+| b | 0.710 ± 0.010 |
+"""
+
+from .aggregate import group_rows, mean_std, summarize
+from .data import default_data_dir
+from .runner import run_benchmark
+from .seeds import run_seeds, seed_list
+from .store import ResultStore
+from .tables import commits_of, fmt_mean_std, markdown_row, markdown_table, write_markdown
+
+__all__ = ["run_benchmark", "ResultStore", "run_seeds", "seed_list", "mean_std", "group_rows",
+           "summarize", "markdown_table", "markdown_row", "fmt_mean_std", "commits_of",
+           "write_markdown", "default_data_dir"]

@@ -12,25 +12,45 @@ import os
 import subprocess
 from pathlib import Path
 
-__all__ = ["git_commit", "load_average", "thread_info", "run_provenance", "package_root",
-           "OtherCpu", "IDLE_LOAD"]
+__all__ = ["git", "git_commit", "load_average", "thread_info", "run_provenance",
+           "package_root", "OtherCpu", "IDLE_LOAD"]
 
 #: A 1-minute load average below this counts as an idle machine for timings.
 IDLE_LOAD = 0.3
 
 
 def package_root() -> Path:
-    """The directory of the imported ``hyperclust`` package."""
+    """The directory of the imported ``hyperclust`` package.
+
+    Examples
+    --------
+    >>> (package_root() / "hypergraph").is_dir()
+    True
+    """
     return Path(__file__).resolve().parent.parent
 
 
-def _git(args, cwd, timeout=10.0) -> str | None:
+def git(args, cwd, timeout: float = 30.0) -> tuple[int | None, str | None]:
+    """``(exit code, stripped stdout)`` of ``git ARGS`` run in ``cwd``; ``(None, None)``
+    without git or when it does not answer within ``timeout`` seconds.
+
+    Examples
+    --------
+    >>> rc, out = git(["--version"], ".")
+    >>> rc is None or out.startswith("git version")
+    True
+    """
     try:
         res = subprocess.run(["git", *args], cwd=str(cwd), capture_output=True, text=True,
                              timeout=timeout, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
-        return None
-    return res.stdout.strip() if res.returncode == 0 else None
+        return None, None
+    return res.returncode, res.stdout.strip()
+
+
+def _git_out(args, cwd) -> str | None:
+    rc, out = git(args, cwd, timeout=10.0)
+    return out if rc == 0 else None
 
 
 def git_commit(path=None) -> dict:
@@ -38,17 +58,29 @@ def git_commit(path=None) -> dict:
     ``path`` (default: the imported hyperclust package). ``dirty``: tracked files under
     ``path`` differ from the commit (for the default, the package's code: a benchmark
     rewriting its tracked result files does not make its own rows dirty). Both None outside
-    a git checkout or without git."""
+    a git checkout or without git.
+
+    Examples
+    --------
+    >>> sorted(git_commit())
+    ['commit', 'dirty']
+    """
     path = package_root() if path is None else Path(path)
-    commit = _git(["rev-parse", "HEAD"], path)
+    commit = _git_out(["rev-parse", "HEAD"], path)
     if not commit:
         return {"commit": None, "dirty": None}
-    status = _git(["status", "--porcelain", "--untracked-files=no", "--", "."], path)
+    status = _git_out(["status", "--porcelain", "--untracked-files=no", "--", "."], path)
     return {"commit": commit, "dirty": None if status is None else bool(status)}
 
 
 def load_average(text: str | None = None) -> list[float] | None:
-    """The 1, 5 and 15-minute load averages (``/proc/loadavg``), or None."""
+    """The 1, 5 and 15-minute load averages (``/proc/loadavg``), or None.
+
+    Examples
+    --------
+    >>> load_average("0.52 0.40 0.31 1/123 4567")
+    [0.52, 0.4, 0.31]
+    """
     try:
         if text is None:
             return [round(x, 2) for x in os.getloadavg()]
@@ -59,7 +91,16 @@ def load_average(text: str | None = None) -> list[float] | None:
 
 def thread_info() -> dict:
     """Threads in force: the thread policy's limit, each BLAS/OpenMP pool (threadpoolctl)
-    and torch's intra-op threads (only when torch is already imported)."""
+    and torch's intra-op threads (only when torch is already imported).
+
+    Examples
+    --------
+    >>> from hyperclust.threads import thread_limit
+    >>> with thread_limit(1):
+    ...     info = thread_info()
+    >>> info["limit"], info["cores"] >= 1
+    (1, True)
+    """
     import sys
 
     from ..threads import available_cores, current_limit
@@ -91,6 +132,12 @@ def run_provenance(threads=None) -> dict:
     dict
         ``commit``, ``dirty``, ``hyperclust_version``, ``threads``, ``load_avg_start``
         (1/5/15-minute load averages).
+
+    Examples
+    --------
+    >>> rec = run_provenance(threads=2)
+    >>> sorted(rec), rec["threads"]
+    (['commit', 'dirty', 'hyperclust_version', 'load_avg_start', 'threads'], 2)
     """
     from .. import __version__
     from ..threads import current_limit
@@ -127,6 +174,13 @@ class OtherCpu:
     Attributes
     ----------
     cores : float or None
+
+    Examples
+    --------
+    >>> with OtherCpu() as other:
+    ...     _ = sum(range(1000))
+    >>> other.cores is None or other.cores >= 0
+    True
     """
 
     def __init__(self):

@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import csv
 import datetime as _dt
-import math
 from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["aggregate", "load_published", "markdown_report", "write_report", "METRICS",
+from .aggregate import METRICS, aggregate, is_peer
+from .staleness import MARK, STALE, UNKNOWN, method_source_files, provenance_marks
+from .tables import fmt_mean_std as _fmt
+from .tables import markdown_row, markdown_table
+
+# aggregate, is_peer, METRICS and the provenance marks are re-exported: this module was
+# their home before the harness gave each its own.
+__all__ = ["load_published", "markdown_report", "write_report", "aggregate", "METRICS",
            "is_peer", "method_source_files", "provenance_marks", "STALE", "UNKNOWN"]
 
-METRICS = ("acc", "nmi", "ari", "f1")
 _CSV_METRIC = {"acc": "acc", "nmi": "nmi", "ari": "ari", "f1": "f1_macro"}
 _PROTOCOL_TEXT = {
     "all": "all nodes (isolated nodes included)",
@@ -23,222 +28,19 @@ _PROTOCOL_TEXT = {
 }
 
 
-def is_peer(method: str) -> bool:
-    """Peer libraries' methods are named ``peer-<library>``."""
-    return method.startswith("peer-")
-
-
-# ----------------------------------------------------------------------------- provenance
-
-STALE = "stale"
-UNKNOWN = "unknown provenance"
-_MARK = {STALE: " †", UNKNOWN: " ‡"}
-#: hyperclust modules whose changes do not count as changes of a method's code: the
-#: benchmark machinery, readers, datasets, the CLI, the thread policy, package __init__s.
-_NOT_METHOD_CODE = ("hyperclust.bench", "hyperclust.io", "hyperclust.datasets",
-                    "hyperclust.cli", "hyperclust.threads")
-
-
-def _provider_module(method: str) -> str | None:
-    """The module defining ``method``'s estimator (without instantiating it)."""
-    if is_peer(method):
-        return "hyperclust.bench.peers"
-    if ":" in method:
-        return method.split(":", 1)[0]
-    from ..cluster.registry import provider_module
-
-    return provider_module(method)
-
-
-def _module_imports(name: str) -> tuple[str | None, list[str]]:
-    """``(file, hyperclust modules it imports)`` by parsing the module's source (imports
-    inside functions included; ``from pkg import sub`` counts ``pkg.sub`` when a module)."""
-    import ast
-    import importlib.util
-
-    try:
-        spec = importlib.util.find_spec(name)
-    except (ImportError, ValueError):
-        return None, []
-    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-        return None, []
-    is_pkg = spec.submodule_search_locations is not None
-    package = name if is_pkg else name.rpartition(".")[0]
-    try:
-        tree = ast.parse(Path(spec.origin).read_text())
-    except (OSError, SyntaxError):
-        return spec.origin, []
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found += [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                parts = package.split(".")
-                base = ".".join(parts[:len(parts) - node.level + 1])
-                base = f"{base}.{node.module}" if node.module else base
-            else:
-                base = node.module or ""
-            found.append(base)
-            for a in node.names:
-                sub = f"{base}.{a.name}"
-                try:
-                    if importlib.util.find_spec(sub) is not None:
-                        found.append(sub)
-                except (ImportError, ValueError):
-                    pass
-    return spec.origin, [f for f in found if f == "hyperclust" or f.startswith("hyperclust.")]
-
-
-def method_source_files(method: str) -> list[str] | None:
-    """Files whose changes count as changes of ``method``'s code (a documented
-    approximation): the module defining its estimator (``METHODS`` provider, the peers
-    module, or the ``module`` of ``module:factory``) and, transitively, every hyperclust
-    module imported from it, except the benchmark machinery, readers, datasets, CLI, thread
-    policy and package ``__init__`` files. None when the provider cannot be found."""
-    root = _provider_module(method)
-    if root is None:
-        return None
-    files, seen, todo = set(), set(), [root]
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        path, imports = _module_imports(name)
-        if path is None:
-            continue
-        excluded = name != root and (name.startswith(_NOT_METHOD_CODE)
-                                     or path.endswith("__init__.py"))
-        if not excluded:
-            files.add(path)
-            todo += imports
-    return sorted(files)
-
-
-def _git(args, repo):
-    import subprocess
-
-    try:
-        res = subprocess.run(["git", *args], cwd=str(repo), capture_output=True, text=True,
-                             timeout=30, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError):
-        return None, None
-    return res.returncode, res.stdout.strip()
-
-
-def provenance_marks(runs, repo=None, sources=None) -> dict:
-    """Which groups of runs were made by code older than the method's current code.
-
-    A run is **stale** when its recorded ``commit`` is not a descendant of (or equal to) the
-    last commit that touched the method's source files (:func:`method_source_files`), and of
-    **unknown provenance** when it has no commit or one this repository does not know.
-
-    Parameters
-    ----------
-    runs : list of dict
-        Records with ``dataset, protocol, method`` and optionally ``commit``.
-    repo : path, optional
-        The git checkout to judge against; default the one holding the imported hyperclust.
-        Without a git checkout only missing commits are marked.
-    sources : dict, optional
-        ``{method: [file, ...]}`` overriding :func:`method_source_files`.
-
-    Returns
-    -------
-    dict
-        ``{(dataset, protocol, method): {"mark": STALE | UNKNOWN | None, "runs": {status:
-        count}, "touched": last commit of the method's code or None}}``.
-    """
-    from .provenance import package_root
-
-    if repo is None:
-        rc, top = _git(["rev-parse", "--show-toplevel"], package_root())
-        repo = top if rc == 0 and top else None
-    touched_cache, ancestor_cache = {}, {}
-
-    def touched(method):
-        if method not in touched_cache:
-            files = (sources or {}).get(method) if sources and method in sources \
-                else method_source_files(method)
-            commit = None
-            if repo is not None and files:
-                rc, out = _git(["log", "-1", "--format=%H", "--", *files], repo)
-                commit = out or None if rc == 0 else None
-            touched_cache[method] = commit
-        return touched_cache[method]
-
-    def status(run):
-        commit = run.get("commit")
-        if not commit:
-            return UNKNOWN
-        last = touched(run["method"])
-        if repo is None or last is None:
-            return None
-        key = (last, commit)
-        if key not in ancestor_cache:
-            rc, _ = _git(["merge-base", "--is-ancestor", last, commit], repo)
-            ancestor_cache[key] = {0: None, 1: STALE}.get(rc, UNKNOWN)
-        return ancestor_cache[key]
-
-    out = {}
-    for r in runs:
-        key = (r["dataset"], r["protocol"], r["method"])
-        st = status(r)
-        entry = out.setdefault(key, {"mark": None, "runs": Counter(), "touched": None})
-        entry["runs"][st or "current"] += 1
-        entry["touched"] = touched_cache.get(r["method"])
-        if st == STALE or (st == UNKNOWN and entry["mark"] is None):
-            entry["mark"] = st
-    return out
-
-
-def _mean_std(values):
-    a = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
-    if a.size == 0:
-        return None, None
-    return float(a.mean()), float(a.std(ddof=1)) if a.size > 1 else 0.0
-
-
-def aggregate(runs) -> dict:
-    """Group records by ``(dataset, protocol, method)``.
-
-    Returns
-    -------
-    dict
-        ``{(dataset, protocol, method): summary}`` where summary holds ``n_runs``, ``n_ok``,
-        ``statuses`` (Counter), ``<metric>``/``<metric>_std`` (over ok runs with labels),
-        ``time``/``time_std`` (fit seconds), ``peak_mb`` (mean peak RSS), ``extra_mb`` (mean
-        peak RSS growth during fit), ``n_nodes``, ``nnz``, ``homophily``, ``timing_only``
-        and ``error`` (the first error text).
-    """
-    groups = defaultdict(list)
-    for r in runs:
-        groups[(r["dataset"], r["protocol"], r["method"])].append(r)
-    out = {}
-    for key, recs in groups.items():
-        ok = [r for r in recs if r.get("status") == "ok"]
-        s = {"n_runs": len(recs), "n_ok": len(ok),
-             "statuses": Counter(r.get("status", "failed") for r in recs)}
-        for m in METRICS:
-            s[m], s[m + "_std"] = _mean_std(
-                [r["metrics"][m] for r in ok if r.get("metrics") and m in r["metrics"]])
-        s["time"], s["time_std"] = _mean_std([r.get("fit_time_s") for r in ok])
-        s["peak_mb"], _ = _mean_std([r.get("peak_rss_mb") for r in ok])
-        s["extra_mb"], _ = _mean_std([r.get("fit_extra_mb") for r in ok])
-        stats_src = ok or [r for r in recs if r.get("n_nodes") is not None]
-        for f in ("n_nodes", "n_edges", "nnz", "homophily", "n_labelled"):
-            s[f] = next((r.get(f) for r in stats_src if r.get(f) is not None), None)
-        s["timing_only"] = bool(ok) and all(r.get("timing_only") for r in ok)
-        bad = [r for r in recs if r.get("status") != "ok"]
-        s["error"] = bad[0].get("error") if bad else None
-        out[key] = s
-    return out
-
-
 def load_published(path) -> list[dict]:
     """Rows of the published-results CSV (columns source, protocol, dataset, method,
-    acc, nmi, ari, f1_macro, ..., note); ``[]`` when ``path`` is None or missing."""
+    acc, nmi, ari, f1_macro, ..., note); ``[]`` when ``path`` is None or missing.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "published.csv"
+    >>> _ = path.write_text("source,protocol,dataset,method,acc,nmi,ari,f1_macro,note\\n"
+    ...                     "PaperA,all nodes,zoo,AHCKA,0.9,0.8,0.7,0.6,\\n")
+    >>> [(r["dataset"], r["acc"]) for r in load_published(path)], load_published(None)
+    ([('zoo', '0.9')], [])
+    """
     if path is None or not Path(path).exists():
         return []
     with open(path, newline="") as fh:
@@ -261,12 +63,6 @@ def _source_key(row):
 def _sources(published) -> dict:
     """``{(source, protocol, note): footnote number}`` in order of appearance."""
     return {k: i + 1 for i, k in enumerate(dict.fromkeys(_source_key(p) for p in published))}
-
-
-def _fmt(mean, std, digits=3):
-    if mean is None:
-        return ""
-    return f"{mean:.{digits}f} ± {std:.{digits}f}"
 
 
 def _status_text(s) -> str:
@@ -294,7 +90,7 @@ def _ordered(values, first=()):
 
 def _marked(text, marks, key):
     mark = (marks or {}).get(key, {}).get("mark")
-    return text + _MARK[mark] if mark and text else text
+    return text + MARK[mark] if mark and text else text
 
 
 def _quality_table(agg, protocol, metric, datasets, methods, published, marks=None) -> list[str]:
@@ -305,8 +101,7 @@ def _quality_table(agg, protocol, metric, datasets, methods, published, marks=No
     head = ["dataset", "nodes"] + [f"`{m}`" for m in methods]
     if pub_cols:
         head.append(f"published ({protocol})")
-    rows.append("| " + " | ".join(head) + " |")
-    rows.append("|" + "---|" * len(head))
+    rows += markdown_table(head, [])
     any_row = False
     for d in datasets:
         cells = {m: agg.get((d, protocol, m)) for m in methods}
@@ -327,13 +122,13 @@ def _quality_table(agg, protocol, metric, datasets, methods, published, marks=No
                     if p["dataset"] == d and _published_protocol(p["protocol"]) == protocol
                     and p.get(col)]
             line.append("; ".join(pubs))
-        rows.append("| " + " | ".join(line) + " |")
+        rows.append(markdown_row(line))
     return rows if any_row else []
 
 
 def _time_table(agg, protocol, datasets, methods, marks=None) -> list[str]:
     head = ["dataset", "nodes", "nnz(H)"] + [f"`{m}`" for m in methods]
-    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = markdown_table(head, [])
     for d in datasets:
         cells = {m: agg.get((d, protocol, m)) for m in methods}
         if all(c is None for c in cells.values()):
@@ -350,7 +145,7 @@ def _time_table(agg, protocol, datasets, methods, marks=None) -> list[str]:
                 extra = "" if c["extra_mb"] is None else f", +{c['extra_mb']:.0f} MiB"
                 line.append(_marked(f"{c['time']:.2f} s (peak {c['peak_mb']:.0f} MiB{extra})",
                                     marks, (d, protocol, m)))
-        rows.append("| " + " | ".join(line) + " |")
+        rows.append(markdown_row(line))
     return rows
 
 
@@ -364,7 +159,7 @@ def _peer_table(agg, datasets, ours, peers) -> list[str]:
     head = ["dataset", "subset (protocol)", "nodes", "peer", "peer status", "peer ACC",
             "peer NMI", "ours (best by ACC)", "ours ACC", "ours NMI", "NMI ratio peer/ours",
             "peer time s", "ours time s", "time ratio peer/ours"]
-    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = markdown_table(head, [])
     protocols = _ordered([k[1] for k in agg], first=("isolated-removed", "lcc", "all"))
     for d in datasets:
         for p in protocols:
@@ -380,7 +175,7 @@ def _peer_table(agg, datasets, ours, peers) -> list[str]:
                                                              else -t[1]["time"]))
                 stat = "ok" if s["n_ok"] == s["n_runs"] else (
                     f"{s['n_ok']}/{s['n_runs']} ok; {_status_text(s)}")
-                rows.append("| " + " | ".join([
+                rows.append(markdown_row([
                     d, p, str(s["n_nodes"] or (ref["n_nodes"] if ref else "")), f"`{peer}`", stat,
                     _fmt(s["acc"], s["acc_std"]), _fmt(s["nmi"], s["nmi_std"]),
                     f"`{ref_m}`" if ref_m else "(no ok run of ours)",
@@ -389,7 +184,7 @@ def _peer_table(agg, datasets, ours, peers) -> list[str]:
                     _ratio(s["nmi"], ref["nmi"] if ref else None),
                     "" if s["time"] is None else f"{s['time']:.2f}",
                     "" if not ref or ref["time"] is None else f"{ref['time']:.2f}",
-                    _ratio(s["time"], ref["time"] if ref else None)]) + " |")
+                    _ratio(s["time"], ref["time"] if ref else None)]))
     return rows if len(rows) > 2 else []
 
 
@@ -399,7 +194,7 @@ def _headline(agg, protocol, datasets, ours, published, focus="unidhc") -> list[
     peers = sorted({k[2] for k in agg if is_peer(k[2]) and k[1] == protocol})
     head = ["dataset", "nodes", "our best (ACC)", "ACC", "NMI", f"`{focus}` ACC",
             f"`{focus}` NMI", "best peer ACC", "published ACC", "published NMI"]
-    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = markdown_table(head, [])
     sources = _sources(published or [])
     for d in datasets:
         mine = [(m, agg[(d, protocol, m)]) for m in ours if (d, protocol, m) in agg]
@@ -421,14 +216,14 @@ def _headline(agg, protocol, datasets, ours, published, focus="unidhc") -> list[
             v, p = max(vals, key=lambda t: t[0])
             return f"{v:.3f} ({p['method']} [{sources[_source_key(p)]}])"
 
-        rows.append("| " + " | ".join([
+        rows.append(markdown_row([
             d, str(s["n_nodes"]), f"`{m}`", _fmt(s["acc"], s["acc_std"]),
             _fmt(s["nmi"], s["nmi_std"]),
             _fmt(f["acc"], f["acc_std"]) if f and f["acc"] is not None else
             (f"*{_status_text(f)}*" if f else "not run"),
             _fmt(f["nmi"], f["nmi_std"]) if f and f["nmi"] is not None else "",
             f"{pb[1]['acc']:.3f} (`{pb[0]}`)" if pb else "",
-            best_pub("acc"), best_pub("nmi")]) + " |")
+            best_pub("acc"), best_pub("nmi")]))
     return rows if len(rows) > 2 else []
 
 
@@ -472,7 +267,7 @@ def _provenance_section(marks) -> list[str]:
         where = sorted(f"{d} / {p}" for (d, p), _ in items)
         shown = ", ".join(where[:12]) + (f", … ({len(where) - 12} more)" if len(where) > 12 else "")
         touched = sorted({(v["touched"] or "")[:10] for _, v in items} - {""})
-        L.append(f"| `{m}` | {mark}{_MARK[mark]} | {len(items)} | "
+        L.append(f"| `{m}` | {mark}{MARK[mark]} | {len(items)} | "
                  f"{', '.join(f'{k}: {n}' for k, n in sorted(runs.items()))} | "
                  f"{', '.join(touched)} | {shown} |")
     return L
@@ -496,6 +291,17 @@ def markdown_report(runs, published=None, plot_files=(), published_note=None,
         From :func:`provenance_marks` (computed from this repository's git history when
         None): stale and unknown-provenance groups are marked † / ‡ in the quality and time
         tables and listed in a Provenance section.
+
+    Examples
+    --------
+    >>> runs = [{"dataset": "zoo", "protocol": "all", "method": "kmeans", "seed": s,
+    ...          "status": "ok", "metrics": {"acc": a, "nmi": a}, "fit_time_s": 0.1,
+    ...          "peak_rss_mb": 100.0, "n_nodes": 101, "nnz": 1656, "commit": None}
+    ...         for s, a in enumerate((0.5, 0.7))]
+    >>> text = markdown_report(runs, provenance={})
+    >>> acc = text.split("## ACC")[1]
+    >>> next(line for line in acc.splitlines() if line.startswith("| zoo"))
+    '| zoo | 101 | **0.600 ± 0.141** |'
     """
     runs = list(runs)
     marks = provenance_marks(runs) if provenance is None else provenance
@@ -591,6 +397,14 @@ def write_report(runs, out_dir, published=None, plots=True) -> Path:
     """Write ``report.md`` (and the plots when ``plots``) into ``out_dir``.
 
     ``published`` is the path of the published-results CSV or None.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> runs = [{"dataset": "zoo", "protocol": "all", "method": "kmeans", "seed": 0,
+    ...          "status": "failed", "error": "boom"}]
+    >>> write_report(runs, tempfile.mkdtemp(), plots=False).name
+    'report.md'
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

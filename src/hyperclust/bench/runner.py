@@ -3,7 +3,7 @@
 Every run is a fresh ``python -m hyperclust.bench.worker`` process with an address-space cap
 (``RLIMIT_AS``) and a wall-clock cap, so a run that crashes, runs out of memory or hangs is
 recorded (``failed`` / ``oom`` / ``timeout``) and the grid goes on. Results accumulate in
-``OUT/results.json``; runs already recorded there are not redone (resume), unless their
+``OUT/results.json`` (a :class:`~hyperclust.bench.store.ResultStore`); runs already recorded there are not redone (resume), unless their
 status is listed in ``retry``.
 """
 
@@ -21,61 +21,14 @@ import time
 from pathlib import Path
 
 from .data import canonical_protocol
+from .seeds import seed_list
+from .store import ResultStore, run_key
 
 __all__ = ["run_benchmark", "ResultStore", "run_key", "STATUSES"]
 
 STATUSES = ("ok", "failed", "timeout", "oom", "unavailable", "skipped")
 _THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                 "NUMEXPR_NUM_THREADS")
-
-
-def run_key(rec: dict) -> tuple:
-    """Identity of a run: ``(dataset, method, seed, protocol)``."""
-    return (rec["dataset"], rec["method"], int(rec["seed"]), rec["protocol"])
-
-
-class ResultStore:
-    """The list of run records in ``path`` (JSON), rewritten atomically after each run.
-
-    The file holds ``{"version": 1, "runs": [...]}``; a later record of the same run
-    replaces the earlier one.
-    """
-
-    def __init__(self, path):
-        self.path = Path(path)
-        self._runs: dict[tuple, dict] = {}
-        if self.path.exists():
-            with open(self.path) as fh:
-                data = json.load(fh)
-            runs = data["runs"] if isinstance(data, dict) else data
-            for rec in runs:
-                self._runs[run_key(rec)] = rec
-
-    @property
-    def runs(self) -> list[dict]:
-        return list(self._runs.values())
-
-    def get(self, key):
-        return self._runs.get(key)
-
-    def add(self, rec: dict) -> None:
-        self._runs[run_key(rec)] = rec
-        self.save()
-
-    def update(self, records) -> None:
-        """Add many records (later ones replace earlier records of the same run)."""
-        for rec in records:
-            self._runs[run_key(rec)] = rec
-        self.save()
-
-    def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".json.tmp")
-        # One compact record per line: small files and readable diffs.
-        lines = [json.dumps(r, separators=(",", ":"), default=repr) for r in self.runs]
-        with open(tmp, "w") as fh:
-            fh.write('{"version": 1, "runs": [\n' + ",\n".join(lines) + "\n]}\n")
-        os.replace(tmp, self.path)
 
 
 def _as_list(value, what):
@@ -87,17 +40,6 @@ def _as_list(value, what):
     for v in out:
         if not isinstance(v, str) or not v:
             raise TypeError(f"{what} must be non-empty strings, got {v!r}")
-    return out
-
-
-def _seeds(seeds) -> list[int]:
-    if isinstance(seeds, numbers.Integral) and not isinstance(seeds, bool):
-        if seeds < 1:
-            raise ValueError(f"seeds must be >= 1, got {seeds}")
-        return list(range(int(seeds)))
-    out = [int(s) for s in seeds]
-    if not out:
-        raise ValueError("seeds must not be empty")
     return out
 
 
@@ -281,10 +223,22 @@ def run_benchmark(datasets, methods, seeds=5, out_dir="bench-results", data_dir=
     -------
     list of dict
         All records of the store, one per (dataset, method, seed, protocol).
+
+    Examples
+    --------
+    One seed of spectral clustering on a small synthetic hypergraph (a few seconds: the run
+    starts its own process):
+
+    >>> import tempfile
+    >>> runs = run_benchmark("synthetic-h0.9-n100-k2", "spectral-zhou", seeds=1,
+    ...                      out_dir=tempfile.mkdtemp(), progress=False, report=False,
+    ...                      start_method="subprocess")
+    >>> [(r["method"], r["status"], r["metrics"]["acc"]) for r in runs]
+    [('spectral-zhou', 'ok', 1.0)]
     """
     datasets = _as_list(datasets, "datasets")
     methods = _as_list(methods, "methods")
-    seed_list = _seeds(seeds)
+    seeds = seed_list(seeds)
     protocols = [canonical_protocol(p) for p in _as_list(protocol, "protocol")]
     if not (isinstance(time_limit, numbers.Real) and time_limit > 0):
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
@@ -303,7 +257,7 @@ def run_benchmark(datasets, methods, seeds=5, out_dir="bench-results", data_dir=
     store = ResultStore(out / "results.json")
     env = _child_env(threads)
     grid = [dict(dataset=d, method=m, seed=s, protocol=p)
-            for d in datasets for p in protocols for m in methods for s in seed_list]
+            for d in datasets for p in protocols for m in methods for s in seeds]
     todo = []
     for spec in grid:
         old = store.get(run_key(spec))

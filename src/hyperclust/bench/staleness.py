@@ -1,0 +1,184 @@
+"""Which benchmark rows were made by code older than their method's current code.
+
+A row records the commit that made it (:mod:`hyperclust.bench.provenance`); a method's code
+is the module defining its estimator and the hyperclust modules it imports
+(:func:`method_source_files`). :func:`provenance_marks` compares the two in the git history,
+so that the report (:mod:`hyperclust.bench.report`) can mark stale cells.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from .aggregate import is_peer
+from .provenance import git, package_root
+
+__all__ = ["method_source_files", "provenance_marks", "STALE", "UNKNOWN", "MARK"]
+
+STALE = "stale"
+UNKNOWN = "unknown provenance"
+#: How the report marks a cell of each kind.
+MARK = {STALE: " †", UNKNOWN: " ‡"}
+#: hyperclust modules whose changes do not count as changes of a method's code: the
+#: benchmark machinery, readers, datasets, the CLI, the thread policy, package __init__s.
+_NOT_METHOD_CODE = ("hyperclust.bench", "hyperclust.io", "hyperclust.datasets",
+                    "hyperclust.cli", "hyperclust.threads")
+
+
+def _provider_module(method: str) -> str | None:
+    """The module defining ``method``'s estimator (without instantiating it)."""
+    if is_peer(method):
+        return "hyperclust.bench.peers"
+    if ":" in method:
+        return method.split(":", 1)[0]
+    from ..cluster.registry import provider_module
+
+    return provider_module(method)
+
+
+def _module_imports(name: str) -> tuple[str | None, list[str]]:
+    """``(file, hyperclust modules it imports)`` by parsing the module's source (imports
+    inside functions included; ``from pkg import sub`` counts ``pkg.sub`` when a module)."""
+    import ast
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None, []
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return None, []
+    is_pkg = spec.submodule_search_locations is not None
+    package = name if is_pkg else name.rpartition(".")[0]
+    try:
+        tree = ast.parse(Path(spec.origin).read_text())
+    except (OSError, SyntaxError):
+        return spec.origin, []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - node.level + 1])
+                base = f"{base}.{node.module}" if node.module else base
+            else:
+                base = node.module or ""
+            found.append(base)
+            for a in node.names:
+                sub = f"{base}.{a.name}"
+                try:
+                    if importlib.util.find_spec(sub) is not None:
+                        found.append(sub)
+                except (ImportError, ValueError):
+                    pass
+    return spec.origin, [f for f in found if f == "hyperclust" or f.startswith("hyperclust.")]
+
+
+def method_source_files(method: str) -> list[str] | None:
+    """Files whose changes count as changes of ``method``'s code (a documented
+    approximation): the module defining its estimator (``METHODS`` provider, the peers
+    module, or the ``module`` of ``module:factory``) and, transitively, every hyperclust
+    module imported from it, except the benchmark machinery, readers, datasets, CLI, thread
+    policy and package ``__init__`` files. None when the provider cannot be found.
+
+    Examples
+    --------
+    >>> files = method_source_files("spectral-zhou")
+    >>> any(f.endswith("cluster/spectral.py") for f in files)
+    True
+    >>> any("/bench/" in f for f in files)   # the benchmark machinery does not count
+    False
+    """
+    root = _provider_module(method)
+    if root is None:
+        return None
+    files, seen, todo = set(), set(), [root]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        path, imports = _module_imports(name)
+        if path is None:
+            continue
+        excluded = name != root and (name.startswith(_NOT_METHOD_CODE)
+                                     or path.endswith("__init__.py"))
+        if not excluded:
+            files.add(path)
+            todo += imports
+    return sorted(files)
+
+
+def provenance_marks(runs, repo=None, sources=None) -> dict:
+    """Which groups of runs were made by code older than the method's current code.
+
+    A run is **stale** when its recorded ``commit`` is not a descendant of (or equal to) the
+    last commit that touched the method's source files (:func:`method_source_files`), and of
+    **unknown provenance** when it has no commit or one this repository does not know.
+
+    Parameters
+    ----------
+    runs : list of dict
+        Records with ``dataset, protocol, method`` and optionally ``commit``.
+    repo : path, optional
+        The git checkout to judge against; default the one holding the imported hyperclust.
+        Without a git checkout only missing commits are marked.
+    sources : dict, optional
+        ``{method: [file, ...]}`` overriding :func:`method_source_files`.
+
+    Returns
+    -------
+    dict
+        ``{(dataset, protocol, method): {"mark": STALE | UNKNOWN | None, "runs": {status:
+        count}, "touched": last commit of the method's code or None}}``.
+
+    Examples
+    --------
+    Rows without a commit are of unknown provenance:
+
+    >>> runs = [{"dataset": "zoo", "protocol": "all", "method": "kmeans", "seed": 0}]
+    >>> provenance_marks(runs)[("zoo", "all", "kmeans")]["mark"]
+    'unknown provenance'
+    """
+    if repo is None:
+        rc, top = git(["rev-parse", "--show-toplevel"], package_root())
+        repo = top if rc == 0 and top else None
+    touched_cache, ancestor_cache = {}, {}
+
+    def touched(method):
+        if method not in touched_cache:
+            files = (sources or {}).get(method) if sources and method in sources \
+                else method_source_files(method)
+            commit = None
+            if repo is not None and files:
+                rc, out = git(["log", "-1", "--format=%H", "--", *files], repo)
+                commit = out or None if rc == 0 else None
+            touched_cache[method] = commit
+        return touched_cache[method]
+
+    def status(run):
+        commit = run.get("commit")
+        if not commit:
+            return UNKNOWN
+        last = touched(run["method"])
+        if repo is None or last is None:
+            return None
+        key = (last, commit)
+        if key not in ancestor_cache:
+            rc, _ = git(["merge-base", "--is-ancestor", last, commit], repo)
+            ancestor_cache[key] = {0: None, 1: STALE}.get(rc, UNKNOWN)
+        return ancestor_cache[key]
+
+    out = {}
+    for r in runs:
+        key = (r["dataset"], r["protocol"], r["method"])
+        st = status(r)
+        entry = out.setdefault(key, {"mark": None, "runs": Counter(), "touched": None})
+        entry["runs"][st or "current"] += 1
+        entry["touched"] = touched_cache.get(r["method"])
+        if st == STALE or (st == UNKNOWN and entry["mark"] is None):
+            entry["mark"] = st
+    return out

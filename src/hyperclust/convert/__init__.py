@@ -1,0 +1,58 @@
+"""Converters between :class:`hyperclust.Hypergraph` and other hypergraph libraries.
+
+Every ``from_*`` function returns a :class:`~hyperclust.Hypergraph`; every ``to_*`` function
+returns the other library's object. What survives a round trip:
+
+========================  ========  ===========  =======  ========  ======  ================
+library                   node ids  hyperedge    weights  features  labels  nodes in no
+                                    ids                                     hyperedge
+========================  ========  ===========  =======  ========  ======  ================
+XGI ``Hypergraph``        yes       yes          yes      yes       yes     yes
+HyperNetX ``Hypergraph``  yes       yes          yes      yes       yes     opt-in [1]_
+DHG ``Hypergraph``        no [2]_   no [2]_      yes      no [3]_   no      yes
+PyG ``HyperGraphData``    yes       yes          yes      yes       yes     yes
+networkx bipartite graph  yes       yes          yes      yes       yes     yes
+pandas tables             yes       yes          yes      yes       yes     yes (node table)
+========================  ========  ===========  =======  ========  ======  ================
+
+.. [1] HyperNetX shows only nodes that are in a hyperedge; :func:`to_hypernetx` keeps the
+   others in its node property store, and ``from_hypernetx(..., include_isolated=True)``
+   reads them back.
+.. [2] DHG numbers vertices ``0..n-1`` and hyperedges in its own order; pass ``node_ids=``
+   to :func:`from_dhg` to put ids back.
+.. [3] DHG keeps features and labels outside the hypergraph; pass them to :func:`from_dhg`.
+
+Conventions: hyperedge weights are the ``"weight"`` attribute of a hyperedge, class labels the
+``"label"`` attribute of a node and features the ``"features"`` attribute of a node (one
+1-D array, or a 1-row sparse matrix, per node); every name is a keyword argument. String
+labels become ``0..k-1`` in sorted order (as the file readers do); a node without a label
+gets ``-1`` (unlabelled). Ids are ints or strings (other hashables become their ``str``).
+
+Each library is imported only when a converter needs it; a missing one raises a one-line
+``ImportError`` naming the extra to install (``pip install hyperclust[interop]``). Construction
+goes through :meth:`Hypergraph.from_pairs`, so the usual cleaning applies (keyword arguments
+``duplicates=``, ``singletons=``, ``empty=`` pass through; by default duplicate hyperedges
+are merged, adding their weights).
+
+:func:`from_any` picks the converter from the type of its argument.
+"""
+
+from __future__ import annotations
+
+from .dhg import from_dhg, to_dhg
+from .dispatch import from_any
+from .hypernetx import from_hypernetx, to_hypernetx
+from .networkx import from_networkx, to_networkx
+from .pandas import from_pandas, to_pandas, to_pandas_incidence
+from .pyg import from_pyg, to_hyperedge_index, to_pyg
+from .xgi import from_xgi, to_xgi
+
+__all__ = [
+    "from_any",
+    "from_xgi", "to_xgi",
+    "from_hypernetx", "to_hypernetx",
+    "from_dhg", "to_dhg",
+    "from_pyg", "to_pyg", "to_hyperedge_index",
+    "from_networkx", "to_networkx",
+    "from_pandas", "to_pandas", "to_pandas_incidence",
+]

@@ -1,0 +1,124 @@
+"""Converters for HyperNetX; see :mod:`hyperclust.convert`."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..hypergraph import Hypergraph
+from ._common import _build, _feature_rows, _features_from, _id_array, _labels_from, _require
+
+__all__ = ["from_hypernetx", "to_hypernetx"]
+
+
+def from_hypernetx(H, *, weight: str = "weight", label: str = "label",
+                   features: str = "features", include_isolated: bool = False, name=None,
+                   **options) -> Hypergraph:
+    """Convert a HyperNetX ``Hypergraph`` (``hypernetx.Hypergraph``) into a hyperclust one.
+
+    The incidence comes in one piece from ``H.incidence_matrix(index=True)``; edge and node
+    properties from ``H.edges.properties`` / ``H.nodes.properties`` (pandas tables).
+
+    Parameters
+    ----------
+    H : hypernetx.Hypergraph
+    weight : str, default "weight"
+        Edge property holding the weight (HyperNetX's default weight, 1, where unset).
+    label, features : str
+        Node properties holding the class label and the feature row.
+    include_isolated : bool, default False
+        Also read the nodes that are only in the node property store (HyperNetX does not
+        show nodes in no hyperedge; :func:`to_hypernetx` keeps them there) as nodes in no
+        hyperedge.
+    name : str, optional
+        Default ``H.name``.
+    **options
+        ``duplicates``, ``singletons``, ``empty`` of :meth:`Hypergraph.from_pairs`.
+
+    Returns
+    -------
+    Hypergraph
+        Nodes and hyperedges in HyperNetX's index order, with its uids as ids.
+
+    Examples
+    --------
+    >>> import hypernetx as hnx
+    >>> hg = from_hypernetx(hnx.Hypergraph({"e1": ["ana", "bo"], "e2": ["bo", "cy"]}))
+    >>> hg.shape, hg.node_ids.tolist(), hg.edge_ids.tolist()
+    ((3, 2), ['ana', 'bo', 'cy'], ['e1', 'e2'])
+    """
+    hnx = _require("hypernetx", "from_hypernetx")
+    if not isinstance(H, hnx.Hypergraph):
+        raise TypeError(f"from_hypernetx expects a hypernetx.Hypergraph, got {type(H).__name__}")
+    if len(H.edges) == 0 or len(H.nodes) == 0:
+        node_idx, edge_idx = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        M = sp.csr_matrix((0, 0))
+    else:
+        M, node_idx, edge_idx = H.incidence_matrix(index=True)
+    node_ids, edge_ids = _id_array(node_idx), _id_array(edge_idx)
+    M = sp.csr_matrix(M)
+    nprops = H.nodes.properties
+    if include_isolated:
+        store = H.nodes.property_store.properties
+        extra = store.index[~store.index.isin(list(node_idx))]
+        if len(extra):
+            node_ids = _id_array(list(node_ids.tolist()) + list(extra))
+            nprops = store
+            M = sp.vstack([M, sp.csr_matrix((len(extra), M.shape[1]))], format="csr")
+    coo = M.tocoo()
+    node_keys = node_ids.tolist()
+    w = None
+    eprops = H.edges.properties
+    if weight in eprops.columns and len(edge_ids):
+        col = eprops[weight].reindex(list(edge_idx))
+        w = col.astype(np.float64).fillna(1.0).to_numpy()
+    y = X = None
+    if label in nprops.columns:
+        y = _labels_from(nprops[label].reindex(node_keys).tolist(), node_keys, label)
+    if features in nprops.columns:
+        X = _features_from(nprops[features].reindex(node_keys).tolist(), node_keys, features)
+    if name is None:
+        name = getattr(H, "name", None) or None
+    return _build(node_ids, edge_ids, coo.row, coo.col, weights=w, features=X, labels=y,
+                  name=name, **options)
+
+
+def to_hypernetx(hg: Hypergraph, *, weight: str = "weight", label: str = "label",
+                 features: str = "features"):
+    """Convert a hyperclust Hypergraph into a HyperNetX ``Hypergraph``.
+
+    Built in one call from pandas tables: the incidence pairs, the edge properties (uid,
+    weight) and the node properties (uid, label, features). Nodes in no hyperedge are kept in
+    the node property store only (HyperNetX does not show them; see :func:`from_hypernetx`).
+
+    Parameters
+    ----------
+    hg : Hypergraph
+    weight, label, features : str
+        Property names (see :func:`from_hypernetx`).
+
+    Returns
+    -------
+    hypernetx.Hypergraph
+
+    Examples
+    --------
+    >>> hg = Hypergraph.from_edges([["ana", "bo"], ["bo", "cy"]], edge_ids=["e1", "e2"])
+    >>> H = to_hypernetx(hg)
+    >>> sorted(H.incidence_dict["e2"])
+    ['bo', 'cy']
+    """
+    hnx = _require("hypernetx", "to_hypernetx")
+    pd = _require("pandas", "to_hypernetx")
+    Ht = hg.incidence_t.tocoo()
+    incidence = pd.DataFrame({"edges": hg.edge_ids[Ht.row], "nodes": hg.node_ids[Ht.col]})
+    edge_props = pd.DataFrame({"uid": hg.edge_ids, weight: hg.weights})
+    node_cols = {"uid": hg.node_ids}
+    if hg.labels is not None:
+        node_cols[label] = hg.labels
+    if hg.features is not None:
+        node_cols[features] = _feature_rows(hg.features)
+    node_props = pd.DataFrame(node_cols) if len(node_cols) > 1 or hg.isolated.any() else None
+    return hnx.Hypergraph(incidence, edge_col="edges", node_col="nodes",
+                          edge_properties=edge_props, edge_weight_prop_col=weight,
+                          node_properties=node_props, name=hg.name)

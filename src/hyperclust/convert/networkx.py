@@ -1,0 +1,141 @@
+"""Converters for networkx (bipartite graphs); see :mod:`hyperclust.convert`."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..hypergraph import Hypergraph
+from ._common import (_build, _feature_rows, _features_from, _id_array, _labels_from, _native,
+                      _require)
+
+__all__ = ["to_networkx", "from_networkx"]
+
+
+def to_networkx(hg: Hypergraph, *, id_attr: str = "id", weight: str = "weight",
+                label: str = "label", features: str = "features"):
+    """Convert a hyperclust Hypergraph into its bipartite star graph (``networkx.Graph``).
+
+    Vertices ``0..n_nodes-1`` are the nodes (``bipartite=0``), vertices
+    ``n_nodes..n_nodes+n_edges-1`` the hyperedges (``bipartite=1``), as in
+    ``xgi.to_bipartite_graph``; a graph edge joins a node and each hyperedge it is in.
+
+    Parameters
+    ----------
+    hg : Hypergraph
+    id_attr : str, default "id"
+        Vertex attribute holding the node id or hyperedge id.
+    weight : str, default "weight"
+        Hyperedge-vertex attribute holding the weight.
+    label, features : str
+        Node-vertex attributes (written when ``hg`` has labels / features).
+
+    Returns
+    -------
+    networkx.Graph
+        ``n_nodes + n_edges`` vertices, ``nnz`` edges; ``G.graph["name"]`` is ``hg.name``.
+
+    Examples
+    --------
+    >>> hg = Hypergraph.from_edges([["ana", "bo"], ["bo", "cy"]])
+    >>> G = to_networkx(hg)
+    >>> G.number_of_nodes(), G.number_of_edges(), G.nodes[3]
+    (5, 4, {'bipartite': 1, 'id': 0, 'weight': 1.0})
+    """
+    nx = _require("networkx", "to_networkx")
+    n, m = hg.shape
+    G = nx.Graph(name=hg.name) if hg.name is not None else nx.Graph()
+    G.add_nodes_from(range(n), bipartite=0)
+    G.add_nodes_from(range(n, n + m), bipartite=1)
+    nx.set_node_attributes(G, dict(zip(range(n), _native(hg.node_ids))), id_attr)
+    nx.set_node_attributes(G, dict(zip(range(n, n + m), _native(hg.edge_ids))), id_attr)
+    nx.set_node_attributes(G, dict(zip(range(n, n + m), hg.weights.tolist())), weight)
+    if hg.labels is not None:
+        nx.set_node_attributes(G, dict(zip(range(n), hg.labels.tolist())), label)
+    if hg.features is not None:
+        nx.set_node_attributes(G, dict(zip(range(n), _feature_rows(hg.features))), features)
+    coo = hg.incidence.tocoo()
+    G.add_edges_from(zip(coo.row.tolist(), (coo.col + n).tolist()))
+    return G
+
+
+def from_networkx(G, *, node_side=0, id_attr: str = "id", weight: str = "weight",
+                  label: str = "label", features: str = "features", name=None,
+                  **options) -> Hypergraph:
+    """Convert a bipartite star graph (``networkx.Graph``) into a hyperclust Hypergraph.
+
+    Every vertex needs a ``bipartite`` attribute, 0 or 1: vertices with ``node_side`` are
+    the nodes, the others the hyperedges (XGI writes nodes as 0, HyperNetX's
+    ``H.bipartite()`` writes them as 1: pass ``node_side=1`` for it). The incidence is read in
+    one piece with ``networkx.to_scipy_sparse_array``.
+
+    Parameters
+    ----------
+    G : networkx.Graph (or DiGraph, MultiGraph)
+    node_side : {0, 1}, default 0
+    id_attr : str, default "id"
+        Vertex attribute holding the id; where a side's vertices lack it, their keys are
+        the ids.
+    weight, label, features : str
+        Attributes of hyperedge vertices (weight) and node vertices (label, features).
+    name : str, optional
+        Default ``G.graph["name"]``.
+    **options
+        ``duplicates``, ``singletons``, ``empty`` of :meth:`Hypergraph.from_pairs`.
+
+    Returns
+    -------
+    Hypergraph
+        Nodes and hyperedges in the graph's vertex order.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.Graph()
+    >>> G.add_nodes_from(["ana", "bo", "cy"], bipartite=0)
+    >>> G.add_nodes_from(["e1", "e2"], bipartite=1)
+    >>> G.add_edges_from([("ana", "e1"), ("bo", "e1"), ("bo", "e2"), ("cy", "e2")])
+    >>> hg = from_networkx(G)
+    >>> hg.shape, hg.edge_ids.tolist()
+    ((3, 2), ['e1', 'e2'])
+    """
+    nx = _require("networkx", "from_networkx")
+    if not isinstance(G, nx.Graph):
+        raise TypeError(f"from_networkx expects a networkx graph, got {type(G).__name__}")
+    if node_side not in (0, 1):
+        raise ValueError(f"node_side must be 0 or 1, got {node_side!r}")
+    vertices = list(G)
+    # networkx keeps vertex attributes in per-vertex dicts: read them through its iterator.
+    sides = [s for _, s in G.nodes(data="bipartite")]
+    bad = next((i for i, s in enumerate(sides) if s not in (0, 1)), None)
+    if bad is not None:
+        raise ValueError(f"vertex {vertices[bad]!r} has bipartite={sides[bad]!r}; every vertex "
+                         "needs bipartite=0 or 1 (nodes and hyperedges)")
+    is_node = np.asarray(sides) == node_side
+    A = nx.to_scipy_sparse_array(G, nodelist=vertices, weight=None, format="csr")
+    A = sp.csr_matrix(A)
+    if G.is_directed():
+        A = A + A.T
+    nodes_at, edges_at = np.flatnonzero(is_node), np.flatnonzero(~is_node)
+    if A[nodes_at][:, nodes_at].nnz or A[edges_at][:, edges_at].nnz:
+        raise ValueError("the graph is not bipartite between its bipartite=0 and bipartite=1 "
+                         "vertices")
+    B = A[nodes_at][:, edges_at].tocoo()
+
+    def side_ids(at):
+        keys = [vertices[i] for i in at]
+        given = [G.nodes[v].get(id_attr) for v in keys]
+        return _id_array(given if all(g is not None for g in given) else keys)
+
+    node_ids, edge_ids = side_ids(nodes_at), side_ids(edges_at)
+    node_keys = [vertices[i] for i in nodes_at]
+    w_raw = [G.nodes[vertices[i]].get(weight) for i in edges_at]
+    w = None if all(v is None for v in w_raw) else np.asarray(
+        [1.0 if v is None else v for v in w_raw], dtype=np.float64)
+    y = _labels_from([G.nodes[v].get(label) for v in node_keys], node_ids.tolist(), label)
+    X = _features_from([G.nodes[v].get(features) for v in node_keys], node_ids.tolist(),
+                       features)
+    if name is None:
+        name = G.graph.get("name") or None
+    return _build(node_ids, edge_ids, B.row, B.col, weights=w, features=X, labels=y,
+                  name=name, **options)

@@ -1,0 +1,160 @@
+"""What construction does to raw hyperedges: repeated members collapsed, empty hyperedges
+dropped, singletons kept or dropped, duplicate hyperedges merged, kept or dropped."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from .ids import _check_ids
+from .validation import check_weights
+
+__all__ = ["CleaningReport", "clean_incidence"]
+
+_DUPLICATE_OPTIONS = ("merge", "keep", "drop")
+_SINGLETON_OPTIONS = ("keep", "drop")
+_EMPTY_OPTIONS = ("drop", "error")
+
+
+@dataclass(frozen=True)
+class CleaningReport:
+    """What construction did to the raw hyperedges (all counts refer to the input).
+
+    Attributes
+    ----------
+    repeated_members_collapsed : int
+        Number of repeated (node, hyperedge) memberships collapsed into one.
+    duplicate_edges : int
+        Hyperedges whose member set equals an earlier hyperedge's.
+    duplicate_policy : str
+        ``"merge"`` (weights summed into the first copy), ``"keep"`` or ``"drop"``.
+    singleton_edges : int
+        Hyperedges with exactly one member (after collapsing repeats).
+    singleton_policy : str
+        ``"keep"`` or ``"drop"``.
+    empty_edges_dropped : int
+        Hyperedges without members, removed.
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1], [1, 0], [2]])
+    >>> hg.cleaning.duplicate_edges, hg.cleaning.singleton_edges, hg.weights.tolist()
+    (1, 1, [2.0, 1.0])
+    """
+
+    repeated_members_collapsed: int = 0
+    duplicate_edges: int = 0
+    duplicate_policy: str = "merge"
+    singleton_edges: int = 0
+    singleton_policy: str = "keep"
+    empty_edges_dropped: int = 0
+    extra: dict = field(default_factory=dict)
+
+
+def clean_incidence(H, *, n_pairs, weights=None, edge_names=None, edge_ids=None,
+                    duplicates="merge", singletons="keep", empty="drop") -> dict:
+    """Clean a raw incidence matrix as the constructors of ``Hypergraph`` do.
+
+    Parameters
+    ----------
+    H : scipy.sparse matrix, shape (n_nodes, n_edges)
+        Memberships (repeated pairs summed, any nonzero a membership).
+    n_pairs : int
+        The number of (node, hyperedge) pairs given, repeats included.
+    weights, edge_names, edge_ids : optional
+        One per raw hyperedge.
+    duplicates, singletons, empty : str
+        As in :meth:`Hypergraph.from_edges`.
+
+    Returns
+    -------
+    dict
+        ``incidence`` (binary CSR of the kept hyperedges), ``weights``, ``edge_names``,
+        ``edge_ids`` (of the kept hyperedges; None when not given) and ``cleaning``
+        (a :class:`CleaningReport`).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> H = sp.csr_matrix([[1, 1, 1], [1, 1, 0], [0, 0, 0]])   # hyperedges 0 and 1 equal
+    >>> out = clean_incidence(H, n_pairs=5, weights=[1.0, 2.0, 1.0])
+    >>> out["incidence"].shape, out["weights"].tolist(), out["cleaning"].duplicate_edges
+    ((3, 2), [3.0, 1.0], 1)
+    """
+    if duplicates not in _DUPLICATE_OPTIONS:
+        raise ValueError(f"duplicates must be one of {_DUPLICATE_OPTIONS}, got {duplicates!r}")
+    if singletons not in _SINGLETON_OPTIONS:
+        raise ValueError(f"singletons must be one of {_SINGLETON_OPTIONS}, got {singletons!r}")
+    if empty not in _EMPTY_OPTIONS:
+        raise ValueError(f"empty must be one of {_EMPTY_OPTIONS}, got {empty!r}")
+    H = sp.csr_matrix(H, dtype=np.float64)
+    H.sum_duplicates()
+    repeated = int(n_pairs - H.nnz)
+    H.data[:] = 1.0
+    n, m = H.shape
+    w = check_weights(weights, m)
+    names = None if edge_names is None else np.asarray([str(s) for s in edge_names], dtype=object)
+    if names is not None and names.shape[0] != m:
+        raise ValueError(f"edge_names has length {names.shape[0]}, expected {m}")
+
+    Hc = H.tocsc()
+    Hc.sort_indices()
+    sizes = np.diff(Hc.indptr)
+    keep = np.ones(m, dtype=bool)
+    empty_mask = sizes == 0
+    if empty_mask.any() and empty == "error":
+        raise ValueError(f"hyperedge {int(np.flatnonzero(empty_mask)[0])} is empty "
+                         f"({int(empty_mask.sum())} empty in all)")
+    keep &= ~empty_mask
+    singleton_mask = sizes == 1
+    if singletons == "drop":
+        keep &= ~singleton_mask
+
+    # Duplicate detection: hash each column's sorted member list, then confirm equality.
+    dup_of = np.arange(m)
+    if m:
+        idx = Hc.indices
+        col_of = np.repeat(np.arange(m), sizes)
+        rng = np.random.default_rng(12345)
+        r1 = rng.integers(1, 2**61 - 1, size=max(n, 1), dtype=np.int64)
+        r2 = rng.integers(1, 2**61 - 1, size=max(n, 1), dtype=np.int64)
+        h1 = np.zeros(m, dtype=np.int64)
+        h2 = np.zeros(m, dtype=np.int64)
+        with np.errstate(over="ignore"):
+            np.add.at(h1, col_of, r1[idx])
+            np.add.at(h2, col_of, r2[idx])
+        key = np.stack([sizes, h1, h2], axis=1)
+        _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        dup_of = first[inverse]
+        cand = np.flatnonzero((dup_of != np.arange(m)) & keep)
+        # verify hash collisions are true duplicates (vectorised row comparison)
+        if cand.size:
+            a = Hc[:, cand]
+            b = Hc[:, dup_of[cand]]
+            differs = np.asarray(abs(a - b).sum(axis=0)).ravel() > 0
+            dup_of[cand[differs]] = cand[differs]
+    is_dup = (dup_of != np.arange(m)) & keep
+    n_dup = int(is_dup.sum())
+    if duplicates in ("merge", "drop") and n_dup:
+        if duplicates == "merge":
+            np.add.at(w, dup_of[is_dup], w[is_dup])
+        keep &= ~is_dup
+    report = CleaningReport(
+        repeated_members_collapsed=repeated,
+        duplicate_edges=n_dup,
+        duplicate_policy=duplicates,
+        singleton_edges=int((singleton_mask & ~empty_mask).sum()),
+        singleton_policy=singletons,
+        empty_edges_dropped=int(empty_mask.sum()),
+    )
+    kept = np.flatnonzero(keep)
+    eids = _check_ids(edge_ids, m, "edge_ids")
+    if eids is None and edge_ids is not None and kept.size != m:
+        eids = np.arange(m)  # given ids 0..m-1 stay the ids of the kept hyperedges
+    return {"incidence": Hc[:, kept].tocsr(), "weights": w[kept],
+            "edge_names": None if names is None else names[kept],
+            "edge_ids": None if eids is None else eids[kept], "cleaning": report}

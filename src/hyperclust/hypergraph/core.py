@@ -1,0 +1,538 @@
+"""The :class:`Hypergraph`: an immutable incidence matrix with weights, features and labels.
+
+The class and its constructors; ids, checks, cleaning and statistics live in the sibling
+modules of :mod:`hyperclust.hypergraph`.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components as _cc
+
+from . import statistics as _statistics
+from .cleaning import CleaningReport, clean_incidence
+from .ids import _all_integers, _as_int_array, _check_ids, _freeze_sparse, _frozen, map_ids
+from .construction import flatten_edges, incidence_matrix, integer_members, pairs_to_incidence
+from .validation import check_features, check_labels, check_names, check_weights
+
+__all__ = ["Hypergraph"]
+
+
+class Hypergraph:
+    """An immutable hypergraph on nodes ``0..n_nodes-1``.
+
+    Prefer the constructors :meth:`from_edges`, :meth:`from_incidence` and
+    :meth:`from_pairs`, which validate and clean the input. The direct constructor expects an
+    already clean binary incidence matrix.
+
+    Parameters
+    ----------
+    incidence : scipy.sparse matrix, shape (n_nodes, n_edges)
+        Binary incidence (nonzero = membership). Converted to CSR float64 with entries 1.
+    weights : array-like of shape (n_edges,), optional
+        Positive, finite hyperedge weights; default all ones.
+    features : ndarray or scipy.sparse matrix of shape (n_nodes, n_features), optional
+        Node features; sparse input is kept as CSR.
+    labels : array-like of int, shape (n_nodes,), optional
+        Ground-truth classes, used only for evaluation and statistics. Negative values mean
+        "unlabelled".
+    node_names, edge_names : sequence of str, optional
+        Names of lengths ``n_nodes`` and ``n_edges``.
+    original_ids : array-like of int, shape (n_nodes,), optional
+        Positions of these nodes in the hypergraph this one was cut from (set by
+        :meth:`subset`).
+    cleaning : CleaningReport, optional
+        What construction did to the raw input; shown in :meth:`summary`.
+    name : str, optional
+        A display name (e.g. the dataset name).
+    node_ids, edge_ids : array-like of shape (n_nodes,) / (n_edges,), optional
+        The user's ids of the nodes and hyperedges (distinct ints or strings), kept through
+        :meth:`subset` and written by every output. Default ``0..n-1`` / ``0..m-1``.
+
+    See Also
+    --------
+    hyperclust.convert.from_any : objects of XGI, HyperNetX, DHG, PyG, networkx, pandas.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> hg = Hypergraph(sp.csr_matrix([[1, 0], [1, 1], [0, 1]]), weights=[1.0, 2.0])
+    >>> hg
+    Hypergraph(n_nodes=3, n_edges=2)
+    >>> hg.edges()[1].tolist(), hg.weighted_degrees.tolist()
+    ([1, 2], [1.0, 3.0, 2.0])
+    """
+
+    __slots__ = (
+        "_H", "_Ht", "_weights", "_features", "_labels", "_node_names", "_edge_names",
+        "_original_ids", "_node_ids", "_edge_ids", "_cleaning", "_name", "_cache",
+    )
+
+    def __init__(self, incidence, weights=None, features=None, labels=None, node_names=None,
+                 edge_names=None, original_ids=None, cleaning=None, name=None, node_ids=None,
+                 edge_ids=None):
+        if not sp.issparse(incidence):
+            raise TypeError(
+                f"incidence must be a scipy.sparse matrix, got {type(incidence).__name__}; "
+                "use Hypergraph.from_edges for a list of hyperedges")
+        H = sp.csr_matrix(incidence, dtype=np.float64, copy=True)
+        H.sum_duplicates()
+        H.eliminate_zeros()
+        H.data[:] = 1.0
+        n, m = H.shape
+        self._H = _freeze_sparse(H)
+        self._Ht = None
+        self._weights = _frozen(check_weights(weights, m))
+        self._features = check_features(features, n)
+        self._labels = check_labels(labels, n)
+        self._node_names = check_names(node_names, n, "node_names")
+        self._edge_names = check_names(edge_names, m, "edge_names")
+        if original_ids is None:
+            self._original_ids = None
+        else:
+            oid = _as_int_array(original_ids, "original_ids")
+            if oid.shape[0] != n:
+                raise ValueError(f"original_ids has length {oid.shape[0]}, expected {n}")
+            self._original_ids = _frozen(oid)
+        self._node_ids = _check_ids(node_ids, n, "node_ids")
+        self._edge_ids = _check_ids(edge_ids, m, "edge_ids")
+        self._cleaning = cleaning if cleaning is not None else CleaningReport()
+        self._name = name
+        self._cache = {}
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_edges(cls, edges: Iterable[Sequence], n_nodes: int | None = None, *,
+                   weights=None, features=None, labels=None, node_names=None, edge_names=None,
+                   node_ids=None, edge_ids=None, duplicates: str = "merge",
+                   singletons: str = "keep", empty: str = "drop", name=None) -> "Hypergraph":
+        """Build from a list of hyperedges, each a collection of node ids.
+
+        Parameters
+        ----------
+        edges : iterable of collections of hashable
+            Hyperedges as node-id collections. Repeated ids inside one hyperedge collapse.
+            Integer ids without ``node_ids`` are positions ``0..n_nodes-1`` (ids that are
+            not, such as names, are mapped to positions and kept as ``node_ids``).
+        n_nodes : int, optional
+            Number of nodes for integer positions; default ``max id + 1``. Nodes in no
+            hyperedge are kept as isolated nodes.
+        weights : array-like of shape (len(edges),), optional
+            Positive hyperedge weights.
+        features, labels : optional
+            One row per node: per position, or per entry of ``node_ids`` when given.
+        node_ids : sequence, optional
+            Every node's id (distinct ints or strings), in the order of the rows of
+            ``features``/``labels``; hyperedge members must be among them; ids that occur
+            in no hyperedge are isolated nodes. Without it, non-integer members get the
+            order of first appearance (and ``features``/``labels`` are refused, since their
+            rows could not be matched to nodes).
+        edge_ids : sequence, optional
+            One distinct id per hyperedge (default ``0..len(edges)-1``).
+        duplicates : {"merge", "keep", "drop"}
+            Hyperedges with an identical member set: ``"merge"`` keeps one copy whose weight is
+            the sum (every operator in hyperclust is then unchanged), ``"keep"`` keeps all
+            copies, ``"drop"`` keeps the first copy with its own weight.
+        singletons : {"keep", "drop"}
+            Size-1 hyperedges: kept (they act as self loops) or removed.
+        empty : {"drop", "error"}
+            Hyperedges without members: removed (counted) or an error.
+
+        Examples
+        --------
+        >>> hg = Hypergraph.from_edges([["alice", "bob"], ["bob", "carol", "dave"]])
+        >>> hg.n_nodes, list(hg.node_ids)
+        (4, ['alice', 'bob', 'carol', 'dave'])
+        """
+        edges, flat, eids = flatten_edges(edges)
+        common = dict(n_edges=len(edges), weights=weights, features=features, labels=labels,
+                      node_names=node_names, edge_names=edge_names, edge_ids=edge_ids,
+                      duplicates=duplicates, singletons=singletons, empty=empty, name=name)
+        if node_ids is not None or not _all_integers(flat):
+            if node_ids is None and (features is not None or labels is not None):
+                raise ValueError("the hyperedges name nodes by non-integer ids; pass node_ids= "
+                                 "(one id per row of features/labels) so rows can be matched")
+            index, ids = map_ids(np.asarray(flat, dtype=object) if flat else
+                                 np.zeros(0, np.int64), node_ids)
+            if n_nodes is not None and n_nodes != ids.shape[0]:
+                raise ValueError(f"n_nodes={n_nodes} disagrees with the {ids.shape[0]} node ids")
+            return cls.from_pairs(index, eids, n_nodes=ids.shape[0], node_ids=ids, **common)
+        nodes = integer_members(flat, edges)
+        return cls.from_pairs(nodes, eids, n_nodes=n_nodes, **common)
+
+    @classmethod
+    def from_pairs(cls, nodes, edges, n_nodes: int | None = None, n_edges: int | None = None, *,
+                   weights=None, features=None, labels=None, node_names=None, edge_names=None,
+                   node_ids=None, edge_ids=None, duplicates: str = "merge",
+                   singletons: str = "keep", empty: str = "drop",
+                   name=None) -> "Hypergraph":
+        """Build from parallel arrays of (node id, hyperedge id) membership pairs.
+
+        Parameters
+        ----------
+        nodes, edges : array-like of int, shape (n_pairs,)
+            Node ids in ``[0, n_nodes)`` and hyperedge ids in ``[0, n_edges)``.
+        n_nodes, n_edges : int, optional
+            Default to ``max id + 1`` (or the length of ``node_ids``/``edge_ids``). Other
+            parameters as in :meth:`from_edges`; ``node_ids``/``edge_ids`` give the user's id
+            of each position.
+
+        Returns
+        -------
+        Hypergraph
+
+        Examples
+        --------
+        >>> hg = Hypergraph.from_pairs([0, 1, 1, 2], [0, 0, 1, 1], n_nodes=4)
+        >>> hg.shape, hg.isolated.tolist()
+        ((4, 2), [False, False, False, True])
+        """
+        if n_nodes is None and node_ids is not None:
+            n_nodes = len(node_ids)
+        if n_edges is None and edge_ids is not None:
+            n_edges = len(edge_ids)
+        H, n_pairs = pairs_to_incidence(nodes, edges, n_nodes, n_edges,
+                                        rows_of=(labels, node_names, features))
+        return cls._from_raw_incidence(H, n_pairs=n_pairs, weights=weights, features=features,
+                                       labels=labels, node_names=node_names, edge_names=edge_names,
+                                       duplicates=duplicates, singletons=singletons, empty=empty,
+                                       name=name, node_ids=node_ids, edge_ids=edge_ids)
+
+    @classmethod
+    def from_incidence(cls, incidence, *, weights=None, features=None, labels=None,
+                       node_names=None, edge_names=None, node_ids=None, edge_ids=None,
+                       duplicates: str = "merge", singletons: str = "keep", empty: str = "drop",
+                       name=None) -> "Hypergraph":
+        """Build from an ``(n_nodes, n_edges)`` incidence matrix (dense or sparse).
+
+        Any nonzero entry is a membership; negative, NaN or inf entries are errors. Other
+        parameters as in :meth:`from_edges`.
+
+        Returns
+        -------
+        Hypergraph
+
+        Examples
+        --------
+        >>> hg = Hypergraph.from_incidence([[1, 0], [1, 1], [0, 1]], edge_ids=["e1", "e2"])
+        >>> hg.edge_sizes.tolist(), hg.edge_ids.tolist()
+        ([2, 2], ['e1', 'e2'])
+        """
+        H = incidence_matrix(incidence)
+        return cls._from_raw_incidence(H, n_pairs=H.nnz, weights=weights, features=features,
+                                       labels=labels, node_names=node_names, edge_names=edge_names,
+                                       duplicates=duplicates, singletons=singletons, empty=empty,
+                                       name=name, node_ids=node_ids, edge_ids=edge_ids)
+
+    @classmethod
+    def _from_raw_incidence(cls, H, *, n_pairs, weights, features, labels, node_names, edge_names,
+                            duplicates, singletons, empty, name, node_ids=None, edge_ids=None):
+        kept = clean_incidence(H, n_pairs=n_pairs, weights=weights, edge_names=edge_names,
+                               edge_ids=edge_ids, duplicates=duplicates, singletons=singletons,
+                               empty=empty)
+        return cls(kept.pop("incidence"), features=features, labels=labels,
+                   node_names=node_names, name=name, node_ids=node_ids, **kept)
+
+    # ------------------------------------------------------------------ accessors
+    @property
+    def incidence(self) -> sp.csr_matrix:
+        """Binary incidence matrix, CSR of shape (n_nodes, n_edges), read-only."""
+        return self._H
+
+    @property
+    def incidence_t(self) -> sp.csr_matrix:
+        """Transpose of the incidence, CSR of shape (n_edges, n_nodes) (cached)."""
+        if self._Ht is None:
+            Ht = self._H.T.tocsr()
+            Ht.sort_indices()
+            object.__setattr__(self, "_Ht", _freeze_sparse(Ht))
+        return self._Ht
+
+    @property
+    def n_nodes(self) -> int:
+        return self._H.shape[0]
+
+    @property
+    def n_edges(self) -> int:
+        return self._H.shape[1]
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self._H.shape
+
+    @property
+    def weights(self) -> np.ndarray:
+        """Hyperedge weights, shape (n_edges,)."""
+        return self._weights
+
+    @property
+    def features(self):
+        """Node features, ndarray or CSR of shape (n_nodes, n_features), or None."""
+        return self._features
+
+    @property
+    def labels(self):
+        """Integer labels, shape (n_nodes,), negative = unlabelled; or None."""
+        return self._labels
+
+    @property
+    def node_names(self):
+        return self._node_names
+
+    @property
+    def edge_names(self):
+        return self._edge_names
+
+    @property
+    def original_ids(self) -> np.ndarray:
+        """Node ids in the hypergraph this one was cut from (identity when not a subset)."""
+        if self._original_ids is None:
+            return np.arange(self.n_nodes)
+        return self._original_ids
+
+    @property
+    def node_ids(self) -> np.ndarray:
+        """The user's node ids, shape (n_nodes,): int64, or object (strings).
+
+        ``node_ids[i]`` is the id of node ``i`` in the input it was read from; every output
+        (``--out``, embeddings, subsets) uses these, never the dense positions."""
+        if self._node_ids is None:
+            return np.arange(self.n_nodes)
+        return self._node_ids
+
+    @property
+    def edge_ids(self) -> np.ndarray:
+        """The user's hyperedge ids, shape (n_edges,) (default ``0..n_edges-1``)."""
+        if self._edge_ids is None:
+            return np.arange(self.n_edges)
+        return self._edge_ids
+
+    def index_of(self, node_ids) -> np.ndarray:
+        """Positions (``0..n_nodes-1``) of the given node ids, shape (len(node_ids),).
+
+        Raises ``ValueError`` naming the first id that is not a node of this hypergraph.
+
+        Examples
+        --------
+        >>> hg = Hypergraph.from_edges([["ana", "bo"], ["bo", "cy"]])
+        >>> hg.index_of(["cy", "ana"]).tolist()
+        [2, 0]
+        """
+        index, _ = map_ids(np.asarray(node_ids if not np.isscalar(node_ids) else [node_ids]),
+                           self.node_ids)
+        return index
+
+    @property
+    def cleaning(self) -> CleaningReport:
+        return self._cleaning
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def n_classes(self) -> int:
+        """Number of distinct non-negative labels (0 when unlabelled)."""
+        if self._labels is None:
+            return 0
+        y = self._labels
+        return int(np.unique(y[y >= 0]).size)
+
+    @property
+    def edge_sizes(self) -> np.ndarray:
+        """Number of members of each hyperedge, shape (n_edges,)."""
+        return np.diff(self.incidence_t.indptr)
+
+    @property
+    def node_degrees(self) -> np.ndarray:
+        """Unweighted degree (number of hyperedges) of each node, shape (n_nodes,)."""
+        return np.diff(self._H.indptr)
+
+    @property
+    def weighted_degrees(self) -> np.ndarray:
+        """Weighted degree ``sum_e w_e H[v, e]``, shape (n_nodes,)."""
+        return self._H @ self._weights
+
+    @property
+    def isolated(self) -> np.ndarray:
+        """Boolean mask of nodes in no hyperedge, shape (n_nodes,)."""
+        return self.node_degrees == 0
+
+    def edges(self) -> list[np.ndarray]:
+        """Hyperedges as a list of sorted node-position arrays (for export; O(nnz)).
+
+        Examples
+        --------
+        >>> [e.tolist() for e in Hypergraph.from_edges([[2, 0], [1, 2, 3]]).edges()]
+        [[0, 2], [1, 2, 3]]
+        """
+        Ht = self.incidence_t
+        return np.split(Ht.indices.copy(), Ht.indptr[1:-1])
+
+    def replace(self, **changes) -> "Hypergraph":
+        """A copy with some of ``weights, features, labels, node_names, edge_names, name``
+        replaced (``features=None`` removes features).
+
+        Examples
+        --------
+        >>> hg = Hypergraph.from_edges([[0, 1], [1, 2]])
+        >>> hg.replace(labels=[0, 0, 1], name="toy")
+        Hypergraph('toy', n_nodes=3, n_edges=2, n_classes=2)
+        """
+        allowed = {"weights", "features", "labels", "node_names", "edge_names", "name"}
+        unknown = set(changes) - allowed
+        if unknown:
+            raise TypeError(f"replace() got unexpected fields {sorted(unknown)}")
+        kw = dict(weights=self._weights, features=self._features, labels=self._labels,
+                  node_names=self._node_names, edge_names=self._edge_names, name=self._name)
+        kw.update(changes)
+        return Hypergraph(self._H, original_ids=self._original_ids, cleaning=self._cleaning,
+                          node_ids=self._node_ids, edge_ids=self._edge_ids, **kw)
+
+    # ------------------------------------------------------------------ structure
+    def connected_components(self) -> tuple[int, np.ndarray]:
+        """Connected components of the nodes (two nodes are connected when they share a
+        hyperedge, transitively). Isolated nodes are their own components.
+
+        Returns
+        -------
+        n_components : int
+        component : ndarray of int, shape (n_nodes,)
+            Component id per node, numbered by decreasing component size.
+
+        Examples
+        --------
+        >>> hg = Hypergraph.from_edges([[0, 1], [2, 3, 4]], n_nodes=6)
+        >>> n, comp = hg.connected_components()
+        >>> n, comp.tolist()
+        (3, [1, 1, 0, 0, 0, 2])
+        """
+        if "components" not in self._cache:
+            n, m = self.shape
+            B = sp.bmat([[None, self._H], [self._H.T, None]], format="csr")
+            _, comp = _cc(B, directed=False)
+            comp = comp[:n]
+            _, comp = np.unique(comp, return_inverse=True)
+            sizes = np.bincount(comp)
+            order = np.argsort(-sizes, kind="stable")
+            rank = np.empty_like(order)
+            rank[order] = np.arange(order.size)
+            comp = rank[comp]
+            self._cache["components"] = (int(sizes.size), _frozen(comp))
+        return self._cache["components"]
+
+    def subset(self, nodes, *, keep_empty_edges: bool = False) -> "Hypergraph":
+        """The sub-hypergraph induced on ``nodes`` (a boolean mask or id array).
+
+        Hyperedges are restricted to the kept nodes; those left empty are removed unless
+        ``keep_empty_edges``. ``node_ids`` and ``edge_ids`` are kept; ``original_ids`` maps
+        the new nodes to this hypergraph's positions (composed with its own ``original_ids``).
+
+        Examples
+        --------
+        >>> hg = Hypergraph.from_edges([["a", "b"], ["b", "c"], ["c", "d"]])
+        >>> sub = hg.subset([1, 2])
+        >>> sub.node_ids.tolist(), sub.edge_ids.tolist(), sub.original_ids.tolist()
+        (['b', 'c'], [0, 1, 2], [1, 2])
+        """
+        idx = np.asarray(nodes)
+        if idx.dtype == bool:
+            if idx.shape[0] != self.n_nodes:
+                raise ValueError(f"node mask has length {idx.shape[0]}, expected {self.n_nodes}")
+            idx = np.flatnonzero(idx)
+        else:
+            idx = _as_int_array(idx, "node ids")
+            if idx.size and (idx.min() < 0 or idx.max() >= self.n_nodes):
+                raise ValueError(f"node ids must lie in [0, {self.n_nodes})")
+            if np.unique(idx).size != idx.size:
+                raise ValueError("node ids passed to subset() must be distinct")
+        H = self._H[idx]
+        sizes = np.asarray(H.sum(axis=0)).ravel()
+        cols = np.arange(self.n_edges) if keep_empty_edges else np.flatnonzero(sizes > 0)
+        H = H[:, cols]
+        feats = None if self._features is None else self._features[idx]
+        labels = None if self._labels is None else self._labels[idx]
+        nn = None if self._node_names is None else [self._node_names[i] for i in idx]
+        en = None if self._edge_names is None else [self._edge_names[j] for j in cols]
+        return Hypergraph(H, weights=self._weights[cols], features=feats, labels=labels,
+                          node_names=nn, edge_names=en, original_ids=self.original_ids[idx],
+                          cleaning=self._cleaning, name=self._name,
+                          node_ids=self.node_ids[idx], edge_ids=self.edge_ids[cols])
+
+    def drop_isolated(self) -> "Hypergraph":
+        """The sub-hypergraph on nodes that belong to at least one hyperedge.
+
+        Examples
+        --------
+        >>> Hypergraph.from_edges([[0, 1]], n_nodes=3).drop_isolated().n_nodes
+        2
+        """
+        return self.subset(~self.isolated)
+
+    def largest_component(self) -> "Hypergraph":
+        """The sub-hypergraph on the largest connected component.
+
+        Examples
+        --------
+        >>> Hypergraph.from_edges([[0, 1], [2, 3, 4]]).largest_component().node_ids.tolist()
+        [2, 3, 4]
+        """
+        _, comp = self.connected_components()
+        return self.subset(comp == 0)
+
+    # ------------------------------------------------------------------ statistics
+    def homophily(self) -> dict:
+        """Label homophily measures (labelled nodes only; requires labels).
+
+        Returns
+        -------
+        dict with keys
+            ``pairwise``: mean over hyperedges (with >= 2 labelled members) of the share of
+            member pairs with the same label; ``pairwise_random``: the same rate for two
+            random labelled nodes (sum of squared class shares); ``majority``: mean share of
+            the majority label in a hyperedge; ``node``: mean over covered nodes of the share
+            of same-label clique neighbours, counted with multiplicity (a neighbour met in two
+            hyperedges counts twice).
+
+        Examples
+        --------
+        >>> hg = Hypergraph.from_edges([[0, 1], [2, 3], [1, 2]], labels=[0, 0, 1, 1])
+        >>> round(hg.homophily()["pairwise"], 3)
+        0.667
+        """
+        return _statistics.homophily(self)
+
+    def summary(self) -> dict:
+        """Sizes, degrees, isolated nodes, components, cleaning counts and homophily.
+
+        Returns
+        -------
+        dict
+            ``{statistic name: value}`` (``homophily_*`` keys when labelled).
+
+        Examples
+        --------
+        >>> s = Hypergraph.from_edges([[0, 1, 2], [2, 3]], n_nodes=5).summary()
+        >>> s["n_nodes"], s["nnz"], s["isolated_nodes"], s["components"]
+        (5, 5, 1, 2)
+        """
+        return _statistics.summary(self)
+
+    def __repr__(self) -> str:
+        parts = [f"n_nodes={self.n_nodes}", f"n_edges={self.n_edges}"]
+        if self._features is not None:
+            parts.append(f"n_features={self._features.shape[1]}")
+        if self._labels is not None:
+            parts.append(f"n_classes={self.n_classes}")
+        if self._name:
+            parts.insert(0, repr(self._name))
+        return f"Hypergraph({', '.join(parts)})"
+
+    def __setattr__(self, key, value):
+        if key in Hypergraph.__slots__ and not hasattr(self, key):
+            object.__setattr__(self, key, value)
+        else:
+            raise AttributeError("Hypergraph is immutable; use replace() or subset()")

@@ -1,0 +1,134 @@
+"""The benchmark harness (hyperclust.bench): store, seed loop, aggregation, table writer, and
+a script of benchmarks/ run through it."""
+
+import ast
+import importlib.util
+import json
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+from hyperclust.bench import (ResultStore, commits_of, group_rows, markdown_table, mean_std,
+                              run_seeds, seed_list, summarize)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_store_replaces_by_key_stamps_provenance_and_keeps_meta(tmp_path):
+    path = tmp_path / "s.json"
+    store = ResultStore(path, key=("dataset", "seed"))
+    store.meta["conditions"] = {"cpu": "x"}
+    store.add([{"dataset": "a", "seed": 0, "acc": 0.1},
+               {"dataset": "a", "seed": 1, "acc": 0.2, "commit": "c0ffee", "dirty": False}])
+    store.add({"dataset": "a", "seed": "0", "acc": 0.3})  # seed as text: same key
+    again = ResultStore(path, key=("dataset", "seed"))
+    assert [(r["seed"], r["acc"]) for r in again.runs] == [("0", 0.3), (1, 0.2)]
+    assert again.meta == {"conditions": {"cpu": "x"}}
+    assert "commit" in again.runs[0] and "load_avg_start" in again.runs[0]
+    assert again.runs[1]["commit"] == "c0ffee" and "load_avg_start" not in again.runs[1]
+    again.remove([{"dataset": "a", "seed": 1}])
+    again.save()
+    assert len(ResultStore(path, key=("dataset", "seed")).runs) == 1
+
+
+def test_store_reads_files_written_before_the_harness(tmp_path):
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({"rows": [{"op": "PX", "n_nodes": 10}], "summary": "s"}))
+    store = ResultStore(path, key=("op", "n_nodes"))
+    assert store.runs == [{"op": "PX", "n_nodes": 10}] and store.meta == {"summary": "s"}
+
+
+def test_run_seeds_tags_rows_and_stores_each_seed_at_once(tmp_path):
+    store = ResultStore(tmp_path / "r.json", key=("m", "seed", "c"))
+
+    def measure(seed):
+        if seed == 2:
+            raise RuntimeError("stop")
+        return [{"c": c, "acc": seed + c} for c in (0, 1)] + [{"c": 9, "m": "own"}]
+
+    with pytest.raises(RuntimeError):
+        run_seeds(measure, 3, settings={"m": "x"}, store=store, echo=False)
+    rows = ResultStore(tmp_path / "r.json", key=("m", "seed", "c")).runs
+    assert [(r["m"], r["seed"], r["c"]) for r in rows] == [
+        ("x", 0, 0), ("x", 0, 1), ("own", 0, 9), ("x", 1, 0), ("x", 1, 1), ("own", 1, 9)]
+    assert seed_list([3, 1]) == [3, 1]
+    with pytest.raises(ValueError):
+        seed_list(0)
+
+
+def test_aggregation_over_seeds():
+    rows = [{"d": d, "seed": s, "acc": a} for d, s, a in
+            (("b", 0, 0.5), ("a", 0, 0.2), ("b", 1, 0.7), ("b", 2, None), ("a", 1, float("nan")))]
+    assert list(group_rows(rows, ("d",))) == [("b",), ("a",)]
+    s = summarize(rows, ("d",), ("acc",))
+    assert s[0]["n"] == 3 and s[0]["acc"] == pytest.approx(0.6)
+    assert s[0]["acc_std"] == pytest.approx(0.1414213562)
+    assert s[1]["acc"] == pytest.approx(0.2) and s[1]["acc_std"] == 0.0
+    assert mean_std([0.5, 0.7], ddof=0)[1] == pytest.approx(0.1)
+    assert markdown_table(["a", "b"], [[1, 2]]) == ["| a | b |", "|---|---|", "| 1 | 2 |"]
+    assert commits_of([{"commit": "a" * 40}, {"commit": "a" * 40, "dirty": True}]) == \
+        "aaaaaaaaaa, aaaaaaaaaa+dirty"
+
+
+def test_a_benchmark_script_writes_its_rows_and_table_through_the_harness(tmp_path, capsys):
+    spec = importlib.util.spec_from_file_location(
+        "bench_spectral", ROOT / "benchmarks" / "bench_spectral.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    script.CONFIGS = [("zhou", "auto"), ("clique", "auto")]
+    out = tmp_path / "spectral.md"
+    script.main(["--datasets", "synthetic-h0.95-n120-k2", "--seeds", "2", "--out", str(out)])
+    rows = ResultStore(out.with_suffix(".json"), key=script.KEY).runs
+    assert len(rows) == 4 and all(r["commit"] is None or len(r["commit"]) == 40 for r in rows)
+    assert {r["seed"] for r in rows} == {0, 1} and "time_s" in rows[0]
+    table = [line for line in out.read_text().splitlines() if line.startswith("| synthetic")]
+    assert len(table) == 2 and "| zhou | auto |" in table[0]
+    acc = [r["acc"] for r in rows if r["operator"] == "zhou"]
+    assert f"{sum(acc) / 2:.3f} ± " in table[0]
+
+
+def _imports(name, path, known):
+    """The modules of ``known`` that module ``name`` (file ``path``) imports, anywhere in it."""
+    package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(Path(path).read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - node.level + 1] + ([base] if base else []))
+            found |= {base} | {f"{base}.{a.name}" for a in node.names}
+    # a package importing its own modules is not a circle of the modules
+    return {f for f in found & known if f != name and not name.startswith(f + ".")}
+
+
+def test_no_import_circle_in_the_harness_hypergraph_and_converters():
+    import hyperclust.bench
+    import hyperclust.convert
+    import hyperclust.hypergraph
+
+    pkgs = (hyperclust.bench, hyperclust.convert, hyperclust.hypergraph)
+    files = {p.__name__: p.__file__ for p in pkgs}
+    for p in pkgs:
+        for m in pkgutil.iter_modules(p.__path__, p.__name__ + "."):
+            files[m.name] = str(Path(p.__file__).parent / (m.name.rpartition(".")[2] + ".py"))
+    for other in ("hyperclust.bench.peers", "hyperclust.bench.worker"):  # not this change's
+        files.pop(other)
+    graph = {n: _imports(n, f, set(files)) for n, f in files.items()}
+    assert "hyperclust.bench.aggregate" in graph["hyperclust.bench.plots"]  # the parser sees
+    state = {}
+
+    def visit(n, path):
+        state[n] = "open"
+        for m in sorted(graph[n]):
+            assert state.get(m) != "open", "import circle: " + " -> ".join(path + [m])
+            if m not in state:
+                visit(m, path + [m])
+        state[n] = "done"
+
+    for n in sorted(graph):
+        if n not in state:
+            visit(n, [n])
