@@ -15,10 +15,9 @@ from sklearn.preprocessing import normalize
 from ..operators import propagation
 from ..operators.propagation import PropagationOperator
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
-from .registry import DESCRIPTIONS
 
 __all__ = ["KMeansFeatures", "HGNNSmoothingKMeans", "kmeans_labels", "node_input",
-           "reduce_features", "structural_dim", "METHODS"]
+           "reduce_features", "structural_dim"]
 
 
 def kmeans_labels(embedding: np.ndarray, n_clusters: int, n_init: int, random_state: int):
@@ -318,11 +317,3 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
                                     dtype=propagation.BASIS_DTYPE)
             Z = P.apply_power(X, self.n_hops)
         return self._cluster(Z, k, seed)
-
-
-METHODS = {
-    "kmeans": (lambda k, seed, device: KMeansFeatures(k, random_state=seed),
-               DESCRIPTIONS["kmeans"]),
-    "hgnn": (lambda k, seed, device: HGNNSmoothingKMeans(k, random_state=seed),
-             DESCRIPTIONS["hgnn"]),
-}

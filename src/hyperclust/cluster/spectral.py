@@ -13,9 +13,8 @@ from ..operators.expansions import StarLaplacian, clique_adjacency
 from ..operators.laplacians import ZhouLaplacian
 from ..spectral import NormalizedAffinity, eigsh_seeded, regularized_embedding
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
-from .registry import DESCRIPTIONS
 
-__all__ = ["SpectralHypergraphClustering", "OPERATORS", "METHODS", "resolve_settings",
+__all__ = ["SpectralHypergraphClustering", "OPERATORS", "resolve_settings",
            "LARGE_GRAPH"]
 
 OPERATORS = ("zhou", "clique", "clique-unit", "star", "collapsed")
@@ -274,15 +273,3 @@ class SpectralHypergraphClustering(HypergraphClusterer):
                                    NormalizedAffinity(A, np.asarray(A.sum(axis=1)).ravel()), a, b)
         mu, V = eigsh_seeded(N, dim, which="LA", random_state=seed, tol=self.tol_)
         return 1.0 - mu, V
-
-
-def _factory(operator, **kw):
-    def make(n_clusters, random_state=0, device="cpu"):
-        return SpectralHypergraphClustering(n_clusters=n_clusters, operator=operator,
-                                            random_state=random_state, **kw)
-    return make
-
-
-METHODS = {name: (_factory(name[len("spectral-"):]), DESCRIPTIONS[name])
-           for name in ("spectral-zhou", "spectral-clique", "spectral-clique-unit",
-                        "spectral-star", "spectral-collapsed")}
