@@ -99,7 +99,7 @@ def _input_paths(args) -> list[Path]:
     paths = []
     values = [args.target, getattr(args, "features", None), getattr(args, "labels", None)]
     if not Path(args.target).exists():
-        from .datasets.registry import locate_dataset
+        from .datasets.locate import locate_dataset
 
         with contextlib.suppress(ValueError, TypeError):
             values.append(locate_dataset(args.target, data_dir=getattr(args, "data_dir", None)))
@@ -363,7 +363,7 @@ def cmd_demo(args) -> int:
 
 # ---------------------------------------------------------------------------- parser
 def _add_input_arguments(p) -> None:
-    from .io.auto import FORMAT_NAMES
+    from .io.formats import FORMAT_NAMES
 
     p.add_argument("--format", default=None, metavar="NAME",
                    help="input format (default: detected): " +

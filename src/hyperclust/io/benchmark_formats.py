@@ -1,4 +1,6 @@
-"""Readers for the public benchmark formats A-E described in ``shared/data/README.md``.
+"""Readers for the public benchmark formats A-E described in ``shared/data/README.md``
+(registered as ``hypergcn``, ``le``, ``benson``, ``hsbm``, ``benson-edge-labelled`` in
+:data:`hyperclust.io.formats.FORMATS`).
 
 =====  ===========================================================================
 A      HyperGCN pickles: ``hypergraph.pickle`` (dict key -> node ids, 0-based),
@@ -37,18 +39,9 @@ from .errors import DataFormatError
 from .safe_pickle import load_npy, safe_load
 
 __all__ = [
-    "detect_format", "read_hypergcn", "read_le", "read_benson", "read_hsbm",
-    "read_benson_edge_labelled", "read_edge_labels", "FORMATS",
+    "read_hypergcn", "read_le", "read_benson", "read_hsbm", "read_benson_edge_labelled",
+    "read_edge_labels",
 ]
-
-FORMATS = {
-    "A": "HyperGCN pickles (hypergraph.pickle, labels.pickle, features.pickle)",
-    "B": "LE text (NAME.content, NAME.edges)",
-    "C": "Benson/Chodrow node-labelled text (hyperedges-NAME.txt, node-labels-NAME.txt)",
-    "D": "HSBM numpy (hyperedge.npy, labels.npy)",
-    "E": "Benson hyperedge-labelled text (hyperedges.txt, hyperedge-labels.txt)",
-}
-
 
 def _require_dir(directory) -> Path:
     d = Path(directory)
@@ -63,24 +56,6 @@ def _single(d: Path, pattern: str, what: str) -> Path | None:
         raise DataFormatError(f"several {what} files ({', '.join(p.name for p in found)}); "
                               "pass the file name explicitly", d)
     return found[0] if found else None
-
-
-def detect_format(directory) -> str | None:
-    """The benchmark format ("A".."E") of a dataset directory, or None."""
-    d = Path(directory)
-    if not d.is_dir():
-        return None
-    if (d / "hypergraph.pickle").is_file():
-        return "A"
-    if any(d.glob("*.content")) and any(d.glob("*.edges")):
-        return "B"
-    if any(d.glob("hyperedges-*.txt")):
-        return "C"
-    if (d / "hyperedge.npy").is_file():
-        return "D"
-    if (d / "hyperedges.txt").is_file():
-        return "E"
-    return None
 
 
 def _dict_of_edges(obj, path):
