@@ -8,33 +8,18 @@ import numpy as np
 import scipy.linalg as sla
 from sklearn.cluster import KMeans
 
-from ..operators.collapsed import StarCollapsedOperator
-from ..operators.expansions import StarLaplacian, clique_adjacency
-from ..operators.laplacians import ZhouLaplacian
+from ..operators.registry import OPERATORS as _OPERATOR_REGISTRY
+from ..operators.registry import affinity, operator_names
 from ..spectral import NormalizedAffinity, eigsh_seeded, regularized_embedding
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 
 __all__ = ["SpectralHypergraphClustering", "OPERATORS", "resolve_settings",
            "LARGE_GRAPH"]
 
-OPERATORS = ("zhou", "clique", "clique-unit", "star", "collapsed")
+#: Operators spectral clustering can embed: those of the operator registry
+#: (:data:`hyperclust.operators.registry.OPERATORS`) meeting the ``"affinity"`` protocol.
+OPERATORS = operator_names("affinity")
 ASSIGNERS = ("kmeans", "cpqr")
-
-
-def _affinity(hypergraph, operator, eps):
-    """``(M, d, n_rows)``: affinity operator, degrees and the embedding rows that are nodes."""
-    n = hypergraph.n_nodes
-    if operator == "zhou":
-        M, d = ZhouLaplacian(hypergraph, kind="unnormalized").affinity()
-    elif operator == "clique":
-        M, d = clique_adjacency(hypergraph, "normalized")
-    elif operator == "clique-unit":
-        M, d = clique_adjacency(hypergraph, "unit")
-    elif operator == "star":
-        M, d = StarLaplacian(hypergraph).affinity()
-    else:
-        M, d = StarCollapsedOperator(hypergraph, eps=eps).affinity()
-    return M, d, n
 
 
 #: From this many nodes on, ``tol="auto"`` and ``n_init="auto"`` take the faster settings.
@@ -191,8 +176,9 @@ class SpectralHypergraphClustering(HypergraphClusterer):
         self.random_state = random_state
 
     def _validate(self, hg):
-        if self.operator not in OPERATORS:
-            raise ValueError(f"operator must be one of {OPERATORS}, got {self.operator!r}")
+        if self.operator not in operator_names("affinity"):
+            raise ValueError(f"operator must be one of {operator_names('affinity')}, "
+                             f"got {self.operator!r}")
         if self.assign not in ASSIGNERS:
             raise ValueError(f"assign must be one of {ASSIGNERS}, got {self.assign!r}")
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
@@ -211,7 +197,7 @@ class SpectralHypergraphClustering(HypergraphClusterer):
         beta = self.knn_beta
         if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not 0 <= beta <= 1:
             raise ValueError(f"knn_beta must be a float in [0, 1], got {beta!r}")
-        if beta > 0 and self.operator == "star":
+        if beta > 0 and not _OPERATOR_REGISTRY[self.operator].node_rows_only:
             raise ValueError("knn_beta > 0 needs a node operator; operator='star' embeds "
                              "nodes and hyperedges")
         kn = self.knn_neighbors
@@ -229,7 +215,8 @@ class SpectralHypergraphClustering(HypergraphClusterer):
         k, dim = self._validate(hg)
         self.tol_, self.n_init_ = resolve_settings(hg.n_nodes, self.tol, self.n_init)
         seed = self._rng_seed(self.random_state)
-        M, d, n = _affinity(hg, self.operator, float(self.eps))
+        M, d = affinity(self.operator, hg, eps=float(self.eps))
+        n = hg.n_nodes
         reg = self.regularization
         if reg == "auto":
             # Regularize only when the spectrum would be flooded by component indicators: on
