@@ -23,7 +23,13 @@ __all__ = ["Method", "METHODS", "MissingDependency", "available_methods", "make_
 
 class MissingDependency(ImportError):
     """An optional library a method needs is not installed (a benchmark run records it as
-    ``unavailable``)."""
+    ``unavailable``).
+
+    Examples
+    --------
+    >>> issubclass(MissingDependency, ImportError)
+    True
+    """
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,11 @@ class Method:
         in its fit time); a missing one raises :class:`MissingDependency` naming ``package``.
     package : str, optional
         The pip package that provides ``requires``.
+
+    Examples
+    --------
+    >>> METHODS["spectral-star"].params, METHODS["spectral-star"].module
+    ({'operator': 'star'}, 'hyperclust.cluster.spectral')
     """
 
     estimator: str
