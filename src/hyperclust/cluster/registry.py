@@ -38,9 +38,10 @@ class Method:
 
     Attributes
     ----------
-    estimator : str
-        ``"module:Class"`` of a :class:`~hyperclust.cluster.base.HypergraphClusterer`
-        taking ``n_clusters`` and ``random_state`` keywords.
+    estimator : str or class
+        ``"module:Class"`` (imported when the method is made) or the class itself, a
+        :class:`~hyperclust.cluster.base.HypergraphClusterer` taking ``n_clusters`` and
+        ``random_state`` keywords.
     description : str
         One line, shown by ``hyperclust cluster --help`` and the reports.
     params : dict
@@ -63,7 +64,7 @@ class Method:
     ({'operator': 'star'}, 'hyperclust.cluster.spectral')
     """
 
-    estimator: str
+    estimator: str | type
     description: str
     params: dict = field(default_factory=dict)
     device: bool = False
@@ -74,7 +75,10 @@ class Method:
 
     @property
     def module(self) -> str:
-        return self.estimator.split(":", 1)[0]
+        """The module that defines the estimator."""
+        if isinstance(self.estimator, str):
+            return self.estimator.split(":", 1)[0]
+        return self.estimator.__module__
 
 
 _BASELINES = "hyperclust.cluster.baselines"
@@ -213,7 +217,9 @@ def available_methods(*, peers: bool = False) -> dict:
     return {name: m.description for name, m in METHODS.items() if peers or not m.peer}
 
 
-def _import_object(path: str):
+def _import_object(path):
+    if not isinstance(path, str):
+        return path
     module, _, attr = path.partition(":")
     return getattr(importlib.import_module(module), attr)
 

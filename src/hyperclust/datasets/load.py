@@ -20,9 +20,12 @@ class LabelLeakWarning(UserWarning):
 
 
 def _read(spec: DatasetSpec, folder, options) -> Hypergraph:
-    """Read ``folder`` in ``spec``'s format (the reader builds the Hypergraph once)."""
+    """Read ``folder`` in ``spec``'s format (the reader builds the Hypergraph once); a
+    single-file format reads the spec's first file."""
     from ..io.formats import FORMATS, Source
 
+    fmt = FORMATS[spec.format]
+    source = Source(folder if fmt.directory else folder / spec.files[0].name)
     extra = dict(spec.reader_options)
     if spec.original_ids_file and (folder / spec.original_ids_file).is_file():
         from ..io.safe_pickle import load_npy
@@ -31,7 +34,7 @@ def _read(spec: DatasetSpec, folder, options) -> Hypergraph:
     with warnings.catch_warnings():
         if spec.quiet:
             warnings.simplefilter("ignore", UserWarning)
-        return FORMATS[spec.format].read(Source(folder), name=spec.name, **extra, **options)
+        return fmt.read(source, name=spec.name, **extra, **options)
 
 
 def load_dataset(name: str, data_dir=None, cache_dir=None, download: bool = True, *,

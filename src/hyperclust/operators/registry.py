@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
+from typing import Callable
 
 __all__ = ["OperatorSpec", "OPERATORS", "PROTOCOLS", "register_operator", "make_operator",
            "operator_names", "affinity"]
@@ -31,8 +32,9 @@ class OperatorSpec:
 
     Attributes
     ----------
-    factory : str
-        ``"module:callable"``; ``callable(hypergraph, **params, **options)`` builds it.
+    factory : str or callable
+        ``"module:callable"`` (imported when first built) or the callable itself;
+        ``callable(hypergraph, **params, **options)`` builds the operator.
     description : str
     protocols : frozenset of str
         The protocols of :data:`PROTOCOLS` it meets.
@@ -44,7 +46,7 @@ class OperatorSpec:
         Its rows are the nodes (False: nodes then hyperedges, as the star expansion).
     """
 
-    factory: str
+    factory: str | Callable
     description: str
     protocols: frozenset = frozenset({"matvec"})
     params: dict = field(default_factory=dict)
@@ -132,8 +134,10 @@ def make_operator(name: str, hypergraph, **options):
     (4, 4)
     """
     spec = _spec(name)
-    module, _, attr = spec.factory.partition(":")
-    build = getattr(importlib.import_module(module), attr)
+    build = spec.factory
+    if isinstance(build, str):
+        module, _, attr = build.partition(":")
+        build = getattr(importlib.import_module(module), attr)
     return build(hypergraph, **spec.params, **{k: v for k, v in options.items()
                                               if k in spec.options})
 
