@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import numbers
 import os
 import sys
 import threading
+
+from ._validation import check_int
 
 __all__ = ["available_cores", "busy_cores", "free_cores", "default_threads", "thread_limit", "current_limit",
            "ENV_VAR"]
@@ -117,10 +118,7 @@ def thread_limit(n_threads: int | None = None):
         return
     if n_threads is None:
         n_threads = default_threads()
-    if isinstance(n_threads, bool) or not isinstance(n_threads, numbers.Integral) \
-            or n_threads < 1:
-        raise ValueError(f"n_threads must be a positive integer, got {n_threads!r}")
-    n_threads = int(n_threads)
+    n_threads = check_int(n_threads, "n_threads", 1)
     from threadpoolctl import threadpool_limits
 
     torch = sys.modules.get("torch")  # only limit torch if it is already in use

@@ -8,6 +8,7 @@ import numpy as np
 import scipy.linalg as sla
 from sklearn.cluster import KMeans
 
+from .._validation import check_fraction, check_int, is_int
 from ..operators.registry import OPERATORS as _OPERATOR_REGISTRY
 from ..operators.registry import affinity, operator_names
 from ..spectral import NormalizedAffinity, eigsh_seeded, regularized_embedding
@@ -51,8 +52,8 @@ def resolve_settings(n_nodes: int, tol="auto", n_init="auto") -> tuple[float, in
         raise ValueError(f"tol must be 'auto' or a non-negative float, got {tol!r}")
     if isinstance(n_init, str) and n_init == "auto":
         n_init = _AUTO[key][1]
-    elif isinstance(n_init, bool) or not isinstance(n_init, numbers.Integral) or n_init < 1:
-        raise ValueError(f"n_init must be 'auto' or a positive integer, got {n_init!r}")
+    else:
+        n_init = check_int(n_init, "n_init", 1, alternatives="'auto'")
     return float(tol), int(n_init)
 
 
@@ -186,7 +187,7 @@ class SpectralHypergraphClustering(HypergraphClusterer):
             raise ValueError(f"spectral clustering needs n_clusters < n_nodes; got n_clusters={k} "
                              f"for {hg.n_nodes} nodes")
         dim = k if self.n_components is None else self.n_components
-        if isinstance(dim, bool) or not isinstance(dim, numbers.Integral) or not 1 <= dim < hg.n_nodes:
+        if not is_int(dim) or not 1 <= dim < hg.n_nodes:
             raise ValueError(f"n_components must be an integer in [1, n_nodes), got {dim!r}")
         reg = self.regularization
         if not (reg is None or reg == "auto" or (isinstance(reg, numbers.Real) and not isinstance(reg, bool)
@@ -194,15 +195,11 @@ class SpectralHypergraphClustering(HypergraphClusterer):
             raise ValueError(f"regularization must be 'auto', a non-negative float or None, got {reg!r}")
         if not (isinstance(self.eps, numbers.Real) and np.isfinite(self.eps) and self.eps >= 0):
             raise ValueError(f"eps must be a non-negative float, got {self.eps!r}")
-        beta = self.knn_beta
-        if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not 0 <= beta <= 1:
-            raise ValueError(f"knn_beta must be a float in [0, 1], got {beta!r}")
+        beta = check_fraction(self.knn_beta, "knn_beta")
         if beta > 0 and not _OPERATOR_REGISTRY[self.operator].node_rows_only:
             raise ValueError("knn_beta > 0 needs a node operator; operator='star' embeds "
                              "nodes and hyperedges")
-        kn = self.knn_neighbors
-        if isinstance(kn, bool) or not isinstance(kn, numbers.Integral) or kn < 1:
-            raise ValueError(f"knn_neighbors must be a positive integer, got {kn!r}")
+        check_int(self.knn_neighbors, "knn_neighbors", 1)
         return k, int(dim)
 
     def fit(self, hypergraph, y=None, *, walk=None):
