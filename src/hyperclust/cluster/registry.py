@@ -16,6 +16,8 @@ import importlib.util
 import sys
 from dataclasses import dataclass, field
 
+from .._registry import add_entry
+
 __all__ = ["Method", "METHODS", "MissingDependency", "available_methods", "make_estimator",
            "needs_torch", "provider_module", "register_method", "torch_available",
            "DESCRIPTIONS"]
@@ -150,13 +152,9 @@ def register_method(name: str, method: Method, *, replace: bool = False) -> None
     'cpqr'
     >>> del METHODS["spectral-zhou-cpqr"], DESCRIPTIONS["spectral-zhou-cpqr"]
     """
-    if not isinstance(name, str) or not name or ":" in name:
-        raise ValueError(f"method name must be a non-empty string without ':', got {name!r}")
-    if not isinstance(method, Method):
-        raise TypeError(f"method must be a Method, got {type(method).__name__}")
-    if name in METHODS and not replace:
-        raise ValueError(f"method {name!r} is already registered; pass replace=True")
-    METHODS[name] = method
+    if isinstance(name, str) and ":" in name:  # "module:factory" names a method directly
+        raise ValueError(f"method names cannot hold ':', got {name!r}")
+    add_entry(METHODS, name, method, Method, "method", replace=replace)
     DESCRIPTIONS[name] = method.description
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 
+from .._registry import add_entry
 from .catalog import read_catalog
 from .spec import DatasetSpec, FileSpec
 
@@ -32,15 +33,13 @@ def register_dataset(spec: DatasetSpec, *, replace: bool = False) -> None:
     """
     from ..io.formats import FORMATS
 
-    if not isinstance(spec, DatasetSpec):
-        raise TypeError(f"spec must be a DatasetSpec, got {type(spec).__name__}")
-    if spec.name != spec.name.lower() or not spec.name:
-        raise ValueError(f"dataset names are non-empty and lower-case, got {spec.name!r}")
-    if spec.format not in FORMATS:
-        raise ValueError(f"unknown format {spec.format!r}; use one of {', '.join(FORMATS)}")
-    if spec.name in DATASETS and not replace:
-        raise ValueError(f"dataset {spec.name!r} is already registered; pass replace=True")
-    DATASETS[spec.name] = spec
+    name = getattr(spec, "name", None)
+    if isinstance(name, str) and name != name.lower():  # names are looked up lower-cased
+        raise ValueError(f"dataset names are lower-case, got {name!r}")
+    if getattr(spec, "format", None) not in FORMATS:
+        raise ValueError(f"unknown format {getattr(spec, 'format', None)!r}; use one of "
+                         f"{', '.join(FORMATS)}")
+    add_entry(DATASETS, name, spec, DatasetSpec, "dataset", replace=replace)
 
 
 def dataset_names() -> list[str]:

@@ -14,6 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
+from .._registry import add_entry
 from . import benchmark_formats as bf
 from ._common import read_json
 from .edgelist import read_edgelist, write_edgelist
@@ -134,13 +135,9 @@ def register_format(name: str, fmt: Format, *, replace: bool = False) -> None:
     'lines'
     >>> del FORMATS["lines"], FORMAT_NAMES["lines"]
     """
-    if not isinstance(name, str) or not name or name != name.lower():
-        raise ValueError(f"format name must be a non-empty lower-case string, got {name!r}")
-    if not isinstance(fmt, Format):
-        raise TypeError(f"fmt must be a Format, got {type(fmt).__name__}")
-    if name in FORMATS and not replace:
-        raise ValueError(f"format {name!r} is already registered; pass replace=True")
-    FORMATS[name] = fmt
+    if isinstance(name, str) and name != name.lower():  # --format is case-insensitive
+        raise ValueError(f"format names are lower-case, got {name!r}")
+    add_entry(FORMATS, name, fmt, Format, "format", replace=replace)
     FORMAT_NAMES[name] = fmt.description
 
 

@@ -20,6 +20,8 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .._registry import add_entry
+
 __all__ = ["OperatorSpec", "OPERATORS", "PROTOCOLS", "register_operator", "make_operator",
            "operator_names", "affinity"]
 
@@ -89,16 +91,10 @@ def register_operator(name: str, spec: OperatorSpec, *, replace: bool = False) -
     True
     >>> del OPERATORS["zhou-loops"]
     """
-    if not isinstance(name, str) or not name:
-        raise ValueError(f"operator name must be a non-empty string, got {name!r}")
-    if not isinstance(spec, OperatorSpec):
-        raise TypeError(f"spec must be an OperatorSpec, got {type(spec).__name__}")
-    unknown = set(spec.protocols) - set(PROTOCOLS)
+    unknown = set(getattr(spec, "protocols", ())) - set(PROTOCOLS)
     if unknown:
         raise ValueError(f"unknown protocols {sorted(unknown)}; use some of {PROTOCOLS}")
-    if name in OPERATORS and not replace:
-        raise ValueError(f"operator {name!r} is already registered; pass replace=True")
-    OPERATORS[name] = spec
+    add_entry(OPERATORS, name, spec, OperatorSpec, "operator", replace=replace)
 
 
 def operator_names(protocol: str | None = None) -> tuple:
