@@ -14,6 +14,7 @@ from hyperclust.datasets import (ChecksumError, DownloadError, LabelLeakWarning,
                                  list_datasets, load_dataset)
 from hyperclust.datasets.download import download_file, sha256sum
 from hyperclust.datasets.registry import DATASETS, get_spec
+from hyperclust.io.formats import FORMATS
 
 HSBM = [f"hsbm-{k}-{h}" for k in ("node", "edge") for h in ("0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9")]
 
@@ -62,7 +63,7 @@ def test_registry_covers_the_collection():
             if f.required:
                 assert f.url.startswith("https://raw.githubusercontent.com/"), f
             int(f.sha256, 16)
-        assert spec.format in "ABCDE"
+        assert spec.format in FORMATS
 
 
 def test_unknown_name_suggests_close_matches():
@@ -75,7 +76,7 @@ def test_unknown_name_suggests_close_matches():
 
 def test_dataset_info_and_list(shared_data, tmp_path):
     info = dataset_info("cora-cc")
-    assert info["format"] == "A" and info["has_features"] and info["n_nodes"] == 2708
+    assert info["format"] == "hypergcn" and info["has_features"] and info["n_nodes"] == 2708
     assert {f["name"] for f in info["files"]} == {"hypergraph.pickle", "labels.pickle", "features.pickle"}
     rows = list_datasets(data_dir=shared_data)
     assert [r["name"] for r in rows] == list(DATASETS)

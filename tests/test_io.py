@@ -165,7 +165,7 @@ def make_format_a(d, *, labels=None, features=None, edges=None):
 def test_format_a(tmp_path):
     X = sp.csr_matrix(np.eye(6, 3, dtype=np.float32))
     d = make_format_a(tmp_path / "a", features=X)
-    assert detect_format(d) == "A"
+    assert detect_format(d) == "hypergcn"
     hg = read_hypergcn(d)
     assert hg.n_nodes == 6  # node 5 is isolated: n comes from the labels
     assert edge_sets(hg) == [(0, 1, 2), (3, 4), (4,)]
@@ -207,7 +207,7 @@ def test_format_b_maps_ids_through_content(tmp_path):
     labels = [2, 1, 2, 3]
     pairs = [(10, 4), (3, 4), (7, 5), (0, 5), (10, 5), (3, 6)]
     d = make_format_b(tmp_path / "b", ids, feats, labels, pairs)
-    assert detect_format(d) == "B"
+    assert detect_format(d) == "le"
     hg = read_le(d)
     assert hg.n_nodes == 4
     assert edge_sets(hg) == [(0, 1), (0, 2, 3), (1,)]
@@ -260,7 +260,7 @@ def make_format_c(d, edges_text, labels_text, name="toy", label_names=None):
 def test_format_c(tmp_path):
     d = make_format_c(tmp_path / "c", "1,2,3\n4,5\n3,2,1\n5,5,4\n", "2\n2\n3\n3\n3\n2\n",
                       label_names=["a", "b", "c"])
-    assert detect_format(d) == "C"
+    assert detect_format(d) == "benson"
     hg = read_benson(d)
     assert hg.n_nodes == 6 and hg.isolated.tolist() == [False] * 5 + [True]
     assert edge_sets(hg) == [(0, 1, 2), (3, 4)]
@@ -289,7 +289,7 @@ def test_format_d(tmp_path):
     np.save(d / "hyperedge.npy", np.array({"1": [0, 1, 2], "3": [2, 3, 4], "5": [4, 3, 2]},
                                           dtype=object), allow_pickle=True)
     np.save(d / "labels.npy", np.array([0, 0, 1, 1, 1, 0], dtype=np.int32))
-    assert detect_format(d) == "D"
+    assert detect_format(d) == "hsbm"
     hg = read_hsbm(d)
     assert hg.n_nodes == 6 and edge_sets(hg) == [(0, 1, 2), (2, 3, 4)]
     assert hg.weights.tolist() == [1.0, 2.0] and hg.labels.tolist() == [0, 0, 1, 1, 1, 0]
@@ -301,7 +301,7 @@ def test_format_e_reports_corrupt_label_without_crashing(tmp_path):
     (d / "hyperedges.txt").write_text("1\t2\t3\n2\t4\n4\t5\n")
     (d / "hyperedge-labels.txt").write_text("1\n99\n2\n")
     (d / "hyperedge-label-identities.txt").write_text("KDD\nWWW\n")
-    assert detect_format(d) == "E"
+    assert detect_format(d) == "benson-edge-labelled"
     with pytest.warns(UserWarning, match=r"hyperedge-labels\.txt:2: hyperedge label '99'"):
         hg = read_benson_edge_labelled(d)
     assert hg.n_nodes == 5 and hg.labels is None

@@ -78,17 +78,20 @@ def test_parameter_grid_sweep(method, tiny):
     assert not hasattr(base, "labels_")
 
 
-def test_catalog_matches_the_providers():
-    """The registry lists methods without importing providers; each provider's METHODS must
-    hold exactly the names the catalog gives it."""
+def test_every_registry_entry_names_an_estimator_class():
+    """The registry lists methods without importing providers; each entry's ``module:Class``
+    exists, and making it applies the entry's fixed parameters."""
     import importlib
 
     from hyperclust.cluster import registry
+    from hyperclust.cluster.base import HypergraphClusterer
 
-    by_module = {}
-    for name, (module, _) in registry._CATALOG.items():
-        by_module.setdefault(module, set()).add(name)
-    for module, names in by_module.items():
-        methods = importlib.import_module(module).METHODS
-        assert set(methods) == names
-        assert all(methods[n][1] == registry.DESCRIPTIONS[n] for n in names)
+    for name, m in registry.METHODS.items():
+        module, cls = m.estimator.split(":")
+        assert issubclass(getattr(importlib.import_module(module), cls), HypergraphClusterer)
+        if not m.peer:
+            est = make_estimator(name, 3, random_state=7)
+            assert est.n_clusters == 3 and est.random_state == 7
+            assert all(getattr(est, k) == v for k, v in m.params.items())
+    assert make_estimator("unidhc-filter", 2).embedding == "filter"
+    assert registry.provider_module("peer-dhg") == "hyperclust.bench.peers"

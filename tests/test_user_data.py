@@ -87,7 +87,7 @@ def test_interrupted_write_leaves_no_partial_file(gap, tmp_path, monkeypatch):
         fh.write("node,cluster\n0,")
         raise OSError("disk full")
 
-    monkeypatch.setattr(cli, "_write_labels", broken)
+    monkeypatch.setattr(cli.cluster, "write_labels", broken)
     out = tmp_path / "labels.csv"
     assert main(["cluster", str(gap), "--method", "hgnn", "--k", "2", "--out", str(out)]) == 2
     assert not out.exists()

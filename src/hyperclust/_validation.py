@@ -6,19 +6,34 @@ import numbers
 
 import numpy as np
 
-__all__ = ["check_int", "check_fraction"]
+__all__ = ["is_int", "check_int", "check_fraction"]
 
 
-def check_int(value, name: str, minimum: int = 0) -> int:
-    """``value`` as an int ``>= minimum`` (booleans refused), else ``ValueError``.
+def is_int(value) -> bool:
+    """Whether ``value`` is an integer (Python or numpy), booleans excluded.
+
+    Examples
+    --------
+    >>> is_int(3), is_int(True), is_int(2.0)
+    (True, False, False)
+    """
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def check_int(value, name: str, minimum: int = 0, *, alternatives: str = "") -> int:
+    """``value`` as an int ``>= minimum`` (booleans refused), else ``ValueError``;
+    ``alternatives`` names other accepted values in the message.
 
     Examples
     --------
     >>> check_int(3, "n_hops")
     3
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if not is_int(value) or value < minimum:
+        what = {0: "a non-negative integer", 1: "a positive integer"}.get(
+            minimum, f"an integer >= {minimum}")
+        alt = f" or {alternatives}" if alternatives else ""
+        raise ValueError(f"{name} must be {what}{alt}, got {value!r}")
     return int(value)
 
 

@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import numbers
 import os
 import sys
 import threading
 
 import numpy as np
+
+from ._validation import check_int
 
 __all__ = ["available_cores", "busy_cores", "free_cores", "default_threads", "thread_limit",
            "current_limit", "input_work", "ENV_VAR", "PARALLEL_MIN_WORK"]
@@ -176,10 +177,7 @@ def thread_limit(n_threads: int | None = None, *, work: int | None = None):
         return
     if n_threads is None:
         n_threads = default_threads(work)
-    if isinstance(n_threads, bool) or not isinstance(n_threads, numbers.Integral) \
-            or n_threads < 1:
-        raise ValueError(f"n_threads must be a positive integer, got {n_threads!r}")
-    n_threads = int(n_threads)
+    n_threads = check_int(n_threads, "n_threads", 1)
     from threadpoolctl import threadpool_limits
 
     torch = sys.modules.get("torch")  # only limit torch if it is already in use

@@ -7,6 +7,8 @@ import signal
 import sys
 from pathlib import Path
 
+from ..cluster.registry import available_methods
+
 __all__ = ["add_parser", "run", "default_published", "DEFAULT_SWEEP"]
 
 DEFAULT_SWEEP = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -34,8 +36,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         f"(no values: {' '.join(map(str, DEFAULT_SWEEP))})")
     p.add_argument("--sweep-nodes", type=int, default=2000, help="nodes of each sweep graph")
     p.add_argument("--methods", nargs="+", default=None,
-                   help="method names (default: every registered method); peers: "
-                        "peer-hypergraphx peer-xgi peer-hypernetx")
+                   help="method names (default: every registered method of ours); peers: "
+                        + " ".join(sorted(set(available_methods(peers=True))
+                                          - set(available_methods()))))
     p.add_argument("--seeds", type=int, default=5, help="number of seeds (0..N-1)")
     p.add_argument("--protocols", "--protocol", nargs="+", default=["all"],
                    help="all, isolated-removed (alias covered), lcc")
@@ -100,8 +103,6 @@ def run(args) -> int:
         return 2
     methods = args.methods
     if methods is None:
-        from ..cluster.registry import available_methods
-
         methods = list(available_methods())
         if not methods:
             print("error: no method is registered; give --methods", file=sys.stderr)

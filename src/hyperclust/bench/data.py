@@ -88,8 +88,8 @@ def check_dataset_name(name: str) -> None:
 
 
 def check_method_name(name: str) -> None:
-    """Raise ``ValueError`` unless ``name`` is a registered method, a peer
-    (``peer-<library>``) or ``module:factory``; nothing is imported for peers.
+    """Raise ``ValueError`` unless ``name`` is a registered method (ours or a peer's) or
+    ``module:factory``; nothing is imported.
 
     Examples
     --------
@@ -103,15 +103,9 @@ def check_method_name(name: str) -> None:
         raise ValueError(f"method name must be a non-empty string, got {name!r}")
     if ":" in name:
         return
-    if name.startswith("peer-"):
-        from .peers import PEERS
-
-        if name not in PEERS:
-            raise ValueError(f"unknown peer {name!r}; use one of {', '.join(sorted(PEERS))}")
-        return
     from ..cluster.registry import available_methods
 
-    known = available_methods()
+    known = available_methods(peers=True)
     if name not in known:
         import difflib
 

@@ -15,6 +15,8 @@ import sys
 import time
 import traceback
 
+from ..cluster.registry import MissingDependency
+
 __all__ = ["run_one", "make_method", "classify_error", "main"]
 
 #: Eigenvalues of Zhou's normalized Laplacian I - P lie in [0, 1] for the propagation
@@ -23,10 +25,6 @@ RESPONSE_LAMBDAS = [i / 50 for i in range(51)]
 
 _OOM_MARKERS = ("can't allocate memory", "cannot allocate memory", "out of memory",
                 "std::bad_alloc", "unable to allocate", "memoryerror")
-
-
-class PeerUnavailable(RuntimeError):
-    """A peer library is not installed; the run is recorded as ``unavailable``."""
 
 
 def classify_error(exc: BaseException) -> str:
@@ -38,12 +36,9 @@ def classify_error(exc: BaseException) -> str:
 
 
 def make_method(method: str, n_clusters: int, seed: int, device: str):
-    """Estimator for ``method``: a registry name, ``peer-<library>``, or
-    ``module:factory`` with ``factory(n_clusters, random_state, device)``."""
-    if method.startswith("peer-"):
-        from .peers import make_peer
-
-        return make_peer(method, n_clusters, seed)
+    """Estimator for ``method``: a registry name (ours or a peer's, see
+    :data:`hyperclust.cluster.registry.METHODS`) or ``module:factory`` with
+    ``factory(n_clusters, random_state, device)``."""
     if ":" in method:
         from .data import import_object
 
@@ -157,7 +152,7 @@ def run_one(spec: dict) -> dict:
             rec["metrics"] = {m: float(v) for m, v in evaluate(hg.labels, pred).items()}
         rec.update(_learned_filter(est))
         rec["status"] = "ok"
-    except PeerUnavailable as exc:
+    except MissingDependency as exc:  # a peer library that is not installed
         rec["status"] = "unavailable"
         rec["error"] = str(exc)
     except BaseException as exc:  # recorded, never raised: one bad run must not stop others

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
+from .._validation import is_int
 from ..hypergraph import Hypergraph
 from ..threads import limit_threads_in
 
@@ -30,7 +31,7 @@ def check_hypergraph(hypergraph) -> Hypergraph:
 
 
 def check_n_clusters(n_clusters, n_nodes: int) -> int:
-    if isinstance(n_clusters, bool) or not isinstance(n_clusters, numbers.Integral):
+    if not is_int(n_clusters):
         raise TypeError(f"n_clusters must be an integer, got {n_clusters!r}")
     if n_clusters < 1:
         raise ValueError(f"n_clusters must be >= 1, got {n_clusters}")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import numbers
 
 import numpy as np
 import scipy.sparse as sp
@@ -12,13 +11,13 @@ from sklearn.cluster import KMeans
 from sklearn.decomposition import TruncatedSVD
 from sklearn.preprocessing import normalize
 
+from .._validation import check_fraction, check_int
 from ..operators import propagation
 from ..operators.propagation import PropagationOperator
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
-from .registry import DESCRIPTIONS
 
 __all__ = ["KMeansFeatures", "HGNNSmoothingKMeans", "kmeans_labels", "node_input",
-           "reduce_features", "structural_dim", "METHODS"]
+           "reduce_features", "structural_dim"]
 
 
 def kmeans_labels(embedding: np.ndarray, n_clusters: int, n_init: int, random_state: int):
@@ -89,10 +88,8 @@ def _reduce_features(X, n_components, random_state):
         n_components = 128 if d > 256 else None
     if n_components is None or n_components >= d:
         return X
-    if isinstance(n_components, bool) or not isinstance(n_components, numbers.Integral) \
-            or n_components < 1:
-        raise ValueError(f"n_components must be a positive integer, 'auto' or None, got {n_components!r}")
-    svd = TruncatedSVD(n_components=int(n_components), random_state=random_state)
+    n_components = check_int(n_components, "n_components", 1, alternatives="'auto' or None")
+    svd = TruncatedSVD(n_components=n_components, random_state=random_state)
     return svd.fit_transform(X)
 
 
@@ -112,11 +109,7 @@ def structural_dim(n_structural, n_clusters: int) -> int:
     """
     if isinstance(n_structural, str) and n_structural == "auto":
         return int(min(STRUCTURAL_MAX_DIM, 2 * max(2, n_clusters)))
-    if isinstance(n_structural, bool) or not isinstance(n_structural, numbers.Integral) \
-            or n_structural < 1:
-        raise ValueError(
-            f"n_structural must be 'auto' or a positive integer, got {n_structural!r}")
-    return int(n_structural)
+    return check_int(n_structural, "n_structural", 1, alternatives="'auto'")
 
 
 def node_input(hypergraph, input: str, random_state: int,
@@ -286,12 +279,8 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
         """
         hg = check_hypergraph(hypergraph)
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
-        if isinstance(self.n_hops, bool) or not isinstance(self.n_hops, numbers.Integral) \
-                or self.n_hops < 0:
-            raise ValueError(f"n_hops must be a non-negative integer, got {self.n_hops!r}")
-        beta = self.knn_beta
-        if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not 0 <= beta <= 1:
-            raise ValueError(f"knn_beta must be a float in [0, 1], got {beta!r}")
+        check_int(self.n_hops, "n_hops", 0)
+        beta = check_fraction(self.knn_beta, "knn_beta")
         n_structural = structural_dim(self.n_structural, k)
         seed = self._rng_seed(self.random_state)
         X, self.input_kind_ = node_input(hg, self.input, seed, n_structural)
@@ -300,11 +289,8 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
             if walk is None:
                 from ..operators.knn import MixedWalk, knn_affinity
 
-                if isinstance(self.knn_neighbors, bool) or \
-                        not isinstance(self.knn_neighbors, numbers.Integral) or self.knn_neighbors < 1:
-                    raise ValueError(f"knn_neighbors must be a positive integer, got "
-                                     f"{self.knn_neighbors!r}")
-                walk = MixedWalk(hg, knn_affinity(hg.features, int(self.knn_neighbors),
+                n_neighbors = check_int(self.knn_neighbors, "knn_neighbors", 1)
+                walk = MixedWalk(hg, knn_affinity(hg.features, n_neighbors,
                                                   random_state=seed),
                                  beta=float(beta), self_loops=self.self_loops)
             elif walk.shape != (hg.n_nodes, hg.n_nodes):
@@ -318,11 +304,3 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
                                     dtype=propagation.BASIS_DTYPE)
             Z = P.apply_power(X, self.n_hops)
         return self._cluster(Z, k, seed)
-
-
-METHODS = {
-    "kmeans": (lambda k, seed, device: KMeansFeatures(k, random_state=seed),
-               DESCRIPTIONS["kmeans"]),
-    "hgnn": (lambda k, seed, device: HGNNSmoothingKMeans(k, random_state=seed),
-             DESCRIPTIONS["hgnn"]),
-}

@@ -8,34 +8,19 @@ import numpy as np
 import scipy.linalg as sla
 from sklearn.cluster import KMeans
 
-from ..operators.collapsed import StarCollapsedOperator
-from ..operators.expansions import StarLaplacian, clique_adjacency
-from ..operators.laplacians import ZhouLaplacian
+from .._validation import check_fraction, check_int, is_int
+from ..operators.registry import OPERATORS as _OPERATOR_REGISTRY
+from ..operators.registry import affinity, operator_names
 from ..spectral import NormalizedAffinity, eigsh_seeded, regularized_embedding
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
-from .registry import DESCRIPTIONS
 
-__all__ = ["SpectralHypergraphClustering", "OPERATORS", "METHODS", "resolve_settings",
+__all__ = ["SpectralHypergraphClustering", "OPERATORS", "resolve_settings",
            "LARGE_GRAPH"]
 
-OPERATORS = ("zhou", "clique", "clique-unit", "star", "collapsed")
+#: Operators spectral clustering can embed: those of the operator registry
+#: (:data:`hyperclust.operators.registry.OPERATORS`) meeting the ``"affinity"`` protocol.
+OPERATORS = operator_names("affinity")
 ASSIGNERS = ("kmeans", "cpqr")
-
-
-def _affinity(hypergraph, operator, eps):
-    """``(M, d, n_rows)``: affinity operator, degrees and the embedding rows that are nodes."""
-    n = hypergraph.n_nodes
-    if operator == "zhou":
-        M, d = ZhouLaplacian(hypergraph, kind="unnormalized").affinity()
-    elif operator == "clique":
-        M, d = clique_adjacency(hypergraph, "normalized")
-    elif operator == "clique-unit":
-        M, d = clique_adjacency(hypergraph, "unit")
-    elif operator == "star":
-        M, d = StarLaplacian(hypergraph).affinity()
-    else:
-        M, d = StarCollapsedOperator(hypergraph, eps=eps).affinity()
-    return M, d, n
 
 
 #: From this many nodes on, ``tol="auto"`` and ``n_init="auto"`` take the faster settings.
@@ -67,8 +52,8 @@ def resolve_settings(n_nodes: int, tol="auto", n_init="auto") -> tuple[float, in
         raise ValueError(f"tol must be 'auto' or a non-negative float, got {tol!r}")
     if isinstance(n_init, str) and n_init == "auto":
         n_init = _AUTO[key][1]
-    elif isinstance(n_init, bool) or not isinstance(n_init, numbers.Integral) or n_init < 1:
-        raise ValueError(f"n_init must be 'auto' or a positive integer, got {n_init!r}")
+    else:
+        n_init = check_int(n_init, "n_init", 1, alternatives="'auto'")
     return float(tol), int(n_init)
 
 
@@ -192,8 +177,9 @@ class SpectralHypergraphClustering(HypergraphClusterer):
         self.random_state = random_state
 
     def _validate(self, hg):
-        if self.operator not in OPERATORS:
-            raise ValueError(f"operator must be one of {OPERATORS}, got {self.operator!r}")
+        if self.operator not in operator_names("affinity"):
+            raise ValueError(f"operator must be one of {operator_names('affinity')}, "
+                             f"got {self.operator!r}")
         if self.assign not in ASSIGNERS:
             raise ValueError(f"assign must be one of {ASSIGNERS}, got {self.assign!r}")
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
@@ -201,7 +187,7 @@ class SpectralHypergraphClustering(HypergraphClusterer):
             raise ValueError(f"spectral clustering needs n_clusters < n_nodes; got n_clusters={k} "
                              f"for {hg.n_nodes} nodes")
         dim = k if self.n_components is None else self.n_components
-        if isinstance(dim, bool) or not isinstance(dim, numbers.Integral) or not 1 <= dim < hg.n_nodes:
+        if not is_int(dim) or not 1 <= dim < hg.n_nodes:
             raise ValueError(f"n_components must be an integer in [1, n_nodes), got {dim!r}")
         reg = self.regularization
         if not (reg is None or reg == "auto" or (isinstance(reg, numbers.Real) and not isinstance(reg, bool)
@@ -209,15 +195,11 @@ class SpectralHypergraphClustering(HypergraphClusterer):
             raise ValueError(f"regularization must be 'auto', a non-negative float or None, got {reg!r}")
         if not (isinstance(self.eps, numbers.Real) and np.isfinite(self.eps) and self.eps >= 0):
             raise ValueError(f"eps must be a non-negative float, got {self.eps!r}")
-        beta = self.knn_beta
-        if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not 0 <= beta <= 1:
-            raise ValueError(f"knn_beta must be a float in [0, 1], got {beta!r}")
-        if beta > 0 and self.operator == "star":
+        beta = check_fraction(self.knn_beta, "knn_beta")
+        if beta > 0 and not _OPERATOR_REGISTRY[self.operator].node_rows_only:
             raise ValueError("knn_beta > 0 needs a node operator; operator='star' embeds "
                              "nodes and hyperedges")
-        kn = self.knn_neighbors
-        if isinstance(kn, bool) or not isinstance(kn, numbers.Integral) or kn < 1:
-            raise ValueError(f"knn_neighbors must be a positive integer, got {kn!r}")
+        check_int(self.knn_neighbors, "knn_neighbors", 1)
         return k, int(dim)
 
     def fit(self, hypergraph, y=None, *, walk=None):
@@ -230,7 +212,8 @@ class SpectralHypergraphClustering(HypergraphClusterer):
         k, dim = self._validate(hg)
         self.tol_, self.n_init_ = resolve_settings(hg.n_nodes, self.tol, self.n_init)
         seed = self._rng_seed(self.random_state)
-        M, d, n = _affinity(hg, self.operator, float(self.eps))
+        M, d = affinity(self.operator, hg, eps=float(self.eps))
+        n = hg.n_nodes
         reg = self.regularization
         if reg == "auto":
             # Regularize only when the spectrum would be flooded by component indicators: on
@@ -274,15 +257,3 @@ class SpectralHypergraphClustering(HypergraphClusterer):
                                    NormalizedAffinity(A, np.asarray(A.sum(axis=1)).ravel()), a, b)
         mu, V = eigsh_seeded(N, dim, which="LA", random_state=seed, tol=self.tol_)
         return 1.0 - mu, V
-
-
-def _factory(operator, **kw):
-    def make(n_clusters, random_state=0, device="cpu"):
-        return SpectralHypergraphClustering(n_clusters=n_clusters, operator=operator,
-                                            random_state=random_state, **kw)
-    return make
-
-
-METHODS = {name: (_factory(name[len("spectral-"):]), DESCRIPTIONS[name])
-           for name in ("spectral-zhou", "spectral-clique", "spectral-clique-unit",
-                        "spectral-star", "spectral-collapsed")}

@@ -2,8 +2,9 @@
 and synthetic generators."""
 
 from .download import ChecksumError, DownloadError
-from .registry import LabelLeakWarning, dataset_info, list_datasets, load_dataset
+from .load import LabelLeakWarning, dataset_info, list_datasets, load_dataset
+from .registry import DatasetSpec, FileSpec, register_dataset
 from .synthetic import hypergraph_sbm
 
 __all__ = ["load_dataset", "list_datasets", "dataset_info", "hypergraph_sbm", "ChecksumError",
-           "DownloadError", "LabelLeakWarning"]
+           "DownloadError", "LabelLeakWarning", "DatasetSpec", "FileSpec", "register_dataset"]

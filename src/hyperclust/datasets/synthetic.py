@@ -16,10 +16,10 @@ not merely unstructured ones.
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 
+from .._validation import check_int
 from ..hypergraph import Hypergraph
 
 __all__ = ["hypergraph_sbm", "min_pairwise_rate"]
@@ -33,12 +33,6 @@ def min_pairwise_rate(size, n_classes: int) -> np.ndarray:
     same = extra * (base + 1) * base / 2 + (n_classes - extra) * base * (base - 1) / 2
     pairs = s * (s - 1) / 2
     return np.divide(same, pairs, out=np.zeros(s.shape, dtype=np.float64), where=pairs > 0)
-
-
-def _check_int(value, name, minimum):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
 
 
 def hypergraph_sbm(n_nodes: int = 1000, n_classes: int = 4, *, homophily: float = 0.8,
@@ -77,8 +71,8 @@ def hypergraph_sbm(n_nodes: int = 1000, n_classes: int = 4, *, homophily: float 
     Hypergraph
         With ``labels`` (shape (n_nodes,)) and ``features`` (shape (n_nodes, n_features)).
     """
-    n = _check_int(n_nodes, "n_nodes", 2)
-    k = _check_int(n_classes, "n_classes", 2)
+    n = check_int(n_nodes, "n_nodes", 2)
+    k = check_int(n_classes, "n_classes", 2)
     if k > n:
         raise ValueError(f"n_classes={k} exceeds n_nodes={n}")
     h = float(homophily)
@@ -88,7 +82,7 @@ def hypergraph_sbm(n_nodes: int = 1000, n_classes: int = 4, *, homophily: float 
         raise ValueError(f"isolated_fraction must lie in [0, 1), got {isolated_fraction!r}")
     if feature_snr < 0 or not np.isfinite(feature_snr):
         raise ValueError(f"feature_snr must be a non-negative number, got {feature_snr!r}")
-    d = _check_int(n_features, "n_features", 0)
+    d = check_int(n_features, "n_features", 0)
     rng = np.random.default_rng(random_state)
 
     labels = rng.permutation(np.arange(n) % k)
@@ -104,10 +98,10 @@ def hypergraph_sbm(n_nodes: int = 1000, n_classes: int = 4, *, homophily: float 
     class_start = np.concatenate([[0], np.cumsum(class_count)[:-1]])
 
     if isinstance(edge_sizes, tuple) and len(edge_sizes) == 2:
-        lo, hi = (_check_int(s, "edge_sizes bound", 1) for s in edge_sizes)
+        lo, hi = (check_int(s, "edge_sizes bound", 1) for s in edge_sizes)
         if lo > hi:
             raise ValueError(f"edge_sizes=(lo, hi) needs lo <= hi, got {edge_sizes}")
-        m = n if n_edges is None else _check_int(n_edges, "n_edges", 0)
+        m = n if n_edges is None else check_int(n_edges, "n_edges", 0)
         sizes = rng.integers(lo, hi + 1, size=m)
     else:
         sizes = np.asarray(edge_sizes)

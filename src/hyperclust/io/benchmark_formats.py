@@ -1,4 +1,6 @@
-"""Readers for the public benchmark formats A-E described in ``shared/data/README.md``.
+"""Readers for the public benchmark formats A-E described in ``shared/data/README.md``
+(registered as ``hypergcn``, ``le``, ``benson``, ``hsbm``, ``benson-edge-labelled`` in
+:data:`hyperclust.io.formats.FORMATS`).
 
 =====  ===========================================================================
 A      HyperGCN pickles: ``hypergraph.pickle`` (dict key -> node ids, 0-based),
@@ -37,18 +39,9 @@ from .errors import DataFormatError
 from .safe_pickle import load_npy, safe_load
 
 __all__ = [
-    "detect_format", "read_hypergcn", "read_le", "read_benson", "read_hsbm",
-    "read_benson_edge_labelled", "read_edge_labels", "FORMATS",
+    "read_hypergcn", "read_le", "read_benson", "read_hsbm", "read_benson_edge_labelled",
+    "read_edge_labels",
 ]
-
-FORMATS = {
-    "A": "HyperGCN pickles (hypergraph.pickle, labels.pickle, features.pickle)",
-    "B": "LE text (NAME.content, NAME.edges)",
-    "C": "Benson/Chodrow node-labelled text (hyperedges-NAME.txt, node-labels-NAME.txt)",
-    "D": "HSBM numpy (hyperedge.npy, labels.npy)",
-    "E": "Benson hyperedge-labelled text (hyperedges.txt, hyperedge-labels.txt)",
-}
-
 
 def _require_dir(directory) -> Path:
     d = Path(directory)
@@ -63,24 +56,6 @@ def _single(d: Path, pattern: str, what: str) -> Path | None:
         raise DataFormatError(f"several {what} files ({', '.join(p.name for p in found)}); "
                               "pass the file name explicitly", d)
     return found[0] if found else None
-
-
-def detect_format(directory) -> str | None:
-    """The benchmark format ("A".."E") of a dataset directory, or None."""
-    d = Path(directory)
-    if not d.is_dir():
-        return None
-    if (d / "hypergraph.pickle").is_file():
-        return "A"
-    if any(d.glob("*.content")) and any(d.glob("*.edges")):
-        return "B"
-    if any(d.glob("hyperedges-*.txt")):
-        return "C"
-    if (d / "hyperedge.npy").is_file():
-        return "D"
-    if (d / "hyperedges.txt").is_file():
-        return "E"
-    return None
 
 
 def _dict_of_edges(obj, path):
@@ -121,6 +96,25 @@ def _check_dict_ids(flat, sizes, names, n, path, base=0):
 
 
 # ---------------------------------------------------------------------------------- format A
+def _n_nodes(flat, labels) -> int:
+    """One node per label when there are labels, else up to the largest member id."""
+    if labels is not None:
+        return labels.shape[0]
+    return int(flat.max()) + 1 if flat.size else 0
+
+
+def _edges_and_labels(obj, hpath, lpath, load):
+    """Members, sizes and names of the hyperedges of ``obj`` (a dict hyperedge -> nodes read
+    from ``hpath``) and the encoded labels of ``lpath`` when it exists (read with ``load``),
+    node ids checked against the node count."""
+    flat, sizes, names = _dict_of_edges(obj, hpath)
+    labels = classes = None
+    if lpath.is_file():
+        labels, classes = encode_labels(load(lpath), lpath)
+    _check_dict_ids(flat, sizes, names, _n_nodes(flat, labels), hpath)
+    return flat, sizes, names, labels, classes
+
+
 def read_hypergcn(directory, *, features: bool = True, name=None, **options) -> Hypergraph:
     """Read a HyperGCN-style directory (format A).
 
@@ -144,15 +138,9 @@ def read_hypergcn(directory, *, features: bool = True, name=None, **options) -> 
     hpath = d / "hypergraph.pickle"
     if not hpath.is_file():
         raise DataFormatError("hypergraph.pickle not found", d)
-    flat, sizes, names = _dict_of_edges(safe_load(hpath), hpath)
-    labels = classes = None
-    lpath = d / "labels.pickle"
-    if lpath.is_file():
-        labels, classes = encode_labels(safe_load(lpath), lpath)
-        n = labels.shape[0]
-    else:
-        n = int(flat.max()) + 1 if flat.size else 0
-    _check_dict_ids(flat, sizes, names, n, hpath)
+    flat, sizes, names, labels, classes = _edges_and_labels(
+        safe_load(hpath), hpath, d / "labels.pickle", safe_load)
+    n = _n_nodes(flat, labels)
     X = None
     fpath = d / "features.pickle"
     if features and fpath.is_file():
@@ -325,14 +313,8 @@ def read_hsbm(directory, *, name=None, **options) -> Hypergraph:
     hpath, lpath = d / "hyperedge.npy", d / "labels.npy"
     arr = load_npy(hpath)
     obj = arr.item() if arr.dtype == object and arr.shape == () else arr
-    flat, sizes, names = _dict_of_edges(obj, hpath)
-    labels = classes = None
-    if lpath.is_file():
-        labels, classes = encode_labels(load_npy(lpath), lpath)
-        n = labels.shape[0]
-    else:
-        n = int(flat.max()) + 1 if flat.size else 0
-    _check_dict_ids(flat, sizes, names, n, hpath)
+    flat, sizes, names, labels, classes = _edges_and_labels(obj, hpath, lpath, load_npy)
+    n = _n_nodes(flat, labels)
     notes = {"format": "D", "source": str(d), "raw_edges": int(sizes.size)}
     if classes is not None:
         notes["classes"] = classes.tolist()

@@ -1,5 +1,6 @@
-"""Shared pieces of the hypergraph operators: a factored LinearOperator base, the memory
-guard for explicit sparse matrices, and conversion to torch sparse tensors."""
+"""Shared pieces of the hypergraph operators: the one base class (:class:`Operator`), the
+symmetric and factored bases, the memory guard for explicit sparse matrices, the shared
+helpers and conversion to torch sparse tensors."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
-__all__ = ["FactoredOperator", "OperatorTooLargeError", "check_sparse_budget",
-           "clique_nnz_estimate", "to_torch_sparse", "safe_inverse", "as_dense_block"]
+__all__ = ["Operator", "SymmetricOperator", "FactoredOperator", "OperatorTooLargeError",
+           "check_sparse_budget", "clique_nnz_estimate", "to_torch_sparse", "safe_inverse",
+           "as_dense_block", "check_hypergraph"]
 
 #: Default cap on the number of stored entries of an explicit clique-sized matrix.
 DEFAULT_MAX_NNZ = 100_000_000
@@ -26,6 +28,14 @@ def safe_inverse(x: np.ndarray) -> np.ndarray:
     out = np.zeros_like(x)
     np.divide(1.0, x, out=out, where=x > 0)
     return out
+
+
+def check_hypergraph(hypergraph) -> None:
+    """``TypeError`` unless ``hypergraph`` is a :class:`~hyperclust.Hypergraph`."""
+    from ..hypergraph import Hypergraph
+
+    if not isinstance(hypergraph, Hypergraph):
+        raise TypeError(f"expected a Hypergraph, got {type(hypergraph).__name__}")
 
 
 def clique_nnz_estimate(hypergraph) -> int:
@@ -67,7 +77,13 @@ def as_dense_block(X) -> tuple[np.ndarray, bool]:
     return X, False
 
 
-class SymmetricOperator(LinearOperator):
+class Operator(LinearOperator):
+    """The base of every hypergraph operator: a scipy ``LinearOperator``. What else an
+    operator provides (affinity, its own eigensolver) is declared by its entry in
+    :data:`hyperclust.operators.registry.OPERATORS`."""
+
+
+class SymmetricOperator(Operator):
     """A symmetric real ``(n, n)`` operator, float64. Subclasses implement ``_apply(X)`` for
     a dense ``(n, d)`` block; vectors, sparse blocks, the adjoint and ``to_dense`` follow."""
 

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph
-from .base import FactoredOperator, clique_nnz_estimate, safe_inverse
+from .base import FactoredOperator, check_hypergraph, clique_nnz_estimate, safe_inverse
 from .laplacians import GramOperator
 
 __all__ = ["CliqueLaplacian", "StarLaplacian", "clique_adjacency", "clique_pair_weights",
@@ -26,15 +26,10 @@ __all__ = ["CliqueLaplacian", "StarLaplacian", "clique_adjacency", "clique_pair_
 CLIQUE_WEIGHTINGS = ("normalized", "unit")
 
 
-def _check_hg(hypergraph):
-    if not isinstance(hypergraph, Hypergraph):
-        raise TypeError(f"expected a Hypergraph, got {type(hypergraph).__name__}")
-
-
 def clique_pair_weights(hypergraph: Hypergraph, weighting: str = "normalized") -> np.ndarray:
     """Weight ``c_e`` of every pair inside hyperedge ``e``, shape (m,): ``w_e / (|e| - 1)``
     (``"normalized"``) or ``w_e`` (``"unit"``); 0 for size-1 hyperedges."""
-    _check_hg(hypergraph)
+    check_hypergraph(hypergraph)
     if weighting not in CLIQUE_WEIGHTINGS:
         raise ValueError(f"weighting must be one of {CLIQUE_WEIGHTINGS}, got {weighting!r}")
     sizes = hypergraph.edge_sizes.astype(np.float64)
@@ -122,7 +117,7 @@ class StarLaplacian(FactoredOperator):
     """
 
     def __init__(self, hypergraph: Hypergraph, normalized: bool = True):
-        _check_hg(hypergraph)
+        check_hypergraph(hypergraph)
         n, m = hypergraph.n_nodes, hypergraph.n_edges
         super().__init__(n + m)
         self.hypergraph = hypergraph

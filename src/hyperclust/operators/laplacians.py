@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
 from ..hypergraph import Hypergraph
-from .base import FactoredOperator, clique_nnz_estimate, safe_inverse
+from .base import FactoredOperator, check_hypergraph, clique_nnz_estimate, safe_inverse
 from .propagation import PropagationOperator
 
 __all__ = ["GramOperator", "ZhouLaplacian", "zhou_laplacian", "LAPLACIAN_KINDS"]
@@ -76,8 +76,7 @@ class ZhouLaplacian(FactoredOperator):
     """
 
     def __init__(self, hypergraph: Hypergraph, kind: str = "sym", self_loops: float = 0.0):
-        if not isinstance(hypergraph, Hypergraph):
-            raise TypeError(f"expected a Hypergraph, got {type(hypergraph).__name__}")
+        check_hypergraph(hypergraph)
         if kind not in LAPLACIAN_KINDS:
             raise ValueError(f"kind must be one of {LAPLACIAN_KINDS}, got {kind!r}")
         super().__init__(hypergraph.n_nodes)

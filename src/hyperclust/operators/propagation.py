@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import LinearOperator
 
 from ..hypergraph import Hypergraph
+from .base import Operator, safe_inverse
 from .kernels import csr_matmat
 
 __all__ = ["PropagationOperator", "propagation_operator", "PROPAGATION_DTYPES",
@@ -36,12 +36,6 @@ PROPAGATION_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 #: (2x faster at 10^6 nodes) and Uni-DHC trains in float32 anyway. Eigensolvers (the
 #: spectral path, structural features, positional encodings) stay in float64.
 BASIS_DTYPE = np.dtype(np.float32)
-
-
-def _safe_inverse(x: np.ndarray) -> np.ndarray:
-    out = np.zeros_like(x, dtype=np.float64)
-    np.divide(1.0, x, out=out, where=x > 0)
-    return out
 
 
 def check_dtype(dtype) -> np.dtype:
@@ -65,7 +59,7 @@ def _scaled_csr(M: sp.csr_matrix, row_scale, col_scale, dtype) -> sp.csr_matrix:
     return out
 
 
-class PropagationOperator(LinearOperator):
+class PropagationOperator(Operator):
     """Symmetric (or random-walk) normalized propagation, never formed explicitly.
 
     Parameters
@@ -112,13 +106,13 @@ class PropagationOperator(LinearOperator):
         Ht = hypergraph.incidence_t
         self._H = H
         self._Ht = Ht
-        self._edge_scale = hypergraph.weights * _safe_inverse(hypergraph.edge_sizes.astype(np.float64))
+        self._edge_scale = hypergraph.weights * safe_inverse(hypergraph.edge_sizes.astype(np.float64))
         dv = hypergraph.weighted_degrees + self.self_loops
         if kind == "sym":
-            self._left = np.sqrt(_safe_inverse(dv))
+            self._left = np.sqrt(safe_inverse(dv))
             self._right = self._left
         else:
-            self._left = _safe_inverse(dv)
+            self._left = safe_inverse(dv)
             self._right = np.ones(n)
         root = np.sqrt(self._edge_scale)
         # P = C B + diag(self_diag) with B = diag(root) H^T diag(right) (m x n) and
@@ -251,7 +245,7 @@ class PropagationOperator(LinearOperator):
         return Y
 
 
-class _RandomWalkAdjoint(LinearOperator):
+class _RandomWalkAdjoint(Operator):
     """``P^T`` of a random-walk propagation operator (``H W De^-1 H^T Dv^-1``)."""
 
     def __init__(self, op: PropagationOperator):

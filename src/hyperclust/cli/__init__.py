@@ -1,0 +1,111 @@
+"""The ``hyperclust`` command line: datasets, info, cluster, demo, bench.
+
+One module per command (``add_parser(subparsers)`` and ``run(args)``); each command imports
+only what it uses when it runs (``datasets`` and ``info`` import neither torch nor
+scikit-learn).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+
+from . import cluster, datasets, demo, info
+from ._common import UserError, check_device
+from .demo import DEMO_SUMMARY
+
+__all__ = ["main", "build_parser", "UserError", "DEMO_SUMMARY"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``hyperclust`` argument parser (imports neither torch nor scikit-learn).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+
+    Examples
+    --------
+    >>> args = build_parser().parse_args(["cluster", "edges.txt", "--k", "3", "--plot", "a.png"])
+    >>> args.command, args.k, args.plot, args.plot_method
+    ('cluster', 3, 'a.png', 'pca')
+    """
+    parser = argparse.ArgumentParser(
+        prog="hyperclust", description="Cluster the nodes of hypergraphs.")
+    parser.add_argument("--debug", action="store_true", help="show full tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    for command in (datasets, info, cluster, demo):
+        command.add_parser(sub)
+
+    try:
+        from ..bench import cli as bench_cli
+    except ImportError:
+        bench_cli = None
+    if bench_cli is not None and hasattr(bench_cli, "add_parser"):
+        bench_cli.add_parser(sub)
+    return parser
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None):
+    text = str(message).strip().splitlines()[0] if str(message).strip() else category.__name__
+    print(f"hyperclust: warning: {text}", file=sys.stderr)
+
+
+def main(argv=None) -> int:
+    """Run the ``hyperclust`` command line.
+
+    Commands: ``datasets``, ``info``, ``cluster`` (``--out`` labels CSV, ``--embedding-out``
+    ``.npy``/``.npz``, ``--plot`` PNG), ``demo``, ``bench``; ``hyperclust COMMAND --help``
+    says more. Bad input ends with one line ``hyperclust: error: ...`` on stderr.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        Exit status: 0 on success, 2 on a user error, 130 when interrupted.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> edges = pathlib.Path(tempfile.mkdtemp()) / "edges.txt"
+    >>> _ = edges.write_text("ana,bo,cy\\ncy,di\\ndi,eve,ana\\n")
+    >>> main(["cluster", str(edges), "--method", "spectral-zhou", "--k", "2"])  # doctest: +ELLIPSIS
+    spectral-zhou on Hypergraph('edges', n_nodes=5, n_edges=3): 2 clusters in ... s (protocol: all nodes)
+    0
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    previous = warnings.showwarning
+    if not args.debug:
+        warnings.showwarning = _one_line_warning
+    try:
+        if args.command == "bench":
+            from ..bench import cli as bench_cli
+
+            return int(bench_cli.run(args) or 0)
+        if getattr(args, "device", None) is not None and args.command == "demo":
+            args.device = check_device(args.device)
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("hyperclust: interrupted", file=sys.stderr)
+        return 130
+    except MemoryError:
+        if args.debug:
+            raise
+        print("hyperclust: error: out of memory (the input is too large for this machine, or "
+              "malformed so that it asks for too much)", file=sys.stderr)
+        return 2
+    except (UserError, ValueError, TypeError, OSError, RecursionError, ImportError) as exc:
+        if args.debug:
+            raise
+        msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(f"hyperclust: error: {msg}", file=sys.stderr)
+        return 2
+    finally:
+        warnings.showwarning = previous

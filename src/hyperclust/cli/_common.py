@@ -1,0 +1,63 @@
+"""What every ``hyperclust`` command shares: the one-line user error, tables, the torch
+device check."""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["UserError", "format_value", "print_table", "check_device", "DATA_HELP"]
+
+DATA_HELP = ("local data directory (a folder of dataset folders, or one dataset folder); "
+             "default $HYPERCLUST_DATA, then the download cache")
+
+
+class UserError(Exception):
+    """A mistake in the command line or the input; :func:`main` prints it as one line
+    ``hyperclust: error: ...`` and exits with status 2.
+
+    Examples
+    --------
+    >>> from hyperclust.cli import main
+    >>> main(["cluster", "no/such/file.txt", "--k", "2"])
+    2
+    """
+
+
+def format_value(v) -> str:
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    return "-" if v is None else str(v)
+
+
+def print_table(rows: list[dict], columns: list[str], out=None) -> None:
+    out = out or sys.stdout
+    cells = [[format_value(r.get(c)) for c in columns] for r in rows]
+    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
+    out.write("  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip() + "\n")
+    out.write("  ".join("-" * w for w in widths) + "\n")
+    for row in cells:
+        out.write("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() + "\n")
+
+
+def check_device(device: str) -> str:
+    """A usable torch device name, or a one-line UserError (no traceback)."""
+    name = str(device).strip().lower()
+    kind, _, index = name.partition(":")
+    if kind not in ("cpu", "cuda", "mps") or (index and not index.isdigit()) or \
+            (kind != "cuda" and index):
+        raise UserError(f"unknown device {device!r}; use cpu, cuda, cuda:N or mps")
+    if kind == "cpu":
+        return name
+    try:
+        import torch
+    except ImportError:
+        raise UserError(f"device {device!r} needs torch, which is not installed") from None
+    if kind == "cuda":
+        if not torch.cuda.is_available():
+            raise UserError(f"device {device!r}: no CUDA GPU is available here; use --device cpu")
+        if index and int(index) >= torch.cuda.device_count():
+            raise UserError(f"device {device!r}: only {torch.cuda.device_count()} CUDA "
+                            "device(s) here")
+    elif not (hasattr(torch.backends, "mps") and torch.backends.mps.is_available()):
+        raise UserError("device 'mps' is not available here; use --device cpu")
+    return name

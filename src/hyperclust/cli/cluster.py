@@ -1,0 +1,117 @@
+"""``hyperclust cluster``: cluster a hypergraph with one registered method (only its
+provider is imported) and write labels, embedding and plot."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ._common import DATA_HELP, UserError, check_device
+from .inputs import add_input_arguments, load_target
+from .outputs import check_outputs, write_atomically, write_embedding, write_labels
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub) -> None:
+    from ..cluster.registry import available_methods
+
+    methods = available_methods()
+    method_help = "; ".join(f"{k}: {v}" for k, v in methods.items())
+    p = sub.add_parser("cluster", help="cluster a hypergraph and write node,cluster CSV")
+    p.add_argument("target", help="dataset name, directory or file")
+    p.add_argument("--method", default="auto", metavar="M",
+                   help="clustering method (default auto: fits several methods and keeps the "
+                        f"one with the lowest label-free objective). {method_help}")
+    p.add_argument("--k", type=int, default=None, help="number of clusters (default: number of label classes)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--device", default="cpu", help="torch device for deep methods (default cpu)")
+    p.add_argument("--drop-isolated", action="store_true",
+                   help="remove nodes in no hyperedge first (TriCL protocol); default clusters all nodes")
+    p.add_argument("--out", default=None,
+                   help="write a CSV with one row per node: node (its id in the input), cluster "
+                        "(and name when the input names nodes); refuses to overwrite an input, "
+                        "or an existing file without --force")
+    p.add_argument("--embedding-out", default=None, metavar="FILE",
+                   help="write the method's node embedding: FILE.npy = the array (one row per "
+                        "node, in the order of --out), FILE.npz = arrays 'embedding' and "
+                        "'node_ids'; same safety as --out")
+    p.add_argument("--plot", default=None, metavar="FILE.png",
+                   help="write a PNG: 2-D map of the embedding (at most 5000 sampled nodes) "
+                        "coloured by cluster and by label, and the cluster sizes (needs "
+                        "matplotlib: pip install hyperclust[plots]); same safety as --out")
+    p.add_argument("--plot-method", choices=("pca", "tsne"), default="pca",
+                   help="2-D map of --plot: PCA (default) or t-SNE")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite existing --out/--embedding-out/--plot files")
+    p.add_argument("--data-dir", default=None, help=DATA_HELP)
+    add_input_arguments(p)
+    p.add_argument("--quiet", action="store_true", help="no training progress bar")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..cluster import registry
+    from ..metrics import evaluate
+
+    if args.method not in registry.available_methods():
+        raise UserError(f"unknown method {args.method!r}; available: {', '.join(registry.available_methods())}")
+    device = check_device(args.device)
+    if args.k is not None and args.k < 1:
+        raise UserError(f"--k must be a positive number of clusters, got {args.k}")
+    outputs = check_outputs(args)
+    hg = load_target(args)
+    if args.drop_isolated:
+        hg = hg.drop_isolated()
+        if hg.n_nodes == 0:
+            raise UserError("--drop-isolated leaves no node: every node is in no hyperedge")
+    k = args.k
+    if k is None:
+        if hg.labels is None or hg.n_classes < 2:
+            raise UserError("--k is required: the input has no labels to take the number of classes from")
+        k = hg.n_classes
+    if k > hg.n_nodes:
+        raise UserError(f"--k {k} is more than the {hg.n_nodes} nodes")
+    est = registry.make_estimator(args.method, k, random_state=args.seed, device=device)
+    if hasattr(est, "verbose"):
+        est.verbose = not args.quiet  # training progress bar of the deep methods
+    t0 = time.perf_counter()
+    est.fit(hg)
+    elapsed = time.perf_counter() - t0
+    labels = np.asarray(est.labels_)
+    print(f"{args.method} on {hg!r}: {k} clusters in {elapsed:.2f} s "
+          f"(protocol: {'isolated removed' if args.drop_isolated else 'all nodes'})")
+    if getattr(est, "selected_", None) is not None:
+        ranked = sorted(est.scores_.items(), key=lambda kv: kv[1])
+        print(f"selected {est.selected_} (label-free objective, lower is better: "
+              + ", ".join(f"{name} {score:.4f}" for name, score in ranked) + ")")
+    if hg.labels is not None and (hg.labels >= 0).any():
+        scores = evaluate(hg.labels, labels)
+        print("  ".join(f"{m.upper()} {v:.4f}" for m, v in scores.items()))
+    out = outputs.get("out")
+    if out is not None:
+        write_atomically(out, lambda fh: write_labels(fh, hg, labels))
+        print(f"wrote {out} ({hg.n_nodes} rows: node id, cluster)")
+    emb = outputs.get("embedding_out")
+    if emb is not None:
+        Z = getattr(est, "embedding_", None)
+        if Z is None:
+            raise UserError(f"method {args.method!r} has no embedding to write")
+        Z = Z.toarray() if hasattr(Z, "toarray") else np.asarray(Z)
+        write_atomically(emb, lambda fh: write_embedding(fh, emb, hg, Z), binary=True)
+        what = "embedding, node_ids" if emb.suffix.lower() == ".npz" else "rows in node order"
+        print(f"wrote {emb} ({Z.shape[0]} x {Z.shape[1]} embedding; {what})")
+    png = outputs.get("plot")
+    if png is not None:
+        from ..plotting import plot_clusters
+
+        fig = plot_clusters(est.embedding_, labels, hg.labels, method=args.plot_method,
+                            random_state=args.seed,
+                            title=f"{args.method} on {hg.name or Path(args.target).name}: "
+                                  f"{k} clusters")
+        write_atomically(png, lambda fh: fig.savefig(fh, format="png", dpi=110), binary=True)
+        print(f"wrote {png} (embedding map by cluster{' and label' if hg.labels is not None else ''}"
+              ", cluster sizes)")
+    return 0

@@ -1,0 +1,102 @@
+"""The input of a command: a dataset name, a folder in one of the public formats or a file,
+with ``--features``/``--labels`` tables attached by node id."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+from ._common import UserError
+
+__all__ = ["add_input_arguments", "load_target", "input_paths"]
+
+
+def add_input_arguments(p) -> None:
+    from ..io.formats import FORMAT_NAMES
+
+    p.add_argument("--format", default=None, metavar="NAME",
+                   help="input format (default: detected): " +
+                        "; ".join(f"{k}: {v}" for k, v in FORMAT_NAMES.items()))
+    p.add_argument("--sep", default=None,
+                   help="field separator of text inputs (default: commas and/or whitespace)")
+    header = p.add_mutually_exclusive_group()
+    header.add_argument("--header", dest="header", action="store_true", default=None,
+                        help="the edge list's first line is a header (default: detected)")
+    header.add_argument("--no-header", dest="header", action="store_false",
+                        help="the edge list's first line is data")
+    p.add_argument("--features", default=None, metavar="FILE",
+                   help="node features: .npy/.npz (row i = node id i + --index-base), or CSV "
+                        "(first column 'node' = node id when the header names it)")
+    p.add_argument("--labels", default=None, metavar="FILE",
+                   help="node labels: one per line (row i = node id i + --index-base), "
+                        "'node,label' lines, or .npy")
+    p.add_argument("--index-base", type=int, choices=(0, 1), default=0,
+                   help="node id of row 0 of a positional --features/--labels file (default 0)")
+
+
+def input_options(args) -> dict:
+    opts = {}
+    if getattr(args, "sep", None) is not None:
+        opts["sep"] = args.sep
+    if getattr(args, "header", None) is not None:
+        opts["header"] = args.header
+    return opts
+
+
+def load_target(args):
+    """The hypergraph named by ``args.target`` (a dataset name, a directory in one of the
+    public formats, or a file), with ``--features``/``--labels`` attached by node id."""
+    target, data_dir = args.target, getattr(args, "data_dir", None)
+    fmt = getattr(args, "format", None)
+    path = Path(target)
+    if path.exists():
+        from ..io import read_hypergraph
+
+        hg = read_hypergraph(path, format=fmt, **input_options(args))
+    elif fmt is not None or os.sep in target or (os.altsep and os.altsep in target) or \
+            Path(target).suffix.lower() in (".json", ".txt", ".csv", ".tsv", ".pickle", ".npy"):
+        raise UserError(f"no such file or directory: {target}")
+    else:
+        if input_options(args):
+            raise UserError("--sep/--header apply to files, not to registered dataset names")
+        from ..datasets import load_dataset
+
+        hg = load_dataset(target, data_dir=data_dir)
+    return attach_tables(hg, args)
+
+
+def attach_tables(hg, args):
+    features, labels = getattr(args, "features", None), getattr(args, "labels", None)
+    if features is None and labels is None:
+        return hg
+    from ..io import attach_node_data, read_node_table
+
+    kw = {"index_base": getattr(args, "index_base", 0) or 0}
+    if features is not None:
+        if hg.features is not None:
+            raise UserError(f"{args.target} already has node features; --features would "
+                            "replace them (read the hypergraph without them first)")
+        kw["feature_ids"], kw["features"] = read_node_table(features, kind="features",
+                                                            sep=getattr(args, "sep", None))
+    if labels is not None:
+        kw["label_ids"], kw["labels"] = read_node_table(labels, kind="labels",
+                                                        sep=getattr(args, "sep", None))
+    return attach_node_data(hg, **kw)
+
+
+def input_paths(args) -> list[Path]:
+    """Every file the command reads (an output must never be one of them)."""
+    paths = []
+    values = [args.target, getattr(args, "features", None), getattr(args, "labels", None)]
+    if not Path(args.target).exists():
+        from ..datasets.locate import locate_dataset
+
+        with contextlib.suppress(ValueError, TypeError):
+            values.append(locate_dataset(args.target, data_dir=getattr(args, "data_dir", None)))
+    for value in values:
+        if value is None or not Path(value).exists():
+            continue
+        p = Path(value)
+        paths.extend(sorted(x for x in p.rglob("*") if x.is_file()) if p.is_dir() else [p])
+    return paths

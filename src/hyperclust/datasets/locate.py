@@ -1,0 +1,114 @@
+"""Where a registered dataset's files are: the data directory, ``$HYPERCLUST_DATA`` or the
+download cache (downloading missing files there), each file checked against its SHA-256."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import quote
+
+from .registry import get_spec
+from .spec import DatasetSpec
+
+__all__ = ["default_cache_dir", "locate_dataset", "resolve_folder"]
+
+
+def default_cache_dir(cache_dir=None) -> Path:
+    """``cache_dir``, else ``$HYPERCLUST_CACHE``, else ``~/.cache/hyperclust``."""
+    if cache_dir is not None:
+        return Path(cache_dir).expanduser()
+    env = os.environ.get("HYPERCLUST_CACHE")
+    if env:
+        return Path(env).expanduser()
+    return Path("~/.cache/hyperclust").expanduser()
+
+
+def _candidates(spec: DatasetSpec, data_dir, cache_dir) -> list[tuple[str, Path]]:
+    out = []
+    for origin, root in (("data_dir", data_dir), ("$HYPERCLUST_DATA", os.environ.get("HYPERCLUST_DATA"))):
+        if root:
+            root = Path(root).expanduser()
+            out.append((origin, root / spec.folder))
+            out.append((origin, root))  # the dataset folder itself
+    out.append(("cache", default_cache_dir(cache_dir) / spec.folder))
+    return out
+
+
+def _has_required(spec: DatasetSpec, folder: Path) -> bool:
+    return all((folder / f.name).is_file() for f in spec.files if f.required)
+
+
+def locate_dataset(name: str, data_dir=None, cache_dir=None):
+    """The local folder holding all required files of ``name`` (data_dir, then
+    ``$HYPERCLUST_DATA``, then the cache), or None. Checksums are not verified here."""
+    spec = get_spec(name)
+    for _, folder in _candidates(spec, data_dir, cache_dir):
+        if folder.is_dir() and _has_required(spec, folder):
+            return folder
+    return None
+
+
+def _base_url(base_url):
+    base = base_url if base_url is not None else os.environ.get("HYPERCLUST_BASE_URL")
+    return base.rstrip("/") + "/" if base else None
+
+
+def _fetch_missing(spec: DatasetSpec, folder: Path, base_url, timeout) -> None:
+    from .download import download_file
+
+    base = _base_url(base_url)
+    for f in spec.files:
+        if not f.required or (folder / f.name).is_file():
+            continue
+        if base is not None:
+            url = base + quote(f"{spec.folder}/{f.name}")
+        elif f.url is not None:
+            url = f.url
+        else:
+            raise FileNotFoundError(f"{spec.name}: {f.name} has no public URL; place the dataset "
+                                    "folder under data_dir or $HYPERCLUST_DATA")
+        download_file(url, folder / f.name, f.sha256, timeout=timeout)
+
+
+def resolve_folder(spec: DatasetSpec, data_dir, cache_dir, download, base_url, timeout) -> Path:
+    """The folder holding ``spec``'s files, downloading missing ones into the cache when
+    ``download``; every file present is verified against its checksum."""
+    from .download import ChecksumError, verify_file
+
+    if data_dir is not None:
+        root = Path(data_dir).expanduser()
+        if not root.is_dir():
+            raise FileNotFoundError(f"data directory not found: {root}" if not root.exists()
+                                    else f"data directory is a file, not a folder: {root}")
+        if not any(folder.is_dir() and _has_required(spec, folder)
+                   for origin, folder in _candidates(spec, data_dir, cache_dir)
+                   if origin == "data_dir"):
+            raise FileNotFoundError(
+                f"dataset {spec.name!r} is not in data directory {root} (looked for "
+                f"{root / spec.folder} holding {', '.join(f.name for f in spec.files if f.required)}"
+                "); omit the data directory to download it into the cache")
+    searched = []
+    for origin, folder in _candidates(spec, data_dir, cache_dir):
+        searched.append(f"{folder} ({origin})")
+        if folder.is_dir() and _has_required(spec, folder):
+            break
+    else:
+        folder = default_cache_dir(cache_dir) / spec.folder
+        if not download:
+            raise FileNotFoundError(
+                f"dataset {spec.name!r} not found locally (searched: {'; '.join(searched)}); "
+                "pass data_dir=, set $HYPERCLUST_DATA, or allow download=True")
+        _fetch_missing(spec, folder, base_url, timeout)
+    in_cache = folder.resolve().is_relative_to(default_cache_dir(cache_dir).resolve())
+    for f in spec.files:
+        if (folder / f.name).is_file():
+            try:
+                verify_file(folder / f.name, f.sha256)
+            except ChecksumError as exc:
+                fix = ("delete it and load again to download a fresh copy" if in_cache else
+                       "replace it with the original file from " +
+                       (f.url or "the dataset's public source") +
+                       ", or remove the data directory option to use the download cache")
+                raise ChecksumError(exc.path, exc.expected, exc.actual,
+                                    recovery=fix) from None
+    return folder

@@ -1,0 +1,78 @@
+"""What a registered dataset is: :class:`DatasetSpec` (one per dataset) and its files."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+__all__ = ["FileSpec", "DatasetSpec", "HOMOPHILIC", "HETEROPHILIC"]
+
+HOMOPHILIC = "homophilic"
+HETEROPHILIC = "heterophilic"
+
+
+@dataclass(frozen=True)
+class FileSpec:
+    """One file of a dataset.
+
+    Attributes
+    ----------
+    name : str
+        File name inside the dataset folder.
+    sha256 : str
+        Expected SHA-256 (hex).
+    url : str or None
+        Canonical public URL; None when the file has no public source of its own.
+    required : bool
+        Needed to load the dataset (optional files are verified when present).
+    """
+
+    name: str
+    sha256: str
+    url: str | None
+    required: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class DatasetSpec:
+    """Everything known about one registered dataset: where it comes from, its files with
+    their checksums, its format (a name of :data:`hyperclust.io.formats.FORMATS`) and its
+    statistics (counts as in :mod:`hyperclust.datasets.catalog`).
+
+    ``folder`` defaults to ``name``; ``reader_options`` are passed to the format's reader;
+    ``original_ids_file`` names an optional ``.npy`` of the nodes' ids in a parent dataset
+    (kept as ``hg.original_ids``); ``quiet`` silences reader warnings that are known and
+    recorded in ``hg.cleaning.extra``.
+    """
+
+    name: str
+    folder: str = ""
+    format: str
+    files: tuple
+    source: str
+    description: str
+    n_nodes: int
+    n_edges: int
+    n_edges_raw: int
+    n_edges_unique: int
+    n_classes: int | None
+    n_features: int | None
+    isolated_nodes: int
+    homophily: str
+    notes: str = ""
+    reader_options: dict = field(default_factory=dict)
+    original_ids_file: str | None = None
+    quiet: bool = False
+
+    def __post_init__(self):
+        if not self.folder:
+            object.__setattr__(self, "folder", self.name)
+
+    @property
+    def has_features(self) -> bool:
+        return self.n_features is not None
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["files"] = [asdict(f) for f in self.files]
+        d["has_features"] = self.has_features
+        return d
