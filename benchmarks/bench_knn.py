@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from hyperclust.datasets import load_dataset
-from hyperclust.operators.knn import (_unit_rows, approximate_cosine_neighbors,
-                                      exact_cosine_neighbors)
+from hyperclust.operators.neighbors import (_unit_rows, approximate_cosine_neighbors,
+                                            exact_cosine_neighbors)
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("HYPERCLUST_DATA", ROOT.parent / "shared" / "data"))

@@ -65,7 +65,8 @@ def test_public_api_has_examples():
              "hyperclust.cluster.baselines", "hyperclust.cluster.spectral",
              "hyperclust.cluster.unidhc", "hyperclust.cluster.auto", "hyperclust.objectives",
              "hyperclust.hypergraph", "hyperclust.cli", "hyperclust.metrics",
-             "hyperclust.threads", "hyperclust.cluster.ahcka", "hyperclust.operators.knn"]
+             "hyperclust.threads", "hyperclust.cluster.ahcka", "hyperclust.operators.knn",
+             "hyperclust.operators.neighbors"]
     names += [f"hyperclust.convert.{m}" for m in ("xgi", "hypernetx", "dhg", "pyg", "networkx",
                                                   "pandas", "dispatch")]
     names += [f"hyperclust.hypergraph.{m}" for m in ("core", "construction", "ids", "validation",
