@@ -213,7 +213,7 @@ def test_listing_imports_no_provider():
 
 
 # LinearOperators in modules other branches are reworking (issue 17); may only shrink.
-KNOWN_OTHER_BASES = {"CoboundaryCollapsed", "SchurComplement", "MixedWalk"}
+KNOWN_OTHER_BASES = {"CoboundaryCollapsed", "SchurComplement"}
 
 
 def test_operators_derive_from_one_base():

@@ -23,11 +23,10 @@ import numpy as np
 
 from ..objectives import rwr_conductance
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
-from .registry import DESCRIPTIONS
 from .._validation import check_fraction, check_int
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 
-__all__ = ["AHCKA", "discretize", "rwr_seed_assignment", "METHODS"]
+__all__ = ["AHCKA", "discretize", "rwr_seed_assignment"]
 
 
 def _row_normalize(V):
@@ -305,8 +304,3 @@ def _indicator_columns(labels, k):
     Y = np.zeros((labels.size, k))
     Y[np.arange(labels.size), labels] = 1.0 / np.sqrt(counts[labels])
     return Y
-
-
-METHODS = {
-    "ahcka": (lambda k, seed, device: AHCKA(k, random_state=seed), DESCRIPTIONS["ahcka"]),
-}

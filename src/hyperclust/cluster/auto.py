@@ -16,13 +16,12 @@ import numpy as np
 from ..objectives import rwr_conductance
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
 from .ahcka import AHCKA
-from .registry import DESCRIPTIONS
 from .._validation import check_fraction, check_int
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import HGNNSmoothingKMeans, KMeansFeatures, shared_reductions
 from .spectral import SpectralHypergraphClustering
 
-__all__ = ["AutoClusterer", "CANDIDATES", "STRUCTURE_CANDIDATES", "METHODS"]
+__all__ = ["AutoClusterer", "CANDIDATES", "STRUCTURE_CANDIDATES"]
 
 #: Candidates with node attributes, in tie-breaking order (first wins a tie).
 CANDIDATES = ("ahcka", "hgnn-mixed", "spectral-zhou-mixed", "hgnn", "spectral-zhou",
@@ -210,9 +209,3 @@ class AutoClusterer(HypergraphClusterer):
             times[name] = time.perf_counter() - t0
             labels[name] = lab
             fitted[name] = est
-
-
-METHODS = {
-    "auto": (lambda k, seed, device: AutoClusterer(k, random_state=seed),
-             DESCRIPTIONS["auto"]),
-}

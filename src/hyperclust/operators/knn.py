@@ -24,9 +24,8 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import LinearOperator
 
-from .base import SymmetricOperator, safe_inverse
+from .base import Operator, SymmetricOperator, safe_inverse
 from .neighbors import (EXACT_MAX_NODES, KNN_METHODS, ann_available,
                         approximate_cosine_neighbors, cosine_knn, exact_cosine_neighbors,
                         knn_affinity)
@@ -76,7 +75,7 @@ def knn_walk(X, n_neighbors: int = 10, **kwargs) -> sp.csr_matrix:
     return row_normalize(knn_affinity(X, n_neighbors, **kwargs))
 
 
-class MixedWalk(LinearOperator):
+class MixedWalk(Operator):
     """Mixed random walk ``M = (1 - beta) P + beta Q`` (row-stochastic), never formed.
 
     ``P = Dv^-1 (H W De^-1 H^T + s I)`` is the hypergraph random walk (node -> hyperedge ->
