@@ -201,3 +201,17 @@ def test_min_balance_penalises_a_giant_cluster_only():
     assert rwr_conductance(hg, y, balance="min") == pytest.approx((4 * leak[0] + leak[1]) / 2)
     with pytest.raises(ValueError, match="balance"):
         rwr_conductance(hg, y, balance="max")
+
+
+@pytest.mark.parametrize("labels", [
+    np.random.default_rng(0).integers(0, 7, 500),          # dense ids: counted
+    np.random.default_rng(1).integers(-5, 3, 50),          # negative ids
+    np.random.default_rng(2).integers(0, 10**9, 40),       # sparse ids: sorted
+    np.array([10**12, 3, 3, 10**12]),
+])
+def test_label_codes_equal_sorted_unique(labels):
+    from hyperclust.objectives import _dense_codes
+
+    codes, counts = _dense_codes(labels)
+    _, inv, ref_counts = np.unique(labels, return_inverse=True, return_counts=True)
+    assert np.array_equal(codes, inv) and np.array_equal(counts, ref_counts)

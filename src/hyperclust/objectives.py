@@ -61,6 +61,22 @@ def _check_hypergraph(hg):
     return hg
 
 
+def _dense_codes(y: np.ndarray):
+    """``(codes, counts)``: integer labels renumbered ``0..k-1`` in sorted order (as
+    ``np.unique(..., return_inverse=True)``) and each code's count; ``O(n + max - min)`` by
+    counting when the ids span at most ``4 n`` values, a sort otherwise."""
+    y = y.reshape(-1)
+    if y.size and np.issubdtype(y.dtype, np.integer):
+        lo, hi = int(y.min()), int(y.max())
+        if hi - lo < 4 * y.size + 16:
+            counts = np.bincount(y - lo, minlength=hi - lo + 1)
+            present = counts > 0
+            codes = (np.cumsum(present) - 1)[y - lo]
+            return codes.astype(np.int64), counts[present]
+    _, inv, counts = np.unique(y, return_inverse=True, return_counts=True)
+    return inv.reshape(-1).astype(np.int64), counts
+
+
 def _check_labels(labels, n: int) -> np.ndarray:
     y = np.asarray(labels)
     if y.ndim != 1 or y.shape[0] != n:
@@ -70,7 +86,7 @@ def _check_labels(labels, n: int) -> np.ndarray:
             y = y.astype(np.int64)
         else:
             raise TypeError(f"labels must be integers, got dtype {y.dtype}")
-    return np.unique(y, return_inverse=True)[1].reshape(-1)
+    return _dense_codes(y)[0]
 
 
 def cluster_indicators(labels) -> sp.csr_matrix:
@@ -92,8 +108,7 @@ def cluster_indicators(labels) -> sp.csr_matrix:
     [[0.707, 0.0], [0.707, 0.0], [0.0, 1.0]]
     """
     y = np.asarray(labels).reshape(-1)
-    _, inv, counts = np.unique(y, return_inverse=True, return_counts=True)
-    inv = inv.reshape(-1)
+    inv, counts = _dense_codes(y)
     vals = 1.0 / np.sqrt(counts[inv])
     return sp.csr_matrix((vals, (np.arange(y.size), inv)), shape=(y.size, counts.size))
 
