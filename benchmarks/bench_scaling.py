@@ -27,6 +27,9 @@ Operations:
              (components, embedding, k-means); kernel as for ``eigsh``;
 * ``unidhc_epoch`` one Uni-DHC training epoch on the basis (``train_unidhc``, epochs=1); no
              kernel; bound: reading the basis once. Up to ``--unidhc-max-nodes`` only.
+* ``ahcka``, ``auto`` the whole ``AHCKA(4).fit`` / ``AutoClusterer(4).fit`` (the default
+             method; structure-only here, like every row: no kNN search); no kernel; bound:
+             reading the incidence once. Up to ``--fit-max-nodes`` only.
 
 Each row records min and median over the repeats, the ratios op/kernel and op/bound (on the
 minima), the peak RSS growth of the first repeat, the threads in force (policy limit,
@@ -63,7 +66,8 @@ import numpy as np
 
 from hyperclust.bench import markdown_table
 
-OPERATIONS = ("PX", "PX-1t", "basis", "eigsh", "spectral-zhou", "unidhc_epoch")
+OPERATIONS = ("PX", "PX-1t", "basis", "eigsh", "spectral-zhou", "unidhc_epoch", "ahcka", "auto")
+FIT_OPS = ("ahcka", "auto")
 KEY = ("op", "n_nodes")
 DEFAULT_SIZES = (1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6)
 QUICK_SIZES = (1e3, 1e4)
@@ -207,6 +211,14 @@ def _setup(op, hg, rng):
         g0 = np.array([0.0, 0.0, 1.0, 0.0, 0.0])
         return (lambda: train_unidhc(B, hg.incidence, g0, epochs=1, random_state=0), None,
                 None, lambda: B.nbytes, "", None)
+    if op in FIT_OPS:
+        from hyperclust.cluster.ahcka import AHCKA
+        from hyperclust.cluster.auto import AutoClusterer
+
+        make = AHCKA if op == "ahcka" else AutoClusterer
+        H = hg.incidence
+        return (lambda: make(N_CLUSTERS, random_state=0).fit(hg), None, None,
+                lambda: H.data.nbytes + H.indices.nbytes + H.indptr.nbytes, "", None)
     raise ValueError(f"unknown operation {op!r}")
 
 
@@ -553,6 +565,8 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=None,
                     help="thread limit (default: the thread policy's, per measurement)")
     ap.add_argument("--unidhc-max-nodes", type=float, default=1e5)
+    ap.add_argument("--fit-max-nodes", type=float, default=1e6,
+                    help="largest size of the ahcka and auto rows")
     ap.add_argument("--time-limit", type=float, default=1800.0, help="seconds per row")
     ap.add_argument("--quick", action="store_true",
                     help="CI-speed check: sizes 1e3 1e4, 2 repeats, Uni-DHC at 1e3 only, "
@@ -588,6 +602,8 @@ def main(argv=None):
     for op in args.ops:
         for n in sorted(int(s) for s in sizes):
             if op == "unidhc_epoch" and n > unidhc_max:
+                continue
+            if op in FIT_OPS and n > args.fit_max_nodes:
                 continue
             task = {"op": op, "n_nodes": n, "repeats": repeats, "threads": args.threads,
                     "mode": "quick" if args.quick else "full",
