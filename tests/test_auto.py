@@ -41,6 +41,19 @@ def test_auto_picks_the_lowest_objective_and_records_everything(weak_edges):
     assert again.scores_ == est.scores_
 
 
+@pytest.mark.parametrize("homophily, beta", [(0.0, 1.0), (0.9, 0.5)])
+def test_auto_drops_the_hypergraph_walk_on_heterophilic_hyperedges(homophily, beta):
+    hg = hypergraph_sbm(1000, 4, homophily=homophily, n_features=32, random_state=0)
+    est = AutoClusterer(4, random_state=0).fit(hg)
+    assert est.beta_ == beta and est.alignment_.heterophilic is (beta == 1.0)
+    fixed = AutoClusterer(4, beta=0.5, random_state=0).fit(hg)
+    assert fixed.beta_ == 0.5 and fixed.alignment_ is None
+    if beta == 1.0:  # the kNN walk alone clusters the attributes better than the mixed one
+        assert acc(hg.labels, est.labels_) > acc(hg.labels, fixed.labels_)
+    else:
+        np.testing.assert_array_equal(est.labels_, fixed.labels_)
+
+
 def test_auto_structure_only():
     hg = hypergraph_sbm(300, 2, homophily=0.95, n_features=0, random_state=6)
     est = make_estimator("auto", 2, random_state=0).fit(hg)
@@ -56,6 +69,8 @@ def test_auto_validation():
         AutoClusterer(2, candidates=("kmeans",)).fit(hg)
     with pytest.raises(ValueError, match="beta"):
         AutoClusterer(2, beta=-0.1).fit(hg)
+    with pytest.raises(ValueError, match="beta"):
+        AutoClusterer(2, beta="mixed").fit(hg)
     est = AutoClusterer(2, candidates=("ahcka", "kmeans"), keep_candidates=False).fit(hg)
     assert est.selected_ == "ahcka" and est.candidates_ == {}
 

@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 
+from ..alignment import attribute_alignment
 from ..objectives import rwr_conductance
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
 from .ahcka import AHCKA
@@ -29,6 +30,8 @@ CANDIDATES = ("ahcka", "hgnn-mixed", "spectral-zhou-mixed", "hgnn", "spectral-zh
 #: Candidates that need no attributes (used when the hypergraph has none).
 STRUCTURE_CANDIDATES = ("ahcka", "hgnn", "spectral-zhou", "spectral-clique")
 _NEEDS_FEATURES = {"hgnn-mixed", "spectral-zhou-mixed", "kmeans"}
+#: kNN weight of ``beta="auto"`` unless the hyperedges are heterophilic.
+DEFAULT_BETA = 0.5
 
 
 def _make(name, k, seed, beta, n_neighbors, knn_method):
@@ -78,8 +81,12 @@ class AutoClusterer(HypergraphClusterer):
         without attributes.
     n_neighbors : int, default 10
         ``K`` of the shared attribute kNN graph.
-    beta : float in [0, 1], default 0.5
-        Weight of the kNN walk, in the mixed candidates and in the score.
+    beta : float in [0, 1] or "auto", default "auto"
+        Weight of the kNN walk, in the mixed candidates and in the score. ``"auto"``: 0.5,
+        or 1 (the kNN walk alone) when the hyperedges join clearly *less* similar nodes than
+        random pairs do (:func:`~hyperclust.alignment.attribute_alignment`, ``t < -3``): on
+        such a heterophilic hypergraph a walk along hyperedges crosses between the groups
+        the attributes form, and mixing it in pulls every candidate away from them.
     alpha : float in (0, 1], default 0.2
         Restart probability of the score.
     n_hops : int, default 3
@@ -106,6 +113,11 @@ class AutoClusterer(HypergraphClusterer):
         The fitted winning estimator.
     fit_times_ : dict of str -> float
         Seconds per candidate fit (the shared kNN search under ``"knn"``).
+    beta_ : float
+        The kNN weight used.
+    alignment_ : AttributeAlignment or None
+        The heterophily test behind ``beta="auto"`` (None without attributes or with a
+        numeric ``beta``).
 
     Examples
     --------
@@ -119,7 +131,7 @@ class AutoClusterer(HypergraphClusterer):
     True
     """
 
-    def __init__(self, n_clusters=2, *, candidates="default", n_neighbors=10, beta=0.5,
+    def __init__(self, n_clusters=2, *, candidates="default", n_neighbors=10, beta="auto",
                  alpha=0.2, n_hops=3, balance="min", knn_method="auto", keep_candidates=True,
                  random_state=0):
         self.n_clusters = n_clusters
@@ -154,7 +166,8 @@ class AutoClusterer(HypergraphClusterer):
     def _validate(self, hg):
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
         check_int(self.n_neighbors, "n_neighbors", 1)
-        check_fraction(self.beta, "beta")
+        if not (isinstance(self.beta, str) and self.beta == "auto"):
+            check_fraction(self.beta, "beta")
         check_fraction(self.alpha, "alpha", lo_open=True)
         check_int(self.n_hops, "n_hops", 0)
         if self.knn_method not in KNN_METHODS:
@@ -168,20 +181,21 @@ class AutoClusterer(HypergraphClusterer):
         hg = check_hypergraph(hypergraph)
         k = self._validate(hg)
         seed = self._rng_seed(self.random_state)
-        has_features = hg.features is not None and self.beta > 0 and hg.n_nodes > 1
+        beta, self.alignment_ = self._resolve_beta(hg)
+        has_features = hg.features is not None and beta > 0 and hg.n_nodes > 1
         names = self._candidate_names(hg.features is not None)
         times = {}
         t0 = time.perf_counter()
         A = knn_affinity(hg.features, int(self.n_neighbors), method=self.knn_method,
                          random_state=seed) if has_features else None
         times["knn"] = time.perf_counter() - t0
-        beta = float(self.beta)
         walks = {"plain": MixedWalk(hg, A, beta=beta)}
         if any(n == "hgnn-mixed" for n in names):
             walks["lazy"] = MixedWalk(hg, A, beta=beta, self_loops=1.0)
         scores, labels, fitted = {}, {}, {}
         with shared_reductions():  # one truncated SVD of the features for all candidates
-            self._fit_candidates(hg, k, seed, names, walks, A, scores, labels, fitted, times)
+            self._fit_candidates(hg, k, seed, names, walks, A, beta, scores, labels, fitted,
+                                 times)
         best = min(names, key=lambda c: (scores[c], names.index(c)))
         self.selected_ = best
         self.scores_ = scores
@@ -191,13 +205,24 @@ class AutoClusterer(HypergraphClusterer):
         self.embedding_ = np.asarray(fitted[best].embedding_)
         self.fit_times_ = times
         self.walk_ = walks["plain"]
+        self.beta_ = beta
         return self
 
-    def _fit_candidates(self, hg, k, seed, names, walks, A, scores, labels, fitted, times):
+    def _resolve_beta(self, hg):
+        """``(beta, alignment)``: the kNN weight to use and the test that chose it."""
+        if not (isinstance(self.beta, str) and self.beta == "auto"):
+            return float(self.beta), None
+        if hg.features is None or hg.n_nodes < 3:
+            return DEFAULT_BETA, None
+        alignment = attribute_alignment(hg)
+        return (1.0 if alignment.heterophilic else DEFAULT_BETA), alignment
+
+    def _fit_candidates(self, hg, k, seed, names, walks, A, beta, scores, labels, fitted,
+                        times):
         score_walk = walks["plain"]
         for name in names:
             t0 = time.perf_counter()
-            est, kind = _make(name, k, seed, float(self.beta), int(self.n_neighbors),
+            est, kind = _make(name, k, seed, beta, int(self.n_neighbors),
                               self.knn_method)
             if kind is None or (name != "ahcka" and A is None):
                 est.fit(hg)
