@@ -71,3 +71,18 @@ def test_cluster_deep_method_shows_progress_unless_quiet(tmp_path, capsys):
     assert "Uni-DHC" in capsys.readouterr().err
     assert main(["cluster", str(src), "--method", "unidhc", "--k", "2", "--quiet"]) == 0
     assert "Uni-DHC" not in capsys.readouterr().err
+
+
+def test_cluster_says_when_it_drops_heterophilic_hyperedges(tmp_path, capsys):
+    import numpy as np
+
+    from hyperclust.datasets import hypergraph_sbm
+    from hyperclust.io import write_edgelist
+
+    hg = hypergraph_sbm(1000, 4, homophily=0.0, n_features=32, random_state=0)
+    write_edgelist(hg, tmp_path / "het.txt")
+    np.save(tmp_path / "X.npy", hg.features)
+    assert main(["cluster", str(tmp_path / "het.txt"), "--features", str(tmp_path / "X.npy"),
+                 "--k", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "kNN walk alone (beta = 1)" in out

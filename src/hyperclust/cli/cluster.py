@@ -87,6 +87,10 @@ def run(args) -> int:
         ranked = sorted(est.scores_.items(), key=lambda kv: kv[1])
         print(f"selected {est.selected_} (label-free objective, lower is better: "
               + ", ".join(f"{name} {score:.4f}" for name, score in ranked) + ")")
+    alignment = getattr(est, "alignment_", None)
+    if alignment is not None and alignment.heterophilic:
+        print(f"hyperedges join less similar nodes than random pairs (t = {alignment.t:.1f}): "
+              "clustered on the attribute kNN walk alone (beta = 1)")
     if hg.labels is not None and (hg.labels >= 0).any():
         scores = evaluate(hg.labels, labels)
         print("  ".join(f"{m.upper()} {v:.4f}" for m, v in scores.items()))
