@@ -8,7 +8,7 @@ scheduler address, or None for a local cluster). Needs the ``distributed`` extra
 (``pip install "hyperclust[distributed]"``) for the Dask parts.
 """
 
-from .partition import partition_edgelists
+from .partition import partition_edgelists, write_partitioned
 from .partitioned import PartitionedHypergraph
 
-__all__ = ["partition_edgelists", "PartitionedHypergraph"]
+__all__ = ["partition_edgelists", "write_partitioned", "PartitionedHypergraph"]

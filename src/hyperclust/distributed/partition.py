@@ -34,7 +34,7 @@ from ..hypergraph import map_ids
 from ..io.edgelist import read_edgelist
 from ._tasks import run_tasks
 
-__all__ = ["partition_edgelists", "MANIFEST", "FORMAT_VERSION"]
+__all__ = ["partition_edgelists", "write_partitioned", "MANIFEST", "FORMAT_VERSION"]
 
 MANIFEST = "manifest.json"
 FORMAT_VERSION = 1
@@ -174,10 +174,7 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
     files = [Path(f) for f in ([files] if isinstance(files, (str, os.PathLike)) else files)]
     if not files:
         raise ValueError("no edge-list files given")
-    for name, val in (("block_size", block_size), ("edge_block_size", edge_block_size)):
-        if val is not None and (isinstance(val, bool) or not isinstance(val, (int, np.integer))
-                                or val < 1):
-            raise ValueError(f"{name} must be a positive integer, got {val!r}")
+    block_size, edge_block_size = _check_sizes(block_size, edge_block_size)
     if duplicates not in _DUPLICATES:
         raise ValueError(f"duplicates must be one of {_DUPLICATES}, got {duplicates!r}")
     if singletons not in ("keep", "drop"):
@@ -185,15 +182,7 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
     missing = next((f for f in files if not f.is_file()), None)
     if missing is not None:
         raise FileNotFoundError(f"edge-list file not found: {missing}")
-    out = Path(out_dir)
-    if (out / MANIFEST).exists() and not overwrite:
-        raise FileExistsError(f"{out} already holds a partitioned hypergraph "
-                              "(pass overwrite=True / --overwrite to replace it)")
-    out.mkdir(parents=True, exist_ok=True)
-    for old in list(out.glob("nodes-*.npz")) + list(out.glob("edges-*.npz")):
-        old.unlink()
-    edge_block_size = int(edge_block_size or block_size)
-    block_size = int(block_size)
+    out = _prepare_out(out_dir, overwrite)
     opts = {"weighted": weighted, "sep": sep, "header": header, "singletons": singletons}
     files_abs = [str(f.resolve()) for f in files]
 
@@ -249,6 +238,17 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
                       str(out / blk["file"]), w_arg) for b, blk in enumerate(node_blocks)])
     for blk, z in zip(node_blocks, nnz):
         blk["nnz"] = int(z)
+    _write_edges_and_manifest(out, node_blocks, edge_weights, edge_sizes, global_ids,
+                              block_size, edge_block_size, files_abs,
+                              {**{k: v for k, v in opts.items() if v is not None},
+                               "duplicates": duplicates})
+    shutil.rmtree(tmp, ignore_errors=True)
+    return PartitionedHypergraph(out)
+
+
+def _write_edges_and_manifest(out, node_blocks, edge_weights, edge_sizes, node_ids, block_size,
+                              edge_block_size, sources, options):
+    n, m = int(node_ids.shape[0]), int(edge_weights.size)
     n_edge_blocks = max(1, -(-m // edge_block_size))
     edge_blocks = []
     for j in range(n_edge_blocks):
@@ -256,17 +256,84 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
         name = f"edges-{j:05d}.npz"
         np.savez(out / name, weights=edge_weights[lo:hi], sizes=edge_sizes[lo:hi])
         edge_blocks.append({"file": name, "start": lo, "stop": hi})
-    shutil.rmtree(tmp, ignore_errors=True)
-    ids_to_save = global_ids.astype(str) if global_ids.dtype == object else global_ids
-    np.save(out / "node_ids.npy", ids_to_save, allow_pickle=False)
+    text_ids = node_ids.dtype == object
+    np.save(out / "node_ids.npy", node_ids.astype(str) if text_ids else node_ids,
+            allow_pickle=False)
     manifest = {
         "format": "hyperclust-partitioned", "version": FORMAT_VERSION,
-        "n_nodes": n, "n_edges": m, "nnz": int(sum(nnz)),
-        "node_ids": "node_ids.npy", "node_id_kind": "str" if global_ids.dtype == object else "int",
+        "n_nodes": n, "n_edges": m, "nnz": int(sum(b["nnz"] for b in node_blocks)),
+        "node_ids": "node_ids.npy", "node_id_kind": "str" if text_ids else "int",
         "block_size": block_size, "edge_block_size": edge_block_size,
         "node_blocks": node_blocks, "edge_blocks": edge_blocks,
-        "sources": files_abs,
-        "options": {**{k: v for k, v in opts.items() if v is not None}, "duplicates": duplicates},
+        "sources": sources, "options": options,
     }
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+
+
+def _prepare_out(out_dir, overwrite):
+    out = Path(out_dir)
+    if (out / MANIFEST).exists() and not overwrite:
+        raise FileExistsError(f"{out} already holds a partitioned hypergraph "
+                              "(pass overwrite=True / --overwrite to replace it)")
+    out.mkdir(parents=True, exist_ok=True)
+    for old in [out / MANIFEST] + list(out.glob("nodes-*.npz")) + list(out.glob("edges-*.npz")):
+        old.unlink(missing_ok=True)
+    return out
+
+
+def _check_sizes(block_size, edge_block_size):
+    for name, val in (("block_size", block_size), ("edge_block_size", edge_block_size)):
+        if val is not None and (isinstance(val, bool) or not isinstance(val, (int, np.integer))
+                                or val < 1):
+            raise ValueError(f"{name} must be a positive integer, got {val!r}")
+    return int(block_size), int(edge_block_size or block_size)
+
+
+def write_partitioned(hypergraph, out_dir, *, block_size: int = 1_000_000,
+                      edge_block_size: int | None = None, overwrite: bool = False):
+    """Write an in-memory :class:`~hyperclust.Hypergraph` as a partitioned hypergraph
+    (node ids, weights and hyperedge order kept).
+
+    Parameters
+    ----------
+    hypergraph : Hypergraph
+    out_dir : str or PathLike
+    block_size, edge_block_size, overwrite
+        As in :func:`partition_edgelists`.
+
+    Returns
+    -------
+    PartitionedHypergraph
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1], [1, 2, 3]], n_nodes=5)
+    >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2)
+    >>> phg.n_blocks, phg.to_hypergraph().isolated.tolist()
+    (3, [False, False, False, False, True])
+    """
+    from ..hypergraph import Hypergraph
+    from .partitioned import PartitionedHypergraph
+
+    if not isinstance(hypergraph, Hypergraph):
+        raise TypeError(f"write_partitioned expects a hyperclust.Hypergraph, got "
+                        f"{type(hypergraph).__name__}")
+    block_size, edge_block_size = _check_sizes(block_size, edge_block_size)
+    out = _prepare_out(out_dir, overwrite)
+    H, n = hypergraph.incidence, hypergraph.n_nodes
+    deg = hypergraph.weighted_degrees
+    node_blocks = []
+    for b in range(max(1, -(-n // block_size))):
+        lo, hi = b * block_size, min(n, (b + 1) * block_size)
+        Hb = H[lo:hi]
+        Hb.sort_indices()
+        name = f"nodes-{b:05d}.npz"
+        np.savez(out / name, indptr=Hb.indptr.astype(np.int64),
+                 indices=Hb.indices.astype(np.int64), degrees=deg[lo:hi])
+        node_blocks.append({"file": name, "start": lo, "stop": hi, "nnz": int(Hb.nnz)})
+    _write_edges_and_manifest(out, node_blocks, hypergraph.weights,
+                              hypergraph.edge_sizes.astype(np.int64), hypergraph.node_ids,
+                              block_size, edge_block_size, [], {"from": "hypergraph"})
     return PartitionedHypergraph(out)
