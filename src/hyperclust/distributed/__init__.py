@@ -10,5 +10,7 @@ scheduler address, or None for a local cluster). Needs the ``distributed`` extra
 
 from .partition import partition_edgelists, write_partitioned
 from .partitioned import PartitionedHypergraph
+from .spectral import DistributedSpectralClustering
 
-__all__ = ["partition_edgelists", "write_partitioned", "PartitionedHypergraph"]
+__all__ = ["partition_edgelists", "write_partitioned", "PartitionedHypergraph",
+           "DistributedSpectralClustering"]

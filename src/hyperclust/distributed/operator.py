@@ -85,13 +85,14 @@ def _load_edge_scale(path):
 
 
 def _down(block, X):
-    """Phase 1 map: pieces ``{j: (rows in partition j, H_b^T R_b X_b rows)}`` and
-    ``R_b^T X_b`` (for the rank-one term)."""
+    """Phase 1 map: pieces ``{j: (rows in partition j, H_b^T R_b X_b rows)}``, and
+    ``R_b^T X_b`` (for the rank-one term) under key -1."""
     RX = block.right[:, None] * X
     Z = block.Ht @ RX
     pieces = {int(j): (block.edges[block.cut[j]:block.cut[j + 1]] - block.edge_start[j],
                        Z[block.cut[j]:block.cut[j + 1]]) for j in block.touched}
-    return pieces, RX.sum(axis=0)
+    pieces[-1] = RX.sum(axis=0)
+    return pieces
 
 
 def _sum_edges(size, scale, *pieces):
@@ -180,14 +181,13 @@ class BlockOperator:
         down = [sub(_down, blk, X) for blk, X in zip(self.blocks, X_blocks)]
         pieces_of = {}  # j -> list of futures of (rows, Z)
         for b, res in enumerate(down):
-            part = sub(_op.getitem, res, 0)
             for j in self.touched[b]:
-                pieces_of.setdefault(int(j), []).append(sub(_op.getitem, part, int(j)))
+                pieces_of.setdefault(int(j), []).append(sub(_op.getitem, res, int(j)))
         edge_rows = {j: sub(_sum_edges, int(self._edge_sizes[j]), self.edge_scales[j],
                             *pieces) for j, pieces in pieces_of.items()}
         t_sum = None
         if self.rank_one:
-            t_sum = sub(_add, *[sub(_op.getitem, res, 1) for res in down])
+            t_sum = sub(_add, *[sub(_op.getitem, res, -1) for res in down])
         out = []
         for b, (blk, X) in enumerate(zip(self.blocks, X_blocks)):
             slices = [sub(_slice_edges, edge_rows[int(j)], self._rows[b][int(j)])
