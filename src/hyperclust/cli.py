@@ -219,6 +219,10 @@ def cmd_cluster(args) -> int:
     from .cluster.registry import available_methods, make_estimator
     from .metrics import evaluate
 
+    if args.scheduler is not None:
+        from .distributed.cli import cluster_partitioned
+
+        return cluster_partitioned(args)
     if args.method not in available_methods():
         raise UserError(f"unknown method {args.method!r}; available: {', '.join(available_methods())}")
     device = _check_device(args.device)
@@ -448,7 +452,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data-dir", default=None, help=data_help)
     _add_input_arguments(p)
     p.add_argument("--quiet", action="store_true", help="no training progress bar")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS|local:N",
+                   help="run on a Dask cluster (a scheduler address, or local:N for N local "
+                        "workers); TARGET is then a directory made by `hyperclust partition`")
     p.set_defaults(func=cmd_cluster)
+    from .distributed.cli import add_partition_parser
+
+    add_partition_parser(sub)
 
     p = sub.add_parser("demo", help="cluster built-in synthetic hypergraphs (no download)")
     p.add_argument("--seed", type=int, default=0)

@@ -126,9 +126,8 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     V, _ = tsqr(client, random_blocks(client, operator.bounds, p, random_state))
     mu, V, res = _rayleigh_ritz(operator, V, k)
     it = 0
-    for it in range(1, int(max_iter) + 1):
-        if res.max() <= tol:
-            break
+    while res.max() > tol and it < int(max_iter):
+        it += 1
         upper = float(mu[-1])
         if upper > 1e-3:
             V = chebyshev_filter(operator, V, degree, 0.0, upper)
@@ -139,7 +138,7 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
         mu, V, res = _rayleigh_ritz(operator, V, k)
         if callback is not None:
             callback(it, res)
-    else:
+    if res.max() > tol:
         warnings.warn(f"subspace iteration did not reach tol={tol} in {max_iter} iterations "
                       f"(largest residual {res.max():.2e}); raise max_iter or tol",
                       ConvergenceWarning, stacklevel=2)
