@@ -40,7 +40,7 @@ def fix_signs_blocks(client, blocks):
     return combine(client, blocks, np.diag(signs))
 
 
-def _cheb_step(AY, Y, Yprev, c, e):
+def _cheb_step(AY, Y, c, e, Yprev):
     """One Chebyshev step on ``[c - e, c + e]``: ``2 (A Y - c Y) / e - Y_prev`` (the first
     step, ``Yprev is None``: ``(A Y - c Y) / e``)."""
     Z = (AY - c * Y) / e
@@ -56,13 +56,11 @@ def chebyshev_filter(operator, V, degree, lower, upper):
     ``[lower, upper]``): eigencomponents above ``upper`` grow like ``cosh(degree *
     arccosh(.))``, those in ``[lower, upper]`` stay below 1. The whole recurrence is submitted
     at once (no round trip to the driver)."""
-    client = operator.client
     c, e = (upper + lower) / 2.0, (upper - lower) / 2.0
     prev, cur = None, V
     for _ in range(int(degree)):
-        AY = operator.apply(cur)
-        nxt = [client.submit(_cheb_step, a, y, p, c, e, retries=RETRIES, pure=False)
-               for a, y, p in zip(AY, cur, prev or [None] * len(cur))]
+        nxt = operator.apply(cur, then=[(_cheb_step, c, e, p)
+                                        for p in (prev or [None] * len(cur))])
         prev, cur = cur, nxt
     return cur
 

@@ -11,7 +11,8 @@ __all__ = ["scatter_blocks", "gather_blocks", "tsqr", "inner", "combine", "rando
 
 
 def scatter_blocks(client, X, bounds):
-    """Futures of the row blocks ``X[bounds[b]:bounds[b + 1]]``.
+    """Futures of the row blocks ``X[bounds[b]:bounds[b + 1]]`` (each is a task holding its
+    block, so that Dask can recompute it when its worker is lost).
 
     Examples
     --------
@@ -31,7 +32,10 @@ def scatter_blocks(client, X, bounds):
     True
     """
     X = np.asarray(X, dtype=np.float64)
-    return [client.scatter(X[bounds[b]:bounds[b + 1]]) for b in range(len(bounds) - 1)]
+    # Submitted as tasks holding their block, not scattered: a block lost with its worker
+    # is then recomputed (scattered data has no lineage, its dependents would be cancelled).
+    return [client.submit(np.array, X[bounds[b]:bounds[b + 1]], retries=RETRIES, pure=False)
+            for b in range(len(bounds) - 1)]
 
 
 def gather_blocks(client, blocks):

@@ -95,8 +95,10 @@ def _down(block, X):
     return pieces
 
 
-def _sum_edges(size, scale, *pieces):
-    """Phase 1 reduce: hyperedge partition rows ``c_j * sum_b (H_b^T R_b X_b)_j``."""
+def _sum_edges(size, scale, j, *pieces):
+    """Phase 1 reduce: hyperedge partition rows ``c_j * sum_b (H_b^T R_b X_b)_j`` (the pieces
+    are ``(rows, values)``, or whole phase-1 outputs to take key ``j`` from)."""
+    pieces = [p[j] if isinstance(p, dict) else p for p in pieces]
     d = pieces[0][1].shape[1]
     E = np.zeros((size, d))
     for rows, Z in pieces:
@@ -108,15 +110,16 @@ def _slice_edges(E, rows):
     return E[rows]
 
 
-def _up(block, X, t_sum, t, *slices):
-    """Phase 2: ``L_b H_b E[E_b] + g_b X_b (+ t L_b sum_b R_b^T X_b)``."""
+def _up(block, X, t_sum, t, then, *slices):
+    """Phase 2: ``Y = L_b H_b E[E_b] + g_b X_b (+ t L_b sum_b R_b^T X_b)``, then
+    ``then(Y, X)`` when given (fuses an elementwise step into the same task)."""
     G = np.concatenate(slices) if slices else np.zeros((0, X.shape[1]))
     Y = block.left[:, None] * (block.H @ G) if G.shape[0] else np.zeros(X.shape)
     if np.any(block.diag):
         Y += block.diag[:, None] * X
     if t:
         Y += t * block.left[:, None] * t_sum[None, :]
-    return Y
+    return Y if then is None else then[0](Y, X, *then[1:])
 
 
 def _add(*xs):
@@ -174,16 +177,22 @@ class BlockOperator:
     def n_blocks(self):
         return len(self.blocks)
 
-    def apply(self, X_blocks):
-        """Futures of ``Op @ X``, one per row block (nothing is computed here)."""
+    def apply(self, X_blocks, then=None):
+        """Futures of ``Op @ X``, one per row block (nothing is computed here).
+
+        ``then``: optional ``(fn, *args)`` or, per block, a list of them: the block result is
+        ``fn(Op X_b, X_b, *args)`` instead (an elementwise step fused into the product's
+        last task)."""
         c = self.client
         sub = lambda fn, *a: c.submit(fn, *a, retries=RETRIES, pure=False)  # noqa: E731
         down = [sub(_down, blk, X) for blk, X in zip(self.blocks, X_blocks)]
         pieces_of = {}  # j -> list of futures of (rows, Z)
+        single = len(self.edge_scales) == 1  # one partition: no split, one task less a block
         for b, res in enumerate(down):
             for j in self.touched[b]:
-                pieces_of.setdefault(int(j), []).append(sub(_op.getitem, res, int(j)))
-        edge_rows = {j: sub(_sum_edges, int(self._edge_sizes[j]), self.edge_scales[j],
+                pieces_of.setdefault(int(j), []).append(
+                    res if single else sub(_op.getitem, res, int(j)))
+        edge_rows = {j: sub(_sum_edges, int(self._edge_sizes[j]), self.edge_scales[j], j,
                             *pieces) for j, pieces in pieces_of.items()}
         t_sum = None
         if self.rank_one:
@@ -192,7 +201,8 @@ class BlockOperator:
         for b, (blk, X) in enumerate(zip(self.blocks, X_blocks)):
             slices = [sub(_slice_edges, edge_rows[int(j)], self._rows[b][int(j)])
                       for j in self.touched[b]]
-            out.append(sub(_up, blk, X, t_sum, self.rank_one, *slices))
+            step = then[b] if isinstance(then, list) else then
+            out.append(sub(_up, blk, X, t_sum, self.rank_one, step, *slices))
         self.n_products += 1
         return out
 
