@@ -70,6 +70,20 @@ class _NodeBlock:
     def n_rows(self):
         return self.H.shape[0]
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes held (what Dask's memory accounting is told)."""
+        arrays = (self.edges, self.H.data, self.H.indices, self.H.indptr, self.Ht.data,
+                  self.Ht.indices, self.Ht.indptr, self.left, self.right, self.cut,
+                  self.touched, self.edge_start, np.asarray(self.diag))
+        return int(sum(a.nbytes for a in arrays))
+
+
+def _register_sizeof():
+    from dask.sizeof import sizeof
+
+    sizeof.register(_NodeBlock)(lambda block: block.nbytes)
+
 
 def _load_node(path, edge_bounds, kind, shift, adjoint):
     return _NodeBlock(path, edge_bounds, kind, shift, adjoint)
@@ -152,6 +166,7 @@ class BlockOperator:
                 not np.isfinite(shift) or shift < 0:
             raise ValueError(f"the self-loop weight / regularization must be a non-negative "
                              f"float, got {shift!r}")
+        _register_sizeof()
         self.partitioned = partitioned if isinstance(partitioned, PartitionedHypergraph) \
             else PartitionedHypergraph(partitioned)
         phg = self.partitioned
