@@ -17,9 +17,10 @@ from hyperclust import Hypergraph  # noqa: E402
 from hyperclust.cli import main  # noqa: E402
 from hyperclust.cluster.spectral import SpectralHypergraphClustering  # noqa: E402
 from hyperclust.datasets import hypergraph_sbm  # noqa: E402
-from hyperclust.distributed import (DistributedSpectralClustering,  # noqa: E402
-                                    PartitionedHypergraph, partition_edgelists,
-                                    write_partitioned)
+from hyperclust.cluster import AHCKA  # noqa: E402
+from hyperclust.distributed import (DistributedAHCKA,  # noqa: E402
+                                    DistributedSpectralClustering, PartitionedHypergraph,
+                                    partition_edgelists, write_partitioned)
 from hyperclust.distributed.basis import read_power_basis, write_power_basis  # noqa: E402
 from hyperclust.distributed.client import parse_scheduler  # noqa: E402
 from hyperclust.distributed.kmeans import block_kmeans  # noqa: E402
@@ -170,6 +171,23 @@ def test_spectral_equals_single_process(client, sbm, blocked):
     np.testing.assert_array_equal(est.labels_, ref.labels_)
     np.testing.assert_array_equal(est.node_ids_, sbm.node_ids)
     assert 1 <= est.n_iter_ < 30
+
+
+def test_ahcka_equals_single_process(client):
+    hg = hypergraph_sbm(200, 3, homophily=0.8, n_features=0, isolated_fraction=0.03,
+                        random_state=4)
+    ref = AHCKA(3, max_iter=12, check_interval=4).fit(hg)
+    est = DistributedAHCKA(3, max_iter=12, check_interval=4, client=client,
+                           block_size=100).fit(hg)
+    assert len(est.objective_history_) == len(ref.objective_history_) == 4
+    np.testing.assert_allclose([f for _, f in est.objective_history_],
+                               [f for _, f in ref.objective_history_], rtol=0, atol=1e-10)
+    assert (est.n_iter_, est.best_iter_) == (ref.n_iter_, ref.best_iter_)
+    np.testing.assert_array_equal(est.labels_, ref.labels_)
+    signs = np.sign(np.sum(est.embedding_ * ref.embedding_, axis=0))
+    np.testing.assert_allclose(est.embedding_ * signs, ref.embedding_, rtol=0, atol=1e-8)
+    with pytest.raises(ValueError, match="structure-only"):
+        DistributedAHCKA(3, client=client).fit(hypergraph_sbm(50, 2, random_state=0))
 
 
 def test_block_kmeans_is_sklearn_on_all_rows_and_seeded_on_a_sample(client):

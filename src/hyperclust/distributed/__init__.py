@@ -10,7 +10,8 @@ scheduler address, or None for a local cluster). Needs the ``distributed`` extra
 
 from .partition import partition_edgelists, write_partitioned
 from .partitioned import PartitionedHypergraph
+from .ahcka import DistributedAHCKA
 from .spectral import DistributedSpectralClustering
 
 __all__ = ["partition_edgelists", "write_partitioned", "PartitionedHypergraph",
-           "DistributedSpectralClustering"]
+           "DistributedSpectralClustering", "DistributedAHCKA"]

@@ -12,7 +12,7 @@ import numpy as np
 __all__ = ["add_partition_parser", "cluster_partitioned", "DISTRIBUTED_METHODS"]
 
 #: ``--method`` values that run on a cluster, and what ``auto`` means there.
-DISTRIBUTED_METHODS = ("spectral-zhou",)
+DISTRIBUTED_METHODS = ("spectral-zhou", "ahcka")
 _AUTO = "spectral-zhou"
 
 
@@ -70,6 +70,7 @@ def cluster_partitioned(args) -> int:
     ``--method`` on a partitioned hypergraph and write ``--out``/``--embedding-out``."""
     from ..cli import _write_atomically, _write_embedding
     from .partitioned import PartitionedHypergraph
+    from .ahcka import DistributedAHCKA
     from .spectral import DistributedSpectralClustering
 
     method = _AUTO if args.method == "auto" else args.method
@@ -87,12 +88,17 @@ def cluster_partitioned(args) -> int:
     out = _check_out(args.out, args.force, "--out")
     emb = _check_out(args.embedding_out, args.force, "--embedding-out", (".npy", ".npz"))
     phg = PartitionedHypergraph(args.target)
-    est = DistributedSpectralClustering(args.k, client=args.scheduler,
-                                        progress=not args.quiet, random_state=args.seed)
+    if method == "ahcka":
+        est = DistributedAHCKA(args.k, client=args.scheduler)
+        what = "orthogonal iterations"
+    else:
+        est = DistributedSpectralClustering(args.k, client=args.scheduler,
+                                            progress=not args.quiet, random_state=args.seed)
+        what = "filtered subspace iterations"
     t0 = time.perf_counter()
     est.fit(phg)
     print(f"{method} on {phg!r} via {args.scheduler}: {args.k} clusters in "
-          f"{time.perf_counter() - t0:.2f} s ({est.n_iter_} filtered subspace iterations)")
+          f"{time.perf_counter() - t0:.2f} s ({est.n_iter_} {what})")
     if out is not None:
         def write(fh):
             w = csv.writer(fh)
