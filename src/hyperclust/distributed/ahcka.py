@@ -162,7 +162,7 @@ class DistributedAHCKA(HypergraphClusterer):
     >>> from hyperclust import Hypergraph
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2], [3, 4, 5], [4, 5], [2, 3]])
     >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as c:
-    ...     est = DistributedAHCKA(2, client=c, block_size=4, max_iter=10).fit(hg)
+    ...     est = DistributedAHCKA(2, client=c, block_size=4, max_iter=5).fit(hg)
     >>> est.labels_.tolist()
     [0, 0, 0, 1, 1, 1]
     """
