@@ -4,6 +4,7 @@ estimator and the CLI on a 2-worker LocalCluster, against the single-process lib
 from __future__ import annotations
 
 import csv
+import multiprocessing
 import os
 import signal
 
@@ -12,6 +13,7 @@ import pytest
 from scipy.linalg import orthogonal_procrustes
 
 distributed = pytest.importorskip("distributed")
+dask = pytest.importorskip("dask")
 
 from hyperclust import Hypergraph  # noqa: E402
 from hyperclust.cli import main  # noqa: E402
@@ -163,7 +165,7 @@ def test_spectral_equals_single_process(client, sbm, blocked):
     tau = 2.0
     ref = SpectralHypergraphClustering(3, operator="zhou", regularization=tau,
                                        random_state=5).fit(sbm)
-    est = DistributedSpectralClustering(3, regularization=tau, tol=1e-10, client=client,
+    est = DistributedSpectralClustering(3, regularization=tau, tol=1e-9, client=client,
                                         random_state=5).fit(blocked)
     rot, _ = orthogonal_procrustes(est.embedding_, ref.embedding_)
     np.testing.assert_allclose(est.embedding_ @ rot, ref.embedding_, rtol=0, atol=1e-6)
@@ -176,10 +178,10 @@ def test_spectral_equals_single_process(client, sbm, blocked):
 def test_ahcka_equals_single_process(client):
     hg = hypergraph_sbm(200, 3, homophily=0.8, n_features=0, isolated_fraction=0.03,
                         random_state=4)
-    ref = AHCKA(3, max_iter=12, check_interval=4).fit(hg)
-    est = DistributedAHCKA(3, max_iter=12, check_interval=4, client=client,
+    ref = AHCKA(3, max_iter=8, check_interval=4).fit(hg)
+    est = DistributedAHCKA(3, max_iter=8, check_interval=4, client=client,
                            block_size=100).fit(hg)
-    assert len(est.objective_history_) == len(ref.objective_history_) == 4
+    assert len(est.objective_history_) == len(ref.objective_history_) == 3
     np.testing.assert_allclose([f for _, f in est.objective_history_],
                                [f for _, f in ref.objective_history_], rtol=0, atol=1e-10)
     assert (est.n_iter_, est.best_iter_) == (ref.n_iter_, ref.best_iter_)
@@ -224,13 +226,13 @@ def test_estimator_contract_and_errors(client, sbm):
 
 # ------------------------------------------------------------------ CLI
 def test_cli_partition_then_cluster_on_a_scheduler(tmp_path, client, capsys):
-    hg = hypergraph_sbm(120, 2, homophily=0.85, n_edges=300, random_state=2)
+    hg = hypergraph_sbm(80, 2, homophily=0.85, n_edges=200, random_state=2)
     assert hg.connected_components()[0] == 1  # tau = 0 (the CLI default) is then well posed
     lines = [" ".join(f"v{v}" for v in e) for e in hg.edges()]
     files = _write_files(tmp_path, lines, 2)
     out_dir, labels_csv = tmp_path / "parts", tmp_path / "labels.csv"
     assert main(["partition", *map(str, files), "--out", str(out_dir),
-                 "--block-size", "60"]) == 0
+                 "--block-size", "40"]) == 0
     address = client.scheduler.address
     assert main(["cluster", str(out_dir), "--scheduler", address, "--k", "2",
                  "--out", str(labels_csv), "--quiet"]) == 0
@@ -251,8 +253,11 @@ def test_killed_worker_is_recovered(tmp_path, sbm):
     phg = write_partitioned(sbm, tmp_path, block_size=120)
     X = np.random.default_rng(6).standard_normal((sbm.n_nodes, 2))
     ref = PropagationOperator(sbm).apply_power(X, 8)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
+    # forked worker processes start in ~1 s instead of ~4-12 s for spawned ones
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    with dask.config.set({"distributed.worker.multiprocessing-method": method}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                     dashboard_address=None) as cluster, \
             distributed.Client(cluster) as c:
         P = propagation(phg, c)
         Y = scatter_blocks(c, X, phg.block_bounds)
