@@ -15,7 +15,6 @@ features are refused (use :class:`hyperclust.cluster.AHCKA` on one machine).
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 

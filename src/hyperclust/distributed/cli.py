@@ -7,8 +7,6 @@ import csv
 import time
 from pathlib import Path
 
-import numpy as np
-
 __all__ = ["add_partition_parser", "cluster_partitioned", "DISTRIBUTED_METHODS"]
 
 #: ``--method`` values that run on a cluster, and what ``auto`` means there.

@@ -223,7 +223,6 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
     edge_map = new_id
     edge_weights = merged_w[kept]
     edge_sizes = keys[kept, 0]
-    m = int(edge_weights.size)
     offsets = np.concatenate([[0], np.cumsum([k.shape[0] for k, _ in second])])
 
     # (3) global hyperedge ids in the pieces
