@@ -44,7 +44,7 @@ def cmd_partition(args) -> int:
         phg = partition_edgelists(args.files, args.out, **kw)
     else:
         with resolve_client(args.scheduler) as client:
-            phg = partition_edgelists(args.files, args.out, client=client, **kw)
+            phg = partition_edgelists(args.files, args.out, client=client, progress=True, **kw)
     print(f"wrote {phg.path}: {phg.n_nodes} nodes, {phg.n_edges} hyperedges, {phg.nnz} "
           f"incidences in {phg.n_blocks} row blocks ({time.perf_counter() - t0:.2f} s)")
     return 0

@@ -123,7 +123,8 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
                         edge_block_size: int | None = None, client=None,
                         weighted: bool | None = None, sep: str | None = None,
                         header: bool | None = None, duplicates: str = "merge",
-                        singletons: str = "keep", overwrite: bool = False):
+                        singletons: str = "keep", overwrite: bool = False,
+                        progress: bool = False):
     """Partition the hypergraph of several edge-list files into row blocks on disk.
 
     The result equals reading the concatenated files with
@@ -151,6 +152,8 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
     singletons : {"keep", "drop"}, default "keep"
     overwrite : bool, default False
         Replace an existing partitioned hypergraph in ``out_dir``.
+    progress : bool, default False
+        With a client, show Dask's progress bar for each round of tasks.
 
     Returns
     -------
@@ -187,7 +190,7 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
     files_abs = [str(f.resolve()) for f in files]
 
     # (1) node ids
-    first = run_tasks(client, _file_ids, [(f, opts) for f in files_abs])
+    first = run_tasks(client, _file_ids, [(f, opts) for f in files_abs], progress=progress)
     kinds = {ids.dtype == object for ids, _ in first}
     if len(kinds) > 1:
         raise ValueError("some files have only integer node ids and others not; reading "
@@ -204,7 +207,7 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
     ids_arg = client.scatter(global_ids, broadcast=True) if client is not None else global_ids
     second = run_tasks(client, _file_pairs,
                        [(f, opts, ids_arg, i, str(tmp), block_size, n_blocks)
-                        for i, f in enumerate(files_abs)])
+                        for i, f in enumerate(files_abs)], progress=progress)
     keys = np.concatenate([k for k, _ in second]) if second else np.zeros((0, 3), np.int64)
     weights = np.concatenate([w for _, w in second])
     m_raw = keys.shape[0]
@@ -227,14 +230,15 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
 
     # (3) global hyperedge ids in the pieces
     run_tasks(client, _renumber, [(i, str(tmp), n_blocks, edge_map[offsets[i]:offsets[i + 1]])
-                                  for i in range(len(files_abs))])
+                                  for i in range(len(files_abs))], progress=progress)
     # (4) row blocks
     w_arg = client.scatter(edge_weights, broadcast=True) if client is not None else edge_weights
     node_blocks = [{"file": f"nodes-{b:05d}.npz", "start": b * block_size,
                     "stop": min(n, (b + 1) * block_size)} for b in range(n_blocks)]
     nnz = run_tasks(client, _assemble_block,
                     [(b, str(tmp), len(files_abs), blk["start"], blk["stop"],
-                      str(out / blk["file"]), w_arg) for b, blk in enumerate(node_blocks)])
+                      str(out / blk["file"]), w_arg) for b, blk in enumerate(node_blocks)],
+                    progress=progress)
     for blk, z in zip(node_blocks, nnz):
         blk["nnz"] = int(z)
     _write_edges_and_manifest(out, node_blocks, edge_weights, edge_sizes, global_ids,
