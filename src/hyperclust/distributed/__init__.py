@@ -14,10 +14,20 @@ scheduler address, or None for a local cluster). The Dask parts need the ``distr
 extra (``pip install "hyperclust[distributed]"``); see docs/distributed.md.
 """
 
-from .ahcka import DistributedAHCKA
 from .partition import partition_edgelists, write_partitioned
 from .partitioned import PartitionedHypergraph
-from .spectral import DistributedSpectralClustering
 
 __all__ = ["partition_edgelists", "write_partitioned", "PartitionedHypergraph",
            "DistributedSpectralClustering", "DistributedAHCKA"]
+
+_ESTIMATORS = {"DistributedSpectralClustering": ".spectral", "DistributedAHCKA": ".ahcka"}
+
+
+def __getattr__(name):
+    # the estimators import scikit-learn: loaded on first use, so that the CLI's parser
+    # (which registers `hyperclust partition` from this package) stays light
+    if name in _ESTIMATORS:
+        import importlib
+
+        return getattr(importlib.import_module(_ESTIMATORS[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
