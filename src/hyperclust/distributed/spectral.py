@@ -33,7 +33,9 @@ class DistributedSpectralClustering(HypergraphClusterer):
     then :func:`~hyperclust.distributed.kmeans.block_kmeans`. Up to ``sample_size`` nodes the
     labels are those of the single-process estimator with the same seed (the embeddings
     agree to the eigensolver tolerance, up to sign or a rotation within repeated
-    eigenvalues).
+    eigenvalues); above it the k-means++ sample is drawn per row block, so the labels are
+    deterministic for a seed and a partition. ``client=None`` starts worker processes: run
+    it from a script under ``if __name__ == "__main__":``.
 
     Parameters
     ----------
