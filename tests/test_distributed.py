@@ -246,6 +246,9 @@ def test_cli_partition_then_cluster_on_a_scheduler(tmp_path, client, capsys):
     assert main(["cluster", str(out_dir), "--scheduler", address, "--k", "3",
                  "--method", "hgnn"]) == 2
     assert "no distributed version" in capsys.readouterr().err
+    assert main(["cluster", str(out_dir), "--scheduler", address, "--k", "2",
+                 "--features", str(files[0])]) == 2
+    assert "--features cannot be used with --scheduler" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------ fault tolerance

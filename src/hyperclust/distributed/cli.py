@@ -81,6 +81,14 @@ def cluster_partitioned(args) -> int:
     if args.drop_isolated:
         raise ValueError("--drop-isolated is not available with --scheduler; drop the nodes "
                          "before partitioning")
+    given = [opt for opt, key in (("--features", "features"), ("--labels", "labels"),
+                                  ("--format", "format"), ("--sep", "sep"),
+                                  ("--header/--no-header", "header"))
+             if getattr(args, key, None) is not None]
+    if given:
+        raise ValueError(f"{', '.join(given)} cannot be used with --scheduler: the input is a "
+                         "directory made by `hyperclust partition` (pass reading options "
+                         "there; features are not used by the distributed methods)")
     if args.k is None or args.k < 1:
         raise ValueError("--k (a positive number of clusters) is required with --scheduler")
     out = _check_out(args.out, args.force, "--out")
