@@ -43,6 +43,8 @@ def test_docstring_examples(name):
         needs += _INTEROP + ("torch",)
     if name.startswith(("hyperclust.models", "hyperclust.cluster")):
         needs += ("torch",)
+    if name.startswith("hyperclust.distributed"):
+        needs += ("distributed",)
     missing = _missing(*needs)
     if missing:
         pytest.skip(f"{name}'s examples need {', '.join(missing)} (pip install -e '.[test]')")

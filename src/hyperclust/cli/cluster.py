@@ -49,13 +49,23 @@ def add_parser(sub) -> None:
     p.add_argument("--data-dir", default=None, help=DATA_HELP)
     add_input_arguments(p)
     p.add_argument("--quiet", action="store_true", help="no training progress bar")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS|local:N",
+                   help="run on a Dask cluster (a scheduler address, or local:N for N local "
+                        "workers); TARGET is then a directory made by `hyperclust partition`")
     p.set_defaults(func=run)
+    from ..distributed.cli import add_partition_parser
+
+    add_partition_parser(sub)
 
 
 def run(args) -> int:
     from ..cluster import registry
     from ..metrics import evaluate
 
+    if args.scheduler is not None:
+        from ..distributed.cli import cluster_partitioned
+
+        return cluster_partitioned(args)
     if args.method not in registry.available_methods():
         raise UserError(f"unknown method {args.method!r}; available: {', '.join(registry.available_methods())}")
     device = check_device(args.device)

@@ -1,0 +1,33 @@
+"""hyperclust past one machine: partitioned hypergraphs on disk and the methods on Dask.
+
+* :func:`partition_edgelists` / :func:`write_partitioned` / :class:`PartitionedHypergraph`:
+  row blocks + hyperedge partitions as ``.npz`` files with a JSON manifest, built from
+  edge-list files without holding the whole in one process;
+* :mod:`~hyperclust.distributed.operator`: ``P X`` (and Zhou's normalized affinity) as two
+  map-reduce phases over the blocks; :mod:`~hyperclust.distributed.basis`: the power basis
+  written per block; :mod:`~hyperclust.distributed.linalg`: TSQR and block products;
+* :class:`DistributedSpectralClustering` (Chebyshev-filtered subspace iteration + block
+  k-means) and :class:`DistributedAHCKA` (structure-only AHCKA).
+
+Everything that runs on a cluster takes ``client=`` (a ``dask.distributed.Client``, a
+scheduler address, or None for a local cluster). The Dask parts need the ``distributed``
+extra (``pip install "hyperclust[distributed]"``); see docs/distributed.md.
+"""
+
+from .partition import partition_edgelists, write_partitioned
+from .partitioned import PartitionedHypergraph
+
+__all__ = ["partition_edgelists", "write_partitioned", "PartitionedHypergraph",
+           "DistributedSpectralClustering", "DistributedAHCKA"]
+
+_ESTIMATORS = {"DistributedSpectralClustering": ".spectral", "DistributedAHCKA": ".ahcka"}
+
+
+def __getattr__(name):
+    # the estimators import scikit-learn: loaded on first use, so that the CLI's parser
+    # (which registers `hyperclust partition` from this package) stays light
+    if name in _ESTIMATORS:
+        import importlib
+
+        return getattr(importlib.import_module(_ESTIMATORS[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,310 @@
+"""AHCKA's adaptive orthogonal iterations on a partitioned hypergraph (structure only).
+
+The same steps as :class:`hyperclust.cluster.AHCKA` with ``M = P`` the hypergraph random
+walk (``Dv^-1 H W De^-1 H^T``, applied by the block operator): seeds = the ``k``
+highest-degree nodes, random walks with restart from them (``M^T`` by the adjoint block
+operator), then ``q <- QR(M q)`` by TSQR, and every ``check_interval`` iterations the Yu-Shi
+discretisation and the random-walk-with-restart conductance, both as reductions over the
+row blocks. Each step agrees with the single-process estimator (the iterates up to column
+signs, which neither the discretisation nor the objective sees).
+
+The attribute kNN walk ``Q`` is not distributed: it needs a global kNN search over all
+node features, and applying it needs every block's rows of ``q`` on every block; inputs with
+features are refused (use :class:`hyperclust.cluster.AHCKA` on one machine).
+"""
+
+from __future__ import annotations
+
+
+import numpy as np
+
+from ..cluster.base import HypergraphClusterer, check_n_clusters
+from .._validation import check_fraction, check_int
+from ._tasks import RETRIES
+from .client import resolve_client
+from .inputs import as_partitioned
+from .linalg import tsqr
+from .operator import propagation
+from .partitioned import load_node_block
+
+__all__ = ["DistributedAHCKA"]
+
+
+# ---------------------------------------------------------------- per-block tasks
+def _top_degrees(path, start, k):
+    degrees = load_node_block(path)[2]
+    order = np.argsort(-degrees, kind="stable")[:k]
+    return degrees[order], order + start
+
+
+def _indicators(rows, cols, n_rows, k):
+    E = np.zeros((n_rows, k))
+    E[rows, cols] = 1.0
+    return E
+
+
+def _restart_step(MY, Y, alpha, E):
+    return alpha * E + (1.0 - alpha) * MY
+
+
+def _argmax_assign(z):
+    labels = np.argmax(z, axis=1).astype(np.int64)
+    labels[z.max(axis=1) <= 0] = -1
+    return labels
+
+
+def _count(labels, k):
+    return np.bincount(labels[labels >= 0], minlength=k)
+
+
+def _start_block(labels, counts, n):
+    k = counts.size
+    Y = np.zeros((labels.size, k + 1))
+    ok = labels >= 0
+    Y[np.flatnonzero(ok), labels[ok]] = 1.0 / np.sqrt(counts[labels[ok]])
+    Y[:, k] = 1.0 / np.sqrt(n)
+    return Y
+
+
+def _zero_unassigned(labels):
+    return np.where(labels >= 0, labels, 0)
+
+
+def _leading(q, k):
+    return q[:, :k].copy()
+
+
+def _leading_normalized(q, k):
+    V = q[:, :k]
+    norms = np.linalg.norm(V, axis=1, keepdims=True)
+    return np.divide(V, norms, out=np.zeros_like(V), where=norms > 0)
+
+
+def _first_nonzero(Xn):
+    idx = np.flatnonzero(np.any(Xn != 0, axis=1))
+    return int(idx[0]) if idx.size else -1
+
+
+def _row(Xn, i):
+    return Xn[i].copy()
+
+
+def _accumulate(c, Xn, r):
+    if c is None:
+        c = np.where(np.any(Xn != 0, axis=1), 0.0, np.inf)
+    return c + np.abs(Xn @ r)
+
+
+def _argmin(c):
+    i = int(np.argmin(c)) if c.size else -1
+    return (float(c[i]) if c.size else np.inf), i
+
+
+def _discrete_stats(Xn, R, k):
+    labels = np.argmax(Xn @ R, axis=1)
+    return np.stack([np.bincount(labels, weights=Xn[:, j], minlength=k) for j in range(k)],
+                    axis=1)
+
+
+def _discrete_labels(Xn, R):
+    return np.argmax(Xn @ R, axis=1).astype(np.int64)
+
+
+def _cluster_columns(labels, present, counts):
+    """Normalised indicators over the clusters present (sorted ids), as
+    :func:`hyperclust.objectives.cluster_indicators`."""
+    col = np.searchsorted(present, labels)
+    Y = np.zeros((labels.size, present.size))
+    Y[np.arange(labels.size), col] = 1.0 / np.sqrt(counts[col])
+    return Y
+
+
+def _trace_part(Y, z):
+    return float(np.sum(Y * z))
+
+
+def _block(bounds, i):
+    return int(np.searchsorted(bounds, i, side="right") - 1)
+
+
+class DistributedAHCKA(HypergraphClusterer):
+    """AHCKA (structure only) on a Dask cluster: the distributed counterpart of
+    ``AHCKA(...)`` on a hypergraph without node features.
+
+    Parameters
+    ----------
+    n_clusters : int
+    alpha : float in (0, 1], default 0.2
+    max_iter : int, default 200
+    check_interval : int, default 5
+    patience : int, default 3
+    init_steps : int, default 5
+    n_hops : int, default 3
+    discretize_iter : int, default 30
+        Iterations of the Yu-Shi discretisation (``max_iter`` of
+        :func:`hyperclust.cluster.ahcka.discretize`).
+    block_size : int, default 100,000
+        Nodes per row block when ``fit`` gets an in-memory hypergraph.
+    client : dask.distributed.Client, str or None
+        As in :class:`~hyperclust.distributed.DistributedSpectralClustering`.
+    n_workers : int, default 2
+
+    Attributes
+    ----------
+    labels_, embedding_, objective_, objective_history_, n_iter_, best_iter_
+        As in :class:`hyperclust.cluster.AHCKA` (``embedding_`` up to column signs).
+    node_ids_ : ndarray, shape (n_nodes,)
+
+    Examples
+    --------
+    >>> import distributed
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2], [3, 4, 5], [4, 5], [2, 3]])
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as c:
+    ...     est = DistributedAHCKA(2, client=c, block_size=4, max_iter=5).fit(hg)
+    >>> est.labels_.tolist()
+    [0, 0, 0, 1, 1, 1]
+    """
+
+    def __init__(self, n_clusters=2, *, alpha=0.2, max_iter=200, check_interval=5,
+                 patience=3, init_steps=5, n_hops=3, discretize_iter=30, block_size=100_000,
+                 client=None, n_workers=2):
+        self.n_clusters = n_clusters
+        self.alpha = alpha
+        self.max_iter = max_iter
+        self.check_interval = check_interval
+        self.patience = patience
+        self.init_steps = init_steps
+        self.n_hops = n_hops
+        self.discretize_iter = discretize_iter
+        self.block_size = block_size
+        self.client = client
+        self.n_workers = n_workers
+
+    def _validate(self, n):
+        k = check_n_clusters(self.n_clusters, n)
+        check_fraction(self.alpha, "alpha", lo_open=True)
+        check_int(self.max_iter, "max_iter", 0)
+        check_int(self.check_interval, "check_interval", 1)
+        check_int(self.patience, "patience", 1)
+        check_int(self.init_steps, "init_steps", 0)
+        check_int(self.n_hops, "n_hops", 0)
+        check_int(self.discretize_iter, "discretize_iter", 1)
+        check_int(self.block_size, "block_size", 1)
+        check_int(self.n_workers, "n_workers", 1)
+        return k
+
+    def fit(self, hypergraph, y=None):
+        """Cluster the nodes; ``hypergraph`` is a :class:`~hyperclust.Hypergraph` without
+        features, a :class:`~hyperclust.distributed.PartitionedHypergraph` or its directory."""
+        if getattr(hypergraph, "features", None) is not None:
+            raise ValueError("DistributedAHCKA is structure-only: the attribute kNN walk needs "
+                             "a global kNN search; use hyperclust.cluster.AHCKA, or drop the "
+                             "features (hypergraph.replace(features=None))")
+        with as_partitioned(hypergraph, self.block_size) as phg, \
+                resolve_client(self.client, self.n_workers) as client:
+            k = self._validate(phg.n_nodes)
+            self._fit(phg, client, k)
+            self.node_ids_ = hypergraph.node_ids if hasattr(hypergraph, "incidence") \
+                else phg.node_ids
+        return self
+
+    # ------------------------------------------------------------ steps
+    def _submit(self, fn, *args):
+        return self._client.submit(fn, *args, retries=RETRIES, pure=False)
+
+    def _fit(self, phg, client, k):
+        self._client = client
+        n, bounds, alpha = phg.n_nodes, phg.block_bounds, float(self.alpha)
+        M = propagation(phg, client, self_loops=0.0, kind="rw")
+        Mt = propagation(phg, client, self_loops=0.0, kind="rw", adjoint=True)
+        sizes = np.diff(bounds)
+        # seeds: the k highest weighted degrees, ties to the lower index (stable argsort)
+        tops = client.gather([self._submit(_top_degrees, phg.block_path(b), int(bounds[b]), k)
+                              for b in range(phg.n_blocks)])
+        deg = np.concatenate([t[0] for t in tops])
+        idx = np.concatenate([t[1] for t in tops])
+        seeds = idx[np.lexsort((idx, -deg))][:k]
+        blk = np.searchsorted(bounds, seeds, side="right") - 1
+        E = [self._submit(_indicators, seeds[blk == b] - bounds[b], np.flatnonzero(blk == b),
+                          int(sizes[b]), k) for b in range(phg.n_blocks)]
+        z = E
+        for _ in range(int(self.init_steps)):
+            z = Mt.apply(z, then=[(_restart_step, alpha, e) for e in E])
+        init = [self._submit(_argmax_assign, zb) for zb in z]
+        counts = np.sum(client.gather([self._submit(_count, lb, k) for lb in init]), axis=0)
+        q, _ = tsqr(client, [self._submit(_start_block, lb, counts, n) for lb in init])
+        init_labels = [self._submit(_zero_unassigned, lb) for lb in init]
+        best = (self._score(M, init_labels, k, n), init_labels,
+                [self._submit(_leading, qb, k) for qb in q], 0)
+        history = [(0, best[0])]
+        rises, last, it = 0, best[0], 0
+        for it in range(1, int(self.max_iter) + 1):
+            q, _ = tsqr(client, M.apply(q))
+            if it % self.check_interval:
+                continue
+            Xn = [self._submit(_leading_normalized, qb, k) for qb in q]
+            labels = self._discretize(Xn, bounds, int(seeds[0]), k, n)
+            f = self._score(M, labels, k, n)
+            history.append((it, f))
+            if f < best[0]:
+                best = (f, labels, [self._submit(_leading, qb, k) for qb in q], it)
+            rises = rises + 1 if f > last else 0
+            last = f
+            if rises >= self.patience:
+                break
+        f, labels, embedding, best_it = best
+        self.objective_ = f
+        self.labels_ = np.concatenate(client.gather(labels)).astype(np.int64)
+        self.embedding_ = np.concatenate(client.gather(embedding))
+        self.objective_history_ = history
+        self.n_iter_ = it
+        self.best_iter_ = best_it
+        del self._client
+
+    def _score(self, M, labels, k, n):
+        """:func:`hyperclust.objectives.rwr_conductance` (balance "mean") on ``M``."""
+        client, alpha = self._client, float(self.alpha)
+        counts = np.sum(client.gather([self._submit(np.bincount, lb, None, k)
+                                       for lb in labels]), axis=0)
+        present = np.flatnonzero(counts)
+        Y = [self._submit(_cluster_columns, lb, present, counts[present]) for lb in labels]
+        z = Y
+        for _ in range(int(self.n_hops)):
+            z = M.apply(z, then=[(_restart_step, alpha, y) for y in Y])
+        total = sum(client.gather([self._submit(_trace_part, y, zb) for y, zb in zip(Y, z)]))
+        return float(1.0 - total / present.size)
+
+    def _discretize(self, Xn, bounds, start, k, n):
+        """:func:`hyperclust.cluster.ahcka.discretize` over the row blocks."""
+        client = self._client
+        b0 = _block(bounds, start)
+        first = client.gather([self._submit(_first_nonzero, x) for x in Xn])
+        nz = [(b, i) for b, i in enumerate(first) if i >= 0]
+        if not nz:
+            return [self._submit(np.zeros, int(bounds[b + 1] - bounds[b]), np.int64)
+                    for b in range(len(Xn))]
+        row = client.gather(self._submit(_row, Xn[b0], start - int(bounds[b0])))
+        if not np.any(row != 0):
+            b, i = nz[0]
+            row = client.gather(self._submit(_row, Xn[b], i))
+        R = np.zeros((k, k))
+        R[:, 0] = row
+        c = [None] * len(Xn)
+        for j in range(1, k):
+            c = [self._submit(_accumulate, cb, x, R[:, j - 1]) for cb, x in zip(c, Xn)]
+            mins = client.gather([self._submit(_argmin, cb) for cb in c])
+            b = min(range(len(mins)), key=lambda i: (mins[i][0], i))
+            R[:, j] = client.gather(self._submit(_row, Xn[b], mins[b][1]))
+        last = np.inf
+        for _ in range(int(self.discretize_iter)):
+            used = R  # the labels returned are those of the rotation the last pass started with
+            BtX = np.sum(client.gather([self._submit(_discrete_stats, x, R, k) for x in Xn]),
+                         axis=0)
+            U, S, Wt = np.linalg.svd(BtX, full_matrices=False)
+            obj = n - S.sum()
+            if last - obj < 1e-10 * max(1.0, n):
+                break
+            last = obj
+            R = Wt.T @ U.T
+        return [self._submit(_discrete_labels, x, used) for x in Xn]

@@ -1,0 +1,94 @@
+"""The power basis ``[X, P X, ..., P^K X]`` of a block operator, written per row block."""
+
+from __future__ import annotations
+
+import json
+import numbers
+from pathlib import Path
+
+import numpy as np
+
+from ..operators.propagation import BASIS_DTYPE, check_dtype
+from ._tasks import RETRIES
+from .linalg import scatter_blocks
+
+__all__ = ["write_power_basis", "read_power_basis"]
+
+BASIS_MANIFEST = "basis.json"
+
+
+def _write(path, dtype, *powers):
+    np.save(path, np.stack(powers).astype(dtype, copy=False), allow_pickle=False)
+    return path
+
+
+def write_power_basis(operator, X, order: int, out_dir, *, dtype=BASIS_DTYPE):
+    """Compute ``P^k X`` for ``k = 0..order`` on the cluster and write row block ``b`` as
+    ``basis-XXXXX.npy`` of shape ``(order + 1, n_b, d)`` (the layout of
+    :func:`hyperclust.models.basis.polynomial_basis`, cut by rows), plus ``basis.json``.
+
+    The products run in float64; ``dtype`` (default float32, :data:`BASIS_DTYPE`) is what
+    is stored.
+
+    Parameters
+    ----------
+    operator : BlockOperator
+        E.g. :func:`hyperclust.distributed.operator.propagation`.
+    X : ndarray, shape (n, d), or list of futures of its row blocks
+    order : int
+    out_dir : str or PathLike
+    dtype : {float32, float64}
+
+    Returns
+    -------
+    list of str
+        The block files, in row-block order.
+
+    Examples
+    --------
+    >>> import tempfile, numpy as np, distributed
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.models.basis import polynomial_basis
+    >>> from hyperclust.operators.propagation import PropagationOperator
+    >>> from hyperclust.distributed import write_partitioned
+    >>> from hyperclust.distributed.operator import propagation
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3], [3, 4]])
+    >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2)
+    >>> X = np.eye(5)[:, :2]
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as c:
+    ...     out = tempfile.mkdtemp()
+    ...     _ = write_power_basis(propagation(phg, c), X, 3, out, dtype=np.float64)
+    >>> ref = polynomial_basis(PropagationOperator(hg), X, 3, dtype=np.float64)
+    >>> bool(np.allclose(read_power_basis(out), ref))
+    True
+    """
+    if isinstance(order, bool) or not isinstance(order, numbers.Integral) or order < 0:
+        raise ValueError(f"order must be a non-negative integer, got {order!r}")
+    dtype = check_dtype(dtype)
+    client = operator.client
+    if isinstance(X, np.ndarray) or not isinstance(X, (list, tuple)):
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[0] != operator.shape[0]:
+            raise ValueError(f"X must have shape ({operator.shape[0]}, d), got {X.shape}")
+        X = scatter_blocks(client, X, operator.bounds)
+    powers = [list(X)]
+    for _ in range(int(order)):
+        powers.append(operator.apply(powers[-1]))
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    files = [client.submit(_write, str((out / f"basis-{b:05d}.npy").resolve()), dtype,
+                           *[p[b] for p in powers], retries=RETRIES, pure=False)
+             for b in range(operator.n_blocks)]
+    names = client.gather(files)
+    (out / BASIS_MANIFEST).write_text(json.dumps({
+        "order": int(order), "dtype": dtype.name, "block_bounds": operator.bounds.tolist(),
+        "files": [Path(f).name for f in names]}, indent=1), encoding="utf-8")
+    return names
+
+
+def read_power_basis(out_dir) -> np.ndarray:
+    """The whole ``(order + 1, n, d)`` basis written by :func:`write_power_basis`
+    (small inputs; trainers read the block files)."""
+    out = Path(out_dir)
+    info = json.loads((out / BASIS_MANIFEST).read_text(encoding="utf-8"))
+    return np.concatenate([np.load(out / f) for f in info["files"]], axis=1)

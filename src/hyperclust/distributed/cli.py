@@ -1,0 +1,119 @@
+"""The command-line side of the distributed package: ``hyperclust partition`` and
+``hyperclust cluster PARTITIONED_DIR --scheduler ADDRESS|local:N``."""
+
+from __future__ import annotations
+
+import csv
+import time
+from pathlib import Path
+
+__all__ = ["add_partition_parser", "cluster_partitioned", "DISTRIBUTED_METHODS"]
+
+#: ``--method`` values that run on a cluster, and what ``auto`` means there.
+DISTRIBUTED_METHODS = ("spectral-zhou", "ahcka")
+_AUTO = "spectral-zhou"
+
+
+def add_partition_parser(sub) -> None:
+    """Register ``hyperclust partition FILES... --out DIR``."""
+    p = sub.add_parser("partition", help="split edge-list files into a partitioned hypergraph "
+                                         "directory for `cluster --scheduler`")
+    p.add_argument("files", nargs="+", help="edge-list files (one hyperedge per line), in order")
+    p.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    p.add_argument("--block-size", type=int, default=1_000_000, metavar="N",
+                   help="nodes per row block (default 1,000,000)")
+    p.add_argument("--edge-block-size", type=int, default=None, metavar="N",
+                   help="hyperedges per hyperedge partition (default --block-size)")
+    p.add_argument("--weighted", action="store_true",
+                   help="the last field of each line is the hyperedge weight")
+    p.add_argument("--sep", default=None, help="field separator (default commas and/or spaces)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS|local:N",
+                   help="run the per-file and per-block work on a Dask cluster (default: here)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing DIR")
+    p.set_defaults(func=cmd_partition)
+
+
+def cmd_partition(args) -> int:
+    from .client import resolve_client
+    from .partition import partition_edgelists
+
+    kw = dict(block_size=args.block_size, edge_block_size=args.edge_block_size,
+              weighted=True if args.weighted else None, sep=args.sep, overwrite=args.overwrite)
+    t0 = time.perf_counter()
+    if args.scheduler is None:
+        phg = partition_edgelists(args.files, args.out, **kw)
+    else:
+        with resolve_client(args.scheduler) as client:
+            phg = partition_edgelists(args.files, args.out, client=client, progress=True, **kw)
+    print(f"wrote {phg.path}: {phg.n_nodes} nodes, {phg.n_edges} hyperedges, {phg.nnz} "
+          f"incidences in {phg.n_blocks} row blocks ({time.perf_counter() - t0:.2f} s)")
+    return 0
+
+
+def _check_out(value, force, option, suffixes=None):
+    if value is None:
+        return None
+    path = Path(value)
+    if suffixes and path.suffix.lower() not in suffixes:
+        raise ValueError(f"{option} {value}: the file name must end in {' or '.join(suffixes)}")
+    if path.exists() and not force:
+        raise ValueError(f"{option} {value} exists (pass --force to overwrite it)")
+    if not path.resolve().parent.is_dir():
+        raise ValueError(f"{option} {value}: no directory {path.parent}")
+    return path
+
+
+def cluster_partitioned(args) -> int:
+    """``hyperclust cluster DIR --scheduler ...``: fit the distributed version of
+    ``--method`` on a partitioned hypergraph and write ``--out``/``--embedding-out``."""
+    from ..cli.outputs import write_atomically, write_embedding
+    from .partitioned import PartitionedHypergraph
+    from .ahcka import DistributedAHCKA
+    from .spectral import DistributedSpectralClustering
+
+    method = _AUTO if args.method == "auto" else args.method
+    if method not in DISTRIBUTED_METHODS:
+        raise ValueError(f"method {args.method!r} has no distributed version; with --scheduler "
+                         f"use one of {', '.join(DISTRIBUTED_METHODS)}")
+    if getattr(args, "plot", None):
+        raise ValueError("--plot is not available with --scheduler (it needs the whole "
+                         "embedding in one process); write --embedding-out and plot that")
+    if args.drop_isolated:
+        raise ValueError("--drop-isolated is not available with --scheduler; drop the nodes "
+                         "before partitioning")
+    given = [opt for opt, key in (("--features", "features"), ("--labels", "labels"),
+                                  ("--format", "format"), ("--sep", "sep"),
+                                  ("--header/--no-header", "header"))
+             if getattr(args, key, None) is not None]
+    if given:
+        raise ValueError(f"{', '.join(given)} cannot be used with --scheduler: the input is a "
+                         "directory made by `hyperclust partition` (pass reading options "
+                         "there; features are not used by the distributed methods)")
+    if args.k is None or args.k < 1:
+        raise ValueError("--k (a positive number of clusters) is required with --scheduler")
+    out = _check_out(args.out, args.force, "--out")
+    emb = _check_out(args.embedding_out, args.force, "--embedding-out", (".npy", ".npz"))
+    phg = PartitionedHypergraph(args.target)
+    if method == "ahcka":
+        est = DistributedAHCKA(args.k, client=args.scheduler)
+        what = "orthogonal iterations"
+    else:
+        est = DistributedSpectralClustering(args.k, client=args.scheduler,
+                                            progress=not args.quiet, random_state=args.seed)
+        what = "filtered subspace iterations"
+    t0 = time.perf_counter()
+    est.fit(phg)
+    print(f"{method} on {phg!r} via {args.scheduler}: {args.k} clusters in "
+          f"{time.perf_counter() - t0:.2f} s ({est.n_iter_} {what})")
+    if out is not None:
+        def write(fh):
+            w = csv.writer(fh)
+            w.writerow(["node", "cluster"])
+            w.writerows(zip(est.node_ids_.tolist(), est.labels_.tolist()))
+        write_atomically(out, write)
+        print(f"wrote {out} ({phg.n_nodes} rows: node id, cluster)")
+    if emb is not None:
+        write_atomically(emb, lambda fh: write_embedding(fh, emb, phg, est.embedding_),
+                          binary=True)
+        print(f"wrote {emb} ({est.embedding_.shape[0]} x {est.embedding_.shape[1]} embedding)")
+    return 0

@@ -1,0 +1,32 @@
+"""What a distributed estimator accepts: a partitioned hypergraph (handle or directory), or
+an in-memory hypergraph written to a temporary partitioned directory."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+
+from ..hypergraph import Hypergraph
+from .partition import write_partitioned
+from .partitioned import PartitionedHypergraph
+
+__all__ = ["as_partitioned"]
+
+
+@contextlib.contextmanager
+def as_partitioned(data, block_size: int):
+    """Yield a :class:`PartitionedHypergraph` for ``data``; an in-memory ``Hypergraph`` is
+    written under a temporary directory (removed on exit) that local workers can read."""
+    if isinstance(data, PartitionedHypergraph):
+        yield data
+    elif isinstance(data, (str, os.PathLike)):
+        yield PartitionedHypergraph(data)
+    elif isinstance(data, Hypergraph):
+        if data.n_nodes == 0:
+            raise ValueError("the hypergraph has no nodes")
+        with tempfile.TemporaryDirectory(prefix="hyperclust-partitioned-") as tmp:
+            yield write_partitioned(data, tmp, block_size=block_size)
+    else:
+        raise TypeError(f"fit expects a hyperclust.Hypergraph, a PartitionedHypergraph or the "
+                        f"path of a partitioned directory, got {type(data).__name__}")

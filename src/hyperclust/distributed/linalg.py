@@ -1,0 +1,111 @@
+"""Dense block linear algebra on row-blocked ``(n, k)`` matrices held as Dask futures:
+scatter/gather, the thin QR by TSQR, block inner products."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._tasks import RETRIES
+
+__all__ = ["scatter_blocks", "gather_blocks", "tsqr", "inner", "combine", "random_blocks"]
+
+
+def scatter_blocks(client, X, bounds):
+    """Futures of the row blocks ``X[bounds[b]:bounds[b + 1]]`` (each is a task holding its
+    block, so that Dask can recompute it when its worker is lost).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.operators.propagation import PropagationOperator
+    >>> from hyperclust.distributed import PartitionedHypergraph, write_partitioned
+    >>> from hyperclust.distributed.operator import propagation
+    >>> import tempfile, distributed
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3], [3, 4, 5], [0, 5]])
+    >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=4)
+    >>> X = np.arange(12.0).reshape(6, 2)
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as c:
+    ...     P = propagation(phg, c)
+    ...     Y = gather_blocks(c, P.apply(scatter_blocks(c, X, phg.block_bounds)))
+    >>> bool(np.allclose(Y, PropagationOperator(hg) @ X))
+    True
+    """
+    X = np.asarray(X, dtype=np.float64)
+    # Submitted as tasks holding their block, not scattered: a block lost with its worker
+    # is then recomputed (scattered data has no lineage, its dependents would be cancelled).
+    return [client.submit(np.array, X[bounds[b]:bounds[b + 1]], retries=RETRIES, pure=False)
+            for b in range(len(bounds) - 1)]
+
+
+def gather_blocks(client, blocks):
+    """The stacked ``(n, k)`` array of the blocks' futures."""
+    return np.concatenate(client.gather(blocks))
+
+
+def _qr(X):
+    return np.linalg.qr(X)
+
+
+def _r_of(qr):
+    return qr[1]
+
+
+def _times(qr, S):
+    return qr[0] @ S
+
+
+def tsqr(client, blocks):
+    """Thin QR ``X = Q R`` of a row-blocked matrix (TSQR: local QRs, one small QR of the
+    stacked ``R`` factors on the driver). ``R`` has a non-negative diagonal.
+
+    Returns
+    -------
+    Q_blocks : list of futures
+    R : ndarray, shape (k, k)
+    """
+    local = [client.submit(_qr, X, retries=RETRIES, pure=False) for X in blocks]
+    Rs = client.gather([client.submit(_r_of, f, retries=RETRIES, pure=False) for f in local])
+    Q2, R = np.linalg.qr(np.concatenate(Rs))
+    signs = np.where(np.diag(R) < 0, -1.0, 1.0)
+    Q2, R = Q2 * signs, signs[:, None] * R
+    cuts = np.cumsum([0] + [r.shape[0] for r in Rs])
+    Q = [client.submit(_times, f, Q2[cuts[b]:cuts[b + 1]], retries=RETRIES, pure=False)
+         for b, f in enumerate(local)]
+    return Q, R
+
+
+def _gram(X, Y):
+    return X.T @ Y
+
+
+def inner(client, A_blocks, B_blocks):
+    """``A^T B`` (small, on the driver) of two row-blocked matrices."""
+    parts = client.gather([client.submit(_gram, a, b, retries=RETRIES, pure=False)
+                           for a, b in zip(A_blocks, B_blocks)])
+    return np.sum(parts, axis=0)
+
+
+def _lin(X, S, Y, T):
+    out = X @ S
+    if Y is not None:
+        out -= Y @ T
+    return out
+
+
+def combine(client, X_blocks, S, Y_blocks=None, T=None):
+    """Blocks of ``X S`` (or ``X S - Y T``), ``S``/``T`` small matrices."""
+    Y_blocks = Y_blocks or [None] * len(X_blocks)
+    return [client.submit(_lin, x, S, y, T, retries=RETRIES, pure=False)
+            for x, y in zip(X_blocks, Y_blocks)]
+
+
+def _random_block(seed, b, rows, k):
+    return np.random.default_rng([seed, b]).standard_normal((rows, k))
+
+
+def random_blocks(client, bounds, k, seed):
+    """Blocks of a standard normal ``(n, k)`` matrix, each drawn on its worker from
+    ``(seed, block)`` (the same matrix for a seed and a partition, on any cluster)."""
+    return [client.submit(_random_block, int(seed), b, int(bounds[b + 1] - bounds[b]), int(k),
+                          retries=RETRIES) for b in range(len(bounds) - 1)]

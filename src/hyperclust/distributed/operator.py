@@ -1,0 +1,245 @@
+"""Normalized hypergraph operators applied block by block on a Dask cluster.
+
+Every operator here has the form
+
+    Y = diag(L) H diag(c) H^T diag(R) X  +  diag(g) X  +  t diag(L) 1 1^T diag(R) X
+
+(``c = w / |e|``), which covers the propagation operator ``P`` of
+:class:`hyperclust.operators.propagation.PropagationOperator` (``"sym"``:
+``L = R = (Dv + s)^-1/2``, ``g = s L R``; ``"rw"``: ``L = (Dv + s)^-1``, ``R = 1``), its
+adjoint (``L`` and ``R`` swapped), and the regularized normalized affinity of
+:class:`hyperclust.spectral.NormalizedAffinity` for Zhou's operator
+(``L = R = (Dv + tau)^-1/2``, ``g = 0``, ``t = tau / n``).
+
+``H^T (R X)`` is one map-reduce: each row block ``b`` computes ``H_b^T (R_b X_b)`` on the
+hyperedges it touches and splits the rows by hyperedge partition; each partition ``j`` sums
+its pieces and scales by ``c_j``. ``H E`` is the second: partition ``j`` cuts out the rows
+each row block needs, and block ``b`` multiplies ``H_b`` by them. Only hyperedge rows touched
+by a block move, so one application moves ``2 sum_b |E_b| d`` numbers, ``E_b`` the
+hyperedges row block ``b`` touches.
+"""
+
+from __future__ import annotations
+
+import numbers
+import operator as _op
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._tasks import RETRIES
+from .partitioned import PartitionedHypergraph, load_edge_block, load_node_block
+
+__all__ = ["BlockOperator", "propagation", "normalized_affinity", "OPERATOR_KINDS"]
+
+OPERATOR_KINDS = ("sym", "rw", "affinity")
+
+
+def _safe_inverse(x):
+    out = np.zeros_like(x, dtype=np.float64)
+    np.divide(1.0, x, out=out, where=x > 0)
+    return out
+
+
+class _NodeBlock:
+    """What a worker keeps of row block ``b``: ``H_b`` on the hyperedges it touches and the
+    diagonal scalings of its nodes."""
+
+    def __init__(self, path, edge_bounds, kind, shift, adjoint):
+        indptr, indices, degrees = load_node_block(path)
+        self.edges, cols = np.unique(indices, return_inverse=True)
+        self.H = sp.csr_matrix((np.ones(indices.size), cols.reshape(-1), indptr),
+                               shape=(indptr.size - 1, self.edges.size))
+        self.Ht = self.H.T.tocsr()
+        dv = degrees + shift
+        if kind == "rw":
+            left, right = _safe_inverse(dv), np.ones_like(dv)
+        else:
+            left = np.sqrt(_safe_inverse(dv))
+            right = left
+        if adjoint:
+            left, right = right, left
+        self.left, self.right = left, right
+        self.diag = (0.0 if kind == "affinity" else shift) * left * right
+        # rows of self.edges in each hyperedge partition: [cut[j], cut[j + 1])
+        self.cut = np.searchsorted(self.edges, edge_bounds)
+        self.touched = np.flatnonzero(np.diff(self.cut) > 0)
+        self.edge_start = np.asarray(edge_bounds)[:-1]
+
+    @property
+    def n_rows(self):
+        return self.H.shape[0]
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held (what Dask's memory accounting is told)."""
+        arrays = (self.edges, self.H.data, self.H.indices, self.H.indptr, self.Ht.data,
+                  self.Ht.indices, self.Ht.indptr, self.left, self.right, self.cut,
+                  self.touched, self.edge_start, np.asarray(self.diag))
+        return int(sum(a.nbytes for a in arrays))
+
+
+def _register_sizeof():
+    from dask.sizeof import sizeof
+
+    sizeof.register(_NodeBlock)(lambda block: block.nbytes)
+
+
+def _load_node(path, edge_bounds, kind, shift, adjoint):
+    return _NodeBlock(path, edge_bounds, kind, shift, adjoint)
+
+
+def _touched(block):
+    return block.touched
+
+
+def _load_edge_scale(path):
+    w, sizes = load_edge_block(path)
+    return w * _safe_inverse(sizes.astype(np.float64))
+
+
+def _down(block, X):
+    """Phase 1 map: pieces ``{j: (rows in partition j, H_b^T R_b X_b rows)}``, and
+    ``R_b^T X_b`` (for the rank-one term) under key -1."""
+    RX = block.right[:, None] * X
+    Z = block.Ht @ RX
+    pieces = {int(j): (block.edges[block.cut[j]:block.cut[j + 1]] - block.edge_start[j],
+                       Z[block.cut[j]:block.cut[j + 1]]) for j in block.touched}
+    pieces[-1] = RX.sum(axis=0)
+    return pieces
+
+
+def _sum_edges(size, scale, j, *pieces):
+    """Phase 1 reduce: hyperedge partition rows ``c_j * sum_b (H_b^T R_b X_b)_j`` (the pieces
+    are ``(rows, values)``, or whole phase-1 outputs to take key ``j`` from)."""
+    pieces = [p[j] if isinstance(p, dict) else p for p in pieces]
+    d = pieces[0][1].shape[1]
+    E = np.zeros((size, d))
+    for rows, Z in pieces:
+        E[rows] += Z  # rows of one piece are distinct hyperedges
+    return scale[:, None] * E
+
+
+def _slice_edges(E, rows):
+    return E[rows]
+
+
+def _up(block, X, t_sum, t, then, *slices):
+    """Phase 2: ``Y = L_b H_b E[E_b] + g_b X_b (+ t L_b sum_b R_b^T X_b)``, then
+    ``then(Y, X)`` when given (fuses an elementwise step into the same task)."""
+    G = np.concatenate(slices) if slices else np.zeros((0, X.shape[1]))
+    Y = block.left[:, None] * (block.H @ G) if G.shape[0] else np.zeros(X.shape)
+    if np.any(block.diag):
+        Y += block.diag[:, None] * X
+    if t:
+        Y += t * block.left[:, None] * t_sum[None, :]
+    return Y if then is None else then[0](Y, X, *then[1:])
+
+
+def _add(*xs):
+    return np.sum(xs, axis=0)
+
+
+class BlockOperator:
+    """A normalized hypergraph operator whose row blocks live on Dask workers.
+
+    Use :func:`propagation` or :func:`normalized_affinity` to make one. Blocks of ``X`` and
+    of the result are lists of futures, one ``(n_b, d)`` float64 array per row block of
+    the partitioned hypergraph (:func:`hyperclust.distributed.linalg.scatter_blocks`).
+
+    Parameters
+    ----------
+    partitioned : PartitionedHypergraph or path
+    client : dask.distributed.Client
+    kind : {"sym", "rw", "affinity"}
+    shift : float
+        Self-loop weight ``s`` (``"sym"``/``"rw"``) or regularization ``tau``
+        (``"affinity"``).
+    adjoint : bool, default False
+        Apply the transpose (differs from the operator only for ``"rw"``).
+    """
+
+    def __init__(self, partitioned, client, kind="sym", shift=1.0, adjoint=False):
+        if kind not in OPERATOR_KINDS:
+            raise ValueError(f"kind must be one of {OPERATOR_KINDS}, got {kind!r}")
+        if isinstance(shift, bool) or not isinstance(shift, numbers.Real) or \
+                not np.isfinite(shift) or shift < 0:
+            raise ValueError(f"the self-loop weight / regularization must be a non-negative "
+                             f"float, got {shift!r}")
+        _register_sizeof()
+        self.partitioned = partitioned if isinstance(partitioned, PartitionedHypergraph) \
+            else PartitionedHypergraph(partitioned)
+        phg = self.partitioned
+        self.client = client
+        self.kind, self.shift, self.adjoint = kind, float(shift), bool(adjoint)
+        self.shape = (phg.n_nodes, phg.n_nodes)
+        self.bounds = phg.block_bounds
+        ebounds = phg.edge_bounds
+        self._edge_sizes = np.diff(ebounds)
+        self.rank_one = self.shift / phg.n_nodes if kind == "affinity" else 0.0
+        self.blocks = [client.submit(_load_node, phg.block_path(b), ebounds, kind, self.shift,
+                                     self.adjoint, retries=RETRIES)
+                       for b in range(phg.n_blocks)]
+        self.edge_scales = [client.submit(_load_edge_scale, phg.edge_block_path(j),
+                                          retries=RETRIES)
+                            for j in range(len(phg.edge_blocks))]
+        self.touched = client.gather([client.submit(_touched, blk) for blk in self.blocks])
+        self._rows = [{int(j): client.submit(_rows_of, blk, int(j), retries=RETRIES)
+                       for j in touched} for blk, touched in zip(self.blocks, self.touched)]
+        self.n_products = 0
+
+    @property
+    def n_blocks(self):
+        return len(self.blocks)
+
+    def apply(self, X_blocks, then=None):
+        """Futures of ``Op @ X``, one per row block (nothing is computed here).
+
+        ``then``: optional ``(fn, *args)`` or, per block, a list of them: the block result is
+        ``fn(Op X_b, X_b, *args)`` instead (an elementwise step fused into the product's
+        last task)."""
+        c = self.client
+        sub = lambda fn, *a: c.submit(fn, *a, retries=RETRIES, pure=False)  # noqa: E731
+        down = [sub(_down, blk, X) for blk, X in zip(self.blocks, X_blocks)]
+        pieces_of = {}  # j -> list of futures of (rows, Z)
+        single = len(self.edge_scales) == 1  # one partition: no split, one task less a block
+        for b, res in enumerate(down):
+            for j in self.touched[b]:
+                pieces_of.setdefault(int(j), []).append(
+                    res if single else sub(_op.getitem, res, int(j)))
+        edge_rows = {j: sub(_sum_edges, int(self._edge_sizes[j]), self.edge_scales[j], j,
+                            *pieces) for j, pieces in pieces_of.items()}
+        t_sum = None
+        if self.rank_one:
+            t_sum = sub(_add, *[sub(_op.getitem, res, -1) for res in down])
+        out = []
+        for b, (blk, X) in enumerate(zip(self.blocks, X_blocks)):
+            slices = [sub(_slice_edges, edge_rows[int(j)], self._rows[b][int(j)])
+                      for j in self.touched[b]]
+            step = then[b] if isinstance(then, list) else then
+            out.append(sub(_up, blk, X, t_sum, self.rank_one, step, *slices))
+        self.n_products += 1
+        return out
+
+
+def _rows_of(block, j):
+    return block.edges[block.cut[j]:block.cut[j + 1]] - block.edge_start[j]
+
+
+def propagation(partitioned, client, self_loops=1.0, kind="sym", adjoint=False):
+    """The propagation operator ``P`` of
+    :class:`~hyperclust.operators.propagation.PropagationOperator` on a cluster.
+
+    Examples
+    --------
+    See :func:`hyperclust.distributed.linalg.scatter_blocks`.
+    """
+    if kind not in ("sym", "rw"):
+        raise ValueError(f"kind must be 'sym' or 'rw', got {kind!r}")
+    return BlockOperator(partitioned, client, kind=kind, shift=self_loops, adjoint=adjoint)
+
+
+def normalized_affinity(partitioned, client, tau=0.0):
+    """Zhou's regularized normalized affinity (:class:`hyperclust.spectral.NormalizedAffinity`
+    of ``H W De^-1 H^T`` with degrees ``Dv``) on a cluster."""
+    return BlockOperator(partitioned, client, kind="affinity", shift=tau)

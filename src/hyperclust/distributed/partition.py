@@ -1,0 +1,342 @@
+"""Build a partitioned hypergraph on disk from edge-list files, without loading the whole.
+
+Layout of the output directory (read by :class:`~hyperclust.distributed.PartitionedHypergraph`):
+
+* ``manifest.json``: sizes, block boundaries, file names, the build options;
+* ``node_ids.npy``: the user's node ids in index order (int64, or unicode strings);
+* ``nodes-XXXXX.npz``: row block ``b`` of the incidence (nodes ``[start, stop)``) as CSR
+  with global hyperedge columns (``indptr``, ``indices``) and the nodes' weighted degrees;
+* ``edges-XXXXX.npz``: hyperedge partition ``j`` (hyperedges ``[start, stop)``): weights
+  and sizes.
+
+The build is four rounds of tasks (Dask tasks with a client, else run here): (1) per file,
+read it with :func:`hyperclust.io.read_edgelist` and return its distinct node ids; the
+driver merges them (sorted when all integers, else in order of first appearance, exactly
+as reading the concatenated files would); (2) per file, map members to global node
+indices, hash each hyperedge's member set and write the (node, hyperedge) pairs split by
+row block; the driver finds duplicate hyperedges across files from the hashes; (3) per
+file, renumber its hyperedges (duplicates merged as :meth:`Hypergraph.from_pairs` does);
+(4) per row block, gather its pairs from every file and write the block. No process holds
+more than one file's or one block's pairs; the driver holds the node ids (8 bytes per node
+for integer ids) and three int64 hash words per hyperedge.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from ..hypergraph import map_ids
+from ..io.edgelist import read_edgelist
+from ._tasks import run_tasks
+
+__all__ = ["partition_edgelists", "write_partitioned", "MANIFEST", "FORMAT_VERSION"]
+
+MANIFEST = "manifest.json"
+FORMAT_VERSION = 1
+_DUPLICATES = ("merge", "drop", "keep")
+
+
+def _read(path, opts):
+    # duplicates are resolved across files by the driver, so each file keeps its own
+    return read_edgelist(path, duplicates="keep", **opts)
+
+
+def _file_ids(path, opts):
+    hg = _read(path, opts)
+    return hg.node_ids, hg.n_edges
+
+
+def _mix64(x):
+    """SplitMix64 finaliser: a fixed pseudo-random 64-bit word per integer."""
+    z = x.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15)
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def _piece_name(tmp, f, b):
+    return os.path.join(tmp, f"f{f:05d}-b{b:05d}.npz")
+
+
+def _file_pairs(path, opts, global_ids, f, tmp, block_size, n_blocks):
+    """Write file ``f``'s pairs per row block; return its hyperedge keys and weights."""
+    hg = _read(path, opts)
+    gidx, _ = map_ids(hg.node_ids, ids=global_ids)
+    Hc = hg.incidence.tocsc()
+    Hc.sort_indices()
+    sizes = np.diff(Hc.indptr)
+    nodes = gidx[Hc.indices]
+    edges = np.repeat(np.arange(hg.n_edges, dtype=np.int64), sizes)
+    keys = np.zeros((hg.n_edges, 3), dtype=np.int64)
+    keys[:, 0] = sizes
+    if nodes.size:
+        starts = Hc.indptr[:-1]
+        with np.errstate(over="ignore"):
+            keys[:, 1] = np.add.reduceat(_mix64(nodes), starts).view(np.int64)
+            keys[:, 2] = np.add.reduceat(_mix64(nodes ^ 0x5DEECE66D), starts).view(np.int64)
+    block = nodes // block_size
+    order = np.argsort(block, kind="stable")
+    bounds = np.searchsorted(block[order], np.arange(n_blocks + 1))
+    for b in range(n_blocks):
+        sel = order[bounds[b]:bounds[b + 1]]
+        np.savez(_piece_name(tmp, f, b), nodes=nodes[sel], edges=edges[sel])
+    return keys, hg.weights
+
+
+def _renumber(f, tmp, n_blocks, edge_map):
+    """Rewrite file ``f``'s pieces with global hyperedge ids (dropping merged copies, whose
+    members are those of the copy kept)."""
+    for b in range(n_blocks):
+        name = _piece_name(tmp, f, b)
+        with np.load(name) as z:
+            nodes, edges = z["nodes"], z["edges"]
+        new = edge_map[edges]
+        keep = new >= 0
+        np.savez(name, nodes=nodes[keep], edges=new[keep])
+
+
+def _assemble_block(b, tmp, n_files, start, stop, out_path, edge_weights):
+    nodes, edges = [], []
+    for f in range(n_files):
+        with np.load(_piece_name(tmp, f, b)) as z:
+            nodes.append(z["nodes"])
+            edges.append(z["edges"])
+    nodes = np.concatenate(nodes) - start
+    edges = np.concatenate(edges)
+    pairs = np.unique(nodes * (edges.max() + 1 if edges.size else 1) + edges) if nodes.size \
+        else np.zeros(0, np.int64)
+    width = edges.max() + 1 if edges.size else 1
+    rows, cols = pairs // width, pairs % width
+    indptr = np.searchsorted(rows, np.arange(stop - start + 1)).astype(np.int64)
+    degrees = np.bincount(rows, weights=edge_weights[cols], minlength=stop - start)
+    np.savez(out_path, indptr=indptr, indices=cols.astype(np.int64), degrees=degrees)
+    return int(cols.size)
+
+
+def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
+                        edge_block_size: int | None = None, client=None,
+                        weighted: bool | None = None, sep: str | None = None,
+                        header: bool | None = None, duplicates: str = "merge",
+                        singletons: str = "keep", overwrite: bool = False,
+                        progress: bool = False):
+    """Partition the hypergraph of several edge-list files into row blocks on disk.
+
+    The result equals reading the concatenated files with
+    :func:`hyperclust.io.read_edgelist` (same node ids, hyperedge order, weights and
+    duplicate handling), but no process ever holds all of it (see the module notes).
+
+    Parameters
+    ----------
+    files : sequence of str or PathLike
+        Edge-list files (one hyperedge per line), in order: hyperedges are numbered file
+        after file.
+    out_dir : str or PathLike
+        Output directory; with a Dask client it must be on a file system every worker sees.
+    block_size : int, default 1,000,000
+        Nodes per row block.
+    edge_block_size : int, optional
+        Hyperedges per hyperedge partition (default ``block_size``).
+    client : dask.distributed.Client, optional
+        Runs the per-file and per-block work as Dask tasks; default: in this process.
+    weighted, sep, header
+        As in :func:`hyperclust.io.read_edgelist`, applied to every file.
+    duplicates : {"merge", "drop", "keep"}, default "merge"
+        Hyperedges with the same members, within or across files (see
+        :meth:`hyperclust.Hypergraph.from_pairs`).
+    singletons : {"keep", "drop"}, default "keep"
+    overwrite : bool, default False
+        Replace an existing partitioned hypergraph in ``out_dir``.
+    progress : bool, default False
+        With a client, show Dask's progress bar for each round of tasks.
+
+    Returns
+    -------
+    PartitionedHypergraph
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> for i, text in enumerate(["a b\\nb c\\n", "c d e\\na b\\n"]):
+    ...     _ = open(os.path.join(d, f"part{i}.txt"), "w").write(text)
+    >>> files = [os.path.join(d, "part0.txt"), os.path.join(d, "part1.txt")]
+    >>> phg = partition_edgelists(files, os.path.join(d, "out"), block_size=2)
+    >>> phg.n_nodes, phg.n_edges, phg.n_blocks, list(phg.node_ids)
+    (5, 3, 3, ['a', 'b', 'c', 'd', 'e'])
+    >>> phg.edge_weights.tolist()  # "a b" twice, merged
+    [2.0, 1.0, 1.0]
+    """
+    from .partitioned import PartitionedHypergraph
+
+    files = [Path(f) for f in ([files] if isinstance(files, (str, os.PathLike)) else files)]
+    if not files:
+        raise ValueError("no edge-list files given")
+    block_size, edge_block_size = _check_sizes(block_size, edge_block_size)
+    if duplicates not in _DUPLICATES:
+        raise ValueError(f"duplicates must be one of {_DUPLICATES}, got {duplicates!r}")
+    if singletons not in ("keep", "drop"):
+        raise ValueError(f"singletons must be 'keep' or 'drop', got {singletons!r}")
+    missing = next((f for f in files if not f.is_file()), None)
+    if missing is not None:
+        raise FileNotFoundError(f"edge-list file not found: {missing}")
+    out = _prepare_out(out_dir, overwrite)
+    opts = {"weighted": weighted, "sep": sep, "header": header, "singletons": singletons}
+    files_abs = [str(f.resolve()) for f in files]
+
+    # (1) node ids
+    first = run_tasks(client, _file_ids, [(f, opts) for f in files_abs], progress=progress)
+    kinds = {ids.dtype == object for ids, _ in first}
+    if len(kinds) > 1:
+        raise ValueError("some files have only integer node ids and others not; reading "
+                         "them together would turn the integers into strings (e.g. '007' "
+                         "into '7'): write every id in one form")
+    _, global_ids = map_ids(np.concatenate([ids for ids, _ in first]))
+    n = int(global_ids.shape[0])
+    n_blocks = max(1, -(-n // block_size))
+
+    # (2) pairs per (file, block) and hyperedge keys
+    tmp = out / "_pieces"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    ids_arg = client.scatter(global_ids, broadcast=True) if client is not None else global_ids
+    second = run_tasks(client, _file_pairs,
+                       [(f, opts, ids_arg, i, str(tmp), block_size, n_blocks)
+                        for i, f in enumerate(files_abs)], progress=progress)
+    keys = np.concatenate([k for k, _ in second]) if second else np.zeros((0, 3), np.int64)
+    weights = np.concatenate([w for _, w in second])
+    m_raw = keys.shape[0]
+    if duplicates == "keep" or m_raw == 0:
+        first_of = np.arange(m_raw)
+        merged_w = weights
+    else:
+        _, first_idx, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        first_of = first_idx[inverse.reshape(-1)]
+        merged_w = weights.copy()
+        if duplicates == "merge":
+            merged_w = np.bincount(inverse.reshape(-1), weights=weights)[inverse.reshape(-1)]
+    kept = first_of == np.arange(m_raw)
+    new_id = np.full(m_raw, -1, dtype=np.int64)
+    new_id[kept] = np.arange(int(kept.sum()))
+    edge_map = new_id
+    edge_weights = merged_w[kept]
+    edge_sizes = keys[kept, 0]
+    offsets = np.concatenate([[0], np.cumsum([k.shape[0] for k, _ in second])])
+
+    # (3) global hyperedge ids in the pieces
+    run_tasks(client, _renumber, [(i, str(tmp), n_blocks, edge_map[offsets[i]:offsets[i + 1]])
+                                  for i in range(len(files_abs))], progress=progress)
+    # (4) row blocks
+    w_arg = client.scatter(edge_weights, broadcast=True) if client is not None else edge_weights
+    node_blocks = [{"file": f"nodes-{b:05d}.npz", "start": b * block_size,
+                    "stop": min(n, (b + 1) * block_size)} for b in range(n_blocks)]
+    nnz = run_tasks(client, _assemble_block,
+                    [(b, str(tmp), len(files_abs), blk["start"], blk["stop"],
+                      str(out / blk["file"]), w_arg) for b, blk in enumerate(node_blocks)],
+                    progress=progress)
+    for blk, z in zip(node_blocks, nnz):
+        blk["nnz"] = int(z)
+    _write_edges_and_manifest(out, node_blocks, edge_weights, edge_sizes, global_ids,
+                              block_size, edge_block_size, files_abs,
+                              {**{k: v for k, v in opts.items() if v is not None},
+                               "duplicates": duplicates})
+    shutil.rmtree(tmp, ignore_errors=True)
+    return PartitionedHypergraph(out)
+
+
+def _write_edges_and_manifest(out, node_blocks, edge_weights, edge_sizes, node_ids, block_size,
+                              edge_block_size, sources, options):
+    n, m = int(node_ids.shape[0]), int(edge_weights.size)
+    n_edge_blocks = max(1, -(-m // edge_block_size))
+    edge_blocks = []
+    for j in range(n_edge_blocks):
+        lo, hi = j * edge_block_size, min(m, (j + 1) * edge_block_size)
+        name = f"edges-{j:05d}.npz"
+        np.savez(out / name, weights=edge_weights[lo:hi], sizes=edge_sizes[lo:hi])
+        edge_blocks.append({"file": name, "start": lo, "stop": hi})
+    text_ids = node_ids.dtype == object
+    np.save(out / "node_ids.npy", node_ids.astype(str) if text_ids else node_ids,
+            allow_pickle=False)
+    manifest = {
+        "format": "hyperclust-partitioned", "version": FORMAT_VERSION,
+        "n_nodes": n, "n_edges": m, "nnz": int(sum(b["nnz"] for b in node_blocks)),
+        "node_ids": "node_ids.npy", "node_id_kind": "str" if text_ids else "int",
+        "block_size": block_size, "edge_block_size": edge_block_size,
+        "node_blocks": node_blocks, "edge_blocks": edge_blocks,
+        "sources": sources, "options": options,
+    }
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+
+
+def _prepare_out(out_dir, overwrite):
+    out = Path(out_dir)
+    if (out / MANIFEST).exists() and not overwrite:
+        raise FileExistsError(f"{out} already holds a partitioned hypergraph "
+                              "(pass overwrite=True / --overwrite to replace it)")
+    out.mkdir(parents=True, exist_ok=True)
+    for old in [out / MANIFEST] + list(out.glob("nodes-*.npz")) + list(out.glob("edges-*.npz")):
+        old.unlink(missing_ok=True)
+    return out
+
+
+def _check_sizes(block_size, edge_block_size):
+    for name, val in (("block_size", block_size), ("edge_block_size", edge_block_size)):
+        if val is not None and (isinstance(val, bool) or not isinstance(val, (int, np.integer))
+                                or val < 1):
+            raise ValueError(f"{name} must be a positive integer, got {val!r}")
+    return int(block_size), int(edge_block_size or block_size)
+
+
+def write_partitioned(hypergraph, out_dir, *, block_size: int = 1_000_000,
+                      edge_block_size: int | None = None, overwrite: bool = False):
+    """Write an in-memory :class:`~hyperclust.Hypergraph` as a partitioned hypergraph
+    (node ids, weights and hyperedge order kept).
+
+    Parameters
+    ----------
+    hypergraph : Hypergraph
+    out_dir : str or PathLike
+    block_size, edge_block_size, overwrite
+        As in :func:`partition_edgelists`.
+
+    Returns
+    -------
+    PartitionedHypergraph
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1], [1, 2, 3]], n_nodes=5)
+    >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2)
+    >>> phg.n_blocks, phg.to_hypergraph().isolated.tolist()
+    (3, [False, False, False, False, True])
+    """
+    from ..hypergraph import Hypergraph
+    from .partitioned import PartitionedHypergraph
+
+    if not isinstance(hypergraph, Hypergraph):
+        raise TypeError(f"write_partitioned expects a hyperclust.Hypergraph, got "
+                        f"{type(hypergraph).__name__}")
+    block_size, edge_block_size = _check_sizes(block_size, edge_block_size)
+    out = _prepare_out(out_dir, overwrite)
+    H, n = hypergraph.incidence, hypergraph.n_nodes
+    deg = hypergraph.weighted_degrees
+    node_blocks = []
+    for b in range(max(1, -(-n // block_size))):
+        lo, hi = b * block_size, min(n, (b + 1) * block_size)
+        Hb = H[lo:hi]
+        Hb.sort_indices()
+        name = f"nodes-{b:05d}.npz"
+        np.savez(out / name, indptr=Hb.indptr.astype(np.int64),
+                 indices=Hb.indices.astype(np.int64), degrees=deg[lo:hi])
+        node_blocks.append({"file": name, "start": lo, "stop": hi, "nnz": int(Hb.nnz)})
+    _write_edges_and_manifest(out, node_blocks, hypergraph.weights,
+                              hypergraph.edge_sizes.astype(np.int64), hypergraph.node_ids,
+                              block_size, edge_block_size, [], {"from": "hypergraph"})
+    return PartitionedHypergraph(out)

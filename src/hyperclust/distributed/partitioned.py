@@ -1,0 +1,125 @@
+"""A partitioned hypergraph on disk (written by
+:func:`~hyperclust.distributed.partition_edgelists`): its manifest and its blocks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..hypergraph import Hypergraph
+
+__all__ = ["PartitionedHypergraph", "load_node_block", "load_edge_block"]
+
+
+def load_node_block(path):
+    """Row block file -> ``(indptr, indices, degrees)``: CSR rows of the block with global
+    hyperedge columns, and the nodes' weighted degrees."""
+    with np.load(path) as z:
+        return z["indptr"], z["indices"], z["degrees"]
+
+
+def load_edge_block(path):
+    """Hyperedge partition file -> ``(weights, sizes)``."""
+    with np.load(path) as z:
+        return z["weights"], z["sizes"]
+
+
+class PartitionedHypergraph:
+    """Handle on a partitioned hypergraph directory; reads the manifest only.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        Directory holding ``manifest.json`` and the block files.
+
+    Attributes
+    ----------
+    n_nodes, n_edges, nnz : int
+    n_blocks : int
+        Row blocks (node partitions).
+    node_blocks, edge_blocks : list of dict
+        ``{"file", "start", "stop"}`` of each row block / hyperedge partition.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from hyperclust.distributed import partition_edgelists
+    >>> d = tempfile.mkdtemp()
+    >>> _ = open(os.path.join(d, "e.txt"), "w").write("1 2 3\\n3 4\\n")
+    >>> phg = PartitionedHypergraph(partition_edgelists([os.path.join(d, "e.txt")],
+    ...                                                 os.path.join(d, "p")).path)
+    >>> phg.to_hypergraph().edges()[1].tolist(), phg.node_ids.tolist()
+    ([2, 3], [1, 2, 3, 4])
+    """
+
+    def __init__(self, path):
+        from .partition import FORMAT_VERSION, MANIFEST
+
+        self.path = Path(path)
+        man = self.path / MANIFEST
+        if not man.is_file():
+            raise FileNotFoundError(f"{self.path} is not a partitioned hypergraph (no {MANIFEST}; "
+                                    "build one with `hyperclust partition`)")
+        try:
+            info = json.loads(man.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{man}: unreadable manifest ({exc})") from None
+        if info.get("format") != "hyperclust-partitioned" or \
+                info.get("version") != FORMAT_VERSION:
+            raise ValueError(f"{man}: not a version-{FORMAT_VERSION} hyperclust partitioned "
+                             "hypergraph manifest")
+        self.manifest = info
+        self.n_nodes = int(info["n_nodes"])
+        self.n_edges = int(info["n_edges"])
+        self.nnz = int(info["nnz"])
+        self.node_blocks = info["node_blocks"]
+        self.edge_blocks = info["edge_blocks"]
+        self.n_blocks = len(self.node_blocks)
+
+    def __repr__(self):
+        return (f"PartitionedHypergraph({str(self.path)!r}, n_nodes={self.n_nodes}, "
+                f"n_edges={self.n_edges}, nnz={self.nnz}, n_blocks={self.n_blocks})")
+
+    def block_path(self, b: int) -> str:
+        """Absolute path of row block ``b``."""
+        return str((self.path / self.node_blocks[b]["file"]).resolve())
+
+    def edge_block_path(self, j: int) -> str:
+        """Absolute path of hyperedge partition ``j``."""
+        return str((self.path / self.edge_blocks[j]["file"]).resolve())
+
+    @property
+    def block_bounds(self) -> np.ndarray:
+        """Row block boundaries, shape (n_blocks + 1,): block ``b`` is nodes
+        ``[bounds[b], bounds[b + 1])``."""
+        return np.array([b["start"] for b in self.node_blocks] + [self.n_nodes], dtype=np.int64)
+
+    @property
+    def edge_bounds(self) -> np.ndarray:
+        """Hyperedge partition boundaries, shape (n_edge_blocks + 1,)."""
+        return np.array([b["start"] for b in self.edge_blocks] + [self.n_edges], dtype=np.int64)
+
+    @property
+    def node_ids(self) -> np.ndarray:
+        """The user's node ids in index order: int64, or object (strings), as
+        :attr:`hyperclust.Hypergraph.node_ids`."""
+        ids = np.load(self.path / self.manifest["node_ids"], allow_pickle=False)
+        return ids.astype(object) if self.manifest["node_id_kind"] == "str" else ids
+
+    @property
+    def edge_weights(self) -> np.ndarray:
+        """Hyperedge weights, shape (n_edges,) (gathered from every partition)."""
+        parts = [load_edge_block(self.edge_block_path(j))[0] for j in range(len(self.edge_blocks))]
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+    def to_hypergraph(self) -> Hypergraph:
+        """The whole hypergraph in memory (small inputs, tests)."""
+        blocks = [load_node_block(self.block_path(b)) for b in range(self.n_blocks)]
+        H = sp.vstack([sp.csr_matrix((np.ones(ind.size), ind, ptr),
+                                     shape=(ptr.size - 1, self.n_edges))
+                       for ptr, ind, _ in blocks], format="csr")
+        return Hypergraph(H, weights=self.edge_weights, node_ids=self.node_ids,
+                          name=self.path.name)
