@@ -33,11 +33,10 @@ import numpy as np
 from ..hypergraph import map_ids
 from ..io.edgelist import read_edgelist
 from ._tasks import run_tasks
+from .partitioned import FORMAT_VERSION, MANIFEST, PartitionedHypergraph
 
 __all__ = ["partition_edgelists", "write_partitioned", "MANIFEST", "FORMAT_VERSION"]
 
-MANIFEST = "manifest.json"
-FORMAT_VERSION = 1
 _DUPLICATES = ("merge", "drop", "keep")
 
 
@@ -172,7 +171,6 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
     >>> phg.edge_weights.tolist()  # "a b" twice, merged
     [2.0, 1.0, 1.0]
     """
-    from .partitioned import PartitionedHypergraph
 
     files = [Path(f) for f in ([files] if isinstance(files, (str, os.PathLike)) else files)]
     if not files:
@@ -318,7 +316,6 @@ def write_partitioned(hypergraph, out_dir, *, block_size: int = 1_000_000,
     (3, [False, False, False, False, True])
     """
     from ..hypergraph import Hypergraph
-    from .partitioned import PartitionedHypergraph
 
     if not isinstance(hypergraph, Hypergraph):
         raise TypeError(f"write_partitioned expects a hyperclust.Hypergraph, got "

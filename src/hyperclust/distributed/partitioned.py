@@ -11,7 +11,12 @@ import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph
 
-__all__ = ["PartitionedHypergraph", "load_node_block", "load_edge_block"]
+__all__ = ["PartitionedHypergraph", "load_node_block", "load_edge_block", "MANIFEST",
+           "FORMAT_VERSION"]
+
+#: The file that makes a directory a partitioned hypergraph, and its format version.
+MANIFEST = "manifest.json"
+FORMAT_VERSION = 1
 
 
 def load_node_block(path):
@@ -56,8 +61,6 @@ class PartitionedHypergraph:
     """
 
     def __init__(self, path):
-        from .partition import FORMAT_VERSION, MANIFEST
-
         self.path = Path(path)
         man = self.path / MANIFEST
         if not man.is_file():
