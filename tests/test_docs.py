@@ -71,6 +71,9 @@ def test_public_api_has_examples():
                                                   "pandas", "dispatch")]
     names += [f"hyperclust.hypergraph.{m}" for m in ("core", "construction", "ids", "validation",
                                                      "cleaning", "statistics")]
+    names += ["hyperclust.io"] + [f"hyperclust.io.{m}" for m in (
+        "auto", "benchmark_formats", "edgelist", "errors", "formats", "hif", "hypergraphx",
+        "node_data", "safe_pickle")]
     names += ["hyperclust.bench"] + [f"hyperclust.bench.{m}" for m in (
         "seeds", "store", "aggregate", "tables", "staleness", "report", "plots", "provenance",
         "data", "runner")]

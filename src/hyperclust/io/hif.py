@@ -32,7 +32,6 @@ __all__ = ["read_hif", "write_hif", "from_hif", "to_hif", "validate_hif", "hif_s
 
 @functools.lru_cache(maxsize=1)
 def hif_schema() -> dict:
-    """The bundled HIF JSON schema (draft 2020-12)."""
     """The bundled HIF JSON schema (draft 2020-12).
 
     Returns
