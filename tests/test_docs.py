@@ -74,6 +74,8 @@ def test_public_api_has_examples():
     names += ["hyperclust.io"] + [f"hyperclust.io.{m}" for m in (
         "auto", "benchmark_formats", "edgelist", "errors", "formats", "hif", "hypergraphx",
         "node_data", "safe_pickle")]
+    names += ["hyperclust.datasets"] + [f"hyperclust.datasets.{m}" for m in (
+        "download", "load", "locate", "registry", "spec", "synthetic")]
     names += ["hyperclust.bench"] + [f"hyperclust.bench.{m}" for m in (
         "seeds", "store", "aggregate", "tables", "staleness", "report", "plots", "provenance",
         "data", "runner")]

@@ -179,7 +179,7 @@ def _key(x):
 
 
 def from_hif(doc: dict, *, label_key: str = "label", validate: bool = True, path=None,
-             **options) -> Hypergraph:
+             name=None, **options) -> Hypergraph:
     """Build a Hypergraph from a parsed HIF document (see the module notes).
 
     Parameters
@@ -192,6 +192,8 @@ def from_hif(doc: dict, *, label_key: str = "label", validate: bool = True, path
         Check ``doc`` against the bundled schema first.
     path : str or PathLike, optional
         The file ``doc`` came from, named in errors and warnings.
+    name : str, optional
+        Display name; default ``metadata["name"]`` of the document.
     **options
         ``duplicates``, ``singletons``, ``empty`` for :meth:`Hypergraph.from_pairs`.
 
@@ -286,7 +288,7 @@ def from_hif(doc: dict, *, label_key: str = "label", validate: bool = True, path
     if classes is not None:
         notes["classes"] = classes.tolist()
     return build(nodes, edges, n, m, labels=labels, features=features, weights=weights,
-                 node_names=node_names, edge_names=edge_names, name=meta.get("name"),
+                 node_names=node_names, edge_names=edge_names, name=name or meta.get("name"),
                  notes=notes, node_ids=_hif_ids(ids, "node"), edge_ids=_hif_ids(eids, "edge"),
                  **options)
 

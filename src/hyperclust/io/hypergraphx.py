@@ -42,7 +42,8 @@ def is_hypergraphx(doc) -> bool:
             and "hypergraph_type" in doc[0])
 
 
-def read_hypergraphx(path, *, label_key: str = "class", doc=None, **options) -> Hypergraph:
+def read_hypergraphx(path, *, label_key: str = "class", doc=None, name=None,
+                     **options) -> Hypergraph:
     """Read a hypergraphx JSON file.
 
     Parameters
@@ -53,6 +54,8 @@ def read_hypergraphx(path, *, label_key: str = "class", doc=None, **options) -> 
         order; nodes without it get -1).
     doc : list, optional
         The already parsed document (avoids reading ``path`` twice).
+    name : str, optional
+        Display name; default the file name without its suffixes.
     **options
         ``duplicates``, ``singletons``, ``empty`` for :meth:`Hypergraph.from_pairs`.
 
@@ -117,7 +120,7 @@ def read_hypergraphx(path, *, label_key: str = "class", doc=None, **options) -> 
         notes["classes"] = classes
         notes["class_names"] = classes
     return build(nodes, eids, len(ids), len(members), labels=labels, weights=weights,
-                 node_ids=_ids_array(ids), name=path.stem.split(".")[0], notes=notes,
+                 node_ids=_ids_array(ids), name=name or path.stem.split(".")[0], notes=notes,
                  **options)
 
 
