@@ -38,7 +38,8 @@ def _missing(*packages):
 @pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
 @pytest.mark.parametrize("name", _modules())
 def test_docstring_examples(name):
-    needs = {"hyperclust.plotting": ("matplotlib",)}.get(name, ())
+    needs = {"hyperclust.plotting": ("matplotlib",),
+             "hyperclust.operators.base": ("torch",)}.get(name, ())
     if name.startswith("hyperclust.convert"):
         needs += _INTEROP + ("torch",)
     if name.startswith(("hyperclust.models", "hyperclust.cluster")):
@@ -74,6 +75,8 @@ def test_public_api_has_examples():
     names += ["hyperclust.io"] + [f"hyperclust.io.{m}" for m in (
         "auto", "benchmark_formats", "edgelist", "errors", "formats", "hif", "hypergraphx",
         "node_data", "safe_pickle")]
+    names += [f"hyperclust.operators.{m}" for m in (
+        "base", "expansions", "kernels", "laplacians", "propagation", "registry")]
     names += ["hyperclust.datasets"] + [f"hyperclust.datasets.{m}" for m in (
         "download", "load", "locate", "registry", "spec", "synthetic")]
     names += ["hyperclust.bench"] + [f"hyperclust.bench.{m}" for m in (
