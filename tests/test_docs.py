@@ -77,6 +77,7 @@ def test_public_api_has_examples():
         "node_data", "safe_pickle")]
     names += [f"hyperclust.operators.{m}" for m in (
         "base", "expansions", "kernels", "laplacians", "propagation", "registry")]
+    names += ["hyperclust.cluster.base"]
     names += ["hyperclust.datasets"] + [f"hyperclust.datasets.{m}" for m in (
         "download", "load", "locate", "registry", "spec", "synthetic")]
     names += ["hyperclust.bench"] + [f"hyperclust.bench.{m}" for m in (
