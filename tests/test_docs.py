@@ -39,7 +39,8 @@ def _missing(*packages):
 @pytest.mark.parametrize("name", _modules())
 def test_docstring_examples(name):
     needs = {"hyperclust.plotting": ("matplotlib",),
-             "hyperclust.operators.base": ("torch",)}.get(name, ())
+             "hyperclust.operators.base": ("torch",),
+             "hyperclust.bench.peers": ("xgi", "hypernetx", "dhg", "torch")}.get(name, ())
     if name.startswith("hyperclust.convert"):
         needs += _INTEROP + ("torch",)
     if name.startswith(("hyperclust.models", "hyperclust.cluster")):
@@ -82,7 +83,7 @@ def test_public_api_has_examples():
         "download", "load", "locate", "registry", "spec", "synthetic")]
     names += ["hyperclust.bench"] + [f"hyperclust.bench.{m}" for m in (
         "seeds", "store", "aggregate", "tables", "staleness", "report", "plots", "provenance",
-        "data", "runner")]
+        "data", "runner", "worker", "peers", "memory", "cli")]
     lacking = []
     for name in names:
         module = importlib.import_module(name)
