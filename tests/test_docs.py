@@ -79,6 +79,8 @@ def test_public_api_has_examples():
     names += [f"hyperclust.operators.{m}" for m in (
         "base", "expansions", "kernels", "laplacians", "propagation", "registry")]
     names += ["hyperclust.cluster.base"]
+    names += [f"hyperclust.cli.{m}" for m in ("_common", "datasets", "info", "demo", "inputs",
+                                              "outputs")]
     names += ["hyperclust.datasets"] + [f"hyperclust.datasets.{m}" for m in (
         "download", "load", "locate", "registry", "spec", "synthetic")]
     names += ["hyperclust.bench"] + [f"hyperclust.bench.{m}" for m in (
