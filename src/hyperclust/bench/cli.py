@@ -110,6 +110,15 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def threading_is_main() -> bool:
+    """Whether this is the main thread (the only one that may install a signal handler).
+
+    Examples
+    --------
+    >>> import concurrent.futures
+    >>> with concurrent.futures.ThreadPoolExecutor(1) as pool:
+    ...     threading_is_main(), pool.submit(threading_is_main).result()
+    (True, False)
+    """
     import threading
 
     return threading.current_thread() is threading.main_thread()

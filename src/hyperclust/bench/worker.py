@@ -272,7 +272,24 @@ def _write(rec, out_path):
 
 def child_main(spec: dict, out_path: str, log_path: str) -> None:
     """Entry point of a run forked by the runner (multiprocessing): own session (so the
-    runner can kill the whole group), output to ``log_path``, capped memory."""
+    runner can kill the whole group), output to ``log_path``, capped memory.
+
+    Examples
+    --------
+    It takes over the process (new session, stdout and stderr redirected), so it runs in a
+    child; the record lands in ``out_path``:
+
+    >>> import json, multiprocessing, pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:  # doctest: +SKIP
+    ...     out, log = pathlib.Path(d) / "rec.json", pathlib.Path(d) / "run.log"
+    ...     spec = {"dataset": "synthetic-h1.0-n60-k2", "method": "kmeans", "seed": 0,
+    ...             "protocol": "all", "memory_limit_mb": 4096}
+    ...     child = multiprocessing.get_context("fork").Process(
+    ...         target=child_main, args=(spec, str(out), str(log)))
+    ...     child.start(); child.join()
+    ...     json.loads(out.read_text())["status"]
+    'ok'
+    """
     os.setsid()
     fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     sys.stdout.flush()

@@ -52,6 +52,14 @@ def add_input_arguments(p) -> None:
 
 
 def input_options(args) -> dict:
+    """The reader options (``sep``, ``header``) given on the command line.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> input_options(argparse.Namespace(sep=";", header=None))
+    {'sep': ';'}
+    """
     opts = {}
     if getattr(args, "sep", None) is not None:
         opts["sep"] = args.sep
@@ -120,6 +128,21 @@ def load_target(args):
 
 
 def attach_tables(hg, args):
+    """``hg`` with the ``--features``/``--labels`` tables of ``args`` attached by node id
+    (:func:`hyperclust.io.attach_node_data`); ``hg`` itself when there are none.
+
+    Examples
+    --------
+    >>> import argparse, pathlib, tempfile
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (pathlib.Path(d) / "y.csv").write_text("node,label\\n3,b\\n0,a\\n")
+    ...     args = argparse.Namespace(target="hg", features=None, index_base=0,
+    ...                               labels=str(pathlib.Path(d) / "y.csv"))
+    ...     attach_tables(hg, args).labels.tolist()
+    [0, -1, -1, 1]
+    """
     features, labels = getattr(args, "features", None), getattr(args, "labels", None)
     if features is None and labels is None:
         return hg

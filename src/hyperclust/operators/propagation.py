@@ -39,7 +39,17 @@ BASIS_DTYPE = np.dtype(np.float32)
 
 
 def check_dtype(dtype) -> np.dtype:
-    """``np.dtype(dtype)`` if it is float32 or float64, else a one-line ValueError."""
+    """``np.dtype(dtype)`` if it is float32 or float64, else a one-line ValueError.
+
+    Examples
+    --------
+    >>> check_dtype("float32"), check_dtype(np.float64)
+    (dtype('float32'), dtype('float64'))
+    >>> check_dtype(np.int64)
+    Traceback (most recent call last):
+    ...
+    ValueError: dtype must be float32 or float64, got <class 'numpy.int64'>
+    """
     try:
         dt = np.dtype(dtype) if dtype is not None else None
     except TypeError:
