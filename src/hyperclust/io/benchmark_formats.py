@@ -142,10 +142,8 @@ def read_hypergcn(directory, *, features: bool = True, name=None, **options) -> 
     ...     _ = (d / "hypergraph.pickle").write_bytes(pickle.dumps({"e0": [0, 1, 2], "e1": [2, 3]}))
     ...     _ = (d / "labels.pickle").write_bytes(pickle.dumps([7, 7, 9, 9]))
     ...     hg = read_hypergcn(d)
-    >>> hg.n_nodes, [e.tolist() for e in hg.edges()], hg.labels.tolist()
-    (4, [[0, 1, 2], [2, 3]], [0, 0, 1, 1])
-    >>> hg.cleaning.extra["classes"]
-    [7, 9]
+    >>> [e.tolist() for e in hg.edges()], hg.labels.tolist(), hg.cleaning.extra["classes"]
+    ([[0, 1, 2], [2, 3]], [0, 0, 1, 1], [7, 9])
     """
     d = _require_dir(directory)
     hpath = d / "hypergraph.pickle"
@@ -189,10 +187,8 @@ def read_le(directory, *, name=None, **options) -> Hypergraph:
     ----------
     directory : str or PathLike
         Holds exactly one ``NAME.content`` and its ``NAME.edges``.
-    name : str, optional
-        Display name; default the directory name.
-    **options
-        ``duplicates``, ``singletons``, ``empty`` for :meth:`Hypergraph.from_pairs`.
+    name, **options
+        As for :func:`read_hypergcn`.
 
     Returns
     -------
@@ -202,7 +198,7 @@ def read_le(directory, *, name=None, **options) -> Hypergraph:
 
     Examples
     --------
-    Node ids 10..13 are mapped to rows 0..3; hyperedge ids start at n = 4:
+    Node ids 10..13 are rows 0..3; hyperedge ids start at n = 4 (features: 1 column):
 
     >>> import pathlib, tempfile
     >>> with tempfile.TemporaryDirectory() as d:
@@ -210,10 +206,8 @@ def read_le(directory, *, name=None, **options) -> Hypergraph:
     ...     _ = (d / "toy.content").write_text("10 0.5 1\\n11 0.1 1\\n12 0.9 2\\n13 0.3 2\\n")
     ...     _ = (d / "toy.edges").write_text("10 4\\n11 4\\n12 4\\n12 5\\n13 5\\n")
     ...     hg = read_le(d)
-    >>> [e.tolist() for e in hg.edges()], hg.labels.tolist(), hg.features.shape
-    ([[0, 1, 2], [2, 3]], [0, 0, 1, 1], (4, 1))
-    >>> hg.node_ids.tolist()
-    [10, 11, 12, 13]
+    >>> [e.tolist() for e in hg.edges()], hg.labels.tolist(), hg.node_ids.tolist()
+    ([[0, 1, 2], [2, 3]], [0, 0, 1, 1], [10, 11, 12, 13])
     """
     d = _require_dir(directory)
     cpath = _single(d, "*.content", ".content")
@@ -299,10 +293,8 @@ def read_benson(directory, *, dataset: str | None = None, name=None, **options) 
     directory : str or PathLike
     dataset : str, optional
         The ``NAME`` in ``hyperedges-NAME.txt``; found automatically when unique.
-    name : str, optional
-        Display name; default the directory name.
-    **options
-        ``duplicates``, ``singletons``, ``empty`` for :meth:`Hypergraph.from_pairs`.
+    name, **options
+        As for :func:`read_hypergcn`.
 
     Returns
     -------
@@ -312,18 +304,14 @@ def read_benson(directory, *, dataset: str | None = None, name=None, **options) 
 
     Examples
     --------
-    Node 5 is in no hyperedge but has a label, so it is kept:
-
     >>> import pathlib, tempfile
     >>> with tempfile.TemporaryDirectory() as d:
     ...     d = pathlib.Path(d)
     ...     _ = (d / "hyperedges-toy.txt").write_text("1,2,3\\n3,4\\n")
-    ...     _ = (d / "node-labels-toy.txt").write_text("1\\n1\\n2\\n2\\n2\\n")
+    ...     _ = (d / "node-labels-toy.txt").write_text("1\\n1\\n2\\n2\\n2\\n")  # node 5 kept
     ...     hg = read_benson(d)
-    >>> hg.n_nodes, [e.tolist() for e in hg.edges()], hg.labels.tolist()
-    (5, [[0, 1, 2], [2, 3]], [0, 0, 1, 1, 1])
-    >>> hg.node_ids.tolist()
-    [1, 2, 3, 4, 5]
+    >>> [e.tolist() for e in hg.edges()], hg.labels.tolist(), hg.node_ids.tolist()
+    ([[0, 1, 2], [2, 3]], [0, 0, 1, 1, 1], [1, 2, 3, 4, 5])
     """
     d = _require_dir(directory)
     ds = dataset or _benson_name(d, "hyperedges")
@@ -374,12 +362,9 @@ def read_hsbm(directory, *, name=None, **options) -> Hypergraph:
     Parameters
     ----------
     directory : str or PathLike
-        Holds ``hyperedge.npy`` (a 0-d object array of a dict hyperedge -> node ids) and
-        optionally ``labels.npy`` (shape ``(n_nodes,)``).
-    name : str, optional
-        Display name; default the directory name.
-    **options
-        ``duplicates``, ``singletons``, ``empty`` for :meth:`Hypergraph.from_pairs`.
+        ``hyperedge.npy`` (a 0-d object array: dict hyperedge -> node ids), ``labels.npy``.
+    name, **options
+        As for :func:`read_hypergcn`.
 
     Returns
     -------
@@ -391,9 +376,7 @@ def read_hsbm(directory, *, name=None, **options) -> Hypergraph:
     >>> import pathlib, tempfile
     >>> with tempfile.TemporaryDirectory() as d:
     ...     d = pathlib.Path(d)
-    ...     edges = np.empty((), dtype=object)
-    ...     edges[()] = {0: [0, 1, 2], 1: [2, 3]}
-    ...     np.save(d / "hyperedge.npy", edges, allow_pickle=True)
+    ...     np.save(d / "hyperedge.npy", np.array({0: [0, 1, 2], 1: [2, 3]}), allow_pickle=True)
     ...     np.save(d / "labels.npy", np.array([0, 0, 1, 1]))
     ...     hg = read_hsbm(d)
     >>> hg.n_nodes, [e.tolist() for e in hg.edges()], hg.labels.tolist()
@@ -432,14 +415,12 @@ def read_edge_labels(path, n_classes: int | None = None, *, _stacklevel: int = 2
 
     Examples
     --------
-    >>> import pathlib, tempfile, warnings
+    >>> import pathlib, tempfile
     >>> with tempfile.TemporaryDirectory() as d:
     ...     path = pathlib.Path(d) / "hyperedge-labels.txt"
     ...     _ = path.write_text("1\\n2\\nx\\n3\\n")
-    ...     with warnings.catch_warnings():
-    ...         warnings.simplefilter("ignore")
-    ...         labels, bad = read_edge_labels(path, n_classes=2)
-    >>> labels.tolist(), bad
+    ...     labels, bad = read_edge_labels(path, n_classes=2)
+    >>> labels.tolist(), bad  # lines 3 ('x') and 4 (above n_classes) are corrupt
     ([0, 1, -1, -1], [3, 4])
     """
     lines = read_text(path).splitlines()
@@ -476,10 +457,8 @@ def read_benson_edge_labelled(directory, *, n_nodes: int | None = None, name=Non
         hyperedge) and ``hyperedge-label-identities.txt`` (one line per class).
     n_nodes : int, optional
         Number of nodes; default the largest node id.
-    name : str, optional
-        Display name; default the directory name.
-    **options
-        ``duplicates``, ``singletons``, ``empty`` for :meth:`Hypergraph.from_pairs`.
+    name, **options
+        As for :func:`read_hypergcn`.
 
     Returns
     -------
@@ -493,10 +472,8 @@ def read_benson_edge_labelled(directory, *, n_nodes: int | None = None, name=Non
     ...     d = pathlib.Path(d)
     ...     _ = (d / "hyperedges.txt").write_text("1\\t2\\t3\\n3\\t4\\n")
     ...     hg = read_benson_edge_labelled(d, n_nodes=5)
-    >>> hg.n_nodes, [e.tolist() for e in hg.edges()], hg.labels is None
-    (5, [[0, 1, 2], [2, 3]], True)
-    >>> list(hg.edge_names)
-    ['1', '2']
+    >>> hg.n_nodes, [e.tolist() for e in hg.edges()], list(hg.edge_names), hg.labels is None
+    (5, [[0, 1, 2], [2, 3]], ['1', '2'], True)
     """
     d = _require_dir(directory)
     epath = d / "hyperedges.txt"
