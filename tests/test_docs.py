@@ -38,7 +38,9 @@ def _missing(*packages):
 @pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
 @pytest.mark.parametrize("name", _modules())
 def test_docstring_examples(name):
-    needs = {"hyperclust.plotting": ("matplotlib",)}.get(name, ())
+    needs = {"hyperclust.plotting": ("matplotlib",),
+             "hyperclust.operators.base": ("torch",),
+             "hyperclust.bench.peers": ("xgi", "hypernetx", "dhg", "torch")}.get(name, ())
     if name.startswith("hyperclust.convert"):
         needs += _INTEROP + ("torch",)
     if name.startswith(("hyperclust.models", "hyperclust.cluster")):
@@ -73,9 +75,19 @@ def test_public_api_has_examples():
                                                   "pandas", "dispatch")]
     names += [f"hyperclust.hypergraph.{m}" for m in ("core", "construction", "ids", "validation",
                                                      "cleaning", "statistics")]
+    names += ["hyperclust.io"] + [f"hyperclust.io.{m}" for m in (
+        "auto", "benchmark_formats", "edgelist", "errors", "formats", "hif", "hypergraphx",
+        "node_data", "safe_pickle")]
+    names += [f"hyperclust.operators.{m}" for m in (
+        "base", "expansions", "kernels", "laplacians", "propagation", "registry")]
+    names += ["hyperclust.cluster.base"]
+    names += [f"hyperclust.cli.{m}" for m in ("_common", "datasets", "info", "demo", "inputs",
+                                              "outputs")]
+    names += ["hyperclust.datasets"] + [f"hyperclust.datasets.{m}" for m in (
+        "download", "load", "locate", "registry", "spec", "synthetic")]
     names += ["hyperclust.bench"] + [f"hyperclust.bench.{m}" for m in (
         "seeds", "store", "aggregate", "tables", "staleness", "report", "plots", "provenance",
-        "data", "runner")]
+        "data", "runner", "worker", "peers", "memory", "cli")]
     lacking = []
     for name in names:
         module = importlib.import_module(name)

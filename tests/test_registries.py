@@ -115,6 +115,40 @@ def test_register_dataset_refuses_an_unknown_format():
         register_dataset(spec)
 
 
+
+@pytest.mark.parametrize("fmt", ["edgelist", "hif", "hypergraphx"])
+def test_a_registered_dataset_loads_in_every_single_file_format(fmt, tmp_path):
+    # the JSON readers took no name=, so load_dataset (which passes the spec's name) failed
+    # with "build() got multiple values for keyword argument 'name'"
+    import hashlib
+    import json
+
+    from hyperclust.datasets import DatasetSpec, FileSpec, load_dataset, register_dataset
+    from hyperclust.datasets.registry import DATASETS
+    from hyperclust.io import write_edgelist, write_hif
+
+    hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    path = tmp_path / f"toy.{'txt' if fmt == 'edgelist' else 'json'}"
+    if fmt == "edgelist":
+        write_edgelist(hg, path)
+    elif fmt == "hif":
+        write_hif(hg, path)
+    else:
+        path.write_text(json.dumps([{"hypergraph_type": "Hypergraph"}] + [
+            {"type": "edge", "interaction": e.tolist()} for e in hg.edges()]))
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    register_dataset(DatasetSpec(
+        name="toy-file", format=fmt, files=(FileSpec(path.name, sha, None),), source="test",
+        description="toy", n_nodes=4, n_edges=2, n_edges_raw=2, n_edges_unique=2,
+        n_classes=None, n_features=None, isolated_nodes=0, homophily="n/a"))
+    try:
+        out = load_dataset("toy-file", data_dir=tmp_path, download=False)
+    finally:
+        del DATASETS["toy-file"]
+    assert out.name == "toy-file"
+    assert [e.tolist() for e in out.edges()] == [[0, 1, 2], [2, 3]]
+
+
 # ------------------------------------------------------------------------------- layout
 def _imports(src: Path) -> dict:
     """``{module: hyperclust modules it imports}``, every import statement (lazy ones too),

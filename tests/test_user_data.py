@@ -326,6 +326,17 @@ def test_features_csv_with_id_column_and_string_ids(tmp_path):
         attach_node_data(hg, features=X)  # positional rows cannot match named nodes
 
 
+
+def test_string_labels_as_a_list_are_mapped_by_id():
+    # a plain list of str (a "<U" array, not object) was refused as "labels must be numbers"
+    hg = Hypergraph.from_edges([[1, 2, 3], [3, 4]], node_ids=[1, 2, 3, 4])
+    out = attach_node_data(hg, labels=["b", "a", "a", "b"], label_ids=[4, 2, 3, 1])
+    assert out.labels.tolist() == [1, 0, 0, 1]
+    assert out.cleaning.extra["classes"] == ["a", "b"]
+    assert attach_node_data(hg, labels=np.array(["7", "7", "9", "9"]), index_base=1).labels \
+        .tolist() == [0, 0, 1, 1]
+
+
 # ------------------------------------------------------------------ round trip
 def test_ids_survive_read_cluster_out_pandas(tmp_path, capsys):
     pd = pytest.importorskip("pandas")

@@ -16,13 +16,55 @@ DEFAULT_SWEEP = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 def default_published():
     """``../shared/docs/published-results.csv`` relative to the working directory, if it
-    exists (the package itself never depends on shared/)."""
+    exists (the package itself never depends on shared/).
+
+    Returns
+    -------
+    Path or None
+
+    Examples
+    --------
+    >>> import os, pathlib, tempfile
+    >>> here = os.getcwd()
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     (pathlib.Path(d) / "shared" / "docs").mkdir(parents=True)
+    ...     (pathlib.Path(d) / "repo").mkdir()
+    ...     os.chdir(pathlib.Path(d) / "repo")
+    ...     try:
+    ...         before = default_published()
+    ...         _ = (pathlib.Path(d) / "shared" / "docs" / "published-results.csv").write_text("")
+    ...         after = default_published().name
+    ...     finally:
+    ...         os.chdir(here)
+    >>> before, after
+    (None, 'published-results.csv')
+    """
     p = Path.cwd().parent / "shared" / "docs" / "published-results.csv"
     return p if p.exists() else None
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
-    """Add the ``bench`` subcommand to an argparse ``subparsers`` object."""
+    """Add the ``bench`` subcommand to an argparse ``subparsers`` object.
+
+    Parameters
+    ----------
+    subparsers
+        What ``ArgumentParser.add_subparsers()`` returned.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``bench`` parser.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="hyperclust")
+    >>> _ = add_parser(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["bench", "--datasets", "zoo", "--seeds", "2",
+    ...                           "--protocol", "lcc"])
+    >>> args.datasets, args.seeds, args.protocols, args.time_limit
+    (['zoo'], 2, ['lcc'], 300.0)
+    """
     p = subparsers.add_parser(
         "bench", help="benchmark methods over datasets and seeds (JSON + markdown + plots)",
         description="Run every (dataset, method, seed, protocol) in its own capped process; "
@@ -68,13 +110,54 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def threading_is_main() -> bool:
+    """Whether this is the main thread (the only one that may install a signal handler).
+
+    Examples
+    --------
+    >>> import concurrent.futures
+    >>> with concurrent.futures.ThreadPoolExecutor(1) as pool:
+    ...     threading_is_main(), pool.submit(threading_is_main).result()
+    (True, False)
+    """
     import threading
 
     return threading.current_thread() is threading.main_thread()
 
 
 def run(args) -> int:
-    """Execute ``hyperclust bench`` for parsed ``args``; returns the exit code."""
+    """Execute ``hyperclust bench`` for parsed ``args``; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed by the parser of :func:`add_parser`.
+
+    Returns
+    -------
+    int
+        0 when every run finished ok; 1 when some did not; 2 for a usage error (one line on
+        stderr).
+
+    Examples
+    --------
+    Rewrite the report of a results file (``--report-only``), and a usage error:
+
+    >>> import json, pathlib, tempfile
+    >>> parser = argparse.ArgumentParser(prog="hyperclust")
+    >>> _ = add_parser(parser.add_subparsers(dest="command"))
+    >>> with tempfile.TemporaryDirectory() as d:  # doctest: +ELLIPSIS
+    ...     rows = [{"dataset": "zoo", "protocol": "all", "method": "kmeans", "seed": 0,
+    ...              "status": "failed", "error": "boom"}]
+    ...     _ = (pathlib.Path(d) / "results.json").write_text(json.dumps({"runs": rows}))
+    ...     code = run(parser.parse_args(["bench", "--out", d, "--report-only", "--no-plots",
+    ...                                   "--published", "none.csv"]))
+    ...     written = sorted(p.name for p in pathlib.Path(d).iterdir())
+    /.../report.md
+    >>> code, written
+    (0, ['report.md', 'results.json'])
+    >>> run(parser.parse_args(["bench"]))  # no datasets: 'error: ...' on stderr
+    2
+    """
     from .report import write_report
     from .runner import ResultStore, run_benchmark
 
@@ -149,7 +232,23 @@ def run(args) -> int:
 
 
 def main(argv=None) -> int:
-    """Stand-alone entry point: ``python -m hyperclust.bench.cli ...``."""
+    """Stand-alone entry point: ``python -m hyperclust.bench.cli ...``.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Starting with ``"bench"``.
+
+    Returns
+    -------
+    int
+        The exit code of :func:`run`.
+
+    Examples
+    --------
+    >>> main(["bench", "--datasets", "zooo", "--methods", "kmeans"])  # one-line error on stderr
+    2
+    """
     parser = argparse.ArgumentParser(prog="hyperclust")
     add_parser(parser.add_subparsers(dest="command", required=True))
     return run(parser.parse_args(argv))

@@ -43,6 +43,26 @@ class PeerClusterer(HypergraphClusterer):
     ----------
     labels_ : ndarray of int, shape (n_nodes,)
         Cluster per node; ``-1`` for nodes the peer did not assign.
+
+    Examples
+    --------
+    A "peer" whose library is scipy's graph module (each connected component a cluster),
+    and one whose library is not installed:
+
+    >>> from hyperclust import Hypergraph
+    >>> class ComponentsPeer(PeerClusterer):
+    ...     library = "scipy.sparse.csgraph"
+    ...     def _assign(self, lib, hg, edges, k, seed, labels):
+    ...         return lib.connected_components(hg.incidence @ hg.incidence_t)[1]
+    >>> hg = Hypergraph.from_edges([[0, 1], [1, 2], [3, 4]])
+    >>> ComponentsPeer(n_clusters=2).fit(hg).labels_.tolist()
+    [0, 0, 0, 1, 1]
+    >>> class AbsentPeer(PeerClusterer):
+    ...     library = "no_such_library"
+    >>> AbsentPeer(2).fit(hg)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hyperclust.cluster.registry.MissingDependency: AbsentPeer needs the optional package 'no_such_library' (pip install no_such_library): ...
     """
 
     library = ""
@@ -71,7 +91,21 @@ class PeerClusterer(HypergraphClusterer):
 
 
 class HySCPeer(PeerClusterer):
-    """hypergraphx HySC: dense Zhou Laplacian, full eigendecomposition, k-means."""
+    """hypergraphx HySC: dense Zhou Laplacian, full eigendecomposition, k-means.
+
+    Parameters
+    ----------
+    n_clusters : int
+    random_state : int
+
+    Examples
+    --------
+    ``hypergraphx`` is optional (``pip install hyperclust[peers]``) and imported by ``fit``:
+
+    >>> peer = HySCPeer(n_clusters=2, random_state=0)
+    >>> peer.library, peer.get_params()
+    ('hypergraphx', {'n_clusters': 2, 'random_state': 0})
+    """
 
     library = "hypergraphx"
 
@@ -89,7 +123,24 @@ class HySCPeer(PeerClusterer):
 
 
 class XGIPeer(PeerClusterer):
-    """XGI ``spectral_clustering``: Zhou Laplacian, eigsh, its own k-means."""
+    """XGI ``spectral_clustering``: Zhou Laplacian, eigsh, its own k-means.
+
+    Parameters
+    ----------
+    n_clusters : int
+    random_state : int
+
+    Examples
+    --------
+    Two triangles joined by one hyperedge ``{2, 3}``:
+
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [0, 1], [1, 2], [3, 4, 5], [3, 4], [4, 5],
+    ...                             [2, 3]])
+    >>> labels = XGIPeer(n_clusters=2, random_state=0).fit(hg).labels_
+    >>> len(set(labels[:3])), len(set(labels[3:])), bool(labels[0] != labels[3])
+    (1, 1, True)
+    """
 
     library = "xgi"
 
@@ -103,7 +154,25 @@ class XGIPeer(PeerClusterer):
 
 
 class HyperNetXPeer(PeerClusterer):
-    """HyperNetX ``spec_clus``: random-walk Laplacian (needs a connected hypergraph)."""
+    """HyperNetX ``spec_clus``: random-walk Laplacian (needs a connected hypergraph).
+
+    Parameters
+    ----------
+    n_clusters : int
+    random_state : int
+        Not used: HyperNetX fixes its own seed.
+
+    Examples
+    --------
+    Two triangles joined by one hyperedge ``{2, 3}``:
+
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [0, 1], [1, 2], [3, 4, 5], [3, 4], [4, 5],
+    ...                             [2, 3]])
+    >>> labels = HyperNetXPeer(n_clusters=2, random_state=0).fit(hg).labels_
+    >>> len(set(labels[:3])), len(set(labels[3:])), bool(labels[0] != labels[3])
+    (1, 1, True)
+    """
 
     library = "hypernetx"
 
@@ -117,7 +186,25 @@ class HyperNetXPeer(PeerClusterer):
 
 
 class DHGPeer(PeerClusterer):
-    """DHG ``smoothing_with_HGNN`` applied twice to the node features, then k-means."""
+    """DHG ``smoothing_with_HGNN`` applied twice to the node features, then k-means.
+
+    Parameters
+    ----------
+    n_clusters : int
+    random_state : int
+        Seed of the k-means.
+
+    Examples
+    --------
+    Two triangles joined by one hyperedge ``{2, 3}``, with one-hot features of their side:
+
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [0, 1], [1, 2], [3, 4, 5], [3, 4], [4, 5],
+    ...                             [2, 3]], features=np.repeat(np.eye(2), 3, axis=0))
+    >>> labels = DHGPeer(n_clusters=2, random_state=0).fit(hg).labels_
+    >>> len(set(labels[:3])), len(set(labels[3:])), bool(labels[0] != labels[3])
+    (1, 1, True)
+    """
 
     library = "dhg"
 
@@ -130,7 +217,7 @@ class DHGPeer(PeerClusterer):
             raise ValueError("peer-dhg smooths node features; this hypergraph has none")
         X = hg.features.toarray() if sp.issparse(hg.features) else np.asarray(hg.features)
         g = lib.Hypergraph(hg.n_nodes, [tuple(e) for e in edges])
-        Z = torch.as_tensor(X, dtype=torch.float32)
+        Z = torch.tensor(X, dtype=torch.float32)  # a copy: hg.features is read-only
         for _ in range(2):
             Z = g.smoothing_with_HGNN(Z)
         return KMeans(n_clusters=k, n_init=10, random_state=seed).fit_predict(
@@ -139,7 +226,29 @@ class DHGPeer(PeerClusterer):
 
 def make_peer(method: str, n_clusters: int, random_state=0) -> PeerClusterer:
     """The estimator for peer ``method`` (``ValueError`` if it is not a registered peer);
-    its library is imported here (see :func:`hyperclust.cluster.registry.make_estimator`)."""
+    its library is imported here (see :func:`hyperclust.cluster.registry.make_estimator`).
+
+    Parameters
+    ----------
+    method : str
+        ``"peer-..."``, a registered peer.
+    n_clusters : int
+    random_state : int
+
+    Returns
+    -------
+    PeerClusterer
+        Unfitted.
+
+    Examples
+    --------
+    >>> make_peer("peer-xgi", 3, random_state=1).get_params()
+    {'n_clusters': 3, 'random_state': 1}
+    >>> make_peer("spectral-zhou", 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown peer 'spectral-zhou'; use one of ['peer-dhg', 'peer-hypergraphx', 'peer-hypernetx', 'peer-xgi']
+    """
     from ..cluster.registry import METHODS, make_estimator
 
     peers = sorted(name for name, m in METHODS.items() if m.peer)

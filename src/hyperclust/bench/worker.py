@@ -28,7 +28,24 @@ _OOM_MARKERS = ("can't allocate memory", "cannot allocate memory", "out of memor
 
 
 def classify_error(exc: BaseException) -> str:
-    """``"oom"`` for allocation failures (under the address-space cap), else ``"failed"``."""
+    """``"oom"`` for allocation failures (under the address-space cap), else ``"failed"``.
+
+    Parameters
+    ----------
+    exc : BaseException
+        What a run raised.
+
+    Returns
+    -------
+    {"oom", "failed"}
+
+    Examples
+    --------
+    >>> classify_error(MemoryError()), classify_error(RuntimeError("CUDA out of memory"))
+    ('oom', 'oom')
+    >>> classify_error(ValueError("n_clusters=5 exceeds the number of nodes (4)"))
+    'failed'
+    """
     if isinstance(exc, MemoryError):
         return "oom"
     text = f"{type(exc).__name__}: {exc}".lower()
@@ -38,7 +55,28 @@ def classify_error(exc: BaseException) -> str:
 def make_method(method: str, n_clusters: int, seed: int, device: str):
     """Estimator for ``method``: a registry name (ours or a peer's, see
     :data:`hyperclust.cluster.registry.METHODS`) or ``module:factory`` with
-    ``factory(n_clusters, random_state, device)``."""
+    ``factory(n_clusters, random_state, device)``.
+
+    Parameters
+    ----------
+    method : str
+    n_clusters : int
+    seed : int
+        The estimator's ``random_state``.
+    device : str
+        Passed to methods that take one.
+
+    Returns
+    -------
+    estimator
+        Unfitted.
+
+    Examples
+    --------
+    >>> est = make_method("spectral-zhou", 3, 7, "cpu")
+    >>> type(est).__name__, est.n_clusters, est.random_state
+    ('SpectralHypergraphClustering', 3, 7)
+    """
     if ":" in method:
         from .data import import_object
 
@@ -99,7 +137,29 @@ def run_one(spec: dict) -> dict:
     ----------
     spec : dict
         ``dataset, method, seed, protocol`` plus optional ``data_dir``, ``device``,
-        ``unlabelled_clusters`` (k for datasets without node labels, timing only).
+        ``threads``, ``unlabelled_clusters`` (k for datasets without node labels, timing
+        only).
+
+    Returns
+    -------
+    dict
+        The spec's keys, ``status`` (``ok``, ``failed``, ``oom``, ``unavailable``),
+        ``error``, ``metrics`` (``acc``, ``nmi``, ... against the labels), times, memory,
+        the data's statistics and the run's provenance.
+
+    Examples
+    --------
+    A perfectly homophilic synthetic hypergraph is recovered exactly; a failure is recorded,
+    not raised:
+
+    >>> rec = run_one({"dataset": "synthetic-h1.0-n60-k2", "method": "spectral-zhou",
+    ...                "seed": 0, "protocol": "all"})
+    >>> rec["status"], rec["n_nodes"], rec["n_clusters"], rec["metrics"]["acc"]
+    ('ok', 60, 2, 1.0)
+    >>> bad = run_one({"dataset": "synthetic-h1.0-n60-k2", "method": "no.such:factory",
+    ...                "seed": 0, "protocol": "all"})
+    >>> bad["status"], bad["error"]
+    ('failed', "[build] ModuleNotFoundError: No module named 'no'")
     """
     from .data import apply_protocol, resolve_dataset
     from .memory import PeakMemory, current_rss_mb, max_rss_mb
@@ -212,7 +272,24 @@ def _write(rec, out_path):
 
 def child_main(spec: dict, out_path: str, log_path: str) -> None:
     """Entry point of a run forked by the runner (multiprocessing): own session (so the
-    runner can kill the whole group), output to ``log_path``, capped memory."""
+    runner can kill the whole group), output to ``log_path``, capped memory.
+
+    Examples
+    --------
+    It takes over the process (new session, stdout and stderr redirected), so it runs in a
+    child; the record lands in ``out_path``:
+
+    >>> import json, multiprocessing, pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:  # doctest: +SKIP
+    ...     out, log = pathlib.Path(d) / "rec.json", pathlib.Path(d) / "run.log"
+    ...     spec = {"dataset": "synthetic-h1.0-n60-k2", "method": "kmeans", "seed": 0,
+    ...             "protocol": "all", "memory_limit_mb": 4096}
+    ...     child = multiprocessing.get_context("fork").Process(
+    ...         target=child_main, args=(spec, str(out), str(log)))
+    ...     child.start(); child.join()
+    ...     json.loads(out.read_text())["status"]
+    'ok'
+    """
     os.setsid()
     fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     sys.stdout.flush()
@@ -226,6 +303,31 @@ def child_main(spec: dict, out_path: str, log_path: str) -> None:
 
 
 def main(argv=None) -> int:
+    """``python -m hyperclust.bench.worker SPEC.json OUT.json``: run the spec, write the
+    record (atomically) to ``OUT.json``.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        ``[SPEC.json, OUT.json]``; default ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        0, or 2 for a wrong command line (the run's own failures are in the record).
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     spec, out = pathlib.Path(d) / "spec.json", pathlib.Path(d) / "out.json"
+    ...     _ = spec.write_text(json.dumps({"dataset": "synthetic-h1.0-n60-k2",
+    ...                                     "method": "kmeans", "seed": 0, "protocol": "all"}))
+    ...     code = main([str(spec), str(out)])
+    ...     rec = json.loads(out.read_text())
+    >>> code, rec["status"], rec["method"]
+    (0, 'ok', 'kmeans')
+    """
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 2:
         print("usage: python -m hyperclust.bench.worker SPEC.json OUT.json", file=sys.stderr)

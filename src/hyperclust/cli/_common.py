@@ -24,12 +24,47 @@ class UserError(Exception):
 
 
 def format_value(v) -> str:
+    """A table cell: floats with 3 decimals, None as ``-``, anything else as ``str``.
+
+    Parameters
+    ----------
+    v : object
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> format_value(2 / 3), format_value(None), format_value(42), format_value(True)
+    ('0.667', '-', '42', 'True')
+    """
     if isinstance(v, float):
         return f"{v:.3f}"
     return "-" if v is None else str(v)
 
 
 def print_table(rows: list[dict], columns: list[str], out=None) -> None:
+    """Print ``rows`` as a plain-text table: a header, a rule, one line per row.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Missing keys print as ``-``.
+    columns : list of str
+        The keys to show, in order (also the header).
+    out : file, optional
+        Default ``sys.stdout``.
+
+    Examples
+    --------
+    >>> print_table([{"method": "kmeans", "acc": 0.5}, {"method": "unidhc", "acc": 0.875}],
+    ...             ["method", "acc", "nmi"])
+    method  acc    nmi
+    ------  -----  ---
+    kmeans  0.500  -
+    unidhc  0.875  -
+    """
     out = out or sys.stdout
     cells = [[format_value(r.get(c)) for c in columns] for r in rows]
     widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
@@ -40,7 +75,27 @@ def print_table(rows: list[dict], columns: list[str], out=None) -> None:
 
 
 def check_device(device: str) -> str:
-    """A usable torch device name, or a one-line UserError (no traceback)."""
+    """A usable torch device name, or a one-line UserError (no traceback).
+
+    Parameters
+    ----------
+    device : str
+        ``cpu``, ``cuda``, ``cuda:N`` or ``mps`` (any case).
+
+    Returns
+    -------
+    str
+        The name, lower-cased.
+
+    Examples
+    --------
+    >>> check_device(" CPU ")
+    'cpu'
+    >>> check_device("gpu")
+    Traceback (most recent call last):
+    ...
+    hyperclust.cli._common.UserError: unknown device 'gpu'; use cpu, cuda, cuda:N or mps
+    """
     name = str(device).strip().lower()
     kind, _, index = name.partition(":")
     if kind not in ("cpu", "cuda", "mps") or (index and not index.isdigit()) or \

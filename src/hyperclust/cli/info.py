@@ -9,6 +9,23 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub) -> None:
+    """Add the ``info`` subcommand (a target and the input options) to an argparse
+    ``subparsers``.
+
+    Parameters
+    ----------
+    sub
+        What ``ArgumentParser.add_subparsers()`` returned.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="hyperclust")
+    >>> add_parser(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["info", "edges.csv", "--format", "edgelist", "--no-header"])
+    >>> args.target, args.format, args.header, args.func is run
+    ('edges.csv', 'edgelist', False, True)
+    """
     p = sub.add_parser("info", help="summary of a hypergraph: sizes, components, homophily")
     p.add_argument("target", help="dataset name, directory (any public format) or file (HIF JSON, edge list)")
     p.add_argument("--data-dir", default=None, help=DATA_HELP)
@@ -17,6 +34,39 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    """Print the summary of the hypergraph named by ``args.target``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed by the parser of :func:`add_parser`.
+
+    Returns
+    -------
+    int
+        0 (a bad input raises; :func:`hyperclust.cli.main` prints it as one line).
+
+    Examples
+    --------
+    >>> import argparse, pathlib, tempfile
+    >>> parser = argparse.ArgumentParser(prog="hyperclust")
+    >>> add_parser(parser.add_subparsers(dest="command"))
+    >>> with tempfile.TemporaryDirectory() as d:  # doctest: +ELLIPSIS
+    ...     path = pathlib.Path(d) / "edges.txt"
+    ...     _ = path.write_text("0,1,2\\n2,3\\n")
+    ...     code = run(parser.parse_args(["info", str(path)]))
+    /...edges.txt: Hypergraph('edges', n_nodes=4, n_edges=2)
+      name            edges
+      n_nodes         4
+      n_edges         2
+      nnz             5
+      edge_size_min   2
+      edge_size_mean  2.500
+      edge_size_max   3
+    ...
+    >>> code
+    0
+    """
     hg = load_target(args)
     summary = hg.summary()
     width = max(len(k) for k in summary)

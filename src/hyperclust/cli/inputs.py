@@ -13,6 +13,22 @@ __all__ = ["add_input_arguments", "load_target", "input_paths"]
 
 
 def add_input_arguments(p) -> None:
+    """Add the input options (``--format``, ``--sep``, ``--header``/``--no-header``,
+    ``--features``, ``--labels``, ``--index-base``) to the parser ``p``.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+
+    Examples
+    --------
+    >>> import argparse
+    >>> p = argparse.ArgumentParser()
+    >>> add_input_arguments(p)
+    >>> args = p.parse_args(["--labels", "y.txt", "--index-base", "1"])
+    >>> args.labels, args.index_base, args.header, args.format
+    ('y.txt', 1, None, None)
+    """
     from ..io.formats import FORMAT_NAMES
 
     p.add_argument("--format", default=None, metavar="NAME",
@@ -36,6 +52,14 @@ def add_input_arguments(p) -> None:
 
 
 def input_options(args) -> dict:
+    """The reader options (``sep``, ``header``) given on the command line.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> input_options(argparse.Namespace(sep=";", header=None))
+    {'sep': ';'}
+    """
     opts = {}
     if getattr(args, "sep", None) is not None:
         opts["sep"] = args.sep
@@ -46,7 +70,44 @@ def input_options(args) -> dict:
 
 def load_target(args):
     """The hypergraph named by ``args.target`` (a dataset name, a directory in one of the
-    public formats, or a file), with ``--features``/``--labels`` attached by node id."""
+    public formats, or a file), with ``--features``/``--labels`` attached by node id.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``target`` and the options of :func:`add_input_arguments` (and ``data_dir``).
+
+    Returns
+    -------
+    Hypergraph
+
+    Raises
+    ------
+    UserError
+        A path-like target that does not exist, or ``--sep``/``--header`` with a dataset
+        name.
+
+    Examples
+    --------
+    A 1-based edge list with its labels, one per line (row 0 is node 1):
+
+    >>> import argparse, pathlib, tempfile
+    >>> p = argparse.ArgumentParser()
+    >>> _ = p.add_argument("target")
+    >>> add_input_arguments(p)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     d = pathlib.Path(d)
+    ...     _ = (d / "edges.txt").write_text("1 2 3\\n3 4\\n")
+    ...     _ = (d / "labels.txt").write_text("a\\na\\nb\\nb\\n")
+    ...     hg = load_target(p.parse_args([str(d / "edges.txt"), "--labels",
+    ...                                    str(d / "labels.txt"), "--index-base", "1"]))
+    >>> hg.node_ids.tolist(), hg.labels.tolist()
+    ([1, 2, 3, 4], [0, 0, 1, 1])
+    >>> load_target(p.parse_args(["missing/edges.txt"]))
+    Traceback (most recent call last):
+    ...
+    hyperclust.cli._common.UserError: no such file or directory: missing/edges.txt
+    """
     target, data_dir = args.target, getattr(args, "data_dir", None)
     fmt = getattr(args, "format", None)
     path = Path(target)
@@ -67,6 +128,21 @@ def load_target(args):
 
 
 def attach_tables(hg, args):
+    """``hg`` with the ``--features``/``--labels`` tables of ``args`` attached by node id
+    (:func:`hyperclust.io.attach_node_data`); ``hg`` itself when there are none.
+
+    Examples
+    --------
+    >>> import argparse, pathlib, tempfile
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (pathlib.Path(d) / "y.csv").write_text("node,label\\n3,b\\n0,a\\n")
+    ...     args = argparse.Namespace(target="hg", features=None, index_base=0,
+    ...                               labels=str(pathlib.Path(d) / "y.csv"))
+    ...     attach_tables(hg, args).labels.tolist()
+    [0, -1, -1, 1]
+    """
     features, labels = getattr(args, "features", None), getattr(args, "labels", None)
     if features is None and labels is None:
         return hg
@@ -86,7 +162,32 @@ def attach_tables(hg, args):
 
 
 def input_paths(args) -> list[Path]:
-    """Every file the command reads (an output must never be one of them)."""
+    """Every file the command reads (an output must never be one of them).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``target``, and optionally ``features``, ``labels``, ``data_dir``.
+
+    Returns
+    -------
+    list of Path
+        The target file, or every file under the target folder (or the located dataset
+        folder), and the tables.
+
+    Examples
+    --------
+    >>> import argparse, pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     d = pathlib.Path(d)
+    ...     (d / "benson").mkdir()
+    ...     for name in ("hyperedges-x.txt", "node-labels-x.txt"):
+    ...         _ = (d / "benson" / name).write_text("1\\n")
+    ...     paths = input_paths(argparse.Namespace(target=str(d / "benson"), labels=None,
+    ...                                            features=str(d / "absent.csv")))
+    ...     print([p.name for p in paths])
+    ['hyperedges-x.txt', 'node-labels-x.txt']
+    """
     paths = []
     values = [args.target, getattr(args, "features", None), getattr(args, "labels", None)]
     if not Path(args.target).exists():

@@ -27,7 +27,25 @@ _CHUNK = 1 << 16
 
 
 class ChecksumError(DataFormatError):
-    """A file's SHA-256 differs from the registry's."""
+    """A file's SHA-256 differs from the registry's.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The file.
+    expected, actual : str
+        Hex digests (kept as attributes of the same names).
+    what : str
+        What was checked, named in the message.
+    recovery : str, optional
+        How to fix it, appended to the message.
+
+    Examples
+    --------
+    >>> err = ChecksumError("zoo.edges", "ab" * 32, "cd" * 32, recovery="delete it")
+    >>> err.path, err.actual[:4], str(err).endswith("version); delete it")
+    ('zoo.edges', 'cdcd', True)
+    """
 
     def __init__(self, path, expected: str, actual: str, what: str = "file",
                  recovery: str | None = None):
@@ -38,11 +56,39 @@ class ChecksumError(DataFormatError):
 
 
 class DownloadError(OSError):
-    """A download failed (network, HTTP status, truncated body)."""
+    """A download failed (network, HTTP status, truncated body).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     download_file(f"file://{d}/missing.txt", f"{d}/x.txt", "0" * 64)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hyperclust.datasets.download.DownloadError: download of file://.../missing.txt failed after 0 bytes: URLError: ...
+    """
 
 
 def sha256sum(path) -> str:
-    """Hex SHA-256 of a file."""
+    """Hex SHA-256 of a file.
+
+    Parameters
+    ----------
+    path : str or PathLike
+
+    Returns
+    -------
+    str
+        64 lower-case hex digits.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (pathlib.Path(d) / "abc.txt").write_bytes(b"abc")
+    ...     sha256sum(pathlib.Path(d) / "abc.txt")
+    'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'
+    """
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -51,7 +97,27 @@ def sha256sum(path) -> str:
 
 
 def verify_file(path, expected: str) -> None:
-    """Raise :class:`ChecksumError` (naming the file, expected and actual hash) on mismatch."""
+    """Raise :class:`ChecksumError` (naming the file, expected and actual hash) on mismatch.
+
+    Parameters
+    ----------
+    path : str or PathLike
+    expected : str
+        Hex SHA-256, in either case.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = pathlib.Path(d) / "abc.txt"
+    ...     _ = path.write_bytes(b"abc")
+    ...     verify_file(path, "BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD")
+    ...     _ = path.write_bytes(b"abd")
+    ...     verify_file(path, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    Traceback (most recent call last):
+    ...
+    hyperclust.datasets.download.ChecksumError: ...abc.txt: SHA-256 mismatch for file: expected ba7816bf..., got ...
+    """
     actual = sha256sum(path)
     if actual != expected.lower():
         raise ChecksumError(path, expected.lower(), actual)
@@ -83,6 +149,24 @@ def download_file(url: str, dest, sha256: str, *, timeout: float = 60.0) -> Path
         The downloaded bytes have another hash (nothing is left behind).
     DownloadError
         Any network/HTTP failure or a body shorter than its ``Content-Length``.
+
+    Examples
+    --------
+    A ``file://`` URL stands in for a server; a wrong hash leaves nothing behind:
+
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     d = pathlib.Path(d)
+    ...     _ = (d / "served.txt").write_bytes(b"abc")
+    ...     good = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    ...     out = download_file((d / "served.txt").as_uri(), d / "cache" / "abc.txt", good)
+    ...     print(out.read_bytes())
+    ...     try:
+    ...         download_file((d / "served.txt").as_uri(), d / "cache" / "bad.txt", "0" * 64)
+    ...     except ChecksumError:
+    ...         print(sorted(p.name for p in (d / "cache").iterdir()))
+    b'abc'
+    ['abc.txt']
     """
     dest = Path(dest)
     expected = sha256.lower()

@@ -16,7 +16,22 @@ __all__ = ["load_dataset", "list_datasets", "dataset_info", "LabelLeakWarning"]
 
 
 class LabelLeakWarning(UserWarning):
-    """Features built from the labels were requested: clustering scores become meaningless."""
+    """Features built from the labels were requested: clustering scores become meaningless.
+
+    Examples
+    --------
+    Make it an error, so that no experiment can use leaked features by accident:
+
+    >>> import warnings
+    >>> issubclass(LabelLeakWarning, UserWarning)
+    True
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", LabelLeakWarning)
+    ...     warnings.warn("features built from the labels", LabelLeakWarning)
+    Traceback (most recent call last):
+    ...
+    hyperclust.datasets.load.LabelLeakWarning: features built from the labels
+    """
 
 
 def _read(spec: DatasetSpec, folder, options) -> Hypergraph:
@@ -86,6 +101,36 @@ def load_dataset(name: str, data_dir=None, cache_dir=None, download: bool = True
         A local or downloaded file does not match its checksum.
     FileNotFoundError, DownloadError
         The files are neither local nor downloadable.
+
+    Examples
+    --------
+    A dataset registered for the example (a HIF file with labels), loaded from a local
+    folder, its checksum verified, nothing downloaded:
+
+    >>> import hashlib, json, pathlib, tempfile, warnings
+    >>> from hyperclust.datasets import DatasetSpec, FileSpec, register_dataset
+    >>> doc = {"nodes": [{"node": v, "attrs": {"label": y}} for v, y in enumerate([0, 0, 1, 1])],
+    ...        "incidences": [{"edge": e, "node": v} for e, vs in enumerate([[0, 1, 2], [2, 3]])
+    ...                       for v in vs]}
+    >>> data = json.dumps(doc).encode()
+    >>> register_dataset(DatasetSpec(
+    ...     name="toy", format="hif", source="hand-made", description="4 nodes",
+    ...     files=(FileSpec("toy.json", hashlib.sha256(data).hexdigest(), None),),
+    ...     n_nodes=4, n_edges=2, n_edges_raw=2, n_edges_unique=2, n_classes=2,
+    ...     n_features=None, isolated_nodes=0, homophily="n/a"))
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (pathlib.Path(d) / "toy.json").write_bytes(data)
+    ...     hg = load_dataset("toy", data_dir=d, download=False)
+    ...     with warnings.catch_warnings(record=True) as caught:
+    ...         warnings.simplefilter("always")
+    ...         leaky = load_dataset("toy", data_dir=d, download=False,
+    ...                              leak_labels_as_features=True, leak_noise_std=0.0)
+    >>> hg.name, [e.tolist() for e in hg.edges()], hg.labels.tolist(), hg.features is None
+    ('toy', [[0, 1, 2], [2, 3]], [0, 0, 1, 1], True)
+    >>> leaky.features.tolist(), caught[0].category.__name__  # one-hot labels, and a warning
+    ([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]], 'LabelLeakWarning')
+    >>> from hyperclust.datasets.registry import DATASETS
+    >>> del DATASETS["toy"]
     """
     spec = get_spec(name)
     folder = resolve_folder(spec, data_dir, cache_dir, download, base_url, timeout)
@@ -121,6 +166,21 @@ def list_datasets(data_dir=None, cache_dir=None) -> list[dict]:
         Keys ``name, n_nodes, n_edges, n_classes, features, format, homophily, available``
         (``available``: all required files are present in ``data_dir``,
         ``$HYPERCLUST_DATA`` or the cache; checksums are checked only when loading).
+
+    Parameters
+    ----------
+    data_dir, cache_dir : str or PathLike, optional
+        Where to look for the files (see :func:`load_dataset`).
+
+    Examples
+    --------
+    Nothing is downloaded; ``available`` only looks for files:
+
+    >>> rows = list_datasets()
+    >>> {k: rows[0][k] for k in ("name", "n_nodes", "n_edges", "n_classes", "format")}
+    {'name': 'cora-ca', 'n_nodes': 2708, 'n_edges': 970, 'n_classes': 7, 'format': 'hypergcn'}
+    >>> sorted(rows[0])
+    ['available', 'features', 'format', 'homophily', 'n_classes', 'n_edges', 'n_nodes', 'name']
     """
     rows = []
     for spec in DATASETS.values():
@@ -135,5 +195,23 @@ def list_datasets(data_dir=None, cache_dir=None) -> list[dict]:
 
 def dataset_info(name: str) -> dict:
     """All registry facts about ``name``: files (with checksums and URLs), source,
-    description, counts, homophily note."""
+    description, counts, homophily note.
+
+    Parameters
+    ----------
+    name : str
+        A registered name (case-insensitive).
+
+    Returns
+    -------
+    dict
+        The fields of :class:`DatasetSpec`, ``files`` as a list of dicts, and
+        ``has_features``.
+
+    Examples
+    --------
+    >>> info = dataset_info("Zoo")
+    >>> info["n_nodes"], info["n_classes"], info["format"], [f["name"] for f in info["files"]]
+    (101, 7, 'le', ['zoo.content', 'zoo.edges'])
+    """
     return get_spec(name).as_dict()

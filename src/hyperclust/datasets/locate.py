@@ -14,7 +14,25 @@ __all__ = ["default_cache_dir", "locate_dataset", "resolve_folder"]
 
 
 def default_cache_dir(cache_dir=None) -> Path:
-    """``cache_dir``, else ``$HYPERCLUST_CACHE``, else ``~/.cache/hyperclust``."""
+    """``cache_dir``, else ``$HYPERCLUST_CACHE``, else ``~/.cache/hyperclust``.
+
+    Parameters
+    ----------
+    cache_dir : str or PathLike, optional
+        An explicit cache folder (``~`` expanded).
+
+    Returns
+    -------
+    Path
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> default_cache_dir("/tmp/hc-cache")
+    PosixPath('/tmp/hc-cache')
+    >>> default_cache_dir("~/x") == pathlib.Path.home() / "x"
+    True
+    """
     if cache_dir is not None:
         return Path(cache_dir).expanduser()
     env = os.environ.get("HYPERCLUST_CACHE")
@@ -40,7 +58,36 @@ def _has_required(spec: DatasetSpec, folder: Path) -> bool:
 
 def locate_dataset(name: str, data_dir=None, cache_dir=None):
     """The local folder holding all required files of ``name`` (data_dir, then
-    ``$HYPERCLUST_DATA``, then the cache), or None. Checksums are not verified here."""
+    ``$HYPERCLUST_DATA``, then the cache), or None. Checksums are not verified here.
+
+    Parameters
+    ----------
+    name : str
+        A registered dataset name.
+    data_dir : str or PathLike, optional
+        The collection root (holding ``<folder>/``) or the dataset folder itself.
+    cache_dir : str or PathLike, optional
+        See :func:`default_cache_dir`.
+
+    Returns
+    -------
+    Path or None
+
+    Examples
+    --------
+    ``data_dir`` is searched first; empty stand-ins of ``cora-ca``'s files are enough to be
+    *located* (loading would verify their checksums and fail):
+
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     root = pathlib.Path(d)
+    ...     (root / "cora-ca").mkdir()
+    ...     for f in get_spec("cora-ca").files:
+    ...         _ = (root / "cora-ca" / f.name).write_bytes(b"")
+    ...     found = locate_dataset("cora-ca", data_dir=root, cache_dir=root / "cache")
+    ...     print(found.relative_to(root))
+    cora-ca
+    """
     spec = get_spec(name)
     for _, folder in _candidates(spec, data_dir, cache_dir):
         if folder.is_dir() and _has_required(spec, folder):
@@ -72,7 +119,40 @@ def _fetch_missing(spec: DatasetSpec, folder: Path, base_url, timeout) -> None:
 
 def resolve_folder(spec: DatasetSpec, data_dir, cache_dir, download, base_url, timeout) -> Path:
     """The folder holding ``spec``'s files, downloading missing ones into the cache when
-    ``download``; every file present is verified against its checksum."""
+    ``download``; every file present is verified against its checksum.
+
+    Parameters
+    ----------
+    spec : DatasetSpec
+    data_dir, cache_dir : str or PathLike or None
+        As for :func:`locate_dataset`; a given ``data_dir`` must hold the dataset.
+    download : bool
+        Download missing required files into the cache.
+    base_url : str or None
+        A mirror to download from (also ``$HYPERCLUST_BASE_URL``).
+    timeout : float
+        Network timeout in seconds.
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    FileNotFoundError
+        ``data_dir`` lacks the dataset, or it is nowhere local and ``download`` is false.
+    ChecksumError
+        A file present differs from the registry's hash (the message says how to recover).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     resolve_folder(get_spec("zoo"), d, d, False, None, 1.0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: dataset 'zoo' is not in data directory ...; omit the data directory to download it into the cache
+    """
     from .download import ChecksumError, verify_file
 
     if data_dir is not None:

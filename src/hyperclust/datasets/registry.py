@@ -43,17 +43,48 @@ def register_dataset(spec: DatasetSpec, *, replace: bool = False) -> None:
 
 
 def dataset_names() -> list[str]:
-    """All registered dataset names, in registry order."""
+    """All registered dataset names, in registry order.
+
+    Returns
+    -------
+    list of str
+        Lower-case names, as :func:`get_spec` and ``load_dataset`` take them.
+
+    Examples
+    --------
+    >>> names = dataset_names()
+    >>> names[0], "cora-ca" in names, all(n == n.lower() for n in names)
+    ('cora-ca', True, True)
+    """
     return list(DATASETS)
 
 
 def get_spec(name: str) -> DatasetSpec:
     """The :class:`DatasetSpec` of ``name`` (case-insensitive).
 
+    Parameters
+    ----------
+    name : str
+        A registered name, in any case, surrounding spaces ignored.
+
+    Returns
+    -------
+    DatasetSpec
+
     Raises
     ------
     ValueError
         For an unknown name, listing the closest registered names.
+
+    Examples
+    --------
+    >>> spec = get_spec(" Cora-CA ")
+    >>> spec.name, spec.format, spec.n_nodes, spec.n_classes
+    ('cora-ca', 'hypergcn', 2708, 7)
+    >>> get_spec("cora-xx")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown dataset 'cora-xx'; did you mean ...cora-ca...? registered: ...
     """
     if not isinstance(name, str):
         raise TypeError(f"dataset name must be a string, got {type(name).__name__}")

@@ -24,6 +24,12 @@ class FileSpec:
         Canonical public URL; None when the file has no public source of its own.
     required : bool
         Needed to load the dataset (optional files are verified when present).
+
+    Examples
+    --------
+    >>> f = FileSpec("hyperedges.txt", "ab" * 32, None, required=False)
+    >>> f.name, len(f.sha256), f.required
+    ('hyperedges.txt', 64, False)
     """
 
     name: str
@@ -42,6 +48,16 @@ class DatasetSpec:
     ``original_ids_file`` names an optional ``.npy`` of the nodes' ids in a parent dataset
     (kept as ``hg.original_ids``); ``quiet`` silences reader warnings that are known and
     recorded in ``hg.cleaning.extra``.
+
+    Examples
+    --------
+    >>> spec = DatasetSpec(
+    ...     name="toy", format="edgelist", files=(FileSpec("toy.txt", "0" * 64, None),),
+    ...     source="hand-made", description="two hyperedges", n_nodes=4, n_edges=2,
+    ...     n_edges_raw=2, n_edges_unique=2, n_classes=None, n_features=None,
+    ...     isolated_nodes=0, homophily="n/a")
+    >>> spec.folder, spec.has_features, spec.as_dict()["files"][0]["name"]
+    ('toy', False, 'toy.txt')
     """
 
     name: str

@@ -27,7 +27,27 @@ __all__ = ["hypergraph_sbm", "min_pairwise_rate"]
 
 def min_pairwise_rate(size, n_classes: int) -> np.ndarray:
     """Smallest possible pairwise same-class rate of a hyperedge of ``size`` members over
-    ``n_classes`` classes (members spread as evenly as possible)."""
+    ``n_classes`` classes (members spread as evenly as possible).
+
+    Parameters
+    ----------
+    size : int or array-like of int
+        Hyperedge sizes.
+    n_classes : int
+
+    Returns
+    -------
+    ndarray of float64, shape of ``size``
+        0 for sizes up to ``n_classes`` (and for size 1, which has no pair).
+
+    Examples
+    --------
+    Over 2 classes, 3 members put 2 in one class (1 same-class pair of 3), 4 members 2 + 2
+    (2 of 6):
+
+    >>> min_pairwise_rate([1, 2, 3, 4], 2).round(4).tolist()
+    [0.0, 0.0, 0.3333, 0.3333]
+    """
     s = np.asarray(size, dtype=np.int64)
     base, extra = np.divmod(s, n_classes)
     same = extra * (base + 1) * base / 2 + (n_classes - extra) * base * (base - 1) / 2
@@ -70,6 +90,17 @@ def hypergraph_sbm(n_nodes: int = 1000, n_classes: int = 4, *, homophily: float 
     -------
     Hypergraph
         With ``labels`` (shape (n_nodes,)) and ``features`` (shape (n_nodes, n_features)).
+
+    Examples
+    --------
+    The measured pairwise homophily is the knob: 1 puts every hyperedge inside one class,
+    0 never puts two members of one class together:
+
+    >>> hg = hypergraph_sbm(60, 3, homophily=1.0, n_features=4, random_state=0)
+    >>> hg.n_nodes, hg.n_classes, hg.features.shape, hg.homophily()["pairwise"]
+    (60, 3, (60, 4), 1.0)
+    >>> hypergraph_sbm(60, 3, homophily=0.0, edge_sizes=(2, 3), n_features=0).homophily()["pairwise"]
+    0.0
     """
     n = check_int(n_nodes, "n_nodes", 2)
     k = check_int(n_classes, "n_classes", 2)

@@ -29,6 +29,22 @@ def read_hypergraph(path, *, format: str | None = None, **options) -> Hypergraph
     Returns
     -------
     Hypergraph
+        With ``n_nodes`` nodes and ``n_edges`` hyperedges; labels, features and node ids
+        where the format holds them.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = pathlib.Path(d) / "edges.csv"
+    ...     _ = path.write_text("0,1,2\\n2,3\\n")
+    ...     hg = read_hypergraph(path)
+    >>> hg.n_nodes, [e.tolist() for e in hg.edges()]
+    (4, [[0, 1, 2], [2, 3]])
+    >>> read_hypergraph("no/such/file.txt")
+    Traceback (most recent call last):
+    ...
+    hyperclust.io.errors.DataFormatError: no/such/file.txt: no such file or directory
     """
     src = Source(path)
     p = src.path

@@ -133,6 +133,17 @@ def read_hypergcn(directory, *, features: bool = True, name=None, **options) -> 
     -------
     Hypergraph
         ``n_nodes`` = length of the labels (else max id + 1); features as stored (CSR or dense).
+
+    Examples
+    --------
+    >>> import pathlib, pickle, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     d = pathlib.Path(d)
+    ...     _ = (d / "hypergraph.pickle").write_bytes(pickle.dumps({"e0": [0, 1, 2], "e1": [2, 3]}))
+    ...     _ = (d / "labels.pickle").write_bytes(pickle.dumps([7, 7, 9, 9]))
+    ...     hg = read_hypergcn(d)
+    >>> [e.tolist() for e in hg.edges()], hg.labels.tolist(), hg.cleaning.extra["classes"]
+    ([[0, 1, 2], [2, 3]], [0, 0, 1, 1], [7, 9])
     """
     d = _require_dir(directory)
     hpath = d / "hypergraph.pickle"
@@ -171,6 +182,32 @@ def read_le(directory, *, name=None, **options) -> Hypergraph:
     the first column of ``.content`` (not necessarily ``0..n-1``, e.g. 20newsW100) and to
     hyperedges by ``n + j``. Features are the middle columns (dense float64), the label is
     the last column.
+
+    Parameters
+    ----------
+    directory : str or PathLike
+        Holds exactly one ``NAME.content`` and its ``NAME.edges``.
+    name, **options
+        As for :func:`read_hypergcn`.
+
+    Returns
+    -------
+    Hypergraph
+        ``n_nodes`` = rows of ``.content``; features of shape ``(n_nodes, n_columns - 2)``;
+        ``node_ids`` the ``.content`` id column.
+
+    Examples
+    --------
+    Node ids 10..13 are rows 0..3; hyperedge ids start at n = 4 (features: 1 column):
+
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     d = pathlib.Path(d)
+    ...     _ = (d / "toy.content").write_text("10 0.5 1\\n11 0.1 1\\n12 0.9 2\\n13 0.3 2\\n")
+    ...     _ = (d / "toy.edges").write_text("10 4\\n11 4\\n12 4\\n12 5\\n13 5\\n")
+    ...     hg = read_le(d)
+    >>> [e.tolist() for e in hg.edges()], hg.labels.tolist(), hg.node_ids.tolist()
+    ([[0, 1, 2], [2, 3]], [0, 0, 1, 1], [10, 11, 12, 13])
     """
     d = _require_dir(directory)
     cpath = _single(d, "*.content", ".content")
@@ -256,12 +293,25 @@ def read_benson(directory, *, dataset: str | None = None, name=None, **options) 
     directory : str or PathLike
     dataset : str, optional
         The ``NAME`` in ``hyperedges-NAME.txt``; found automatically when unique.
+    name, **options
+        As for :func:`read_hypergcn`.
 
     Returns
     -------
     Hypergraph
         ``n_nodes`` = number of label lines; positions are the 1-based file ids minus one,
         ``node_ids`` the file's ids.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     d = pathlib.Path(d)
+    ...     _ = (d / "hyperedges-toy.txt").write_text("1,2,3\\n3,4\\n")
+    ...     _ = (d / "node-labels-toy.txt").write_text("1\\n1\\n2\\n2\\n2\\n")  # node 5 kept
+    ...     hg = read_benson(d)
+    >>> [e.tolist() for e in hg.edges()], hg.labels.tolist(), hg.node_ids.tolist()
+    ([[0, 1, 2], [2, 3]], [0, 0, 1, 1, 1], [1, 2, 3, 4, 5])
     """
     d = _require_dir(directory)
     ds = dataset or _benson_name(d, "hyperedges")
@@ -308,6 +358,29 @@ def read_hsbm(directory, *, name=None, **options) -> Hypergraph:
     """Read an HSBM sweep directory (format D): ``hyperedge.npy`` and ``labels.npy``.
 
     The object array is unpickled with the restricted unpickler, never ``allow_pickle=True``.
+
+    Parameters
+    ----------
+    directory : str or PathLike
+        ``hyperedge.npy`` (a 0-d object array: dict hyperedge -> node ids), ``labels.npy``.
+    name, **options
+        As for :func:`read_hypergcn`.
+
+    Returns
+    -------
+    Hypergraph
+        ``n_nodes`` = length of the labels (else max id + 1).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     d = pathlib.Path(d)
+    ...     np.save(d / "hyperedge.npy", np.array({0: [0, 1, 2], 1: [2, 3]}), allow_pickle=True)
+    ...     np.save(d / "labels.npy", np.array([0, 0, 1, 1]))
+    ...     hg = read_hsbm(d)
+    >>> hg.n_nodes, [e.tolist() for e in hg.edges()], hg.labels.tolist()
+    (4, [[0, 1, 2], [2, 3]], [0, 0, 1, 1])
     """
     d = _require_dir(directory)
     hpath, lpath = d / "hyperedge.npy", d / "labels.npy"
@@ -339,6 +412,16 @@ def read_edge_labels(path, n_classes: int | None = None, *, _stacklevel: int = 2
         0-based labels; ``-1`` for a corrupt line.
     bad_lines : list of int
         1-based numbers of the corrupt lines (each also reported with a warning).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = pathlib.Path(d) / "hyperedge-labels.txt"
+    ...     _ = path.write_text("1\\n2\\nx\\n3\\n")
+    ...     labels, bad = read_edge_labels(path, n_classes=2)
+    >>> labels.tolist(), bad  # lines 3 ('x') and 4 (above n_classes) are corrupt
+    ([0, 1, -1, -1], [3, 4])
     """
     lines = read_text(path).splitlines()
     while lines and not lines[-1].strip():
@@ -366,6 +449,31 @@ def read_benson_edge_labelled(directory, *, n_nodes: int | None = None, name=Non
     their 1-based line number in ``hyperedges.txt`` so they can be matched with
     :func:`read_edge_labels`. Corrupt hyperedge labels are reported (warning, and
     ``hg.cleaning.extra["corrupt_edge_label_lines"]``), not fatal.
+
+    Parameters
+    ----------
+    directory : str or PathLike
+        Holds ``hyperedges.txt`` and optionally ``hyperedge-labels.txt`` (one label per
+        hyperedge) and ``hyperedge-label-identities.txt`` (one line per class).
+    n_nodes : int, optional
+        Number of nodes; default the largest node id.
+    name, **options
+        As for :func:`read_hypergcn`.
+
+    Returns
+    -------
+    Hypergraph
+        Without labels; ``node_ids`` are ``1..n_nodes``.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     d = pathlib.Path(d)
+    ...     _ = (d / "hyperedges.txt").write_text("1\\t2\\t3\\n3\\t4\\n")
+    ...     hg = read_benson_edge_labelled(d, n_nodes=5)
+    >>> hg.n_nodes, [e.tolist() for e in hg.edges()], list(hg.edge_names), hg.labels is None
+    (5, [[0, 1, 2], [2, 3]], ['1', '2'], True)
     """
     d = _require_dir(directory)
     epath = d / "hyperedges.txt"

@@ -185,6 +185,23 @@ def write_edgelist(hg: Hypergraph, path, *, delimiter: str = ",", index_base: in
     represented and are rejected. With default node ids the file holds positions plus a
     header recording ``n_nodes`` (isolated nodes survive); otherwise it holds the node ids,
     and a hypergraph with isolated nodes is refused (an edge list cannot hold them).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]], n_nodes=5)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = pathlib.Path(d) / "hg.txt"
+    ...     write_edgelist(hg, path)
+    ...     text = path.read_text()
+    ...     back = read_edgelist(path)
+    >>> print(text, end="")
+    # hyperclust hyperedge list: n_nodes=5 index_base=0 weighted=false
+    0,1,2
+    2,3
+    >>> back.n_nodes  # node 4, in no hyperedge, survives through the header
+    5
     """
     if delimiter not in (",", " ", "\t"):
         raise ValueError(f"delimiter must be ',', ' ' or '\\t', got {delimiter!r}")

@@ -20,6 +20,14 @@ class DataFormatError(ValueError):
         The offending file.
     line : int, optional
         1-based line number in ``path``.
+
+    Examples
+    --------
+    >>> err = DataFormatError("weight 'x' is not a number", "edges.txt", 3)
+    >>> str(err), err.line, err.reason
+    ("edges.txt:3: weight 'x' is not a number", 3, "weight 'x' is not a number")
+    >>> isinstance(err, ValueError)
+    True
     """
 
     def __init__(self, message: str, path: str | PathLike | None = None, line: int | None = None):

@@ -69,6 +69,11 @@ class Format:
         ``write(hypergraph, path, **options)``.
     alias : str, optional
         Another accepted name (the collection's letter).
+
+    Examples
+    --------
+    >>> FORMATS["hsbm"].directory, FORMATS["hsbm"].alias, FORMATS["hif"].write is not None
+    (True, 'D', True)
     """
 
     description: str

@@ -21,12 +21,29 @@ __all__ = ["read_hypergraphx", "is_hypergraphx"]
 
 
 def is_hypergraphx(doc) -> bool:
-    """Whether a parsed JSON document looks like hypergraphx's format."""
+    """Whether a parsed JSON document looks like hypergraphx's format.
+
+    Parameters
+    ----------
+    doc : object
+        A parsed JSON document.
+
+    Returns
+    -------
+    bool
+        True for a non-empty list whose first item is an object with ``hypergraph_type``.
+
+    Examples
+    --------
+    >>> is_hypergraphx([{"hypergraph_type": "Hypergraph"}]), is_hypergraphx({"incidences": []})
+    (True, False)
+    """
     return (isinstance(doc, list) and len(doc) > 0 and isinstance(doc[0], dict)
             and "hypergraph_type" in doc[0])
 
 
-def read_hypergraphx(path, *, label_key: str = "class", doc=None, **options) -> Hypergraph:
+def read_hypergraphx(path, *, label_key: str = "class", doc=None, name=None,
+                     **options) -> Hypergraph:
     """Read a hypergraphx JSON file.
 
     Parameters
@@ -37,8 +54,30 @@ def read_hypergraphx(path, *, label_key: str = "class", doc=None, **options) -> 
         order; nodes without it get -1).
     doc : list, optional
         The already parsed document (avoids reading ``path`` twice).
+    name : str, optional
+        Display name; default the file name without its suffixes.
     **options
         ``duplicates``, ``singletons``, ``empty`` for :meth:`Hypergraph.from_pairs`.
+
+    Returns
+    -------
+    Hypergraph
+        Nodes by increasing ``idx`` (``node_ids``); labels from ``metadata[label_key]``.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> doc = [{"hypergraph_type": "Hypergraph"}]
+    >>> doc += [{"type": "node", "idx": i, "metadata": {"class": c}}
+    ...         for i, c in zip((10, 11, 12, 13), "aabb")]
+    >>> doc += [{"type": "edge", "interaction": [10, 11, 12], "weight": 1.0},
+    ...         {"type": "edge", "interaction": [12, 13], "weight": 1.0}]
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = pathlib.Path(d) / "hg.json"
+    ...     _ = path.write_text(json.dumps(doc))
+    ...     hg = read_hypergraphx(path)
+    >>> [e.tolist() for e in hg.edges()], hg.labels.tolist(), hg.node_ids.tolist()
+    ([[0, 1, 2], [2, 3]], [0, 0, 1, 1], [10, 11, 12, 13])
     """
     path = Path(path)
     if doc is None:
@@ -81,7 +120,7 @@ def read_hypergraphx(path, *, label_key: str = "class", doc=None, **options) -> 
         notes["classes"] = classes
         notes["class_names"] = classes
     return build(nodes, eids, len(ids), len(members), labels=labels, weights=weights,
-                 node_ids=_ids_array(ids), name=path.stem.split(".")[0], notes=notes,
+                 node_ids=_ids_array(ids), name=name or path.stem.split(".")[0], notes=notes,
                  **options)
 
 

@@ -61,6 +61,22 @@ def read_node_table(path, *, kind: str = "features", sep: str | None = None):
     values : ndarray or CSR
         ``(n_rows, n_features)`` floats for features; ``(n_rows,)`` raw labels (ints or
         strings) for labels.
+
+    Examples
+    --------
+    A CSV whose first column is named ``node`` says which node each row belongs to:
+
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = pathlib.Path(d) / "features.csv"
+    ...     _ = path.write_text("node,x,y\\n12,1.0,0.0\\n10,0.5,2.0\\n")
+    ...     ids, X = read_node_table(path)
+    ...     _ = (pathlib.Path(d) / "labels.txt").write_text("a\\nb\\nb\\n")
+    ...     label_ids, y = read_node_table(pathlib.Path(d) / "labels.txt", kind="labels")
+    >>> ids.tolist(), X.tolist()
+    ([12, 10], [[1.0, 0.0], [0.5, 2.0]])
+    >>> label_ids, y.tolist()  # positional: row i is node index_base + i
+    (None, ['a', 'b', 'b'])
     """
     if kind not in ("features", "labels"):
         raise ValueError(f"kind must be 'features' or 'labels', got {kind!r}")
@@ -159,7 +175,7 @@ def _shape_check(values, kind, path):
 
 def _encode(raw):
     vals = np.asarray(raw)
-    if vals.dtype == object:
+    if vals.dtype.kind in "OU":  # a list of str is a "<U" array, a table's column is object
         text = [str(v).strip() for v in vals.tolist()]
         if all(_is_number(t) for t in text):
             vals = np.asarray([float(t) for t in text])
@@ -199,6 +215,20 @@ def attach_node_data(hg: Hypergraph, *, features=None, feature_ids=None, labels=
     ValueError
         A node without a feature row, repeated ids in a table, or a positional table for a
         hypergraph whose node ids are strings.
+
+    Examples
+    --------
+    Labels given for ids 1..4 of a 1-based edge list (nodes 1..4) land on the right nodes:
+
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[1, 2, 3], [3, 4]], node_ids=[1, 2, 3, 4])
+    >>> out = attach_node_data(hg, labels=["b", "a", "a", "b"], label_ids=[4, 2, 3, 1])
+    >>> out.labels.tolist(), out.cleaning.extra["classes"]
+    ([1, 0, 0, 1], ['a', 'b'])
+    >>> attach_node_data(hg, features=np.eye(3), index_base=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: node 4 has no feature row (1 nodes have none; the table has 3 rows, check index_base)
     """
     tables = {}
     for what, values, ids in (("features", features, feature_ids), ("labels", labels, label_ids)):

@@ -27,7 +27,17 @@ __all__ = ["UnsafePickleError", "safe_load", "safe_loads", "load_npy"]
 
 
 class UnsafePickleError(DataFormatError):
-    """A pickle references a global outside the allow-list (it could run code)."""
+    """A pickle references a global outside the allow-list (it could run code).
+
+    A :class:`~hyperclust.io.errors.DataFormatError` (so a ``ValueError``), with the same
+    ``path`` / ``line`` / ``reason`` attributes.
+
+    Examples
+    --------
+    >>> err = UnsafePickleError("refused to unpickle global 'os.system'", "x.pickle")
+    >>> str(err), isinstance(err, DataFormatError)
+    ("x.pickle: refused to unpickle global 'os.system'", True)
+    """
 
 
 def _numpy_attr(submodule: str, name: str):
@@ -201,6 +211,17 @@ def safe_load(path_or_file, *, encoding: str = "ASCII"):
         When the pickle names any other global (e.g. ``os.system``); nothing is executed.
     DataFormatError
         When the file is not a valid pickle.
+
+    Examples
+    --------
+    >>> import pickle, tempfile, pathlib
+    >>> import scipy.sparse as sp
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = pathlib.Path(d) / "hypergraph.pickle"
+    ...     _ = path.write_bytes(pickle.dumps({"e0": [0, 1, 2], "X": sp.eye(2, format="csr")}))
+    ...     obj = safe_load(path)
+    >>> obj["e0"], obj["X"].toarray().tolist()
+    ([0, 1, 2], [[1.0, 0.0], [0.0, 1.0]])
     """
     if isinstance(path_or_file, (str, bytes, os.PathLike)):
         path = os.fspath(path_or_file)
@@ -213,7 +234,37 @@ def safe_load(path_or_file, *, encoding: str = "ASCII"):
 
 
 def safe_loads(data: bytes, *, encoding: str = "ASCII", path=None):
-    """Like :func:`safe_load` for a bytes object; ``path`` only names it in errors."""
+    """Like :func:`safe_load` for a bytes object; ``path`` only names it in errors.
+
+    Parameters
+    ----------
+    data : bytes
+        The pickle.
+    encoding : str
+        As for :func:`safe_load`.
+    path : str, optional
+        Named in the errors.
+
+    Returns
+    -------
+    object
+        The unpickled object.
+
+    Examples
+    --------
+    A pickle that would call ``os.system`` is refused before anything runs:
+
+    >>> import os, pickle
+    >>> safe_loads(pickle.dumps({"labels": np.array([0, 1])}))["labels"].tolist()
+    [0, 1]
+    >>> class Exploit:
+    ...     def __reduce__(self):
+    ...         return os.system, ("echo pwned",)
+    >>> safe_loads(pickle.dumps(Exploit()), path="evil.pickle")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hyperclust.io.safe_pickle.UnsafePickleError: evil.pickle: refused to unpickle global '...system'...
+    """
     try:
         try:
             return _check_sparse(_load_stream(data, encoding))
@@ -241,9 +292,26 @@ def load_npy(path):
     ``np.load(allow_pickle=True)`` would run arbitrary pickle code; here the header is parsed
     with :mod:`numpy.lib.format` and an object payload is handed to :func:`safe_loads`.
 
+    Parameters
+    ----------
+    path : str or PathLike
+        The ``.npy`` file.
+
     Returns
     -------
     ndarray
+        The stored array, of the shape and dtype its header records.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     edges = np.empty((), dtype=object)
+    ...     edges[()] = {0: [0, 1, 2], 1: [2, 3]}
+    ...     np.save(pathlib.Path(d) / "hyperedge.npy", edges, allow_pickle=True)
+    ...     arr = load_npy(pathlib.Path(d) / "hyperedge.npy")
+    >>> arr.shape, arr.item()
+    ((), {0: [0, 1, 2], 1: [2, 3]})
     """
     from numpy.lib import format as npformat
 

@@ -19,11 +19,36 @@ DEFAULT_MEMORY_BUDGET = 4 * 1024**3
 
 
 class OperatorTooLargeError(ValueError):
-    """Raised when an explicit sparse operator would exceed the nnz or memory budget."""
+    """Raised when an explicit sparse operator would exceed the nnz or memory budget.
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.operators import ZhouLaplacian
+    >>> L = ZhouLaplacian(Hypergraph.from_edges([[0, 1, 2], [2, 3]]))
+    >>> L.to_sparse(max_nnz=10)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hyperclust.operators.base.OperatorTooLargeError: explicit ZhouLaplacian would hold about 17 nonzeros ...
+    """
 
 
 def safe_inverse(x: np.ndarray) -> np.ndarray:
-    """Elementwise ``1 / x`` with 0 where ``x <= 0`` (isolated nodes, empty hyperedges)."""
+    """Elementwise ``1 / x`` with 0 where ``x <= 0`` (isolated nodes, empty hyperedges).
+
+    Parameters
+    ----------
+    x : array-like
+
+    Returns
+    -------
+    ndarray of float64, shape of ``x``
+
+    Examples
+    --------
+    >>> safe_inverse([2.0, 0.0, -1.0]).tolist()
+    [0.5, 0.0, 0.0]
+    """
     x = np.asarray(x, dtype=np.float64)
     out = np.zeros_like(x)
     np.divide(1.0, x, out=out, where=x > 0)
@@ -31,7 +56,16 @@ def safe_inverse(x: np.ndarray) -> np.ndarray:
 
 
 def check_hypergraph(hypergraph) -> None:
-    """``TypeError`` unless ``hypergraph`` is a :class:`~hyperclust.Hypergraph`."""
+    """``TypeError`` unless ``hypergraph`` is a :class:`~hyperclust.Hypergraph`.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> check_hypergraph(sp.eye(3))
+    Traceback (most recent call last):
+    ...
+    TypeError: expected a Hypergraph, got dia_matrix
+    """
     from ..hypergraph import Hypergraph
 
     if not isinstance(hypergraph, Hypergraph):
@@ -39,7 +73,25 @@ def check_hypergraph(hypergraph) -> None:
 
 
 def clique_nnz_estimate(hypergraph) -> int:
-    """Upper bound on nnz(H W H^T): ``min(sum_e |e|^2, n^2)``."""
+    """Upper bound on nnz(H W H^T): ``min(sum_e |e|^2, n^2)``.
+
+    Parameters
+    ----------
+    hypergraph : Hypergraph
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    Hyperedges of sizes 3 and 2 give at most 9 + 4 entries (the true count is 11: the
+    diagonal entry of node 2 is shared):
+
+    >>> from hyperclust import Hypergraph
+    >>> clique_nnz_estimate(Hypergraph.from_edges([[0, 1, 2], [2, 3]]))
+    13
+    """
     sizes = hypergraph.edge_sizes.astype(np.int64)
     n = int(hypergraph.n_nodes)
     return int(min(int((sizes * sizes).sum()), n * n))
@@ -51,10 +103,29 @@ def check_sparse_budget(est_nnz: int, what: str, max_nnz: int | None = None,
 
     The memory estimate counts the product and one copy (value + int64 index, twice).
 
+    Parameters
+    ----------
+    est_nnz : int
+        Estimated stored entries.
+    what : str
+        The matrix, named in the error.
+    max_nnz : int, optional
+        Default :data:`DEFAULT_MAX_NNZ`.
+    memory_budget : int, optional
+        Bytes; default :data:`DEFAULT_MEMORY_BUDGET`.
+
     Raises
     ------
     OperatorTooLargeError
         Naming the estimated nnz, the estimated memory and the budget that was exceeded.
+
+    Examples
+    --------
+    >>> check_sparse_budget(1000, "A")  # within budget: nothing happens
+    >>> check_sparse_budget(10**6, "A", memory_budget=2**20)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hyperclust.operators.base.OperatorTooLargeError: explicit A would hold about 1,000,000 nonzeros (~0.03 GiB to build), over the limit ...
     """
     max_nnz = DEFAULT_MAX_NNZ if max_nnz is None else int(max_nnz)
     memory_budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
@@ -68,7 +139,23 @@ def check_sparse_budget(est_nnz: int, what: str, max_nnz: int | None = None,
 
 
 def as_dense_block(X) -> tuple[np.ndarray, bool]:
-    """``(X as float64 2-D array, was_1d)``; sparse input is densified (a block of columns)."""
+    """``(X as float64 2-D array, was_1d)``; sparse input is densified (a block of columns).
+
+    Parameters
+    ----------
+    X : array-like or sparse, shape (n,) or (n, d)
+
+    Returns
+    -------
+    block : ndarray of float64, shape (n, d) (d = 1 for a vector)
+    was_1d : bool
+
+    Examples
+    --------
+    >>> block, was_1d = as_dense_block([1, 2, 3])
+    >>> block.shape, block.dtype, was_1d
+    ((3, 1), dtype('float64'), True)
+    """
     if sp.issparse(X):
         X = X.toarray()
     X = np.asarray(X, dtype=np.float64)
@@ -80,12 +167,44 @@ def as_dense_block(X) -> tuple[np.ndarray, bool]:
 class Operator(LinearOperator):
     """The base of every hypergraph operator: a scipy ``LinearOperator``. What else an
     operator provides (affinity, its own eigensolver) is declared by its entry in
-    :data:`hyperclust.operators.registry.OPERATORS`."""
+    :data:`hyperclust.operators.registry.OPERATORS`.
+
+    Examples
+    --------
+    Every registered operator is one, so scipy's solvers take it as it is:
+
+    >>> from scipy.sparse.linalg import eigsh
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.operators import ZhouLaplacian
+    >>> L = ZhouLaplacian(Hypergraph.from_edges([[0, 1, 2], [2, 3]]))
+    >>> isinstance(L, Operator), L.shape
+    (True, (4, 4))
+    >>> float(eigsh(L, k=1, which="LA", return_eigenvectors=False)[0])  # doctest: +ELLIPSIS
+    1.0...
+    """
 
 
 class SymmetricOperator(Operator):
     """A symmetric real ``(n, n)`` operator, float64. Subclasses implement ``_apply(X)`` for
-    a dense ``(n, d)`` block; vectors, sparse blocks, the adjoint and ``to_dense`` follow."""
+    a dense ``(n, d)`` block; vectors, sparse blocks, the adjoint and ``to_dense`` follow.
+
+    Parameters
+    ----------
+    n : int
+        Rows and columns.
+
+    Examples
+    --------
+    >>> class Scale(SymmetricOperator):
+    ...     def __init__(self, s):
+    ...         super().__init__(len(s))
+    ...         self.s = np.asarray(s, dtype=float)
+    ...     def _apply(self, X):
+    ...         return self.s[:, None] * X
+    >>> op = Scale([1.0, 2.0, 3.0])
+    >>> (op @ np.ones(3)).tolist(), (op.T @ np.ones(3)).tolist(), np.diag(op.to_dense()).tolist()
+    ([1.0, 2.0, 3.0], [1.0, 2.0, 3.0], [1.0, 2.0, 3.0])
+    """
 
     def __init__(self, n: int):
         super().__init__(dtype=np.float64, shape=(int(n), int(n)))
@@ -117,7 +236,34 @@ class SymmetricOperator(Operator):
 class FactoredOperator(SymmetricOperator):
     """A symmetric real operator applied in factored form, with an explicit sparse form on
     request. Subclasses implement ``_apply(X)`` for a dense ``(n, d)`` block and
-    ``_build_sparse()``, and may set ``_sparse_nnz_estimate``."""
+    ``_build_sparse()``, and may set ``_sparse_nnz_estimate``.
+
+    Parameters
+    ----------
+    n : int
+        Rows and columns.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> class Path3(FactoredOperator):  # adjacency of the path 0 - 1 - 2
+    ...     _A = sp.csr_matrix(np.array([[0.0, 1, 0], [1, 0, 1], [0, 1, 0]]))
+    ...     def __init__(self):
+    ...         super().__init__(3)
+    ...     def _apply(self, X):
+    ...         return self._A @ X
+    ...     def _build_sparse(self):
+    ...         return self._A
+    ...     def _sparse_nnz_estimate(self):
+    ...         return self._A.nnz
+    >>> op = Path3()
+    >>> (op @ np.ones(3)).tolist(), op.to_sparse().nnz
+    ([1.0, 2.0, 1.0], 4)
+    >>> op.to_sparse(max_nnz=3)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hyperclust.operators.base.OperatorTooLargeError: explicit Path3 would hold about 4 nonzeros ...
+    """
 
     def _build_sparse(self) -> sp.csr_matrix:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -140,13 +286,26 @@ def to_torch_sparse(op, device="cpu", dtype=None, max_nnz: int | None = None,
 
     Parameters
     ----------
-    op : scipy.sparse matrix, ndarray or operator with ``to_sparse()``
+    op : scipy.sparse matrix, ndarray or operator with ``to_sparse()``, shape (r, c)
     device : str or torch.device
     dtype : torch.dtype, default torch.float32
+    max_nnz, memory_budget : int, optional
+        Passed to ``op.to_sparse`` (see :func:`check_sparse_budget`).
 
     Returns
     -------
     torch.Tensor, sparse COO, shape ``op.shape``
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.operators import ZhouLaplacian
+    >>> L = ZhouLaplacian(Hypergraph.from_edges([[0, 1, 2], [2, 3]]), kind="unnormalized")
+    >>> T = to_torch_sparse(L, device="cpu")
+    >>> T.shape, T.dtype, T.is_coalesced()
+    (torch.Size([4, 4]), torch.float32, True)
+    >>> (6 * T.to_dense()).round().int().tolist()
+    [[4, -2, -2, 0], [-2, 4, -2, 0], [-2, -2, 7, -3], [0, 0, -3, 3]]
     """
     import torch
 

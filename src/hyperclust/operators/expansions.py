@@ -28,7 +28,24 @@ CLIQUE_WEIGHTINGS = ("normalized", "unit")
 
 def clique_pair_weights(hypergraph: Hypergraph, weighting: str = "normalized") -> np.ndarray:
     """Weight ``c_e`` of every pair inside hyperedge ``e``, shape (m,): ``w_e / (|e| - 1)``
-    (``"normalized"``) or ``w_e`` (``"unit"``); 0 for size-1 hyperedges."""
+    (``"normalized"``) or ``w_e`` (``"unit"``); 0 for size-1 hyperedges.
+
+    Parameters
+    ----------
+    hypergraph : Hypergraph
+    weighting : {"normalized", "unit"}
+
+    Returns
+    -------
+    ndarray of float64, shape (n_edges,)
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3], [4]])
+    >>> clique_pair_weights(hg).tolist(), clique_pair_weights(hg, "unit").tolist()
+    ([0.5, 1.0, 0.0], [1.0, 1.0, 0.0])
+    """
     check_hypergraph(hypergraph)
     if weighting not in CLIQUE_WEIGHTINGS:
         raise ValueError(f"weighting must be one of {CLIQUE_WEIGHTINGS}, got {weighting!r}")
@@ -42,11 +59,29 @@ def clique_pair_weights(hypergraph: Hypergraph, weighting: str = "normalized") -
 def clique_adjacency(hypergraph: Hypergraph, weighting: str = "normalized"):
     """Clique-expansion adjacency (zero diagonal) in factored form, and its degrees.
 
+    Parameters
+    ----------
+    hypergraph : Hypergraph
+    weighting : {"normalized", "unit"}
+        Pair weight ``w_e / (|e| - 1)`` or ``w_e`` (see the module notes).
+
     Returns
     -------
     A : GramOperator, shape (n, n)
     degrees : ndarray, shape (n,)
         ``A @ 1``; 0 for isolated nodes and for nodes only in size-1 hyperedges.
+
+    Examples
+    --------
+    The pairs of ``{0, 1, 2}`` get 1/2 each, the pair ``{2, 3}`` gets 1, so every node's
+    degree is its number of hyperedges:
+
+    >>> from hyperclust import Hypergraph
+    >>> A, d = clique_adjacency(Hypergraph.from_edges([[0, 1, 2], [2, 3]]))
+    >>> (2 * A.to_dense()).tolist()
+    [[0.0, 1.0, 1.0, 0.0], [1.0, 0.0, 1.0, 0.0], [1.0, 1.0, 0.0, 2.0], [0.0, 0.0, 2.0, 0.0]]
+    >>> d.tolist()
+    [1.0, 1.0, 2.0, 1.0]
     """
     c = clique_pair_weights(hypergraph, weighting)
     sizes = hypergraph.edge_sizes.astype(np.float64)
@@ -67,6 +102,15 @@ class CliqueLaplacian(FactoredOperator):
         Pair weight ``w_e / (|e| - 1)`` or ``w_e`` (see module docstring).
     normalized : bool, default True
         ``I - D^-1/2 A D^-1/2`` (isolated nodes: identity rows) or ``D - A``.
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> L = CliqueLaplacian(Hypergraph.from_edges([[0, 1, 2], [2, 3]]), normalized=False)
+    >>> L.to_sparse().toarray().tolist()
+    [[1.0, -0.5, -0.5, 0.0], [-0.5, 1.0, -0.5, 0.0], [-0.5, -0.5, 2.0, -1.0], [0.0, 0.0, -1.0, 1.0]]
+    >>> (L @ np.ones(4)).tolist()  # constants are in the kernel
+    [0.0, 0.0, 0.0, 0.0]
     """
 
     def __init__(self, hypergraph: Hypergraph, weighting: str = "normalized", normalized: bool = True):
@@ -114,6 +158,17 @@ class StarLaplacian(FactoredOperator):
     Its explicit form has only ``2 nnz(H) + n + m`` entries, so ``to_sparse`` never refuses.
     The Schur complement of the unnormalized form onto the vertices is
     ``Dv - H W De^-1 H^T`` (see :func:`hyperclust.operators.collapsed.star_complex`).
+
+    Examples
+    --------
+    Rows 0..3 are the nodes, rows 4 and 5 the hyperedges ``{0, 1, 2}`` and ``{2, 3}``:
+
+    >>> from hyperclust import Hypergraph
+    >>> L = StarLaplacian(Hypergraph.from_edges([[0, 1, 2], [2, 3]]), normalized=False)
+    >>> L.shape, L.degrees.tolist()
+    ((6, 6), [1.0, 1.0, 2.0, 1.0, 3.0, 2.0])
+    >>> L.to_dense()[4].tolist()  # hyperedge 0 links to nodes 0, 1, 2
+    [-1.0, -1.0, -1.0, 0.0, 3.0, 0.0]
     """
 
     def __init__(self, hypergraph: Hypergraph, normalized: bool = True):

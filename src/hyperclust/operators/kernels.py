@@ -49,7 +49,30 @@ _pool_key: tuple | None = None
 def resolve_threads(n_threads=None) -> int:
     """Threads a kernel may use: ``n_threads`` if given, else the innermost
     :func:`~hyperclust.threads.thread_limit` in force, else the free cores
-    (:func:`~hyperclust.threads.default_threads`)."""
+    (:func:`~hyperclust.threads.default_threads`).
+
+    Parameters
+    ----------
+    n_threads : int, optional
+        A positive count.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from hyperclust.threads import thread_limit
+    >>> resolve_threads(3)
+    3
+    >>> with thread_limit(2):
+    ...     resolve_threads()
+    2
+    >>> resolve_threads(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_threads must be a positive integer or None, got 0
+    """
     if n_threads is not None:
         if isinstance(n_threads, bool) or not isinstance(n_threads, (int, np.integer)) \
                 or n_threads < 1:
@@ -86,6 +109,13 @@ def row_blocks(indptr: np.ndarray, n_blocks: int) -> np.ndarray:
     Returns
     -------
     ndarray of int64, shape (n_blocks + 1,), non-decreasing
+
+    Examples
+    --------
+    Rows holding 1, 1, 2 and 4 nonzeros: the last row alone is half of them:
+
+    >>> row_blocks(np.array([0, 1, 2, 4, 8]), 2).tolist()
+    [0, 3, 4]
     """
     n_rows = indptr.shape[0] - 1
     targets = np.linspace(0, indptr[-1], int(n_blocks) + 1)
@@ -125,6 +155,20 @@ def csr_matmat(A: sp.csr_matrix, X: np.ndarray, out: np.ndarray | None = None, *
     -------
     ndarray, shape (r, d)
         ``out``.
+
+    Examples
+    --------
+    >>> A = sp.csr_matrix(np.array([[1.0, 2.0], [0.0, 3.0]]))
+    >>> X = np.ones((2, 2))
+    >>> out = csr_matmat(A, X)
+    >>> out.tolist()
+    [[3.0, 3.0], [3.0, 3.0]]
+    >>> csr_matmat(A, X, out, accumulate=True) is out, out.tolist()
+    (True, [[6.0, 6.0], [6.0, 6.0]])
+    >>> csr_matmat(A, X.astype(np.float32))
+    Traceback (most recent call last):
+    ...
+    ValueError: X must be a C-contiguous float64 array, got float32
     """
     if not sp.isspmatrix_csr(A) and not (sp.issparse(A) and A.format == "csr"):
         raise TypeError(f"A must be a CSR matrix, got {type(A).__name__}")

@@ -27,6 +27,20 @@ class GramOperator(FactoredOperator):
     H : scipy.sparse CSR, shape (n, m)
     edge_scale : ndarray, shape (m,)
     node_shift : ndarray of shape (n,) or float, default 0
+    Ht : scipy.sparse CSR, shape (m, n), optional
+        ``H.T`` when the caller already holds it (the hypergraph's ``incidence_t``).
+
+    Examples
+    --------
+    With unit scales, ``M[u, v]`` counts the hyperedges holding both ``u`` and ``v``:
+
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> M = GramOperator(hg.incidence, np.ones(2))
+    >>> M.to_dense().tolist()
+    [[1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 2.0, 1.0], [0.0, 0.0, 1.0, 1.0]]
+    >>> M.diagonal().tolist()
+    [1.0, 1.0, 2.0, 1.0]
     """
 
     def __init__(self, H, edge_scale, node_shift=0.0, Ht=None):
@@ -73,6 +87,18 @@ class ZhouLaplacian(FactoredOperator):
     -----
     Eigenvalues of the normalized kinds lie in ``[0, 1]`` (sym and rw share them).
     ``kind="rw"`` is not symmetric; its adjoint is applied correctly.
+
+    Examples
+    --------
+    The unnormalized form of the hypergraph ``{0, 1, 2}, {2, 3}``, times 6 (entries
+    ``-w_e / |e|`` off the diagonal):
+
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> (6 * ZhouLaplacian(hg, kind="unnormalized").to_dense()).round(6).tolist()
+    [[4.0, -2.0, -2.0, 0.0], [-2.0, 4.0, -2.0, 0.0], [-2.0, -2.0, 7.0, -3.0], [0.0, 0.0, -3.0, 3.0]]
+    >>> (np.linalg.eigvalsh(ZhouLaplacian(hg).to_dense()).round(4) + 0.0).tolist()  # in [0, 1]
+    [0.0, 0.4167, 1.0, 1.0]
     """
 
     def __init__(self, hypergraph: Hypergraph, kind: str = "sym", self_loops: float = 0.0):
@@ -132,5 +158,26 @@ class ZhouLaplacian(FactoredOperator):
 
 
 def zhou_laplacian(hypergraph: Hypergraph, kind: str = "sym", self_loops: float = 0.0) -> ZhouLaplacian:
-    """Shorthand for :class:`ZhouLaplacian`."""
+    """Shorthand for :class:`ZhouLaplacian`.
+
+    Parameters
+    ----------
+    hypergraph : Hypergraph
+    kind : {"sym", "rw", "unnormalized"}
+    self_loops : float, default 0.0
+
+    Returns
+    -------
+    ZhouLaplacian, shape (n_nodes, n_nodes)
+
+    Examples
+    --------
+    ``Dv^1/2 1`` spans the kernel of the symmetric form:
+
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> L = zhou_laplacian(hg)
+    >>> bool(np.abs(L @ np.sqrt(hg.weighted_degrees)).max() < 1e-12)
+    True
+    """
     return ZhouLaplacian(hypergraph, kind=kind, self_loops=self_loops)

@@ -46,6 +46,14 @@ class OperatorSpec:
         User options the callable takes (e.g. ``("eps",)``); others are not passed.
     node_rows_only : bool
         Its rows are the nodes (False: nodes then hyperedges, as the star expansion).
+
+    Examples
+    --------
+    >>> spec = OPERATORS["clique-unit"]
+    >>> spec.params, sorted(spec.protocols), spec.node_rows_only
+    ({'weighting': 'unit'}, ['affinity', 'matvec'], True)
+    >>> OPERATORS["star"].node_rows_only
+    False
     """
 
     factory: str | Callable
