@@ -146,8 +146,14 @@ def timing():
 
     hg = load_dataset("cora-ca", data_dir=str(DATA))
     k = hg.n_classes
-    print(f"load average before: {open('/proc/loadavg').read().split()[:3]}, "
-          f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}")
+    from hyperclust.bench.provenance import git_commit
+    from hyperclust.threads import default_threads, input_work
+
+    print(f"commit {git_commit().get('commit', '?')[:10]}, load average before: "
+          f"{open('/proc/loadavg').read().split()[:3]}, "
+          f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}, "
+          f"HYPERCLUST_NUM_THREADS={os.environ.get('HYPERCLUST_NUM_THREADS')}, "
+          f"threads of the policy for this input: {default_threads(input_work(hg))}")
     for cls in (AHCKA, AutoClusterer):
         cls(k).fit(hg)  # warm-up (imports, BLAS initialisation)
         ts, res = [], []
