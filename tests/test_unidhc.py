@@ -14,8 +14,8 @@ from hyperclust.models.adaptivity import choose_family, smoothness_quotient, smo
 from hyperclust.models.basis import (basis_response, borrow_for_isolated, feature_neighbors,
                                      polynomial_basis)
 from hyperclust.models.losses import decorrelation_loss, node_consistency_loss
-from hyperclust.models.unidhc import (PolynomialFilter, UniDHCNet, sample_members,
-                                      train_unidhc)
+from hyperclust.models.unidhc import (MAX_BATCHES_PER_EPOCH, PolynomialFilter, UniDHCNet,
+                                      hyperedge_basis_means, train_unidhc)
 from hyperclust.operators.propagation import PropagationOperator
 from hyperclust.threads import thread_limit
 
@@ -175,32 +175,26 @@ def test_decorrelation_matches_dense_formula():
     assert decorrelation_loss(q, q).item() < 0.05
 
 
-def test_sampled_members_are_members_and_unbiased():
-    big = Hypergraph.from_edges([list(range(40)), [0, 1, 2], list(range(10, 30))], n_nodes=40)
-    Ht = big.incidence_t
-    draws = sample_members(Ht, np.array([0, 1, 2]), 4000, np.random.default_rng(0))
-    assert draws.shape == (3, 4000)
-    for r in range(3):  # only true members are drawn, each about equally often
-        members = Ht[r].indices
-        assert set(draws[r]) == set(members)
-        counts = np.bincount(draws[r], minlength=40)[members]
-        assert counts.min() > 0.6 * 4000 / members.size
-    # the mean of the draws estimates the member mean (node id as the value)
-    np.testing.assert_allclose(draws.mean(axis=1), [19.5, 1.0, 19.5], atol=0.5)
+def test_hyperedge_basis_means_match_dense(hg):
+    B = np.random.default_rng(3).normal(size=(3, hg.n_nodes, 4)).astype(np.float32)
+    E = hyperedge_basis_means(B, hg.incidence)
+    H = hg.incidence.toarray() != 0
+    for k in range(3):
+        np.testing.assert_allclose(E[k], (H.T @ B[k]) / H.sum(axis=0)[:, None], rtol=1e-5, atol=1e-6)
+    assert E.dtype == np.float32 and E.shape == (3, hg.n_edges, 4)
 
 
 def test_giant_hyperedge_costs_a_step_what_a_small_one_costs():
-    # a hyperedge holding every node is drawn in O(1) per sample, and a fit finishes quickly
+    # one hyperedge holding every node: its mean is exact (no member sampling) and the fit
+    # trains the same number of steps on the same batch shapes as without it
     rng = np.random.default_rng(0)
     n = 1500
     edges = [rng.choice(n, 3, replace=False) for _ in range(n)] + [np.arange(n)]
     X = rng.normal(size=(n, 8))
     hg_big = Hypergraph.from_edges(edges, n_nodes=n, features=X)
-    Ht = hg_big.incidence_t
-    giant = int(np.argmax(np.diff(Ht.indptr)))
-    assert Ht[giant].nnz == n
-    draws = sample_members(Ht, np.array([giant, 0]), 4, rng)
-    assert draws.shape == (2, 4)  # the same work for the giant hyperedge and a triple
+    B = polynomial_basis(PropagationOperator(hg_big), X, 2).astype(np.float32)
+    E = hyperedge_basis_means(B, hg_big.incidence)
+    np.testing.assert_allclose(E[:, -1], B.mean(axis=1), rtol=1e-4, atol=1e-6)
     import time
 
     t = time.perf_counter()

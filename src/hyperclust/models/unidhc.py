@@ -11,9 +11,10 @@ hyperedge embeddings, and ``rho * ||gamma - gamma_init||^2`` that keeps the filt
 
 Cost of one step is fixed by the batch sizes, whatever the hypergraph: the consistency loss
 works on ``(d, d)`` Gram matrices (never the ``(b, b)`` similarity matrix when ``d < b``),
-and a hyperedge's embedding is the mean encoder output of :data:`MEMBER_SAMPLES` members
-drawn uniformly with replacement (an unbiased estimate of the mean over all members), so a
-hyperedge of 100,000 members costs a step exactly what a pair costs.
+and a hyperedge's embedding is the encoder applied to the mean filter output of its
+members, which is linear in the basis: ``mean_{v in e} Z_v = sum_k gamma_k E[k, e]`` with
+``E[k] = De^-1 H^T B[k]`` precomputed once (one sparse product per order). A hyperedge of
+100,000 members costs a step exactly what a pair costs.
 """
 
 from __future__ import annotations
@@ -26,18 +27,13 @@ import torch.nn.functional as F
 
 from .losses import decorrelation_loss, node_consistency_loss
 
-__all__ = ["MAX_BATCHES_PER_EPOCH", "MEMBER_SAMPLES", "PolynomialFilter", "ResidualEncoder",
-           "UniDHCNet", "sample_members", "train_unidhc"]
+__all__ = ["MAX_BATCHES_PER_EPOCH", "PolynomialFilter", "ResidualEncoder", "UniDHCNet",
+           "hyperedge_basis_means", "train_unidhc"]
 
 MAX_BATCHES_PER_EPOCH = 32
 """An epoch is a pass over at most this many node batches (a fresh seeded sample of the
 nodes each epoch beyond ``32 * batch_size`` nodes): training cost stops growing with ``n``.
 Every shared dataset (at most 16,242 nodes, 20newsw100) still trains full passes."""
-
-MEMBER_SAMPLES = 4
-"""Members drawn (uniformly, with replacement) per hyperedge and step: a hyperedge's
-embedding is the mean encoder output of its draws, an unbiased estimate of the mean over
-all its members at a cost that does not depend on its size."""
 
 
 class PolynomialFilter(nn.Module):
@@ -108,38 +104,35 @@ class UniDHCNet(nn.Module):
                 self.encoder(F.dropout(Z, p=dropout, training=train)))
 
 
-def sample_members(incidence_t: sp.csr_matrix, edges: np.ndarray, n_samples: int,
-                   rng: np.random.Generator) -> np.ndarray:
-    """``n_samples`` members of each hyperedge, drawn uniformly with replacement.
-
-    O(1) per draw (an offset into the hyperedge's row of ``incidence_t``), so a hyperedge of
-    100,000 members costs what a pair costs; the mean of any function over the draws is an
-    unbiased estimate of its mean over the members.
+def hyperedge_basis_means(basis: np.ndarray, incidence: sp.spmatrix) -> np.ndarray:
+    """Mean member of every hyperedge in every basis order: ``E[k] = De^-1 H^T B[k]``.
 
     Parameters
     ----------
-    incidence_t : CSR, shape (m, n)
-        Hyperedge-node incidence.
-    edges : ndarray of int, shape (e,)
-        Hyperedges with at least one member.
-    n_samples : int
-    rng : numpy Generator
+    basis : ndarray, shape (K+1, n, d)
+    incidence : sparse, shape (n, m)
+        Node-hyperedge incidence (any non-zero = membership; the mean is unweighted).
 
     Returns
     -------
-    ndarray of int, shape (e, n_samples)
-        Node ids; row ``i`` holds members of ``edges[i]``.
+    ndarray, shape (K+1, m, d), the dtype of ``basis``; rows of empty hyperedges are 0.
 
     Examples
     --------
-    >>> Ht = sp.csr_matrix(np.array([[1, 1, 0], [0, 0, 1]]))
-    >>> sample_members(Ht, np.array([1]), 3, np.random.default_rng(0)).tolist()
-    [[2, 2, 2]]
+    >>> import scipy.sparse as sp
+    >>> H = sp.csr_matrix(np.array([[1, 0], [1, 1], [0, 1]]))
+    >>> B = np.arange(6, dtype=np.float32).reshape(1, 3, 2)
+    >>> hyperedge_basis_means(B, H)[0].tolist()
+    [[1.0, 2.0], [3.0, 4.0]]
     """
-    start = incidence_t.indptr[edges]
-    size = incidence_t.indptr[edges + 1] - start
-    offset = (rng.random((edges.size, n_samples)) * size[:, None]).astype(np.int64)
-    return incidence_t.indices[start[:, None] + offset]
+    Ht = sp.csr_matrix(incidence).T.tocsr().astype(basis.dtype, copy=True)
+    Ht.data[:] = 1
+    sizes = np.diff(Ht.indptr)
+    mean = sp.diags(1.0 / np.maximum(sizes, 1)).astype(basis.dtype) @ Ht
+    out = np.empty((basis.shape[0], Ht.shape[0], basis.shape[2]), dtype=basis.dtype)
+    for k in range(basis.shape[0]):
+        out[k] = mean @ basis[k]
+    return out
 
 
 def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, hidden_dim=256,
@@ -192,10 +185,12 @@ def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, hidde
     enc_params = [p for name, p in net.named_parameters() if not name.startswith("filter.")]
     opt = torch.optim.Adam([{"params": enc_params},
                             {"params": [net.filter.gamma], "lr": gamma_lr}], lr=lr)
-    Ht = sp.csr_matrix(incidence).T.tocsr()
-    usable = np.flatnonzero(np.diff(Ht.indptr) >= 2)
+    usable = np.flatnonzero(np.diff(sp.csc_matrix(incidence).indptr) >= 2)
     edge_batch = max(2, batch_size // 2)
-    use_edges = bool(decorrelation_weight) and usable.size >= 2
+    E = None
+    if decorrelation_weight and usable.size >= 2:
+        E = torch.as_tensor(hyperedge_basis_means(np.asarray(basis, dtype=np.float32),
+                                                  incidence)[:, usable], device=device)
     steps = min(max(1, int(np.ceil(n / batch_size))), MAX_BATCHES_PER_EPOCH)
     history = []
     bar = tqdm(range(int(epochs)), desc="Uni-DHC", disable=not verbose, leave=False)
@@ -210,13 +205,10 @@ def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, hidde
             _, h1, h2 = net.views(B[:, batch], dropout)
             l_node = node_consistency_loss(h1, h2)
             l_edge = torch.zeros((), device=device)
-            if use_edges:
-                eb = rng.choice(usable, size=min(edge_batch, usable.size), replace=False)
-                members = sample_members(Ht, eb, MEMBER_SAMPLES, rng)
-                _, e1, e2 = net.views(B[:, torch.as_tensor(members.ravel(), device=device)],
-                                      dropout)
-                l_edge = decorrelation_loss(e1.view(eb.size, MEMBER_SAMPLES, d).mean(dim=1),
-                                            e2.view(eb.size, MEMBER_SAMPLES, d).mean(dim=1))
+            if E is not None:
+                eb = rng.choice(E.shape[1], size=min(edge_batch, E.shape[1]), replace=False)
+                _, e1, e2 = net.views(E[:, torch.as_tensor(eb, device=device)], dropout)
+                l_edge = decorrelation_loss(e1, e2)
             l_reg = (net.filter.gamma - g0).pow(2).sum()
             loss = l_node + decorrelation_weight * l_edge + gamma_reg * l_reg
             opt.zero_grad()
