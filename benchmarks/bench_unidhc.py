@@ -39,9 +39,8 @@ HETERO = ["senate-committees", "house-committees", "actor", "amazon-ratings", "p
           "hsbm-node-0.3", "hsbm-node-0.6", "hsbm-node-0.9", "hsbm-edge-0.3", "hsbm-edge-0.9"]
 SWEEP_H = [0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0]
 MLP = "unidhc (mlp encoder)"
-OLD_DEFAULT = dict(encoder="mlp", gamma_lr=1e-2)
-"""The Uni-DHC default until the fourth session of 2026-12-03 (same code path)."""
-MASKED = "unidhc (mlp encoder, false-negative mask 1/k)"
+"""Rows of the pre-2026-12-04 option ``encoder="mlp"`` (removed; its stored rows stay in the
+CSVs and the report)."""
 
 
 def methods(k, seed, featured=True, isolated=False):
@@ -62,8 +61,6 @@ def methods(k, seed, featured=True, isolated=False):
         "uniform P^0..P^8": UniDHC(k, order=8, gamma_init="uniform", **fixed),
         "X - PX (high-pass)": UniDHC(k, gamma_init="high-pass", **fixed),
         "unidhc": UniDHC(k, random_state=seed),
-        MLP: UniDHC(k, **OLD_DEFAULT, random_state=seed),
-        MASKED: UniDHC(k, **OLD_DEFAULT, false_negative_mask="1/k", random_state=seed),
     }
 
 

@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["is_int", "check_int", "check_fraction"]
+__all__ = ["is_int", "check_int", "check_fraction", "check_nonnegative"]
 
 
 def is_int(value) -> bool:
@@ -49,4 +49,18 @@ def check_fraction(value, name: str, *, lo_open: bool = False) -> float:
             or not 0.0 <= value <= 1.0 or (lo_open and value == 0.0):
         raise ValueError(f"{name} must be a float in {'(' if lo_open else '['}0, 1], "
                          f"got {value!r}")
+    return float(value)
+
+
+def check_nonnegative(value, name: str) -> float:
+    """``value`` as a finite float ``>= 0`` (booleans refused), else ``ValueError``.
+
+    Examples
+    --------
+    >>> check_nonnegative(1e-3, "lr")
+    0.001
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) \
+            or value < 0:
+        raise ValueError(f"{name} must be a non-negative number, got {value!r}")
     return float(value)

@@ -19,30 +19,29 @@ Our reconstruction of "A Unified Framework for Deep Hypergraph Clustering Beyond
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 from sklearn.preprocessing import normalize
 
 from ..models.adaptivity import choose_family, smoothness_zscore
-from ..models.basis import (BASES, basis_response, borrow_for_isolated, feature_neighbors,
-                            polynomial_basis)
+from .._validation import check_fraction, check_int, check_nonnegative
+from ..models.basis import basis_response, borrow_for_isolated, feature_neighbors, polynomial_basis
 from ..operators import propagation
 from ..operators.propagation import PropagationOperator
 from ..threads import current_limit
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
-from .registry import DESCRIPTIONS
 
-__all__ = ["UniDHC", "family_coefficients", "METHODS"]
+__all__ = ["UniDHC", "family_coefficients"]
 
 _FAMILIES = ("low-pass", "identity", "high-pass", "uniform")
-EMBEDDINGS = ("concat", "filter", "encoder", "auto")
+EMBEDDINGS = ("concat", "filter", "auto")
 SELECTION_NEIGHBORS = 10
 """Attribute neighbours of the kNN walk that scores the candidate outputs (as in ``auto``)."""
-NEIGHBOR_PAIR_BUDGET = 2 ** 30
-"""Most (isolated, connected) pairs compared exactly (about 10-30 s at d = 128 on 2 cores);
-beyond it the candidates are a seeded uniform sample of the connected nodes."""
+NEIGHBOR_PAIR_BUDGET = 2 ** 25
+"""Most (isolated, connected) pairs compared exactly (about 1 s at d = 128 on one core;
+every shared dataset needs under 2 ** 22); beyond it the candidates are a seeded uniform
+sample of the connected nodes (2 ** 30 until 2026-12-04: 10 s and 4.6 GB at 10^5 nodes)."""
 
 
 def _family_power(family: str, order: int) -> np.ndarray:
@@ -85,49 +84,79 @@ def family_coefficients(family: str, order: int, basis: str = "power") -> np.nda
 
 
 def _deep():
-    """``(torch, ENCODERS, train_unidhc)``, imported on first use: torch is the optional
-    extra ``hyperclust[deep]``, and importing this module must not load it."""
+    """``(torch, train_unidhc)``, imported on first use: torch is the optional extra
+    ``hyperclust[deep]``, and importing this module must not load it."""
     try:
         import torch
     except ImportError:
         raise ImportError("UniDHC needs torch, which is not installed: "
                           "pip install hyperclust[deep]") from None
-    from ..models.unidhc import ENCODERS, train_unidhc
+    from ..models.unidhc import train_unidhc
 
-    return torch, ENCODERS, train_unidhc
-
-
-def _check_pos_int(value, name, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+    return torch, train_unidhc
 
 
-def _check_nonneg(value, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) \
-            or value < 0:
-        raise ValueError(f"{name} must be a non-negative number, got {value!r}")
+def _choice(options):
+    def check(value, name):
+        if not isinstance(value, str) or value not in options:
+            raise ValueError(f"{name} must be one of {options}, got {value!r}")
+        return value
+    return check
+
+
+def _optional(check):
+    return lambda value, name: None if value is None else check(value, name)
+
+
+def _dropout(value, name):
+    if check_fraction(value, name) == 1.0:
+        raise ValueError(f"{name} must be a float in [0, 1), got {value!r}")
     return float(value)
 
 
+def _n_structural(value, name):
+    from .baselines import structural_dim
+
+    structural_dim(value, 2)
+    return value
+
+
+_PARAMETER_CHECKS = {
+    "order": lambda v, name: check_int(v, name, 0),
+    "self_loops": check_nonnegative,
+    "n_structural": _n_structural,
+    "isolated_neighbors": _optional(lambda v, name: check_int(v, name, 0)),
+    "hidden_dim": lambda v, name: check_int(v, name, 1),
+    "epochs": lambda v, name: check_int(v, name, 0),
+    "lr": check_nonnegative,
+    "gamma_lr": check_nonnegative,
+    "batch_size": lambda v, name: check_int(v, name, 2),
+    "decorrelation_weight": check_nonnegative,
+    "gamma_reg": check_nonnegative,
+    "dropout": _dropout,
+    "embedding": _choice(EMBEDDINGS),
+    "n_init": lambda v, name: check_int(v, name, 1),
+}
+"""One check per parameter, run once at the start of ``fit`` (``input`` and
+``n_components`` are checked where they are used, by the shared input helpers;
+``gamma_init`` needs ``order``)."""
+
+
 class UniDHC(HypergraphClusterer):
-    """Deep hypergraph clustering with a learnable polynomial filter ``sum_k gamma_k T_k(P)``.
+    """Deep hypergraph clustering with a learnable polynomial filter ``sum_k gamma_k P^k``.
 
     Parameters
     ----------
     n_clusters : int
     order : int, default 4
-        Highest polynomial order ``K``.
-    basis : {"power", "laplacian", "chebyshev"}, default "power"
-        ``T_k(P) = P^k``, ``(I - P)^k``, or Chebyshev polynomials of ``2P - I``. Computed
-        in float32 (:data:`hyperclust.operators.propagation.BASIS_DTYPE`; the network trains
+        Highest polynomial order ``K``. The basis ``[X, PX, ..., P^K X]`` is computed in
+        float32 (:data:`hyperclust.operators.propagation.BASIS_DTYPE`; the network trains
         in float32): mean ACC/NMI within 0.006 of float64 (less than one std) over 5 seeds
         on 10 shared sets (docs/results/bench/dtype_settings.md).
     gamma_init : {"auto", "low-pass", "identity", "high-pass", "uniform"} or array-like
         Initial filter. ``"auto"``: the label-free smoothness z-score of the input
         (:func:`hyperclust.models.adaptivity.smoothness_zscore`) chooses low-pass ``P^2``
-        (z < -threshold), high-pass ``I - P`` (z > threshold) or the identity.
-    family_threshold : float, default 2.0
+        (z < -2), high-pass ``I - P`` (z > 2) or the identity.
     self_loops : float, default 1.0
         Self-loop weight of :class:`~hyperclust.operators.PropagationOperator`.
     input : {"auto", "features", "structural"}, default "auto"
@@ -135,54 +164,44 @@ class UniDHC(HypergraphClusterer):
         embedding :func:`hyperclust.spectral.structural_features` (``n_structural`` columns).
     n_components : int, "auto" or None, default "auto"
         Seeded truncated-SVD projection of the input (``"auto"``: 128 when d > 256).
+    n_structural : int or "auto", default "auto"
+        Columns of the structural input; ``"auto"`` = ``2 * n_clusters`` clipped to [4, 32]
+        (:func:`hyperclust.cluster.baselines.structural_dim`).
     isolated_neighbors : int or None, default 10
         Isolated nodes (in no hyperedge) take half of each propagated basis term (orders >= 1)
         from the mean of their ``isolated_neighbors`` nearest connected nodes by cosine
         similarity of the input (:func:`hyperclust.models.basis.borrow_for_isolated`);
         ``None`` or 0 leaves them with their raw input, as propagation alone does. Only with
-        node features (a structural input carries nothing for isolated nodes). Exact search:
-        time ``O(n_isolated * n_connected * d)``.
-    n_structural : int or "auto", default "auto"
-        Columns of the structural input; ``"auto"`` = ``2 * n_clusters`` clipped to [4, 32]
-        (:func:`hyperclust.cluster.baselines.structural_dim`).
-    encoder : {"residual", "mlp"}, default "residual"
-        ``"residual"``: ``Z + MLP(Z)`` with the last layer zero-initialised, so the encoder
-        starts as the identity on the filter output and learns a correction of it;
-        ``"mlp"``: a plain two-layer MLP to ``out_dim`` columns (the first design; it
-        loses the filter's geometry where the losses have no reason to keep it, see
-        docs/unidhc.md).
+        node features (a structural input carries nothing for isolated nodes). Exact search
+        up to :data:`NEIGHBOR_PAIR_BUDGET` pairs, a seeded sample of candidates beyond.
     hidden_dim : int, default 256
-    out_dim : int, default 64
-        Output width of the ``"mlp"`` encoder (the residual one keeps the input width).
+        Hidden width of the residual encoder ``Z + MLP(Z)`` (its last layer starts at zero,
+        so the encoder starts as the identity on the filter output).
     epochs : int, default 20
+        Passes over the nodes in batches of ``batch_size``; an epoch holds at most
+        :data:`hyperclust.models.unidhc.MAX_BATCHES_PER_EPOCH` batches, so training time
+        stops growing with ``n`` beyond 16,384 nodes.
     lr : float, default 1e-3
         Adam learning rate of the encoder.
     gamma_lr : float, default 1e-3
         Adam learning rate of gamma. At 1e-2 gamma drifted on small hypergraphs (zoo: the
         identity term 0 -> .17) and the filter block lost what the init had (.92 -> .86).
-    batch_size, edge_batch_size : int, default 512, 256
-    consistency : {"cosine", "infonce"}, default "cosine"
-    consistency_weight, decorrelation_weight, gamma_reg : float, default 1.0, 0.1, 1.0
-        Loss weights; ``gamma_reg`` multiplies ``||gamma - gamma_init||^2``. A decorrelation
-        weight of 1 hurt the encoder output on every real dataset measured (docs/unidhc.md).
+    batch_size : int, default 512
+        Nodes per step; each step also draws ``batch_size // 2`` hyperedges.
+    decorrelation_weight : float, default 0.1
+        Weight of the hyperedge-level Barlow-Twins decorrelation (the node consistency has
+        weight 1). At 1 it hurt the encoder output on every real dataset measured.
+    gamma_reg : float, default 1.0
+        Weight of ``||gamma - gamma_init||^2``.
     dropout : float, default 0.2
         Feature dropout making the two views.
-    positives : {"dropout", "co-member"}, default "dropout"
-        Second view of a node: a dropout copy of itself, or of a random hyperedge co-member.
-    false_negative_mask : float in (0, 1), "1/k" or None, default None
-        Cosine consistency only: each node's most similar batch mates (this fraction of the
-        batch, by centred filter output; ``"1/k"`` = ``1 / n_clusters``) are left out of the
-        term that pushes different nodes apart. Lifts mushroom, 20newsw100 and cora-ca with
-        isolated nodes removed, sinks pubmed-cc-tricl (docs/unidhc.md), hence off by default.
-    edge_member_cap : int or None, default 64
-        Hyperedges larger than this enter the decorrelation loss through a fresh uniform
-        sample of this many members (keeps a step's cost bounded on huge hyperedges).
-    embedding : {"concat", "filter", "encoder", "auto"}, default "concat"
-        What k-means clusters: L2-normalised filter output, encoder output, or both side by
-        side; ``"auto"`` clusters each of these and the two fixed filters (``P^2 X`` and
-        ``X``) and keeps the clustering with the lowest label-free
-        :func:`~hyperclust.objectives.rwr_conductance` (``balance="min"``) on the mixed
-        hypergraph + attribute-kNN walk (``selected_``, ``scores_``).
+    embedding : {"concat", "filter", "auto"}, default "concat"
+        What k-means clusters: the L2-normalised filter output beside the L2-normalised
+        encoder output, or the filter output alone; ``"auto"`` clusters each of these, the
+        encoder output and the two fixed filters (``P^2 X`` and ``X``) and keeps the
+        clustering with the lowest label-free :func:`~hyperclust.objectives.rwr_conductance`
+        (``balance="min"``) on the mixed hypergraph + attribute-kNN walk (``selected_``,
+        ``scores_``).
     n_init : int, default 10
         k-means restarts.
     random_state : int, default 0
@@ -193,13 +212,12 @@ class UniDHC(HypergraphClusterer):
     Attributes
     ----------
     labels_ : ndarray, shape (n_nodes,)
-    embedding_ : ndarray, shape (n_nodes, 2 d) (``"concat"``; ``d + out_dim`` with the
-        ``"mlp"`` encoder)
+    embedding_ : ndarray, shape (n_nodes, 2 d) (``"concat"``)
     n_filter_columns_ : int
-        Leading columns of ``embedding_`` that hold the filter block (0 with
-        ``embedding="encoder"``); the rest is the encoder block.
+        Leading columns of ``embedding_`` that hold the filter block; the rest is the
+        encoder block.
     coefficients_ : ndarray, shape (order + 1,)
-        Learned gamma (in the chosen basis).
+        Learned gamma (power basis).
     initial_coefficients_ : ndarray, shape (order + 1,)
     loss_history_ : list of dict
         Per-epoch mean losses.
@@ -221,42 +239,27 @@ class UniDHC(HypergraphClusterer):
     ((120,), (120, 16), (5,))
     """
 
-    def __init__(self, n_clusters=2, *, order=4, basis="power", gamma_init="auto",
-                 family_threshold=2.0, self_loops=1.0, input="auto", n_components="auto",
-                 n_structural="auto", isolated_neighbors=10, encoder="residual",
-                 hidden_dim=256, out_dim=64, epochs=20, lr=1e-3, gamma_lr=1e-3,
-                 batch_size=512, edge_batch_size=256,
-                 consistency="cosine", consistency_weight=1.0, decorrelation_weight=0.1,
-                 gamma_reg=1.0, dropout=0.2,
-                 positives="dropout", false_negative_mask=None, edge_member_cap=64,
-                 embedding="concat", n_init=10,
-                 random_state=0, device="cpu", verbose=False):
+    def __init__(self, n_clusters=2, *, order=4, gamma_init="auto", self_loops=1.0,
+                 input="auto", n_components="auto", n_structural="auto", isolated_neighbors=10,
+                 hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=1e-3, batch_size=512,
+                 decorrelation_weight=0.1, gamma_reg=1.0, dropout=0.2, embedding="concat",
+                 n_init=10, random_state=0, device="cpu", verbose=False):
         self.n_clusters = n_clusters
         self.order = order
-        self.basis = basis
         self.gamma_init = gamma_init
-        self.family_threshold = family_threshold
         self.self_loops = self_loops
         self.input = input
         self.n_components = n_components
         self.n_structural = n_structural
         self.isolated_neighbors = isolated_neighbors
-        self.encoder = encoder
         self.hidden_dim = hidden_dim
-        self.out_dim = out_dim
         self.epochs = epochs
         self.lr = lr
         self.gamma_lr = gamma_lr
         self.batch_size = batch_size
-        self.edge_batch_size = edge_batch_size
-        self.consistency = consistency
-        self.consistency_weight = consistency_weight
         self.decorrelation_weight = decorrelation_weight
         self.gamma_reg = gamma_reg
         self.dropout = dropout
-        self.positives = positives
-        self.false_negative_mask = false_negative_mask
-        self.edge_member_cap = edge_member_cap
         self.embedding = embedding
         self.n_init = n_init
         self.random_state = random_state
@@ -265,45 +268,11 @@ class UniDHC(HypergraphClusterer):
 
     # ------------------------------------------------------------------ validation
     def _validate(self):
-        order = _check_pos_int(self.order, "order", 0)
-        if self.basis not in BASES:
-            raise ValueError(f"basis must be one of {BASES}, got {self.basis!r}")
-        for name in ("hidden_dim", "out_dim", "batch_size", "edge_batch_size", "n_init"):
-            _check_pos_int(getattr(self, name), name)
-        _check_pos_int(self.epochs, "epochs", 0)
-        from .baselines import structural_dim
-
-        structural_dim(self.n_structural, 2)
-        if self.isolated_neighbors is not None:
-            _check_pos_int(self.isolated_neighbors, "isolated_neighbors", 0)
-        for name in ("lr", "gamma_lr", "consistency_weight", "decorrelation_weight", "gamma_reg",
-                     "family_threshold"):
-            _check_nonneg(getattr(self, name), name)
-        if not 0.0 <= float(self.dropout) < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), got {self.dropout!r}")
-        if self.consistency not in ("cosine", "infonce"):
-            raise ValueError(f"consistency must be 'cosine' or 'infonce', got {self.consistency!r}")
-        if self.edge_member_cap is not None:
-            _check_pos_int(self.edge_member_cap, "edge_member_cap")
-        if self.positives not in ("dropout", "co-member"):
-            raise ValueError(f"positives must be 'dropout' or 'co-member', got {self.positives!r}")
-        fn = self.false_negative_mask
-        if fn is not None and fn != "1/k" and (
-                isinstance(fn, (bool, str)) or not isinstance(fn, numbers.Real)
-                or not 0.0 < fn < 1.0):
-            raise ValueError(f"false_negative_mask must be None, '1/k' or a number in (0, 1), "
-                             f"got {fn!r}")
-        if fn is not None and self.consistency != "cosine":
-            raise ValueError("false_negative_mask applies to consistency='cosine' only")
-        encoders = _deep()[1]
-        if self.encoder not in encoders:
-            raise ValueError(f"encoder must be one of {encoders}, got {self.encoder!r}")
-        if self.embedding not in EMBEDDINGS:
-            raise ValueError(f"embedding must be one of {EMBEDDINGS}, got {self.embedding!r}")
+        for name, check in _PARAMETER_CHECKS.items():
+            check(getattr(self, name), name)
+        order = int(self.order)
         if isinstance(self.gamma_init, str):
-            if self.gamma_init != "auto" and self.gamma_init not in _FAMILIES:
-                raise ValueError(f"gamma_init must be 'auto', one of {_FAMILIES} or an array, "
-                                 f"got {self.gamma_init!r}")
+            _choice(("auto",) + _FAMILIES)(self.gamma_init, "gamma_init")
         else:
             g = np.asarray(self.gamma_init, dtype=np.float64)
             if g.shape != (order + 1,) or not np.all(np.isfinite(g)):
@@ -345,7 +314,7 @@ class UniDHC(HypergraphClusterer):
 
     def fit(self, hypergraph, y=None):
         """Fit on ``hypergraph`` (labels, if any, are ignored). Returns ``self``."""
-        torch, _, train_unidhc = _deep()
+        torch, train_unidhc = _deep()
         limit = current_limit()  # torch may have been imported inside this fit's thread limit
         if limit is not None:
             torch.set_num_threads(limit)
@@ -361,28 +330,22 @@ class UniDHC(HypergraphClusterer):
             family = self.gamma_init
             if family == "auto":
                 self.smoothness_z_ = smoothness_zscore(P, X, random_state=seed)
-                family = choose_family(self.smoothness_z_, self.family_threshold)
+                family = choose_family(self.smoothness_z_)
             if family == "high-pass" and order < 1:
                 family = "identity"
             self.filter_family_ = family
-            g0 = family_coefficients(family, order, self.basis)
+            g0 = family_coefficients(family, order)
         else:
             self.filter_family_ = "custom"
             g0 = np.asarray(self.gamma_init, dtype=np.float64)
         self.initial_coefficients_ = g0.copy()
-        B = polynomial_basis(P, X, order, self.basis)
+        B = polynomial_basis(P, X, order)
         B = self._borrow_for_isolated(hg, X, B, seed)
         net, self.loss_history_ = train_unidhc(
-            B, hg.incidence, g0, hidden_dim=self.hidden_dim, out_dim=self.out_dim,
-            encoder=self.encoder,
-            epochs=self.epochs, lr=self.lr, gamma_lr=self.gamma_lr, batch_size=self.batch_size,
-            edge_batch_size=self.edge_batch_size, consistency=self.consistency,
-            consistency_weight=self.consistency_weight,
+            B, hg.incidence, g0, hidden_dim=self.hidden_dim, epochs=self.epochs, lr=self.lr,
+            gamma_lr=self.gamma_lr, batch_size=self.batch_size,
             decorrelation_weight=self.decorrelation_weight, gamma_reg=self.gamma_reg,
-            dropout=float(self.dropout), positives=self.positives,
-            edge_member_cap=self.edge_member_cap,
-            false_negative_fraction=1.0 / k if self.false_negative_mask == "1/k"
-            else self.false_negative_mask, random_state=seed, device=self.device,
+            dropout=float(self.dropout), random_state=seed, device=self.device,
             verbose=self.verbose)
         self.coefficients_ = net.filter.gamma.detach().cpu().numpy().astype(np.float64)
         Z = np.tensordot(self.coefficients_, B, axes=1)
@@ -391,12 +354,10 @@ class UniDHC(HypergraphClusterer):
         if self.embedding == "auto":
             self._select_output(hg, k, seed, order, B, blocks)
             return self
-        parts = []
-        if self.embedding in ("concat", "filter"):
-            parts.append(blocks["filter"]())
-        if self.embedding in ("concat", "encoder"):
+        parts = [blocks["filter"]()]
+        if self.embedding == "concat":
             parts.append(blocks["encoder"]())
-        self.n_filter_columns_ = Z.shape[1] if self.embedding in ("concat", "filter") else 0
+        self.n_filter_columns_ = Z.shape[1]
         self.embedding_ = np.hstack(parts)
         from .baselines import kmeans_labels
 
@@ -418,8 +379,8 @@ class UniDHC(HypergraphClusterer):
         from ..operators.knn import MixedWalk, knn_affinity
         from .baselines import kmeans_labels
 
-        floor = family_coefficients("low-pass", order, self.basis)
-        ident = family_coefficients("identity", order, self.basis)
+        floor = family_coefficients("low-pass", order)
+        ident = family_coefficients("identity", order)
         filt = blocks["filter"]()
         enc = blocks["encoder"]()
         candidates = {
@@ -457,14 +418,4 @@ class UniDHC(HypergraphClusterer):
         """
         if not hasattr(self, "coefficients_"):
             raise AttributeError("call fit before spectral_response")
-        return self.coefficients_ @ basis_response(lambdas, len(self.coefficients_) - 1,
-                                                   self.basis)
-
-
-METHODS = {
-    "unidhc": (lambda k, seed, device: UniDHC(k, random_state=seed, device=device),
-               DESCRIPTIONS["unidhc"]),
-    "unidhc-filter": (lambda k, seed, device: UniDHC(k, embedding="filter", random_state=seed,
-                                                     device=device),
-                      DESCRIPTIONS["unidhc-filter"]),
-}
+        return self.coefficients_ @ basis_response(lambdas, len(self.coefficients_) - 1)

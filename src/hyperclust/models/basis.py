@@ -119,13 +119,14 @@ def basis_response(lambdas, order: int, kind: str = "power") -> np.ndarray:
 
 
 def feature_neighbors(X, queries: np.ndarray, candidates: np.ndarray, n_neighbors: int,
-                      chunk_size: int = 2048) -> np.ndarray:
+                      chunk_size: int | None = None) -> np.ndarray:
     """Cosine nearest neighbours of the ``queries`` rows of ``X`` among the ``candidates`` rows.
 
     Exact, in chunks of ``chunk_size`` queries (a thin wrapper of
-    :func:`hyperclust.operators.knn.exact_cosine_neighbors`): memory ``O(chunk_size * len(candidates))``,
-    time ``O(len(queries) * len(candidates) * d)``. Returned neighbours with equal
-    similarity are ordered by node id.
+    :func:`hyperclust.operators.knn.exact_cosine_neighbors`; default: as many queries as
+    keep a chunk's similarity block under 2 ** 22 entries, 32 MiB): memory
+    ``O(chunk_size * len(candidates))``, time ``O(len(queries) * len(candidates) * d)``.
+    Returned neighbours with equal similarity are ordered by node id.
 
     Parameters
     ----------
@@ -141,6 +142,8 @@ def feature_neighbors(X, queries: np.ndarray, candidates: np.ndarray, n_neighbor
     """
     from ..operators.knn import exact_cosine_neighbors
 
+    if chunk_size is None:
+        chunk_size = max(1, 2 ** 22 // max(1, len(candidates)))
     idx, _ = exact_cosine_neighbors(np.asarray(X, dtype=np.float64), n_neighbors,
                                     queries=queries, candidates=candidates, exclude_self=False,
                                     chunk_size=chunk_size, backend="dense",

@@ -1,13 +1,20 @@
-"""Uni-DHC network and trainer: a learnable polynomial filter, an encoder, two views.
+"""Uni-DHC network and trainer: a learnable polynomial filter, a residual encoder, two views.
 
 The filter output for a node batch is ``Z_b = sum_k gamma_k B[k, b]`` where ``B`` is the
-precomputed basis ``[T_0(P) X, ..., T_K(P) X]`` (:mod:`hyperclust.models.basis`); ``gamma`` is
-an unconstrained real vector (negative values allowed, so high-pass shapes are reachable).
-Two views are feature-dropout copies of ``Z_b`` passed through one shared encoder (by
-default residual: ``Z + MLP(Z)``, the identity at initialisation).
-Losses: node-level consistency on a node batch, hyperedge-level decorrelation on the mean
-embeddings of a hyperedge batch, and ``rho * ||gamma - gamma_init||^2`` that keeps the filter
-near its (label-free) initial shape. No loss ever builds an n x n or m x m matrix.
+precomputed basis ``[P^0 X, ..., P^K X]`` (:mod:`hyperclust.models.basis`); ``gamma`` is an
+unconstrained real vector (negative values allowed, so high-pass shapes are reachable).
+Two views are feature-dropout copies of ``Z_b`` passed through one residual encoder
+``Z + MLP(Z)`` (the identity at initialisation).
+Losses: node-level consistency on a node batch, hyperedge-level decorrelation on a batch of
+hyperedge embeddings, and ``rho * ||gamma - gamma_init||^2`` that keeps the filter near its
+(label-free) initial shape.
+
+Cost of one step is fixed by the batch sizes, whatever the hypergraph: the consistency loss
+works on ``(d, d)`` Gram matrices (never the ``(b, b)`` similarity matrix when ``d < b``),
+and a hyperedge's embedding is the encoder applied to the mean filter output of its
+members, which is linear in the basis: ``mean_{v in e} Z_v = sum_k gamma_k E[k, e]`` with
+``E[k] = De^-1 H^T B[k]`` precomputed once (one sparse product per order). A hyperedge of
+100,000 members costs a step exactly what a pair costs.
 """
 
 from __future__ import annotations
@@ -18,11 +25,15 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 
-from .losses import (decorrelation_loss, hyperedge_means, infonce_loss, node_consistency_loss,
-                     similar_pair_weights)
+from .losses import decorrelation_loss, node_consistency_loss
 
-__all__ = ["ENCODERS", "PolynomialFilter", "ResidualEncoder", "UniDHCNet", "sample_co_members",
-           "train_unidhc"]
+__all__ = ["MAX_BATCHES_PER_EPOCH", "PolynomialFilter", "ResidualEncoder", "UniDHCNet",
+           "hyperedge_basis_means", "train_unidhc"]
+
+MAX_BATCHES_PER_EPOCH = 32
+"""An epoch is a pass over at most this many node batches (a fresh seeded sample of the
+nodes each epoch beyond ``32 * batch_size`` nodes): training cost stops growing with ``n``.
+Every shared dataset (at most 16,242 nodes, 20newsw100) still trains full passes."""
 
 
 class PolynomialFilter(nn.Module):
@@ -69,132 +80,88 @@ class ResidualEncoder(nn.Module):
         return x + self.correction(x)
 
 
-ENCODERS = ("residual", "mlp")
-
-
 class UniDHCNet(nn.Module):
-    """Polynomial filter followed by a two-layer encoder.
+    """Polynomial filter followed by a residual encoder.
 
     Parameters
     ----------
     gamma_init : array-like, shape (K+1,)
     in_dim : int
-        Feature dimension ``d`` of the basis.
-    hidden_dim, out_dim : int
-        ``out_dim`` is the output width of the ``"mlp"`` encoder; the residual encoder
-        keeps the width ``d``.
-    encoder : {"residual", "mlp"}, default "residual"
-        :class:`ResidualEncoder` (``Z + MLP(Z)``, starts as the identity) or a plain MLP
-        ``d -> hidden_dim -> out_dim``.
+        Feature dimension ``d`` of the basis (also the encoder's output width).
+    hidden_dim : int
     """
 
-    def __init__(self, gamma_init, in_dim: int, hidden_dim: int = 256, out_dim: int = 64,
-                 encoder: str = "residual"):
+    def __init__(self, gamma_init, in_dim: int, hidden_dim: int = 256):
         super().__init__()
-        if encoder not in ENCODERS:
-            raise ValueError(f"encoder must be one of {ENCODERS}, got {encoder!r}")
         self.filter = PolynomialFilter(gamma_init)
-        if encoder == "residual":
-            self.encoder = ResidualEncoder(in_dim, hidden_dim)
-        else:
-            self.encoder = nn.Sequential(nn.Linear(in_dim, hidden_dim), nn.PReLU(),
-                                         nn.Linear(hidden_dim, out_dim))
+        self.encoder = ResidualEncoder(in_dim, hidden_dim)
 
-    def forward(self, basis: torch.Tensor, dropout: float = 0.0):
-        """Return ``(Z, H)`` of one view: filter output (b, d) and encoder output (b, d), or
-        (b, out_dim) with the ``"mlp"`` encoder."""
+    def views(self, basis: torch.Tensor, dropout: float):
+        """Filter output ``Z`` (b, d) and two encoded feature-dropout views of it (b, d)."""
         Z = self.filter(basis)
-        return Z, self.encoder(F.dropout(Z, p=dropout, training=dropout > 0))
+        train = dropout > 0
+        return (Z, self.encoder(F.dropout(Z, p=dropout, training=train)),
+                self.encoder(F.dropout(Z, p=dropout, training=train)))
 
 
-def _edge_batch(Ht: sp.csr_matrix, edges: np.ndarray, member_cap: int | None = None,
-                rng: np.random.Generator | None = None):
-    """Row-normalised incidence of a hyperedge batch over the union of its members.
-
-    With ``member_cap``, a hyperedge larger than the cap is represented by ``member_cap`` of
-    its members drawn uniformly without replacement (an unbiased estimate of its mean), so
-    one step never touches more than ``len(edges) * member_cap`` nodes.
-    """
-    sub = Ht[edges]
-    rows = np.repeat(np.arange(sub.shape[0]), np.diff(sub.indptr))
-    cols = sub.indices
-    if member_cap is not None and np.diff(sub.indptr).max(initial=0) > member_cap:
-        order = np.lexsort((rng.random(cols.size), rows))
-        rank = np.arange(cols.size) - sub.indptr[rows[order]]
-        keep = np.sort(order[rank < member_cap])
-        rows, cols = rows[keep], cols[keep]
-    members, local = np.unique(cols, return_inverse=True)
-    sizes = np.bincount(rows, minlength=sub.shape[0]).astype(np.float64)
-    vals = 1.0 / sizes[rows]
-    idx = torch.as_tensor(np.vstack([rows, local]), dtype=torch.long)
-    M = torch.sparse_coo_tensor(idx, torch.as_tensor(vals, dtype=torch.float32),
-                                (sub.shape[0], members.size), check_invariants=False).coalesce()
-    return members, M
-
-
-def sample_co_members(incidence: sp.csr_matrix, incidence_t: sp.csr_matrix, nodes: np.ndarray,
-                      rng: np.random.Generator) -> np.ndarray:
-    """One random co-member per node: a uniform incident hyperedge, then a uniform member of it.
-
-    Parameters
-    ----------
-    incidence : CSR, shape (n, m); incidence_t : CSR, shape (m, n)
-    nodes : ndarray of int, shape (b,)
-
-    Returns
-    -------
-    ndarray of int, shape (b,)
-        Nodes in no hyperedge get themselves. Vectorised (no loop over nodes).
-    """
-    nodes = np.asarray(nodes)
-    degree = np.diff(incidence.indptr)[nodes]
-    out = nodes.copy()
-    has = degree > 0
-    if has.any():
-        v = nodes[has]
-        e = incidence.indices[incidence.indptr[v] + (rng.random(v.size) * degree[has]).astype(np.int64)]
-        size = np.diff(incidence_t.indptr)[e]
-        out[has] = incidence_t.indices[incidence_t.indptr[e] + (rng.random(e.size) * size).astype(np.int64)]
-    return out
-
-
-def train_unidhc(basis: np.ndarray, incidence: sp.csr_matrix, gamma_init, *, hidden_dim=256,
-                 out_dim=64, encoder="residual", epochs=20, lr=1e-3, gamma_lr=1e-3,
-                 weight_decay=0.0, batch_size=512,
-                 edge_batch_size=256, consistency="cosine", consistency_weight=1.0,
-                 decorrelation_weight=1.0, gamma_reg=1.0, dropout=0.2, temperature=0.5,
-                 positives="dropout", edge_member_cap=64, false_negative_fraction=None,
-                 random_state=0, device="cpu", verbose=False):
-    """Train :class:`UniDHCNet` with Adam on node / hyperedge mini-batches.
+def hyperedge_basis_means(basis: np.ndarray, incidence: sp.spmatrix) -> np.ndarray:
+    """Mean member of every hyperedge in every basis order: ``E[k] = De^-1 H^T B[k]``.
 
     Parameters
     ----------
     basis : ndarray, shape (K+1, n, d)
-    incidence : CSR, shape (n, m)
+    incidence : sparse, shape (n, m)
+        Node-hyperedge incidence (any non-zero = membership; the mean is unweighted).
+
+    Returns
+    -------
+    ndarray, shape (K+1, m, d), the dtype of ``basis``; rows of empty hyperedges are 0.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> H = sp.csr_matrix(np.array([[1, 0], [1, 1], [0, 1]]))
+    >>> B = np.arange(6, dtype=np.float32).reshape(1, 3, 2)
+    >>> hyperedge_basis_means(B, H)[0].tolist()
+    [[1.0, 2.0], [3.0, 4.0]]
+    """
+    Ht = sp.csr_matrix(incidence).T.tocsr().astype(basis.dtype, copy=True)
+    Ht.data[:] = 1
+    sizes = np.diff(Ht.indptr)
+    mean = sp.diags(1.0 / np.maximum(sizes, 1)).astype(basis.dtype) @ Ht
+    out = np.empty((basis.shape[0], Ht.shape[0], basis.shape[2]), dtype=basis.dtype)
+    for k in range(basis.shape[0]):
+        out[k] = mean @ basis[k]
+    return out
+
+
+def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, hidden_dim=256,
+                 epochs=20, lr=1e-3, gamma_lr=1e-3, batch_size=512, decorrelation_weight=0.1,
+                 gamma_reg=1.0, dropout=0.2, random_state=0, device="cpu", verbose=False):
+    """Train :class:`UniDHCNet` with Adam on node / hyperedge mini-batches.
+
+    Parameters are checked by :class:`hyperclust.cluster.UniDHC`, which calls this; the
+    defaults are its defaults.
+
+    Parameters
+    ----------
+    basis : ndarray, shape (K+1, n, d)
+    incidence : sparse, shape (n, m)
         Node-hyperedge incidence; hyperedges with fewer than 2 members are not sampled.
     gamma_init : array-like, shape (K+1,)
-    hidden_dim, out_dim, encoder
-        Passed to :class:`UniDHCNet`.
+    hidden_dim : int
+        Hidden width of the encoder's correction MLP.
+    epochs : int
+        One epoch = one pass over the nodes in batches of ``batch_size`` (at most
+        :data:`MAX_BATCHES_PER_EPOCH` batches); each step also draws ``batch_size // 2``
+        hyperedges for the decorrelation loss.
     lr, gamma_lr : float
         Adam learning rates of the encoder and of gamma.
-    epochs : int
-        One epoch = one pass over the nodes in batches of ``batch_size``; each step also
-        draws ``edge_batch_size`` hyperedges for the decorrelation loss.
-    consistency : {"cosine", "infonce"}
-    consistency_weight, decorrelation_weight, gamma_reg : float
-        Loss weights; ``gamma_reg`` multiplies ``||gamma - gamma_init||^2``.
+    decorrelation_weight, gamma_reg : float
+        Loss weights (the node consistency has weight 1); ``gamma_reg`` multiplies
+        ``||gamma - gamma_init||^2``.
     dropout : float
         Feature-dropout rate that makes the two views.
-    positives : {"dropout", "co-member"}
-        Second view of node ``i``: a dropout copy of ``i`` itself, or of a random co-member
-        of ``i`` (:func:`sample_co_members`), which pulls hyperedge neighbours together.
-    edge_member_cap : int or None, default 64
-        Hyperedges larger than this enter the decorrelation loss through a uniform sample
-        of this many members (fresh every step); ``None`` uses all members.
-    false_negative_fraction : float in (0, 1) or None
-        With the cosine consistency, each node's most similar batch mates (this fraction of
-        the batch, by the centred filter output) are not pushed apart
-        (:func:`~hyperclust.models.losses.similar_pair_weights`); ``None`` pushes all pairs.
     random_state : int
     device : str or torch.device
     verbose : bool
@@ -211,55 +178,39 @@ def train_unidhc(basis: np.ndarray, incidence: sp.csr_matrix, gamma_init, *, hid
     device = torch.device(device)
     torch.manual_seed(random_state)
     rng = np.random.default_rng(random_state)
-    K1, n, d = basis.shape
-    B = torch.as_tensor(basis, dtype=torch.float32, device=device)
-    net = UniDHCNet(gamma_init, d, hidden_dim, out_dim, encoder).to(device)
+    n, d = basis.shape[1], basis.shape[2]
+    B = torch.as_tensor(np.asarray(basis, dtype=np.float32), device=device)
+    net = UniDHCNet(gamma_init, d, hidden_dim).to(device)
     g0 = net.filter.gamma.detach().clone()
     enc_params = [p for name, p in net.named_parameters() if not name.startswith("filter.")]
-    opt = torch.optim.Adam([{"params": enc_params, "weight_decay": weight_decay},
+    opt = torch.optim.Adam([{"params": enc_params},
                             {"params": [net.filter.gamma], "lr": gamma_lr}], lr=lr)
-    if positives not in ("dropout", "co-member"):
-        raise ValueError(f"positives must be 'dropout' or 'co-member', got {positives!r}")
-    if false_negative_fraction and consistency != "cosine":
-        raise ValueError("false_negative_fraction applies to consistency='cosine' only")
-    Hc = sp.csr_matrix(incidence)
-    Ht = Hc.T.tocsr()
-    usable = np.flatnonzero(np.diff(Ht.indptr) >= 2)
-    steps = max(1, int(np.ceil(n / batch_size)))
+    usable = np.flatnonzero(np.diff(sp.csc_matrix(incidence).indptr) >= 2)
+    edge_batch = max(2, batch_size // 2)
+    E = None
+    if decorrelation_weight and usable.size >= 2:
+        E = torch.as_tensor(hyperedge_basis_means(np.asarray(basis, dtype=np.float32),
+                                                  incidence)[:, usable], device=device)
+    steps = min(max(1, int(np.ceil(n / batch_size))), MAX_BATCHES_PER_EPOCH)
     history = []
     bar = tqdm(range(int(epochs)), desc="Uni-DHC", disable=not verbose, leave=False)
     for epoch in bar:
         net.train()
-        perm = rng.permutation(n)
+        perm = torch.as_tensor(rng.permutation(n), device=device)
         sums = np.zeros(4)
         for s in range(steps):
             batch = perm[s * batch_size:(s + 1) * batch_size]
-            if batch.size < 2:
+            if batch.numel() < 2:
                 continue
-            Bb = B[:, torch.as_tensor(batch, device=device)]
-            z, h1 = net(Bb, dropout)
-            if positives == "co-member":
-                mates = sample_co_members(Hc, Ht, batch, rng)
-                _, h2 = net(B[:, torch.as_tensor(mates, device=device)], dropout)
-            else:
-                _, h2 = net(Bb, dropout)
-            if consistency == "infonce":
-                l_node = infonce_loss(h1, h2, temperature)
-            else:
-                weights = similar_pair_weights(z, false_negative_fraction) \
-                    if false_negative_fraction else None
-                l_node = node_consistency_loss(h1, h2, pair_weights=weights)
+            _, h1, h2 = net.views(B[:, batch], dropout)
+            l_node = node_consistency_loss(h1, h2)
             l_edge = torch.zeros((), device=device)
-            if decorrelation_weight and usable.size >= 2:
-                eb = rng.choice(usable, size=min(edge_batch_size, usable.size), replace=False)
-                members, M = _edge_batch(Ht, np.sort(eb), edge_member_cap, rng)
-                Be = B[:, torch.as_tensor(members, device=device)]
-                M = M.to(device)
-                _, e1 = net(Be, dropout)
-                _, e2 = net(Be, dropout)
-                l_edge = decorrelation_loss(hyperedge_means(M, e1), hyperedge_means(M, e2))
+            if E is not None:
+                eb = rng.choice(E.shape[1], size=min(edge_batch, E.shape[1]), replace=False)
+                _, e1, e2 = net.views(E[:, torch.as_tensor(eb, device=device)], dropout)
+                l_edge = decorrelation_loss(e1, e2)
             l_reg = (net.filter.gamma - g0).pow(2).sum()
-            loss = consistency_weight * l_node + decorrelation_weight * l_edge + gamma_reg * l_reg
+            loss = l_node + decorrelation_weight * l_edge + gamma_reg * l_reg
             opt.zero_grad()
             loss.backward()
             opt.step()
