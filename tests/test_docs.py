@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import importlib.util
+import inspect
 import os
 import pkgutil
 import subprocess
@@ -38,15 +39,7 @@ def _missing(*packages):
 @pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
 @pytest.mark.parametrize("name", _modules())
 def test_docstring_examples(name):
-    needs = {"hyperclust.plotting": ("matplotlib",),
-             "hyperclust.operators.base": ("torch",),
-             "hyperclust.bench.peers": ("xgi", "hypernetx", "dhg", "torch")}.get(name, ())
-    if name.startswith("hyperclust.convert"):
-        needs += _INTEROP + ("torch",)
-    if name.startswith(("hyperclust.models", "hyperclust.cluster")):
-        needs += ("torch",)
-    if name.startswith("hyperclust.distributed"):
-        needs += ("distributed",)
+    needs = _needs(name)
     missing = _missing(*needs)
     if missing:
         pytest.skip(f"{name}'s examples need {', '.join(missing)} (pip install -e '.[test]')")
@@ -61,40 +54,51 @@ def test_docstring_examples(name):
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {name}"
 
 
+# Being documented on another branch: their Examples arrive with that branch's merge.
+DOCS_PENDING_ELSEWHERE = frozenset({
+    "hyperclust.operators.collapsed", "hyperclust.operators.graded",
+    "hyperclust.operators.diffusion", "hyperclust.spectral", "hyperclust.operators.schur",
+    "hyperclust.encodings", "hyperclust.cli_embed", "hyperclust.operators"})
+
+
+def _needs(name):
+    """The optional packages that importing module ``name`` requires."""
+    needs = {"hyperclust.plotting": ("matplotlib",),
+             "hyperclust.operators.base": ("torch",),
+             "hyperclust.bench.peers": ("xgi", "hypernetx", "dhg", "torch")}.get(name, ())
+    if name.startswith("hyperclust.convert"):
+        needs += _INTEROP + ("torch",)
+    if name.startswith(("hyperclust.models", "hyperclust.cluster")):
+        needs += ("torch",)
+    if name.startswith("hyperclust.distributed"):
+        needs += ("distributed",)
+    return needs
+
+
+def _public_callables(module):
+    """The public functions and classes that ``module`` itself defines."""
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [n for n, obj in vars(module).items()
+                 if not n.startswith("_") and (inspect.isfunction(obj) or inspect.isclass(obj))]
+    return [(n, obj) for n in names
+            if callable(obj := getattr(module, n))
+            and getattr(obj, "__module__", None) == module.__name__]
+
+
 def test_public_api_has_examples():
-    """Each public function and class of the modules of the converters, the clustering
-    estimators, the default (auto), the objectives, the plots, the registry, the CLI, the
-    Hypergraph and the benchmark harness has an Examples section."""
-    names = ["hyperclust.convert", "hyperclust.plotting", "hyperclust.cluster.registry",
-             "hyperclust.cluster.baselines", "hyperclust.cluster.spectral",
-             "hyperclust.cluster.unidhc", "hyperclust.cluster.auto", "hyperclust.objectives",
-             "hyperclust.hypergraph", "hyperclust.cli", "hyperclust.metrics",
-             "hyperclust.threads", "hyperclust.cluster.ahcka", "hyperclust.operators.knn",
-             "hyperclust.operators.neighbors"]
-    names += [f"hyperclust.convert.{m}" for m in ("xgi", "hypernetx", "dhg", "pyg", "networkx",
-                                                  "pandas", "dispatch")]
-    names += [f"hyperclust.hypergraph.{m}" for m in ("core", "construction", "ids", "validation",
-                                                     "cleaning", "statistics")]
-    names += ["hyperclust.io"] + [f"hyperclust.io.{m}" for m in (
-        "auto", "benchmark_formats", "edgelist", "errors", "formats", "hif", "hypergraphx",
-        "node_data", "safe_pickle")]
-    names += [f"hyperclust.operators.{m}" for m in (
-        "base", "expansions", "kernels", "laplacians", "propagation", "registry")]
-    names += ["hyperclust.cluster.base"]
-    names += [f"hyperclust.cli.{m}" for m in ("_common", "datasets", "info", "demo", "inputs",
-                                              "outputs")]
-    names += ["hyperclust.datasets"] + [f"hyperclust.datasets.{m}" for m in (
-        "download", "load", "locate", "registry", "spec", "synthetic")]
-    names += ["hyperclust.bench"] + [f"hyperclust.bench.{m}" for m in (
-        "seeds", "store", "aggregate", "tables", "staleness", "report", "plots", "provenance",
-        "data", "runner", "worker", "peers", "memory", "cli")]
+    """Each public function and class of every public module of the package (names in
+    ``__all__``, or else its public top-level defs) has an Examples section."""
+    names = [m.name for m in pkgutil.walk_packages(hyperclust.__path__, "hyperclust.")]
     lacking = []
-    for name in names:
+    for name in ["hyperclust", *names]:
+        if name.rsplit(".", 1)[-1].startswith("_") or name in DOCS_PENDING_ELSEWHERE:
+            continue
+        if _missing(*_needs(name)):
+            continue
         module = importlib.import_module(name)
-        for attr in getattr(module, "__all__", []):
-            obj = getattr(module, attr)
-            if callable(obj) and "Examples" not in (obj.__doc__ or ""):
-                lacking.append(f"{name}.{attr}")
+        lacking += [f"{name}.{attr}" for attr, obj in _public_callables(module)
+                    if "Examples" not in (obj.__doc__ or "")]
     assert not lacking, lacking
 
 
