@@ -52,6 +52,21 @@ def polynomial_basis(operator, X, order: int, kind: str = "power", dtype=None) -
     With a :class:`~hyperclust.operators.PropagationOperator` of the result's dtype, every
     order is written in place into the result through one ``(n_edges, d)`` work block: no
     other temporary, whatever ``order``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.operators import PropagationOperator
+    >>> P = PropagationOperator(Hypergraph.from_edges([[0, 1, 2], [2, 3]]))
+    >>> B = polynomial_basis(P, np.eye(4), order=2)
+    >>> B.shape
+    (3, 4, 4)
+    >>> np.allclose(B[2], P.matmat(P.matmat(np.eye(4))))
+    True
+    >>> L = polynomial_basis(P, np.eye(4), order=1, kind="laplacian")
+    >>> np.allclose(L[1], np.eye(4) - P.matmat(np.eye(4)))
+    True
     """
     order = _check_order(order)
     if kind not in BASES:
@@ -99,6 +114,13 @@ def basis_response(lambdas, order: int, kind: str = "power") -> np.ndarray:
     -------
     ndarray, shape (order + 1, t): row ``k`` is ``T_k(1 - lambda)``, so that the filter
     ``sum_k gamma_k T_k(P)`` has spectral response ``gamma @ basis_response(lambdas)``.
+
+    Examples
+    --------
+    >>> basis_response([0.0, 0.5, 1.0], order=2).tolist()
+    [[1.0, 1.0, 1.0], [1.0, 0.5, 0.0], [1.0, 0.25, 0.0]]
+    >>> basis_response([0.0, 0.5, 1.0], order=2, kind="chebyshev").tolist()
+    [[1.0, 1.0, 1.0], [1.0, 0.0, -1.0], [1.0, -1.0, 1.0]]
     """
     order = _check_order(order)
     if kind not in BASES:
@@ -139,6 +161,13 @@ def feature_neighbors(X, queries: np.ndarray, candidates: np.ndarray, n_neighbor
     -------
     ndarray of int, shape (q, min(n_neighbors, c))
         Node ids (rows of ``X``), nearest first.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
+    >>> feature_neighbors(X, np.array([0, 3]), np.array([1, 2]), n_neighbors=1).tolist()
+    [[1], [2]]
     """
     from ..operators.knn import exact_cosine_neighbors
 
@@ -172,6 +201,15 @@ def borrow_for_isolated(basis: np.ndarray, isolated: np.ndarray,
     Returns
     -------
     ndarray, shape (K+1, n, d)
+
+    Examples
+    --------
+    Node 2 is isolated; its order-1 term becomes the mean of its own and node 0's.
+
+    >>> import numpy as np
+    >>> B = np.array([[[1.0], [2.0], [3.0]], [[10.0], [20.0], [3.0]]])
+    >>> borrow_for_isolated(B, np.array([2]), np.array([[0]]))[:, :, 0].tolist()
+    [[1.0, 2.0, 3.0], [10.0, 20.0, 6.5]]
     """
     isolated = np.asarray(isolated, dtype=np.int64)
     if isolated.size == 0 or neighbors.shape[1] == 0:
