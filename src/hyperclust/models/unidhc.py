@@ -43,6 +43,13 @@ class PolynomialFilter(nn.Module):
     ----------
     gamma_init : array-like, shape (K+1,)
         Initial coefficients; the parameter is unconstrained (any sign).
+
+    Examples
+    --------
+    >>> import torch
+    >>> basis = torch.stack([torch.ones(2, 3), 2 * torch.ones(2, 3)])  # (K+1, b, d) = (2, 2, 3)
+    >>> PolynomialFilter([1.0, -0.5])(basis).tolist()
+    [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
     """
 
     def __init__(self, gamma_init):
@@ -67,6 +74,13 @@ class ResidualEncoder(nn.Module):
     dim : int
         Input and output width ``d``.
     hidden_dim : int
+
+    Examples
+    --------
+    >>> import torch
+    >>> x = torch.arange(6.0).reshape(2, 3)  # (b, d)
+    >>> torch.equal(ResidualEncoder(3, hidden_dim=4)(x), x)  # identity at initialisation
+    True
     """
 
     def __init__(self, dim: int, hidden_dim: int = 256):
@@ -89,6 +103,14 @@ class UniDHCNet(nn.Module):
     in_dim : int
         Feature dimension ``d`` of the basis (also the encoder's output width).
     hidden_dim : int
+
+    Examples
+    --------
+    >>> import torch
+    >>> net = UniDHCNet([1.0, 1.0], in_dim=3, hidden_dim=4)
+    >>> Z, h1, h2 = net.views(torch.ones(2, 5, 3), dropout=0.0)  # basis (K+1, b, d)
+    >>> Z.shape, bool((Z == 2).all()), torch.equal(h1, Z)
+    (torch.Size([5, 3]), True, True)
     """
 
     def __init__(self, gamma_init, in_dim: int, hidden_dim: int = 256):
@@ -172,6 +194,21 @@ def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, hidde
     net : UniDHCNet (in eval mode, on ``device``)
     history : list of dict
         Per-epoch mean losses: ``{"epoch", "total", "consistency", "decorrelation", "gamma_reg"}``.
+
+    Examples
+    --------
+    One epoch on the 4-node hypergraph's order-1 basis (identity features):
+
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.models.basis import polynomial_basis
+    >>> from hyperclust.operators import PropagationOperator
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> B = polynomial_basis(PropagationOperator(hg), np.eye(4), order=1)
+    >>> net, history = train_unidhc(B, hg.incidence, [0.5, 0.5], hidden_dim=8, epochs=1)
+    >>> len(history), sorted(history[0])
+    (1, ['consistency', 'decorrelation', 'epoch', 'gamma_reg', 'total'])
+    >>> net.training, tuple(net.filter.gamma.shape)
+    (False, (2,))
     """
     from tqdm.auto import tqdm
 
