@@ -36,6 +36,35 @@ def resolve_client(client=None, n_workers: int = 2):
     """Yield a ``dask.distributed.Client``: ``client`` itself when given (left open), a
     client of the scheduler at that address when a string, else of a new
     ``LocalCluster(n_workers, threads_per_worker=1)`` (closed on exit).
+
+    Parameters
+    ----------
+    client : dask.distributed.Client, str or None
+        A client (used as is), a scheduler address, ``"local"``/``"local:N"``, or None (a
+        local cluster of ``n_workers`` processes).
+    n_workers : int, default 2
+        Workers of the local cluster when ``client`` is None.
+
+    Yields
+    ------
+    dask.distributed.Client
+
+    Examples
+    --------
+    A given client is yielded as is and stays open:
+
+    >>> import distributed
+    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+    ...                         dashboard_address=None) as c:
+    ...     with resolve_client(c) as same:
+    ...         print(same is c, same.submit(sum, [1, 2]).result())
+    ...     print(c.status)
+    True 3
+    running
+    >>> with resolve_client(42):
+    ...     pass
+    Traceback (most recent call last):
+    TypeError: client must be a dask.distributed.Client, a scheduler address or None, got int
     """
     distributed = require("distributed")
     if isinstance(client, distributed.Client):

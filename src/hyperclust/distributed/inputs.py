@@ -17,7 +17,29 @@ __all__ = ["as_partitioned"]
 @contextlib.contextmanager
 def as_partitioned(data, block_size: int):
     """Yield a :class:`PartitionedHypergraph` for ``data``; an in-memory ``Hypergraph`` is
-    written under a temporary directory (removed on exit) that local workers can read."""
+    written under a temporary directory (removed on exit) that local workers can read.
+
+    Parameters
+    ----------
+    data : Hypergraph, PartitionedHypergraph, str or os.PathLike
+        The hypergraph, a handle of a partitioned one, or the directory of a partitioned one.
+    block_size : int
+        Nodes per block when an in-memory hypergraph is written.
+
+    Yields
+    ------
+    PartitionedHypergraph
+
+    Examples
+    --------
+    >>> import os
+    >>> from hyperclust import Hypergraph
+    >>> with as_partitioned(Hypergraph.from_edges([[0, 1, 2], [2, 3]]), block_size=2) as phg:
+    ...     print(phg.n_nodes, phg.block_bounds.tolist(), os.path.isdir(phg.path))
+    4 [0, 2, 4] True
+    >>> os.path.isdir(phg.path)  # the temporary copy is removed on exit
+    False
+    """
     if isinstance(data, PartitionedHypergraph):
         yield data
     elif isinstance(data, (str, os.PathLike)):

@@ -39,7 +39,27 @@ def scatter_blocks(client, X, bounds):
 
 
 def gather_blocks(client, blocks):
-    """The stacked ``(n, k)`` array of the blocks' futures."""
+    """The stacked ``(n, k)`` array of the blocks' futures.
+
+    Parameters
+    ----------
+    client : dask.distributed.Client
+    blocks : list of futures
+        Row blocks, shapes ``(n_b, k)``.
+
+    Returns
+    -------
+    ndarray, shape (sum n_b, k)
+
+    Examples
+    --------
+    >>> import numpy as np, distributed
+    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+    ...                         dashboard_address=None) as c:
+    ...     X = gather_blocks(c, scatter_blocks(c, np.arange(6.0).reshape(3, 2), [0, 2, 3]))
+    >>> X.tolist()
+    [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
+    """
     return np.concatenate(client.gather(blocks))
 
 
@@ -59,10 +79,31 @@ def tsqr(client, blocks):
     """Thin QR ``X = Q R`` of a row-blocked matrix (TSQR: local QRs, one small QR of the
     stacked ``R`` factors on the driver). ``R`` has a non-negative diagonal.
 
+    Parameters
+    ----------
+    client : dask.distributed.Client
+    blocks : list of futures
+        Row blocks of ``X``, shapes ``(n_b, k)`` with ``n_b >= k``.
+
     Returns
     -------
     Q_blocks : list of futures
+        Row blocks of ``Q`` (orthonormal columns), shapes ``(n_b, k)``.
     R : ndarray, shape (k, k)
+        Upper triangular.
+
+    Examples
+    --------
+    >>> import numpy as np, distributed
+    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+    ...                         dashboard_address=None) as c:
+    ...     X = np.array([[3.0, 1.0], [4.0, 2.0], [0.0, 5.0], [0.0, 0.0]])
+    ...     Q_blocks, R = tsqr(c, scatter_blocks(c, X, [0, 2, 4]))
+    ...     Q = gather_blocks(c, Q_blocks)
+    >>> bool(np.allclose(Q @ R, X)), bool(np.allclose(Q.T @ Q, np.eye(2)))
+    (True, True)
+    >>> R[0].round(6).tolist()  # |column 0| = 5; R[0, 1] = (3 * 1 + 4 * 2) / 5
+    [5.0, 2.2]
     """
     local = [client.submit(_qr, X, retries=RETRIES, pure=False) for X in blocks]
     Rs = client.gather([client.submit(_r_of, f, retries=RETRIES, pure=False) for f in local])
@@ -80,7 +121,28 @@ def _gram(X, Y):
 
 
 def inner(client, A_blocks, B_blocks):
-    """``A^T B`` (small, on the driver) of two row-blocked matrices."""
+    """``A^T B`` (small, on the driver) of two row-blocked matrices.
+
+    Parameters
+    ----------
+    client : dask.distributed.Client
+    A_blocks, B_blocks : list of futures
+        Row blocks of ``A`` (n, p) and ``B`` (n, q) on the same partition.
+
+    Returns
+    -------
+    ndarray, shape (p, q)
+
+    Examples
+    --------
+    >>> import numpy as np, distributed
+    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+    ...                         dashboard_address=None) as c:
+    ...     A = scatter_blocks(c, np.array([[1.0], [2.0], [3.0]]), [0, 1, 3])
+    ...     G = inner(c, A, A)
+    >>> G.tolist()
+    [[14.0]]
+    """
     parts = client.gather([client.submit(_gram, a, b, retries=RETRIES, pure=False)
                            for a, b in zip(A_blocks, B_blocks)])
     return np.sum(parts, axis=0)
@@ -94,7 +156,33 @@ def _lin(X, S, Y, T):
 
 
 def combine(client, X_blocks, S, Y_blocks=None, T=None):
-    """Blocks of ``X S`` (or ``X S - Y T``), ``S``/``T`` small matrices."""
+    """Blocks of ``X S`` (or ``X S - Y T``), ``S``/``T`` small matrices.
+
+    Parameters
+    ----------
+    client : dask.distributed.Client
+    X_blocks : list of futures
+        Row blocks of ``X`` (n, p).
+    S : ndarray, shape (p, r)
+    Y_blocks : list of futures, optional
+        Row blocks of ``Y`` (n, q), on the partition of ``X``.
+    T : ndarray, shape (q, r), optional
+
+    Returns
+    -------
+    list of futures
+        Row blocks of the ``(n, r)`` result.
+
+    Examples
+    --------
+    >>> import numpy as np, distributed
+    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+    ...                         dashboard_address=None) as c:
+    ...     X = scatter_blocks(c, np.array([[1.0, 2.0], [3.0, 4.0]]), [0, 1, 2])
+    ...     Z = gather_blocks(c, combine(c, X, np.array([[1.0], [1.0]]), X, np.array([[1.0], [0.0]])))
+    >>> Z.tolist()  # X @ [1, 1]^T - X @ [1, 0]^T = the second column
+    [[2.0], [4.0]]
+    """
     Y_blocks = Y_blocks or [None] * len(X_blocks)
     return [client.submit(_lin, x, S, y, T, retries=RETRIES, pure=False)
             for x, y in zip(X_blocks, Y_blocks)]
@@ -106,6 +194,30 @@ def _random_block(seed, b, rows, k):
 
 def random_blocks(client, bounds, k, seed):
     """Blocks of a standard normal ``(n, k)`` matrix, each drawn on its worker from
-    ``(seed, block)`` (the same matrix for a seed and a partition, on any cluster)."""
+    ``(seed, block)`` (the same matrix for a seed and a partition, on any cluster).
+
+    Parameters
+    ----------
+    client : dask.distributed.Client
+    bounds : array-like of int, shape (n_blocks + 1,)
+        Row offsets of the blocks.
+    k : int
+    seed : int
+
+    Returns
+    -------
+    list of futures
+        Row blocks of the ``(bounds[-1], k)`` matrix.
+
+    Examples
+    --------
+    >>> import numpy as np, distributed
+    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+    ...                         dashboard_address=None) as c:
+    ...     a = gather_blocks(c, random_blocks(c, [0, 2, 5], k=3, seed=7))
+    ...     b = gather_blocks(c, random_blocks(c, [0, 2, 5], k=3, seed=7))
+    >>> a.shape, bool(np.array_equal(a, b))
+    ((5, 3), True)
+    """
     return [client.submit(_random_block, int(seed), b, int(bounds[b + 1] - bounds[b]), int(k),
                           retries=RETRIES) for b in range(len(bounds) - 1)]

@@ -21,13 +21,60 @@ FORMAT_VERSION = 1
 
 def load_node_block(path):
     """Row block file -> ``(indptr, indices, degrees)``: CSR rows of the block with global
-    hyperedge columns, and the nodes' weighted degrees."""
+    hyperedge columns, and the nodes' weighted degrees.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        A row block file, e.g. :meth:`PartitionedHypergraph.block_path`.
+
+    Returns
+    -------
+    indptr : ndarray of int, shape (n_b + 1,)
+    indices : ndarray of int, shape (nnz_b,)
+        Global hyperedge ids of the block's memberships.
+    degrees : ndarray of float, shape (n_b,)
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.distributed import write_partitioned
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2)
+    >>> indptr, indices, degrees = load_node_block(phg.block_path(1))  # nodes 2 and 3
+    >>> indptr.tolist(), indices.tolist(), degrees.tolist()
+    ([0, 2, 3], [0, 1, 1], [2.0, 1.0])
+    """
     with np.load(path) as z:
         return z["indptr"], z["indices"], z["degrees"]
 
 
 def load_edge_block(path):
-    """Hyperedge partition file -> ``(weights, sizes)``."""
+    """Hyperedge partition file -> ``(weights, sizes)``.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        A hyperedge partition file, e.g. :meth:`PartitionedHypergraph.edge_block_path`.
+
+    Returns
+    -------
+    weights : ndarray of float, shape (m_j,)
+    sizes : ndarray of int, shape (m_j,)
+        Members per hyperedge.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.distributed import write_partitioned
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2)
+    >>> weights, sizes = load_edge_block(phg.edge_block_path(0))
+    >>> weights.tolist(), sizes.tolist()
+    ([1.0, 1.0], [3, 2])
+    """
     with np.load(path) as z:
         return z["weights"], z["sizes"]
 
