@@ -88,7 +88,31 @@ def write_power_basis(operator, X, order: int, out_dir, *, dtype=BASIS_DTYPE):
 
 def read_power_basis(out_dir) -> np.ndarray:
     """The whole ``(order + 1, n, d)`` basis written by :func:`write_power_basis`
-    (small inputs; trainers read the block files)."""
+    (small inputs; trainers read the block files).
+
+    Parameters
+    ----------
+    out_dir : str or PathLike
+        The directory :func:`write_power_basis` wrote.
+
+    Returns
+    -------
+    ndarray, shape (order + 1, n, d)
+
+    Examples
+    --------
+    See :func:`write_power_basis` for a basis computed on a cluster; any directory with
+    ``basis.json`` and the block files reads back:
+
+    >>> import json, os, tempfile, numpy as np
+    >>> out = tempfile.mkdtemp()
+    >>> np.save(os.path.join(out, "b0.npy"), np.zeros((2, 1, 3)))
+    >>> np.save(os.path.join(out, "b1.npy"), np.ones((2, 2, 3)))
+    >>> _ = open(os.path.join(out, "basis.json"), "w").write(json.dumps({"files": ["b0.npy", "b1.npy"]}))
+    >>> B = read_power_basis(out)
+    >>> B.shape, B[:, :, 0].tolist()
+    ((2, 3, 3), [[0.0, 1.0, 1.0], [0.0, 1.0, 1.0]])
+    """
     out = Path(out_dir)
     info = json.loads((out / BASIS_MANIFEST).read_text(encoding="utf-8"))
     return np.concatenate([np.load(out / f) for f in info["files"]], axis=1)

@@ -30,7 +30,30 @@ def _signed_peak(X):
 
 def fix_signs_blocks(client, blocks):
     """Flip columns so that each one's largest-magnitude entry (first block on ties) is
-    positive, as :func:`hyperclust.spectral.fix_signs` does in memory."""
+    positive, as :func:`hyperclust.spectral.fix_signs` does in memory.
+
+    Parameters
+    ----------
+    client : dask.distributed.Client
+    blocks : list of futures
+        Row blocks of an ``(n, k)`` matrix.
+
+    Returns
+    -------
+    list of futures
+        Row blocks of the sign-fixed ``(n, k)`` matrix.
+
+    Examples
+    --------
+    >>> import numpy as np, distributed
+    >>> from hyperclust.distributed.linalg import gather_blocks, scatter_blocks
+    >>> X = np.array([[1.0, 0.5], [-3.0, 0.2], [2.0, -0.1]])
+    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+    ...                         dashboard_address=None) as c:
+    ...     Y = gather_blocks(c, fix_signs_blocks(c, scatter_blocks(c, X, [0, 1, 3])))
+    >>> Y.tolist()
+    [[-1.0, 0.5], [3.0, 0.2], [-2.0, -0.1]]
+    """
     peaks = client.gather([client.submit(_signed_peak, X, retries=RETRIES, pure=False)
                            for X in blocks])
     mags = np.stack([p[0] for p in peaks])
@@ -117,6 +140,25 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     ConvergenceWarning
         When ``max_iter`` iterations did not reach ``tol`` (the last Ritz vectors are
         returned).
+
+    Examples
+    --------
+    Zhou's normalized affinity has top eigenpair ``(1, sqrt(Dv) / ||sqrt(Dv)||)``, here
+    ``sqrt([1, 1, 2, 1] / 5)``:
+
+    >>> import tempfile, numpy as np, distributed
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.distributed import write_partitioned
+    >>> from hyperclust.distributed.linalg import gather_blocks
+    >>> from hyperclust.distributed.operator import normalized_affinity
+    >>> phg = write_partitioned(Hypergraph.from_edges([[0, 1, 2], [2, 3]]), tempfile.mkdtemp(),
+    ...                         block_size=2)
+    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+    ...                         dashboard_address=None) as c:
+    ...     values, vectors, n_iter = top_eigenpairs(normalized_affinity(phg, c), 1)
+    ...     u = gather_blocks(c, vectors)
+    >>> values.round(8).tolist(), bool(np.allclose(u[:, 0], np.sqrt([0.2, 0.2, 0.4, 0.2])))
+    ([1.0], True)
     """
     n = operator.shape[0]
     p = min(n, k + (max(k, 8) if oversample is None else int(oversample)))

@@ -157,6 +157,31 @@ class BlockOperator:
         (``"affinity"``).
     adjoint : bool, default False
         Apply the transpose (differs from the operator only for ``"rw"``).
+
+    Attributes
+    ----------
+    shape : tuple of int, (n, n)
+    bounds : ndarray of int, shape (n_blocks + 1,)
+        Row block boundaries.
+    n_products : int
+        Products submitted so far.
+
+    Examples
+    --------
+    The random-walk propagation operator is row-stochastic: it maps ones to ones.
+
+    >>> import tempfile, numpy as np, distributed
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.distributed import write_partitioned
+    >>> from hyperclust.distributed.linalg import gather_blocks, scatter_blocks
+    >>> phg = write_partitioned(Hypergraph.from_edges([[0, 1, 2], [2, 3]]), tempfile.mkdtemp(),
+    ...                         block_size=2)
+    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+    ...                         dashboard_address=None) as c:
+    ...     P = BlockOperator(phg, c, kind="rw")
+    ...     Y = gather_blocks(c, P.apply(scatter_blocks(c, np.ones((4, 1)), P.bounds)))
+    >>> Y.ravel().tolist(), P.shape, P.n_products
+    ([1.0, 1.0, 1.0, 1.0], (4, 4), 1)
     """
 
     def __init__(self, partitioned, client, kind="sym", shift=1.0, adjoint=False):
@@ -230,6 +255,18 @@ def propagation(partitioned, client, self_loops=1.0, kind="sym", adjoint=False):
     """The propagation operator ``P`` of
     :class:`~hyperclust.operators.propagation.PropagationOperator` on a cluster.
 
+    Parameters
+    ----------
+    partitioned : PartitionedHypergraph or path
+    client : dask.distributed.Client
+    self_loops : float, default 1.0
+    kind : {"sym", "rw"}
+    adjoint : bool, default False
+
+    Returns
+    -------
+    BlockOperator, shape (n, n)
+
     Examples
     --------
     See :func:`hyperclust.distributed.linalg.scatter_blocks`.
@@ -241,5 +278,35 @@ def propagation(partitioned, client, self_loops=1.0, kind="sym", adjoint=False):
 
 def normalized_affinity(partitioned, client, tau=0.0):
     """Zhou's regularized normalized affinity (:class:`hyperclust.spectral.NormalizedAffinity`
-    of ``H W De^-1 H^T`` with degrees ``Dv``) on a cluster."""
+    of ``H W De^-1 H^T`` with degrees ``Dv``) on a cluster.
+
+    Parameters
+    ----------
+    partitioned : PartitionedHypergraph or path
+    client : dask.distributed.Client
+    tau : float, default 0.0
+        Regularization (the weight of the rank-one term ``(tau / n) 1 1^T``).
+
+    Returns
+    -------
+    BlockOperator, shape (n, n)
+
+    Examples
+    --------
+    With ``tau = 0``, ``sqrt(Dv)`` (here ``sqrt([1, 1, 2, 1])``) is a fixed point:
+
+    >>> import tempfile, numpy as np, distributed
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.distributed import write_partitioned
+    >>> from hyperclust.distributed.linalg import gather_blocks, scatter_blocks
+    >>> phg = write_partitioned(Hypergraph.from_edges([[0, 1, 2], [2, 3]]), tempfile.mkdtemp(),
+    ...                         block_size=2)
+    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+    ...                         dashboard_address=None) as c:
+    ...     N = normalized_affinity(phg, c)
+    ...     s = np.sqrt([[1.0], [1.0], [2.0], [1.0]])
+    ...     Y = gather_blocks(c, N.apply(scatter_blocks(c, s, N.bounds)))
+    >>> bool(np.allclose(Y, s))
+    True
+    """
     return BlockOperator(partitioned, client, kind="affinity", shift=tau)
