@@ -16,6 +16,24 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub) -> None:
+    """Register ``hyperclust cluster TARGET`` (and ``hyperclust partition``) on ``sub``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        What ``ArgumentParser.add_subparsers`` returns.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="hyperclust")
+    >>> add_parser(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["cluster", "edges.txt", "--method", "spectral-zhou", "--k", "2"])
+    >>> args.target, args.method, args.k, args.seed, args.scheduler, args.func is run
+    ('edges.txt', 'spectral-zhou', 2, 0, None, True)
+    >>> parser.parse_args(["partition", "edges.txt", "--out", "parts"]).block_size
+    1000000
+    """
     from ..cluster.registry import available_methods
 
     methods = available_methods()
@@ -59,6 +77,41 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    """Fit ``args.method`` with ``args.k`` clusters on ``args.target``, print a summary (and
+    ACC/NMI when the input has labels) and write the requested outputs.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed by the parser of :func:`add_parser`; with ``args.scheduler`` set, the work is
+        :func:`hyperclust.distributed.cli.cluster_partitioned`.
+
+    Returns
+    -------
+    int
+        The exit status, 0. A user mistake raises :class:`~hyperclust.cli._common.UserError`.
+
+    Examples
+    --------
+    Two disjoint groups of hyperedges give two clusters:
+
+    >>> import argparse, pathlib, tempfile
+    >>> parser = argparse.ArgumentParser(prog="hyperclust")
+    >>> add_parser(parser.add_subparsers(dest="command"))
+    >>> with tempfile.TemporaryDirectory() as d:  # doctest: +ELLIPSIS
+    ...     path, out = pathlib.Path(d) / "edges.txt", pathlib.Path(d) / "labels.csv"
+    ...     _ = path.write_text("0,1,2\\n1,2\\n3,4,5\\n4,5\\n")
+    ...     code = run(parser.parse_args(["cluster", str(path), "--method", "spectral-zhou",
+    ...                                   "--k", "2", "--out", str(out), "--quiet"]))
+    ...     rows = out.read_text().split()
+    spectral-zhou on Hypergraph('edges', n_nodes=6, n_edges=4): 2 clusters in ... s ...
+    wrote ... (6 rows: node id, cluster)
+    >>> code, rows[0]
+    (0, 'node,cluster')
+    >>> labels = [row.split(",")[1] for row in rows[1:]]
+    >>> labels[0] == labels[1] == labels[2] != labels[3] == labels[4] == labels[5]
+    True
+    """
     from ..cluster import registry
     from ..metrics import evaluate
 

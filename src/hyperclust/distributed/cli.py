@@ -15,7 +15,23 @@ _AUTO = "spectral-zhou"
 
 
 def add_partition_parser(sub) -> None:
-    """Register ``hyperclust partition FILES... --out DIR``."""
+    """Register ``hyperclust partition FILES... --out DIR``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        What ``ArgumentParser.add_subparsers`` returns.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="hyperclust")
+    >>> add_partition_parser(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["partition", "a.txt", "b.txt", "--out", "parts",
+    ...                           "--block-size", "100"])
+    >>> args.files, args.out, args.block_size, args.edge_block_size, args.scheduler
+    (['a.txt', 'b.txt'], 'parts', 100, None, None)
+    """
     p = sub.add_parser("partition", help="split edge-list files into a partitioned hypergraph "
                                          "directory for `cluster --scheduler`")
     p.add_argument("files", nargs="+", help="edge-list files (one hyperedge per line), in order")
@@ -65,7 +81,46 @@ def _check_out(value, force, option, suffixes=None):
 
 def cluster_partitioned(args) -> int:
     """``hyperclust cluster DIR --scheduler ...``: fit the distributed version of
-    ``--method`` on a partitioned hypergraph and write ``--out``/``--embedding-out``."""
+    ``--method`` on a partitioned hypergraph and write ``--out``/``--embedding-out``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed by :func:`hyperclust.cli.cluster.add_parser`: ``target`` is the partitioned
+        directory, ``scheduler`` a scheduler address, ``local:N`` or a
+        ``dask.distributed.Client``.
+
+    Returns
+    -------
+    int
+        The exit status, 0. Options that have no distributed meaning raise ``ValueError``.
+
+    Examples
+    --------
+    Two disjoint groups of hyperedges, partitioned, then clustered on an in-process cluster:
+
+    >>> import argparse, pathlib, tempfile, distributed
+    >>> from hyperclust.cli.cluster import add_parser
+    >>> from hyperclust.distributed import partition_edgelists
+    >>> parser = argparse.ArgumentParser(prog="hyperclust")
+    >>> add_parser(parser.add_subparsers(dest="command"))
+    >>> with tempfile.TemporaryDirectory() as d, distributed.Client(
+    ...         processes=False, n_workers=1, threads_per_worker=1,
+    ...         dashboard_address=None) as client:  # doctest: +ELLIPSIS
+    ...     path, out = pathlib.Path(d) / "edges.txt", pathlib.Path(d) / "labels.csv"
+    ...     _ = path.write_text("0,1,2\\n1,2\\n3,4,5\\n4,5\\n")
+    ...     phg = partition_edgelists([str(path)], str(pathlib.Path(d) / "parts"))
+    ...     args = parser.parse_args(["cluster", str(phg.path), "--k", "2", "--out", str(out),
+    ...                               "--quiet"])
+    ...     args.scheduler = client
+    ...     code = cluster_partitioned(args)
+    ...     rows = out.read_text().split()
+    spectral-zhou on PartitionedHypergraph(..., n_nodes=6, n_edges=4, ...) via ...: 2 clusters in ... s (...)
+    wrote ... (6 rows: node id, cluster)
+    >>> labels = [row.split(",")[1] for row in rows[1:]]
+    >>> code, labels[0] == labels[1] == labels[2] != labels[3] == labels[4] == labels[5]
+    (0, True)
+    """
     from ..cli.outputs import write_atomically, write_embedding
     from .partitioned import PartitionedHypergraph
     from .ahcka import DistributedAHCKA
