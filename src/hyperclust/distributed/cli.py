@@ -115,7 +115,7 @@ def cluster_partitioned(args) -> int:
     ...     args.scheduler = client
     ...     code = cluster_partitioned(args)
     ...     rows = out.read_text().split()
-    spectral-zhou on PartitionedHypergraph(..., n_nodes=6, n_edges=4, ...) via ...: 2 clusters in ... s (...)
+    spectral-zhou on PartitionedHypergraph(..., n_nodes=6, ...) via ...: 2 clusters in ... s (...)
     wrote ... (6 rows: node id, cluster)
     >>> labels = [row.split(",")[1] for row in rows[1:]]
     >>> code, labels[0] == labels[1] == labels[2] != labels[3] == labels[4] == labels[5]

@@ -179,7 +179,8 @@ def combine(client, X_blocks, S, Y_blocks=None, T=None):
     >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
     ...                         dashboard_address=None) as c:
     ...     X = scatter_blocks(c, np.array([[1.0, 2.0], [3.0, 4.0]]), [0, 1, 2])
-    ...     Z = gather_blocks(c, combine(c, X, np.array([[1.0], [1.0]]), X, np.array([[1.0], [0.0]])))
+    ...     S, T = np.array([[1.0], [1.0]]), np.array([[1.0], [0.0]])
+    ...     Z = gather_blocks(c, combine(c, X, S, X, T))
     >>> Z.tolist()  # X @ [1, 1]^T - X @ [1, 0]^T = the second column
     [[2.0], [4.0]]
     """
