@@ -250,6 +250,21 @@ def test_training_moves_gamma_and_records_history(hg):
     assert not np.allclose(net.filter.gamma.detach().numpy(), [1.0, 0.0, 0.0])
 
 
+def test_history_averages_only_the_batches_trained_on():
+    # n = 5, batch_size = 4: the second batch holds one node and is skipped; the epoch's mean
+    # loss is then the loss of the first batch, not half of it
+    X = np.random.default_rng(0).standard_normal((5, 3))
+    B = X[None]  # order 0 only: the filter output is X
+    H = sp.csr_matrix(np.ones((5, 1)))
+    _, hist = train_unidhc(B, H, [1.0], epochs=1, batch_size=4, lr=0.0, gamma_lr=0.0,
+                           dropout=0.0, decorrelation_weight=0.0, hidden_dim=4)
+    first = np.random.default_rng(0).permutation(5)[:4]
+    Z = torch.as_tensor(X[first], dtype=torch.float32)  # the untrained encoder is the identity
+    expected = node_consistency_loss(Z, Z).item()
+    assert hist[0]["total"] == pytest.approx(expected, rel=1e-5)
+    assert hist[0]["consistency"] == pytest.approx(expected, rel=1e-5)
+
+
 def test_residual_encoder_starts_as_identity_and_learns_a_correction(hg):
     B = polynomial_basis(PropagationOperator(hg), hg.features, 2)
     Z = torch.as_tensor(B[2], dtype=torch.float32)

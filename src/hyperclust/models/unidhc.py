@@ -234,7 +234,7 @@ def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, hidde
     for epoch in bar:
         net.train()
         perm = torch.as_tensor(rng.permutation(n), device=device)
-        sums = np.zeros(4)
+        sums, taken = np.zeros(4), 0
         for s in range(steps):
             batch = perm[s * batch_size:(s + 1) * batch_size]
             if batch.numel() < 2:
@@ -252,7 +252,8 @@ def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, hidde
             loss.backward()
             opt.step()
             sums += [loss.item(), l_node.item(), l_edge.item(), l_reg.item()]
-        sums /= steps
+            taken += 1
+        sums /= max(taken, 1)
         history.append({"epoch": epoch + 1, "total": sums[0], "consistency": sums[1],
                         "decorrelation": sums[2], "gamma_reg": sums[3]})
         bar.set_postfix(loss=f"{sums[0]:.4f}")
