@@ -36,6 +36,20 @@ def _missing(*packages):
     return [p for p in packages if importlib.util.find_spec(p) is None]
 
 
+def _needs(name):
+    """The optional packages that importing module ``name`` requires."""
+    needs = {"hyperclust.plotting": ("matplotlib",),
+             "hyperclust.operators.base": ("torch",),
+             "hyperclust.bench.peers": ("xgi", "hypernetx", "dhg", "torch")}.get(name, ())
+    if name.startswith("hyperclust.convert"):
+        needs += _INTEROP + ("torch",)
+    if name.startswith(("hyperclust.models", "hyperclust.cluster")):
+        needs += ("torch",)
+    if name.startswith("hyperclust.distributed"):
+        needs += ("distributed",)
+    return needs
+
+
 @pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
 @pytest.mark.parametrize("name", _modules())
 def test_docstring_examples(name):
@@ -61,20 +75,6 @@ DOCS_PENDING_ELSEWHERE = frozenset({
     "hyperclust.encodings", "hyperclust.cli_embed", "hyperclust.operators"})
 
 
-def _needs(name):
-    """The optional packages that importing module ``name`` requires."""
-    needs = {"hyperclust.plotting": ("matplotlib",),
-             "hyperclust.operators.base": ("torch",),
-             "hyperclust.bench.peers": ("xgi", "hypernetx", "dhg", "torch")}.get(name, ())
-    if name.startswith("hyperclust.convert"):
-        needs += _INTEROP + ("torch",)
-    if name.startswith(("hyperclust.models", "hyperclust.cluster")):
-        needs += ("torch",)
-    if name.startswith("hyperclust.distributed"):
-        needs += ("distributed",)
-    return needs
-
-
 def _public_callables(module):
     """The public functions and classes that ``module`` itself defines."""
     names = getattr(module, "__all__", None)
@@ -90,15 +90,17 @@ def test_public_api_has_examples():
     """Each public function and class of every public module of the package (names in
     ``__all__``, or else its public top-level defs) has an Examples section."""
     names = [m.name for m in pkgutil.walk_packages(hyperclust.__path__, "hyperclust.")]
-    lacking = []
+    lacking, checked = [], []
     for name in ["hyperclust", *names]:
         if name.rsplit(".", 1)[-1].startswith("_") or name in DOCS_PENDING_ELSEWHERE:
             continue
         if _missing(*_needs(name)):
             continue
         module = importlib.import_module(name)
+        checked.append(name)
         lacking += [f"{name}.{attr}" for attr, obj in _public_callables(module)
                     if "Examples" not in (obj.__doc__ or "")]
+    assert {"hyperclust.hypergraph.core", "hyperclust.cli.cluster"} <= set(checked), checked
     assert not lacking, lacking
 
 
