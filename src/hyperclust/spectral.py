@@ -11,33 +11,13 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, aslinearoperator, eigsh
 
 from .hypergraph import Hypergraph
-from .operators.base import SymmetricOperator
+from .operators.base import SymmetricOperator, fix_signs
 
 __all__ = ["fix_signs", "eigsh_seeded", "smallest_eigenpairs", "NormalizedAffinity",
            "regularized_embedding", "heat_kernel_signature", "hks_times",
            "positional_encoding", "structural_features"]
 
 DENSE_LIMIT = 1500
-
-
-def fix_signs(V: np.ndarray) -> np.ndarray:
-    """Flip each column so that its largest-magnitude entry (first one on ties) is positive.
-
-    Parameters
-    ----------
-    V : ndarray, shape (n, k)
-
-    Returns
-    -------
-    ndarray, shape (n, k)
-    """
-    V = np.array(V, dtype=np.float64, copy=True)
-    if V.size == 0:
-        return V
-    idx = np.argmax(np.abs(V), axis=0)
-    signs = np.sign(V[idx, np.arange(V.shape[1])])
-    signs[signs == 0] = 1.0
-    return V * signs
 
 
 def _dense(op, n):
@@ -98,13 +78,27 @@ def eigsh_seeded(op, k: int, which: str = "LA", random_state=0, tol: float = 1e-
 def smallest_eigenpairs(op, k: int, random_state=0, tol: float = 1e-8, **kwargs):
     """The ``k`` smallest eigenpairs (ascending) of a symmetric PSD operator.
 
-    A :class:`~hyperclust.operators.graded.SchurComplement` uses its shift-invert solver on
-    the whole block system; any other operator uses :func:`eigsh_seeded`.
-    """
-    from .operators.graded import SchurComplement
+    An operator with its own ``smallest_eigenpairs(k, random_state=, tol=)`` method (the
+    collapsed operators :class:`~hyperclust.operators.SchurComplement` and
+    :class:`~hyperclust.operators.CoboundaryCollapsed`: shift-invert, dense or iterative
+    routes chosen by size) uses it; any other operator uses :func:`eigsh_seeded`.
 
-    if isinstance(op, SchurComplement):
-        return op.smallest_eigenpairs(k, random_state=random_state, tol=min(tol, 1e-8), **kwargs)
+    Returns
+    -------
+    values : ndarray, shape (k,), ascending
+    vectors : ndarray, shape (n, k), sign-fixed
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> L = sp.csr_matrix(np.array([[1.0, -1.0, 0.0], [-1.0, 2.0, -1.0], [0.0, -1.0, 1.0]]))
+    >>> vals, vecs = smallest_eigenpairs(L, 2)
+    >>> np.round(vals, 8).tolist(), vecs.shape
+    ([0.0, 1.0], (3, 2))
+    """
+    own = getattr(op, "smallest_eigenpairs", None)
+    if callable(own):
+        return own(k, random_state=random_state, tol=min(tol, 1e-8), **kwargs)
     return eigsh_seeded(op, k, which="SA", random_state=random_state, tol=tol, **kwargs)
 
 

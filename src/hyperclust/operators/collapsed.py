@@ -33,7 +33,8 @@ from scipy.sparse.linalg import LinearOperator, splu
 
 from ..hypergraph import Hypergraph
 from .base import (FactoredOperator, as_dense_block, check_sparse_budget, clique_nnz_estimate,
-                   safe_inverse)
+                   fix_signs, safe_inverse)
+from .collapsed_iterative import CoboundaryIterative
 from .expansions import clique_adjacency, clique_pair_weights
 from .graded import GradedComplex, SchurComplement, eps_gamma_bound
 from .laplacians import GramOperator
@@ -226,20 +227,39 @@ class CoboundaryCollapsed(LinearOperator):
     eps : float, > 0, default 1e-2
     weighting : {"normalized", "unit"}
         Clique edge weights of ``L_0`` (see :func:`clique_adjacency`).
-    method : {"auto", "factored", "dense"}, default "auto"
-        ``"auto"``: dense when ``n <= dense_max_nodes`` and the clique expansion has more
-        than ``50 n`` nonzeros (large overlapping hyperedges: the LU would fill in), factored
-        otherwise. Measured: cora-ca (2,388 nodes, 16 n clique nonzeros) factored 0.04 s vs
-        dense 2.1 s to build; pubmed-cc-tricl (3,840 nodes, 105 n) factored 460 s vs dense 9 s.
+    method : {"auto", "factored", "dense", "iterative"}, default "auto"
+        ``"iterative"``: no factorization at all (:class:`CoboundaryIterative`: LOBPCG on the
+        inverse of S_eps off its null space, CG solves through ``H``; needs the PSD-safe
+        ``gamma_0 = sqrt(beta_1 eps)``, the ``"auto"`` default). Its eigenpairs are the fast
+        path; its products ``S_eps U`` use nested CG (slow, for occasional use).
+        ``"auto"``: above ``dense_max_nodes`` nodes iterative; below it dense when the
+        clique expansion has more than ``50 n`` nonzeros (large overlapping hyperedges: the
+        LU would fill in), factored otherwise. Measured: cora-ca (2,388 nodes, 16 n clique
+        nonzeros) factored 0.04 s vs dense 2.1 s to build; pubmed-cc-tricl (3,840 nodes,
+        105 n) factored 460 s vs dense 9 s; a 20,000-node ``hypergraph_sbm`` factored > 8 min,
+        iterative 10 eigenpairs in ~40 s (docs/results/collapsed.md).
     dense_max_nodes : int, default 5000
         Above this, ``"auto"`` never builds the ``n x n`` array (``n^2`` floats, ``O(n^3)`` time).
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2, 3], [3, 4], [4, 5, 6], [5, 6]])
+    >>> S = CoboundaryCollapsed(hg)
+    >>> S.method, S.shape
+    ('factored', (7, 7))
+    >>> vals, vecs = S.smallest_eigenpairs(2)
+    >>> round(float(vals[0]), 10), vecs.shape
+    (0.0, (7, 2))
+    >>> bool(np.all(np.linalg.eigvalsh(S.to_dense()) > -1e-10))
+    True
     """
 
     def __init__(self, hypergraph: Hypergraph, beta=(1.0, 1.0), gamma="auto", eps: float = 1e-2,
                  weighting: str = "normalized", method: str = "auto", dense_max_nodes: int = 5000):
         _check_hg(hypergraph)
-        if method not in ("auto", "factored", "dense"):
-            raise ValueError(f"method must be 'auto', 'factored' or 'dense', got {method!r}")
+        if method not in ("auto", "factored", "dense", "iterative"):
+            raise ValueError(f"method must be 'auto', 'factored', 'dense' or 'iterative', got {method!r}")
         beta = np.asarray(beta, dtype=np.float64).reshape(-1)
         if beta.shape != (2,) or not np.all(np.isfinite(beta)) or np.any(beta <= 0):
             raise ValueError(f"beta must be two positive numbers, got {beta.tolist()}")
@@ -268,11 +288,15 @@ class CoboundaryCollapsed(LinearOperator):
         self._HC = sp.csr_matrix(self._Hq @ sp.diags(pair[used]))
         self.R = sp.csr_matrix(H @ sp.diags(np.sqrt(w)))
         if method == "auto":
-            dense_coupling = clique_nnz_estimate(hypergraph) > 50 * n
-            method = "dense" if n <= dense_max_nodes and dense_coupling else "factored"
+            if n > dense_max_nodes:
+                method = "iterative"
+            else:
+                method = "dense" if clique_nnz_estimate(hypergraph) > 50 * n else "factored"
         self.method = method
         self._dense = self._dense_matrix() if method == "dense" else None
         self._sub_lu = splu(self._system(None)) if method == "factored" else None
+        self._iterative = (CoboundaryIterative(self._delta, self._Hq, self._HC, self.R, beta, gamma,
+                                               self.eps) if method == "iterative" else None)
 
     def _dense_matrix(self) -> np.ndarray:
         """``S_eps`` as an array. Push-through turns the hyperedge-sized inverse into
@@ -323,6 +347,8 @@ class CoboundaryCollapsed(LinearOperator):
         U, _ = as_dense_block(U)
         if self._dense is not None:
             return self._dense @ U
+        if self._iterative is not None:
+            return self._iterative.apply(U)
         n = self.shape[0]
         rhs = np.zeros((self._sub_lu.shape[0], U.shape[1]))
         LU = self.laplacian0_apply(U)
@@ -348,9 +374,11 @@ class CoboundaryCollapsed(LinearOperator):
 
     def smallest_eigenpairs(self, k: int = 10, sigma: float | None = None, tol: float = 1e-10,
                             random_state=0):
-        """The ``k`` smallest eigenpairs: LAPACK on the dense S_eps, or shift-invert on the
+        """The ``k`` smallest eigenpairs: LAPACK on the dense S_eps, shift-invert on the
         factored system (the ``k`` nearest ``sigma``, default just below 0: the smallest when
-        S_eps is PSD).
+        S_eps is PSD), or LOBPCG without factorization (``method="iterative"``; ``tol`` is
+        then the relative LOBPCG residual, at least 1e-6, and ``sigma`` is not used; the
+        zero eigenvalues come first as orthonormal component indicators).
 
         Warns if an eigenvalue below ``sigma`` turns up (S_eps indefinite: the couplings are
         too large for this ``eps``).
@@ -361,10 +389,12 @@ class CoboundaryCollapsed(LinearOperator):
         """
         from scipy.sparse.linalg import eigsh
 
-        from ..spectral import fix_signs
         n = self.shape[0]
         if not 0 < k < n:
             raise ValueError(f"k={k} must be in [1, {n - 1}] (smaller than the number of vertices)")
+        if self._iterative is not None:
+            vals, V = self._iterative.smallest_eigenpairs(k, tol=max(tol, 1e-6), random_state=random_state)
+            return vals, fix_signs(V)
         if sigma is None:
             sigma = -1e-3 * max(float(np.abs(self._delta).mean()) * self.b1, 1e-12)
         if self._dense is not None:

@@ -22,7 +22,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, aslinearoperator, cg, eigsh, splu
 
-from .base import OperatorTooLargeError, as_dense_block
+from .base import OperatorTooLargeError, as_dense_block, fix_signs
 
 __all__ = ["GradedComplex", "SchurComplement", "schur_split", "eps_gamma_bound", "SCHUR_METHODS"]
 
@@ -416,8 +416,6 @@ class SchurComplement(LinearOperator):
         values : ndarray, shape (k,), ascending
         vectors : ndarray, shape (n0, k), sign-fixed (largest-magnitude entry positive)
         """
-        from ..spectral import fix_signs
-
         n0 = self.shape[0]
         if k >= n0:
             raise ValueError(f"k={k} must be smaller than the number of vertices ({n0})")
