@@ -450,6 +450,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no training progress bar")
     p.set_defaults(func=cmd_cluster)
 
+    from . import cli_embed
+    cli_embed.add_parser(sub, cli_embed.CliHelpers(_load_target, _input_paths, _check_output,
+                                                   _write_atomically, _write_embedding,
+                                                   _add_input_arguments,
+                                                   UserError, data_help))
+
     p = sub.add_parser("demo", help="cluster built-in synthetic hypergraphs (no download)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", default="cpu", help="torch device for deep methods (default cpu)")

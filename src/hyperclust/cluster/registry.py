@@ -42,6 +42,8 @@ _CATALOG = {
     "spectral-star": (_SPECTRAL, "regularized spectral clustering, star (bipartite) expansion"),
     "spectral-collapsed": (_SPECTRAL, "regularized spectral clustering, star expansion "
                                       "collapsed onto vertices (S_eps, eps=1)"),
+    "spectral-collapsed-cells": (_SPECTRAL, "spectral clustering on S_eps of the graded complex "
+                                            "vertices / clique edges / hyperedge cells (eps=1e-2)"),
     "unidhc": (_UNIDHC, "Uni-DHC: learnable polynomial filter (z-score-chosen init) + "
                         "residual encoder, k-means"),
     "unidhc-filter": (_UNIDHC, "Uni-DHC, k-means on the learned filter output only"),

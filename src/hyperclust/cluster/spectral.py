@@ -18,7 +18,7 @@ from .registry import DESCRIPTIONS
 __all__ = ["SpectralHypergraphClustering", "OPERATORS", "METHODS", "resolve_settings",
            "LARGE_GRAPH"]
 
-OPERATORS = ("zhou", "clique", "clique-unit", "star", "collapsed")
+OPERATORS = ("zhou", "clique", "clique-unit", "star", "collapsed", "collapsed-cells")
 ASSIGNERS = ("kmeans", "cpqr")
 
 
@@ -110,12 +110,19 @@ class SpectralHypergraphClustering(HypergraphClusterer):
     Parameters
     ----------
     n_clusters : int
-    operator : {"zhou", "clique", "clique-unit", "star", "collapsed"}
+    operator : {"zhou", "clique", "clique-unit", "star", "collapsed", "collapsed-cells"}
         ``"zhou"``: ``H W De^-1 H^T`` (Zhou et al. 2006); ``"clique"``: clique expansion with
         pair weight ``w_e / (|e| - 1)``; ``"clique-unit"``: pair weight ``w_e``; ``"star"``:
         bipartite star expansion (vertex rows of its eigenvectors); ``"collapsed"``: the star
         expansion collapsed onto the vertices with leak ``eps``
-        (``M = H diag(w^2 / (w|e| + eps)) H^T``, ``d = Dv``).
+        (``M = H diag(w^2 / (w|e| + eps)) H^T``, ``d = Dv``). ``"collapsed-cells"``: the
+        collapsed effective operator S_eps of the graded complex vertices / clique edges /
+        hyperedge cells (:class:`~hyperclust.operators.CoboundaryCollapsed`, PSD-safe
+        couplings, regularization ``eps``), unnormalized: the embedding is its smallest
+        eigenvectors on the covered nodes (isolated nodes get zero rows), computed by the
+        route that fits the size (dense, sparse LU or, above 5,000 nodes, factorization-free
+        LOBPCG). With more connected components than clusters the null space (component
+        indicators) is skipped; ``regularization``, ``knn_beta`` do not apply.
     assign : {"kmeans", "cpqr"}
     regularization : "auto", float or None, default "auto"
         ``tau``: "auto" = mean degree (Qin & Rohe 2013) when the hypergraph has more connected
@@ -123,7 +130,8 @@ class SpectralHypergraphClustering(HypergraphClusterer):
         it, hypergraphs with more connected components than clusters (isolated nodes, small
         components) give component indicators as leading eigenvectors.
     eps : float, default 1.0
-        Hyperedge leak of ``operator="collapsed"``.
+        Hyperedge leak of ``operator="collapsed"``; the regularization of the higher block
+        for ``"collapsed-cells"`` (the method ``spectral-collapsed-cells`` uses ``1e-2``).
     n_components : int, optional
         Embedding dimension (default ``n_clusters``).
     row_normalize : bool, default True
@@ -209,9 +217,13 @@ class SpectralHypergraphClustering(HypergraphClusterer):
             raise ValueError(f"regularization must be 'auto', a non-negative float or None, got {reg!r}")
         if not (isinstance(self.eps, numbers.Real) and np.isfinite(self.eps) and self.eps >= 0):
             raise ValueError(f"eps must be a non-negative float, got {self.eps!r}")
+        if self.operator == "collapsed-cells" and self.eps == 0:
+            raise ValueError("operator='collapsed-cells' needs eps > 0")
         beta = self.knn_beta
         if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not 0 <= beta <= 1:
             raise ValueError(f"knn_beta must be a float in [0, 1], got {beta!r}")
+        if beta > 0 and self.operator == "collapsed-cells":
+            raise ValueError("knn_beta > 0 is not available with operator='collapsed-cells'")
         if beta > 0 and self.operator == "star":
             raise ValueError("knn_beta > 0 needs a node operator; operator='star' embeds "
                              "nodes and hyperedges")
@@ -230,6 +242,9 @@ class SpectralHypergraphClustering(HypergraphClusterer):
         k, dim = self._validate(hg)
         self.tol_, self.n_init_ = resolve_settings(hg.n_nodes, self.tol, self.n_init)
         seed = self._rng_seed(self.random_state)
+        if self.operator == "collapsed-cells":
+            vals, V = _collapsed_cells_embedding(hg, k, dim, float(self.eps), seed)
+            return self._assign(V, vals, k, seed, tau=0.0)
         M, d, n = _affinity(hg, self.operator, float(self.eps))
         reg = self.regularization
         if reg == "auto":
@@ -243,7 +258,10 @@ class SpectralHypergraphClustering(HypergraphClusterer):
             vals, V = self._mixed_embedding(hg, M, d, tau, dim, seed, walk)
         else:
             vals, V = regularized_embedding(M, d, dim, tau=tau, random_state=seed, tol=self.tol_)
-        V = V[:n]
+        return self._assign(V[:n], vals, k, seed, tau)
+
+    def _assign(self, V, vals, k, seed, tau):
+        """Row-normalize the embedding, assign the clusters, set the fitted attributes."""
         if self.row_normalize:
             norms = np.linalg.norm(V, axis=1, keepdims=True)
             V = np.divide(V, norms, out=np.zeros_like(V), where=norms > 0)
@@ -251,7 +269,7 @@ class SpectralHypergraphClustering(HypergraphClusterer):
             km = KMeans(n_clusters=k, n_init=self.n_init_, random_state=seed)
             labels = km.fit_predict(V)
         else:
-            labels = cpqr_assign(V[:, :k] if dim >= k else V)
+            labels = cpqr_assign(V[:, :k] if V.shape[1] >= k else V)
         self.labels_ = np.asarray(labels, dtype=np.int64)
         self.embedding_ = V
         self.eigenvalues_ = vals
@@ -276,6 +294,27 @@ class SpectralHypergraphClustering(HypergraphClusterer):
         return 1.0 - mu, V
 
 
+def _collapsed_cells_embedding(hg, k, dim, eps, seed):
+    """Smallest eigenpairs of the coboundary S_eps on the covered nodes (zero rows for the
+    isolated ones), past the component indicators when there are more components than ``k``."""
+    from ..operators.collapsed import CoboundaryCollapsed
+
+    covered = np.flatnonzero(~hg.isolated)
+    sub = hg.subset(covered) if covered.size < hg.n_nodes else hg
+    if sub.n_nodes <= dim + 1:
+        raise ValueError(f"operator='collapsed-cells' needs more than {dim + 1} covered nodes, "
+                         f"got {sub.n_nodes}")
+    n_comp = sub.connected_components()[0]
+    skip = n_comp if n_comp > k else 0
+    if skip + dim >= sub.n_nodes:
+        raise ValueError(f"{n_comp} connected components and n_components={dim} leave no room "
+                         f"in {sub.n_nodes} covered nodes")
+    vals, V = CoboundaryCollapsed(sub, eps=eps).smallest_eigenpairs(skip + dim, random_state=seed)
+    out = np.zeros((hg.n_nodes, dim))
+    out[covered] = V[:, skip:]
+    return vals[skip:], out
+
+
 def _factory(operator, **kw):
     def make(n_clusters, random_state=0, device="cpu"):
         return SpectralHypergraphClustering(n_clusters=n_clusters, operator=operator,
@@ -286,3 +325,5 @@ def _factory(operator, **kw):
 METHODS = {name: (_factory(name[len("spectral-"):]), DESCRIPTIONS[name])
            for name in ("spectral-zhou", "spectral-clique", "spectral-clique-unit",
                         "spectral-star", "spectral-collapsed")}
+METHODS["spectral-collapsed-cells"] = (_factory("collapsed-cells", eps=1e-2),
+                                       DESCRIPTIONS["spectral-collapsed-cells"])
