@@ -93,8 +93,8 @@ def smallest_eigenpairs(op, k: int, random_state=0, tol: float = 1e-8, **kwargs)
     >>> import scipy.sparse as sp
     >>> L = sp.csr_matrix(np.array([[1.0, -1.0, 0.0], [-1.0, 2.0, -1.0], [0.0, -1.0, 1.0]]))
     >>> vals, vecs = smallest_eigenpairs(L, 2)
-    >>> np.round(vals, 8).tolist(), vecs.shape
-    ([0.0, 1.0], (3, 2))
+    >>> np.round(vals, 8) + 0.0, vecs.shape
+    (array([0., 1.]), (3, 2))
     """
     own = getattr(op, "smallest_eigenpairs", None)
     if callable(own):
