@@ -126,3 +126,16 @@ def test_no_import_circle_between_graded_and_spectral():
     code = ("import sys, hyperclust.operators.graded; "
             "assert 'hyperclust.spectral' not in sys.modules, 'graded imports spectral'")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_collapsed_operator_api_has_examples():
+    import importlib
+
+    lacking = []
+    for name in ("hyperclust.operators.graded", "hyperclust.operators.collapsed",
+                 "hyperclust.operators.collapsed_iterative", "hyperclust.operators.diffusion",
+                 "hyperclust.spectral", "hyperclust.encodings", "hyperclust.cli_embed"):
+        module = importlib.import_module(name)
+        lacking += [f"{name}.{a}" for a in module.__all__
+                    if callable(getattr(module, a)) and "Examples" not in (getattr(module, a).__doc__ or "")]
+    assert not lacking, lacking

@@ -16,7 +16,13 @@ __all__ = ["CliHelpers", "add_parser"]
 
 @dataclass(frozen=True)
 class CliHelpers:
-    """The main CLI's shared pieces used by ``embed``."""
+    """The main CLI's shared pieces used by ``embed``.
+
+    Examples
+    --------
+    >>> CliHelpers(*([None] * 6), UserWarning, "data dir").data_help
+    'data dir'
+    """
 
     load_target: Callable
     input_paths: Callable

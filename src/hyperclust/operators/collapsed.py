@@ -54,6 +54,13 @@ def star_complex(hypergraph: Hypergraph, eps: float = 0.0, **kwargs) -> SchurCom
 
     Hyperedges of weight ``w_e |e| = 0`` do not occur (hyperedges are non-empty), so ``eps = 0``
     is allowed.
+
+    Examples
+    --------
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> np.allclose(star_complex(hg, eps=1.0).to_dense(),
+    ...             StarCollapsedOperator(hg, eps=1.0) @ np.eye(4))
+    True
     """
     _check_hg(hypergraph)
     w = hypergraph.weights
@@ -74,6 +81,17 @@ class StarCollapsedOperator(FactoredOperator):
         Leak of each hyperedge node (``0`` gives the unnormalized Zhou Laplacian).
     normalized : bool, default False
         ``Dv^-1/2 S_eps Dv^-1/2`` (identity rows for isolated nodes) instead of ``S_eps``.
+
+    Examples
+    --------
+    ``eps = 0`` is the unnormalized Zhou Laplacian (constants in its null space); ``eps > 0``
+    grounds every node, ``S_eps 1`` is the grounding:
+
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> np.round(StarCollapsedOperator(hg, eps=0.0) @ np.ones(4), 12) + 0.0
+    array([0., 0., 0., 0.])
+    >>> np.round(StarCollapsedOperator(hg, eps=1.0).grounding(), 4)
+    array([0.25  , 0.25  , 0.5833, 0.3333])
     """
 
     def __init__(self, hypergraph: Hypergraph, eps: float = 1.0, normalized: bool = False):
@@ -119,7 +137,14 @@ class StarCollapsedOperator(FactoredOperator):
 
 
 def star_collapsed(hypergraph: Hypergraph, eps: float = 1.0, normalized: bool = False):
-    """Shorthand for :class:`StarCollapsedOperator`."""
+    """Shorthand for :class:`StarCollapsedOperator`.
+
+    Examples
+    --------
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> star_collapsed(hg, eps=0.5).shape
+    (4, 4)
+    """
     return StarCollapsedOperator(hypergraph, eps=eps, normalized=normalized)
 
 
@@ -134,6 +159,13 @@ def clique_incidence(hypergraph: Hypergraph, weighting: str = "normalized", max_
     -------
     B1 : scipy.sparse CSR, shape (n, n_edges)
     pairs : ndarray of int, shape (n_edges, 2)
+
+    Examples
+    --------
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> B1, pairs = clique_incidence(hg, "unit")
+    >>> pairs.tolist(), (B1 @ B1.T).toarray()[2].tolist()
+    ([[0, 1], [0, 2], [1, 2], [2, 3]], [-1.0, -1.0, 3.0, -1.0])
     """
     _check_hg(hypergraph)
     check_sparse_budget(clique_nnz_estimate(hypergraph), "clique incidence", max_nnz, memory_budget)
@@ -156,6 +188,12 @@ def membership_incidence(hypergraph: Hypergraph, pairs: np.ndarray) -> sp.csr_ma
 
     Warning: with a signed ``B_1`` this depends on the edge orientation (node numbering); it is
     provided to demonstrate that pitfall, not to build operators.
+
+    Examples
+    --------
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> membership_incidence(hg, clique_incidence(hg)[1]).toarray().tolist()
+    [[1.0, 0.0], [1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]
     """
     H = hypergraph.incidence
     both = H[pairs[:, 0]].multiply(H[pairs[:, 1]])
@@ -175,6 +213,13 @@ def coboundary_complex(hypergraph: Hypergraph, beta=(1.0, 1.0), gamma="auto",
     Returns
     -------
     GradedComplex
+
+    Examples
+    --------
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> cx = coboundary_complex(hg, eps=1e-2)
+    >>> cx.sizes, cx.psd_report(1e-2)["eps_gamma_ok"]
+    ([4, 4, 2], True)
     """
     B1, _ = clique_incidence(hypergraph, weighting, max_nnz, memory_budget)
     R = hypergraph.incidence @ sp.diags(np.sqrt(hypergraph.weights))

@@ -49,6 +49,11 @@ def eps_gamma_bound(beta, eps: float) -> np.ndarray:
     ``-2 gamma_k <B_{k+1}^T x_k, x_{k+1}>`` with ``beta_{k+1} |B_{k+1}^T x_k|^2`` (from rank k's
     diagonal block) and ``(gamma_k^2 / beta_{k+1}) |x_{k+1}|^2``, which ``eps |x_{k+1}|^2``
     covers. Sufficient, not necessary: larger couplings may still be PSD on a given complex.
+
+    Examples
+    --------
+    >>> eps_gamma_bound([1.0, 4.0], 0.01).tolist()
+    [0.1, 0.2]
     """
     return np.sqrt(np.asarray(beta, dtype=np.float64) * float(eps))
 
@@ -64,6 +69,16 @@ class GradedComplex:
         Rank weights ``beta_1..beta_K`` (``beta_0`` never enters L*).
     gamma : float or sequence of K floats, default 1
         Couplings ``gamma_0..gamma_{K-1}`` (``gamma_k`` couples ranks ``k`` and ``k+1``).
+
+    Examples
+    --------
+    A path on 3 vertices with its 2 edges as rank 1:
+
+    >>> import scipy.sparse as sp
+    >>> B1 = sp.csr_matrix(np.array([[-1.0, 0.0], [1.0, -1.0], [0.0, 1.0]]))
+    >>> cx = GradedComplex([B1], gamma=0.3)
+    >>> cx.sizes, cx.laplacian().shape, cx.psd_report(eps=0.1)["psd"]
+    ([3, 2], (5, 5), True)
     """
 
     def __init__(self, boundaries, beta=None, gamma=None):
@@ -242,7 +257,15 @@ class GradedComplex:
 
 def schur_split(M, keep):
     """Split a symmetric sparse matrix into ``(A, X, C)`` by a boolean ``keep`` mask
-    (``A = M[keep, keep]``, ``X = M[keep, ~keep]``, ``C = M[~keep, ~keep]``)."""
+    (``A = M[keep, keep]``, ``X = M[keep, ~keep]``, ``C = M[~keep, ~keep]``).
+
+    Examples
+    --------
+    >>> M = np.array([[2.0, -1.0, 0.0], [-1.0, 2.0, -1.0], [0.0, -1.0, 2.0]])
+    >>> A, X, C = schur_split(M, [True, False, True])
+    >>> A.toarray().tolist(), X.toarray().ravel().tolist(), C.toarray().tolist()
+    ([[2.0, 0.0], [0.0, 2.0]], [-1.0, -1.0], [[2.0]])
+    """
     M = sp.csr_matrix(M)
     keep = np.asarray(keep, dtype=bool)
     if keep.shape[0] != M.shape[0]:
@@ -278,6 +301,16 @@ class SchurComplement(LinearOperator):
         The method in use (``"exact"`` or ``"cg"``).
     cg_iterations_ : list of int
         Iterations of the CG solves done so far (``"cg"`` only).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> B1 = sp.csr_matrix(np.array([[-1.0, 0.0], [1.0, -1.0], [0.0, 1.0]]))
+    >>> S = GradedComplex([B1], gamma=0.3).collapsed(eps=0.1)
+    >>> S.method_, np.round(S.to_dense(), 3)
+    ('exact', array([[ 0.945, -0.971,  0.026],
+           [-0.971,  1.942, -0.971],
+           [ 0.026, -0.971,  0.945]]))
     """
 
     def __init__(self, A, X, C, eps: float = 1e-3, method: str = "auto", tol: float = 1e-10,
