@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-from scipy.sparse.linalg import LinearOperator, aslinearoperator, eigsh
+from scipy.sparse.linalg import aslinearoperator, eigsh
 
 from .hypergraph import Hypergraph
 from .operators.base import SymmetricOperator, fix_signs

@@ -9,7 +9,7 @@ from scipy.sparse.linalg import LinearOperator, aslinearoperator, cg, eigsh, exp
 from scipy.special import ive
 
 from .base import as_dense_block
-from .graded import SchurComplement
+from .schur import SchurComplement
 
 __all__ = ["spectral_upper_bound", "heat_diffusion", "resolvent_smooth"]
 
