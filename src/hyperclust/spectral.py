@@ -83,13 +83,14 @@ def eigsh_seeded(op, k: int, which: str = "LA", random_state=0, tol: float = 1e-
     return vals[order], fix_signs(vecs[:, order])
 
 
-def smallest_eigenpairs(op, k: int, random_state=0, tol: float = 1e-8, **kwargs):
+def smallest_eigenpairs(op, k: int, random_state=0, tol: float | None = None, **kwargs):
     """The ``k`` smallest eigenpairs (ascending) of a symmetric PSD operator.
 
     An operator with its own ``smallest_eigenpairs(k, random_state=, tol=)`` method (the
     collapsed operators :class:`~hyperclust.operators.SchurComplement` and
     :class:`~hyperclust.operators.CoboundaryCollapsed`: shift-invert, dense or iterative
-    routes chosen by size) uses it; any other operator uses :func:`eigsh_seeded`.
+    routes chosen by size) uses it, with its own default tolerance when ``tol`` is None; any
+    other operator uses :func:`eigsh_seeded` (``tol`` default 1e-8).
 
     Returns
     -------
@@ -106,8 +107,11 @@ def smallest_eigenpairs(op, k: int, random_state=0, tol: float = 1e-8, **kwargs)
     """
     own = getattr(op, "smallest_eigenpairs", None)
     if callable(own):
-        return own(k, random_state=random_state, tol=min(tol, 1e-8), **kwargs)
-    return eigsh_seeded(op, k, which="SA", random_state=random_state, tol=tol, **kwargs)
+        if tol is not None:
+            kwargs["tol"] = tol
+        return own(k, random_state=random_state, **kwargs)
+    return eigsh_seeded(op, k, which="SA", random_state=random_state,
+                        tol=1e-8 if tol is None else tol, **kwargs)
 
 
 class NormalizedAffinity(SymmetricOperator):

@@ -417,13 +417,14 @@ class CoboundaryCollapsed(LinearOperator):
         S = self._matmat(np.eye(self.shape[0]))
         return 0.5 * (S + S.T)
 
-    def smallest_eigenpairs(self, k: int = 10, sigma: float | None = None, tol: float = 1e-10,
+    def smallest_eigenpairs(self, k: int = 10, sigma: float | None = None, tol: float | None = None,
                             random_state=0):
         """The ``k`` smallest eigenpairs: LAPACK on the dense S_eps, shift-invert on the
         factored system (the ``k`` nearest ``sigma``, default just below 0: the smallest when
         S_eps is PSD), or LOBPCG without factorization (``method="iterative"``; ``tol`` is
-        then the relative LOBPCG residual, at least 1e-6, and ``sigma`` is not used; the
-        zero eigenvalues come first as orthonormal component indicators).
+        then the LOBPCG residual relative to the largest eigenvalue of ``S_eps^+``, default
+        1e-5, and ``sigma`` is not used; the zero eigenvalues come first as orthonormal
+        component indicators). ``tol`` of the other routes: ARPACK's, default 1e-10.
 
         Warns if an eigenvalue below ``sigma`` turns up (S_eps indefinite: the couplings are
         too large for this ``eps``).
@@ -438,7 +439,8 @@ class CoboundaryCollapsed(LinearOperator):
         if not 0 < k < n:
             raise ValueError(f"k={k} must be in [1, {n - 1}] (smaller than the number of vertices)")
         if self._iterative is not None:
-            vals, V = self._iterative.smallest_eigenpairs(k, tol=max(tol, 1e-6), random_state=random_state)
+            vals, V = self._iterative.smallest_eigenpairs(k, tol=1e-5 if tol is None else tol,
+                                                          random_state=random_state)
             return vals, fix_signs(V)
         if sigma is None:
             sigma = -1e-3 * max(float(np.abs(self._delta).mean()) * self.b1, 1e-12)
@@ -456,7 +458,7 @@ class CoboundaryCollapsed(LinearOperator):
             return lu.solve(pad)[:n]
         # (S - sigma)^-1 is symmetric; the LU solve of the unsymmetric system is exact up to rounding
         OP = LinearOperator((n, n), matvec=opinv, dtype=np.float64)
-        mu, V = eigsh(OP, k=k, which="LM", tol=tol, v0=np.random.default_rng(random_state).standard_normal(n))
+        mu, V = eigsh(OP, k=k, which="LM", tol=1e-10 if tol is None else tol, v0=np.random.default_rng(random_state).standard_normal(n))
         vals = sigma + 1.0 / mu
         order = np.argsort(vals)
         vals, V = vals[order], V[:, order]

@@ -101,11 +101,14 @@ class CoboundaryIterative:
     eps : float
     laplacian_tol : float, default 1e-8
         Relative residual of the ``L_0`` solves.
-    schur_tol : float, default 1e-3
+    schur_tol : float, default 1e-2
         Relative residual of the ``N`` solves inside ``T`` during LOBPCG (they enter ``T``
         scaled by ``eps / beta_1``). A final Rayleigh-Ritz step applies ``T`` once with all
         solves at ``1e-10``, so the eigenvalues are accurate to about the square of the
-        LOBPCG residual.
+        LOBPCG residual. Measured on a 3,923-node planted hypergraph (10 nonzero
+        eigenpairs): ``1e-3`` vs ``1e-2`` gave eigenvalue errors 8e-11 vs 1e-10 (relative to
+        the 10th), subspace angles 1.5e-5 vs 2.3e-5, and cost 323k vs 224k products with
+        ``H``.
     maxiter : int, default 20000
         CG iteration cap per solve.
 
@@ -123,7 +126,7 @@ class CoboundaryIterative:
     True
     """
 
-    def __init__(self, delta, Hq, HC, R, beta, gamma, eps, laplacian_tol=1e-8, schur_tol=1e-3,
+    def __init__(self, delta, Hq, HC, R, beta, gamma, eps, laplacian_tol=1e-8, schur_tol=1e-2,
                  maxiter=20_000):
         self.b1, self.b2 = map(float, beta)
         self.g0, self.g1 = map(float, gamma)
