@@ -69,6 +69,7 @@ def test_route_choice_and_clear_errors():
     hg = hypergraph_sbm(120, 3, random_state=0)
     assert CoboundaryCollapsed(hg, dense_max_nodes=100).method == "iterative"
     assert CoboundaryCollapsed(hg).method in ("dense", "factored")
+    assert CoboundaryCollapsed(hg, dense_max_nodes=100, gamma=(0.05, 0.05)).method == "factored"
     with pytest.raises(ValueError, match="gamma_0 = sqrt"):
         CoboundaryCollapsed(hg, method="iterative", gamma=(0.01, 0.01))
     with pytest.raises(ValueError, match="method must be"):

@@ -277,7 +277,8 @@ class CoboundaryCollapsed(LinearOperator):
         inverse of S_eps off its null space, CG solves through ``H``; needs the PSD-safe
         ``gamma_0 = sqrt(beta_1 eps)``, the ``"auto"`` default). Its eigenpairs are the fast
         path; its products ``S_eps U`` use nested CG (slow, for occasional use).
-        ``"auto"``: above ``dense_max_nodes`` nodes iterative; below it dense when the
+        ``"auto"``: above ``dense_max_nodes`` nodes iterative (factored when the couplings
+        are not the PSD-safe ``"auto"`` ones, which it needs); below it dense when the
         clique expansion has more than ``50 n`` nonzeros (large overlapping hyperedges: the
         LU would fill in), factored otherwise. Measured: cora-ca (2,388 nodes, 16 n clique
         nonzeros) factored 0.04 s vs dense 2.1 s to build; pubmed-cc-tricl (3,840 nodes,
@@ -333,8 +334,12 @@ class CoboundaryCollapsed(LinearOperator):
         self._HC = sp.csr_matrix(self._Hq @ sp.diags(pair[used]))
         self.R = sp.csr_matrix(H @ sp.diags(np.sqrt(w)))
         if method == "auto":
-            if n > dense_max_nodes:
+            # The iterative route needs the PSD-safe gamma_0; other couplings keep the LU.
+            if n > dense_max_nodes and np.isclose(self.g0 ** 2, self.b1 * self.eps, rtol=1e-9) \
+                    and self.g1 ** 2 <= self.b2 * self.eps * (1 + 1e-9):
                 method = "iterative"
+            elif n > dense_max_nodes:
+                method = "factored"
             else:
                 method = "dense" if clique_nnz_estimate(hypergraph) > 50 * n else "factored"
         self.method = method
