@@ -134,6 +134,7 @@ def test_collapsed_operator_api_has_examples():
 
     lacking = []
     for name in ("hyperclust.operators.graded", "hyperclust.operators.collapsed",
+                 "hyperclust.operators.schur", "hyperclust.operators.signs",
                  "hyperclust.operators.collapsed_iterative", "hyperclust.operators.diffusion",
                  "hyperclust.spectral", "hyperclust.encodings", "hyperclust.cli_embed"):
         module = importlib.import_module(name)

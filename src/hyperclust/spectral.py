@@ -11,7 +11,8 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import aslinearoperator, eigsh
 
 from .hypergraph import Hypergraph
-from .operators.base import SymmetricOperator, fix_signs
+from .operators.base import SymmetricOperator
+from .operators.signs import fix_signs
 
 __all__ = ["fix_signs", "eigsh_seeded", "smallest_eigenpairs", "NormalizedAffinity",
            "regularized_embedding", "heat_kernel_signature", "hks_times",

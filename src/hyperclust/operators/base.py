@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
 __all__ = ["FactoredOperator", "OperatorTooLargeError", "check_sparse_budget",
-           "clique_nnz_estimate", "to_torch_sparse", "safe_inverse", "as_dense_block", "fix_signs"]
+           "clique_nnz_estimate", "to_torch_sparse", "safe_inverse", "as_dense_block"]
 
 #: Default cap on the number of stored entries of an explicit clique-sized matrix.
 DEFAULT_MAX_NNZ = 100_000_000
@@ -26,31 +26,6 @@ def safe_inverse(x: np.ndarray) -> np.ndarray:
     out = np.zeros_like(x)
     np.divide(1.0, x, out=out, where=x > 0)
     return out
-
-
-def fix_signs(V: np.ndarray) -> np.ndarray:
-    """Flip each column so that its largest-magnitude entry (first one on ties) is positive.
-
-    Parameters
-    ----------
-    V : ndarray, shape (n, k)
-
-    Returns
-    -------
-    ndarray, shape (n, k)
-
-    Examples
-    --------
-    >>> fix_signs(np.array([[1.0, -3.0], [-2.0, 1.0]])).tolist()
-    [[-1.0, 3.0], [2.0, -1.0]]
-    """
-    V = np.array(V, dtype=np.float64, copy=True)
-    if V.size == 0:
-        return V
-    idx = np.argmax(np.abs(V), axis=0)
-    signs = np.sign(V[idx, np.arange(V.shape[1])])
-    signs[signs == 0] = 1.0
-    return V * signs
 
 
 def clique_nnz_estimate(hypergraph) -> int:

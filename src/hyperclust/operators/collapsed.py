@@ -33,11 +33,12 @@ from scipy.sparse.linalg import LinearOperator, splu
 
 from ..hypergraph import Hypergraph
 from .base import (FactoredOperator, as_dense_block, check_sparse_budget, clique_nnz_estimate,
-                   fix_signs, safe_inverse)
+                   safe_inverse)
 from .collapsed_iterative import CoboundaryIterative
 from .expansions import clique_adjacency, clique_pair_weights
 from .graded import GradedComplex, SchurComplement, eps_gamma_bound
 from .laplacians import GramOperator
+from .signs import fix_signs
 
 __all__ = ["CoboundaryCollapsed", "StarCollapsedOperator", "star_collapsed", "star_complex", "clique_incidence",
            "membership_incidence", "coboundary_complex"]

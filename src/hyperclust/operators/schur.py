@@ -11,7 +11,8 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, aslinearoperator, cg, eigsh, splu
 
-from .base import OperatorTooLargeError, as_dense_block, fix_signs
+from .base import OperatorTooLargeError, as_dense_block
+from .signs import fix_signs
 
 __all__ = ["SchurComplement", "schur_split", "SCHUR_METHODS"]
 
