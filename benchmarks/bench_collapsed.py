@@ -18,7 +18,7 @@ Usage: nice python benchmarks/bench_collapsed.py [--out docs/results/collapsed.m
        nice python benchmarks/bench_collapsed.py --scale [--sizes 2000,4000,20000,100000]
             [--repeats 3] [--out docs/results/collapsed_scale.md]
 
-``--scale``: the factorization-free route (``method="iterative"``) on ``hypergraph_sbm(n, 4)``
+``--scale``: The factorization-free route (``method="iterative"``) on ``hypergraph_sbm(n, 4)``
 (covered nodes), the 10 smallest *nonzero* eigenpairs (``k = components + 10``), checked
 against the dense route where it fits (n <= 4,000: largest eigenvalue error relative to the
 10th eigenvalue, largest subspace angle). Each run in its own process; wall and CPU seconds,
