@@ -68,13 +68,6 @@ def test_docstring_examples(name):
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {name}"
 
 
-# Being documented on another branch: their Examples arrive with that branch's merge.
-DOCS_PENDING_ELSEWHERE = frozenset({
-    "hyperclust.operators.collapsed", "hyperclust.operators.graded",
-    "hyperclust.operators.diffusion", "hyperclust.spectral", "hyperclust.operators.schur",
-    "hyperclust.encodings", "hyperclust.cli_embed", "hyperclust.operators"})
-
-
 def _public_callables(module):
     """The public functions and classes that ``module`` itself defines."""
     names = getattr(module, "__all__", None)
@@ -92,7 +85,7 @@ def test_public_api_has_examples():
     names = [m.name for m in pkgutil.walk_packages(hyperclust.__path__, "hyperclust.")]
     lacking, checked = [], []
     for name in ["hyperclust", *names]:
-        if name.rsplit(".", 1)[-1].startswith("_") or name in DOCS_PENDING_ELSEWHERE:
+        if name.rsplit(".", 1)[-1].startswith("_"):
             continue
         if _missing(*_needs(name)):
             continue

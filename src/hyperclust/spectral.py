@@ -8,36 +8,17 @@ import numbers
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-from scipy.sparse.linalg import LinearOperator, aslinearoperator, eigsh
+from scipy.sparse.linalg import aslinearoperator, eigsh
 
 from .hypergraph import Hypergraph
 from .operators.base import SymmetricOperator
+from .operators.signs import fix_signs
 
 __all__ = ["fix_signs", "eigsh_seeded", "smallest_eigenpairs", "NormalizedAffinity",
            "regularized_embedding", "heat_kernel_signature", "hks_times",
            "positional_encoding", "structural_features"]
 
 DENSE_LIMIT = 1500
-
-
-def fix_signs(V: np.ndarray) -> np.ndarray:
-    """Flip each column so that its largest-magnitude entry (first one on ties) is positive.
-
-    Parameters
-    ----------
-    V : ndarray, shape (n, k)
-
-    Returns
-    -------
-    ndarray, shape (n, k)
-    """
-    V = np.array(V, dtype=np.float64, copy=True)
-    if V.size == 0:
-        return V
-    idx = np.argmax(np.abs(V), axis=0)
-    signs = np.sign(V[idx, np.arange(V.shape[1])])
-    signs[signs == 0] = 1.0
-    return V * signs
 
 
 def _dense(op, n):
@@ -70,6 +51,14 @@ def eigsh_seeded(op, k: int, which: str = "LA", random_state=0, tol: float = 1e-
     -------
     values : ndarray, shape (k,), ordered from the requested end (descending for "LA")
     vectors : ndarray, shape (n, k), sign-fixed
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> L = sp.csr_matrix(np.array([[1.0, -1.0, 0.0], [-1.0, 2.0, -1.0], [0.0, -1.0, 1.0]]))
+    >>> vals, vecs = eigsh_seeded(L, 1, which="LA")
+    >>> vals, np.round(vecs.ravel(), 4)
+    (array([3.]), array([-0.4082,  0.8165, -0.4082]))
     """
     if which not in ("LA", "SA"):
         raise ValueError(f"which must be 'LA' or 'SA', got {which!r}")
@@ -95,17 +84,35 @@ def eigsh_seeded(op, k: int, which: str = "LA", random_state=0, tol: float = 1e-
     return vals[order], fix_signs(vecs[:, order])
 
 
-def smallest_eigenpairs(op, k: int, random_state=0, tol: float = 1e-8, **kwargs):
+def smallest_eigenpairs(op, k: int, random_state=0, tol: float | None = None, **kwargs):
     """The ``k`` smallest eigenpairs (ascending) of a symmetric PSD operator.
 
-    A :class:`~hyperclust.operators.graded.SchurComplement` uses its shift-invert solver on
-    the whole block system; any other operator uses :func:`eigsh_seeded`.
-    """
-    from .operators.graded import SchurComplement
+    An operator with its own ``smallest_eigenpairs(k, random_state=, tol=)`` method (the
+    collapsed operators :class:`~hyperclust.operators.SchurComplement` and
+    :class:`~hyperclust.operators.CoboundaryCollapsed`: shift-invert, dense or iterative
+    routes chosen by size) uses it, with its own default tolerance when ``tol`` is None; any
+    other operator uses :func:`eigsh_seeded` (``tol`` default 1e-8).
 
-    if isinstance(op, SchurComplement):
-        return op.smallest_eigenpairs(k, random_state=random_state, tol=min(tol, 1e-8), **kwargs)
-    return eigsh_seeded(op, k, which="SA", random_state=random_state, tol=tol, **kwargs)
+    Returns
+    -------
+    values : ndarray, shape (k,), ascending
+    vectors : ndarray, shape (n, k), sign-fixed
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> L = sp.csr_matrix(np.array([[1.0, -1.0, 0.0], [-1.0, 2.0, -1.0], [0.0, -1.0, 1.0]]))
+    >>> vals, vecs = smallest_eigenpairs(L, 2)
+    >>> np.round(vals, 8) + 0.0, vecs.shape
+    (array([0., 1.]), (3, 2))
+    """
+    own = getattr(op, "smallest_eigenpairs", None)
+    if callable(own):
+        if tol is not None:
+            kwargs["tol"] = tol
+        return own(k, random_state=random_state, **kwargs)
+    return eigsh_seeded(op, k, which="SA", random_state=random_state,
+                        tol=1e-8 if tol is None else tol, **kwargs)
 
 
 class NormalizedAffinity(SymmetricOperator):
@@ -131,6 +138,18 @@ class NormalizedAffinity(SymmetricOperator):
     M : LinearOperator, shape (n, n), symmetric, nonnegative affinity
     degrees : ndarray, shape (n,)
     tau : float, default 0
+
+    Examples
+    --------
+    ``D^-1/2 1`` scaled by the degrees is the top eigenvector (eigenvalue 1) when ``tau = 0``:
+
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.operators import ZhouLaplacian
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2], [3, 4, 5], [4, 5], [2, 3]])
+    >>> M, d = ZhouLaplacian(hg, kind="unnormalized").affinity()
+    >>> N = NormalizedAffinity(M, d)
+    >>> bool(np.allclose(N @ np.sqrt(d), np.sqrt(d)))
+    True
     """
 
     def __init__(self, M, degrees, tau: float = 0.0):
@@ -185,6 +204,16 @@ def regularized_embedding(M, degrees, k: int, tau: float = 0.0, random_state=0,
     values : ndarray, shape (k,), Laplacian eigenvalues ``1 - mu`` ascending
     embedding : ndarray, shape (n, k), sign-fixed; rows scaled to unit norm when
         ``row_normalize`` (zero rows stay zero)
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.operators import ZhouLaplacian
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2], [3, 4, 5], [4, 5], [2, 3]])
+    >>> M, d = ZhouLaplacian(hg, kind="unnormalized").affinity()
+    >>> vals, V = regularized_embedding(M, d, 2)
+    >>> np.round(vals, 4) + 0.0, V.shape
+    (array([0.    , 0.1075]), (6, 2))
     """
     N = NormalizedAffinity(M, degrees, tau)
     mu, V = eigsh_seeded(N, k, which="LA", random_state=random_state, tol=tol)
@@ -196,7 +225,13 @@ def regularized_embedding(M, degrees, k: int, tau: float = 0.0, random_state=0,
 
 def hks_times(values: np.ndarray, n_times: int = 8) -> np.ndarray:
     """Log-spaced diffusion times from ``4 ln 10 / lambda_max`` to ``4 ln 10 / lambda_min+``
-    (Sun, Ovsjanikov & Guibas 2009), over the given eigenvalues."""
+    (Sun, Ovsjanikov & Guibas 2009), over the given eigenvalues.
+
+    Examples
+    --------
+    >>> np.round(hks_times([0.0, 1.0, 3.0], 3), 3)
+    array([3.07 , 5.318, 9.21 ])
+    """
     vals = np.asarray(values, dtype=np.float64)
     pos = vals[vals > 1e-10]
     if pos.size == 0:
@@ -220,6 +255,12 @@ def heat_kernel_signature(values: np.ndarray, vectors: np.ndarray, times) -> np.
     Returns
     -------
     ndarray, shape (n, T)
+
+    Examples
+    --------
+    >>> heat_kernel_signature([0.0, 1.0], np.eye(2), [0.0, 1.0]).round(4)
+    array([[1.    , 1.    ],
+           [1.    , 0.3679]])
     """
     values = np.asarray(values, dtype=np.float64)
     times = np.asarray(times, dtype=np.float64).reshape(-1)
@@ -240,6 +281,17 @@ def positional_encoding(op, k: int = 16, kind: str = "eigvec", n_times: int = 8,
         Sign-fixed eigenvectors ``(n, k)``, or heat kernel signatures ``(n, n_times)``.
     skip_first : bool
         Drop the first (trivial, for a connected Laplacian) eigenvector.
+
+    Returns
+    -------
+    ndarray, shape (n, k) for ``"eigvec"``, (n, n_times) for ``"hks"``
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> L = sp.csr_matrix(np.array([[1.0, -1.0, 0.0], [-1.0, 2.0, -1.0], [0.0, -1.0, 1.0]]))
+    >>> positional_encoding(L, k=2).shape, positional_encoding(L, k=2, kind="hks", n_times=3).shape
+    ((3, 2), (3, 3))
     """
     if kind not in ("eigvec", "hks"):
         raise ValueError(f"kind must be 'eigvec' or 'hks', got {kind!r}")
@@ -270,6 +322,13 @@ def structural_features(hypergraph: Hypergraph, n_components: int = 32, random_s
     Returns
     -------
     ndarray, shape (n_nodes, n_components), float64
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2], [3, 4, 5], [4, 5], [2, 3]])
+    >>> structural_features(hg, 3).shape
+    (6, 3)
     """
     from .operators.laplacians import ZhouLaplacian
 

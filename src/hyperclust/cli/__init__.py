@@ -11,7 +11,7 @@ import argparse
 import sys
 import warnings
 
-from . import cluster, datasets, demo, info
+from . import cluster, datasets, demo, embed, info
 from ._common import UserError, check_device
 from .demo import DEMO_SUMMARY
 
@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show full tracebacks on errors")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    for command in (datasets, info, cluster, demo):
+    for command in (datasets, info, cluster, embed, demo):
         command.add_parser(sub)
 
     try:

@@ -119,6 +119,10 @@ METHODS: dict[str, Method] = {
     "spectral-star": _spectral("star", "star (bipartite) expansion"),
     "spectral-collapsed": _spectral("collapsed", "star expansion collapsed onto vertices "
                                                  "(S_eps, eps=1)"),
+    "spectral-collapsed-cells": Method(_SPECTRAL, "regularized spectral clustering, S_eps of "
+                                       "the graded complex vertices / clique edges / "
+                                       "hyperedge cells (eps=1e-2)",
+                                       params={"operator": "collapsed-cells", "eps": 1e-2}),
     "unidhc": Method(_UNIDHC, "Uni-DHC: learnable polynomial filter (z-score-chosen init) + "
                               "residual encoder, k-means", device=True, torch=True),
     "unidhc-filter": Method(_UNIDHC, "Uni-DHC, k-means on the learned filter output only",

@@ -18,8 +18,11 @@ __all__ = ["SpectralHypergraphClustering", "OPERATORS", "resolve_settings",
            "LARGE_GRAPH"]
 
 #: Operators spectral clustering can embed: those of the operator registry
-#: (:data:`hyperclust.operators.registry.OPERATORS`) meeting the ``"affinity"`` protocol.
-OPERATORS = operator_names("affinity")
+#: (:data:`hyperclust.operators.registry.OPERATORS`) meeting the ``"affinity"`` protocol, then
+#: those with only their own eigensolver (``"eigenpairs"``: the smallest eigenpairs of the
+#: operator on the covered nodes, e.g. ``collapsed-cells``).
+OPERATORS = operator_names("affinity") + tuple(
+    name for name in operator_names("eigenpairs") if name not in operator_names("affinity"))
 ASSIGNERS = ("kmeans", "cpqr")
 
 
@@ -177,9 +180,9 @@ class SpectralHypergraphClustering(HypergraphClusterer):
         self.random_state = random_state
 
     def _validate(self, hg):
-        if self.operator not in operator_names("affinity"):
-            raise ValueError(f"operator must be one of {operator_names('affinity')}, "
-                             f"got {self.operator!r}")
+        if self.operator not in OPERATORS:
+            raise ValueError(f"operator must be one of {OPERATORS}, got {self.operator!r}")
+        own_solver = "affinity" not in _OPERATOR_REGISTRY[self.operator].protocols
         if self.assign not in ASSIGNERS:
             raise ValueError(f"assign must be one of {ASSIGNERS}, got {self.assign!r}")
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
@@ -195,7 +198,11 @@ class SpectralHypergraphClustering(HypergraphClusterer):
             raise ValueError(f"regularization must be 'auto', a non-negative float or None, got {reg!r}")
         if not (isinstance(self.eps, numbers.Real) and np.isfinite(self.eps) and self.eps >= 0):
             raise ValueError(f"eps must be a non-negative float, got {self.eps!r}")
+        if own_solver and self.eps == 0:
+            raise ValueError(f"operator={self.operator!r} needs eps > 0")
         beta = check_fraction(self.knn_beta, "knn_beta")
+        if beta > 0 and own_solver:
+            raise ValueError(f"knn_beta > 0 is not available with operator={self.operator!r}")
         if beta > 0 and not _OPERATOR_REGISTRY[self.operator].node_rows_only:
             raise ValueError("knn_beta > 0 needs a node operator; operator='star' embeds "
                              "nodes and hyperedges")
@@ -212,6 +219,9 @@ class SpectralHypergraphClustering(HypergraphClusterer):
         k, dim = self._validate(hg)
         self.tol_, self.n_init_ = resolve_settings(hg.n_nodes, self.tol, self.n_init)
         seed = self._rng_seed(self.random_state)
+        if "affinity" not in _OPERATOR_REGISTRY[self.operator].protocols:
+            vals, V = _own_eigenpairs_embedding(self.operator, hg, k, dim, float(self.eps), seed)
+            return self._assign(V, vals, k, seed, tau=0.0)
         M, d = affinity(self.operator, hg, eps=float(self.eps))
         n = hg.n_nodes
         reg = self.regularization
@@ -226,7 +236,10 @@ class SpectralHypergraphClustering(HypergraphClusterer):
             vals, V = self._mixed_embedding(hg, M, d, tau, dim, seed, walk)
         else:
             vals, V = regularized_embedding(M, d, dim, tau=tau, random_state=seed, tol=self.tol_)
-        V = V[:n]
+        return self._assign(V[:n], vals, k, seed, tau)
+
+    def _assign(self, V, vals, k, seed, tau):
+        """Row-normalize the embedding, assign the clusters, set the fitted attributes."""
         if self.row_normalize:
             norms = np.linalg.norm(V, axis=1, keepdims=True)
             V = np.divide(V, norms, out=np.zeros_like(V), where=norms > 0)
@@ -234,7 +247,7 @@ class SpectralHypergraphClustering(HypergraphClusterer):
             km = KMeans(n_clusters=k, n_init=self.n_init_, random_state=seed)
             labels = km.fit_predict(V)
         else:
-            labels = cpqr_assign(V[:, :k] if dim >= k else V)
+            labels = cpqr_assign(V[:, :k] if V.shape[1] >= k else V)
         self.labels_ = np.asarray(labels, dtype=np.int64)
         self.embedding_ = V
         self.eigenvalues_ = vals
@@ -257,3 +270,26 @@ class SpectralHypergraphClustering(HypergraphClusterer):
                                    NormalizedAffinity(A, np.asarray(A.sum(axis=1)).ravel()), a, b)
         mu, V = eigsh_seeded(N, dim, which="LA", random_state=seed, tol=self.tol_)
         return 1.0 - mu, V
+
+
+def _own_eigenpairs_embedding(name, hg, k, dim, eps, seed):
+    """Smallest eigenpairs of an operator with its own eigensolver (registry protocol
+    ``"eigenpairs"``) on the covered nodes (zero rows for the isolated ones), past the
+    component indicators when there are more components than ``k``."""
+    from ..operators.registry import make_operator
+
+    covered = np.flatnonzero(~hg.isolated)
+    sub = hg.subset(covered) if covered.size < hg.n_nodes else hg
+    if sub.n_nodes <= dim + 1:
+        raise ValueError(f"operator={name!r} needs more than {dim + 1} covered nodes, "
+                         f"got {sub.n_nodes}")
+    n_comp = sub.connected_components()[0]
+    skip = n_comp if n_comp > k else 0
+    if skip + dim >= sub.n_nodes:
+        raise ValueError(f"{n_comp} connected components and n_components={dim} leave no room "
+                         f"in {sub.n_nodes} covered nodes")
+    vals, V = make_operator(name, sub, eps=eps).smallest_eigenpairs(skip + dim,
+                                                                     random_state=seed)
+    out = np.zeros((hg.n_nodes, dim))
+    out[covered] = V[:, skip:]
+    return vals[skip:], out

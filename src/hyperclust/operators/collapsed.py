@@ -34,9 +34,11 @@ from scipy.sparse.linalg import LinearOperator, splu
 from ..hypergraph import Hypergraph
 from .base import (FactoredOperator, as_dense_block, check_sparse_budget, clique_nnz_estimate,
                    safe_inverse)
+from .collapsed_iterative import CoboundaryIterative
 from .expansions import clique_adjacency, clique_pair_weights
 from .graded import GradedComplex, SchurComplement, eps_gamma_bound
 from .laplacians import GramOperator
+from .signs import fix_signs
 
 __all__ = ["CoboundaryCollapsed", "StarCollapsedOperator", "star_collapsed", "star_complex", "clique_incidence",
            "membership_incidence", "coboundary_complex"]
@@ -53,6 +55,13 @@ def star_complex(hypergraph: Hypergraph, eps: float = 0.0, **kwargs) -> SchurCom
 
     Hyperedges of weight ``w_e |e| = 0`` do not occur (hyperedges are non-empty), so ``eps = 0``
     is allowed.
+
+    Examples
+    --------
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> np.allclose(star_complex(hg, eps=1.0).to_dense(),
+    ...             StarCollapsedOperator(hg, eps=1.0) @ np.eye(4))
+    True
     """
     _check_hg(hypergraph)
     w = hypergraph.weights
@@ -73,6 +82,17 @@ class StarCollapsedOperator(FactoredOperator):
         Leak of each hyperedge node (``0`` gives the unnormalized Zhou Laplacian).
     normalized : bool, default False
         ``Dv^-1/2 S_eps Dv^-1/2`` (identity rows for isolated nodes) instead of ``S_eps``.
+
+    Examples
+    --------
+    ``eps = 0`` is the unnormalized Zhou Laplacian (constants in its null space); ``eps > 0``
+    grounds every node, ``S_eps 1`` is the grounding:
+
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> np.round(StarCollapsedOperator(hg, eps=0.0) @ np.ones(4), 12) + 0.0
+    array([0., 0., 0., 0.])
+    >>> np.round(StarCollapsedOperator(hg, eps=1.0).grounding(), 4)
+    array([0.25  , 0.25  , 0.5833, 0.3333])
     """
 
     def __init__(self, hypergraph: Hypergraph, eps: float = 1.0, normalized: bool = False):
@@ -118,7 +138,14 @@ class StarCollapsedOperator(FactoredOperator):
 
 
 def star_collapsed(hypergraph: Hypergraph, eps: float = 1.0, normalized: bool = False):
-    """Shorthand for :class:`StarCollapsedOperator`."""
+    """Shorthand for :class:`StarCollapsedOperator`.
+
+    Examples
+    --------
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> star_collapsed(hg, eps=0.5).shape
+    (4, 4)
+    """
     return StarCollapsedOperator(hypergraph, eps=eps, normalized=normalized)
 
 
@@ -133,6 +160,13 @@ def clique_incidence(hypergraph: Hypergraph, weighting: str = "normalized", max_
     -------
     B1 : scipy.sparse CSR, shape (n, n_edges)
     pairs : ndarray of int, shape (n_edges, 2)
+
+    Examples
+    --------
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> B1, pairs = clique_incidence(hg, "unit")
+    >>> pairs.tolist(), (B1 @ B1.T).toarray()[2].tolist()
+    ([[0, 1], [0, 2], [1, 2], [2, 3]], [-1.0, -1.0, 3.0, -1.0])
     """
     _check_hg(hypergraph)
     check_sparse_budget(clique_nnz_estimate(hypergraph), "clique incidence", max_nnz, memory_budget)
@@ -155,6 +189,12 @@ def membership_incidence(hypergraph: Hypergraph, pairs: np.ndarray) -> sp.csr_ma
 
     Warning: with a signed ``B_1`` this depends on the edge orientation (node numbering); it is
     provided to demonstrate that pitfall, not to build operators.
+
+    Examples
+    --------
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> membership_incidence(hg, clique_incidence(hg)[1]).toarray().tolist()
+    [[1.0, 0.0], [1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]
     """
     H = hypergraph.incidence
     both = H[pairs[:, 0]].multiply(H[pairs[:, 1]])
@@ -174,6 +214,13 @@ def coboundary_complex(hypergraph: Hypergraph, beta=(1.0, 1.0), gamma="auto",
     Returns
     -------
     GradedComplex
+
+    Examples
+    --------
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> cx = coboundary_complex(hg, eps=1e-2)
+    >>> cx.sizes, cx.psd_report(1e-2)["eps_gamma_ok"]
+    ([4, 4, 2], True)
     """
     B1, _ = clique_incidence(hypergraph, weighting, max_nnz, memory_budget)
     R = hypergraph.incidence @ sp.diags(np.sqrt(hypergraph.weights))
@@ -226,20 +273,40 @@ class CoboundaryCollapsed(LinearOperator):
     eps : float, > 0, default 1e-2
     weighting : {"normalized", "unit"}
         Clique edge weights of ``L_0`` (see :func:`clique_adjacency`).
-    method : {"auto", "factored", "dense"}, default "auto"
-        ``"auto"``: dense when ``n <= dense_max_nodes`` and the clique expansion has more
-        than ``50 n`` nonzeros (large overlapping hyperedges: the LU would fill in), factored
-        otherwise. Measured: cora-ca (2,388 nodes, 16 n clique nonzeros) factored 0.04 s vs
-        dense 2.1 s to build; pubmed-cc-tricl (3,840 nodes, 105 n) factored 460 s vs dense 9 s.
+    method : {"auto", "factored", "dense", "iterative"}, default "auto"
+        ``"iterative"``: no factorization at all (:class:`CoboundaryIterative`: LOBPCG on the
+        inverse of S_eps off its null space, CG solves through ``H``; needs the PSD-safe
+        ``gamma_0 = sqrt(beta_1 eps)``, the ``"auto"`` default). Its eigenpairs are the fast
+        path; its products ``S_eps U`` use nested CG (slow, for occasional use).
+        ``"auto"``: above ``dense_max_nodes`` nodes iterative (factored when the couplings
+        are not the PSD-safe ``"auto"`` ones, which it needs); below it dense when the
+        clique expansion has more than ``50 n`` nonzeros (large overlapping hyperedges: the
+        LU would fill in), factored otherwise. Measured: cora-ca (2,388 nodes, 16 n clique
+        nonzeros) factored 0.04 s vs dense 2.1 s to build; pubmed-cc-tricl (3,840 nodes,
+        105 n) factored 460 s vs dense 9 s; a 20,000-node ``hypergraph_sbm`` factored > 8 min,
+        iterative 10 eigenpairs in ~40 s (docs/results/collapsed.md).
     dense_max_nodes : int, default 5000
         Above this, ``"auto"`` never builds the ``n x n`` array (``n^2`` floats, ``O(n^3)`` time).
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2, 3], [3, 4], [4, 5, 6], [5, 6]])
+    >>> S = CoboundaryCollapsed(hg)
+    >>> S.method, S.shape
+    ('factored', (7, 7))
+    >>> vals, vecs = S.smallest_eigenpairs(2)
+    >>> abs(float(vals[0])) < 1e-10, vecs.shape
+    (True, (7, 2))
+    >>> bool(np.all(np.linalg.eigvalsh(S.to_dense()) > -1e-10))
+    True
     """
 
     def __init__(self, hypergraph: Hypergraph, beta=(1.0, 1.0), gamma="auto", eps: float = 1e-2,
                  weighting: str = "normalized", method: str = "auto", dense_max_nodes: int = 5000):
         _check_hg(hypergraph)
-        if method not in ("auto", "factored", "dense"):
-            raise ValueError(f"method must be 'auto', 'factored' or 'dense', got {method!r}")
+        if method not in ("auto", "factored", "dense", "iterative"):
+            raise ValueError(f"method must be 'auto', 'factored', 'dense' or 'iterative', got {method!r}")
         beta = np.asarray(beta, dtype=np.float64).reshape(-1)
         if beta.shape != (2,) or not np.all(np.isfinite(beta)) or np.any(beta <= 0):
             raise ValueError(f"beta must be two positive numbers, got {beta.tolist()}")
@@ -268,11 +335,19 @@ class CoboundaryCollapsed(LinearOperator):
         self._HC = sp.csr_matrix(self._Hq @ sp.diags(pair[used]))
         self.R = sp.csr_matrix(H @ sp.diags(np.sqrt(w)))
         if method == "auto":
-            dense_coupling = clique_nnz_estimate(hypergraph) > 50 * n
-            method = "dense" if n <= dense_max_nodes and dense_coupling else "factored"
+            # The iterative route needs the PSD-safe gamma_0; other couplings keep the LU.
+            if n > dense_max_nodes and np.isclose(self.g0 ** 2, self.b1 * self.eps, rtol=1e-9) \
+                    and self.g1 ** 2 <= self.b2 * self.eps * (1 + 1e-9):
+                method = "iterative"
+            elif n > dense_max_nodes:
+                method = "factored"
+            else:
+                method = "dense" if clique_nnz_estimate(hypergraph) > 50 * n else "factored"
         self.method = method
         self._dense = self._dense_matrix() if method == "dense" else None
         self._sub_lu = splu(self._system(None)) if method == "factored" else None
+        self._iterative = (CoboundaryIterative(self._delta, self._Hq, self._HC, self.R, beta, gamma,
+                                               self.eps) if method == "iterative" else None)
 
     def _dense_matrix(self) -> np.ndarray:
         """``S_eps`` as an array. Push-through turns the hyperedge-sized inverse into
@@ -323,6 +398,8 @@ class CoboundaryCollapsed(LinearOperator):
         U, _ = as_dense_block(U)
         if self._dense is not None:
             return self._dense @ U
+        if self._iterative is not None:
+            return self._iterative.apply(U)
         n = self.shape[0]
         rhs = np.zeros((self._sub_lu.shape[0], U.shape[1]))
         LU = self.laplacian0_apply(U)
@@ -346,11 +423,14 @@ class CoboundaryCollapsed(LinearOperator):
         S = self._matmat(np.eye(self.shape[0]))
         return 0.5 * (S + S.T)
 
-    def smallest_eigenpairs(self, k: int = 10, sigma: float | None = None, tol: float = 1e-10,
+    def smallest_eigenpairs(self, k: int = 10, sigma: float | None = None, tol: float | None = None,
                             random_state=0):
-        """The ``k`` smallest eigenpairs: LAPACK on the dense S_eps, or shift-invert on the
+        """The ``k`` smallest eigenpairs: LAPACK on the dense S_eps, shift-invert on the
         factored system (the ``k`` nearest ``sigma``, default just below 0: the smallest when
-        S_eps is PSD).
+        S_eps is PSD), or LOBPCG without factorization (``method="iterative"``; ``tol`` is
+        then the LOBPCG residual relative to the largest eigenvalue of ``S_eps^+``, default
+        1e-5, and ``sigma`` is not used; the zero eigenvalues come first as orthonormal
+        component indicators). ``tol`` of the other routes: ARPACK's, default 1e-10.
 
         Warns if an eigenvalue below ``sigma`` turns up (S_eps indefinite: the couplings are
         too large for this ``eps``).
@@ -361,10 +441,13 @@ class CoboundaryCollapsed(LinearOperator):
         """
         from scipy.sparse.linalg import eigsh
 
-        from ..spectral import fix_signs
         n = self.shape[0]
         if not 0 < k < n:
             raise ValueError(f"k={k} must be in [1, {n - 1}] (smaller than the number of vertices)")
+        if self._iterative is not None:
+            vals, V = self._iterative.smallest_eigenpairs(k, tol=1e-5 if tol is None else tol,
+                                                          random_state=random_state)
+            return vals, fix_signs(V)
         if sigma is None:
             sigma = -1e-3 * max(float(np.abs(self._delta).mean()) * self.b1, 1e-12)
         if self._dense is not None:
@@ -381,7 +464,7 @@ class CoboundaryCollapsed(LinearOperator):
             return lu.solve(pad)[:n]
         # (S - sigma)^-1 is symmetric; the LU solve of the unsymmetric system is exact up to rounding
         OP = LinearOperator((n, n), matvec=opinv, dtype=np.float64)
-        mu, V = eigsh(OP, k=k, which="LM", tol=tol, v0=np.random.default_rng(random_state).standard_normal(n))
+        mu, V = eigsh(OP, k=k, which="LM", tol=1e-10 if tol is None else tol, v0=np.random.default_rng(random_state).standard_normal(n))
         vals = sigma + 1.0 / mu
         order = np.argsort(vals)
         vals, V = vals[order], V[:, order]

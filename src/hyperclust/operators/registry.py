@@ -84,6 +84,10 @@ OPERATORS: dict[str, OperatorSpec] = {
                               "star expansion collapsed onto the nodes with hyperedge leak eps "
                               "(M = H diag(w^2 / (w|e| + eps)) H^T, d = Dv)", _AFFINE,
                               options=("eps",)),
+    "collapsed-cells": OperatorSpec("hyperclust.operators.collapsed:CoboundaryCollapsed",
+                                    "S_eps of the graded complex vertices / clique edges / "
+                                    "hyperedge cells, through H (its own eigensolver)",
+                                    frozenset({"matvec", "eigenpairs"}), options=("eps",)),
 }
 
 

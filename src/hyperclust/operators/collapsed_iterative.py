@@ -1,0 +1,303 @@
+"""Smallest eigenpairs of the coboundary collapse S_eps without any factorization.
+
+With the PSD-safe coupling ``gamma_0 = sqrt(beta_1 eps)`` the collapse of
+:func:`~hyperclust.operators.collapsed.coboundary_complex` is (push-through, ``B_1^T`` range)
+
+    ``S_eps = beta_1 L_0 J^-1 L_0``,  ``J = L_0 + eps N^-1``,
+
+with ``L_0`` the clique Laplacian and ``N = beta_1 I + R (beta_2 I - gamma_1^2 (beta_2 R^T L_0 R
++ eps I)^-1) R^T`` (``R = H W^1/2``), the first-block Schur complement of the SPD matrix
+``[[beta_1 I + beta_2 R R^T, gamma_1 R], [gamma_1 R^T, beta_2 R^T L_0 R + eps I]]`` (vertex-
+and hyperedge-sized). Everything is block diagonal over the connected components, so the null
+space of S_eps is spanned by the component indicators and, on the rest, the nonzero
+eigenvalues of S_eps are the reciprocals of the eigenvalues of
+
+    ``T = beta_1^-1 L_0^+ (J - J Q (Q^T J Q)^-1 Q^T J) L_0^+``
+
+(``Q``: component indicators; the middle factor is ``J``'s Schur complement onto the range of
+``L_0``, which couples each component only to its own indicator). The smallest eigenvalues
+of S_eps are the largest of ``T``, well separated, so LOBPCG on ``T`` converges in a few
+dozen block steps. Applying ``T`` needs two Laplacian solves (Jacobi-preconditioned CG on
+``L_0`` in factored form) and one solve with the SPD block matrix above (Jacobi CG); every
+product goes through ``H``, so memory and time per step are ``O(nnz(H))`` per column: no
+clique expansion, no edge-sized unknowns, no fill-in. ``eps N^-1`` enters ``T`` only as a
+small correction to ``L_0`` (``N >= beta_1 I``), so that solve runs to a looser tolerance.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+from scipy.sparse.linalg import lobpcg
+
+__all__ = ["pcg_columns", "CoboundaryIterative"]
+
+
+def pcg_columns(apply, B, inv_diag, tol, maxiter, project=None):
+    """Jacobi-preconditioned conjugate gradients on every column of ``B`` at once.
+
+    Each column runs its own CG recurrence (vectorized over columns, one block product per
+    step); ``project`` (optional) keeps iterates in a subspace, e.g. orthogonal to a null
+    space, for consistent singular systems.
+
+    Returns
+    -------
+    X : ndarray, same shape as ``B``
+    iterations : int
+    converged : bool
+        Whether every column reached ``||r|| <= tol ||b||``.
+
+    Examples
+    --------
+    >>> A = np.diag([1.0, 2.0, 4.0])
+    >>> X, its, ok = pcg_columns(lambda V: A @ V, np.ones((3, 2)), 1 / np.diag(A), 1e-12, 10)
+    >>> np.round(X[:, 0], 6).tolist(), ok
+    ([1.0, 0.5, 0.25], True)
+    """
+    R = np.array(B, dtype=np.float64, copy=True)
+    if project is not None:
+        R = project(R)
+    X = np.zeros_like(R)
+    bnorm = np.linalg.norm(R, axis=0)
+    bnorm[bnorm == 0] = 1.0
+    Z = inv_diag[:, None] * R
+    if project is not None:
+        Z = project(Z)
+    P = Z.copy()
+    rz = np.einsum("ij,ij->j", R, Z)
+    for it in range(1, maxiter + 1):
+        AP = apply(P)
+        pap = np.einsum("ij,ij->j", P, AP)
+        alpha = np.divide(rz, pap, out=np.zeros_like(rz), where=pap > 0)
+        X += alpha * P
+        R -= alpha * AP
+        if np.max(np.linalg.norm(R, axis=0) / bnorm) <= tol:
+            return X, it, True
+        Z = inv_diag[:, None] * R
+        if project is not None:
+            Z = project(Z)
+        rz_new = np.einsum("ij,ij->j", R, Z)
+        beta = np.divide(rz_new, rz, out=np.zeros_like(rz), where=rz > 0)
+        P = Z + beta * P
+        rz = rz_new
+    return X, maxiter, False
+
+
+class CoboundaryIterative:
+    """The factorization-free route for :class:`~hyperclust.operators.CoboundaryCollapsed`.
+
+    Parameters
+    ----------
+    delta : ndarray (n,)
+        Diagonal of ``L_0``.
+    Hq, HC : sparse (n, m_q)
+        ``L_0 = diag(delta) - HC Hq^T`` (hyperedges that carry clique edges).
+    R : sparse (n, m)
+        ``H W^1/2``.
+    beta, gamma : (float, float)
+    eps : float
+    laplacian_tol : float, default 1e-8
+        Relative residual of the ``L_0`` solves.
+    schur_tol : float, default 1e-2
+        Relative residual of the ``N`` solves inside ``T`` during LOBPCG (they enter ``T``
+        scaled by ``eps / beta_1``). A final Rayleigh-Ritz step applies ``T`` once with all
+        solves at ``1e-10``, so the eigenvalues are accurate to about the square of the
+        LOBPCG residual. Measured on a 3,923-node planted hypergraph (10 nonzero
+        eigenpairs): ``1e-3`` vs ``1e-2`` gave eigenvalue errors 8e-11 vs 1e-10 (relative to
+        the 10th), subspace angles 1.5e-5 vs 2.3e-5, and cost 323k vs 224k products with
+        ``H``.
+    maxiter : int, default 20000
+        CG iteration cap per solve.
+
+    Examples
+    --------
+    Built by ``CoboundaryCollapsed(hg, method="iterative")``:
+
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.operators import CoboundaryCollapsed
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3], [3, 4, 5], [5, 0]])
+    >>> it = CoboundaryCollapsed(hg, method="iterative")
+    >>> dense = CoboundaryCollapsed(hg, method="dense")
+    >>> vals, _ = it.smallest_eigenpairs(3)
+    >>> np.allclose(vals, dense.smallest_eigenpairs(3)[0], atol=1e-8)
+    True
+    """
+
+    def __init__(self, delta, Hq, HC, R, beta, gamma, eps, laplacian_tol=1e-8, schur_tol=1e-2,
+                 maxiter=20_000):
+        self.b1, self.b2 = map(float, beta)
+        self.g0, self.g1 = map(float, gamma)
+        self.eps = float(eps)
+        if abs(self.g0 ** 2 - self.b1 * self.eps) > 1e-9 * self.b1 * self.eps:
+            raise ValueError(
+                "the iterative route needs gamma_0 = sqrt(beta_1 eps) (gamma='auto'); got "
+                f"gamma_0={self.g0:.6g}, sqrt(beta_1 eps)={np.sqrt(self.b1 * self.eps):.6g}")
+        if self.g1 ** 2 > self.b2 * self.eps * (1 + 1e-9):
+            raise ValueError("the iterative route needs gamma_1 <= sqrt(beta_2 eps) (PSD-safe)")
+        self.delta = np.asarray(delta, dtype=np.float64)
+        self.Hq, self.HC = sp.csr_matrix(Hq), sp.csr_matrix(HC)
+        self.Hqt = sp.csr_matrix(self.Hq.T)
+        self.R = sp.csr_matrix(R)
+        self.Rt = sp.csr_matrix(self.R.T)
+        self.laplacian_tol, self.schur_tol, self.maxiter = float(laplacian_tol), float(schur_tol), int(maxiter)
+        self.final_tol = 1e-10
+        self.n, self.m = self.R.shape
+        self.iterations_ = {"laplacian": [], "schur": []}
+        self.column_iterations_ = {"laplacian": 0, "schur": 0}
+        n = self.n
+        bip = sp.bmat([[None, self.Hq], [self.Hqt, None]], format="csr")
+        _, comp = connected_components(bip, directed=False)
+        _, comp = np.unique(comp[:n], return_inverse=True)
+        self.component = comp
+        self.component_sizes = np.bincount(comp).astype(np.float64)
+        self._l0_inv_diag = np.divide(1.0, self.delta, out=np.zeros(n), where=self.delta > 0)
+        RtHC = self.Rt @ self.HC
+        HqR = self.Hqt @ self.R
+        diag_k = (np.asarray(self.R.multiply(self.R).T @ self.delta).ravel()
+                  - np.asarray(RtHC.multiply(HqR.T).sum(axis=1)).ravel())
+        diag_g = np.asarray(self.R.multiply(self.R).sum(axis=1)).ravel()
+        self._n_inv_diag = 1.0 / np.concatenate([self.b1 + self.b2 * diag_g,
+                                                 self.b2 * np.maximum(diag_k, 0) + self.eps])
+        # N^-1 1 splits by component into N^-1 q_c (N is block diagonal over components).
+        self._nq = self.schur_solve(np.ones((n, 1)), tol=self.laplacian_tol)[:, 0]
+        self._qnq = np.bincount(comp, weights=self._nq, minlength=self.component_sizes.size)
+
+    # ---------------------------------------------------------------- building blocks
+    @property
+    def n_components(self) -> int:
+        return int(self.component_sizes.size)
+
+    def laplacian(self, U):
+        """``L_0 U`` through ``H``."""
+        return self.delta[:, None] * U - self.HC @ (self.Hqt @ U)
+
+    def _component_sums(self, U):
+        out = np.zeros((self.component_sizes.size, U.shape[1]))
+        np.add.at(out, self.component, U)
+        return out
+
+    def project(self, U):
+        """Remove every component's mean from each column (orthogonal to ``null(L_0)``)."""
+        means = self._component_sums(U) / self.component_sizes[:, None]
+        return U - means[self.component]
+
+    def _solve(self, apply, B, inv_diag, tol, kind, project=None):
+        X, its, ok = pcg_columns(apply, B, inv_diag, tol, self.maxiter, project)
+        self.iterations_[kind].append(its)
+        self.column_iterations_[kind] += its * B.shape[1]
+        if not ok:
+            warnings.warn(f"CG on the {kind} system stopped at maxiter={self.maxiter} above "
+                          f"rtol={tol:g}; the S_eps eigenpairs may be inaccurate", RuntimeWarning,
+                          stacklevel=3)
+        return X
+
+    def laplacian_pinv(self, U, tol=None):
+        """``L_0^+ U`` (CG on the range of ``L_0``)."""
+        tol = self.laplacian_tol if tol is None else tol
+        X = self._solve(self.laplacian, self.project(U), self._l0_inv_diag, tol, "laplacian",
+                        self.project)
+        return self.project(X)
+
+    def _schur_block(self, Z):
+        n = self.n
+        A, Y = Z[:n], Z[n:]
+        RtA = self.Rt @ A
+        RY = self.R @ Y
+        top = self.b1 * A + self.b2 * (self.R @ RtA) + self.g1 * RY
+        bottom = self.g1 * RtA + self.b2 * (self.Rt @ self.laplacian(RY)) + self.eps * Y
+        return np.vstack([top, bottom])
+
+    def schur_solve(self, U, tol=None):
+        """``N^-1 U`` as the first block of a solve with the SPD block matrix."""
+        B = np.vstack([U, np.zeros((self.m, U.shape[1]))])
+        tol = self.schur_tol if tol is None else tol
+        return self._solve(self._schur_block, B, self._n_inv_diag, tol, "schur")[:self.n]
+
+    def t_apply(self, X, tol=None, laplacian_tol=None):
+        """``T X`` (see the module notes); columns orthogonal to ``null(L_0)`` in and out.
+        ``tol``, ``laplacian_tol``: CG tolerances of this product (default: the solver's)."""
+        Y = self.laplacian_pinv(X, laplacian_tol)
+        NY = self.schur_solve(Y, tol)
+        coef = self._component_sums(self._nq[:, None] * Y) / self._qnq[:, None]
+        M = NY - self._nq[:, None] * coef[self.component]
+        return self.laplacian_pinv(self.project(X) + self.eps * M, laplacian_tol) / self.b1
+
+    def null_vectors(self) -> np.ndarray:
+        """Orthonormal component indicators (the null space of S_eps), by component id."""
+        n, c = self.n, self.n_components
+        Q = np.zeros((n, c))
+        Q[np.arange(n), self.component] = 1.0 / np.sqrt(self.component_sizes[self.component])
+        return Q
+
+    def apply(self, U):
+        """``S_eps U = beta_1 L_0 J^-1 L_0 U`` with nested CG (accurate, slow: tests and
+        occasional products only)."""
+        LU = self.laplacian(U)
+
+        def j_apply(Z):
+            return self.laplacian(Z) + self.eps * self.schur_solve(Z, tol=1e-12)
+        inv_diag = 1.0 / (self.delta + self.eps / self.b1)
+        Z = self._solve(j_apply, LU, inv_diag, 1e-12, "laplacian")
+        return self.b1 * self.laplacian(Z)
+
+    # ---------------------------------------------------------------- eigenpairs
+    def smallest_eigenpairs(self, k: int, tol: float = 1e-5, random_state=0, maxiter: int = 500,
+                           guard: int | None = None):
+        """The ``k`` smallest eigenpairs of S_eps.
+
+        The zero eigenvalues come first, one per connected component (orthonormal
+        indicators, in component order); the others by LOBPCG on ``T`` started from the
+        leading eigenvectors of ``L_0^+`` (a cheap first pass: ``T`` differs from
+        ``L_0^+ / beta_1`` by the ``eps`` correction).
+
+        Parameters
+        ----------
+        tol : float
+            LOBPCG residual tolerance relative to the largest eigenvalue of ``T``.
+
+        guard : int, optional
+            Extra LOBPCG columns beyond the wanted ones (default ``max(4, k - c)``: with a
+            quarter as many, a 2,000-node planted hypergraph needed 152 block steps instead
+            of 13, since the wanted eigenvalues sit in a cluster).
+
+        Returns
+        -------
+        values : ndarray (k,), ascending; vectors : ndarray (n, k), orthonormal columns
+        """
+        n, c = self.n, self.n_components
+        Q = self.null_vectors()
+        if k <= c:
+            return np.zeros(k), Q[:, :k]
+        r = k - c
+        if r > n - c:
+            raise ValueError(f"k={k} exceeds the number of vertices {n}")
+        guard = max(4, r) if guard is None else int(guard)
+        block = min(r + guard, n - c)
+        rng = np.random.default_rng(random_state)
+        X0 = self.project(rng.standard_normal((n, block)))
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*(Exited|not reaching|ill-conditioned).*")
+            warnings.filterwarnings("ignore", message=".*The problem size.*")
+            mu0, X0 = lobpcg(lambda V: self.laplacian_pinv(V) / self.b1, X0, largest=True,
+                             tol=1e-3 * float(np.max(np.abs(self._guess(X0)))), maxiter=200)
+            scale = float(np.max(mu0))
+            mu, V = lobpcg(self.t_apply, X0, largest=True, tol=tol * scale, maxiter=maxiter)
+        # Rayleigh-Ritz with an accurate T: eigenvalue errors become quadratic in the
+        # eigenvector errors left by the loose inner solves.
+        V, _ = np.linalg.qr(self.project(V))
+        TV = self.t_apply(V, tol=self.final_tol, laplacian_tol=self.final_tol)
+        mu, W = np.linalg.eigh(0.5 * (V.T @ TV + TV.T @ V))
+        order = np.argsort(-mu)[:r]
+        vals = np.concatenate([np.zeros(c), 1.0 / mu[order]])
+        vecs = np.hstack([Q, V @ W[:, order]])
+        return vals, vecs
+
+    def _guess(self, X):
+        """Rough size of ``L_0^+`` (Rayleigh quotients of a random block), for the first
+        pass's absolute LOBPCG tolerance."""
+        LX = self.laplacian(X)
+        q = np.einsum("ij,ij->j", X, LX) / np.maximum(np.einsum("ij,ij->j", X, X), 1e-300)
+        return 1.0 / np.maximum(q, 1e-300) / self.b1
