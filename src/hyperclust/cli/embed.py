@@ -74,7 +74,8 @@ def run(args) -> int:
     ...                                   "zhou", "--pe", "eigvec", "--k", "2",
     ...                                   "--out", os.path.join(d, "pe.npy")])
     >>> with contextlib.redirect_stdout(io.StringIO()):
-    ...     run(args)
+    ...     rc = run(args)
+    >>> rc
     0
     >>> np.load(os.path.join(d, "pe.npy")).shape
     (6, 2)

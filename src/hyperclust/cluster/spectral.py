@@ -14,15 +14,27 @@ from ..operators.registry import affinity, operator_names
 from ..spectral import NormalizedAffinity, eigsh_seeded, regularized_embedding
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 
-__all__ = ["SpectralHypergraphClustering", "OPERATORS", "resolve_settings",
+__all__ = ["SpectralHypergraphClustering", "OPERATORS", "spectral_operators", "resolve_settings",
            "LARGE_GRAPH"]
 
 #: Operators spectral clustering can embed: those of the operator registry
 #: (:data:`hyperclust.operators.registry.OPERATORS`) meeting the ``"affinity"`` protocol, then
 #: those with only their own eigensolver (``"eigenpairs"``: the smallest eigenpairs of the
 #: operator on the covered nodes, e.g. ``collapsed-cells``).
-OPERATORS = operator_names("affinity") + tuple(
-    name for name in operator_names("eigenpairs") if name not in operator_names("affinity"))
+def spectral_operators() -> tuple:
+    """The registry's operators spectral clustering can embed, read now (plugins included).
+
+    Examples
+    --------
+    >>> spectral_operators()[:2]
+    ('zhou', 'clique')
+    """
+    with_affinity = operator_names("affinity")
+    return with_affinity + tuple(n for n in operator_names("eigenpairs")
+                                 if n not in with_affinity)
+
+
+OPERATORS = spectral_operators()
 ASSIGNERS = ("kmeans", "cpqr")
 
 
@@ -180,8 +192,9 @@ class SpectralHypergraphClustering(HypergraphClusterer):
         self.random_state = random_state
 
     def _validate(self, hg):
-        if self.operator not in OPERATORS:
-            raise ValueError(f"operator must be one of {OPERATORS}, got {self.operator!r}")
+        names = spectral_operators()
+        if self.operator not in names:
+            raise ValueError(f"operator must be one of {names}, got {self.operator!r}")
         own_solver = "affinity" not in _OPERATOR_REGISTRY[self.operator].protocols
         if self.assign not in ASSIGNERS:
             raise ValueError(f"assign must be one of {ASSIGNERS}, got {self.assign!r}")

@@ -32,7 +32,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, splu
 
 from ..hypergraph import Hypergraph
-from .base import (FactoredOperator, as_dense_block, check_sparse_budget, clique_nnz_estimate,
+from .base import (FactoredOperator, Operator, as_dense_block, check_sparse_budget, clique_nnz_estimate,
                    safe_inverse)
 from .collapsed_iterative import CoboundaryIterative
 from .expansions import clique_adjacency, clique_pair_weights
@@ -243,7 +243,7 @@ def _resolve_gamma(gamma, beta, eps) -> np.ndarray:
     return gamma
 
 
-class CoboundaryCollapsed(LinearOperator):
+class CoboundaryCollapsed(Operator):
     """S_eps of :func:`coboundary_complex`, computed through ``H`` (never edge- or clique-sized).
 
     With ``L_0 = B_1 B_1^T`` (the clique Laplacian) and ``R = H W^1/2``, eliminating the

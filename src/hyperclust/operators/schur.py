@@ -11,7 +11,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, aslinearoperator, cg, eigsh, splu
 
-from .base import OperatorTooLargeError, as_dense_block
+from .base import Operator, OperatorTooLargeError, as_dense_block
 from .signs import fix_signs
 
 __all__ = ["SchurComplement", "schur_split", "SCHUR_METHODS"]
@@ -38,7 +38,7 @@ def schur_split(M, keep):
     return M[k][:, k].tocsr(), M[k][:, d].tocsr(), M[d][:, d].tocsr()
 
 
-class SchurComplement(LinearOperator):
+class SchurComplement(Operator):
     """``S_eps = A - X (C + eps I)^-1 X^T``, exact or matrix-free.
 
     Parameters
