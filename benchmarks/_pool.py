@@ -1,5 +1,8 @@
 """Shared helpers of ``bench_objectives.py`` and ``bench_auto.py``: the cached candidate
-clusterings of ``bench_pool.py`` and the label-free objective variants studied."""
+clusterings of ``bench_pool.py`` and the label-free objective variants studied.
+
+The studies' folder is ``bench-out/`` of the checkout, or ``$HYPERCLUST_BENCH_OUT`` (e.g. a
+copy of another checkout's cache, to replay it); the pool lives in its ``pool/``."""
 
 from __future__ import annotations
 
@@ -16,7 +19,8 @@ from hyperclust.operators.knn import MixedWalk, knn_affinity
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("HYPERCLUST_DATA", ROOT.parent / "shared" / "data"))
-POOL = ROOT / "bench-out" / "pool"
+OUT = Path(os.environ.get("HYPERCLUST_BENCH_OUT", ROOT / "bench-out"))
+POOL = OUT / "pool"
 
 
 def load_runs():
