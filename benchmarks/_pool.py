@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 
+from hyperclust.bench import ResultStore
 from hyperclust.datasets import load_dataset
 from hyperclust.objectives import hypergraph_ncut, knn_conductance, rwr_conductance
 from hyperclust.operators.knn import MixedWalk, knn_affinity
@@ -23,13 +23,28 @@ OUT = Path(os.environ.get("HYPERCLUST_BENCH_OUT", ROOT / "bench-out"))
 POOL = OUT / "pool"
 
 
+RUN_KEY = ("dataset", "seed")
+
+
+def pool_store() -> ResultStore:
+    """The pool's rows (one per dataset and seed) in ``pool/runs.json``."""
+    return ResultStore(POOL / "runs.json", key=RUN_KEY)
+
+
 def load_runs():
-    """``{(dataset, seed): record}`` from ``runs.jsonl`` (last record wins)."""
+    """``{(dataset, seed): record}`` of the pool: the store's rows over those of a
+    ``runs.jsonl`` written before the store (last record wins)."""
     runs = {}
-    with open(POOL / "runs.jsonl") as fh:
-        for line in fh:
-            r = json.loads(line)
-            runs[(r["dataset"], r["seed"])] = r
+    legacy = POOL / "runs.jsonl"
+    if legacy.exists():
+        with open(legacy) as fh:
+            for line in fh:
+                r = json.loads(line)
+                runs[(r["dataset"], r["seed"])] = r
+    if (POOL / "runs.json").exists():
+        runs.update({(r["dataset"], r["seed"]): r for r in pool_store().runs})
+    if not runs:
+        raise SystemExit(f"no pool in {POOL}: run benchmarks/bench_pool.py first")
     return runs
 
 
@@ -79,9 +94,3 @@ def size_weighted_rwr(hg, labels, walk, alpha=0.2, n_hops=3):
         z = alpha * B + (1 - alpha) * np.asarray(walk @ z)
     return float(1 - z[np.arange(y.size), y].mean())
 
-
-def group(records, key):
-    out = defaultdict(list)
-    for r in records:
-        out[key(r)].append(r)
-    return out
