@@ -54,6 +54,25 @@ def load_labels(dataset, seed):
     return z["y"], {k[2:]: z[k] for k in z.files if k.startswith("L_")}
 
 
+SCORE_KEY = ("dataset", "seed", "method")
+
+
+def scores_store() -> ResultStore:
+    """The objective values of every candidate clustering (``bench_objectives.py``) in
+    ``scores.json``."""
+    return ResultStore(OUT / "scores.json", key=SCORE_KEY)
+
+
+def load_scores() -> list[dict]:
+    """The rows of :func:`scores_store`, or of a ``scores.jsonl`` written before the store."""
+    if (OUT / "scores.json").exists():
+        return scores_store().runs
+    if (OUT / "scores.jsonl").exists():
+        with open(OUT / "scores.jsonl") as fh:
+            return [json.loads(line) for line in fh]
+    raise SystemExit(f"no scores in {OUT}: run benchmarks/bench_objectives.py first")
+
+
 class Scorer:
     """Every objective variant of one dataset and seed (walks built once, kNN ties seeded
     like the candidates)."""

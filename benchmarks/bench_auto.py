@@ -6,7 +6,7 @@ Usage (after ``bench_pool.py`` and ``bench_objectives.py``)::
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 python benchmarks/bench_auto.py --timing
 
 The selection of ``auto`` is replayed from the cached candidate clusterings and their cached
-objective values (``bench-out/scores.jsonl``), for the default objective and for every
+objective values (``bench-out/scores.json``), for the default objective and for every
 variant of ``benchmarks/_pool.py`` (the study of what separates candidates; no variant is
 chosen per dataset). Oracle = the candidate with the best ACC in that setting (labels used
 only here, to score). ``--timing`` fits ``AHCKA`` and ``AutoClusterer`` on cora-ca (5 seeds,
@@ -16,7 +16,6 @@ fresh estimators, after one warm-up fit) and prints the medians.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 
@@ -27,9 +26,9 @@ from hyperclust.bench import (fmt_mean_std, markdown_table, mean_std, run_seeds,
 from hyperclust.cluster.auto import CANDIDATES
 
 try:
-    from _pool import DATA, OUT, load_runs
+    from _pool import DATA, OUT, load_runs, load_scores
 except ImportError:
-    from benchmarks._pool import DATA, OUT, load_runs
+    from benchmarks._pool import DATA, OUT, load_runs, load_scores
 
 GOOD = 0.02
 SELECTOR = "rwr-min"  # what AutoClusterer uses (balance="min")
@@ -55,7 +54,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.timing:
         return timing()
-    records = [json.loads(line) for line in open(OUT / "scores.jsonl")]
+    records = load_scores()
     runs = load_runs()
     settings = {}
     for r in records:

@@ -12,13 +12,12 @@ clusters). Every candidate is scored by every objective variant of ``benchmarks/
 per dataset we report Spearman's rho and Kendall's tau between ``-objective`` and ACC
 (positive = the objective agrees with the labels), over all candidates and over the method
 clusterings alone (no perturbations: the hard case). Scores land in
-``bench-out/scores.jsonl`` for ``bench_auto.py``.
+the store ``bench-out/scores.json`` for ``bench_auto.py`` (a run replaces all its rows).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import time
 
 import numpy as np
@@ -28,9 +27,10 @@ from hyperclust.bench import group_rows, markdown_table, write_markdown
 from hyperclust.metrics import acc, nmi
 
 try:
-    from _pool import OUT, ROOT, Scorer, load_labels, load_runs
+    from _pool import OUT, ROOT, Scorer, load_labels, load_runs, load_scores, scores_store
 except ImportError:  # run as a module
-    from benchmarks._pool import OUT, ROOT, Scorer, load_labels, load_runs
+    from benchmarks._pool import (OUT, ROOT, Scorer, load_labels, load_runs, load_scores,
+                                  scores_store)
 
 PERTURB = (0.05, 0.1, 0.2, 0.4)
 MAIN = ("rwr", "rwr-min", "ncut", "knn")
@@ -77,16 +77,16 @@ def fmt(v):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(ROOT / "docs" / "results" / "objectives.md"))
-    ap.add_argument("--reuse", action="store_true", help="reuse bench-out/scores.jsonl")
+    ap.add_argument("--reuse", action="store_true", help="reuse bench-out/scores.json")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     if args.reuse:
-        records = [json.loads(line) for line in open(OUT / "scores.jsonl")]
+        records = load_scores()
     else:
         records = compute_scores(load_runs())
-        with open(OUT / "scores.jsonl", "w") as fh:
-            for r in records:
-                fh.write(json.dumps(r) + "\n")
+        store = scores_store()
+        store.remove(store.runs)
+        store.add(records)
     variants = list(records[0]["scores"])
     head = ["dataset", "candidates"] + [f"{v} rho / tau" for v in MAIN]
     cells, cells_m = [], []

@@ -152,3 +152,17 @@ def test_the_candidate_pool_is_a_store_read_over_its_legacy_jsonl(tmp_path, monk
     assert {k: r["selected"] for k, r in runs.items()} == \
         {("zoo", 0): "older-rerun", ("zoo", 1): "new", ("cora-ca", 0): "new"}
     assert "commit" in runs[("zoo", 1)]
+
+
+def test_the_objective_scores_are_a_store_preferred_over_their_legacy_jsonl(tmp_path, monkeypatch):
+    spec = importlib.util.spec_from_file_location("_pool", ROOT / "benchmarks" / "_pool.py")
+    pool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pool)
+    monkeypatch.setattr(pool, "OUT", tmp_path)
+    with pytest.raises(SystemExit, match="bench_objectives.py"):
+        pool.load_scores()
+    row = {"dataset": "zoo", "seed": 0, "method": "hgnn", "scores": {"rwr": 0.5}}
+    (tmp_path / "scores.jsonl").write_text(json.dumps(row) + "\n")
+    assert pool.load_scores() == [row]
+    pool.scores_store().add({**row, "scores": {"rwr": 0.25}})
+    assert [r["scores"] for r in pool.load_scores()] == [{"rwr": 0.25}]
