@@ -1,31 +1,50 @@
 """Shared helpers of ``bench_objectives.py`` and ``bench_auto.py``: the cached candidate
-clusterings of ``bench_pool.py`` and the label-free objective variants studied."""
+clusterings of ``bench_pool.py`` and the label-free objective variants studied.
+
+The studies' folder is ``bench-out/`` of the checkout, or ``$HYPERCLUST_BENCH_OUT`` (e.g. a
+copy of another checkout's cache, to replay it); the pool lives in its ``pool/``."""
 
 from __future__ import annotations
 
 import json
 import os
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 
+from hyperclust.bench import ResultStore
 from hyperclust.datasets import load_dataset
 from hyperclust.objectives import hypergraph_ncut, knn_conductance, rwr_conductance
 from hyperclust.operators.knn import MixedWalk, knn_affinity
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("HYPERCLUST_DATA", ROOT.parent / "shared" / "data"))
-POOL = ROOT / "bench-out" / "pool"
+OUT = Path(os.environ.get("HYPERCLUST_BENCH_OUT", ROOT / "bench-out"))
+POOL = OUT / "pool"
+
+
+RUN_KEY = ("dataset", "seed")
+
+
+def pool_store() -> ResultStore:
+    """The pool's rows (one per dataset and seed) in ``pool/runs.json``."""
+    return ResultStore(POOL / "runs.json", key=RUN_KEY)
 
 
 def load_runs():
-    """``{(dataset, seed): record}`` from ``runs.jsonl`` (last record wins)."""
+    """``{(dataset, seed): record}`` of the pool: the store's rows over those of a
+    ``runs.jsonl`` written before the store (last record wins)."""
     runs = {}
-    with open(POOL / "runs.jsonl") as fh:
-        for line in fh:
-            r = json.loads(line)
-            runs[(r["dataset"], r["seed"])] = r
+    legacy = POOL / "runs.jsonl"
+    if legacy.exists():
+        with open(legacy) as fh:
+            for line in fh:
+                r = json.loads(line)
+                runs[(r["dataset"], r["seed"])] = r
+    if (POOL / "runs.json").exists():
+        runs.update({(r["dataset"], r["seed"]): r for r in pool_store().runs})
+    if not runs:
+        raise SystemExit(f"no pool in {POOL}: run benchmarks/bench_pool.py first")
     return runs
 
 
@@ -33,6 +52,25 @@ def load_labels(dataset, seed):
     """``(y, {method: labels})`` of one cached run."""
     z = np.load(POOL / dataset / f"seed{seed}.npz")
     return z["y"], {k[2:]: z[k] for k in z.files if k.startswith("L_")}
+
+
+SCORE_KEY = ("dataset", "seed", "method")
+
+
+def scores_store() -> ResultStore:
+    """The objective values of every candidate clustering (``bench_objectives.py``) in
+    ``scores.json``."""
+    return ResultStore(OUT / "scores.json", key=SCORE_KEY)
+
+
+def load_scores() -> list[dict]:
+    """The rows of :func:`scores_store`, or of a ``scores.jsonl`` written before the store."""
+    if (OUT / "scores.json").exists():
+        return scores_store().runs
+    if (OUT / "scores.jsonl").exists():
+        with open(OUT / "scores.jsonl") as fh:
+            return [json.loads(line) for line in fh]
+    raise SystemExit(f"no scores in {OUT}: run benchmarks/bench_objectives.py first")
 
 
 class Scorer:
@@ -75,9 +113,3 @@ def size_weighted_rwr(hg, labels, walk, alpha=0.2, n_hops=3):
         z = alpha * B + (1 - alpha) * np.asarray(walk @ z)
     return float(1 - z[np.arange(y.size), y].mean())
 
-
-def group(records, key):
-    out = defaultdict(list)
-    for r in records:
-        out[key(r)].append(r)
-    return out

@@ -4,6 +4,7 @@ Usage::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \\
         python benchmarks/bench_ahcka.py [--seeds 5] [--public /path/to/AHCKA/checkout]
+        [--datasets cora-ca,zoo] [--store bench-out/ahcka.json]
 
 Ours: ``AHCKA(k, random_state=seed).fit(hg)`` on all nodes, timed around ``fit`` (kNN
 included, loading excluded) after one warm-up fit of the same dataset. Public code (optional,
@@ -15,6 +16,9 @@ shuffled by seeded permutations (seeds 0..N-1; hyperedges, features and labels p
 together, nothing else changed), written under ``--scratch``. Its output depends on the node
 order (kNN ties are kept in id order, and these files are ordered by class), so the mean over
 permutations is the comparison that does not reward id order.
+
+Rows (ours per seed, the public code per dataset and permutation) go to the harness's store
+(``--store``, each row with its commit).
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from hyperclust.bench import (ResultStore, fmt_mean_std, markdown_row, markdown_table,
+                              run_seeds, summarize)
 from hyperclust.cluster.ahcka import AHCKA
 from hyperclust.datasets import load_dataset
 from hyperclust.metrics import evaluate
@@ -39,20 +45,24 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("HYPERCLUST_DATA", ROOT.parent / "shared" / "data"))
 SETS = {"cora-ca": ("cora", "coauthorship"), "cora-cc": ("cora", "cocitation"),
         "citeseer-cc": ("citeseer", "cocitation"), "20newsw100": ("20news", "npz")}
+SCORES = ("acc", "nmi", "ari")
 
 
-def ours(name, seeds):
+def ours(name, seeds, store):
+    """Our rows of ``name``: one per seed, timed around ``fit`` after one warm-up fit."""
     hg = load_dataset(name, data_dir=str(DATA))
     k = hg.n_classes
     AHCKA(k).fit(hg)
-    rows = []
-    for s in range(seeds):
+
+    def at_seed(seed):
         t0 = time.perf_counter()
-        est = AHCKA(k, random_state=s).fit(hg)
+        est = AHCKA(k, random_state=seed).fit(hg)
         dt = time.perf_counter() - t0
         m = evaluate(hg.labels, est.labels_)
-        rows.append((m["acc"], m["nmi"], m["ari"], dt))
-    return np.array(rows)
+        return {"acc": m["acc"], "nmi": m["nmi"], "ari": m["ari"], "fit_s": dt}
+
+    return run_seeds(at_seed, seeds, settings={"dataset": name, "code": "ours"}, store=store,
+                     echo=False)
 
 
 def public(path, name):
@@ -94,6 +104,12 @@ def permuted_copy(path, seed, scratch):
     return dst
 
 
+def cells(rows):
+    """ACC, NMI, ARI as mean ± std over ``rows`` (seeds or permutations)."""
+    s = summarize(rows, ("dataset",), SCORES)[0]
+    return [fmt_mean_std(s[v], s[v + "_std"]) for v in SCORES]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=5)
@@ -101,29 +117,42 @@ def main(argv=None):
     ap.add_argument("--permute", type=int, default=0,
                     help="also run the public code on N node-permuted copies of its data")
     ap.add_argument("--scratch", default="/tmp/ahcka-permuted")
+    ap.add_argument("--datasets", default=",".join(SETS),
+                    help=f"comma-separated subset of {', '.join(SETS)}")
+    ap.add_argument("--store", default="bench-out/ahcka.json")
     args = ap.parse_args(argv)
+    names = args.datasets.split(",")
+    unknown = [n for n in names if n not in SETS]
+    if unknown:
+        ap.error(f"unknown dataset(s) {', '.join(unknown)}; choose from {', '.join(SETS)}")
+    store = ResultStore(args.store, key=("dataset", "code", "seed"))
     print(f"load average {open('/proc/loadavg').read().split()[:3]}, "
           f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}")
-    print("| dataset | ours ACC | ours NMI | ours ARI | ours time (s, median) | per-seed ACC | "
-          "public ACC | public NMI | public ARI | public time (s) |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for name in SETS:
-        r = ours(name, args.seeds)
+    print("\n".join(markdown_table(
+        ["dataset", "ours ACC", "ours NMI", "ours ARI", "ours time (s, median)", "per-seed ACC",
+         "public ACC", "public NMI", "public ARI", "public time (s)"], [])))
+    for name in names:
+        rows = ours(name, args.seeds, store)
         p = public(args.public, name) if args.public else None
-        sd = lambda c: f"{r[:, c].mean():.3f} ± {r[:, c].std(ddof=1):.3f}"  # noqa: E731
-        pub = " | ".join(f"{v:.3f}" if i < 3 else f"{v:.2f}" for i, v in enumerate(p)) \
-            if p else " |  |  | "
-        print(f"| {name} | {sd(0)} | {sd(1)} | {sd(2)} | {np.median(r[:, 3]):.2f} | "
-              f"{' '.join(f'{a:.3f}' for a in r[:, 0])} | {pub} |", flush=True)
+        if p:
+            store.add({"dataset": name, "code": "public", "seed": None,
+                       **dict(zip(("acc", "nmi", "ari", "fit_s"), p))})
+        pub = [f"{v:.3f}" if i < 3 else f"{v:.2f}" for i, v in enumerate(p)] if p \
+            else ["", "", "", ""]
+        print(markdown_row([name, *cells(rows),
+                            f"{np.median([r['fit_s'] for r in rows]):.2f}",
+                            " ".join(f"{r['acc']:.3f}" for r in rows), *pub]), flush=True)
     if args.public and args.permute:
-        print("\n| dataset | public ACC (permuted ids) | public NMI | public ARI | per-permutation ACC |")
-        print("|---|---|---|---|---|")
+        print()
+        print("\n".join(markdown_table(["dataset", "public ACC (permuted ids)", "public NMI",
+                                        "public ARI", "per-permutation ACC"], [])))
         copies = [permuted_copy(args.public, s, args.scratch) for s in range(args.permute)]
-        for name in SETS:
-            r = np.array([public(c, name)[:3] for c in copies])
-            sd = lambda c: f"{r[:, c].mean():.3f} ± {r[:, c].std(ddof=1):.3f}"  # noqa: E731
-            print(f"| {name} | {sd(0)} | {sd(1)} | {sd(2)} | "
-                  f"{' '.join(f'{a:.3f}' for a in r[:, 0])} |", flush=True)
+        for name in names:
+            rows = run_seeds(lambda s: dict(zip(("acc", "nmi", "ari"), public(copies[s], name))),
+                             args.permute, settings={"dataset": name, "code": "public-permuted"},
+                             store=store, echo=False)
+            print(markdown_row([name, *cells(rows),
+                                " ".join(f"{r['acc']:.3f}" for r in rows)]), flush=True)
     print(f"load average after {open('/proc/loadavg').read().split()[:3]}")
 
 

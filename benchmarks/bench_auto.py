@@ -6,7 +6,7 @@ Usage (after ``bench_pool.py`` and ``bench_objectives.py``)::
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 python benchmarks/bench_auto.py --timing
 
 The selection of ``auto`` is replayed from the cached candidate clusterings and their cached
-objective values (``bench-out/scores.jsonl``), for the default objective and for every
+objective values (``bench-out/scores.json``), for the default objective and for every
 variant of ``benchmarks/_pool.py`` (the study of what separates candidates; no variant is
 chosen per dataset). Oracle = the candidate with the best ACC in that setting (labels used
 only here, to score). ``--timing`` fits ``AHCKA`` and ``AutoClusterer`` on cora-ca (5 seeds,
@@ -16,18 +16,19 @@ fresh estimators, after one warm-up fit) and prints the medians.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 
 import numpy as np
 
+from hyperclust.bench import (fmt_mean_std, markdown_table, mean_std, run_seeds,
+                              write_markdown)
 from hyperclust.cluster.auto import CANDIDATES
 
 try:
-    from _pool import DATA, POOL, load_runs
+    from _pool import DATA, OUT, load_runs, load_scores
 except ImportError:
-    from benchmarks._pool import DATA, POOL, load_runs
+    from benchmarks._pool import DATA, OUT, load_runs, load_scores
 
 GOOD = 0.02
 SELECTOR = "rwr-min"  # what AutoClusterer uses (balance="min")
@@ -43,8 +44,8 @@ def pick(cands, variant):
 
 
 def ms(values):
-    v = np.asarray(values, dtype=float)
-    return f"{v.mean():.3f} ± {v.std(ddof=1) if v.size > 1 else 0.0:.3f}"
+    """``mean ± std`` over seeds."""
+    return fmt_mean_std(*mean_std(values))
 
 
 def main(argv=None):
@@ -53,7 +54,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.timing:
         return timing()
-    records = [json.loads(line) for line in open(POOL.parent / "scores.jsonl")]
+    records = load_scores()
     runs = load_runs()
     settings = {}
     for r in records:
@@ -65,8 +66,7 @@ def main(argv=None):
     # 1. the default objective: auto vs every candidate vs oracle, per dataset
     head = ["dataset", "auto ACC", "auto NMI", "picked", "oracle ACC", "best single (mean ACC)",
             "ahcka ACC", "ahcka NMI", "unidhc ACC", "within .02 of oracle"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    per_method_lines = []
+    cells, per_method = [], []
     for d in datasets:
         seeds = sorted(s for dd, s in settings if dd == d)
         autos, oracle, picks, within = [], [], [], 0
@@ -86,19 +86,17 @@ def main(argv=None):
         best_m = max(means, key=means.get)
         uni = by_method.get("unidhc")
         counts = {m: picks.count(m) for m in dict.fromkeys(picks)}
-        lines.append(" | ".join([
-            f"| {d}", ms(a[:, 0]), ms(a[:, 1]),
+        cells.append([
+            d, ms(a[:, 0]), ms(a[:, 1]),
             ", ".join(f"{m} x{c}" for m, c in counts.items()), ms(oracle),
             f"{best_m} {means[best_m]:.3f}",
             ms([x[0] for x in by_method["ahcka"]]), ms([x[1] for x in by_method["ahcka"]]),
-            ms([x[0] for x in uni]) if uni else "", f"{within}/{len(seeds)}"]) + " |")
-        per_method_lines.append(f"| {d} | " + " | ".join(
-            ms([x[0] for x in by_method[m]]) if m in by_method else ""
-            for m in CANDIDATES + ("unidhc",)) + " |")
+            ms([x[0] for x in uni]) if uni else "", f"{within}/{len(seeds)}"])
+        per_method.append([d] + [ms([x[0] for x in by_method[m]]) if m in by_method else ""
+                                 for m in CANDIDATES + ("unidhc",)])
 
     # 2. every objective variant as the selector: share within .02 of the oracle, mean gap
-    var_lines = ["| selector | settings within .02 ACC of oracle | mean ACC gap | "
-                 "mean gap, attributed | mean gap, structure-only |", "|---|---|---|---|---|"]
+    var_cells = []
     fixed = {f"always {m}": m for m in ("ahcka", "hgnn-mixed", "hgnn", "spectral-zhou")}
     for v in variants + list(fixed):
         gaps, gaps_a, gaps_s = [], [], []
@@ -115,28 +113,30 @@ def main(argv=None):
             gaps.append(g)
             (gaps_a if runs[(d, s)]["features"] else gaps_s).append(g)
         gaps = np.array(gaps)
-        var_lines.append(f"| {v} | {np.mean(gaps <= GOOD):.0%} ({np.sum(gaps <= GOOD)}/{gaps.size}) "
-                         f"| {gaps.mean():.3f} | {np.mean(gaps_a):.3f} | {np.mean(gaps_s):.3f} |")
+        var_cells.append([v, f"{np.mean(gaps <= GOOD):.0%} ({np.sum(gaps <= GOOD)}/{gaps.size})",
+                          f"{gaps.mean():.3f}", f"{np.mean(gaps_a):.3f}", f"{np.mean(gaps_s):.3f}"])
 
     # 3. times inside auto
-    t_lines = ["| dataset | auto fit (s, median) | shared kNN (s) | " +
-               " | ".join(CANDIDATES) + " | load avg |", "|" + "---|" * (len(CANDIDATES) + 4)]
+    t_cells = []
     for d in datasets:
         rs = [runs[(dd, s)] for dd, s in runs if dd == d]
         med = lambda key: np.median([r["times"].get(key, np.nan) for r in rs])  # noqa: E731
-        t_lines.append(f"| {d} | {np.median([r['auto_time'] for r in rs]):.2f} | {med('knn'):.2f} | "
-                       + " | ".join(f"{med(m):.2f}" if m in rs[0]["times"] else "" for m in CANDIDATES)
-                       + f" | {rs[0]['loadavg'][0]} |")
-    text = "\n".join([
+        t_cells.append([d, f"{np.median([r['auto_time'] for r in rs]):.2f}", f"{med('knn'):.2f}",
+                        *(f"{med(m):.2f}" if m in rs[0]["times"] else "" for m in CANDIDATES),
+                        rs[0]["loadavg"][0]])
+    lines = [
         f"## auto (selector {SELECTOR}) vs candidates and oracle (ACC/NMI mean ± std over 5 seeds)",
-        *lines, "", "## Mean ACC of every candidate (and Uni-DHC, not a candidate)",
-        "| dataset | " + " | ".join(CANDIDATES + ("unidhc",)) + " |",
-        "|---|" + "---|" * (len(CANDIDATES) + 1), *per_method_lines, "",
-        "## Selector study: objective variant used to pick among the candidates", *var_lines, "",
-        "## Fit times inside auto (1 BLAS thread)", *t_lines, ""])
-    print(text)
-    with open(POOL.parent / "auto_tables.md", "w") as fh:
-        fh.write(text)
+        *markdown_table(head, cells), "",
+        "## Mean ACC of every candidate (and Uni-DHC, not a candidate)",
+        *markdown_table(["dataset", *CANDIDATES, "unidhc"], per_method), "",
+        "## Selector study: objective variant used to pick among the candidates",
+        *markdown_table(["selector", "settings within .02 ACC of oracle", "mean ACC gap",
+                         "mean gap, attributed", "mean gap, structure-only"], var_cells), "",
+        "## Fit times inside auto (1 BLAS thread)",
+        *markdown_table(["dataset", "auto fit (s, median)", "shared kNN (s)", *CANDIDATES,
+                         "load avg"], t_cells)]
+    print("\n".join(lines) + "\n")
+    write_markdown(OUT / "auto_tables.md", lines)
 
 
 def timing():
@@ -156,12 +156,14 @@ def timing():
           f"threads of the policy for this input: {default_threads(input_work(hg))}")
     for cls in (AHCKA, AutoClusterer):
         cls(k).fit(hg)  # warm-up (imports, BLAS initialisation)
-        ts, res = [], []
-        for seed in range(5):
+
+        def at_seed(seed):
             t0 = time.perf_counter()
             est = cls(k, random_state=seed).fit(hg)
-            ts.append(time.perf_counter() - t0)
-            res.append(evaluate(hg.labels, est.labels_))
+            return {"fit_s": time.perf_counter() - t0, **evaluate(hg.labels, est.labels_)}
+
+        res = run_seeds(at_seed, 5, settings={"method": cls.__name__}, echo=False)
+        ts = [r["fit_s"] for r in res]
         print(f"{cls.__name__}: median {np.median(ts):.3f} s (min {min(ts):.3f}, max {max(ts):.3f}); "
               f"ACC {ms([r['acc'] for r in res])}, NMI {ms([r['nmi'] for r in res])}")
     print(f"load average after: {open('/proc/loadavg').read().split()[:3]}")

@@ -12,24 +12,25 @@ clusters). Every candidate is scored by every objective variant of ``benchmarks/
 per dataset we report Spearman's rho and Kendall's tau between ``-objective`` and ACC
 (positive = the objective agrees with the labels), over all candidates and over the method
 clusterings alone (no perturbations: the hard case). Scores land in
-``bench-out/scores.jsonl`` for ``bench_auto.py``.
+the store ``bench-out/scores.json`` for ``bench_auto.py`` (a run replaces all its rows).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import time
 
 import numpy as np
 from scipy.stats import kendalltau, spearmanr
 
+from hyperclust.bench import group_rows, markdown_table, write_markdown
 from hyperclust.metrics import acc, nmi
 
 try:
-    from _pool import POOL, ROOT, Scorer, load_labels, load_runs
+    from _pool import OUT, ROOT, Scorer, load_labels, load_runs, load_scores, scores_store
 except ImportError:  # run as a module
-    from benchmarks._pool import POOL, ROOT, Scorer, load_labels, load_runs
+    from benchmarks._pool import (OUT, ROOT, Scorer, load_labels, load_runs, load_scores,
+                                  scores_store)
 
 PERTURB = (0.05, 0.1, 0.2, 0.4)
 MAIN = ("rwr", "rwr-min", "ncut", "knn")
@@ -76,24 +77,21 @@ def fmt(v):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(ROOT / "docs" / "results" / "objectives.md"))
-    ap.add_argument("--reuse", action="store_true", help="reuse bench-out/scores.jsonl")
+    ap.add_argument("--reuse", action="store_true", help="reuse bench-out/scores.json")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     if args.reuse:
-        records = [json.loads(line) for line in open(POOL.parent / "scores.jsonl")]
+        records = load_scores()
     else:
         records = compute_scores(load_runs())
-        with open(POOL.parent / "scores.jsonl", "w") as fh:
-            for r in records:
-                fh.write(json.dumps(r) + "\n")
-    datasets = list(dict.fromkeys(r["dataset"] for r in records))
+        store = scores_store()
+        store.remove(store.runs)
+        store.add(records)
     variants = list(records[0]["scores"])
-    lines = ["| dataset | candidates | " + " | ".join(f"{v} rho / tau" for v in MAIN) + " |",
-             "|---|---|" + "---|" * len(MAIN)]
-    lines_m = list(lines)
+    head = ["dataset", "candidates"] + [f"{v} rho / tau" for v in MAIN]
+    cells, cells_m = [], []
     summary = {v: {"all": [], "methods": []} for v in variants}
-    for d in datasets:
-        rs = [r for r in records if r["dataset"] == d]
+    for (d,), rs in group_rows(records, ("dataset",)).items():
         rm = [r for r in rs if r["perturbed"] == 0.0]
         row, row_m = [], []
         for v in variants:
@@ -106,21 +104,20 @@ def main(argv=None):
             if v in MAIN:
                 row.append(f"{fmt(s)} / {fmt(t)}")
                 row_m.append(f"{fmt(sm)} / {fmt(tm)}")
-        lines.append(f"| {d} | {len(rs)} | " + " | ".join(row) + " |")
-        lines_m.append(f"| {d} | {len(rm)} | " + " | ".join(row_m) + " |")
-    var_lines = ["| objective | mean rho, all candidates | mean rho, methods only | datasets |",
-                 "|---|---|---|---|"]
-    for v in variants:
-        a, m = summary[v]["all"], summary[v]["methods"]
-        var_lines.append(f"| {v} | {np.mean(a):+.3f} | {np.mean(m):+.3f} | {len(m)} |")
-    text = "\n".join(["## All candidates (methods + perturbed copies)", *lines, "",
-                      "## Method clusterings only (5 seeds x 7-8 methods)", *lines_m, "",
-                      "## Every variant, mean Spearman rho over datasets", *var_lines, ""])
-    print(text)
+        cells.append([d, len(rs), *row])
+        cells_m.append([d, len(rm), *row_m])
+    # np.mean, not mean_std: a NaN rho must show, not be dropped
+    var_cells = [[v, f"{np.mean(summary[v]['all']):+.3f}", f"{np.mean(summary[v]['methods']):+.3f}",
+                  len(summary[v]["methods"])] for v in variants]
+    lines = ["## All candidates (methods + perturbed copies)", *markdown_table(head, cells), "",
+             "## Method clusterings only (5 seeds x 7-8 methods)",
+             *markdown_table(head, cells_m), "",
+             "## Every variant, mean Spearman rho over datasets",
+             *markdown_table(["objective", "mean rho, all candidates", "mean rho, methods only",
+                              "datasets"], var_cells)]
+    print("\n".join(lines) + "\n")
     print(f"({time.perf_counter() - t0:.0f} s)")
-    with open(POOL.parent / "objectives_tables.md", "w") as fh:
-        fh.write(text)
-
+    write_markdown(OUT / "objectives_tables.md", lines)
 
 if __name__ == "__main__":
     main()

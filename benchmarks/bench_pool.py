@@ -8,28 +8,29 @@ Usage (background, one BLAS thread)::
 
 For each dataset and seed it fits ``AutoClusterer`` with every candidate (so the labels,
 scores and fit times are exactly those ``auto`` sees) and, with ``--unidhc``, Uni-DHC; the
-labels land in ``bench-out/pool/<dataset>/seed<k>.npz`` (ignored by git) with a JSON line of
-ACC/NMI/times per run in ``bench-out/pool/runs.jsonl``. Labels only score; they never reach
-a method.
+labels land in ``bench-out/pool/<dataset>/seed<k>.npz`` (ignored by git) and a row of
+ACC/NMI/times per run in the harness's store ``bench-out/pool/runs.json`` (with its commit; a
+rerun replaces the rows of its datasets and seeds). Labels only score; they never reach a
+method.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
-from pathlib import Path
 
 import numpy as np
 
+from hyperclust.bench import run_seeds
 from hyperclust.cluster.auto import CANDIDATES, AutoClusterer
 from hyperclust.datasets import load_dataset
 from hyperclust.metrics import evaluate
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = Path(os.environ.get("HYPERCLUST_DATA", ROOT.parent / "shared" / "data"))
-OUT = ROOT / "bench-out" / "pool"
+try:
+    from _pool import DATA, POOL, pool_store
+except ImportError:
+    from benchmarks._pool import DATA, POOL, pool_store
 
 ATTRIBUTED = ["cora-ca", "cora-cc", "citeseer-cc", "pubmed-cc-tricl", "zoo", "mushroom",
               "20newsw100"]
@@ -53,18 +54,23 @@ def run(name: str, seed: int, with_unidhc: bool) -> dict:
         t0 = time.perf_counter()
         labels["unidhc"] = np.asarray(UniDHC(k, random_state=seed).fit(hg).labels_)
         times["unidhc"] = time.perf_counter() - t0
-    folder = OUT / name
+    folder = POOL / name
     folder.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(folder / f"seed{seed}.npz", y=y, **{f"L_{m}": v for m, v in labels.items()})
-    rec = {"dataset": name, "seed": seed, "n": hg.n_nodes, "k": k,
+    return {"dataset": name, "seed": seed, "n": hg.n_nodes, "k": k,
            "features": hg.features is not None, "auto_time": t_auto, "times": times,
            "selected": auto.selected_, "scores": auto.scores_,
            "metrics": {m: evaluate(y, v) for m, v in labels.items()},
            "loadavg": open("/proc/loadavg").read().split()[:3],
            "threads": os.environ.get("OMP_NUM_THREADS")}
-    with open(OUT / "runs.jsonl", "a") as fh:
-        fh.write(json.dumps(rec) + "\n")
-    return rec
+
+
+def progress(rec: dict) -> str:
+    """One line per run: what ``auto`` picked against the best candidate."""
+    best = max(rec["metrics"], key=lambda m: rec["metrics"][m]["acc"])
+    return (f"{rec['dataset']} seed {rec['seed']}: auto -> {rec['selected']} "
+            f"acc {rec['metrics'][rec['selected']]['acc']:.3f} (best {best} "
+            f"{rec['metrics'][best]['acc']:.3f}) {rec['auto_time']:.1f}s")
 
 
 def main(argv=None):
@@ -73,14 +79,16 @@ def main(argv=None):
     ap.add_argument("--datasets", default=",".join(ALL))
     ap.add_argument("--unidhc", action="store_true", help="also fit Uni-DHC (slow)")
     args = ap.parse_args(argv)
-    OUT.mkdir(parents=True, exist_ok=True)
+    store = pool_store()
     for name in args.datasets.split(","):
-        for seed in range(args.seeds):
-            rec = run(name, seed, args.unidhc and not name.startswith("hsbm"))
-            best = max(rec["metrics"], key=lambda m: rec["metrics"][m]["acc"])
-            print(f"{name} seed {seed}: auto -> {rec['selected']} "
-                  f"acc {rec['metrics'][rec['selected']]['acc']:.3f} (best {best} "
-                  f"{rec['metrics'][best]['acc']:.3f}) {rec['auto_time']:.1f}s", flush=True)
+        with_unidhc = args.unidhc and not name.startswith("hsbm")
+
+        def at_seed(seed):
+            rec = run(name, seed, with_unidhc)
+            print(progress(rec), flush=True)
+            return rec
+
+        run_seeds(at_seed, args.seeds, store=store, echo=False)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from hyperclust.bench import fmt_mean_std, markdown_table, run_seeds, summarize
 from hyperclust.cluster.baselines import HGNNSmoothingKMeans, KMeansFeatures, kmeans_labels
 from hyperclust.cluster.unidhc import UniDHC
 from hyperclust.metrics import evaluate
@@ -38,6 +39,7 @@ ISO = ["cora-ca", "cora-cc", "citeseer-cc"]
 HETERO = ["senate-committees", "house-committees", "actor", "amazon-ratings", "pokec",
           "hsbm-node-0.3", "hsbm-node-0.6", "hsbm-node-0.9", "hsbm-edge-0.3", "hsbm-edge-0.9"]
 SWEEP_H = [0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0]
+SCORES = ("acc", "nmi", "ari", "f1", "time")
 MLP = "unidhc (mlp encoder)"
 """Rows of the pre-2026-12-04 option ``encoder="mlp"`` (removed; its stored rows stay in the
 CSVs and the report)."""
@@ -65,48 +67,49 @@ def methods(k, seed, featured=True, isolated=False):
 
 
 def run(hg, seeds, protocol, rows, extra=None, only=None):
+    """Fit every method once per seed; append one row per method (mean and population std
+    over the seeds, as the stored CSVs always had) to ``rows`` and print it."""
     k = hg.n_classes
-    res = {}
     featured, isolated = hg.features is not None, bool(hg.isolated.any())
-    for seed in range(seeds):
+
+    def at_seed(seed):
+        out = []
         for name, est in methods(k, seed, featured, isolated).items():
             if only and name not in only:
                 continue
             t = time.perf_counter()
             est.fit(hg)
             dt = time.perf_counter() - t
-            r = evaluate(hg.labels, est.labels_)
-            r["time"] = dt
-            res.setdefault(name, []).append(r)
+            out.append({"method": name, **evaluate(hg.labels, est.labels_), "time": dt})
             if name == "unidhc":
-                # k-means on the learned filter block alone, from the same fit
+                # the learned filter, and k-means on its block alone from the same fit
+                out[-1].update(gamma=est.coefficients_.tolist(),
+                               init=est.initial_coefficients_.tolist(),
+                               z=est.smoothness_z_, family=est.filter_family_)
                 d = est.n_filter_columns_
                 lab = kmeans_labels(est.embedding_[:, :d], k, est.n_init, seed)
-                res.setdefault("unidhc (filter block)", []).append(
-                    {**evaluate(hg.labels, lab), "time": dt})
-                res.setdefault("_gamma", []).append(est.coefficients_.tolist())
-                res.setdefault("_init", []).append(est.initial_coefficients_.tolist())
-                res.setdefault("_z", []).append(est.smoothness_z_)
-                res.setdefault("_family", []).append(est.filter_family_)
-    for name, lst in res.items():
-        if name.startswith("_"):
-            continue
-        row = {"dataset": hg.name, "protocol": protocol, "method": name, "seeds": seeds}
-        for key in ("acc", "nmi", "ari", "f1", "time"):
-            v = np.array([r[key] for r in lst])
-            row[key] = float(v.mean())
-            row[key + "_std"] = float(v.std())
+                out.append({"method": "unidhc (filter block)", **evaluate(hg.labels, lab),
+                            "time": dt})
+        return out
+
+    per_seed = run_seeds(at_seed, seeds, echo=False)
+    for s in summarize(per_seed, ("method",), SCORES, ddof=0):
+        name = s["method"]
+        row = {"dataset": hg.name, "protocol": protocol, "method": name, "seeds": seeds,
+               **{f: s[f] for v in SCORES for f in (v, v + "_std")}}
         row.update(extra or {})
         if name == "unidhc":
-            row["gamma_init"] = json.dumps(np.round(np.mean(res["_init"], axis=0), 3).tolist())
-            row["gamma"] = json.dumps(np.round(np.mean(res["_gamma"], axis=0), 3).tolist())
-            row["z"] = float(np.mean(res["_z"]))
-            row["family"] = res["_family"][0]
+            fits = [r for r in per_seed if r["method"] == "unidhc"]
+            row["gamma_init"] = json.dumps(np.round(np.mean([r["init"] for r in fits], axis=0),
+                                                    3).tolist())
+            row["gamma"] = json.dumps(np.round(np.mean([r["gamma"] for r in fits], axis=0),
+                                               3).tolist())
+            row["z"] = float(np.mean([r["z"] for r in fits]))
+            row["family"] = fits[0]["family"]
         rows.append(row)
         print(f"{hg.name:20s} {protocol:10s} {name:20s} ACC {row['acc']:.3f}±{row['acc_std']:.3f} "
               f"NMI {row['nmi']:.3f} ARI {row['ari']:.3f} F1 {row['f1']:.3f} "
               f"t {row['time']:.1f}s", flush=True)
-    return res
 
 
 def write(rows, name):
@@ -201,7 +204,7 @@ PUBLISHED = ROOT.parent / "shared" / "docs" / "published-results.csv"
 
 
 def _fmt(r, key):
-    return f"{float(r[key]):.3f} ± {float(r[key + '_std']):.3f}"
+    return fmt_mean_std(float(r[key]), float(r[key + "_std"]))
 
 
 FLOORS = ("kmeans(X)", "P^2 X (hgnn)", "uniform P^0..P^8", "X - PX (high-pass)")
@@ -227,10 +230,8 @@ def targets(pub):
            "uniform P^0..P^8, X - PX; a per-dataset oracle over four filters, stricter than one "
            "fixed floor), and minus P^2 X alone; the same P^2 X with Uni-DHC's isolated-node "
            "borrowing where the input has isolated nodes (what the borrowing alone gives); "
-           "AHCKA (all nodes) where published.", "",
-           "| dataset | protocol | unidhc ACC | best fixed (which) | gap | gap vs P^2 X | "
-           "P^2 X + borrowing | AHCKA ACC/NMI/ARI | unidhc NMI/ARI |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "AHCKA (all nodes) where published.", ""]
+    cells = []
     keys = sorted({(r["dataset"], r["protocol"]) for r in rows})
     for ds, prot in keys:
         sel = {r["method"]: r for r in rows if r["dataset"] == ds and r["protocol"] == prot}
@@ -243,10 +244,12 @@ def targets(pub):
         a_txt = f"{a['acc']}/{a['nmi']}/{a['ari']}" if a and prot == "all nodes" else ""
         b_txt = f"{float(sel[BORROW]['acc']):.3f}" if BORROW in sel else ""
         p2_gap = float(u["acc"]) - float(sel["P^2 X (hgnn)"]["acc"])
-        out.append(f"| {ds} | {prot} | {float(u['acc']):.3f} | {float(sel[best]['acc']):.3f} "
-                   f"({best}) | {gap:+.3f} | {p2_gap:+.3f} | {b_txt} | {a_txt} | "
-                   f"{float(u['nmi']):.3f}/{float(u['ari']):.3f} |")
-    return out + [""]
+        cells.append([ds, prot, f"{float(u['acc']):.3f}", f"{float(sel[best]['acc']):.3f} ({best})",
+                      f"{gap:+.3f}", f"{p2_gap:+.3f}", b_txt, a_txt,
+                      f"{float(u['nmi']):.3f}/{float(u['ari']):.3f}"])
+    return out + markdown_table(["dataset", "protocol", "unidhc ACC", "best fixed (which)", "gap",
+                                 "gap vs P^2 X", "P^2 X + borrowing", "AHCKA ACC/NMI/ARI",
+                                 "unidhc NMI/ARI"], cells) + [""]
 
 
 def report():
@@ -266,32 +269,27 @@ def report():
         rows = suite_rows(suite)
         if not rows:
             continue
-        lines += [f"## {title}", "",
-                  "| dataset | protocol | pairwise homophily | method | seeds | ACC | NMI | ARI | F1 | time (s) |",
-                  "|---|---|---|---|---|---|---|---|---|---|"]
-        for r in rows:
-            lines.append(f"| {r['dataset']} | {r['protocol']} | {float(r['homophily']):.3f} | "
-                         f"{r['method']} | {r['seeds']} | {_fmt(r, 'acc')} | {_fmt(r, 'nmi')} | "
-                         f"{_fmt(r, 'ari')} | {_fmt(r, 'f1')} | {float(r['time']):.1f} |")
-        g = [r for r in rows if r["method"] == "unidhc"]
+        lines += [f"## {title}", "", *markdown_table(
+            ["dataset", "protocol", "pairwise homophily", "method", "seeds", "ACC", "NMI", "ARI",
+             "F1", "time (s)"],
+            [[r["dataset"], r["protocol"], f"{float(r['homophily']):.3f}", r["method"],
+              r["seeds"], *(_fmt(r, v) for v in ("acc", "nmi", "ari", "f1")),
+              f"{float(r['time']):.1f}"] for r in rows])]
         lines += ["", "Uni-DHC filter per dataset (z = smoothness z-score, mean over seeds; "
-                  "gamma in the power basis P^0..P^4):", "",
-                  "| dataset | protocol | z | family (seed 0) | gamma init | learned gamma |",
-                  "|---|---|---|---|---|---|"]
-        for r in g:
-            lines.append(f"| {r['dataset']} | {r['protocol']} | {float(r['z']):.1f} | "
-                         f"{r['family']} | {r['gamma_init']} | {r['gamma']} |")
+                  "gamma in the power basis P^0..P^4):", "", *markdown_table(
+                      ["dataset", "protocol", "z", "family (seed 0)", "gamma init",
+                       "learned gamma"],
+                      [[r["dataset"], r["protocol"], f"{float(r['z']):.1f}", r["family"],
+                        r["gamma_init"], r["gamma"]] for r in rows if r["method"] == "unidhc"])]
         lines.append("")
         names = {r["dataset"] for r in rows}
         p = [q for q in pub if q["dataset"] in names]
         if p:
             lines += ["Published numbers for these datasets (`shared/docs/published-results.csv`; "
-                      "mind the protocol column):", "",
-                      "| dataset | method | protocol | ACC | NMI | ARI | F1 |",
-                      "|---|---|---|---|---|---|---|"]
-            for q in p:
-                lines.append(f"| {q['dataset']} | {q['method']} | {q['protocol']} | {q['acc']} | "
-                             f"{q['nmi']} | {q['ari']} | {q['f1_macro'] or q['f1_pairwise'] + ' (pairwise)'} |")
+                      "mind the protocol column):", "", *markdown_table(
+                          ["dataset", "method", "protocol", "ACC", "NMI", "ARI", "F1"],
+                          [[q["dataset"], q["method"], q["protocol"], q["acc"], q["nmi"], q["ari"],
+                            q["f1_macro"] or q["f1_pairwise"] + " (pairwise)"] for q in p])]
             lines.append("")
     lines += targets(pub)
     sweep_rows = suite_rows("sweep")

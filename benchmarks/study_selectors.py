@@ -15,18 +15,16 @@ study".
 
 from __future__ import annotations
 
-import json
-from collections import defaultdict
-
 import numpy as np
 from sklearn.metrics import normalized_mutual_info_score
 
+from hyperclust.bench import group_rows, mean_std
 from hyperclust.cluster.auto import CANDIDATES
 
 try:
-    from _pool import POOL, load_labels
+    from _pool import load_labels, load_runs
 except ImportError:
-    from benchmarks._pool import POOL, load_labels
+    from benchmarks._pool import load_labels, load_runs
 
 
 def mean_agreement(labels, name, names):
@@ -51,25 +49,25 @@ def picks(labels, scores, names):
     return out
 
 
+def replay(dataset, seed, run):
+    """One row per rule: the ACC of its pick and the gap to the oracle's."""
+    _, labels = load_labels(dataset, seed)
+    names = [c for c in CANDIDATES if c in labels]
+    acc = {c: run["metrics"][c]["acc"] for c in names}
+    oracle = max(acc.values())
+    return [{"dataset": dataset, "seed": seed, "rule": rule, "acc": acc[chosen],
+             "gap": oracle - acc[chosen]}
+            for rule, chosen in picks(labels, run["scores"], names).items()]
+
+
 def main():
-    runs = {}
-    with open(POOL / "runs.jsonl") as fh:
-        for line in fh:
-            r = json.loads(line)
-            runs[(r["dataset"], r["seed"])] = r
-    gaps, per_dataset = defaultdict(list), defaultdict(lambda: defaultdict(list))
-    for (dataset, seed), run in sorted(runs.items()):
-        _, labels = load_labels(dataset, seed)
-        names = [c for c in CANDIDATES if c in labels]
-        acc = {c: run["metrics"][c]["acc"] for c in names}
-        oracle = max(acc.values())
-        for rule, chosen in picks(labels, run["scores"], names).items():
-            gaps[rule].append(oracle - acc[chosen])
-            per_dataset[rule][dataset].append(acc[chosen])
-    for rule, g in gaps.items():
-        g = np.asarray(g)
+    rows = [r for (dataset, seed), run in sorted(load_runs().items())
+            for r in replay(dataset, seed, run)]
+    for (rule,), sel in group_rows(rows, ("rule",)).items():
+        g = np.asarray([r["gap"] for r in sel])
         print(f"{rule:18s} within .02: {np.mean(g <= 0.02):.0%}  mean gap {g.mean():.3f}")
-        print("    " + "; ".join(f"{d} {np.mean(v):.3f}" for d, v in per_dataset[rule].items()))
+        print("    " + "; ".join(f"{d} {mean_std([r['acc'] for r in v])[0]:.3f}"
+                                 for (d,), v in group_rows(sel, ("dataset",)).items()))
 
 
 if __name__ == "__main__":

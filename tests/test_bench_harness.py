@@ -132,3 +132,37 @@ def test_no_import_circle_in_the_harness_hypergraph_and_converters():
     for n in sorted(graph):
         if n not in state:
             visit(n, [n])
+
+
+def test_the_candidate_pool_is_a_store_read_over_its_legacy_jsonl(tmp_path, monkeypatch):
+    spec = importlib.util.spec_from_file_location("_pool", ROOT / "benchmarks" / "_pool.py")
+    pool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pool)
+    monkeypatch.setattr(pool, "POOL", tmp_path)
+    with pytest.raises(SystemExit, match="bench_pool.py"):
+        pool.load_runs()
+    with open(tmp_path / "runs.jsonl", "w") as fh:
+        for seed, selected in ((0, "old"), (1, "old"), (0, "older-rerun")):
+            fh.write(json.dumps({"dataset": "zoo", "seed": seed, "selected": selected}) + "\n")
+    assert {k: r["selected"] for k, r in pool.load_runs().items()} == \
+        {("zoo", 0): "older-rerun", ("zoo", 1): "old"}
+    pool.pool_store().add([{"dataset": "zoo", "seed": 1, "selected": "new"},
+                           {"dataset": "cora-ca", "seed": 0, "selected": "new"}])
+    runs = pool.load_runs()
+    assert {k: r["selected"] for k, r in runs.items()} == \
+        {("zoo", 0): "older-rerun", ("zoo", 1): "new", ("cora-ca", 0): "new"}
+    assert "commit" in runs[("zoo", 1)]
+
+
+def test_the_objective_scores_are_a_store_preferred_over_their_legacy_jsonl(tmp_path, monkeypatch):
+    spec = importlib.util.spec_from_file_location("_pool", ROOT / "benchmarks" / "_pool.py")
+    pool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pool)
+    monkeypatch.setattr(pool, "OUT", tmp_path)
+    with pytest.raises(SystemExit, match="bench_objectives.py"):
+        pool.load_scores()
+    row = {"dataset": "zoo", "seed": 0, "method": "hgnn", "scores": {"rwr": 0.5}}
+    (tmp_path / "scores.jsonl").write_text(json.dumps(row) + "\n")
+    assert pool.load_scores() == [row]
+    pool.scores_store().add({**row, "scores": {"rwr": 0.25}})
+    assert [r["scores"] for r in pool.load_scores()] == [{"rwr": 0.25}]
