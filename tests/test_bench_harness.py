@@ -134,10 +134,16 @@ def test_no_import_circle_in_the_harness_hypergraph_and_converters():
             visit(n, [n])
 
 
-def test_the_candidate_pool_is_a_store_read_over_its_legacy_jsonl(tmp_path, monkeypatch):
+def _pool_module():
+    """``benchmarks/_pool.py``, loaded fresh (the benchmarks folder is not a package)."""
     spec = importlib.util.spec_from_file_location("_pool", ROOT / "benchmarks" / "_pool.py")
     pool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(pool)
+    return pool
+
+
+def test_the_candidate_pool_is_a_store_read_over_its_legacy_jsonl(tmp_path, monkeypatch):
+    pool = _pool_module()
     monkeypatch.setattr(pool, "POOL", tmp_path)
     with pytest.raises(SystemExit, match="bench_pool.py"):
         pool.load_runs()
@@ -155,9 +161,7 @@ def test_the_candidate_pool_is_a_store_read_over_its_legacy_jsonl(tmp_path, monk
 
 
 def test_the_objective_scores_are_a_store_preferred_over_their_legacy_jsonl(tmp_path, monkeypatch):
-    spec = importlib.util.spec_from_file_location("_pool", ROOT / "benchmarks" / "_pool.py")
-    pool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(pool)
+    pool = _pool_module()
     monkeypatch.setattr(pool, "OUT", tmp_path)
     with pytest.raises(SystemExit, match="bench_objectives.py"):
         pool.load_scores()
