@@ -66,19 +66,6 @@ def cmd_partition(args) -> int:
     return 0
 
 
-def _check_out(value, force, option, suffixes=None):
-    if value is None:
-        return None
-    path = Path(value)
-    if suffixes and path.suffix.lower() not in suffixes:
-        raise ValueError(f"{option} {value}: the file name must end in {' or '.join(suffixes)}")
-    if path.exists() and not force:
-        raise ValueError(f"{option} {value} exists (pass --force to overwrite it)")
-    if not path.resolve().parent.is_dir():
-        raise ValueError(f"{option} {value}: no directory {path.parent}")
-    return path
-
-
 def cluster_partitioned(args) -> int:
     """``hyperclust cluster DIR --scheduler ...``: fit the distributed version of
     ``--method`` on a partitioned hypergraph and write ``--out``/``--embedding-out``.
@@ -121,7 +108,7 @@ def cluster_partitioned(args) -> int:
     >>> code, labels[0] == labels[1] == labels[2] != labels[3] == labels[4] == labels[5]
     (0, True)
     """
-    from ..cli.outputs import write_atomically, write_embedding
+    from ..cli.outputs import check_output, write_atomically, write_embedding
     from .partitioned import PartitionedHypergraph
     from .ahcka import DistributedAHCKA
     from .spectral import DistributedSpectralClustering
@@ -146,8 +133,14 @@ def cluster_partitioned(args) -> int:
                          "there; features are not used by the distributed methods)")
     if args.k is None or args.k < 1:
         raise ValueError("--k (a positive number of clusters) is required with --scheduler")
-    out = _check_out(args.out, args.force, "--out")
-    emb = _check_out(args.embedding_out, args.force, "--embedding-out", (".npy", ".npz"))
+    inputs = [Path(args.target)]
+    out = None if args.out is None else check_output(args.out, inputs, args.force)
+    emb = None
+    if args.embedding_out is not None:
+        if Path(args.embedding_out).suffix.lower() not in (".npy", ".npz"):
+            raise ValueError(f"--embedding-out {args.embedding_out}: the file name must end "
+                             "in .npy or .npz")
+        emb = check_output(args.embedding_out, inputs, args.force, "--embedding-out")
     phg = PartitionedHypergraph(args.target)
     if method == "ahcka":
         est = DistributedAHCKA(args.k, client=args.scheduler)
