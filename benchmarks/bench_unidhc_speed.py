@@ -42,7 +42,7 @@ def measure(n: int, repeats: int) -> dict:
     from hyperclust.cluster.spectral import SpectralHypergraphClustering
     from hyperclust.cluster.unidhc import UniDHC
     from hyperclust.datasets.synthetic import hypergraph_sbm
-    from hyperclust.threads import current_limit
+    from hyperclust.threads import current_limit, default_threads, input_work
 
     hg = hypergraph_sbm(n, 4, homophily=0.7, random_state=0)
     H = sp.csr_matrix(hg.incidence, dtype=np.float32)
@@ -62,7 +62,9 @@ def measure(n: int, repeats: int) -> dict:
         times["kernel"].append(time.perf_counter() - t)
     src = Path(hyperclust.__file__).resolve().parents[2]
     rec = {"n": n, "nnz": int(H.nnz), "repeats": repeats, "commit": _commit(src),
-           "code": str(src), "threads": current_limit(),
+           "code": str(src),
+           # the fits' own limit (the thread policy for this input), not this script's
+           "threads": current_limit() or default_threads(input_work(hg)),
            "env_threads": {k: os.environ.get(k) for k in
                            ("HYPERCLUST_NUM_THREADS", "OMP_NUM_THREADS")},
            "loadavg_before": load_before,
