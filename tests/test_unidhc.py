@@ -279,6 +279,27 @@ def test_residual_encoder_starts_as_identity_and_learns_a_correction(hg):
         assert not torch.allclose(net.encoder(Z), Z)
 
 
+def test_paired_views_equal_separate_encoder_calls(hg):
+    """One stacked encoder call gives each block what its own call gives (no dropout)."""
+    net = UniDHCNet([0.0, 1.0], 3, hidden_dim=8)
+    torch.nn.init.normal_(net.encoder.correction[2].weight)  # not the identity
+    a, b = torch.randn(5, 3), torch.randn(2, 3)
+    out = net.paired_views([a, b], dropout=0.0)
+    assert [tuple(v.shape) for v in out] == [(5, 3), (5, 3), (2, 3), (2, 3)]
+    with torch.no_grad():
+        for got, block in zip(out, (a, a, b, b)):
+            torch.testing.assert_close(got, net.encoder(block))
+
+
+def test_n_init_auto_follows_the_spectral_rule(hg, monkeypatch):
+    import hyperclust.cluster.spectral as spectral
+
+    assert _small(n_init="auto", epochs=1).fit(hg).n_init_ == 10
+    assert _small(n_init=2, epochs=1).fit(hg).n_init_ == 2
+    monkeypatch.setattr(spectral, "LARGE_GRAPH", hg.n_nodes)  # as if hg had 10^5 nodes
+    assert _small(n_init="auto", epochs=1).fit(hg).n_init_ == 3
+
+
 def test_untrained_residual_encoder_block_equals_filter_block(hg):
     m = _small(random_state=0, epochs=0).fit(hg)
     d = m.n_filter_columns_
@@ -356,6 +377,7 @@ def test_structural_input_without_features(hg):
     ({"isolated_neighbors": -1}, ValueError), ({"isolated_neighbors": 2.5}, ValueError),
     ({"epochs": True}, ValueError), ({"batch_size": 1}, ValueError),
     ({"self_loops": -0.5}, ValueError), ({"gamma_reg": float("nan")}, ValueError),
+    ({"n_init": 0}, ValueError), ({"n_init": "many"}, ValueError),
 ])
 def test_bad_params_raise(hg, params, err):
     name = next(iter(params))

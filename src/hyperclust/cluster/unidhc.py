@@ -31,6 +31,7 @@ from ..operators import propagation
 from ..operators.propagation import PropagationOperator
 from ..threads import current_limit
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
+from .spectral import resolve_settings
 
 __all__ = ["UniDHC", "family_coefficients"]
 
@@ -135,7 +136,8 @@ _PARAMETER_CHECKS = {
     "gamma_reg": check_nonnegative,
     "dropout": _dropout,
     "embedding": _choice(EMBEDDINGS),
-    "n_init": lambda v, name: check_int(v, name, 1),
+    "n_init": lambda v, name: v if isinstance(v, str) and v == "auto" else check_int(v, name, 1,
+                                                                alternatives="'auto'"),
 }
 """One check per parameter, run once at the start of ``fit`` (``input`` and
 ``n_components`` are checked where they are used, by the shared input helpers;
@@ -202,8 +204,11 @@ class UniDHC(HypergraphClusterer):
         clustering with the lowest label-free :func:`~hyperclust.objectives.rwr_conductance`
         (``balance="min"``) on the mixed hypergraph + attribute-kNN walk (``selected_``,
         ``scores_``).
-    n_init : int, default 10
-        k-means restarts.
+    n_init : int or "auto", default "auto"
+        k-means restarts; ``"auto"``: 10 below 10^5 nodes, 3 from there on, the rule
+        measured for the spectral methods
+        (:func:`hyperclust.cluster.spectral.resolve_settings`); every shared dataset is
+        below 10^5 nodes and keeps 10.
     random_state : int, default 0
     device : str, default "cpu"
     verbose : bool, default False
@@ -229,6 +234,8 @@ class UniDHC(HypergraphClusterer):
         Family of the initial filter (``"custom"`` for an explicit array).
     n_isolated_borrowing_ : int
         Isolated nodes whose propagated terms came partly from their feature neighbours.
+    n_init_ : int
+        k-means restarts used.
 
     Examples
     --------
@@ -243,7 +250,7 @@ class UniDHC(HypergraphClusterer):
                  input="auto", n_components="auto", n_structural="auto", isolated_neighbors=10,
                  hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=1e-3, batch_size=512,
                  decorrelation_weight=0.1, gamma_reg=1.0, dropout=0.2, embedding="concat",
-                 n_init=10, random_state=0, device="cpu", verbose=False):
+                 n_init="auto", random_state=0, device="cpu", verbose=False):
         self.n_clusters = n_clusters
         self.order = order
         self.gamma_init = gamma_init
@@ -322,6 +329,7 @@ class UniDHC(HypergraphClusterer):
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
         order = self._validate()
         seed = self._rng_seed(self.random_state)
+        self.n_init_ = resolve_settings(hg.n_nodes, n_init=self.n_init)[1]
         X, self.input_kind_ = self._prepare_input(hg, seed, k)
         # float32 propagation (propagation.BASIS_DTYPE): the basis is trained in float32
         P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE)
@@ -361,7 +369,7 @@ class UniDHC(HypergraphClusterer):
         self.embedding_ = np.hstack(parts)
         from .baselines import kmeans_labels
 
-        self.labels_ = kmeans_labels(self.embedding_, k, self.n_init, seed)
+        self.labels_ = kmeans_labels(self.embedding_, k, self.n_init_, seed)
         return self
 
     def _encode(self, net, Z):
@@ -396,7 +404,7 @@ class UniDHC(HypergraphClusterer):
         walk = MixedWalk(hg, A, beta=0.5)
         scores, labels = {}, {}
         for name, (emb, _) in candidates.items():
-            labels[name] = kmeans_labels(emb, k, self.n_init, seed)
+            labels[name] = kmeans_labels(emb, k, self.n_init_, seed)
             scores[name] = rwr_conductance(hg, labels[name], walk=walk, balance="min")
         names = list(candidates)
         best = min(names, key=lambda c: (scores[c], names.index(c)))

@@ -121,9 +121,29 @@ class UniDHCNet(nn.Module):
     def views(self, basis: torch.Tensor, dropout: float):
         """Filter output ``Z`` (b, d) and two encoded feature-dropout views of it (b, d)."""
         Z = self.filter(basis)
-        train = dropout > 0
-        return (Z, self.encoder(F.dropout(Z, p=dropout, training=train)),
-                self.encoder(F.dropout(Z, p=dropout, training=train)))
+        return (Z,) + self.paired_views([Z], dropout)
+
+    def paired_views(self, blocks, dropout: float) -> tuple:
+        """Two encoded feature-dropout views of each filter-output block, in one encoder call.
+
+        The encoder acts row by row, so stacking the blocks (and their two dropout copies)
+        gives each row what a separate call would, in a quarter of the small kernel calls a
+        training step would otherwise make with a node and a hyperedge batch.
+
+        Parameters
+        ----------
+        blocks : sequence of torch.Tensor, each of shape (b_i, d)
+        dropout : float
+
+        Returns
+        -------
+        tuple of torch.Tensor
+            ``(view1 of block 0, view2 of block 0, view1 of block 1, ...)``, shapes (b_i, d).
+        """
+        doubled = [blk for blk in blocks for _ in (0, 1)]
+        Z = torch.cat(doubled) if len(doubled) > 1 else doubled[0]
+        H = self.encoder(F.dropout(Z, p=dropout, training=dropout > 0))
+        return tuple(torch.split(H, [blk.shape[0] for blk in doubled]))
 
 
 def hyperedge_basis_means(basis: np.ndarray, incidence: sp.spmatrix) -> np.ndarray:
@@ -239,13 +259,15 @@ def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, hidde
             batch = perm[s * batch_size:(s + 1) * batch_size]
             if batch.numel() < 2:
                 continue
-            _, h1, h2 = net.views(B[:, batch], dropout)
-            l_node = node_consistency_loss(h1, h2)
-            l_edge = torch.zeros((), device=device)
+            blocks = [net.filter(B[:, batch])]
             if E is not None:
                 eb = rng.choice(E.shape[1], size=min(edge_batch, E.shape[1]), replace=False)
-                _, e1, e2 = net.views(E[:, torch.as_tensor(eb, device=device)], dropout)
-                l_edge = decorrelation_loss(e1, e2)
+                blocks.append(net.filter(E[:, torch.as_tensor(eb, device=device)]))
+            views = net.paired_views(blocks, dropout)
+            l_node = node_consistency_loss(views[0], views[1])
+            l_edge = torch.zeros((), device=device)
+            if E is not None:
+                l_edge = decorrelation_loss(views[2], views[3])
             l_reg = (net.filter.gamma - g0).pow(2).sum()
             loss = l_node + decorrelation_weight * l_edge + gamma_reg * l_reg
             opt.zero_grad()
