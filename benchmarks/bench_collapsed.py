@@ -14,9 +14,13 @@ own process with a wall-clock cap (``--cap`` seconds, default 600); a capped run
 as such. Peak RSS of that process in MiB.
 
 Usage: nice python benchmarks/bench_collapsed.py [--out docs/results/collapsed.md] [--cap 600]
-       python benchmarks/bench_collapsed.py --quality [--datasets zoo,cora-ca,...]
+       python benchmarks/bench_collapsed.py --quality [--datasets zoo,cora-ca,...] [--seeds 5]
        nice python benchmarks/bench_collapsed.py --scale [--sizes 2000,4000,20000,100000]
             [--repeats 3] [--out docs/results/collapsed_scale.md]
+
+Rows go to the harness's stores (each row with its commit; a rerun replaces the rows it
+measures): the grid's and the scale runs' beside their table (``--out`` with ``.json``), the
+quality fits' in ``--store``. The tables are rewritten from every stored row.
 
 ``--scale``: The factorization-free route (``method="iterative"``) on ``hypergraph_sbm(n, 4)``
 (covered nodes), the 10 smallest *nonzero* eigenpairs (``k = components + 10``), checked
@@ -31,7 +35,7 @@ solver's CPU seconds to it.
 
 from __future__ import annotations
 
-import json
+import argparse
 import multiprocessing as mp
 import resource
 import sys
@@ -43,6 +47,19 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _datasets import load  # noqa: E402
+
+from hyperclust.bench import (ResultStore, commits_of, fmt_mean_std, group_rows,  # noqa: E402
+                              markdown_row, markdown_table, run_seeds, summarize,
+                              write_markdown)
+
+GRID = [("cora-ca", f, m) for f in (0.25, 0.5, 1.0) for m in ("block exact", "block cg", "factored", "dense")
+        if not (m == "block cg" and f == 1.0)]  # 244 s for one application at full size
+GRID += [("pubmed-cc-tricl", 1.0, m) for m in ("factored", "dense")]
+GRID += [("actor", 1.0, m) for m in ("factored", "dense")]
+GRID_KEY = ("dataset", "fraction", "method")
+SCALE_KEY = ("size", "repeat")
+QUALITY_KEY = ("dataset", "method", "seed")
+QUALITY_METHODS = ("spectral-zhou", "spectral-collapsed", "spectral-collapsed-cells")
 
 
 def _hypergraph(name, frac):
@@ -78,9 +95,12 @@ def _one(name, frac, method, queue):
                "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
 
 
-def measure(name, frac, method, cap):
+def in_process(target, args, cap) -> dict:
+    """``target(*args, queue)`` in a forked process: the dict it puts on the queue,
+    ``{"capped": cap}`` when it runs longer than ``cap`` seconds (killed), or
+    ``{"failed": exit code}``."""
     queue = mp.get_context("fork").Queue()
-    p = mp.get_context("fork").Process(target=_one, args=(name, frac, method, queue))
+    p = mp.get_context("fork").Process(target=target, args=(*args, queue))
     p.start()
     p.join(cap)
     if p.is_alive():
@@ -88,6 +108,39 @@ def measure(name, frac, method, cap):
         p.join()
         return {"capped": cap}
     return queue.get() if not queue.empty() else {"failed": p.exitcode}
+
+
+def grid_cells(r) -> list:
+    """A row of the grid's table."""
+    label = r["dataset"]
+    if r["fraction"] < 1.0:
+        label += f" ({int(r['fraction'] * 100)}% sample)"
+    if "capped" in r:
+        return [label, "", "", r["method"], f"> {r['capped']:.0f} (capped)", "", "", ""]
+    if "failed" in r:
+        return [label, "", "", r["method"], f"failed (exit {r['failed']})", "", "", ""]
+    eig = "-" if r["eig"] is None else f"{r['eig']:.2f}"
+    return [label, r["n"], r["m"], r["method"], f"{r['build']:.2f}", f"{r['apply']:.2f}", eig,
+            f"{r['rss']:.0f}"]
+
+
+def grid_lines(rows) -> list[str]:
+    """The grid's report: the docstring's description, then one line per stored row."""
+    return ["# Collapsed operator S_eps: exact vs matrix-free (bench_collapsed.py)", "",
+            __doc__.split("Usage")[0].strip(), "", *markdown_table(
+                ["dataset", "nodes", "hyperedges", "method", "build s", "apply 10 cols s",
+                 "10 eigenpairs s", "peak RSS MiB"], [grid_cells(r) for r in rows])]
+
+
+def grid_main(args):
+    out = Path(args.out or "docs/results/collapsed.md")
+    store = ResultStore(out.with_suffix(".json"), key=GRID_KEY)
+    for name, frac, method in GRID:
+        row = {"dataset": name, "fraction": frac, "method": method,
+               **in_process(_one, (name, frac, method), args.cap)}
+        store.add(row)
+        print(markdown_row(grid_cells(row)), flush=True)
+        write_markdown(out, grid_lines(store.runs))
 
 
 def kernel_per_column(hg, width=16, rounds=5, reps=10):
@@ -107,6 +160,7 @@ def kernel_per_column(hg, width=16, rounds=5, reps=10):
 
 def _scale_one(n, seed, queue):
     import os
+    load_start = os.getloadavg()[0]
     warnings.simplefilter("ignore")
     import scipy.linalg as sla
 
@@ -132,116 +186,106 @@ def _scale_one(n, seed, queue):
                "wall": wall, "cpu": cpu, "products": int(products), "kernel_col": per_col,
                "lambda_10": float(vals[-1]), "err": err, "angle": angle,
                "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-               "load": os.getloadavg()[0]})
+               "load_start": load_start, "load": os.getloadavg()[0],
+               "omp_threads": os.environ.get("OMP_NUM_THREADS", "unset")})
 
 
-def scale_main():
-    import os
-    import subprocess
-    out = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else "docs/results/collapsed_scale.md"
-    sizes = [int(x) for x in (sys.argv[sys.argv.index("--sizes") + 1] if "--sizes" in sys.argv
-                              else "2000,4000,20000,100000").split(",")]
-    repeats = int(sys.argv[sys.argv.index("--repeats") + 1]) if "--repeats" in sys.argv else 3
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
-    threads = os.environ.get("OMP_NUM_THREADS", "unset")
+def scale_lines(rows) -> list[str]:
+    """The scale report: conditions, then one line per size (min and median over its runs)."""
+    ok = [r for r in rows if "wall" in r]
+    loads = [r["load_start"] for r in ok]
+    loads = f"{min(loads):.1f}-{max(loads):.1f}" if loads else "unknown"
     lines = ["# S_eps of the coboundary complex at scale: factorization-free eigenpairs", "",
              __doc__.split("``--scale``:")[1].strip(), "",
-             f"Commit {commit}, OMP_NUM_THREADS={threads}, load average at start "
-             f"{os.getloadavg()[0]:.1f} (2-core machine shared with other jobs: **under load, "
-             "to be rerun idle**; CPU seconds are less affected than wall seconds).", "",
-             "| n (covered) | hyperedges | nnz(H) | components | runs | wall s min / median | "
-             "CPU s min / median | H products (columns) | bare kernel CPU s | ratio (CPU / kernel) | "
-             "10th nonzero eigenvalue | eigenvalue error vs dense (rel.) | max subspace angle | "
-             "peak RSS MiB | load at end |",
-             "|" + "---|" * 15]
-    for n in sizes:
-        runs = []
-        for _ in range(repeats):
-            queue = mp.get_context("fork").Queue()
-            p = mp.get_context("fork").Process(target=_scale_one, args=(n, 0, queue))
-            p.start()
-            p.join(3600)
-            if p.is_alive():
-                p.kill()
-                p.join()
-            if not queue.empty():
-                runs.append(queue.get())
+             f"Commit {commits_of(ok)}, OMP_NUM_THREADS="
+             f"{', '.join(dict.fromkeys(r['omp_threads'] for r in ok))}, load average at the "
+             f"start of a run {loads} (2-core machine shared with other jobs: **under load, "
+             "to be rerun idle**; CPU seconds are less affected than wall seconds).", ""]
+    cells = []
+    fmt = (lambda v, f: "-" if v is None else f.format(v))
+    for (size,), sel in group_rows(rows, ("size",)).items():
+        runs = [r for r in sel if "wall" in r]
         if not runs:
-            lines.append(f"| {n} | | | | 0 (capped at 3600 s) |" + " |" * 10)
+            why = {f"capped at {r['capped']:.0f} s" if "capped" in r else f"exit {r['failed']}"
+                   for r in sel}
+            cells.append([size, "", "", "", f"0 ({', '.join(sorted(why))})"] + [""] * 10)
             continue
         r = runs[0]
         wall = [x["wall"] for x in runs]
         cpu = [x["cpu"] for x in runs]
         kernel = r["products"] * r["kernel_col"]
-        fmt = (lambda v, f: "-" if v is None else f.format(v))
-        row = (f"| {r['n']} | {r['m']} | {r['nnz']} | {r['components']} | {len(runs)} | "
-               f"{min(wall):.1f} / {np.median(wall):.1f} | {min(cpu):.1f} / {np.median(cpu):.1f} | "
-               f"{r['products']:,} | {kernel:.1f} | {min(cpu) / kernel:.1f} | {r['lambda_10']:.4f} | "
-               f"{fmt(r['err'], '{:.1e}')} | {fmt(r['angle'], '{:.1e}')} | {r['rss']:.0f} | "
-               f"{r['load']:.1f} |")
-        lines.append(row)
-        print(row, flush=True)
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text("\n".join(lines) + "\n")
+        cells.append([r["n"], r["m"], r["nnz"], r["components"], len(runs),
+                      f"{min(wall):.1f} / {np.median(wall):.1f}",
+                      f"{min(cpu):.1f} / {np.median(cpu):.1f}", f"{r['products']:,}",
+                      f"{kernel:.1f}", f"{min(cpu) / kernel:.1f}", f"{r['lambda_10']:.4f}",
+                      fmt(r["err"], "{:.1e}"), fmt(r["angle"], "{:.1e}"), f"{r['rss']:.0f}",
+                      f"{r['load']:.1f}"])
+    return lines + markdown_table(
+        ["n (covered)", "hyperedges", "nnz(H)", "components", "runs", "wall s min / median",
+         "CPU s min / median", "H products (columns)", "bare kernel CPU s",
+         "ratio (CPU / kernel)", "10th nonzero eigenvalue", "eigenvalue error vs dense (rel.)",
+         "max subspace angle", "peak RSS MiB", "load at end"], cells)
 
 
-def quality_main():
+def scale_main(args):
+    out = Path(args.out or "docs/results/collapsed_scale.md")
+    store = ResultStore(out.with_suffix(".json"), key=SCALE_KEY)
+    for n in (int(x) for x in args.sizes.split(",")):
+        for repeat in range(args.repeats):
+            store.add({"size": n, "repeat": repeat, **in_process(_scale_one, (n, 0), 3600)})
+        lines = scale_lines(store.runs)
+        print("\n".join(line for line in lines if line.startswith("|")), flush=True)
+        write_markdown(out, lines)
+
+
+def quality_main(args):
     """Spectral clustering with the Zhou, star-collapse and coboundary-collapse operators:
-    ACC and NMI over 5 seeds (mean, std) and the median fit time, as markdown rows."""
+    ACC and NMI over the seeds (mean, population std) and the median fit time, as markdown
+    rows."""
     from hyperclust.cluster import make_estimator
     from hyperclust.metrics import evaluate
-    names = (sys.argv[sys.argv.index("--datasets") + 1] if "--datasets" in sys.argv else
-             "zoo,contact-high-school-classes,cora-ca,citeseer-cc,cora-cc,senate-committees")
     warnings.simplefilter("ignore")
-    for name in names.split(","):
+    store = ResultStore(args.store, key=QUALITY_KEY)
+    for name in args.datasets.split(","):
         hg = load(name)
-        for method in ("spectral-zhou", "spectral-collapsed", "spectral-collapsed-cells"):
-            scores, times = [], []
-            for seed in range(5):
+        for method in QUALITY_METHODS:
+            def fit(seed):
                 t = time.perf_counter()
                 labels = make_estimator(method, hg.n_classes, random_state=seed).fit(hg).labels_
-                times.append(time.perf_counter() - t)
-                scores.append(evaluate(hg.labels, labels))
-            acc = np.array([r["acc"] for r in scores])
-            nmi = np.array([r["nmi"] for r in scores])
-            print(f"| {name} | {hg.n_nodes} | {method} | {acc.mean():.3f} ± {acc.std():.3f} | "
-                  f"{nmi.mean():.3f} ± {nmi.std():.3f} | {np.median(times):.1f} |", flush=True)
+                return {"time": time.perf_counter() - t, **evaluate(hg.labels, labels)}
+
+            rows = run_seeds(fit, args.seeds, settings={"dataset": name, "n_nodes": hg.n_nodes,
+                                                        "method": method},
+                             store=store, echo=False)
+            s = summarize(rows, ("method",), ("acc", "nmi"), ddof=0)[0]
+            print(markdown_row([name, hg.n_nodes, method, fmt_mean_std(s["acc"], s["acc_std"]),
+                                fmt_mean_std(s["nmi"], s["nmi_std"]),
+                                f"{np.median([r['time'] for r in rows]):.1f}"]), flush=True)
 
 
-def main():
-    if "--scale" in sys.argv:
-        return scale_main()
-    if "--quality" in sys.argv:
-        return quality_main()
-    out = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else "docs/results/collapsed.md"
-    cap = float(sys.argv[sys.argv.index("--cap") + 1]) if "--cap" in sys.argv else 600.0
-    grid = [("cora-ca", f, m) for f in (0.25, 0.5, 1.0) for m in ("block exact", "block cg", "factored", "dense")
-            if not (m == "block cg" and f == 1.0)]  # 244 s for one application at full size
-    grid += [("pubmed-cc-tricl", 1.0, m) for m in ("factored", "dense")]
-    grid += [("actor", 1.0, m) for m in ("factored", "dense")]
-    lines = ["# Collapsed operator S_eps: exact vs matrix-free (bench_collapsed.py)", "",
-             __doc__.split("Usage")[0].strip(), "",
-             "| dataset | nodes | hyperedges | method | build s | apply 10 cols s | 10 eigenpairs s | peak RSS MiB |",
-             "|---|---|---|---|---|---|---|---|"]
-    records = []
-    for name, frac, method in grid:
-        r = measure(name, frac, method, cap)
-        records.append({"dataset": name, "fraction": frac, "method": method, **r})
-        label = name if frac == 1.0 else f"{name} ({int(frac * 100)}% sample)"
-        if "capped" in r:
-            row = f"| {label} | | | {method} | > {cap:.0f} (capped) | | | |"
-        elif "failed" in r:
-            row = f"| {label} | | | {method} | failed (exit {r['failed']}) | | | |"
-        else:
-            eig = "-" if r["eig"] is None else f"{r['eig']:.2f}"
-            row = (f"| {label} | {r['n']} | {r['m']} | {method} | {r['build']:.2f} | {r['apply']:.2f} | "
-                   f"{eig} | {r['rss']:.0f} |")
-        lines.append(row)
-        print(row, flush=True)
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    Path(out).write_text("\n".join(lines) + "\n")
-    Path(out).with_suffix(".json").write_text(json.dumps(records, indent=1))
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--scale", action="store_true", help="the iterative route at scale")
+    mode.add_argument("--quality", action="store_true",
+                      help="spectral clustering with the collapsed operators")
+    ap.add_argument("--out", default=None, help="the table (default docs/results/collapsed.md, "
+                    "with --scale docs/results/collapsed_scale.md); its store beside it (.json)")
+    ap.add_argument("--cap", type=float, default=600.0, help="seconds per grid run")
+    ap.add_argument("--sizes", default="2000,4000,20000,100000", help="--scale: node counts")
+    ap.add_argument("--repeats", type=int, default=3, help="--scale: runs per size")
+    ap.add_argument("--datasets", help="--quality: comma-separated names",
+                    default="zoo,contact-high-school-classes,cora-ca,citeseer-cc,cora-cc,"
+                            "senate-committees")
+    ap.add_argument("--seeds", type=int, default=5, help="--quality: seeds per method")
+    ap.add_argument("--store", default="bench-out/collapsed_quality.json",
+                    help="--quality: the store of the fits")
+    args = ap.parse_args(argv)
+    if args.scale:
+        return scale_main(args)
+    if args.quality:
+        return quality_main(args)
+    return grid_main(args)
 
 
 if __name__ == "__main__":

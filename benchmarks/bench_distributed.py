@@ -17,7 +17,9 @@ task stream, recording:
 * the numbers moved per application: ``2 sum_b |E_b| d`` float64 (phase-1 pieces and
   phase-2 slices), ``E_b`` the hyperedges row block ``b`` touches.
 
-Writes docs/results/distributed_scale.{json,md}. Run as
+Rows (one per size and ``d``) go to the harness's store ``--out`` + ``.json`` (each with
+its commit; a rerun replaces the rows it measures and keeps the others); the table
+``--out`` + ``.md`` is rewritten from every stored row. Run as
 ``HYPERCLUST_NUM_THREADS=1 OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/bench_distributed.py``.
 """
 
@@ -26,12 +28,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+
+from hyperclust.bench import ResultStore, commits_of, markdown_table, write_markdown
+
+KEY = ("n_nodes", "d")
 
 
 def _rss():
@@ -105,6 +110,8 @@ def measure(n, d, repeats, workdir):
         kern.append(time.perf_counter() - t)
     return {
         "n_nodes": n, "n_edges": hg.n_edges, "nnz": int(hg.incidence.nnz), "d": d,
+        "repeats": repeats, "cpus": os.cpu_count(),
+        "hyperclust_num_threads": os.environ.get("HYPERCLUST_NUM_THREADS"),
         "row_blocks": phg.n_blocks, "edge_partitions": len(phg.edge_blocks),
         "write_s": t_write,
         "apply_min_s": min(walls), "apply_median_s": float(np.median(walls)),
@@ -120,44 +127,53 @@ def measure(n, d, repeats, workdir):
     }
 
 
-def main():
+def _values(rows, field) -> str:
+    """The values of ``field`` over ``rows``, each once (one for the rows of one run)."""
+    return ", ".join(str(v) for v in dict.fromkeys(r.get(field) for r in rows))
+
+
+def table(rows) -> list[str]:
+    """The report of the stored rows: their conditions, then one line per size."""
+    rows = sorted(rows, key=lambda r: (r["n_nodes"], r["d"]))
+    lines = [f"Under load, to be rerun idle. Commit {commits_of(rows)}, "
+             f"HYPERCLUST_NUM_THREADS={_values(rows, 'hyperclust_num_threads')}, "
+             f"{_values(rows, 'cpus')} CPUs, "
+             "LocalCluster(2 workers x 1 thread, processes), Zhou normalized affinity, "
+             f"d = {_values(rows, 'd')}, min/median of {_values(rows, 'repeats')}.", ""]
+    cells = []
+    for r in rows:
+        ph = r["phase_max_block_median_s"]
+        cells.append([
+            f"{r['n_nodes']:,}", f"{r['nnz']:,}", f"{r['row_blocks']}/{r['edge_partitions']}",
+            f"{r['apply_min_s']:.3f} / {r['apply_median_s']:.3f}", f"{r['kernel_min_s']:.3f}",
+            " / ".join(f"{ph.get(k, 0):.3f}" for k in ("_down", "_sum_edges", "_slice_edges",
+                                                       "_up")),
+            f"{max(r['block_mb']):.1f}",
+            f"{max(r['worker_rss_before_mb']):.0f} / {max(r['worker_rss_loaded_mb']):.0f}",
+            f"{r['shuffled_mb_per_apply']:.1f}",
+            f"{r['loadavg_before']:.1f}/{r['loadavg_after']:.1f}"])
+    return lines + markdown_table(
+        ["nodes", "nnz", "blocks (row/edge)", "apply min / median s", "bare kernel min s",
+         "_down / _sum_edges / _slice_edges / _up s (slowest block)", "block MB",
+         "worker RSS before / loaded MB", "shuffled MB / apply", "load before/after"], cells)
+
+
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[100_000, 300_000, 1_000_000])
     ap.add_argument("--d", type=int, default=16)
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--out", default="docs/results/distributed_scale")
-    args = ap.parse_args()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
-    dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                                capture_output=True, text=True).stdout.strip())
-    rows = []
+    ap.add_argument("--out", default="docs/results/distributed_scale",
+                    help="the store is OUT.json, the table OUT.md")
+    args = ap.parse_args(argv)
+    store = ResultStore(args.out + ".json", key=KEY)
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.sizes:
-            rows.append(measure(n, args.d, args.repeats, Path(tmp) / f"n{n}"))
-            print(json.dumps(rows[-1]), flush=True)
-    meta = {"commit": commit + ("+dirty" if dirty else ""), "threads": os.environ.get(
-        "HYPERCLUST_NUM_THREADS"), "cpus": os.cpu_count(), "rows": rows}
-    Path(args.out + ".json").write_text(json.dumps(meta, indent=1))
-    lines = [f"Under load, to be rerun idle. Commit {meta['commit']}, "
-             f"HYPERCLUST_NUM_THREADS={meta['threads']}, {meta['cpus']} CPUs, "
-             "LocalCluster(2 workers x 1 thread, processes), Zhou normalized affinity, "
-             f"d = {args.d}, min/median of {args.repeats}.", "",
-             "| nodes | nnz | blocks (row/edge) | apply min / median s | bare kernel min s "
-             "| _down / _sum_edges / _slice_edges / _up s (slowest block) | block MB "
-             "| worker RSS before / loaded MB | shuffled MB / apply | load before/after |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        ph = r["phase_max_block_median_s"]
-        lines.append(
-            f"| {r['n_nodes']:,} | {r['nnz']:,} | {r['row_blocks']}/{r['edge_partitions']} "
-            f"| {r['apply_min_s']:.3f} / {r['apply_median_s']:.3f} | {r['kernel_min_s']:.3f} "
-            f"| {ph.get('_down', 0):.3f} / {ph.get('_sum_edges', 0):.3f} / {ph.get('_slice_edges', 0):.3f}"
-            f" / {ph.get('_up', 0):.3f} | {max(r['block_mb']):.1f} "
-            f"| {max(r['worker_rss_before_mb']):.0f} / {max(r['worker_rss_loaded_mb']):.0f} "
-            f"| {r['shuffled_mb_per_apply']:.1f} "
-            f"| {r['loadavg_before']:.1f}/{r['loadavg_after']:.1f} |")
-    Path(args.out + ".md").write_text("\n".join(lines) + "\n")
+            row = measure(n, args.d, args.repeats, Path(tmp) / f"n{n}")
+            store.add(row)
+            print(json.dumps(row, default=repr), flush=True)
+    lines = table(store.runs)
+    write_markdown(args.out + ".md", lines)
     print("\n".join(lines))
 
 

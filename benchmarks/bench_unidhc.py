@@ -11,13 +11,18 @@ sets). ``hetero``: feature-less heterophilic sets with the structural input. ``s
 ``hypergraph_sbm`` from heterophilic to homophilic; x-axis = measured pairwise homophily.
 Every method uses its library defaults, identical for every dataset; labels are used only
 to score the final-epoch clustering.
+
+Rows (one per dataset, protocol and method: mean and population std over the seeds) go to
+the harness's store ``docs/results/unidhc_<suite><tag>.json`` (each row with its commit; a
+rerun replaces the rows it measures and keeps the others). ``report`` reads every store of a
+suite in name order (a row of a later store replaces the same row of an earlier one) and
+writes ``docs/results/unidhc.md``.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import json
 import os
 import time
 from pathlib import Path
@@ -25,7 +30,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from hyperclust.bench import fmt_mean_std, markdown_table, run_seeds, summarize
+from hyperclust.bench import (ResultStore, fmt_mean_std, markdown_table, run_seeds, summarize,
+                              write_markdown)
 from hyperclust.cluster.baselines import HGNNSmoothingKMeans, KMeansFeatures, kmeans_labels
 from hyperclust.cluster.unidhc import UniDHC
 from hyperclust.metrics import evaluate
@@ -40,9 +46,10 @@ HETERO = ["senate-committees", "house-committees", "actor", "amazon-ratings", "p
           "hsbm-node-0.3", "hsbm-node-0.6", "hsbm-node-0.9", "hsbm-edge-0.3", "hsbm-edge-0.9"]
 SWEEP_H = [0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0]
 SCORES = ("acc", "nmi", "ari", "f1", "time")
+KEY = ("dataset", "protocol", "method")
 MLP = "unidhc (mlp encoder)"
 """Rows of the pre-2026-12-04 option ``encoder="mlp"`` (removed; its stored rows stay in the
-CSVs and the report)."""
+stores and the report)."""
 
 
 def methods(k, seed, featured=True, isolated=False):
@@ -66,9 +73,14 @@ def methods(k, seed, featured=True, isolated=False):
     }
 
 
-def run(hg, seeds, protocol, rows, extra=None, only=None):
-    """Fit every method once per seed; append one row per method (mean and population std
-    over the seeds, as the stored CSVs always had) to ``rows`` and print it."""
+def suite_store(suite: str, tag: str = "") -> ResultStore:
+    """The store of one suite (``tag``: a separate file, for runs in parallel)."""
+    return ResultStore(OUT / f"unidhc_{suite}{tag}.json", key=KEY)
+
+
+def run(hg, seeds, protocol, store, extra=None, only=None):
+    """Fit every method once per seed; add one row per method (mean and population std over
+    the seeds, as the stored rows always had) to ``store`` and print it."""
     k = hg.n_classes
     featured, isolated = hg.features is not None, bool(hg.isolated.any())
 
@@ -100,41 +112,29 @@ def run(hg, seeds, protocol, rows, extra=None, only=None):
         row.update(extra or {})
         if name == "unidhc":
             fits = [r for r in per_seed if r["method"] == "unidhc"]
-            row["gamma_init"] = json.dumps(np.round(np.mean([r["init"] for r in fits], axis=0),
-                                                    3).tolist())
-            row["gamma"] = json.dumps(np.round(np.mean([r["gamma"] for r in fits], axis=0),
-                                               3).tolist())
+            row["gamma_init"] = np.round(np.mean([r["init"] for r in fits], axis=0), 3).tolist()
+            row["gamma"] = np.round(np.mean([r["gamma"] for r in fits], axis=0), 3).tolist()
             row["z"] = float(np.mean([r["z"] for r in fits]))
             row["family"] = fits[0]["family"]
-        rows.append(row)
+        store.add(row)
         print(f"{hg.name:20s} {protocol:10s} {name:20s} ACC {row['acc']:.3f}±{row['acc_std']:.3f} "
               f"NMI {row['nmi']:.3f} ARI {row['ari']:.3f} F1 {row['f1']:.3f} "
               f"t {row['time']:.1f}s", flush=True)
 
 
-def write(rows, name):
-    OUT.mkdir(parents=True, exist_ok=True)
-    keys = sorted({k for r in rows for k in r}, key=lambda k: (k not in (
-        "dataset", "protocol", "method", "seeds"), k))
-    with open(OUT / f"unidhc_{name}.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=keys)
-        w.writeheader()
-        w.writerows(rows)
-
-
-def main():
-    ap = argparse.ArgumentParser()
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("suite", choices=["real", "hetero", "sweep", "report"])
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--datasets", nargs="*")
-    ap.add_argument("--tag", default="", help="suffix of the CSV name (parallel runs)")
+    ap.add_argument("--tag", default="", help="suffix of the store's name (parallel runs)")
     ap.add_argument("--methods", nargs="*", help="run only these method names")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     torch.set_num_threads(1)
-    rows = []
     if args.suite == "report":
         report()
         return
+    store = suite_store(args.suite, args.tag)
     if args.suite in ("real", "hetero"):
         from hyperclust.datasets import load_dataset
 
@@ -142,10 +142,10 @@ def main():
         for name in names:
             hg = load_dataset(name, data_dir=DATA)
             extra = {"homophily": hg.homophily()["pairwise"]}
-            run(hg, args.seeds, "all nodes", rows, extra, args.methods)
+            run(hg, args.seeds, "all nodes", store, extra, args.methods)
             if name in ISO:
-                run(hg.drop_isolated(), args.seeds, "isolated removed", rows, extra, args.methods)
-            write(rows, args.suite + args.tag)
+                run(hg.drop_isolated(), args.seeds, "isolated removed", store, extra,
+                    args.methods)
     else:
         from hyperclust.datasets.synthetic import hypergraph_sbm
 
@@ -153,9 +153,8 @@ def main():
             hg = hypergraph_sbm(2000, 4, homophily=h, n_features=32, random_state=0,
                                 name=f"hsbm-{h}")
             hom = hg.homophily()["pairwise"]
-            run(hg, args.seeds, "all nodes", rows, {"target": h, "homophily": hom},
+            run(hg, args.seeds, "all nodes", store, {"target": h, "homophily": hom},
                 args.methods)
-            write(rows, "sweep" + args.tag)
 
 
 SWEEP_PLOTTED = ("kmeans(X)", "P^2 X (hgnn)", "uniform P^0..P^8", "X - PX (high-pass)",
@@ -164,7 +163,7 @@ SWEEP_PLOTTED = ("kmeans(X)", "P^2 X (hgnn)", "uniform P^0..P^8", "X - PX (high-
 
 def plot_sweep(rows):
     """ACC against measured homophily, and the learned responses of ``unidhc``, from the
-    stored sweep rows (all CSVs), so a partial rerun updates the figure."""
+    stored sweep rows (all stores), so a partial rerun updates the figure."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -174,8 +173,7 @@ def plot_sweep(rows):
 
     fig, ax = plt.subplots(1, 2, figsize=(11, 4))
     for m in SWEEP_PLOTTED:
-        pts = sorted((float(r["homophily"]), float(r["acc"]), float(r["acc_std"]))
-                     for r in rows if r["method"] == m)
+        pts = sorted((r["homophily"], r["acc"], r["acc_std"]) for r in rows if r["method"] == m)
         if not pts:
             continue
         x, y, s = map(np.array, zip(*pts))
@@ -186,8 +184,7 @@ def plot_sweep(rows):
     ax[0].set_title("hypergraph_sbm sweep (n=2000, k=4)")
     lam = np.linspace(0, 1, 101)
     cmap = plt.get_cmap("coolwarm")
-    gammas = {float(r["homophily"]): np.array(json.loads(r["gamma"]))
-              for r in rows if r["method"] == "unidhc"}
+    gammas = {r["homophily"]: np.array(r["gamma"]) for r in rows if r["method"] == "unidhc"}
     for hom in sorted(gammas):
         g = gammas[hom]
         resp = g @ basis_response(lam, len(g) - 1)
@@ -204,7 +201,7 @@ PUBLISHED = ROOT.parent / "shared" / "docs" / "published-results.csv"
 
 
 def _fmt(r, key):
-    return fmt_mean_std(float(r[key]), float(r[key + "_std"]))
+    return fmt_mean_std(r[key], r[key + "_std"])
 
 
 FLOORS = ("kmeans(X)", "P^2 X (hgnn)", "uniform P^0..P^8", "X - PX (high-pass)")
@@ -212,12 +209,11 @@ BORROW = "P^2 X + isolated borrowing"
 
 
 def suite_rows(suite):
-    """Rows of every ``unidhc_<suite>*.csv``; a (dataset, protocol, method) measured again in a
-    later file (sorted by name) replaces the earlier row in place."""
+    """Rows of every store ``unidhc_<suite>*.json``; a (dataset, protocol, method) measured
+    again in a later store (sorted by name) replaces the earlier row in place."""
     rows = {}
-    for path in sorted(OUT.glob(f"unidhc_{suite}*.csv")):
-        for r in csv.DictReader(open(path)):
-            rows[(r["dataset"], r["protocol"], r["method"])] = r
+    for path in sorted(OUT.glob(f"unidhc_{suite}*.json")):
+        rows.update({tuple(r[f] for f in KEY): r for r in ResultStore(path, key=KEY).runs})
     return list(rows.values())
 
 
@@ -238,28 +234,29 @@ def targets(pub):
         if "unidhc" not in sel:
             continue
         u = sel["unidhc"]
-        best = max((m for m in FLOORS if m in sel), key=lambda m: float(sel[m]["acc"]))
-        gap = float(u["acc"]) - float(sel[best]["acc"])
+        best = max((m for m in FLOORS if m in sel), key=lambda m: sel[m]["acc"])
+        gap = u["acc"] - sel[best]["acc"]
         a = ahcka.get(ds)
         a_txt = f"{a['acc']}/{a['nmi']}/{a['ari']}" if a and prot == "all nodes" else ""
-        b_txt = f"{float(sel[BORROW]['acc']):.3f}" if BORROW in sel else ""
-        p2_gap = float(u["acc"]) - float(sel["P^2 X (hgnn)"]["acc"])
-        cells.append([ds, prot, f"{float(u['acc']):.3f}", f"{float(sel[best]['acc']):.3f} ({best})",
+        b_txt = f"{sel[BORROW]['acc']:.3f}" if BORROW in sel else ""
+        p2_gap = u["acc"] - sel["P^2 X (hgnn)"]["acc"]
+        cells.append([ds, prot, f"{u['acc']:.3f}", f"{sel[best]['acc']:.3f} ({best})",
                       f"{gap:+.3f}", f"{p2_gap:+.3f}", b_txt, a_txt,
-                      f"{float(u['nmi']):.3f}/{float(u['ari']):.3f}"])
+                      f"{u['nmi']:.3f}/{u['ari']:.3f}"])
     return out + markdown_table(["dataset", "protocol", "unidhc ACC", "best fixed (which)", "gap",
                                  "gap vs P^2 X", "P^2 X + borrowing", "AHCKA ACC/NMI/ARI",
                                  "unidhc NMI/ARI"], cells) + [""]
 
 
 def report():
-    """Write docs/results/unidhc.md from the CSVs of the three suites."""
+    """Write docs/results/unidhc.md from the stores of the three suites."""
     lines = ["# Uni-DHC benchmark results", "",
-             "Generated by `python benchmarks/bench_unidhc.py report` from the CSVs next to "
-             "this file. Final-epoch results, library defaults (identical for every dataset), "
-             "mean ± std over the seeds given in the `seeds` column; labels are used only for "
-             "scoring. Protocol per row. `unidhc (filter block)` = k-means on the learned "
-             "filter output alone, from the same fit.", ""]
+             "Generated by `python benchmarks/bench_unidhc.py report` from the stores "
+             "(`unidhc_<suite>*.json`) next to this file. Final-epoch results, library "
+             "defaults (identical for every dataset), mean ± std over the seeds given in the "
+             "`seeds` column; labels are used only for scoring. Protocol per row. "
+             "`unidhc (filter block)` = k-means on the learned filter output alone, from the "
+             "same fit.", ""]
     pub = []
     if PUBLISHED.exists():
         pub = list(csv.DictReader(open(PUBLISHED)))
@@ -272,14 +269,14 @@ def report():
         lines += [f"## {title}", "", *markdown_table(
             ["dataset", "protocol", "pairwise homophily", "method", "seeds", "ACC", "NMI", "ARI",
              "F1", "time (s)"],
-            [[r["dataset"], r["protocol"], f"{float(r['homophily']):.3f}", r["method"],
+            [[r["dataset"], r["protocol"], f"{r['homophily']:.3f}", r["method"],
               r["seeds"], *(_fmt(r, v) for v in ("acc", "nmi", "ari", "f1")),
-              f"{float(r['time']):.1f}"] for r in rows])]
+              f"{r['time']:.1f}"] for r in rows])]
         lines += ["", "Uni-DHC filter per dataset (z = smoothness z-score, mean over seeds; "
                   "gamma in the power basis P^0..P^4):", "", *markdown_table(
                       ["dataset", "protocol", "z", "family (seed 0)", "gamma init",
                        "learned gamma"],
-                      [[r["dataset"], r["protocol"], f"{float(r['z']):.1f}", r["family"],
+                      [[r["dataset"], r["protocol"], f"{r['z']:.1f}", r["family"],
                         r["gamma_init"], r["gamma"]] for r in rows if r["method"] == "unidhc"])]
         lines.append("")
         names = {r["dataset"] for r in rows}
@@ -296,7 +293,7 @@ def report():
     if sweep_rows:
         plot_sweep(sweep_rows)
         lines += ["![sweep](unidhc_sweep.png)", ""]
-    (OUT / "unidhc.md").write_text("\n".join(lines) + "\n")
+    write_markdown(OUT / "unidhc.md", lines)
 
 
 if __name__ == "__main__":

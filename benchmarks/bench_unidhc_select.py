@@ -4,7 +4,9 @@ One fit per (dataset, seed) with ``UniDHC(embedding="auto")`` yields every candi
 clustering (concat = the old default, filter, encoder, fixed ``P^2 X``, input ``X``) and the
 objective's pick; labels only score them. Also records the learned gamma against its
 initialisation along the synthetic homophily sweep. Each fit runs single-threaded in its own
-worker process (``--jobs`` workers).
+worker process (``--jobs`` workers); the rows (one per dataset, protocol and seed) go to the
+harness's store ``--out`` as they come (each with its commit; a rerun replaces the rows it
+measures and keeps the others).
 
     python benchmarks/bench_unidhc_select.py --data-dir ../shared/data --seeds 5 --jobs 2 \\
         --out docs/results/unidhc_select.json
@@ -13,13 +15,15 @@ worker process (``--jobs`` workers).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
+
+from hyperclust.bench import ResultStore, seed_list
 
 REAL = ("cora-ca", "cora-cc", "citeseer-cc", "pubmed-cc-tricl", "zoo", "mushroom",
         "20newsw100")
 SWEEP_H = (0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0)  # as bench_unidhc.py
+KEY = ("dataset", "protocol", "seed")
 
 
 def _job(task):
@@ -65,27 +69,25 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--datasets", nargs="*", default=None)
     ap.add_argument("--no-sweep", action="store_true")
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out", required=True, help="the store (JSON)")
     args = ap.parse_args(argv)
     names = REAL if args.datasets is None else args.datasets
-    tasks = [(n, s, args.data_dir, "all nodes") for n in names for s in range(args.seeds)]
+    seeds = seed_list(args.seeds)
+    tasks = [(n, s, args.data_dir, "all nodes") for n in names for s in seeds]
     tasks += [(n, s, args.data_dir, "isolated removed") for n in names
-              if n in ("cora-ca", "cora-cc", "citeseer-cc") for s in range(args.seeds)]
+              if n in ("cora-ca", "cora-cc", "citeseer-cc") for s in seeds]
     if not args.no_sweep:
-        tasks += [(f"hsbm-{h}", s, None, "all nodes") for h in SWEEP_H
-                  for s in range(args.seeds)]
+        tasks += [(f"hsbm-{h}", s, None, "all nodes") for h in SWEEP_H for s in seeds]
     # longest first, so the pool ends together
     tasks.sort(key=lambda t: t[0] not in ("20newsw100", "mushroom"))
     import multiprocessing as mp
 
-    rows = []
+    store = ResultStore(args.out, key=KEY)
     with mp.get_context("spawn").Pool(args.jobs) as pool:
         for rec in pool.imap_unordered(_job, tasks):
-            rows.append(rec)
+            store.add(rec)
             print(f"{rec['dataset']:18s} {rec['protocol']:16s} seed {rec['seed']} "
                   f"picked {rec['selected']:15s} {rec['fit_s']:.1f}s", flush=True)
-            with open(args.out, "w") as fh:
-                json.dump(rows, fh)
 
 
 if __name__ == "__main__":

@@ -27,18 +27,13 @@ import operator as _op
 import numpy as np
 import scipy.sparse as sp
 
+from ..operators.base import safe_inverse
 from ._tasks import RETRIES
 from .partitioned import PartitionedHypergraph, load_edge_block, load_node_block
 
 __all__ = ["BlockOperator", "propagation", "normalized_affinity", "OPERATOR_KINDS"]
 
 OPERATOR_KINDS = ("sym", "rw", "affinity")
-
-
-def _safe_inverse(x):
-    out = np.zeros_like(x, dtype=np.float64)
-    np.divide(1.0, x, out=out, where=x > 0)
-    return out
 
 
 class _NodeBlock:
@@ -53,9 +48,9 @@ class _NodeBlock:
         self.Ht = self.H.T.tocsr()
         dv = degrees + shift
         if kind == "rw":
-            left, right = _safe_inverse(dv), np.ones_like(dv)
+            left, right = safe_inverse(dv), np.ones_like(dv)
         else:
-            left = np.sqrt(_safe_inverse(dv))
+            left = np.sqrt(safe_inverse(dv))
             right = left
         if adjoint:
             left, right = right, left
@@ -95,7 +90,7 @@ def _touched(block):
 
 def _load_edge_scale(path):
     w, sizes = load_edge_block(path)
-    return w * _safe_inverse(sizes.astype(np.float64))
+    return w * safe_inverse(sizes.astype(np.float64))
 
 
 def _down(block, X):

@@ -10,6 +10,7 @@ Modules: :mod:`~hyperclust.hypergraph.core` (the class and its constructors),
 :mod:`~hyperclust.hypergraph.ids` (user ids against positions),
 :mod:`~hyperclust.hypergraph.validation` (checks of weights, features, labels, names),
 :mod:`~hyperclust.hypergraph.cleaning` (duplicates, singletons, empty hyperedges),
+:mod:`~hyperclust.hypergraph.subhypergraphs` (induced sub-hypergraphs, components),
 :mod:`~hyperclust.hypergraph.statistics` (homophily, summary).
 """
 

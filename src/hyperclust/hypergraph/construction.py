@@ -8,10 +8,11 @@ import itertools
 import numpy as np
 import scipy.sparse as sp
 
-from .ids import _as_int_array
+from .ids import _all_integers, _as_int_array, map_ids
 from .validation import infer_n_nodes
 
-__all__ = ["flatten_edges", "integer_members", "pairs_to_incidence", "incidence_matrix"]
+__all__ = ["flatten_edges", "integer_members", "edges_to_pairs", "pairs_to_incidence",
+           "incidence_matrix"]
 
 #: Libraries whose objects go through :func:`hyperclust.convert.from_any`, not ``from_edges``.
 _FOREIGN_MODULES = frozenset({"xgi", "hypernetx", "dhg", "torch_geometric", "networkx",
@@ -68,6 +69,37 @@ def integer_members(flat, edges) -> np.ndarray:
                 where = f" (hyperedge {j}: {list(e)[:5]!r})"
                 break
         raise TypeError(f"{exc}{where}") from None
+
+
+def edges_to_pairs(edges, n_nodes=None, node_ids=None, *, has_rows: bool = False):
+    """A list of hyperedges as membership pairs: ``(node positions, hyperedge of each,
+    n_nodes, node_ids, n_edges)``, what ``Hypergraph.from_pairs`` takes.
+
+    Integer members without ``node_ids`` are positions (``node_ids`` stays None); other
+    members, or any with ``node_ids``, are mapped to positions by
+    :func:`~hyperclust.hypergraph.ids.map_ids` and ``n_nodes`` is the number of ids.
+    ``has_rows``: features or labels were given (their rows cannot be matched to
+    non-integer members without ``node_ids``: an error).
+
+    Examples
+    --------
+    >>> nodes, eids, n, ids, m = edges_to_pairs([["a", "b"], ["b", "c"]])
+    >>> nodes.tolist(), eids.tolist(), n, ids.tolist(), m
+    ([0, 1, 1, 2], [0, 0, 1, 1], 3, ['a', 'b', 'c'], 2)
+    >>> edges_to_pairs([[0, 2]], n_nodes=4)[2:]
+    (4, None, 1)
+    """
+    edges, flat, eids = flatten_edges(edges)
+    if node_ids is None and _all_integers(flat):
+        return integer_members(flat, edges), eids, n_nodes, None, len(edges)
+    if node_ids is None and has_rows:
+        raise ValueError("the hyperedges name nodes by non-integer ids; pass node_ids= "
+                         "(one id per row of features/labels) so rows can be matched")
+    index, ids = map_ids(np.asarray(flat, dtype=object) if flat else np.zeros(0, np.int64),
+                         node_ids)
+    if n_nodes is not None and n_nodes != ids.shape[0]:
+        raise ValueError(f"n_nodes={n_nodes} disagrees with the {ids.shape[0]} node ids")
+    return index, eids, ids.shape[0], ids, len(edges)
 
 
 def pairs_to_incidence(nodes, edges, n_nodes=None, n_edges=None, rows_of=(None, None, None)):

@@ -1,7 +1,7 @@
 """The :class:`Hypergraph`: an immutable incidence matrix with weights, features and labels.
 
-The class and its constructors; ids, checks, cleaning and statistics live in the sibling
-modules of :mod:`hyperclust.hypergraph`.
+The class and its constructors; ids, checks, cleaning, sub-hypergraphs and statistics live
+in the sibling modules of :mod:`hyperclust.hypergraph`.
 """
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from typing import Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components as _cc
 
 from . import statistics as _statistics
 from .cleaning import CleaningReport, clean_incidence
-from .ids import _all_integers, _as_int_array, _check_ids, _freeze_sparse, _frozen, map_ids
-from .construction import flatten_edges, incidence_matrix, integer_members, pairs_to_incidence
+from .construction import edges_to_pairs, incidence_matrix, pairs_to_incidence
+from .ids import _check_ids, _check_positions, _freeze_sparse, _frozen, map_ids
+from .subhypergraphs import component_labels, induced_subhypergraph
 from .validation import check_features, check_labels, check_names, check_weights
 
 __all__ = ["Hypergraph"]
@@ -90,13 +90,7 @@ class Hypergraph:
         self._labels = check_labels(labels, n)
         self._node_names = check_names(node_names, n, "node_names")
         self._edge_names = check_names(edge_names, m, "edge_names")
-        if original_ids is None:
-            self._original_ids = None
-        else:
-            oid = _as_int_array(original_ids, "original_ids")
-            if oid.shape[0] != n:
-                raise ValueError(f"original_ids has length {oid.shape[0]}, expected {n}")
-            self._original_ids = _frozen(oid)
+        self._original_ids = _check_positions(original_ids, n, "original_ids")
         self._node_ids = _check_ids(node_ids, n, "node_ids")
         self._edge_ids = _check_ids(edge_ids, m, "edge_ids")
         self._cleaning = cleaning if cleaning is not None else CleaningReport()
@@ -147,21 +141,13 @@ class Hypergraph:
         >>> hg.n_nodes, list(hg.node_ids)
         (4, ['alice', 'bob', 'carol', 'dave'])
         """
-        edges, flat, eids = flatten_edges(edges)
-        common = dict(n_edges=len(edges), weights=weights, features=features, labels=labels,
-                      node_names=node_names, edge_names=edge_names, edge_ids=edge_ids,
-                      duplicates=duplicates, singletons=singletons, empty=empty, name=name)
-        if node_ids is not None or not _all_integers(flat):
-            if node_ids is None and (features is not None or labels is not None):
-                raise ValueError("the hyperedges name nodes by non-integer ids; pass node_ids= "
-                                 "(one id per row of features/labels) so rows can be matched")
-            index, ids = map_ids(np.asarray(flat, dtype=object) if flat else
-                                 np.zeros(0, np.int64), node_ids)
-            if n_nodes is not None and n_nodes != ids.shape[0]:
-                raise ValueError(f"n_nodes={n_nodes} disagrees with the {ids.shape[0]} node ids")
-            return cls.from_pairs(index, eids, n_nodes=ids.shape[0], node_ids=ids, **common)
-        nodes = integer_members(flat, edges)
-        return cls.from_pairs(nodes, eids, n_nodes=n_nodes, **common)
+        nodes, eids, n_nodes, node_ids, n_edges = edges_to_pairs(
+            edges, n_nodes, node_ids, has_rows=features is not None or labels is not None)
+        return cls.from_pairs(nodes, eids, n_nodes=n_nodes, n_edges=n_edges, weights=weights,
+                              features=features, labels=labels, node_names=node_names,
+                              edge_names=edge_names, node_ids=node_ids, edge_ids=edge_ids,
+                              duplicates=duplicates, singletons=singletons, empty=empty,
+                              name=name)
 
     @classmethod
     def from_pairs(cls, nodes, edges, n_nodes: int | None = None, n_edges: int | None = None, *,
@@ -411,17 +397,8 @@ class Hypergraph:
         (3, [1, 1, 0, 0, 0, 2])
         """
         if "components" not in self._cache:
-            n, m = self.shape
-            B = sp.bmat([[None, self._H], [self._H.T, None]], format="csr")
-            _, comp = _cc(B, directed=False)
-            comp = comp[:n]
-            _, comp = np.unique(comp, return_inverse=True)
-            sizes = np.bincount(comp)
-            order = np.argsort(-sizes, kind="stable")
-            rank = np.empty_like(order)
-            rank[order] = np.arange(order.size)
-            comp = rank[comp]
-            self._cache["components"] = (int(sizes.size), _frozen(comp))
+            n_components, component = component_labels(self._H)
+            self._cache["components"] = (n_components, _frozen(component))
         return self._cache["components"]
 
     def subset(self, nodes, *, keep_empty_edges: bool = False) -> "Hypergraph":
@@ -438,29 +415,7 @@ class Hypergraph:
         >>> sub.node_ids.tolist(), sub.edge_ids.tolist(), sub.original_ids.tolist()
         (['b', 'c'], [0, 1, 2], [1, 2])
         """
-        idx = np.asarray(nodes)
-        if idx.dtype == bool:
-            if idx.shape[0] != self.n_nodes:
-                raise ValueError(f"node mask has length {idx.shape[0]}, expected {self.n_nodes}")
-            idx = np.flatnonzero(idx)
-        else:
-            idx = _as_int_array(idx, "node ids")
-            if idx.size and (idx.min() < 0 or idx.max() >= self.n_nodes):
-                raise ValueError(f"node ids must lie in [0, {self.n_nodes})")
-            if np.unique(idx).size != idx.size:
-                raise ValueError("node ids passed to subset() must be distinct")
-        H = self._H[idx]
-        sizes = np.asarray(H.sum(axis=0)).ravel()
-        cols = np.arange(self.n_edges) if keep_empty_edges else np.flatnonzero(sizes > 0)
-        H = H[:, cols]
-        feats = None if self._features is None else self._features[idx]
-        labels = None if self._labels is None else self._labels[idx]
-        nn = None if self._node_names is None else [self._node_names[i] for i in idx]
-        en = None if self._edge_names is None else [self._edge_names[j] for j in cols]
-        return Hypergraph(H, weights=self._weights[cols], features=feats, labels=labels,
-                          node_names=nn, edge_names=en, original_ids=self.original_ids[idx],
-                          cleaning=self._cleaning, name=self._name,
-                          node_ids=self.node_ids[idx], edge_ids=self.edge_ids[cols])
+        return induced_subhypergraph(self, nodes, keep_empty_edges=keep_empty_edges)
 
     def drop_isolated(self) -> "Hypergraph":
         """The sub-hypergraph on nodes that belong to at least one hyperedge.

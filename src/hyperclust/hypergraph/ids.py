@@ -52,6 +52,17 @@ def _all_integers(values: list) -> bool:
                                   or np.issubdtype(arr.dtype, np.floating))
 
 
+def _check_positions(positions, count: int, what: str):
+    """Validate positions given per item (``original_ids``): ints, one per item; frozen
+    int64, or None for None."""
+    if positions is None:
+        return None
+    arr = _as_int_array(positions, what)
+    if arr.shape[0] != count:
+        raise ValueError(f"{what} has length {arr.shape[0]}, expected {count}")
+    return _frozen(arr)
+
+
 def _check_ids(ids, count: int, what: str):
     """Validate user ids: distinct, one per item, ints (int64) or strings (object array).
 

@@ -32,8 +32,8 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, splu
 
 from ..hypergraph import Hypergraph
-from .base import (FactoredOperator, Operator, as_dense_block, check_sparse_budget, clique_nnz_estimate,
-                   safe_inverse)
+from .base import (FactoredOperator, Operator, as_dense_block, check_hypergraph,
+                   check_sparse_budget, clique_nnz_estimate, safe_inverse)
 from .collapsed_iterative import CoboundaryIterative
 from .expansions import clique_adjacency, clique_pair_weights
 from .graded import GradedComplex, SchurComplement, eps_gamma_bound
@@ -42,11 +42,6 @@ from .signs import fix_signs
 
 __all__ = ["CoboundaryCollapsed", "StarCollapsedOperator", "star_collapsed", "star_complex", "clique_incidence",
            "membership_incidence", "coboundary_complex"]
-
-
-def _check_hg(hypergraph):
-    if not isinstance(hypergraph, Hypergraph):
-        raise TypeError(f"expected a Hypergraph, got {type(hypergraph).__name__}")
 
 
 def star_complex(hypergraph: Hypergraph, eps: float = 0.0, **kwargs) -> SchurComplement:
@@ -63,7 +58,7 @@ def star_complex(hypergraph: Hypergraph, eps: float = 0.0, **kwargs) -> SchurCom
     ...             StarCollapsedOperator(hg, eps=1.0) @ np.eye(4))
     True
     """
-    _check_hg(hypergraph)
+    check_hypergraph(hypergraph)
     w = hypergraph.weights
     A = sp.diags(hypergraph.weighted_degrees).tocsr()
     X = -(hypergraph.incidence @ sp.diags(w)).tocsr()
@@ -96,7 +91,7 @@ class StarCollapsedOperator(FactoredOperator):
     """
 
     def __init__(self, hypergraph: Hypergraph, eps: float = 1.0, normalized: bool = False):
-        _check_hg(hypergraph)
+        check_hypergraph(hypergraph)
         if not np.isfinite(eps) or eps < 0:
             raise ValueError(f"eps must be finite and non-negative, got {eps!r}")
         super().__init__(hypergraph.n_nodes)
@@ -168,7 +163,7 @@ def clique_incidence(hypergraph: Hypergraph, weighting: str = "normalized", max_
     >>> pairs.tolist(), (B1 @ B1.T).toarray()[2].tolist()
     ([[0, 1], [0, 2], [1, 2], [2, 3]], [-1.0, -1.0, 3.0, -1.0])
     """
-    _check_hg(hypergraph)
+    check_hypergraph(hypergraph)
     check_sparse_budget(clique_nnz_estimate(hypergraph), "clique incidence", max_nnz, memory_budget)
     A, _ = clique_adjacency(hypergraph, weighting)
     U = sp.triu(A._build_sparse(), k=1).tocoo()
@@ -304,7 +299,7 @@ class CoboundaryCollapsed(Operator):
 
     def __init__(self, hypergraph: Hypergraph, beta=(1.0, 1.0), gamma="auto", eps: float = 1e-2,
                  weighting: str = "normalized", method: str = "auto", dense_max_nodes: int = 5000):
-        _check_hg(hypergraph)
+        check_hypergraph(hypergraph)
         if method not in ("auto", "factored", "dense", "iterative"):
             raise ValueError(f"method must be 'auto', 'factored', 'dense' or 'iterative', got {method!r}")
         beta = np.asarray(beta, dtype=np.float64).reshape(-1)

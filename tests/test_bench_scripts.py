@@ -1,0 +1,87 @@
+"""Scripts of benchmarks/ over the harness: each answers --help, their stored results (converted
+from the files written before the harness) still give the committed tables, and their rows
+go through the harness's store."""
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hyperclust import Hypergraph
+from hyperclust.bench import ResultStore
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "docs" / "results"
+SCRIPTS = ("bench_collapsed", "bench_distributed", "bench_knn", "bench_unidhc",
+           "bench_unidhc_select", "bench_unidhc_speed", "plot_unidhc_gamma")
+
+
+def _script(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_script_answers_help_without_measuring(name, capsys):
+    if name == "bench_unidhc":
+        pytest.importorskip("torch")
+    with pytest.raises(SystemExit) as exit_:
+        _script(name).main(["--help"])
+    assert exit_.value.code == 0 and capsys.readouterr().out.startswith("usage:")
+
+
+def _cells(lines):
+    """The cells of the markdown table lines among ``lines`` (blank cells written either way)."""
+    return [[c.strip() for c in line.split("|")] for line in lines if line.startswith("|")]
+
+
+def test_distributed_table_from_the_converted_store_is_the_committed_one():
+    script = _script("bench_distributed")
+    rows = ResultStore(RESULTS / "distributed_scale.json", key=script.KEY).runs
+    assert len(rows) == 3 and {r["commit"] for r in rows} == {"5e162d1"}
+    assert script.table(rows) == (RESULTS / "distributed_scale.md").read_text().splitlines()
+
+
+def test_collapsed_grid_table_from_the_converted_store_is_the_committed_one():
+    script = _script("bench_collapsed")
+    rows = ResultStore(RESULTS / "collapsed.json", key=script.GRID_KEY).runs
+    assert [(r["dataset"], r["fraction"], r["method"]) for r in rows] == script.GRID
+    table = _cells((RESULTS / "collapsed.md").read_text().splitlines())[:len(rows) + 2]
+    assert _cells(script.grid_lines(rows)) == table  # the document's first table
+
+
+def test_unidhc_rows_are_stored_per_method_and_later_stores_win(tmp_path, monkeypatch):
+    pytest.importorskip("torch")
+    script = _script("bench_unidhc")
+    from hyperclust.cluster.baselines import KMeansFeatures
+
+    monkeypatch.setattr(script, "OUT", tmp_path)
+    monkeypatch.setattr(script, "methods", lambda k, seed, featured, isolated: {
+        "kmeans(X)": KMeansFeatures(k, random_state=seed)})
+    labels = np.repeat([0, 1], 4)
+    features = np.eye(2)[labels] + np.arange(8)[:, None] * 1e-3
+    hg = Hypergraph.from_edges([[0, 1], [6, 7]], n_nodes=8, features=features, labels=labels,
+                               name="toy")
+    script.run(hg, 2, "all nodes", script.suite_store("real"), {"homophily": 1.0})
+    script.run(hg, 3, "all nodes", script.suite_store("real", "_later"))
+    (row,) = ResultStore(tmp_path / "unidhc_real.json", key=script.KEY).runs
+    assert (row["method"], row["seeds"], row["acc"], row["acc_std"]) == ("kmeans(X)", 2, 1.0, 0.0)
+    assert row["homophily"] == 1.0 and "commit" in row
+    assert [r["seeds"] for r in script.suite_rows("real")] == [3]  # "_later" sorts after
+
+
+def test_speed_runs_are_numbered_and_never_replaced(tmp_path, monkeypatch):
+    script = _script("bench_unidhc_speed")
+    times = {"min": 1.0, "median": 1.0, "all": [1.0]}
+    monkeypatch.setattr(script, "measure", lambda n, repeats: {
+        "n": n, "unidhc_over_spectral": 2.0, "peak_rss_mib": 1.0, "loadavg_before": None,
+        **{k: dict(times) for k in ("spectral-zhou", "unidhc", "kernel")}})
+    out = tmp_path / "speed.json"
+    script.main(["--sizes", "100", "--out", str(out)])
+    script.main(["--sizes", "100", "200", "--out", str(out)])
+    rows = ResultStore(out, key=script.KEY).runs
+    assert [(r["n"], r["run"]) for r in rows] == [(100, 0), (100, 1), (200, 2)]
+    assert all("commit" in r and "load_avg_start" in r for r in rows)
