@@ -61,6 +61,30 @@ def test_auto_structure_only():
     assert acc(hg.labels, est.labels_) >= 0.95
 
 
+def test_a_candidate_with_fewer_clusters_than_asked_ranks_last():
+    """A ring of 60 nodes with constant features: k-means on smoothed features finds one
+    cluster, which leaks nothing and so scores 0; auto must return 3 clusters."""
+    from hyperclust import Hypergraph
+
+    n = 60
+    hg = Hypergraph.from_edges([[i, (i + 1) % n] for i in range(n)], features=np.ones((n, 4)))
+    with pytest.warns(Warning):  # scikit-learn: fewer distinct points than clusters
+        est = AutoClusterer(3, random_state=0).fit(hg)
+    degenerate = [c for c, found in est.n_found_.items() if found < 3]
+    assert degenerate and all(est.scores_[c] <= est.scores_[est.selected_] for c in degenerate)
+    assert est.n_found_[est.selected_] == 3 and np.unique(est.labels_).size == 3
+
+
+def test_auto_with_as_many_clusters_as_nodes_skips_the_spectral_candidates():
+    from hyperclust import Hypergraph
+
+    hg = Hypergraph.from_edges([[0, 1]], features=np.eye(2))
+    est = AutoClusterer(2, random_state=0).fit(hg)
+    assert sorted(est.labels_) == [0, 1]
+    assert set(est.skipped_) == {c for c in CANDIDATES if c.startswith("spectral")}
+    assert not set(est.skipped_) & set(est.scores_)
+
+
 def test_auto_validation():
     hg = hypergraph_sbm(60, 2, n_features=0, random_state=0)
     with pytest.raises(ValueError, match="unknown or no candidates"):

@@ -59,6 +59,8 @@ def _make(name, k, seed, beta, n_neighbors, knn_method):
 class AutoClusterer(HypergraphClusterer):
     """Fit every candidate method and return the one with the lowest RWR conductance.
 
+    A candidate that returns fewer clusters than asked for ranks last.
+
     Candidates (:data:`CANDIDATES`; without attributes :data:`STRUCTURE_CANDIDATES`):
     ``ahcka`` (:class:`~hyperclust.cluster.ahcka.AHCKA`), ``hgnn-mixed`` / ``hgnn``
     (:class:`~hyperclust.cluster.baselines.HGNNSmoothingKMeans` on the mixed walk / on the
@@ -106,7 +108,15 @@ class AutoClusterer(HypergraphClusterer):
         The selected candidate's embedding.
     selected_ : str
     scores_ : dict of str -> float
-        Objective of every candidate (lower is better).
+        Objective of every candidate (lower is better). Candidates whose labelling has
+        fewer distinct clusters than ``min(n_clusters, n_nodes)`` rank after every
+        candidate that has them, whatever their score (one cluster has no border to leak
+        through, so it would always score best).
+    n_found_ : dict of str -> int
+        Distinct clusters in every candidate's labelling.
+    skipped_ : dict of str -> str
+        Candidates not fitted on this input, with the reason (spectral candidates when
+        ``n_clusters >= n_nodes``).
     candidates_ : dict of str -> ndarray of shape (n_nodes,)
         Every candidate's labels (when ``keep_candidates``).
     best_estimator_ : HypergraphClusterer
@@ -196,7 +206,12 @@ class AutoClusterer(HypergraphClusterer):
         with shared_reductions():  # one truncated SVD of the features for all candidates
             self._fit_candidates(hg, k, seed, names, walks, A, beta, scores, labels, fitted,
                                  times)
-        best = min(names, key=lambda c: (scores[c], names.index(c)))
+        names = tuple(c for c in names if c in scores)  # less the candidates skipped
+        wanted = min(k, hg.n_nodes)
+        self.n_found_ = {c: int(np.unique(labels[c]).size) for c in names}
+        # A labelling with fewer clusters than asked for leaks less by having fewer borders
+        # (one cluster leaks nothing): it does not answer the question, so it ranks last.
+        best = min(names, key=lambda c: (self.n_found_[c] < wanted, scores[c], names.index(c)))
         self.selected_ = best
         self.scores_ = scores
         self.candidates_ = labels if self.keep_candidates else {}
@@ -220,7 +235,11 @@ class AutoClusterer(HypergraphClusterer):
     def _fit_candidates(self, hg, k, seed, names, walks, A, beta, scores, labels, fitted,
                         times):
         score_walk = walks["plain"]
+        self.skipped_ = {}
         for name in names:
+            if name.startswith("spectral") and k >= hg.n_nodes:
+                self.skipped_[name] = "spectral clustering needs n_clusters < n_nodes"
+                continue
             t0 = time.perf_counter()
             est, kind = _make(name, k, seed, beta, int(self.n_neighbors),
                               self.knn_method)
