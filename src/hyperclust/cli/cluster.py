@@ -147,9 +147,19 @@ def run(args) -> int:
     print(f"{args.method} on {hg!r}: {k} clusters in {elapsed:.2f} s "
           f"(protocol: {'isolated removed' if args.drop_isolated else 'all nodes'})")
     if getattr(est, "selected_", None) is not None:
-        ranked = sorted(est.scores_.items(), key=lambda kv: kv[1])
+        found = getattr(est, "n_found_", {})
+        wanted = min(k, hg.n_nodes)
+
+        def shown(name, score):
+            few = found.get(name, wanted) < wanted
+            return f"{name} {round(score, 4) + 0.0:.4f}" + (f" ({found[name]} clusters: ranked last)"
+                                                  if few else "")
+        ranked = sorted(est.scores_.items(),
+                        key=lambda kv: (found.get(kv[0], wanted) < wanted, kv[1]))
         print(f"selected {est.selected_} (label-free objective, lower is better: "
-              + ", ".join(f"{name} {score:.4f}" for name, score in ranked) + ")")
+              + ", ".join(shown(name, score) for name, score in ranked) + ")")
+        for name, why in getattr(est, "skipped_", {}).items():
+            print(f"skipped {name}: {why}")
     alignment = getattr(est, "alignment_", None)
     if alignment is not None and alignment.heterophilic:
         print(f"hyperedges join less similar nodes than random pairs (t = {alignment.t:.1f}): "
