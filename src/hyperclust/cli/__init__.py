@@ -8,6 +8,7 @@ scikit-learn).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 
@@ -95,6 +96,11 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("hyperclust: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader of stdout went away (e.g. `| head`): stop quietly, as Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except MemoryError:
         if args.debug:
             raise
