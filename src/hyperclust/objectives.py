@@ -50,7 +50,7 @@ from .operators.base import safe_inverse
 from .operators.knn import KNN_METHODS, MixedWalk, knn_affinity, mixed_walk
 
 __all__ = ["cluster_indicators", "rwr_conductance", "hypergraph_ncut", "knn_conductance",
-           "clustering_objectives", "OBJECTIVES"]
+           "hyperedge_cohesion", "clustering_objectives", "OBJECTIVES"]
 
 OBJECTIVES = ("rwr", "ncut", "knn")
 
@@ -224,6 +224,50 @@ def hypergraph_ncut(hypergraph, labels) -> float:
     inner = np.asarray((sp.diags(scale) @ counts.multiply(counts)).sum(axis=0)).ravel()
     vol = np.bincount(y, weights=np.asarray(hg.weighted_degrees, dtype=np.float64), minlength=k)
     return _average_conductance(inner, vol)
+
+
+def hyperedge_cohesion(hypergraph, labels) -> float:
+    """How much more often hyperedge members share a cluster than chance says.
+
+    For every hyperedge ``e`` with at least two members, the share of its member pairs that
+    lie in one cluster, ``s_e = sum_c |e cap C_c| (|e cap C_c| - 1) / (|e| (|e| - 1))``; the
+    result is ``mean_e s_e - sum_c (|C_c| / n)^2``, the mean share minus the share two
+    random nodes would have. About 0 when the clusters ignore the hyperedges, positive when
+    they keep hyperedges together, negative when they split them. ``auto`` adds it to its
+    score on hypergraphs whose hyperedges join *less* similar nodes than random pairs (there
+    a clustering of the attributes should split hyperedges). ``O(nnz(H))``.
+
+    Parameters
+    ----------
+    hypergraph : Hypergraph, n nodes
+    labels : array-like of int, shape (n,)
+
+    Returns
+    -------
+    float in [-1, 1] (0.0 when no hyperedge has two members)
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1], [2, 3]])
+    >>> hyperedge_cohesion(hg, [0, 0, 1, 1]), hyperedge_cohesion(hg, [0, 1, 0, 1])
+    (0.5, -0.5)
+    """
+    hg = _check_hypergraph(hypergraph)
+    y = _check_labels(labels, hg.n_nodes)
+    k = int(y.max()) + 1 if y.size else 1
+    B = sp.csr_matrix((np.ones(y.size), (np.arange(y.size), y)), shape=(y.size, k))
+    H = sp.csc_matrix(hg.incidence, dtype=np.float64, copy=True)
+    H.data[:] = 1.0
+    counts = (H.T @ B).tocsr()  # (m, k): |e cap C|
+    size = np.asarray(counts.sum(axis=1)).ravel()
+    kept = size >= 2
+    if not kept.any():
+        return 0.0
+    pairs = np.asarray(counts.multiply(counts).sum(axis=1)).ravel() - size
+    share = pairs[kept] / (size[kept] * (size[kept] - 1))
+    p = np.bincount(y, minlength=k) / y.size
+    return float(share.mean() - np.sum(p * p))
 
 
 def knn_conductance(hypergraph, labels, *, affinity=None, n_neighbors: int = 10,

@@ -14,22 +14,26 @@ import time
 import numpy as np
 
 from ..alignment import attribute_alignment
-from ..objectives import rwr_conductance
+from ..objectives import hyperedge_cohesion, rwr_conductance
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
 from .ahcka import AHCKA
 from .._validation import check_fraction, check_int
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import HGNNSmoothingKMeans, KMeansFeatures, shared_reductions
+from .signed import SignedSpectralClustering
 from .spectral import SpectralHypergraphClustering
 
-__all__ = ["AutoClusterer", "CANDIDATES", "STRUCTURE_CANDIDATES"]
+__all__ = ["AutoClusterer", "CANDIDATES", "STRUCTURE_CANDIDATES", "HETEROPHILIC_CANDIDATES"]
 
 #: Candidates with node attributes, in tie-breaking order (first wins a tie).
 CANDIDATES = ("ahcka", "hgnn-mixed", "spectral-zhou-mixed", "hgnn", "spectral-zhou",
               "spectral-clique", "kmeans")
 #: Candidates that need no attributes (used when the hypergraph has none).
 STRUCTURE_CANDIDATES = ("ahcka", "hgnn", "spectral-zhou", "spectral-clique")
-_NEEDS_FEATURES = {"hgnn-mixed", "spectral-zhou-mixed", "kmeans"}
+#: Added to the candidates when the hyperedges are heterophilic (``beta="auto"`` fired).
+HETEROPHILIC_CANDIDATES = ("spectral-signed",)
+_KNOWN = CANDIDATES + HETEROPHILIC_CANDIDATES
+_NEEDS_FEATURES = {"hgnn-mixed", "spectral-zhou-mixed", "kmeans", "spectral-signed"}
 #: kNN weight of ``beta="auto"`` unless the hyperedges are heterophilic.
 DEFAULT_BETA = 0.5
 
@@ -53,7 +57,10 @@ def _make(name, k, seed, beta, n_neighbors, knn_method):
         return SpectralHypergraphClustering(k, operator="clique", random_state=seed), None
     if name == "kmeans":
         return KMeansFeatures(k, random_state=seed), None
-    raise ValueError(f"unknown candidate {name!r}; choose from {CANDIDATES}")
+    if name == "spectral-signed":
+        return SignedSpectralClustering(k, n_neighbors=n_neighbors, knn_method=knn_method,
+                                        random_state=seed), "affinity"
+    raise ValueError(f"unknown candidate {name!r}; choose from {_KNOWN}")
 
 
 class AutoClusterer(HypergraphClusterer):
@@ -88,7 +95,12 @@ class AutoClusterer(HypergraphClusterer):
         or 1 (the kNN walk alone) when the hyperedges join clearly *less* similar nodes than
         random pairs do (:func:`~hyperclust.alignment.attribute_alignment`, ``t < -3``): on
         such a heterophilic hypergraph a walk along hyperedges crosses between the groups
-        the attributes form, and mixing it in pulls every candidate away from them.
+        the attributes form, and mixing it in pulls every candidate away from them. There
+        the hyperedges are used as evidence *against* grouping their members: the default
+        candidates gain :data:`HETEROPHILIC_CANDIDATES` (signed spectral clustering:
+        kNN neighbours attract, hyperedge co-members repel) and every score gains
+        :func:`~hyperclust.objectives.hyperedge_cohesion` (how much more often than chance
+        hyperedge members share a cluster).
     alpha : float in (0, 1], default 0.2
         Restart probability of the score.
     n_hops : int, default 3
@@ -112,6 +124,9 @@ class AutoClusterer(HypergraphClusterer):
         fewer distinct clusters than ``min(n_clusters, n_nodes)`` rank after every
         candidate that has them, whatever their score (one cluster has no border to leak
         through, so it would always score best).
+    heterophilic_ : bool
+        Whether ``beta="auto"`` found the hyperedges heterophilic (then the scores are
+        ``rwr_conductance + hyperedge_cohesion``).
     n_found_ : dict of str -> int
         Distinct clusters in every candidate's labelling.
     skipped_ : dict of str -> str
@@ -163,9 +178,9 @@ class AutoClusterer(HypergraphClusterer):
             names = CANDIDATES if has_features else STRUCTURE_CANDIDATES
         else:
             names = tuple(self.candidates)
-            bad = [c for c in names if c not in CANDIDATES]
+            bad = [c for c in names if c not in _KNOWN]
             if bad or not names:
-                raise ValueError(f"unknown or no candidates {bad!r}; choose from {CANDIDATES}")
+                raise ValueError(f"unknown or no candidates {bad!r}; choose from {_KNOWN}")
         if not has_features:
             names = tuple(c for c in names if c not in _NEEDS_FEATURES)
             if not names:
@@ -194,6 +209,9 @@ class AutoClusterer(HypergraphClusterer):
         beta, self.alignment_ = self._resolve_beta(hg)
         has_features = hg.features is not None and beta > 0 and hg.n_nodes > 1
         names = self._candidate_names(hg.features is not None)
+        self.heterophilic_ = bool(self.alignment_ is not None and self.alignment_.heterophilic)
+        if self.heterophilic_ and isinstance(self.candidates, str) and has_features:
+            names = names + HETEROPHILIC_CANDIDATES
         times = {}
         t0 = time.perf_counter()
         A = knn_affinity(hg.features, int(self.n_neighbors), method=self.knn_method,
@@ -245,11 +263,15 @@ class AutoClusterer(HypergraphClusterer):
                               self.knn_method)
             if kind is None or (name != "ahcka" and A is None):
                 est.fit(hg)
+            elif kind == "affinity":
+                est.fit(hg, affinity=A)
             else:
                 est.fit(hg, walk=walks[kind])
             lab = np.asarray(est.labels_, dtype=np.int64)
             scores[name] = rwr_conductance(hg, lab, walk=score_walk, alpha=float(self.alpha),
                                            n_hops=int(self.n_hops), balance=self.balance)
+            if self.heterophilic_:
+                scores[name] += hyperedge_cohesion(hg, lab)
             times[name] = time.perf_counter() - t0
             labels[name] = lab
             fitted[name] = est

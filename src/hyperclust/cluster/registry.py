@@ -119,6 +119,10 @@ METHODS: dict[str, Method] = {
     "spectral-star": _spectral("star", "star (bipartite) expansion"),
     "spectral-collapsed": _spectral("collapsed", "star expansion collapsed onto vertices "
                                                  "(S_eps, eps=1)"),
+    "spectral-signed": Method("hyperclust.cluster.signed:SignedSpectralClustering",
+                              "signed spectral clustering for heterophilic hyperedges: "
+                              "attribute kNN neighbours attract, hyperedge co-members repel "
+                              "(needs node features)"),
     "spectral-collapsed-cells": Method(_SPECTRAL, "regularized spectral clustering, S_eps of "
                                        "the graded complex vertices / clique edges / "
                                        "hyperedge cells (eps=1e-2)",
