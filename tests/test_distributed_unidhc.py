@@ -95,8 +95,11 @@ def test_file_batches_equal_in_memory_batches(tmp_path, client):
 
 
 # ------------------------------------------------------------------ the estimator
-@pytest.mark.parametrize("n_features", [12, 0])
-def test_unidhc_equals_single_process(client, n_features):
+# features: the input is the same array, coefficients agree to float32 rounding (7e-7
+# measured); structural: the two eigensolvers (ARPACK, block Chebyshev) agree to their 1e-8
+# residual, and Adam's normalised steps carry that into gamma (1e-5 measured)
+@pytest.mark.parametrize("n_features, gamma_tol", [(12, 1e-6), (0, 5e-5)])
+def test_unidhc_equals_single_process(client, n_features, gamma_tol):
     hg = hypergraph_sbm(240, 3, homophily=0.85, n_features=n_features, random_state=3)
     kw = dict(epochs=3, hidden_dim=16, batch_size=64, n_init=4, random_state=2)
     ref = UniDHC(3, isolated_neighbors=None, **kw).fit(hg)
@@ -105,7 +108,7 @@ def test_unidhc_equals_single_process(client, n_features):
     assert est.filter_family_ == ref.filter_family_
     assert est.smoothness_z_ == pytest.approx(ref.smoothness_z_, abs=1e-4)
     np.testing.assert_array_equal(est.initial_coefficients_, ref.initial_coefficients_)
-    np.testing.assert_allclose(est.coefficients_, ref.coefficients_, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(est.coefficients_, ref.coefficients_, rtol=0, atol=gamma_tol)
     np.testing.assert_allclose([h["total"] for h in est.loss_history_],
                                [h["total"] for h in ref.loss_history_], rtol=1e-5)
     assert est.n_filter_columns_ == ref.n_filter_columns_

@@ -162,7 +162,7 @@ def write_hyperedge_means(operator, basis_dir):
     >>> from hyperclust.distributed import write_partitioned
     >>> from hyperclust.distributed.operator import propagation
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [3], [2, 3]])  # {3} has one member: left out
-    >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2)
+    >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2, edge_block_size=3)
     >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as c:
     ...     out = tempfile.mkdtemp()
     ...     P = propagation(phg, c)
