@@ -97,10 +97,14 @@ class DistributedUniDHC(HypergraphClusterer):
     """Uni-DHC (:class:`hyperclust.cluster.UniDHC`) on a Dask cluster.
 
     The parameters shared with ``UniDHC`` mean the same. On a hypergraph that fits one
-    machine, with the same parameters and seed, the filter choice, the training batches
-    and the learned coefficients are those of ``UniDHC(isolated_neighbors=None)`` (equal up
-    to float32 rounding: the basis is computed in float64 by blocks and stored in float32),
-    and so are the labels up to ``sample_size`` nodes. Differences from ``UniDHC``:
+    machine, with the same parameters and seed, the filter choice and the training batches
+    are those of ``UniDHC(isolated_neighbors=None)``; the basis agrees to float32 rounding
+    (computed in float64 by blocks, stored in float32, where ``UniDHC`` propagates in
+    float32), and the training carries that difference along: after 3 epochs the
+    coefficients agree to 1e-6 and the labels are identical (tests), after the default 20
+    epochs at 10^4 nodes the coefficients agree to 2e-5 and the labels to an adjusted Rand
+    index of 0.997, cluster numbers aside (docs/distributed.md). Differences from
+    ``UniDHC``:
 
     * isolated nodes keep their raw input in the propagated terms (no feature-neighbour
       borrowing, which needs a global kNN search): ``UniDHC(isolated_neighbors=None)``;
