@@ -33,7 +33,6 @@ def add_partition_parser(sub) -> None:
     (['a.txt', 'b.txt'], 'parts', 100, None, None)
     >>> parser.parse_args(["partition", "a.txt", "--out", "p", "--features", "x.csv"]).features
     'x.csv'
-
     """
     p = sub.add_parser("partition", help="split edge-list files into a partitioned hypergraph "
                                          "directory for `cluster --scheduler`")
