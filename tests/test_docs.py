@@ -47,6 +47,8 @@ def _needs(name):
         needs += ("torch",)
     if name.startswith("hyperclust.distributed"):
         needs += ("distributed",)
+    if name in ("hyperclust.distributed.unidhc", "hyperclust.distributed.batches"):
+        needs += ("torch",)
     return needs
 
 

@@ -7,7 +7,8 @@
   map-reduce phases over the blocks; :mod:`~hyperclust.distributed.basis`: the power basis
   written per block; :mod:`~hyperclust.distributed.linalg`: TSQR and block products;
 * :class:`DistributedSpectralClustering` (Chebyshev-filtered subspace iteration + block
-  k-means) and :class:`DistributedAHCKA` (structure-only AHCKA).
+  k-means), :class:`DistributedAHCKA` (structure-only AHCKA) and :class:`DistributedUniDHC`
+  (Uni-DHC trained on mini-batches read from the basis written per block).
 
 Everything that runs on a cluster takes ``client=`` (a ``dask.distributed.Client``, a
 scheduler address, or None for a local cluster). The Dask parts need the ``distributed``
@@ -18,9 +19,10 @@ from .partition import partition_edgelists, write_partitioned
 from .partitioned import PartitionedHypergraph
 
 __all__ = ["partition_edgelists", "write_partitioned", "PartitionedHypergraph",
-           "DistributedSpectralClustering", "DistributedAHCKA"]
+           "DistributedSpectralClustering", "DistributedAHCKA", "DistributedUniDHC"]
 
-_ESTIMATORS = {"DistributedSpectralClustering": ".spectral", "DistributedAHCKA": ".ahcka"}
+_ESTIMATORS = {"DistributedSpectralClustering": ".spectral", "DistributedAHCKA": ".ahcka",
+               "DistributedUniDHC": ".unidhc"}
 
 
 def __getattr__(name):

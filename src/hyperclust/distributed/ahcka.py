@@ -203,6 +203,11 @@ class DistributedAHCKA(HypergraphClusterer):
                              "features (hypergraph.replace(features=None))")
         with as_partitioned(hypergraph, self.block_size) as phg, \
                 resolve_client(self.client, self.n_workers) as client:
+            if phg.n_features is not None:
+                raise ValueError("DistributedAHCKA is structure-only: the attribute kNN walk "
+                                 f"needs a global kNN search, and {phg.path} holds node "
+                                 "features; use hyperclust.cluster.AHCKA, or partition the "
+                                 "hypergraph without features")
             k = self._validate(phg.n_nodes)
             self._fit(phg, client, k)
             self.node_ids_ = hypergraph.node_ids if hasattr(hypergraph, "incidence") \

@@ -11,8 +11,9 @@ import numpy as np
 from ..operators.propagation import BASIS_DTYPE, check_dtype
 from ._tasks import RETRIES
 from .linalg import scatter_blocks
+from .partitioned import load_edge_block
 
-__all__ = ["write_power_basis", "read_power_basis"]
+__all__ = ["write_power_basis", "read_power_basis", "write_hyperedge_means"]
 
 BASIS_MANIFEST = "basis.json"
 
@@ -117,3 +118,72 @@ def read_power_basis(out_dir) -> np.ndarray:
     out = Path(out_dir)
     info = json.loads((out / BASIS_MANIFEST).read_text(encoding="utf-8"))
     return np.concatenate([np.load(out / f) for f in info["files"]], axis=1)
+
+
+def _basis_rows(path):
+    """Basis block ``(K+1, n_b, d)`` -> float64 ``(n_b, (K+1) d)``: every order side by side."""
+    B = np.load(path)
+    return B.transpose(1, 0, 2).reshape(B.shape[1], -1).astype(np.float64)
+
+
+def _write_means(path, edge_file, means, n_orders, dtype):
+    """Keep the hyperedges with at least 2 members, write ``(K+1, u_j, d)``; return ``u_j``."""
+    _, sizes = load_edge_block(edge_file)
+    usable = means[sizes >= 2]
+    np.save(path, usable.reshape(usable.shape[0], n_orders, -1).transpose(1, 0, 2)
+            .astype(dtype), allow_pickle=False)
+    return int(usable.shape[0])
+
+
+def write_hyperedge_means(operator, basis_dir):
+    """Mean member row of every hyperedge with at least 2 members, in every basis order:
+    ``E[k] = De^-1 H^T B[k]`` (the hyperedge term of Uni-DHC's training,
+    :func:`hyperclust.models.unidhc.hyperedge_basis_means`), computed from the basis blocks
+    in ``basis_dir`` and written per hyperedge partition as ``edge-means-XXXXX.npy`` of shape
+    ``(K+1, u_j, d)`` (``u_j`` such hyperedges of partition ``j``, in hyperedge order);
+    ``basis.json`` records the files and the counts.
+
+    Parameters
+    ----------
+    operator : BlockOperator
+        Of the partitioned hypergraph the basis was computed on.
+    basis_dir : str or PathLike
+        A directory written by :func:`write_power_basis`.
+
+    Returns
+    -------
+    list of int
+        ``u_j`` per hyperedge partition.
+
+    Examples
+    --------
+    >>> import json, os, tempfile, numpy as np, distributed
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.distributed import write_partitioned
+    >>> from hyperclust.distributed.operator import propagation
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [3], [2, 3]])  # {3} has one member: left out
+    >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2, edge_block_size=3)
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as c:
+    ...     out = tempfile.mkdtemp()
+    ...     P = propagation(phg, c)
+    ...     _ = write_power_basis(P, np.arange(4.0)[:, None], 0, out)
+    ...     counts = write_hyperedge_means(P, out)
+    >>> counts, np.load(os.path.join(out, "edge-means-00000.npy")).ravel().tolist()
+    ([2], [1.0, 2.5])
+    """
+    out = Path(basis_dir)
+    info = json.loads((out / BASIS_MANIFEST).read_text(encoding="utf-8"))
+    client, phg = operator.client, operator.partitioned
+    n_orders = int(info["order"]) + 1
+    rows = [client.submit(_basis_rows, str((out / f).resolve()), retries=RETRIES)
+            for f in info["files"]]
+    width = n_orders * int(np.load(out / info["files"][0], mmap_mode="r").shape[2])
+    means = operator.hyperedge_means(rows, width)
+    names = [f"edge-means-{j:05d}.npy" for j in range(len(means))]
+    counts = client.gather([
+        client.submit(_write_means, str((out / name).resolve()), phg.edge_block_path(j), E,
+                      n_orders, np.dtype(info["dtype"]), retries=RETRIES, pure=False)
+        for j, (name, E) in enumerate(zip(names, means))])
+    info["edge_means"] = {"files": names, "counts": counts}
+    (out / BASIS_MANIFEST).write_text(json.dumps(info, indent=1), encoding="utf-8")
+    return counts

@@ -10,7 +10,7 @@ from pathlib import Path
 __all__ = ["add_partition_parser", "cluster_partitioned", "DISTRIBUTED_METHODS"]
 
 #: ``--method`` values that run on a cluster, and what ``auto`` means there.
-DISTRIBUTED_METHODS = ("spectral-zhou", "ahcka")
+DISTRIBUTED_METHODS = ("spectral-zhou", "ahcka", "unidhc")
 _AUTO = "spectral-zhou"
 
 
@@ -31,6 +31,8 @@ def add_partition_parser(sub) -> None:
     ...                           "--block-size", "100"])
     >>> args.files, args.out, args.block_size, args.edge_block_size, args.scheduler
     (['a.txt', 'b.txt'], 'parts', 100, None, None)
+    >>> parser.parse_args(["partition", "a.txt", "--out", "p", "--features", "x.csv"]).features
+    'x.csv'
     """
     p = sub.add_parser("partition", help="split edge-list files into a partitioned hypergraph "
                                          "directory for `cluster --scheduler`")
@@ -43,6 +45,9 @@ def add_partition_parser(sub) -> None:
     p.add_argument("--weighted", action="store_true",
                    help="the last field of each line is the hyperedge weight")
     p.add_argument("--sep", default=None, help="field separator (default commas and/or spaces)")
+    p.add_argument("--features", default=None, metavar="FILE",
+                   help="node features, stored per row block (a CSV whose first column "
+                        "'node' names the node, or a positional .npy/.npz/CSV)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS|local:N",
                    help="run the per-file and per-block work on a Dask cluster (default: here)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing DIR")
@@ -54,15 +59,18 @@ def cmd_partition(args) -> int:
     from .partition import partition_edgelists
 
     kw = dict(block_size=args.block_size, edge_block_size=args.edge_block_size,
-              weighted=True if args.weighted else None, sep=args.sep, overwrite=args.overwrite)
+              weighted=True if args.weighted else None, sep=args.sep,
+              features=args.features, overwrite=args.overwrite)
     t0 = time.perf_counter()
     if args.scheduler is None:
         phg = partition_edgelists(args.files, args.out, **kw)
     else:
         with resolve_client(args.scheduler) as client:
             phg = partition_edgelists(args.files, args.out, client=client, progress=True, **kw)
+    with_features = "" if phg.n_features is None else f", {phg.n_features} feature columns"
     print(f"wrote {phg.path}: {phg.n_nodes} nodes, {phg.n_edges} hyperedges, {phg.nnz} "
-          f"incidences in {phg.n_blocks} row blocks ({time.perf_counter() - t0:.2f} s)")
+          f"incidences{with_features} in {phg.n_blocks} row blocks "
+          f"({time.perf_counter() - t0:.2f} s)")
     return 0
 
 
@@ -110,8 +118,10 @@ def cluster_partitioned(args) -> int:
     """
     from ..cli.outputs import check_output, write_atomically, write_embedding
     from .partitioned import PartitionedHypergraph
+    from ..cli._common import check_device
     from .ahcka import DistributedAHCKA
     from .spectral import DistributedSpectralClustering
+    from .unidhc import DistributedUniDHC
 
     method = _AUTO if args.method == "auto" else args.method
     if method not in DISTRIBUTED_METHODS:
@@ -130,7 +140,7 @@ def cluster_partitioned(args) -> int:
     if given:
         raise ValueError(f"{', '.join(given)} cannot be used with --scheduler: the input is a "
                          "directory made by `hyperclust partition` (pass reading options "
-                         "there; features are not used by the distributed methods)")
+                         "and --features there)")
     if args.k is None or args.k < 1:
         raise ValueError("--k (a positive number of clusters) is required with --scheduler")
     inputs = [Path(args.target)]
@@ -144,15 +154,19 @@ def cluster_partitioned(args) -> int:
     phg = PartitionedHypergraph(args.target)
     if method == "ahcka":
         est = DistributedAHCKA(args.k, client=args.scheduler)
-        what = "orthogonal iterations"
+        steps = lambda: f"{est.n_iter_} orthogonal iterations"  # noqa: E731
+    elif method == "unidhc":
+        est = DistributedUniDHC(args.k, client=args.scheduler, random_state=args.seed,
+                                device=check_device(args.device), verbose=not args.quiet)
+        steps = lambda: f"{len(est.loss_history_)} epochs, input {est.input_kind_}"  # noqa: E731
     else:
         est = DistributedSpectralClustering(args.k, client=args.scheduler,
                                             progress=not args.quiet, random_state=args.seed)
-        what = "filtered subspace iterations"
+        steps = lambda: f"{est.n_iter_} filtered subspace iterations"  # noqa: E731
     t0 = time.perf_counter()
     est.fit(phg)
     print(f"{method} on {phg!r} via {args.scheduler}: {args.k} clusters in "
-          f"{time.perf_counter() - t0:.2f} s ({est.n_iter_} {what})")
+          f"{time.perf_counter() - t0:.2f} s ({steps()})")
     if out is not None:
         def write(fh):
             w = csv.writer(fh)

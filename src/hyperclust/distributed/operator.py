@@ -93,10 +93,19 @@ def _load_edge_scale(path):
     return w * safe_inverse(sizes.astype(np.float64))
 
 
-def _down(block, X):
+def _load_inverse_sizes(path):
+    _, sizes = load_edge_block(path)
+    return safe_inverse(sizes.astype(np.float64))
+
+
+def _zeros(rows, cols):
+    return np.zeros((rows, cols))
+
+
+def _down(block, X, scaled=True):
     """Phase 1 map: pieces ``{j: (rows in partition j, H_b^T R_b X_b rows)}``, and
-    ``R_b^T X_b`` (for the rank-one term) under key -1."""
-    RX = block.right[:, None] * X
+    ``R_b^T X_b`` (for the rank-one term) under key -1 (``scaled=False``: ``R_b = 1``)."""
+    RX = block.right[:, None] * X if scaled else X
     Z = block.Ht @ RX
     pieces = {int(j): (block.edges[block.cut[j]:block.cut[j + 1]] - block.edge_start[j],
                        Z[block.cut[j]:block.cut[j + 1]]) for j in block.touched}
@@ -239,6 +248,45 @@ class BlockOperator:
             step = then[b] if isinstance(then, list) else then
             out.append(sub(_up, blk, X, t_sum, self.rank_one, step, *slices))
         self.n_products += 1
+        return out
+
+    def hyperedge_means(self, X_blocks, width: int):
+        """Futures of the mean member row of every hyperedge, ``De^-1 H^T X`` (unweighted,
+        ``De`` the member counts; empty hyperedges give 0), one ``(m_j, width)`` array per
+        hyperedge partition; ``X`` has ``width`` columns.
+
+        Examples
+        --------
+        >>> import tempfile, numpy as np, distributed
+        >>> from hyperclust import Hypergraph
+        >>> from hyperclust.distributed import write_partitioned
+        >>> from hyperclust.distributed.linalg import scatter_blocks
+        >>> phg = write_partitioned(Hypergraph.from_edges([[0, 1, 2], [2, 3]]),
+        ...                         tempfile.mkdtemp(), block_size=2)
+        >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+        ...                         dashboard_address=None) as c:
+        ...     P = BlockOperator(phg, c)
+        ...     X = scatter_blocks(c, np.arange(4.0)[:, None], P.bounds)
+        ...     means = c.gather(P.hyperedge_means(X, 1))
+        >>> np.concatenate(means).ravel().tolist()  # (0 + 1 + 2) / 3, (2 + 3) / 2
+        [1.0, 2.5]
+        """
+        c = self.client
+        sub = lambda fn, *a: c.submit(fn, *a, retries=RETRIES, pure=False)  # noqa: E731
+        down = [sub(_down, blk, X, False) for blk, X in zip(self.blocks, X_blocks)]
+        pieces_of = {}
+        for b, res in enumerate(down):
+            for j in self.touched[b]:
+                pieces_of.setdefault(int(j), []).append(res)
+        phg = self.partitioned
+        out = []
+        for j in range(len(self.edge_scales)):
+            if j in pieces_of:
+                inverse = sub(_load_inverse_sizes, phg.edge_block_path(j))
+                out.append(sub(_sum_edges, int(self._edge_sizes[j]), inverse, j,
+                               *pieces_of[j]))
+            else:
+                out.append(sub(_zeros, int(self._edge_sizes[j]), int(width)))
         return out
 
 

@@ -7,7 +7,9 @@ Layout of the output directory (read by :class:`~hyperclust.distributed.Partitio
 * ``nodes-XXXXX.npz``: row block ``b`` of the incidence (nodes ``[start, stop)``) as CSR
   with global hyperedge columns (``indptr``, ``indices``) and the nodes' weighted degrees;
 * ``edges-XXXXX.npz``: hyperedge partition ``j`` (hyperedges ``[start, stop)``): weights
-  and sizes.
+  and sizes;
+* ``features-XXXXX.npy`` (when the hypergraph has node features): row block ``b`` of the
+  features, dense float64.
 
 The build is four rounds of tasks (Dask tasks with a client, else run here): (1) per file,
 read it with :func:`hyperclust.io.read_edgelist` and return its distinct node ids; the
@@ -122,7 +124,8 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
                         edge_block_size: int | None = None, client=None,
                         weighted: bool | None = None, sep: str | None = None,
                         header: bool | None = None, duplicates: str = "merge",
-                        singletons: str = "keep", overwrite: bool = False,
+                        singletons: str = "keep", features=None,
+                        features_sep: str | None = None, overwrite: bool = False,
                         progress: bool = False):
     """Partition the hypergraph of several edge-list files into row blocks on disk.
 
@@ -149,6 +152,13 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
         Hyperedges with the same members, within or across files (see
         :meth:`hyperclust.Hypergraph.from_pairs`).
     singletons : {"keep", "drop"}, default "keep"
+    features : str or PathLike, optional
+        A node features file (:func:`hyperclust.io.node_data.read_node_table`: a CSV whose
+        first column names the node, or a positional ``.npy``/``.npz``/CSV whose row ``i``
+        is node id ``i``), stored per row block. Every node needs a row, and every row must
+        name a node of the edge lists. The driver reads this file whole (``n d`` numbers).
+    features_sep : str, optional
+        Field separator of a text features file.
     overwrite : bool, default False
         Replace an existing partitioned hypergraph in ``out_dir``.
     progress : bool, default False
@@ -183,6 +193,8 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
     missing = next((f for f in files if not f.is_file()), None)
     if missing is not None:
         raise FileNotFoundError(f"edge-list file not found: {missing}")
+    if features is not None and not Path(features).is_file():
+        raise FileNotFoundError(f"features file not found: {features}")
     out = _prepare_out(out_dir, overwrite)
     opts = {"weighted": weighted, "sep": sep, "header": header, "singletons": singletons}
     files_abs = [str(f.resolve()) for f in files]
@@ -197,6 +209,8 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
     _, global_ids = map_ids(np.concatenate([ids for ids, _ in first]))
     n = int(global_ids.shape[0])
     n_blocks = max(1, -(-n // block_size))
+    # checked before anything is written: a table that does not fit the nodes stops here
+    table = None if features is None else _features_by_node(features, features_sep, global_ids)
 
     # (2) pairs per (file, block) and hyperedge keys
     tmp = out / "_pieces"
@@ -239,16 +253,55 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
                     progress=progress)
     for blk, z in zip(node_blocks, nnz):
         blk["nnz"] = int(z)
+    feature_info = None if table is None else _write_features(out, node_blocks, table)
     _write_edges_and_manifest(out, node_blocks, edge_weights, edge_sizes, global_ids,
                               block_size, edge_block_size, files_abs,
                               {**{k: v for k, v in opts.items() if v is not None},
-                               "duplicates": duplicates})
+                               "duplicates": duplicates}, feature_info)
     shutil.rmtree(tmp, ignore_errors=True)
     return PartitionedHypergraph(out)
 
 
+def _features_by_node(path, sep, node_ids):
+    """``(values, row of each node)`` of a features file, rows matched by node id."""
+    from ..io.node_data import read_node_table
+
+    ids, values = read_node_table(path, kind="features", sep=sep)
+    if ids is None:
+        if node_ids.dtype == object:
+            raise ValueError(f"{path}: the node ids are names, so feature rows cannot be "
+                             "matched by position; give a CSV whose first column 'node' "
+                             "holds the node id")
+        ids = np.arange(values.shape[0])
+    ids = np.asarray(ids)
+    if np.unique(ids.astype(str)).size != ids.size:
+        raise ValueError(f"{path}: the feature table names a node twice")
+    try:
+        map_ids(ids, ids=node_ids)
+    except ValueError as exc:
+        raise ValueError(f"{path}: a feature row for a node in no edge-list file ({exc}); a "
+                         "partitioned hypergraph holds the nodes of its edge lists") from None
+    try:
+        rows, _ = map_ids(node_ids, ids=ids)
+    except ValueError as exc:
+        raise ValueError(f"{path}: a node without a feature row ({exc})") from None
+    return values, rows
+
+
+def _write_features(out, node_blocks, table):
+    """``features-XXXXX.npy`` per row block from ``(values, row of each node)``."""
+    values, rows = table
+    files = []
+    for b, blk in enumerate(node_blocks):
+        part = values[rows[blk["start"]:blk["stop"]]]
+        part = part.toarray() if hasattr(part, "toarray") else np.asarray(part)
+        files.append(f"features-{b:05d}.npy")
+        np.save(out / files[-1], part.astype(np.float64), allow_pickle=False)
+    return {"files": files, "n_features": int(values.shape[1])}
+
+
 def _write_edges_and_manifest(out, node_blocks, edge_weights, edge_sizes, node_ids, block_size,
-                              edge_block_size, sources, options):
+                              edge_block_size, sources, options, features=None):
     n, m = int(node_ids.shape[0]), int(edge_weights.size)
     n_edge_blocks = max(1, -(-m // edge_block_size))
     edge_blocks = []
@@ -268,6 +321,8 @@ def _write_edges_and_manifest(out, node_blocks, edge_weights, edge_sizes, node_i
         "node_blocks": node_blocks, "edge_blocks": edge_blocks,
         "sources": sources, "options": options,
     }
+    if features is not None:
+        manifest["features"] = features
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
 
 
@@ -277,7 +332,8 @@ def _prepare_out(out_dir, overwrite):
         raise FileExistsError(f"{out} already holds a partitioned hypergraph "
                               "(pass overwrite=True / --overwrite to replace it)")
     out.mkdir(parents=True, exist_ok=True)
-    for old in [out / MANIFEST] + list(out.glob("nodes-*.npz")) + list(out.glob("edges-*.npz")):
+    for old in [out / MANIFEST] + list(out.glob("nodes-*.npz")) + list(out.glob("edges-*.npz")) \
+            + list(out.glob("features-*.npy")):
         old.unlink(missing_ok=True)
     return out
 
@@ -293,7 +349,7 @@ def _check_sizes(block_size, edge_block_size):
 def write_partitioned(hypergraph, out_dir, *, block_size: int = 1_000_000,
                       edge_block_size: int | None = None, overwrite: bool = False):
     """Write an in-memory :class:`~hyperclust.Hypergraph` as a partitioned hypergraph
-    (node ids, weights and hyperedge order kept).
+    (node ids, weights, hyperedge order and node features kept; labels are not stored).
 
     Parameters
     ----------
@@ -333,7 +389,14 @@ def write_partitioned(hypergraph, out_dir, *, block_size: int = 1_000_000,
         np.savez(out / name, indptr=Hb.indptr.astype(np.int64),
                  indices=Hb.indices.astype(np.int64), degrees=deg[lo:hi])
         node_blocks.append({"file": name, "start": lo, "stop": hi, "nnz": int(Hb.nnz)})
+    feature_info = None
+    if hypergraph.features is not None:
+        feature_info = _write_features(out, node_blocks,
+                                       (hypergraph.features.tocsr() if hasattr(
+                                           hypergraph.features, "tocsr") else
+                                        hypergraph.features, np.arange(n)))
     _write_edges_and_manifest(out, node_blocks, hypergraph.weights,
                               hypergraph.edge_sizes.astype(np.int64), hypergraph.node_ids,
-                              block_size, edge_block_size, [], {"from": "hypergraph"})
+                              block_size, edge_block_size, [], {"from": "hypergraph"},
+                              feature_info)
     return PartitionedHypergraph(out)

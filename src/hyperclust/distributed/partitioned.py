@@ -11,8 +11,8 @@ import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph
 
-__all__ = ["PartitionedHypergraph", "load_node_block", "load_edge_block", "MANIFEST",
-           "FORMAT_VERSION"]
+__all__ = ["PartitionedHypergraph", "load_node_block", "load_edge_block", "load_feature_block",
+           "MANIFEST", "FORMAT_VERSION"]
 
 #: The file that makes a directory a partitioned hypergraph, and its format version.
 MANIFEST = "manifest.json"
@@ -79,6 +79,31 @@ def load_edge_block(path):
         return z["weights"], z["sizes"]
 
 
+def load_feature_block(path) -> np.ndarray:
+    """Row block file of node features -> ``(n_b, n_features)`` float64 array.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        E.g. :meth:`PartitionedHypergraph.features_path`.
+
+    Returns
+    -------
+    ndarray, shape (n_b, n_features)
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.distributed import write_partitioned
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]], features=np.arange(8.0).reshape(4, 2))
+    >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=3)
+    >>> load_feature_block(phg.features_path(1)).tolist()  # node 3
+    [[6.0, 7.0]]
+    """
+    return np.load(path, allow_pickle=False).astype(np.float64, copy=False)
+
+
 class PartitionedHypergraph:
     """Handle on a partitioned hypergraph directory; reads the manifest only.
 
@@ -92,6 +117,8 @@ class PartitionedHypergraph:
     n_nodes, n_edges, nnz : int
     n_blocks : int
         Row blocks (node partitions).
+    n_features : int or None
+        Columns of the node features stored per row block (None: no features).
     node_blocks, edge_blocks : list of dict
         ``{"file", "start", "stop"}`` of each row block / hyperedge partition.
 
@@ -128,6 +155,8 @@ class PartitionedHypergraph:
         self.node_blocks = info["node_blocks"]
         self.edge_blocks = info["edge_blocks"]
         self.n_blocks = len(self.node_blocks)
+        features = info.get("features")
+        self.n_features = None if features is None else int(features["n_features"])
 
     def __repr__(self):
         return (f"PartitionedHypergraph({str(self.path)!r}, n_nodes={self.n_nodes}, "
@@ -140,6 +169,12 @@ class PartitionedHypergraph:
     def edge_block_path(self, j: int) -> str:
         """Absolute path of hyperedge partition ``j``."""
         return str((self.path / self.edge_blocks[j]["file"]).resolve())
+
+    def features_path(self, b: int) -> str:
+        """Absolute path of the node features of row block ``b`` (``.npy``, float64)."""
+        if self.n_features is None:
+            raise ValueError(f"{self.path} holds no node features (partition with features=)")
+        return str((self.path / self.manifest["features"]["files"][b]).resolve())
 
     @property
     def block_bounds(self) -> np.ndarray:
@@ -171,5 +206,7 @@ class PartitionedHypergraph:
         H = sp.vstack([sp.csr_matrix((np.ones(ind.size), ind, ptr),
                                      shape=(ptr.size - 1, self.n_edges))
                        for ptr, ind, _ in blocks], format="csr")
+        features = None if self.n_features is None else np.concatenate(
+            [load_feature_block(self.features_path(b)) for b in range(self.n_blocks)])
         return Hypergraph(H, weights=self.edge_weights, node_ids=self.node_ids,
-                          name=self.path.name)
+                          features=features, name=self.path.name)

@@ -28,7 +28,7 @@ import torch.nn.functional as F
 from .losses import decorrelation_loss, node_consistency_loss
 
 __all__ = ["MAX_BATCHES_PER_EPOCH", "PolynomialFilter", "ResidualEncoder", "UniDHCNet",
-           "hyperedge_basis_means", "train_unidhc"]
+           "hyperedge_basis_means", "ArrayBatches", "train_unidhc", "train_on_batches"]
 
 MAX_BATCHES_PER_EPOCH = 32
 """An epoch is a pass over at most this many node batches (a fresh seeded sample of the
@@ -177,19 +177,109 @@ def hyperedge_basis_means(basis: np.ndarray, incidence: sp.spmatrix) -> np.ndarr
     return out
 
 
-def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, hidden_dim=256,
-                 epochs=20, lr=1e-3, gamma_lr=1e-3, batch_size=512, decorrelation_weight=0.1,
-                 gamma_reg=1.0, dropout=0.2, random_state=0, device="cpu", verbose=False):
-    """Train :class:`UniDHCNet` with Adam on node / hyperedge mini-batches.
+class ArrayBatches:
+    """Training batches cut from an in-memory basis (the single-process batch source).
 
-    Parameters are checked by :class:`hyperclust.cluster.UniDHC`, which calls this; the
-    defaults are its defaults.
+    A batch source gives :func:`train_on_batches` what one step reads: ``n_nodes``, the
+    basis width ``dim``, ``n_edges`` (hyperedges with at least 2 members, the ones sampled),
+    ``nodes(idx)`` the basis rows of nodes ``idx`` and ``edges(idx)`` the mean member rows
+    of usable hyperedges ``idx``, both ``(K+1, len(idx), d)`` float32 tensors on the
+    trainer's device. :class:`hyperclust.distributed.batches.BasisFileBatches` is the
+    source that reads the per-block files of a partitioned basis.
+
+    Parameters
+    ----------
+    basis : ndarray, shape (K+1, n, d)
+    incidence : sparse, shape (n, m)
+    device : str or torch.device
+    edge_means : bool, default True
+        Precompute the hyperedge means (:func:`hyperedge_basis_means`); without them
+        ``edges`` cannot be called.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> H = sp.csr_matrix(np.array([[1, 0], [1, 1], [0, 1]]))  # hyperedges {0, 1}, {1, 2}
+    >>> src = ArrayBatches(np.arange(6, dtype=np.float32).reshape(1, 3, 2), H, "cpu")
+    >>> src.n_nodes, src.dim, src.n_edges
+    (3, 2, 2)
+    >>> src.nodes(np.array([2, 0]))[0].tolist(), src.edges(np.array([1]))[0].tolist()
+    ([[4.0, 5.0], [0.0, 1.0]], [[3.0, 4.0]])
+    """
+
+    def __init__(self, basis, incidence, device, edge_means: bool = True):
+        self.device = torch.device(device)
+        self.basis = torch.as_tensor(np.asarray(basis, dtype=np.float32), device=self.device)
+        self.n_nodes, self.dim = basis.shape[1], basis.shape[2]
+        usable = np.flatnonzero(np.diff(sp.csc_matrix(incidence).indptr) >= 2)
+        self.n_edges = int(usable.size)
+        self.means = None
+        if edge_means and usable.size:
+            self.means = torch.as_tensor(hyperedge_basis_means(
+                np.asarray(basis, dtype=np.float32), incidence)[:, usable], device=self.device)
+
+    def nodes(self, idx):
+        return self.basis[:, torch.as_tensor(idx, device=self.device)]
+
+    def edges(self, idx):
+        return self.means[:, torch.as_tensor(idx, device=self.device)]
+
+
+def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, device="cpu",
+                 **options):
+    """Train :class:`UniDHCNet` with Adam on node / hyperedge mini-batches of an in-memory
+    basis: :func:`train_on_batches` on :class:`ArrayBatches`.
 
     Parameters
     ----------
     basis : ndarray, shape (K+1, n, d)
     incidence : sparse, shape (n, m)
         Node-hyperedge incidence; hyperedges with fewer than 2 members are not sampled.
+    gamma_init : array-like, shape (K+1,)
+    device : str or torch.device
+    **options
+        The training options of :func:`train_on_batches`.
+
+    Returns
+    -------
+    net : UniDHCNet (in eval mode, on ``device``)
+    history : list of dict
+        Per-epoch mean losses: ``{"epoch", "total", "consistency", "decorrelation", "gamma_reg"}``.
+
+    Examples
+    --------
+    One epoch on the 4-node hypergraph's order-1 basis (identity features):
+
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.models.basis import polynomial_basis
+    >>> from hyperclust.operators import PropagationOperator
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> B = polynomial_basis(PropagationOperator(hg), np.eye(4), order=1)
+    >>> net, history = train_unidhc(B, hg.incidence, [0.5, 0.5], hidden_dim=8, epochs=1)
+    >>> len(history), sorted(history[0])
+    (1, ['consistency', 'decorrelation', 'epoch', 'gamma_reg', 'total'])
+    >>> net.training, tuple(net.filter.gamma.shape)
+    (False, (2,))
+    """
+    source = ArrayBatches(basis, incidence, device,
+                          edge_means=bool(options.get("decorrelation_weight", 0.1)))
+    return train_on_batches(source, gamma_init, device=device, **options)
+
+
+def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=1e-3,
+                     batch_size=512, decorrelation_weight=0.1, gamma_reg=1.0, dropout=0.2,
+                     random_state=0, device="cpu", verbose=False):
+    """Train :class:`UniDHCNet` with Adam on node / hyperedge mini-batches of a batch source.
+
+    The batches depend only on ``random_state``, ``source.n_nodes`` and ``source.n_edges``:
+    two sources holding the same basis give the same training, whatever they read from.
+    Parameters are checked by :class:`hyperclust.cluster.UniDHC`, which calls this through
+    :func:`train_unidhc`; the defaults are its defaults.
+
+    Parameters
+    ----------
+    source : batch source
+        :class:`ArrayBatches`, or any object with its attributes and methods.
     gamma_init : array-like, shape (K+1,)
     hidden_dim : int
         Hidden width of the encoder's correction MLP.
@@ -213,60 +303,51 @@ def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, hidde
     -------
     net : UniDHCNet (in eval mode, on ``device``)
     history : list of dict
-        Per-epoch mean losses: ``{"epoch", "total", "consistency", "decorrelation", "gamma_reg"}``.
+        Per-epoch mean losses.
 
     Examples
     --------
-    One epoch on the 4-node hypergraph's order-1 basis (identity features):
-
-    >>> from hyperclust import Hypergraph
-    >>> from hyperclust.models.basis import polynomial_basis
-    >>> from hyperclust.operators import PropagationOperator
-    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
-    >>> B = polynomial_basis(PropagationOperator(hg), np.eye(4), order=1)
-    >>> net, history = train_unidhc(B, hg.incidence, [0.5, 0.5], hidden_dim=8, epochs=1)
-    >>> len(history), sorted(history[0])
-    (1, ['consistency', 'decorrelation', 'epoch', 'gamma_reg', 'total'])
-    >>> net.training, tuple(net.filter.gamma.shape)
-    (False, (2,))
+    >>> import scipy.sparse as sp
+    >>> H = sp.csr_matrix(np.array([[1, 0], [1, 1], [0, 1], [0, 1]]))
+    >>> basis = np.random.default_rng(0).normal(size=(2, 4, 3))
+    >>> net, history = train_on_batches(ArrayBatches(basis, H, "cpu"), [1.0, 0.0],
+    ...                                 hidden_dim=4, epochs=2, batch_size=4)
+    >>> [h["epoch"] for h in history], tuple(net.filter.gamma.shape)
+    ([1, 2], (2,))
     """
     from tqdm.auto import tqdm
 
     device = torch.device(device)
     torch.manual_seed(random_state)
     rng = np.random.default_rng(random_state)
-    n, d = basis.shape[1], basis.shape[2]
-    B = torch.as_tensor(np.asarray(basis, dtype=np.float32), device=device)
-    net = UniDHCNet(gamma_init, d, hidden_dim).to(device)
+    n = source.n_nodes
+    net = UniDHCNet(gamma_init, source.dim, hidden_dim).to(device)
     g0 = net.filter.gamma.detach().clone()
     enc_params = [p for name, p in net.named_parameters() if not name.startswith("filter.")]
     opt = torch.optim.Adam([{"params": enc_params},
                             {"params": [net.filter.gamma], "lr": gamma_lr}], lr=lr)
-    usable = np.flatnonzero(np.diff(sp.csc_matrix(incidence).indptr) >= 2)
     edge_batch = max(2, batch_size // 2)
-    E = None
-    if decorrelation_weight and usable.size >= 2:
-        E = torch.as_tensor(hyperedge_basis_means(np.asarray(basis, dtype=np.float32),
-                                                  incidence)[:, usable], device=device)
+    use_edges = bool(decorrelation_weight) and source.n_edges >= 2
     steps = min(max(1, int(np.ceil(n / batch_size))), MAX_BATCHES_PER_EPOCH)
     history = []
     bar = tqdm(range(int(epochs)), desc="Uni-DHC", disable=not verbose, leave=False)
     for epoch in bar:
         net.train()
-        perm = torch.as_tensor(rng.permutation(n), device=device)
+        perm = rng.permutation(n)
         sums, taken = np.zeros(4), 0
         for s in range(steps):
             batch = perm[s * batch_size:(s + 1) * batch_size]
-            if batch.numel() < 2:
+            if batch.size < 2:
                 continue
-            blocks = [net.filter(B[:, batch])]
-            if E is not None:
-                eb = rng.choice(E.shape[1], size=min(edge_batch, E.shape[1]), replace=False)
-                blocks.append(net.filter(E[:, torch.as_tensor(eb, device=device)]))
+            blocks = [net.filter(source.nodes(batch))]
+            if use_edges:
+                eb = rng.choice(source.n_edges, size=min(edge_batch, source.n_edges),
+                                replace=False)
+                blocks.append(net.filter(source.edges(eb)))
             views = net.paired_views(blocks, dropout)
             l_node = node_consistency_loss(views[0], views[1])
             l_edge = torch.zeros((), device=device)
-            if E is not None:
+            if use_edges:
                 l_edge = decorrelation_loss(views[2], views[3])
             l_reg = (net.filter.gamma - g0).pow(2).sum()
             loss = l_node + decorrelation_weight * l_edge + gamma_reg * l_reg

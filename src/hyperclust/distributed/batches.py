@@ -1,0 +1,92 @@
+"""Uni-DHC training batches read from a basis written per block (no whole basis in memory)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from .basis import BASIS_MANIFEST
+
+__all__ = ["BasisFileBatches"]
+
+
+def _gather_rows(arrays, offsets, idx):
+    """Rows ``idx`` (global) of the ``(K+1, n_j, d)`` arrays stacked along axis 1: one
+    fancy read per array that holds some of them."""
+    part = np.searchsorted(offsets, idx, side="right") - 1
+    first = arrays[0]
+    out = np.empty((first.shape[0], idx.size, first.shape[2]), dtype=first.dtype)
+    for j in np.unique(part):
+        at = np.flatnonzero(part == j)
+        local = idx[at] - offsets[j]
+        order = np.argsort(local, kind="stable")  # ascending reads from the memory map
+        out[:, at[order]] = arrays[j][:, local[order]]
+    return out
+
+
+class BasisFileBatches:
+    """The batch source of :func:`hyperclust.models.unidhc.train_on_batches` over the files
+    of :func:`~hyperclust.distributed.basis.write_power_basis` and
+    :func:`~hyperclust.distributed.basis.write_hyperedge_means`.
+
+    The block files are memory-mapped; a batch reads only its rows (``(K+1) d`` floats per
+    node or hyperedge), so the trainer holds one batch, never the basis. Node ``i`` is row
+    ``i`` of the partitioned hypergraph; hyperedge ``u`` is the ``u``-th hyperedge with at
+    least 2 members, as in :class:`hyperclust.models.unidhc.ArrayBatches`, so both sources
+    give the same batches for the same basis.
+
+    Parameters
+    ----------
+    basis_dir : str or PathLike
+    device : str or torch.device
+
+    Examples
+    --------
+    >>> import tempfile, numpy as np, distributed
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.distributed import write_partitioned
+    >>> from hyperclust.distributed.basis import write_hyperedge_means, write_power_basis
+    >>> from hyperclust.distributed.operator import propagation
+    >>> phg = write_partitioned(Hypergraph.from_edges([[0, 1, 2], [2, 3]]),
+    ...                         tempfile.mkdtemp(), block_size=2)
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as c:
+    ...     out = tempfile.mkdtemp()
+    ...     P = propagation(phg, c)
+    ...     _ = write_power_basis(P, np.arange(8.0).reshape(4, 2), 1, out)
+    ...     _ = write_hyperedge_means(P, out)
+    >>> src = BasisFileBatches(out, "cpu")
+    >>> src.n_nodes, src.dim, src.n_edges
+    (4, 2, 2)
+    >>> src.nodes(np.array([3, 0]))[0].tolist(), src.edges(np.array([1]))[0].tolist()
+    ([[6.0, 7.0], [0.0, 1.0]], [[5.0, 6.0]])
+    """
+
+    def __init__(self, basis_dir, device):
+        import torch
+
+        out = Path(basis_dir)
+        info = json.loads((out / BASIS_MANIFEST).read_text(encoding="utf-8"))
+        if "edge_means" not in info:
+            raise ValueError(f"{out}: no hyperedge means (write_hyperedge_means)")
+        self.device = torch.device(device)
+        self._blocks = [np.load(out / f, mmap_mode="r") for f in info["files"]]
+        self._node_offsets = np.asarray(info["block_bounds"][:-1], dtype=np.int64)
+        self._means = [np.load(out / f, mmap_mode="r") for f in info["edge_means"]["files"]]
+        counts = info["edge_means"]["counts"]
+        self._edge_offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+        self.n_nodes = int(info["block_bounds"][-1])
+        self.dim = int(self._blocks[0].shape[2])
+        self.n_edges = int(sum(counts))
+
+    def _tensor(self, array):
+        import torch
+
+        return torch.as_tensor(array, device=self.device)
+
+    def nodes(self, idx):
+        return self._tensor(_gather_rows(self._blocks, self._node_offsets, np.asarray(idx)))
+
+    def edges(self, idx):
+        return self._tensor(_gather_rows(self._means, self._edge_offsets, np.asarray(idx)))

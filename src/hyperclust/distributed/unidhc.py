@@ -1,0 +1,341 @@
+"""Uni-DHC on a partitioned hypergraph: input, filter choice and basis on the cluster, one
+trainer streaming mini-batches from the basis block files, inference and k-means per block.
+
+The steps of :class:`hyperclust.cluster.UniDHC`, each on row blocks:
+
+1. input: the node features stored with the partitioned hypergraph (at most
+   :data:`MAX_FEATURES` columns; the single-process truncated SVD is not distributed), or
+   the structural spectral features (top eigenvectors of Zhou's affinity regularized by the
+   mean degree, :func:`~hyperclust.distributed.eigen.top_eigenpairs`), rescaled to unit mean
+   row norm; its blocks are saved to a scratch directory;
+2. ``gamma_init="auto"``: :func:`~hyperclust.distributed.smoothness.block_smoothness_zscore`
+   (permuted blocks read their rows from the saved input);
+3. the basis ``[X, PX, .., P^K X]`` and the hyperedge means ``De^-1 H^T P^k X`` written per
+   block (:mod:`~hyperclust.distributed.basis`);
+4. :func:`hyperclust.models.unidhc.train_on_batches` in this process, the training code of
+   the single-process estimator, on :class:`~hyperclust.distributed.batches.BasisFileBatches`
+   (each batch reads its rows from the block files);
+5. per row block on the workers: the filter output and the encoder output, L2-normalised;
+   then :func:`~hyperclust.distributed.kmeans.block_kmeans`.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..cluster.base import HypergraphClusterer, check_n_clusters
+from ..cluster.unidhc import _PARAMETER_CHECKS, _choice, UniDHC, family_coefficients
+from ..cluster.baselines import structural_dim
+from ..models.adaptivity import choose_family
+from .._validation import check_int
+from ..threads import current_limit
+from ._tasks import RETRIES
+from .basis import write_hyperedge_means, write_power_basis
+from .batches import BasisFileBatches
+from .client import resolve_client
+from .eigen import top_eigenpairs
+from .inputs import as_partitioned
+from .kmeans import SAMPLE_SIZE, block_kmeans
+from .operator import normalized_affinity, propagation
+from .partitioned import load_feature_block, load_node_block
+from .smoothness import block_smoothness_zscore
+
+__all__ = ["DistributedUniDHC", "MAX_FEATURES"]
+
+#: Most feature columns taken as they are (the single-process ``n_components="auto"`` projects
+#: wider inputs by a truncated SVD, which is not distributed).
+MAX_FEATURES = 256
+
+
+def _degree_sum(path):
+    return float(load_node_block(path)[2].sum())
+
+
+def _square_sum(X):
+    return float(np.einsum("ij,ij->", X, X))
+
+
+def _divided(X, scale):
+    return X / scale
+
+
+def _save(path, X):
+    np.save(path, X, allow_pickle=False)
+    return path
+
+
+def _normalize_rows(X):
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    return np.divide(X, norms, out=np.zeros_like(X), where=norms > 0)
+
+
+def _embed_block(path, gamma, encoder_state, hidden_dim, concat, device):
+    """Filter output ``sum_k gamma_k B[k]`` of a basis block, L2-normalised, beside the
+    L2-normalised encoder output when ``concat``."""
+    B = np.load(path)
+    Z = np.tensordot(gamma, B, axes=1)
+    parts = [_normalize_rows(Z)]
+    if concat:
+        import torch
+
+        from ..models.unidhc import ResidualEncoder
+
+        encoder = ResidualEncoder(Z.shape[1], hidden_dim)
+        encoder.load_state_dict({k: torch.as_tensor(v) for k, v in encoder_state.items()})
+        encoder.to(torch.device(device)).eval()
+        with torch.no_grad():
+            H = encoder(torch.as_tensor(Z, dtype=torch.float32, device=torch.device(device)))
+        parts.append(_normalize_rows(H.cpu().numpy().astype(np.float64)))
+    return np.hstack(parts)
+
+
+class DistributedUniDHC(HypergraphClusterer):
+    """Uni-DHC (:class:`hyperclust.cluster.UniDHC`) on a Dask cluster.
+
+    The parameters shared with ``UniDHC`` mean the same. On a hypergraph that fits one
+    machine, with the same parameters and seed, the filter choice and the training batches
+    are those of ``UniDHC(isolated_neighbors=None)``; the basis agrees to float32 rounding
+    (computed in float64 by blocks, stored in float32, where ``UniDHC`` propagates in
+    float32), and the training carries that difference along: after 3 epochs the
+    coefficients agree to 1e-6 and the labels are identical (tests), after the default 20
+    epochs at 10^4 nodes the coefficients agree to 2e-5 and the labels to an adjusted Rand
+    index of 0.997, cluster numbers aside (docs/distributed.md). Differences from
+    ``UniDHC``:
+
+    * isolated nodes keep their raw input in the propagated terms (no feature-neighbour
+      borrowing, which needs a global kNN search): ``UniDHC(isolated_neighbors=None)``;
+    * node features are used as stored, at most :data:`MAX_FEATURES` columns (no truncated
+      SVD); reduce wider features before partitioning;
+    * ``embedding="auto"`` (selection on the attribute kNN walk) is not available.
+
+    Parameters
+    ----------
+    n_clusters : int
+    order, gamma_init, self_loops, input, n_structural
+        As in :class:`hyperclust.cluster.UniDHC`.
+    hidden_dim, epochs, lr, gamma_lr, batch_size, decorrelation_weight, gamma_reg, dropout
+        As in :class:`hyperclust.cluster.UniDHC`, whose training loop this estimator runs
+        (:func:`hyperclust.models.unidhc.train_on_batches`).
+    n_init, random_state, verbose
+        As in :class:`hyperclust.cluster.UniDHC`.
+    embedding : {"concat", "filter"}, default "concat"
+    sample_size : int, default 100,000
+        Rows of the k-means++ sample (:func:`~hyperclust.distributed.kmeans.block_kmeans`).
+    block_size : int, default 100,000
+        Nodes per row block when ``fit`` gets an in-memory hypergraph.
+    scratch_dir : str, optional
+        Where the input, the basis and the hyperedge means are written (a temporary
+        directory inside it, removed after ``fit``); it must be readable and writable by
+        the workers and by this process. Default: inside the partitioned directory.
+    client : dask.distributed.Client, str or None
+        A client, a scheduler address, or None for a new ``LocalCluster(n_workers)``.
+    n_workers : int, default 2
+    device : str, default "cpu"
+        Torch device of the trainer (this process) and of the per-block inference (workers).
+
+    Attributes
+    ----------
+    labels_ : ndarray of int64, shape (n_nodes,)
+    embedding_ : ndarray, shape (n_nodes, 2 d) (``"concat"``) or (n_nodes, d)
+    n_filter_columns_ : int
+    coefficients_, initial_coefficients_ : ndarray, shape (order + 1,)
+    loss_history_ : list of dict
+    input_kind_ : str
+    smoothness_z_ : float or None
+    filter_family_ : str
+    node_ids_ : ndarray, shape (n_nodes,)
+    timings_ : dict
+        Wall seconds of each step: ``input``, ``filter_choice``, ``basis`` (with the
+        hyperedge means), ``training``, ``inference_kmeans``.
+
+    Examples
+    --------
+    >>> import distributed
+    >>> from hyperclust.datasets.synthetic import hypergraph_sbm
+    >>> hg = hypergraph_sbm(120, 2, homophily=0.9, n_features=8, random_state=0)
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as c:
+    ...     est = DistributedUniDHC(2, epochs=2, hidden_dim=16, block_size=50,
+    ...                             client=c).fit(hg)
+    >>> est.labels_.shape, est.embedding_.shape, est.coefficients_.shape
+    ((120,), (120, 16), (5,))
+    """
+
+    def __init__(self, n_clusters=2, *, order=4, gamma_init="auto", self_loops=1.0,
+                 input="auto", n_structural="auto", hidden_dim=256, epochs=20, lr=1e-3,
+                 gamma_lr=1e-3, batch_size=512, decorrelation_weight=0.1, gamma_reg=1.0,
+                 dropout=0.2, embedding="concat", n_init=10, sample_size=SAMPLE_SIZE,
+                 block_size=100_000, scratch_dir=None, client=None, n_workers=2,
+                 random_state=0, device="cpu", verbose=False):
+        self.n_clusters = n_clusters
+        self.order = order
+        self.gamma_init = gamma_init
+        self.self_loops = self_loops
+        self.input = input
+        self.n_structural = n_structural
+        self.hidden_dim = hidden_dim
+        self.epochs = epochs
+        self.lr = lr
+        self.gamma_lr = gamma_lr
+        self.batch_size = batch_size
+        self.decorrelation_weight = decorrelation_weight
+        self.gamma_reg = gamma_reg
+        self.dropout = dropout
+        self.embedding = embedding
+        self.n_init = n_init
+        self.sample_size = sample_size
+        self.block_size = block_size
+        self.scratch_dir = scratch_dir
+        self.client = client
+        self.n_workers = n_workers
+        self.random_state = random_state
+        self.device = device
+        self.verbose = verbose
+
+    def _check_parameters(self):
+        """Every parameter but ``n_clusters`` (which needs ``n``); returns ``order``."""
+        for name, check in _PARAMETER_CHECKS.items():
+            if hasattr(self, name):
+                check(getattr(self, name), name)
+        _choice(("concat", "filter"))(self.embedding, "embedding")
+        _choice(("auto", "features", "structural"))(self.input, "input")
+        for name in ("sample_size", "block_size", "n_workers"):
+            check_int(getattr(self, name), name, 1)
+        # UniDHC's own check of gamma_init against order
+        return UniDHC(order=self.order, gamma_init=self.gamma_init)._validate()
+
+    def fit(self, hypergraph, y=None):
+        """Cluster the nodes; ``hypergraph`` is a :class:`~hyperclust.Hypergraph`, a
+        :class:`~hyperclust.distributed.PartitionedHypergraph` or its directory."""
+        from ..cluster.unidhc import _deep
+
+        torch, _ = _deep()
+        limit = current_limit()
+        if limit is not None:
+            torch.set_num_threads(limit)
+        seed = self._rng_seed(self.random_state)
+        order = self._check_parameters()
+        with as_partitioned(hypergraph, self.block_size) as phg, \
+                self._scratch(phg) as work, \
+                resolve_client(self.client, self.n_workers) as client:
+            k = check_n_clusters(self.n_clusters, phg.n_nodes)
+            self._fit(phg, client, Path(work), k, order, seed)
+            self.node_ids_ = hypergraph.node_ids if hasattr(hypergraph, "incidence") \
+                else phg.node_ids
+        return self
+
+    def _scratch(self, phg):
+        base = Path(self.scratch_dir) if self.scratch_dir is not None else phg.path
+        if not base.is_dir():
+            raise FileNotFoundError(f"scratch_dir {base} is not a directory")
+        return tempfile.TemporaryDirectory(prefix="_unidhc-", dir=base)
+
+    # ------------------------------------------------------------ steps
+    def _fit(self, phg, client, work, k, order, seed):
+        from ..models.unidhc import train_on_batches
+
+        self.timings_ = {}
+        clock = [time.perf_counter()]
+
+        def lap(step):
+            now = time.perf_counter()
+            self.timings_[step] = now - clock[0]
+            clock[0] = now
+
+        P = propagation(phg, client, self_loops=float(self.self_loops))
+        X, files = self._input(phg, client, work, k, seed)
+        lap("input")
+        g0 = self._initial_filter(P, X, files, order, seed)
+        lap("filter_choice")
+        basis_files = write_power_basis(P, X, order, work / "basis")
+        write_hyperedge_means(P, work / "basis")
+        lap("basis")
+        net, self.loss_history_ = train_on_batches(
+            BasisFileBatches(work / "basis", self.device), g0, hidden_dim=self.hidden_dim,
+            epochs=self.epochs, lr=self.lr, gamma_lr=self.gamma_lr,
+            batch_size=self.batch_size, decorrelation_weight=self.decorrelation_weight,
+            gamma_reg=self.gamma_reg, dropout=float(self.dropout), random_state=seed,
+            device=self.device, verbose=self.verbose)
+        lap("training")
+        self.coefficients_ = net.filter.gamma.detach().cpu().numpy().astype(np.float64)
+        state = {name: t.detach().cpu().numpy() for name, t in net.encoder.state_dict().items()}
+        concat = self.embedding == "concat"
+        blocks = [client.submit(_embed_block, f, self.coefficients_, state, self.hidden_dim,
+                                concat, self.device, retries=RETRIES, pure=False)
+                  for f in basis_files]
+        labels, _, _ = block_kmeans(client, blocks, phg.n_nodes, k, n_init=self.n_init,
+                                    sample_size=self.sample_size, random_state=seed)
+        self.embedding_ = np.concatenate(client.gather(blocks))
+        self.labels_ = np.concatenate(client.gather(labels)).astype(np.int64)
+        self.n_filter_columns_ = int(np.load(basis_files[0], mmap_mode="r").shape[2])
+        lap("inference_kmeans")
+
+    def _input(self, phg, client, work, k, seed):
+        """Blocks of the input (futures, float64, unit mean row norm) and their saved files."""
+        use_features = self.input == "features" or (self.input == "auto" and
+                                                     phg.n_features is not None)
+        n = phg.n_nodes
+        if use_features:
+            if phg.n_features is None:
+                raise ValueError("this hypergraph has no node features; use "
+                                 "input='structural' or partition it with features")
+            if phg.n_features > MAX_FEATURES:
+                raise ValueError(f"the node features have {phg.n_features} columns; the "
+                                 f"distributed Uni-DHC takes at most {MAX_FEATURES} (project "
+                                 "them, e.g. by a truncated SVD, before partitioning)")
+            raw = [client.submit(load_feature_block, phg.features_path(b), retries=RETRIES)
+                   for b in range(phg.n_blocks)]
+            self.input_kind_ = "features"
+        else:
+            raw = self._structural(phg, client, k, seed)
+            self.input_kind_ = "structural"
+        total = sum(client.gather([client.submit(_square_sum, x, retries=RETRIES)
+                                   for x in raw]))
+        scale = np.sqrt(total / n)
+        X = [client.submit(_divided, x, scale if scale > 0 else 1.0, retries=RETRIES)
+             for x in raw]
+        files = client.gather([client.submit(_save, str((work / f"input-{b:05d}.npy")
+                                                        .resolve()), x, retries=RETRIES,
+                                             pure=False)
+                               for b, x in enumerate(X)])
+        return X, files
+
+    def _structural(self, phg, client, k, seed):
+        """:func:`hyperclust.spectral.structural_features` on the blocks: the top eigenvectors
+        of Zhou's affinity regularized by the mean weighted degree, times ``sqrt(n)``."""
+        from .linalg import combine
+
+        n = phg.n_nodes
+        dim = structural_dim(self.n_structural, k)
+        mean_degree = sum(client.gather([client.submit(_degree_sum, phg.block_path(b),
+                                                       retries=RETRIES)
+                                         for b in range(phg.n_blocks)])) / n
+        tau = mean_degree if mean_degree > 0 else 1.0
+        width = min(dim, n - 1)
+        if width < 1:
+            raise ValueError("the structural input needs at least 2 nodes")
+        _, V, _ = top_eigenpairs(normalized_affinity(phg, client, tau=tau), width,
+                                 random_state=seed)
+        pad = np.zeros((width, dim))
+        pad[:, :width] = np.eye(width) * np.sqrt(n)
+        return combine(client, V, pad)
+
+    def _initial_filter(self, P, X, files, order, seed):
+        self.smoothness_z_ = None
+        if isinstance(self.gamma_init, str):
+            family = self.gamma_init
+            if family == "auto":
+                self.smoothness_z_ = block_smoothness_zscore(P, X, files, random_state=seed)
+                family = choose_family(self.smoothness_z_)
+            if family == "high-pass" and order < 1:
+                family = "identity"
+            self.filter_family_ = family
+            g0 = family_coefficients(family, order)
+        else:
+            self.filter_family_ = "custom"
+            g0 = np.asarray(self.gamma_init, dtype=np.float64)
+        self.initial_coefficients_ = g0.copy()
+        return g0
