@@ -31,6 +31,10 @@ nothing ``n x n`` is formed. Let ``C_1..C_k`` be the non-empty clusters of ``lab
   (:func:`~hyperclust.operators.knn.knn_affinity`):
   ``f_kNN = (1/k) sum_c cut_A(C_c) / vol_A(C_c)``.
 
+Beside them, :func:`hyperedge_cohesion` (in ``[-1, 1]``, not a conductance): how much
+more often than chance hyperedge members share a cluster; ``auto`` adds it to its score
+when the hyperedges are heterophilic.
+
 A cluster of zero volume (only nodes without edges of the kind measured) counts as fully
 cut (term 1): the operator gives no evidence for it, and the random walk stops on such nodes
 (zero rows of ``M``), so it also scores as leaking in :func:`rwr_conductance`. All three are
