@@ -48,7 +48,7 @@ def test_auto_drops_the_hypergraph_walk_on_heterophilic_hyperedges(homophily, be
     assert est.beta_ == beta and est.alignment_.heterophilic is (beta == 1.0)
     fixed = AutoClusterer(4, beta=0.5, random_state=0).fit(hg)
     assert fixed.beta_ == 0.5 and fixed.alignment_ is None
-    if beta == 1.0:  # the kNN walk alone clusters the attributes better than the mixed one
+    if beta == 1.0:  # the kNN walk + repulsion clusters the attributes better than the mixed walk
         assert acc(hg.labels, est.labels_) > acc(hg.labels, fixed.labels_)
     else:
         np.testing.assert_array_equal(est.labels_, fixed.labels_)

@@ -85,4 +85,4 @@ def test_cluster_says_when_it_drops_heterophilic_hyperedges(tmp_path, capsys):
     assert main(["cluster", str(tmp_path / "het.txt"), "--features", str(tmp_path / "X.npy"),
                  "--k", "4"]) == 0
     out = capsys.readouterr().out
-    assert "kNN walk alone (beta = 1)" in out
+    assert "kNN walk (beta = 1), with the hyperedges as repulsion" in out
