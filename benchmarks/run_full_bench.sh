@@ -3,12 +3,16 @@
 # peers on the subsets they accept, then one merged report.
 #
 #   nice -n 10 bash benchmarks/run_full_bench.sh            # everything, in stages
-#   STAGE=cheap bash benchmarks/run_full_bench.sh           # one stage (cheap|peers|dhg|unidhc|report)
+#   STAGE=cheap bash benchmarks/run_full_bench.sh           # one stage:
+#       cheap | peers | dhg | unidhc | unidhc-filter | report
+#   SETS="SMALL SYNTH" STAGE=unidhc bash benchmarks/run_full_bench.sh   # some dataset sets
 #
 # Each stage writes its own results store under $WORK (so stages may run at the same time),
-# and is resumable: rerunning skips finished runs. The report stage merges the stores and
-# writes report.md, results.json and the PNGs into $OUT. Needs the shared data directory
-# ($HYPERCLUST_DATA, default ../shared/data) and, for peers, `pip install hyperclust[peers]`.
+# and is resumable: rerunning skips finished runs. The report stage merges the stores over
+# the committed records ($OUT/results.json.gz: rows not rerun stay, marked by their
+# provenance in the report) and writes report.md, results.json.gz and the PNGs into $OUT.
+# Needs the shared data directory ($HYPERCLUST_DATA, default ../shared/data) and, for peers,
+# `pip install hyperclust[peers]`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +22,7 @@ OUT=${OUT:-docs/results/bench}
 SEEDS=${SEEDS:-5}
 THREADS=${THREADS:-1}
 STAGE=${STAGE:-all}
+SETS=${SETS:-SMALL SYNTH HSBM LARGE}
 PUBLISHED=${PUBLISHED:-../shared/docs/published-results.csv}
 
 # Smallest first, so that an interrupted run still covers most datasets.
@@ -28,53 +33,87 @@ SMALL="zoo senate-committees contact-high-school-classes house-committees congre
 HSBM="hsbm-node-0.3 hsbm-node-0.4 hsbm-node-0.5 hsbm-node-0.6 hsbm-node-0.7 hsbm-node-0.8
       hsbm-node-0.9 hsbm-edge-0.3 hsbm-edge-0.4 hsbm-edge-0.5 hsbm-edge-0.6 hsbm-edge-0.7
       hsbm-edge-0.8 hsbm-edge-0.9"
+# The deep methods cost 10-60 s a run: they run on every other HSBM level.
+HSBM_SUB="hsbm-node-0.3 hsbm-node-0.5 hsbm-node-0.7 hsbm-node-0.9 hsbm-edge-0.3 hsbm-edge-0.5
+          hsbm-edge-0.7 hsbm-edge-0.9"
 SYNTH="synthetic-h0.1-n2000 synthetic-h0.3-n2000 synthetic-h0.5-n2000 synthetic-h0.7-n2000
        synthetic-h0.9-n2000"
 LARGE="pokec actor 20newsw100 amazon-ratings pubmed-cc dblp-ca mag-10 walmart-trips"
 # Datasets with isolated nodes or published isolated-removed numbers get both protocols.
 COVERED="cora-ca cora-cc citeseer-cc pubmed-cc-tricl zoo mushroom 20newsw100 pokec
          amazon-ratings pubmed-cc dblp-ca"
-CHEAP="kmeans hgnn spectral-zhou spectral-clique spectral-clique-unit spectral-star spectral-collapsed"
-DEEP="unidhc unidhc-filter"
+# The API default (auto) and its strongest candidate (ahcka) first, beside the others.
+CHEAP="auto ahcka kmeans hgnn spectral-zhou spectral-clique spectral-clique-unit spectral-star
+       spectral-collapsed"
 PEERS="peer-hypernetx peer-xgi peer-hypergraphx"
 PEER_DATA="zoo senate-committees contact-high-school-classes house-committees congress-bills
            cora-ca cora-cc citeseer-cc pubmed-cc-tricl mushroom 20newsw100 pokec"
+DHG_DATA="zoo cora-ca cora-cc citeseer-cc pubmed-cc-tricl mushroom 20newsw100"
 
-bench() { python -m hyperclust.bench.cli --data-dir "$DATA" --seeds "$SEEDS" \
-            --threads "$THREADS" --no-plots --published "$PUBLISHED" "$@"; }
+chosen=""
+for set in $SETS; do
+  case $set in
+    SMALL|SYNTH|HSBM|LARGE) chosen+=" ${!set}" ;;
+    *) echo "error: SETS takes SMALL SYNTH HSBM LARGE, got '$set'" >&2; exit 2 ;;
+  esac
+done
+chosen=" $(echo $chosen) "
+
+# The datasets of a list that belong to the chosen sets, in the list's order.
+among() { local d; for d in $*; do [[ $chosen == *" $d "* ]] && printf '%s ' "$d"; done; true; }
+
+# bench DATASETS ARGS...: one resumable grid call; nothing when no chosen dataset is listed.
+# Exit code 1 (some runs failed, e.g. kmeans on a feature-less set) is a result, not an
+# error: the failures are in the store and the report.
+bench() {
+  local datasets rc; datasets=$(among "$1"); shift
+  [[ -n $datasets ]] || return 0
+  python -m hyperclust.bench.cli --data-dir "$DATA" --seeds "$SEEDS" --threads "$THREADS" \
+         --no-plots --published "$PUBLISHED" "$@" --datasets $datasets || {
+    rc=$?; (( rc == 1 )) || return $rc; }
+}
 
 if [[ $STAGE == all || $STAGE == cheap ]]; then
-  bench --out "$WORK/cheap" --time-limit 180 --methods $CHEAP --protocols all \
-        --datasets $SMALL $SYNTH $HSBM $LARGE
-  bench --out "$WORK/cheap" --time-limit 180 --methods $CHEAP --protocols isolated-removed \
-        --datasets $COVERED
+  # Every protocol: all nodes everywhere, isolated-removed where isolated nodes exist, lcc
+  # on the subsets the peers accept (stage peers), so that peers meet ours on their nodes.
+  bench "$SMALL $SYNTH $HSBM $LARGE" --out "$WORK/cheap" --time-limit 180 --methods $CHEAP \
+        --protocols all
+  bench "$COVERED" --out "$WORK/cheap" --time-limit 180 --methods $CHEAP \
+        --protocols isolated-removed
+  bench "$PEER_DATA" --out "$WORK/cheap" --time-limit 180 --methods $CHEAP --protocols lcc
 fi
 if [[ $STAGE == all || $STAGE == peers ]]; then
-  # Peers on the subsets they accept; ours (the cheap methods, stage "cheap") on the same.
-  bench --out "$WORK/peers" --time-limit 180 --methods $PEERS --protocols isolated-removed lcc \
-        --datasets $PEER_DATA
-  bench --out "$WORK/peers" --time-limit 180 --methods $CHEAP --protocols lcc \
-        --datasets $PEER_DATA
+  bench "$PEER_DATA" --out "$WORK/peers" --time-limit 180 --methods $PEERS \
+        --protocols isolated-removed lcc
 fi
 if [[ $STAGE == all || $STAGE == dhg ]]; then
   # DHG's HGNN smoothing + k-means (the peer of our hgnn baseline) needs node features.
-  bench --out "$WORK/dhg" --time-limit 180 --methods peer-dhg --protocols all isolated-removed \
-        --datasets zoo cora-ca cora-cc citeseer-cc pubmed-cc-tricl mushroom 20newsw100
+  bench "$DHG_DATA" --out "$WORK/dhg" --time-limit 180 --methods peer-dhg \
+        --protocols all isolated-removed
 fi
 if [[ $STAGE == all || $STAGE == unidhc ]]; then
-  # The deep methods cost 10-60 s a run here: unidhc first everywhere, then the variant.
-  HSBM_SUB="hsbm-node-0.3 hsbm-node-0.5 hsbm-node-0.7 hsbm-node-0.9 hsbm-edge-0.3 hsbm-edge-0.5
-            hsbm-edge-0.7 hsbm-edge-0.9"
-  bench --out "$WORK/unidhc" --time-limit 300 --methods unidhc --protocols all \
-        --datasets $SMALL $SYNTH $HSBM_SUB $LARGE
-  bench --out "$WORK/unidhc" --time-limit 300 --methods unidhc --protocols isolated-removed \
-        --datasets $COVERED
-  bench --out "$WORK/unidhc" --time-limit 300 --methods unidhc-filter --protocols all \
-        --datasets $SMALL $SYNTH $HSBM_SUB $LARGE
+  bench "$SMALL $SYNTH $HSBM_SUB $LARGE" --out "$WORK/unidhc" --time-limit 300 \
+        --methods unidhc --protocols all
+  bench "$COVERED" --out "$WORK/unidhc" --time-limit 300 --methods unidhc \
+        --protocols isolated-removed
+fi
+if [[ $STAGE == all || $STAGE == unidhc-filter ]]; then
+  bench "$SMALL $SYNTH $HSBM_SUB $LARGE" --out "$WORK/unidhc-filter" --time-limit 300 \
+        --methods unidhc-filter --protocols all
 fi
 if [[ $STAGE == all || $STAGE == report ]]; then
   mkdir -p "$OUT"
-  rm -f "$OUT/results.json"
+  # Start from the committed records: rows not rerun stay (the report marks them by their
+  # provenance); rows of the stores under $WORK replace them (later stores win).
+  if [[ -f $OUT/results.json.gz ]]; then
+    gunzip -c "$OUT/results.json.gz" > "$OUT/results.json"
+  else
+    rm -f "$OUT/results.json"
+  fi
+  stores=()
+  for d in "$WORK"/*/; do [[ -f $d/results.json ]] && stores+=("$d"); done
   python -m hyperclust.bench.cli --out "$OUT" --report-only --published "$PUBLISHED" \
-        --merge "$WORK"/*/
+         ${stores[@]+--merge "${stores[@]}"}
+  gzip -9 -n -c "$OUT/results.json" > "$OUT/results.json.gz"
+  rm -f "$OUT/results.json"
 fi

@@ -2,9 +2,11 @@
 a script of benchmarks/ run through it."""
 
 import ast
+import gzip
 import importlib.util
 import json
 import pkgutil
+import shutil
 from pathlib import Path
 
 import pytest
@@ -170,3 +172,50 @@ def test_the_objective_scores_are_a_store_preferred_over_their_legacy_jsonl(tmp_
     assert pool.load_scores() == [row]
     pool.scores_store().add({**row, "scores": {"rwr": 0.25}})
     assert [r["scores"] for r in pool.load_scores()] == [{"rwr": 0.25}]
+
+
+def _grid_row(method, seed, acc, commit=None):
+    return {"dataset": "zoo", "protocol": "all", "method": method, "seed": seed, "status": "ok",
+            "metrics": {"acc": acc, "nmi": acc, "ari": acc, "f1": acc}, "n_nodes": 101,
+            "nnz": 200, "fit_time_s": 0.1, "peak_rss_mb": 10.0, "commit": commit}
+
+
+def _full_bench(tmp_path, **env):
+    import os
+    import subprocess
+
+    env = dict(os.environ, WORK=str(tmp_path / "work"), OUT=str(tmp_path / "out"),
+               PUBLISHED=str(tmp_path / "none.csv"),
+               PYTHONPATH=os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]),
+               **env)
+    return subprocess.run(["bash", str(ROOT / "benchmarks" / "run_full_bench.sh")], env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None or shutil.which("gzip") is None,
+                    reason="needs bash and gzip")
+def test_full_bench_report_stage_merges_reruns_over_the_committed_rows(tmp_path):
+    out, store = tmp_path / "out", tmp_path / "work" / "cheap"
+    out.mkdir()
+    store.mkdir(parents=True)
+    committed = [_grid_row("kmeans", 0, 0.5), _grid_row("kmeans", 1, 0.6),
+                 _grid_row("hgnn", 0, 0.7)]
+    with gzip.open(out / "results.json.gz", "wt") as fh:
+        json.dump({"version": 1, "runs": committed}, fh)
+    ResultStore(store / "results.json").add(_grid_row("kmeans", 0, 0.9, commit="c" * 40))
+    done = _full_bench(tmp_path, STAGE="report")
+    assert done.returncode == 0, done.stderr
+    with gzip.open(out / "results.json.gz", "rt") as fh:
+        runs = json.load(fh)["runs"]
+    # the rerun replaced its row; the rows it did not rerun stay
+    assert sorted((r["method"], r["seed"], r["metrics"]["acc"]) for r in runs) == [
+        ("hgnn", 0, 0.7), ("kmeans", 0, 0.9), ("kmeans", 1, 0.6)]
+    assert not (out / "results.json").exists()
+    assert "**Fresh rows: 0 of 3 runs**" in (out / "report.md").read_text()
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_full_bench_names_an_unknown_dataset_set_in_one_line(tmp_path):
+    done = _full_bench(tmp_path, STAGE="cheap", SETS="SMALL TINY")
+    assert done.returncode == 2
+    assert done.stderr == "error: SETS takes SMALL SYNTH HSBM LARGE, got 'TINY'\n"

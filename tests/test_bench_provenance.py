@@ -162,3 +162,34 @@ def test_other_cpu_does_not_count_this_process():
         pytest.skip("/proc not available")
     # our own busy core is excluded (other jobs on a shared machine may add some)
     assert 0.0 <= other.cores < 2.0
+
+
+@needs_git
+def test_report_header_counts_fresh_and_older_rows_per_commit(history):
+    repo, sources, (c1, c2, c3, c4) = history
+    runs = [dict(_run("m-a", c4, seed=s), finished_at=f"2026-12-05T00:0{s}:00+00:00")
+            for s in range(3)]                                     # fresh: after a.py changed
+    runs += [_run("m-a", c2, dataset="old"), _run("m-b", c2, dataset="old"),  # stale / fresh
+             _run("m-a", None, dataset="none"), _run("m-b", None, dataset="none")]
+    marks = provenance_marks(runs, repo=repo, sources=sources)
+    assert marks[("old", "all", "m-a")]["commits"] == {(c2, STALE): 1}
+    text = markdown_report(runs, provenance=marks)
+    head = text.split("## ")[0]
+    assert "**Fresh rows: 4 of 7 runs**" in head and "the other 3 are older" in head
+    table = [line for line in head.splitlines() if line.startswith("| ")][1:]
+    assert table == [
+        f"| fresh (current code) | `{c4[:10]}` | 3 | 2026-12-05 00:00 – 2026-12-05 00:02 | `m-a` 3 |",
+        f"| fresh (current code) | `{c2[:10]}` | 1 |  | `m-b` 1 |",
+        f"| older: stale † | `{c2[:10]}` | 1 |  | `m-a` 1 |",
+        "| older: unknown provenance ‡ | none recorded | 2 |  | `m-a` 1, `m-b` 1 |"]
+
+
+def test_report_lists_methods_in_registry_order_whatever_the_row_order():
+    runs = [_run(m, None) for m in ("peer-xgi", "spectral-zhou", "unidhc", "ahcka", "auto")]
+    text = markdown_report(runs, provenance={})
+    acc = text.split("## ACC — protocol `all`")[1].split("\n## ")[0]
+    head = next(line for line in acc.splitlines() if line.startswith("| dataset"))
+    assert head == ("| dataset | nodes | `auto` | `ahcka` | `spectral-zhou` | `unidhc` | "
+                    "`peer-xgi` |")
+    headline = text.split("## Headline — protocol `all`")[1].split("\n## ")[0]
+    assert "| `auto` ACC | `auto` NMI | `unidhc` ACC | `unidhc` NMI |" in headline

@@ -188,12 +188,23 @@ def _peer_table(agg, datasets, ours, peers) -> list[str]:
     return rows if len(rows) > 2 else []
 
 
-def _headline(agg, protocol, datasets, ours, published, focus="unidhc") -> list[str]:
-    """Per dataset: our best method by mean ACC, ``focus`` (Uni-DHC), best peer, and the
-    best published ACC/NMI under the same protocol."""
+def _focus_cells(s) -> list[str]:
+    """ACC and NMI cells of one method in the headline (its status when it has no score)."""
+    if s is None:
+        return ["not run", ""]
+    if s["acc"] is None:
+        return [f"*{_status_text(s)}*", ""]
+    return [_fmt(s["acc"], s["acc_std"]),
+            _fmt(s["nmi"], s["nmi_std"]) if s["nmi"] is not None else ""]
+
+
+def _headline(agg, protocol, datasets, ours, published, focus=("auto", "unidhc")) -> list[str]:
+    """Per dataset: our best method by mean ACC, the ``focus`` methods (the default `auto`
+    and Uni-DHC), the best peer, and the best published ACC/NMI under the same protocol."""
     peers = sorted({k[2] for k in agg if is_peer(k[2]) and k[1] == protocol})
-    head = ["dataset", "nodes", "our best (ACC)", "ACC", "NMI", f"`{focus}` ACC",
-            f"`{focus}` NMI", "best peer ACC", "published ACC", "published NMI"]
+    head = (["dataset", "nodes", "our best (ACC)", "ACC", "NMI"]
+            + [f"`{f}` {metric}" for f in focus for metric in ("ACC", "NMI")]
+            + ["best peer ACC", "published ACC", "published NMI"])
     rows = markdown_table(head, [])
     sources = _sources(published or [])
     for d in datasets:
@@ -202,7 +213,6 @@ def _headline(agg, protocol, datasets, ours, published, focus="unidhc") -> list[
         if not mine:
             continue
         m, s = max(mine, key=lambda t: t[1]["acc"])
-        f = agg.get((d, protocol, focus))
         pe = [(p, agg[(d, protocol, p)]) for p in peers if (d, protocol, p) in agg
               and agg[(d, protocol, p)]["acc"] is not None]
         pb = max(pe, key=lambda t: t[1]["acc"]) if pe else None
@@ -216,14 +226,12 @@ def _headline(agg, protocol, datasets, ours, published, focus="unidhc") -> list[
             v, p = max(vals, key=lambda t: t[0])
             return f"{v:.3f} ({p['method']} [{sources[_source_key(p)]}])"
 
-        rows.append(markdown_row([
-            d, str(s["n_nodes"]), f"`{m}`", _fmt(s["acc"], s["acc_std"]),
-            _fmt(s["nmi"], s["nmi_std"]),
-            _fmt(f["acc"], f["acc_std"]) if f and f["acc"] is not None else
-            (f"*{_status_text(f)}*" if f else "not run"),
-            _fmt(f["nmi"], f["nmi_std"]) if f and f["nmi"] is not None else "",
-            f"{pb[1]['acc']:.3f} (`{pb[0]}`)" if pb else "",
-            best_pub("acc"), best_pub("nmi")]))
+        rows.append(markdown_row(
+            [d, str(s["n_nodes"]), f"`{m}`", _fmt(s["acc"], s["acc_std"]),
+             _fmt(s["nmi"], s["nmi_std"])]
+            + [c for f in focus for c in _focus_cells(agg.get((d, protocol, f)))]
+            + [f"{pb[1]['acc']:.3f} (`{pb[0]}`)" if pb else "", best_pub("acc"),
+               best_pub("nmi")]))
     return rows if len(rows) > 2 else []
 
 
@@ -241,6 +249,57 @@ def _failure_table(runs) -> list[str]:
             err = err[:300] + "…"
         rows.append(f"| {d} | {p} | `{m}` | {st} | {len(recs)} | {err} |")
     return rows
+
+
+_FRESH = "current"
+_AGE_TEXT = {_FRESH: "fresh (current code)", STALE: f"older: stale{MARK[STALE]}",
+             UNKNOWN: f"older: unknown provenance{MARK[UNKNOWN]}"}
+
+
+def _run_age(run, marks) -> str:
+    """``"current"``, STALE or UNKNOWN for one run, from the marks of its group."""
+    entry = (marks or {}).get((run["dataset"], run["protocol"], run["method"]))
+    if entry is None:
+        return _FRESH if run.get("commit") else UNKNOWN
+    for (commit, status) in entry.get("commits", ()):
+        if commit == (run.get("commit") or None):
+            return status
+    return entry["mark"] or _FRESH
+
+
+def _minute(stamp) -> str:
+    return str(stamp).replace("T", " ")[:16]
+
+
+def _rows_by_code(runs, marks) -> list[str]:
+    """The header's account of which rows are fresh: per (age, commit) the number of runs,
+    when they finished and of which methods."""
+    groups = {}
+    for r in runs:
+        key = (_run_age(r, marks), r.get("commit") or None)
+        g = groups.setdefault(key, {"n": 0, "methods": Counter(), "done": [], "dirty": False})
+        g["n"] += 1
+        g["methods"][r["method"]] += 1
+        g["dirty"] |= bool(r.get("dirty"))
+        if r.get("finished_at"):
+            g["done"].append(str(r["finished_at"]))
+    fresh = sum(g["n"] for (age, _), g in groups.items() if age == _FRESH)
+    order = {_FRESH: 0, STALE: 1, UNKNOWN: 2}
+    L = [f"**Fresh rows: {fresh} of {len(runs)} runs** were made by the current code of their "
+         "method (a commit at or after the method's last change); the other "
+         f"{len(runs) - fresh} are older and their cells are marked (†, ‡; see Provenance "
+         "at the end). Rerun rows replace the older rows of the same dataset, protocol, "
+         "method and seed; the rest are kept as they were.", ""]
+    L += markdown_table(["rows", "made by commit", "runs", "finished (UTC)", "methods (runs)"],
+                        [])
+    for (age, commit), g in sorted(groups.items(),
+                                   key=lambda t: (order.get(t[0][0], 3), -t[1]["n"])):
+        made = f"`{commit[:10]}`" + ("+dirty" if g["dirty"] else "") if commit \
+            else "none recorded"
+        done = f"{_minute(min(g['done']))} – {_minute(max(g['done']))}" if g["done"] else ""
+        methods = ", ".join(f"`{m}` {n}" for m, n in g["methods"].items())
+        L.append(markdown_row([_AGE_TEXT.get(age, age), made, str(g["n"]), done, methods]))
+    return L
 
 
 def _provenance_section(marks) -> list[str]:
@@ -307,7 +366,10 @@ def markdown_report(runs, published=None, plot_files=(), published_note=None,
     marks = provenance_marks(runs) if provenance is None else provenance
     agg = aggregate(runs)
     datasets = _ordered(r["dataset"] for r in runs)
-    all_methods = _ordered(r["method"] for r in runs)
+    from ..cluster.registry import METHODS
+
+    # Registry order (the default `auto` first, peers last), whatever order the rows came in.
+    all_methods = _ordered((r["method"] for r in runs), first=tuple(METHODS))
     ours = [m for m in all_methods if not is_peer(m)]
     peers = [m for m in all_methods if is_peer(m)]
     protocols = _ordered((r["protocol"] for r in runs), first=("all", "isolated-removed", "lcc"))
@@ -328,6 +390,7 @@ def markdown_report(runs, published=None, plot_files=(), published_note=None,
          "peers alike). Failed runs show their status in italics; errors are listed at the end. "
          "Labels are used only to score: no label influences training, model selection or "
          "hyperparameters. n_clusters = number of label classes of the scored nodes.", ""]
+    L += _rows_by_code(runs, marks) + [""]
     L += ["Protocols: " + "; ".join(f"`{p}` = {_PROTOCOL_TEXT.get(p, p)}" for p in protocols) + ".", ""]
     if published is None:
         L += [f"Published numbers: not shown ({published_note or 'no CSV given'}).", ""]
@@ -335,8 +398,9 @@ def markdown_report(runs, published=None, plot_files=(), published_note=None,
         rows = _headline(agg, p, datasets, ours, published)
         if rows:
             L += [f"## Headline — protocol `{p}`", "",
-                  "Our best method per dataset (by mean ACC over seeds), Uni-DHC, the best "
-                  "peer on the same nodes and the best published number under this protocol "
+                  "Our best method per dataset (by mean ACC over seeds), the API default "
+                  "`auto`, Uni-DHC, the best peer on the same nodes and the best published "
+                  "number under this protocol "
                   "(see the footnotes below the detailed tables).", ""] + rows + [""]
 
     def used(p):

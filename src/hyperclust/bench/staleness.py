@@ -133,7 +133,8 @@ def provenance_marks(runs, repo=None, sources=None) -> dict:
     -------
     dict
         ``{(dataset, protocol, method): {"mark": STALE | UNKNOWN | None, "runs": {status:
-        count}, "touched": last commit of the method's code or None}}``.
+        count}, "commits": {(commit, status): count}, "touched": last commit of the method's
+        code or None}}``; a status is ``"current"``, STALE or UNKNOWN.
 
     Examples
     --------
@@ -176,8 +177,10 @@ def provenance_marks(runs, repo=None, sources=None) -> dict:
     for r in runs:
         key = (r["dataset"], r["protocol"], r["method"])
         st = status(r)
-        entry = out.setdefault(key, {"mark": None, "runs": Counter(), "touched": None})
+        entry = out.setdefault(key, {"mark": None, "runs": Counter(), "commits": Counter(),
+                                     "touched": None})
         entry["runs"][st or "current"] += 1
+        entry["commits"][(r.get("commit") or None, st or "current")] += 1
         entry["touched"] = touched_cache.get(r["method"])
         if st == STALE or (st == UNKNOWN and entry["mark"] is None):
             entry["mark"] = st
