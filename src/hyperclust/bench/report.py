@@ -271,9 +271,9 @@ def _minute(stamp) -> str:
     return str(stamp).replace("T", " ")[:16]
 
 
-def _rows_by_code(runs, marks) -> list[str]:
+def _rows_by_code(runs, marks, methods) -> list[str]:
     """The header's account of which rows are fresh: per (age, commit) the number of runs,
-    when they finished and of which methods."""
+    when they finished and of which methods (listed in the order of ``methods``)."""
     groups = {}
     for r in runs:
         key = (_run_age(r, marks), r.get("commit") or None)
@@ -297,8 +297,8 @@ def _rows_by_code(runs, marks) -> list[str]:
         made = f"`{commit[:10]}`" + ("+dirty" if g["dirty"] else "") if commit \
             else "none recorded"
         done = f"{_minute(min(g['done']))} – {_minute(max(g['done']))}" if g["done"] else ""
-        methods = ", ".join(f"`{m}` {n}" for m, n in g["methods"].items())
-        L.append(markdown_row([_AGE_TEXT.get(age, age), made, str(g["n"]), done, methods]))
+        made_of = ", ".join(f"`{m}` {g['methods'][m]}" for m in methods if m in g["methods"])
+        L.append(markdown_row([_AGE_TEXT.get(age, age), made, str(g["n"]), done, made_of]))
     return L
 
 
@@ -390,7 +390,7 @@ def markdown_report(runs, published=None, plot_files=(), published_note=None,
          "peers alike). Failed runs show their status in italics; errors are listed at the end. "
          "Labels are used only to score: no label influences training, model selection or "
          "hyperparameters. n_clusters = number of label classes of the scored nodes.", ""]
-    L += _rows_by_code(runs, marks) + [""]
+    L += _rows_by_code(runs, marks, all_methods) + [""]
     L += ["Protocols: " + "; ".join(f"`{p}` = {_PROTOCOL_TEXT.get(p, p)}" for p in protocols) + ".", ""]
     if published is None:
         L += [f"Published numbers: not shown ({published_note or 'no CSV given'}).", ""]
