@@ -43,8 +43,8 @@ LARGE="pokec actor 20newsw100 amazon-ratings pubmed-cc dblp-ca mag-10 walmart-tr
 COVERED="cora-ca cora-cc citeseer-cc pubmed-cc-tricl zoo mushroom 20newsw100 pokec
          amazon-ratings pubmed-cc dblp-ca"
 # The API default (auto) and its strongest candidate (ahcka) first, beside the others.
-CHEAP="auto ahcka kmeans hgnn spectral-zhou spectral-clique spectral-clique-unit spectral-star
-       spectral-collapsed"
+CHEAP=${CHEAP:-"auto ahcka kmeans hgnn spectral-zhou spectral-clique spectral-clique-unit spectral-star
+       spectral-collapsed"}
 PEERS="peer-hypernetx peer-xgi peer-hypergraphx"
 PEER_DATA="zoo senate-committees contact-high-school-classes house-committees congress-bills
            cora-ca cora-cc citeseer-cc pubmed-cc-tricl mushroom 20newsw100 pokec"
