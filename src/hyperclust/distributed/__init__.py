@@ -10,7 +10,8 @@
   per block; :mod:`~hyperclust.distributed.walk`: AHCKA's mixed walk on the blocks;
 * :class:`DistributedSpectralClustering` (Chebyshev-filtered subspace iteration + block
   k-means), :class:`DistributedAHCKA` (AHCKA, with the attribute kNN walk) and
-  :class:`DistributedUniDHC` (Uni-DHC trained on mini-batches read from the basis written per block).
+  :class:`DistributedUniDHC` (Uni-DHC trained on mini-batches read from the basis written
+  per block).
 
 Everything that runs on a cluster takes ``client=`` (a ``dask.distributed.Client``, a
 scheduler address, or None for a local cluster). The Dask parts need the ``distributed``
