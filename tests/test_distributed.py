@@ -188,8 +188,6 @@ def test_ahcka_equals_single_process(client):
     np.testing.assert_array_equal(est.labels_, ref.labels_)
     signs = np.sign(np.sum(est.embedding_ * ref.embedding_, axis=0))
     np.testing.assert_allclose(est.embedding_ * signs, ref.embedding_, rtol=0, atol=1e-8)
-    with pytest.raises(ValueError, match="structure-only"):
-        DistributedAHCKA(3, client=client).fit(hypergraph_sbm(50, 2, random_state=0))
 
 
 def test_block_kmeans_is_sklearn_on_all_rows_and_seeded_on_a_sample(client):

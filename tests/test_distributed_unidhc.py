@@ -15,8 +15,8 @@ torch = pytest.importorskip("torch")
 from hyperclust.cli import main  # noqa: E402
 from hyperclust.cluster import UniDHC  # noqa: E402
 from hyperclust.datasets import hypergraph_sbm  # noqa: E402
-from hyperclust.distributed import (DistributedAHCKA, DistributedUniDHC,  # noqa: E402
-                                    partition_edgelists, write_partitioned)
+from hyperclust.distributed import (DistributedUniDHC, partition_edgelists,  # noqa: E402
+                                    write_partitioned)
 from hyperclust.distributed.basis import (read_power_basis, write_hyperedge_means,  # noqa: E402
                                           write_power_basis)
 from hyperclust.distributed.batches import BasisFileBatches  # noqa: E402
@@ -130,9 +130,9 @@ def test_unidhc_errors(tmp_path, client):
         DistributedUniDHC(2, gamma_init=[1.0], client=client).fit(hg)
     with pytest.raises(FileNotFoundError, match="scratch_dir"):
         DistributedUniDHC(2, scratch_dir=str(tmp_path / "nowhere"), client=client).fit(hg)
-    phg = write_partitioned(hg, tmp_path / "parts", block_size=20)
-    with pytest.raises(ValueError, match="structure-only"):
-        DistributedAHCKA(2, client=client).fit(phg.path)
+    phg = write_partitioned(hg.replace(features=None), tmp_path / "parts", block_size=20)
+    with pytest.raises(ValueError, match="has no node features"):  # after the scratch is made
+        DistributedUniDHC(2, input="features", client=client).fit(phg.path)
     assert sorted(p.name for p in phg.path.iterdir() if p.name.startswith("_unidhc")) == []
 
 

@@ -6,9 +6,12 @@
 * :mod:`~hyperclust.distributed.operator`: ``P X`` (and Zhou's normalized affinity) as two
   map-reduce phases over the blocks; :mod:`~hyperclust.distributed.basis`: the power basis
   written per block; :mod:`~hyperclust.distributed.linalg`: TSQR and block products;
+  :mod:`~hyperclust.distributed.knn`: the exact cosine kNN affinity of the node features
+  per block; :mod:`~hyperclust.distributed.walk`: AHCKA's mixed walk on the blocks;
 * :class:`DistributedSpectralClustering` (Chebyshev-filtered subspace iteration + block
-  k-means), :class:`DistributedAHCKA` (structure-only AHCKA) and :class:`DistributedUniDHC`
-  (Uni-DHC trained on mini-batches read from the basis written per block).
+  k-means), :class:`DistributedAHCKA` (AHCKA, with the attribute kNN walk) and
+  :class:`DistributedUniDHC` (Uni-DHC trained on mini-batches read from the basis written
+  per block).
 
 Everything that runs on a cluster takes ``client=`` (a ``dask.distributed.Client``, a
 scheduler address, or None for a local cluster). The Dask parts need the ``distributed``

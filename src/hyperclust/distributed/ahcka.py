@@ -1,16 +1,16 @@
-"""AHCKA's adaptive orthogonal iterations on a partitioned hypergraph (structure only).
+"""AHCKA's adaptive orthogonal iterations on a partitioned hypergraph.
 
-The same steps as :class:`hyperclust.cluster.AHCKA` with ``M = P`` the hypergraph random
-walk (``Dv^-1 H W De^-1 H^T``, applied by the block operator): seeds = the ``k``
-highest-degree nodes, random walks with restart from them (``M^T`` by the adjoint block
-operator), then ``q <- QR(M q)`` by TSQR, and every ``check_interval`` iterations the Yu-Shi
-discretisation and the random-walk-with-restart conductance, both as reductions over the
-row blocks. Each step agrees with the single-process estimator (the iterates up to column
-signs, which neither the discretisation nor the objective sees).
-
-The attribute kNN walk ``Q`` is not distributed: it needs a global kNN search over all
-node features, and applying it needs every block's rows of ``q`` on every block; inputs with
-features are refused (use :class:`hyperclust.cluster.AHCKA` on one machine).
+The same steps as :class:`hyperclust.cluster.AHCKA` with ``knn_method="exact"``: the walk
+``M`` is the mixed walk ``(1 - beta) P + beta Q`` of the hypergraph random walk ``P``
+(``Dv^-1 H W De^-1 H^T``, by the block operator) and the walk ``Q`` on the exact cosine kNN
+graph of the node features stored with the partition
+(:func:`~hyperclust.distributed.knn.knn_affinity_blocks`,
+:class:`~hyperclust.distributed.walk.MixedBlockWalk`), or ``M = P`` without features (or
+with ``beta = 0``). Seeds = the ``k`` highest-degree nodes, random walks with restart from
+them (``M^T``), then ``q <- QR(M q)`` by TSQR, and every ``check_interval`` iterations the
+Yu-Shi discretisation and the random-walk-with-restart conductance, both as reductions over
+the row blocks. Each step agrees with the single-process estimator (the iterates up to
+column signs, which neither the discretisation nor the objective sees).
 """
 
 from __future__ import annotations
@@ -23,9 +23,11 @@ from .._validation import check_fraction, check_int
 from ._tasks import RETRIES
 from .client import resolve_client
 from .inputs import as_partitioned
+from .knn import knn_affinity_blocks
 from .linalg import tsqr
 from .operator import propagation
 from .partitioned import load_node_block
+from .walk import MixedBlockWalk
 
 __all__ = ["DistributedAHCKA"]
 
@@ -128,12 +130,20 @@ def _block(bounds, i):
 
 
 class DistributedAHCKA(HypergraphClusterer):
-    """AHCKA (structure only) on a Dask cluster: the distributed counterpart of
-    ``AHCKA(...)`` on a hypergraph without node features.
+    """AHCKA on a Dask cluster: the distributed counterpart of
+    ``AHCKA(..., knn_method="exact")``.
+
+    With node features (stored with the partition, or those of an in-memory hypergraph) the
+    walk mixes in the exact cosine kNN walk of the features; the kNN search costs
+    ``O(n^2 d)`` over all workers (``B^2`` block pairs), and there is no approximate search.
 
     Parameters
     ----------
     n_clusters : int
+    n_neighbors : int, default 10
+        ``K`` of the attribute kNN graph.
+    beta : float in [0, 1], default 0.5
+        Weight of the kNN walk (ignored without features).
     alpha : float in (0, 1], default 0.2
     max_iter : int, default 200
     check_interval : int, default 5
@@ -148,6 +158,9 @@ class DistributedAHCKA(HypergraphClusterer):
     client : dask.distributed.Client, str or None
         As in :class:`~hyperclust.distributed.DistributedSpectralClustering`.
     n_workers : int, default 2
+    random_state : int, default 0
+        Seeds which of the attribute neighbours tied with the ``K``-th similarity are kept,
+        as in :class:`hyperclust.cluster.AHCKA`.
 
     Attributes
     ----------
@@ -166,10 +179,12 @@ class DistributedAHCKA(HypergraphClusterer):
     [0, 0, 0, 1, 1, 1]
     """
 
-    def __init__(self, n_clusters=2, *, alpha=0.2, max_iter=200, check_interval=5,
-                 patience=3, init_steps=5, n_hops=3, discretize_iter=30, block_size=100_000,
-                 client=None, n_workers=2):
+    def __init__(self, n_clusters=2, *, n_neighbors=10, beta=0.5, alpha=0.2, max_iter=200,
+                 check_interval=5, patience=3, init_steps=5, n_hops=3, discretize_iter=30,
+                 block_size=100_000, client=None, n_workers=2, random_state=0):
         self.n_clusters = n_clusters
+        self.n_neighbors = n_neighbors
+        self.beta = beta
         self.alpha = alpha
         self.max_iter = max_iter
         self.check_interval = check_interval
@@ -180,9 +195,12 @@ class DistributedAHCKA(HypergraphClusterer):
         self.block_size = block_size
         self.client = client
         self.n_workers = n_workers
+        self.random_state = random_state
 
     def _validate(self, n):
         k = check_n_clusters(self.n_clusters, n)
+        check_int(self.n_neighbors, "n_neighbors", 1)
+        check_fraction(self.beta, "beta")
         check_fraction(self.alpha, "alpha", lo_open=True)
         check_int(self.max_iter, "max_iter", 0)
         check_int(self.check_interval, "check_interval", 1)
@@ -195,19 +213,10 @@ class DistributedAHCKA(HypergraphClusterer):
         return k
 
     def fit(self, hypergraph, y=None):
-        """Cluster the nodes; ``hypergraph`` is a :class:`~hyperclust.Hypergraph` without
-        features, a :class:`~hyperclust.distributed.PartitionedHypergraph` or its directory."""
-        if getattr(hypergraph, "features", None) is not None:
-            raise ValueError("DistributedAHCKA is structure-only: the attribute kNN walk needs "
-                             "a global kNN search; use hyperclust.cluster.AHCKA, or drop the "
-                             "features (hypergraph.replace(features=None))")
+        """Cluster the nodes; ``hypergraph`` is a :class:`~hyperclust.Hypergraph`, a
+        :class:`~hyperclust.distributed.PartitionedHypergraph` or its directory."""
         with as_partitioned(hypergraph, self.block_size) as phg, \
                 resolve_client(self.client, self.n_workers) as client:
-            if phg.n_features is not None:
-                raise ValueError("DistributedAHCKA is structure-only: the attribute kNN walk "
-                                 f"needs a global kNN search, and {phg.path} holds node "
-                                 "features; use hyperclust.cluster.AHCKA, or partition the "
-                                 "hypergraph without features")
             k = self._validate(phg.n_nodes)
             self._fit(phg, client, k)
             self.node_ids_ = hypergraph.node_ids if hasattr(hypergraph, "incidence") \
@@ -221,8 +230,14 @@ class DistributedAHCKA(HypergraphClusterer):
     def _fit(self, phg, client, k):
         self._client = client
         n, bounds, alpha = phg.n_nodes, phg.block_bounds, float(self.alpha)
-        M = propagation(phg, client, self_loops=0.0, kind="rw")
-        Mt = propagation(phg, client, self_loops=0.0, kind="rw", adjoint=True)
+        if phg.n_features is not None and self.beta > 0 and n > 1:
+            A = knn_affinity_blocks(phg, client, self.n_neighbors,
+                                    random_state=self._rng_seed(self.random_state))
+            M = MixedBlockWalk(phg, client, A, self.beta)
+            Mt = MixedBlockWalk(phg, client, A, self.beta, adjoint=True)
+        else:
+            M = propagation(phg, client, self_loops=0.0, kind="rw")
+            Mt = propagation(phg, client, self_loops=0.0, kind="rw", adjoint=True)
         sizes = np.diff(bounds)
         # seeds: the k highest weighted degrees, ties to the lower index (stable argsort)
         tops = client.gather([self._submit(_top_degrees, phg.block_path(b), int(bounds[b]), k)

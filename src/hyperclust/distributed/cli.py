@@ -153,7 +153,7 @@ def cluster_partitioned(args) -> int:
         emb = check_output(args.embedding_out, inputs, args.force, "--embedding-out")
     phg = PartitionedHypergraph(args.target)
     if method == "ahcka":
-        est = DistributedAHCKA(args.k, client=args.scheduler)
+        est = DistributedAHCKA(args.k, client=args.scheduler, random_state=args.seed)
         steps = lambda: f"{est.n_iter_} orthogonal iterations"  # noqa: E731
     elif method == "unidhc":
         est = DistributedUniDHC(args.k, client=args.scheduler, random_state=args.seed,
