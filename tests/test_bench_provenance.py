@@ -193,3 +193,18 @@ def test_report_lists_methods_in_registry_order_whatever_the_row_order():
                     "`peer-xgi` |")
     headline = text.split("## Headline — protocol `all`")[1].split("\n## ")[0]
     assert "| `auto` ACC | `auto` NMI | `unidhc` ACC | `unidhc` NMI |" in headline
+
+
+@needs_git
+def test_a_docstring_or_comment_edit_does_not_make_rows_stale(history):
+    repo, sources, (c1, c2, c3, c4) = history
+    c5 = _commit(repo, "pkg/a.py", '"""Module words."""\nx = 2  # why\n', "a: docstring only")
+    runs = [_run("m-a", c3, dataset="before-doc")]
+    assert provenance_marks(runs, repo=repo, sources=sources)[
+        ("before-doc", "all", "m-a")]["mark"] is None
+    c6 = _commit(repo, "pkg/a.py", '"""Module words."""\nx = 3\n', "a: code")
+    marks = provenance_marks(runs + [_run("m-a", c5, dataset="doc")], repo=repo,
+                             sources=sources)
+    assert marks[("before-doc", "all", "m-a")]["mark"] == STALE
+    assert marks[("doc", "all", "m-a")]["mark"] == STALE
+    assert marks[("doc", "all", "m-a")]["touched"] == c6

@@ -3,7 +3,9 @@
 A row records the commit that made it (:mod:`hyperclust.bench.provenance`); a method's code
 is the module defining its estimator and the hyperclust modules it imports
 (:func:`method_source_files`). :func:`provenance_marks` compares the two in the git history,
-so that the report (:mod:`hyperclust.bench.report`) can mark stale cells.
+so that the report (:mod:`hyperclust.bench.report`) can mark stale cells. Only changes of
+code count: a commit that edits docstrings, comments or layout alone does not
+(:func:`code_signature`, :func:`last_code_change`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from pathlib import Path
 from .aggregate import is_peer
 from .provenance import git, package_root
 
-__all__ = ["method_source_files", "provenance_marks", "STALE", "UNKNOWN", "MARK"]
+__all__ = ["method_source_files", "provenance_marks", "code_signature", "last_code_change",
+           "STALE", "UNKNOWN", "MARK"]
 
 STALE = "stale"
 UNKNOWN = "unknown provenance"
@@ -112,6 +115,59 @@ def method_source_files(method: str) -> list[str] | None:
     return sorted(files)
 
 
+def code_signature(text: str) -> str:
+    r"""What of a Python source counts as code: its syntax tree without docstrings (comments
+    and layout are not in the tree); the text itself when it does not parse.
+
+    Examples
+    --------
+    >>> a = "def f(x):\n    'Old words.'\n    return x + 1  # why\n"
+    >>> b = "def f(x):\n    'New words, longer.'\n\n    return x + 1\n"
+    >>> code_signature(a) == code_signature(b), code_signature(a) == code_signature(a + "y = 2")
+    (True, False)
+    """
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return text
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and body and isinstance(body[0], ast.Expr) \
+                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree)
+
+
+def last_code_change(files, repo, max_commits: int = 200) -> str | None:
+    """The newest commit (``git log`` order) that changed the *code* of any of ``files``:
+    commits that only edit docstrings, comments or layout (:func:`code_signature`) are passed
+    over, so a corrected example does not make every benchmark row stale. None without
+    history.
+    """
+    rc, out = git(["log", f"-{int(max_commits)}", "--format=%H", "--", *files], repo)
+    if rc != 0 or not out:
+        return None
+    commits = out.split()
+    rel = {}
+    for f in files:
+        rc, name = git(["ls-files", "--full-name", "--", str(f)], repo)
+        if rc == 0 and name:
+            rel[f] = name.splitlines()[0]
+    for commit in commits:
+        rc, changed = git(["diff-tree", "--no-commit-id", "--name-only", "-r", "-m",
+                           "--first-parent", commit, "--", *rel.values()], repo)
+        names = set(changed.split()) if rc == 0 and changed else set(rel.values())
+        for name in names:
+            rc_new, new = git(["show", f"{commit}:{name}"], repo)
+            rc_old, old = git(["show", f"{commit}^:{name}"], repo)
+            if rc_new != 0 or rc_old != 0 or code_signature(new) != code_signature(old):
+                return commit
+    return commits[-1]
+
+
 def provenance_marks(runs, repo=None, sources=None) -> dict:
     """Which groups of runs were made by code older than the method's current code.
 
@@ -153,11 +209,8 @@ def provenance_marks(runs, repo=None, sources=None) -> dict:
         if method not in touched_cache:
             files = (sources or {}).get(method) if sources and method in sources \
                 else method_source_files(method)
-            commit = None
-            if repo is not None and files:
-                rc, out = git(["log", "-1", "--format=%H", "--", *files], repo)
-                commit = out or None if rc == 0 else None
-            touched_cache[method] = commit
+            touched_cache[method] = last_code_change(files, repo) \
+                if repo is not None and files else None
         return touched_cache[method]
 
     def status(run):
