@@ -146,6 +146,11 @@ def last_code_change(files, repo, max_commits: int = 200) -> str | None:
     commits that only edit docstrings, comments or layout (:func:`code_signature`) are passed
     over, so a corrected example does not make every benchmark row stale. None without
     history.
+
+    Examples
+    --------
+    >>> last_code_change(["no/such/file.py"], ".") is None
+    True
     """
     rc, out = git(["log", f"-{int(max_commits)}", "--format=%H", "--", *files], repo)
     if rc != 0 or not out:
