@@ -93,6 +93,13 @@ def _check_labels(labels, n: int) -> np.ndarray:
     return _dense_codes(y)[0]
 
 
+def _edge_cluster_counts(hg, y: np.ndarray):
+    """``(counts, k)``: the ``(m, k)`` CSR matrix ``|e cap C_c|`` for dense codes ``y``."""
+    k = int(y.max()) + 1 if y.size else 1
+    B = sp.csr_matrix((np.ones(y.size), (np.arange(y.size), y)), shape=(y.size, k))
+    return (hg.incidence_t @ B).tocsr(), k
+
+
 def cluster_indicators(labels) -> sp.csr_matrix:
     """Normalised cluster indicators ``Y[v, c] = 1 / sqrt(|C_c|)``.
 
@@ -221,9 +228,7 @@ def hypergraph_ncut(hypergraph, labels) -> float:
     """
     hg = _check_hypergraph(hypergraph)
     y = _check_labels(labels, hg.n_nodes)
-    k = int(y.max()) + 1
-    B = sp.csr_matrix((np.ones(y.size), (np.arange(y.size), y)), shape=(y.size, k))
-    counts = (hg.incidence_t @ B).tocsr()  # (m, k): |e cap C|
+    counts, k = _edge_cluster_counts(hg, y)
     scale = hg.weights * safe_inverse(hg.edge_sizes)
     inner = np.asarray((sp.diags(scale) @ counts.multiply(counts)).sum(axis=0)).ravel()
     vol = np.bincount(y, weights=np.asarray(hg.weighted_degrees, dtype=np.float64), minlength=k)
@@ -259,11 +264,7 @@ def hyperedge_cohesion(hypergraph, labels) -> float:
     """
     hg = _check_hypergraph(hypergraph)
     y = _check_labels(labels, hg.n_nodes)
-    k = int(y.max()) + 1 if y.size else 1
-    B = sp.csr_matrix((np.ones(y.size), (np.arange(y.size), y)), shape=(y.size, k))
-    H = sp.csc_matrix(hg.incidence, dtype=np.float64, copy=True)
-    H.data[:] = 1.0
-    counts = (H.T @ B).tocsr()  # (m, k): |e cap C|
+    counts, k = _edge_cluster_counts(hg, y)
     size = np.asarray(counts.sum(axis=1)).ravel()
     kept = size >= 2
     if not kept.any():

@@ -220,15 +220,7 @@ class AHCKA(HypergraphClusterer):
         self.random_state = random_state
 
     def _validate(self, hg):
-        k = check_n_clusters(self.n_clusters, hg.n_nodes)
-        check_int(self.n_neighbors, "n_neighbors", 1)
-        check_fraction(self.beta, "beta")
-        check_fraction(self.alpha, "alpha", lo_open=True)
-        check_int(self.max_iter, "max_iter", 0)
-        check_int(self.check_interval, "check_interval", 1)
-        check_int(self.patience, "patience", 1)
-        check_int(self.init_steps, "init_steps", 0)
-        check_int(self.n_hops, "n_hops", 0)
+        k = check_iteration_params(self, hg.n_nodes)
         if self.knn_method not in KNN_METHODS:
             raise ValueError(f"knn_method must be one of {KNN_METHODS}, got {self.knn_method!r}")
         return k
@@ -296,6 +288,27 @@ class AHCKA(HypergraphClusterer):
         self.n_iter_ = it
         self.walk_ = M
         return self
+
+
+def check_iteration_params(est, n_nodes: int) -> int:
+    """Check the parameters AHCKA's iteration shares with its Dask version
+    (:class:`hyperclust.distributed.DistributedAHCKA`); returns ``n_clusters``.
+
+    Examples
+    --------
+    >>> check_iteration_params(AHCKA(3), 10)
+    3
+    """
+    k = check_n_clusters(est.n_clusters, n_nodes)
+    check_int(est.n_neighbors, "n_neighbors", 1)
+    check_fraction(est.beta, "beta")
+    check_fraction(est.alpha, "alpha", lo_open=True)
+    check_int(est.max_iter, "max_iter", 0)
+    check_int(est.check_interval, "check_interval", 1)
+    check_int(est.patience, "patience", 1)
+    check_int(est.init_steps, "init_steps", 0)
+    check_int(est.n_hops, "n_hops", 0)
+    return k
 
 
 def _indicator_columns(labels, k):

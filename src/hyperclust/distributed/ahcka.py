@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cluster.base import HypergraphClusterer, check_n_clusters
-from .._validation import check_fraction, check_int
+from ..cluster.ahcka import check_iteration_params
+from ..cluster.base import HypergraphClusterer
+from .._validation import check_int
 from ._tasks import RETRIES
 from .client import resolve_client
 from .inputs import as_partitioned
@@ -198,15 +199,7 @@ class DistributedAHCKA(HypergraphClusterer):
         self.random_state = random_state
 
     def _validate(self, n):
-        k = check_n_clusters(self.n_clusters, n)
-        check_int(self.n_neighbors, "n_neighbors", 1)
-        check_fraction(self.beta, "beta")
-        check_fraction(self.alpha, "alpha", lo_open=True)
-        check_int(self.max_iter, "max_iter", 0)
-        check_int(self.check_interval, "check_interval", 1)
-        check_int(self.patience, "patience", 1)
-        check_int(self.init_steps, "init_steps", 0)
-        check_int(self.n_hops, "n_hops", 0)
+        k = check_iteration_params(self, n)
         check_int(self.discretize_iter, "discretize_iter", 1)
         check_int(self.block_size, "block_size", 1)
         check_int(self.n_workers, "n_workers", 1)
