@@ -7,7 +7,8 @@ Usage (after ``bench_pool.py``)::
 For every (dataset, seed) of ``bench-out/pool`` it replays four label-free rules over the
 cached candidate clusterings: the lowest ``rwr-min`` score (what ``AutoClusterer`` does),
 the highest mean NMI to the other candidates (ANMI, a consensus signal), the best ANMI among
-candidates scoring within 2/5/10% of the best score, and the rank sum of both signals; and
+candidates scoring within 2/5/10% of the best score, the rank sum of both signals and the
+rules of the hold-out study (:func:`picks`; ``bench_holdout.py``); and
 prints the share of settings within .02 ACC of the oracle (labels only score here) and the
 mean ACC gap, with each dataset's mean ACC. Results: docs/results/auto.md, "Second selector
 study".
@@ -27,25 +28,48 @@ except ImportError:
     from benchmarks._pool import load_labels, load_runs
 
 
-def mean_agreement(labels, name, names):
-    """Mean NMI of candidate ``name``'s clustering with every other candidate's."""
-    return float(np.mean([normalized_mutual_info_score(labels[name], labels[other])
-                          for other in names if other != name]))
+def agreement_matrix(labels, names):
+    """``(c, c)`` NMI between every pair of candidate clusterings (1 on the diagonal)."""
+    M = np.eye(len(names))
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            M[i, j] = M[j, i] = normalized_mutual_info_score(labels[names[i]], labels[names[j]])
+    return M
 
 
 def picks(labels, scores, names):
-    """``{rule: candidate}`` for every selection rule studied."""
-    agree = {c: mean_agreement(labels, c, names) for c in names}
+    """``{rule: candidate}`` for every selection rule studied.
+
+    ``anmi``: the highest mean NMI to the other candidates (consensus). ``anmi-dedup``: the
+    same with candidates that return the same clustering (NMI > .99, e.g. spectral-zhou and
+    spectral-clique on most sets) counted as one voter between them, so a pair of twins does
+    not outvote the rest. ``within<x>-anmi``: the best consensus among candidates scoring
+    within ``x`` of the best score (relative to its magnitude). ``ranksum``: the sum of both
+    ranks. ``hybrid``: ``anmi-dedup`` with attributes (seven candidates over three views),
+    ``rwr-min`` without (four candidates on one view). ``always-*``: one fixed candidate
+    (``hgnn`` stands in for ``hgnn-mixed`` without attributes).
+    """
+    M = agreement_matrix(labels, names)
+    n = len(names)
+    agree = {c: (M[i].sum() - 1) / max(n - 1, 1) for i, c in enumerate(names)}
+    voter = 1.0 / (M > 0.99).sum(axis=1)
+    agree_dedup = {c: (M[i] @ voter - voter[i]) / max(voter.sum() - voter[i], 1e-12)
+                   for i, c in enumerate(names)}
     best = min(scores.values())
     out = {"rwr-min": min(names, key=lambda c: (scores[c], names.index(c))),
-           "anmi": max(names, key=lambda c: agree[c])}
+           "anmi": max(names, key=lambda c: agree[c]),
+           "anmi-dedup": max(names, key=lambda c: agree_dedup[c])}
     for slack in (0.02, 0.05, 0.1):
-        near = [c for c in names if scores[c] <= best * (1 + slack)]
+        near = [c for c in names if scores[c] <= best + slack * abs(best)]
         out[f"within{slack:g}-anmi"] = max(near, key=lambda c: agree[c])
     by_score = sorted(names, key=lambda c: scores[c])
     by_agree = sorted(names, key=lambda c: -agree[c])
     out["ranksum"] = min(names, key=lambda c: (by_score.index(c) + by_agree.index(c),
                                                by_score.index(c)))
+    attributed = "kmeans" in names
+    out["hybrid"] = out["anmi-dedup"] if attributed else out["rwr-min"]
+    out["always-ahcka"] = "ahcka"
+    out["always-hgnn-mixed"] = "hgnn-mixed" if "hgnn-mixed" in names else "hgnn"
     return out
 
 
