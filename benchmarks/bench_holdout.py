@@ -192,13 +192,13 @@ def report(rows, out_path):
     print("\n".join(lines))
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, default=2)
     ap.add_argument("--pools", default="holdout,third")
     ap.add_argument("--report", action="store_true", help="only write the tables")
     ap.add_argument("--out", default=str(OUT / "holdout" / "report.md"))
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     store = ResultStore(STORE, key=("pool", "dataset", "seed"))
     if not args.report:
         for pool in args.pools.split(","):

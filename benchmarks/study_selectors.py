@@ -42,8 +42,8 @@ def picks(labels, scores, names):
 
     ``anmi``: the highest mean NMI to the other candidates (consensus). ``anmi-dedup``: the
     same with candidates that return the same clustering (NMI > .99, e.g. spectral-zhou and
-    spectral-clique on most sets) counted as one voter between them, so a pair of twins does
-    not outvote the rest. ``within<x>-anmi``: the best consensus among candidates scoring
+    spectral-clique on most sets) counted as one voter between them, and a candidate's own
+    twins not voting for it, so adding a copy of a candidate changes no one's support. ``within<x>-anmi``: the best consensus among candidates scoring
     within ``x`` of the best score (relative to its magnitude). ``ranksum``: the sum of both
     ranks. ``hybrid``: ``anmi-dedup`` with attributes (seven candidates over three views),
     ``rwr-min`` without (four candidates on one view). ``always-*``: one fixed candidate
@@ -52,9 +52,13 @@ def picks(labels, scores, names):
     M = agreement_matrix(labels, names)
     n = len(names)
     agree = {c: (M[i].sum() - 1) / max(n - 1, 1) for i, c in enumerate(names)}
-    voter = 1.0 / (M > 0.99).sum(axis=1)
-    agree_dedup = {c: (M[i] @ voter - voter[i]) / max(voter.sum() - voter[i], 1e-12)
-                   for i, c in enumerate(names)}
+    twin = M > 0.99
+    voter = 1.0 / twin.sum(axis=1)
+    agree_dedup = {}
+    for i, c in enumerate(names):
+        others = ~twin[i]          # its own twins do not vote for it
+        weight = voter * others
+        agree_dedup[c] = float(M[i] @ weight / weight.sum()) if others.any() else 0.0
     best = min(scores.values())
     out = {"rwr-min": min(names, key=lambda c: (scores[c], names.index(c))),
            "anmi": max(names, key=lambda c: agree[c]),

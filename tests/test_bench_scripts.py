@@ -14,7 +14,7 @@ from hyperclust.bench import ResultStore
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
 SCRIPTS = ("bench_collapsed", "bench_distributed", "bench_knn", "bench_unidhc",
-           "bench_unidhc_select", "bench_unidhc_speed", "plot_unidhc_gamma")
+           "bench_unidhc_select", "bench_unidhc_speed", "plot_unidhc_gamma", "bench_holdout")
 
 
 def _script(name):
@@ -85,3 +85,27 @@ def test_speed_runs_are_numbered_and_never_replaced(tmp_path, monkeypatch):
     rows = ResultStore(out, key=script.KEY).runs
     assert [(r["n"], r["run"]) for r in rows] == [(100, 0), (100, 1), (200, 2)]
     assert all("commit" in r and "load_avg_start" in r for r in rows)
+
+
+def test_consensus_rule_is_unchanged_by_a_copy_of_a_candidate():
+    selectors = _script("study_selectors")
+    rng = np.random.default_rng(0)
+    labels = {c: rng.integers(0, 3, 30) for c in ("a", "b", "c", "d")}
+    labels["b"][:20] = labels["a"][:20]          # b and c agree most with a
+    labels["c"][10:] = labels["a"][10:]
+    scores = dict(zip(labels, (0.3, 0.2, 0.4, 0.1)))
+    names = list(labels)
+    before = selectors.picks(labels, scores, names)
+    assert before["rwr-min"] == "d" and before["anmi-dedup"] == "a"
+    for copied in names:
+        more = dict(labels, twin=labels[copied].copy())
+        after = selectors.picks(more, dict(scores, twin=scores[copied]), names + ["twin"])
+        assert after["anmi-dedup"] in (before["anmi-dedup"],
+                                       "twin" if copied == before["anmi-dedup"] else None)
+
+
+def test_paired_bootstrap_of_the_holdout_study():
+    holdout = _script("bench_holdout")
+    mean, lo, hi = holdout.paired_bootstrap([0.3, 0.2, 0.1, 0.0], [0.1, 0.1, 0.1, 0.1])
+    assert mean == pytest.approx(0.05) and lo < mean < hi
+    assert holdout.paired_bootstrap([0.2] * 5, [0.1] * 5)[1:] == pytest.approx((0.1, 0.1))
