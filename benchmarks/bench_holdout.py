@@ -20,11 +20,12 @@ constructions of the benchmark literature (:func:`hyperclust.datasets.hypergraph
 
 For every (set, seed) it fits ``AutoClusterer`` (labels only score), replays every rule over
 the candidates, and stores one row per (pool, set, seed) with each candidate's ACC/NMI and
-each rule's pick (``bench-out/holdout/runs.json``, with its commit). The report is the mean
+each rule's pick (``docs/results/holdout.json``, with its commit). The report is the mean
 ACC gap to the best candidate per rule and pool (datasets weighted equally), the share of
 settings within .02, and a paired bootstrap of each rule against ``rwr-min`` over the
 datasets of all pools, the shared pool included when ``bench-out/pool`` exists.
-Results: docs/results/holdout.md.
+Tables: docs/results/holdout.md (written by this script); discussion: docs/results/auto.md,
+"Hold-out study".
 """
 
 from __future__ import annotations
@@ -46,7 +47,9 @@ except ImportError:
     from benchmarks._pool import DATA, OUT, load_labels, load_runs
     from benchmarks.study_selectors import picks
 
-STORE = OUT / "holdout" / "runs.json"
+ROOT = Path(__file__).resolve().parents[1]
+STORE = ROOT / "docs" / "results" / "holdout.json"
+REPORT = ROOT / "docs" / "results" / "holdout.md"
 TABLES = ("iris", "wine", "breast_cancer", "digits")
 SHARED_ATTRIBUTED = ("zoo", "mushroom", "cora-ca", "cora-cc", "citeseer-cc", "pubmed-cc-tricl",
                      "20newsw100")
@@ -155,7 +158,14 @@ def paired_bootstrap(a, b, n_boot=10000, seed=0):
 def report(rows, out_path):
     per, settings = dataset_gaps(rows)
     pools = list(dict.fromkeys(r["pool"] for r in rows))
-    lines = ["| rule | " + " | ".join(f"{p}: mean gap / within .02 / worst" for p in pools)
+    commits = sorted({str(r.get("commit", "?"))[:7] for r in rows if r["pool"] != "shared"})
+    lines = ["# Hold-out study of `auto`'s selection rule (generated)", "",
+             "Written by `python benchmarks/bench_holdout.py` from `docs/results/holdout.json` "
+             f"(hold-out rows made at commit {', '.join(commits)}) and the shared pool "
+             "`bench-out/pool` (`bench_pool.py`). Gap = ACC of the best candidate minus ACC of "
+             "the rule's pick, per dataset (mean over seeds); labels only score. Discussion: "
+             "docs/results/auto.md, \"Hold-out study\".", "",
+             "| rule | " + " | ".join(f"{p}: mean gap / within .02 / worst" for p in pools)
              + " | all datasets: mean gap |", "|---|" + "---|" * (len(pools) + 1)]
     for rule, d in per.items():
         cells = []
@@ -197,7 +207,7 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, default=2)
     ap.add_argument("--pools", default="holdout,third")
     ap.add_argument("--report", action="store_true", help="only write the tables")
-    ap.add_argument("--out", default=str(OUT / "holdout" / "report.md"))
+    ap.add_argument("--out", default=str(REPORT))
     args = ap.parse_args(argv)
     store = ResultStore(STORE, key=("pool", "dataset", "seed"))
     if not args.report:
