@@ -14,8 +14,9 @@ from hyperclust.models.adaptivity import choose_family, smoothness_quotient, smo
 from hyperclust.models.basis import (basis_response, borrow_for_isolated, feature_neighbors,
                                      polynomial_basis)
 from hyperclust.models.losses import decorrelation_loss, node_consistency_loss
-from hyperclust.models.unidhc import (MAX_BATCHES_PER_EPOCH, PolynomialFilter, UniDHCNet,
-                                      hyperedge_basis_means, train_unidhc)
+from hyperclust.models.unidhc import (MAX_BATCHES_PER_EPOCH, ArrayBatches, PolynomialFilter,
+                                      ScalarPReLU, UniDHCNet, hyperedge_basis_means,
+                                      train_unidhc)
 from hyperclust.operators.propagation import PropagationOperator
 from hyperclust.threads import thread_limit
 
@@ -182,6 +183,36 @@ def test_hyperedge_basis_means_match_dense(hg):
     for k in range(3):
         np.testing.assert_allclose(E[k], (H.T @ B[k]) / H.sum(axis=0)[:, None], rtol=1e-5, atol=1e-6)
     assert E.dtype == np.float32 and E.shape == (3, hg.n_edges, 4)
+
+
+def test_scalar_prelu_equals_torch_prelu_values_and_gradients():
+    x = torch.tensor(np.random.default_rng(0).normal(size=(40, 7)), dtype=torch.float64)
+    x[0, :3] = 0.0  # the kink: both give slope a there
+    g = torch.tensor(np.random.default_rng(1).normal(size=(40, 7)), dtype=torch.float64)
+    grads = []
+    for make in (lambda: torch.nn.PReLU().double(), lambda: ScalarPReLU().double()):
+        act = make()
+        with torch.no_grad():
+            act.weight.fill_(-0.3)  # any sign, as training may leave it
+        xi = x.clone().requires_grad_()
+        y = act(xi)
+        y.backward(g)
+        grads.append((y.detach(), xi.grad, act.weight.grad))
+    for ref, got in zip(*grads):
+        torch.testing.assert_close(got, ref, rtol=1e-12, atol=1e-12)
+    assert [n for n, _ in ScalarPReLU().named_parameters()] == ["weight"]
+
+
+def test_array_batches_edges_skip_small_hyperedges():
+    # hyperedge 1 has one member: not usable; edges(i) is the i-th usable hyperedge's mean
+    H = sp.csr_matrix(np.array([[1, 1, 0, 1], [1, 0, 1, 0], [0, 0, 1, 1], [0, 0, 0, 1]]))
+    B = np.arange(2 * 4 * 3, dtype=np.float32).reshape(2, 4, 3)
+    src = ArrayBatches(B, H, "cpu")
+    full = hyperedge_basis_means(B, H)
+    assert src.n_edges == 3
+    np.testing.assert_array_equal(src.edges(np.array([2, 0, 1])).numpy(), full[:, [3, 0, 2]])
+    np.testing.assert_array_equal(src.nodes(np.array([3, 1])).numpy(), B[:, [3, 1]])
+    assert src.means.is_contiguous()
 
 
 def test_giant_hyperedge_costs_a_step_what_a_small_one_costs():
