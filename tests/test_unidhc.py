@@ -272,6 +272,29 @@ def test_zscore_sign_follows_homophily():
     assert choose_family(0.5) == "identity"
 
 
+@pytest.mark.parametrize("d", [3, 50])  # several permuted copies per product, and one
+def test_zscore_is_the_permutation_test_of_the_quotient(d):
+    # reference: each permuted copy's quotient on its own, with the dense P, float64
+    hg = _two_blocks(15, d=d, seed=2)
+    X = hg.features + 3.0  # a non-zero mean, which the quotient removes
+    P = PropagationOperator(hg, dtype=np.float64)
+    Pd = _dense_P(hg)
+
+    def quotient(Y):
+        Yc = Y - Y.mean(0)
+        return 1.0 - np.sum(Yc * (Pd @ Yc)) / np.sum(Yc * Yc)
+
+    draws = np.random.default_rng(7)
+    perm = np.array([quotient(X[draws.permutation(hg.n_nodes)]) for _ in range(6)])
+    expected = (quotient(X) - perm.mean()) / perm.std(ddof=1)
+    got = smoothness_zscore(P, X, n_permutations=6, random_state=7)
+    assert got == pytest.approx(expected, rel=1e-9)
+    # the float32 operator of the estimator: the same test to float32 accuracy
+    got32 = smoothness_zscore(PropagationOperator(hg, dtype=np.float32), X, n_permutations=6,
+                              random_state=7)
+    assert got32 == pytest.approx(expected, rel=1e-3)
+
+
 # ---------------------------------------------------------------- training and estimator
 def test_training_moves_gamma_and_records_history(hg):
     B = polynomial_basis(PropagationOperator(hg), hg.features, 2)
