@@ -393,6 +393,22 @@ def test_same_seed_same_labels(hg):
     assert a.loss_history_ == b.loss_history_
 
 
+def test_embedding_is_float32_and_what_kmeans_clustered(hg):
+    from hyperclust.cluster.baselines import kmeans_labels
+
+    with thread_limit(1):
+        m = _small(random_state=1).fit(hg)
+    assert m.embedding_.dtype == np.float32
+    np.testing.assert_array_equal(kmeans_labels(m.embedding_, 2, m.n_init_, 1), m.labels_)
+    # the filter block is the normalised float32 filter output of the learned coefficients
+    B = polynomial_basis(PropagationOperator(hg, dtype=np.float32),
+                         hg.features / np.sqrt(np.mean(np.sum(hg.features ** 2, axis=1))),
+                         m.order)
+    Z = np.tensordot(m.coefficients_, B.astype(np.float64), axes=1)
+    Z /= np.linalg.norm(Z, axis=1, keepdims=True)
+    np.testing.assert_allclose(m.embedding_[:, :m.n_filter_columns_], Z, atol=1e-5)
+
+
 def test_invariant_to_node_relabelling(hg):
     perm = np.random.default_rng(0).permutation(hg.n_nodes)
     inv = np.argsort(perm)
