@@ -28,8 +28,8 @@ import torch.nn.functional as F
 from .losses import decorrelation_loss, node_consistency_loss
 
 __all__ = ["MAX_BATCHES_PER_EPOCH", "PolynomialFilter", "ScalarPReLU", "ResidualEncoder",
-           "UniDHCNet",
-           "hyperedge_basis_means", "ArrayBatches", "train_unidhc", "train_on_batches"]
+           "UniDHCNet", "hyperedge_basis_means", "ArrayBatches", "train_unidhc",
+           "train_on_batches"]
 
 MAX_BATCHES_PER_EPOCH = 32
 """An epoch is a pass over at most this many node batches (a fresh seeded sample of the
@@ -86,10 +86,11 @@ class _ScalarPReLUFunction(torch.autograd.Function):
 class ScalarPReLU(nn.Module):
     """``torch.nn.PReLU()`` (one learned slope, initial value 0.25), computed faster.
 
-    On CPU, torch's PReLU backward kernel took 2.5 ms of a 7 ms Uni-DHC training step on a
-    ``(1536, 256)`` block; the leaky-ReLU kernels used here give the same values and
-    gradients in a fraction of that (the slope's gradient may differ in the last bits, a
-    different summation order). Same parameter name and shape as ``nn.PReLU()``.
+    On CPU, torch's PReLU backward kernel took 2.5 ms of a 7-11 ms Uni-DHC training step on
+    the ``(1536, 256)`` hidden block (profiled at 10^5 nodes); the leaky-ReLU kernels used
+    here give the same values and gradients in a fraction of that (the slope's gradient may
+    differ in the last bits: another summation order). Same parameter name and shape as
+    ``nn.PReLU()``.
 
     Examples
     --------
