@@ -14,8 +14,9 @@ from hyperclust.models.adaptivity import choose_family, smoothness_quotient, smo
 from hyperclust.models.basis import (basis_response, borrow_for_isolated, feature_neighbors,
                                      polynomial_basis)
 from hyperclust.models.losses import decorrelation_loss, node_consistency_loss
-from hyperclust.models.unidhc import (MAX_BATCHES_PER_EPOCH, PolynomialFilter, UniDHCNet,
-                                      hyperedge_basis_means, train_unidhc)
+from hyperclust.models.unidhc import (MAX_BATCHES_PER_EPOCH, ArrayBatches, PolynomialFilter,
+                                      ScalarPReLU, UniDHCNet, hyperedge_basis_means,
+                                      train_unidhc)
 from hyperclust.operators.propagation import PropagationOperator
 from hyperclust.threads import thread_limit
 
@@ -184,6 +185,36 @@ def test_hyperedge_basis_means_match_dense(hg):
     assert E.dtype == np.float32 and E.shape == (3, hg.n_edges, 4)
 
 
+def test_scalar_prelu_equals_torch_prelu_values_and_gradients():
+    x = torch.tensor(np.random.default_rng(0).normal(size=(40, 7)), dtype=torch.float64)
+    x[0, :3] = 0.0  # the kink: both give slope a there
+    g = torch.tensor(np.random.default_rng(1).normal(size=(40, 7)), dtype=torch.float64)
+    grads = []
+    for make in (lambda: torch.nn.PReLU().double(), lambda: ScalarPReLU().double()):
+        act = make()
+        with torch.no_grad():
+            act.weight.fill_(-0.3)  # any sign, as training may leave it
+        xi = x.clone().requires_grad_()
+        y = act(xi)
+        y.backward(g)
+        grads.append((y.detach(), xi.grad, act.weight.grad))
+    for ref, got in zip(*grads):
+        torch.testing.assert_close(got, ref, rtol=1e-12, atol=1e-12)
+    assert [n for n, _ in ScalarPReLU().named_parameters()] == ["weight"]
+
+
+def test_array_batches_edges_skip_small_hyperedges():
+    # hyperedge 1 has one member: not usable; edges(i) is the i-th usable hyperedge's mean
+    H = sp.csr_matrix(np.array([[1, 1, 0, 1], [1, 0, 1, 0], [0, 0, 1, 1], [0, 0, 0, 1]]))
+    B = np.arange(2 * 4 * 3, dtype=np.float32).reshape(2, 4, 3)
+    src = ArrayBatches(B, H, "cpu")
+    full = hyperedge_basis_means(B, H)
+    assert src.n_edges == 3
+    np.testing.assert_array_equal(src.edges(np.array([2, 0, 1])).numpy(), full[:, [3, 0, 2]])
+    np.testing.assert_array_equal(src.nodes(np.array([3, 1])).numpy(), B[:, [3, 1]])
+    assert src.means.is_contiguous()
+
+
 def test_giant_hyperedge_costs_a_step_what_a_small_one_costs():
     # one hyperedge holding every node: its mean is exact (no member sampling) and the fit
     # trains the same number of steps on the same batch shapes as without it
@@ -239,6 +270,29 @@ def test_zscore_sign_follows_homophily():
     assert z_homo < -2 < 2 < z_het
     assert choose_family(z_homo) == "low-pass" and choose_family(z_het) == "high-pass"
     assert choose_family(0.5) == "identity"
+
+
+@pytest.mark.parametrize("d", [3, 50])  # several permuted copies per product, and one
+def test_zscore_is_the_permutation_test_of_the_quotient(d):
+    # reference: each permuted copy's quotient on its own, with the dense P, float64
+    hg = _two_blocks(15, d=d, seed=2)
+    X = hg.features + 3.0  # a non-zero mean, which the quotient removes
+    P = PropagationOperator(hg, dtype=np.float64)
+    Pd = _dense_P(hg)
+
+    def quotient(Y):
+        Yc = Y - Y.mean(0)
+        return 1.0 - np.sum(Yc * (Pd @ Yc)) / np.sum(Yc * Yc)
+
+    draws = np.random.default_rng(7)
+    perm = np.array([quotient(X[draws.permutation(hg.n_nodes)]) for _ in range(6)])
+    expected = (quotient(X) - perm.mean()) / perm.std(ddof=1)
+    got = smoothness_zscore(P, X, n_permutations=6, random_state=7)
+    assert got == pytest.approx(expected, rel=1e-9)
+    # the float32 operator of the estimator: the same test to float32 accuracy
+    got32 = smoothness_zscore(PropagationOperator(hg, dtype=np.float32), X, n_permutations=6,
+                              random_state=7)
+    assert got32 == pytest.approx(expected, rel=1e-3)
 
 
 # ---------------------------------------------------------------- training and estimator
@@ -337,6 +391,22 @@ def test_same_seed_same_labels(hg):
     np.testing.assert_array_equal(a.labels_, b.labels_)
     np.testing.assert_array_equal(a.coefficients_, b.coefficients_)
     assert a.loss_history_ == b.loss_history_
+
+
+def test_embedding_is_float32_and_what_kmeans_clustered(hg):
+    from hyperclust.cluster.baselines import kmeans_labels
+
+    with thread_limit(1):
+        m = _small(random_state=1).fit(hg)
+    assert m.embedding_.dtype == np.float32
+    np.testing.assert_array_equal(kmeans_labels(m.embedding_, 2, m.n_init_, 1), m.labels_)
+    # the filter block is the normalised float32 filter output of the learned coefficients
+    B = polynomial_basis(PropagationOperator(hg, dtype=np.float32),
+                         hg.features / np.sqrt(np.mean(np.sum(hg.features ** 2, axis=1))),
+                         m.order)
+    Z = np.tensordot(m.coefficients_, B.astype(np.float64), axes=1)
+    Z /= np.linalg.norm(Z, axis=1, keepdims=True)
+    np.testing.assert_allclose(m.embedding_[:, :m.n_filter_columns_], Z, atol=1e-5)
 
 
 def test_invariant_to_node_relabelling(hg):

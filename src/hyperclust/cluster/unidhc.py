@@ -84,6 +84,12 @@ def family_coefficients(family: str, order: int, basis: str = "power") -> np.nda
     return coef
 
 
+def _filter_output(coefficients, B) -> np.ndarray:
+    """``sum_k gamma_k B[k]`` in the basis dtype (float32): the embedding and its k-means stay
+    in the precision the network trained in (a float64 product cast the whole basis)."""
+    return np.tensordot(np.asarray(coefficients, dtype=B.dtype), B, axes=1)
+
+
 def _deep():
     """``(torch, train_unidhc)``, imported on first use: torch is the optional extra
     ``hyperclust[deep]``, and importing this module must not load it."""
@@ -217,7 +223,8 @@ class UniDHC(HypergraphClusterer):
     Attributes
     ----------
     labels_ : ndarray, shape (n_nodes,)
-    embedding_ : ndarray, shape (n_nodes, 2 d) (``"concat"``)
+    embedding_ : ndarray of float32, shape (n_nodes, 2 d) (``"concat"``)
+        What k-means clustered (float32, the precision of the basis and the network).
     n_filter_columns_ : int
         Leading columns of ``embedding_`` that hold the filter block; the rest is the
         encoder block.
@@ -356,7 +363,7 @@ class UniDHC(HypergraphClusterer):
             dropout=float(self.dropout), random_state=seed, device=self.device,
             verbose=self.verbose)
         self.coefficients_ = net.filter.gamma.detach().cpu().numpy().astype(np.float64)
-        Z = np.tensordot(self.coefficients_, B, axes=1)
+        Z = _filter_output(self.coefficients_, B)
         blocks = {"filter": lambda: normalize(Z),
                   "encoder": lambda: self._encode(net, Z)}
         if self.embedding == "auto":
@@ -377,7 +384,7 @@ class UniDHC(HypergraphClusterer):
         with torch.no_grad():
             Hh = net.encoder(torch.as_tensor(Z, dtype=torch.float32,
                                              device=torch.device(self.device)))
-        return normalize(Hh.cpu().numpy().astype(np.float64))
+        return normalize(Hh.cpu().numpy())
 
     def _select_output(self, hg, k, seed, order, B, blocks):
         """``embedding="auto"``: cluster every candidate output and keep the one with the
@@ -395,8 +402,8 @@ class UniDHC(HypergraphClusterer):
             "concat": (np.hstack([filt, enc]), filt.shape[1]),
             "filter": (filt, filt.shape[1]),
             "encoder": (enc, 0),
-            "fixed-low-pass": (normalize(np.tensordot(floor, B, axes=1)), B.shape[2]),
-            "input": (normalize(np.tensordot(ident, B, axes=1)), B.shape[2]),
+            "fixed-low-pass": (normalize(_filter_output(floor, B)), B.shape[2]),
+            "input": (normalize(_filter_output(ident, B)), B.shape[2]),
         }
         A = None
         if hg.features is not None and hg.n_nodes > 1:

@@ -87,15 +87,23 @@ def smoothness_zscore(operator, X, n_permutations: int = 20, random_state=0) -> 
     r = smoothness_quotient(operator, X)
     n, d = X.shape
     orders = [rng.permutation(n) for _ in range(int(n_permutations))]
-    # several permuted copies side by side in one product: a wider block amortises reading P
+    Xc = X - X.mean(axis=0)
+    # a row permutation keeps every column's sum of squares: one denominator for all copies
+    den = float(np.sum(Xc * Xc))
+    # several permuted copies side by side in one product: a wider block amortises reading P;
+    # the block is written in the operator's dtype, the cast its product would make anyway
     group = max(1, 128 // max(1, d))
+    block_dtype = getattr(operator, "dtype", np.float64)
+    block_dtype = block_dtype if np.dtype(block_dtype) in (np.float32, np.float64) else np.float64
     perm = []
     for start in range(0, len(orders), group):
-        block = [X[o] - X.mean(axis=0) for o in orders[start:start + group]]
-        PB = operator.matmat(np.hstack(block))
-        for j, Xc in enumerate(block):
-            den = float(np.sum(Xc * Xc))
-            num = np.sum(Xc * PB[:, j * d:(j + 1) * d])
+        copies = [np.take(Xc, o, axis=0) for o in orders[start:start + group]]  # = Xc[o], faster
+        block = np.empty((n, len(copies) * d), dtype=block_dtype)
+        for j, Xp in enumerate(copies):
+            block[:, j * d:(j + 1) * d] = Xp
+        PB = operator.matmat(block)
+        for j, Xp in enumerate(copies):
+            num = np.sum(Xp * PB[:, j * d:(j + 1) * d])
             perm.append(0.0 if den <= 0 else float(den - num) / den)
     perm = np.array(perm)
     sd = perm.std(ddof=1)

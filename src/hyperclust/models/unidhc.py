@@ -27,8 +27,9 @@ import torch.nn.functional as F
 
 from .losses import decorrelation_loss, node_consistency_loss
 
-__all__ = ["MAX_BATCHES_PER_EPOCH", "PolynomialFilter", "ResidualEncoder", "UniDHCNet",
-           "hyperedge_basis_means", "ArrayBatches", "train_unidhc", "train_on_batches"]
+__all__ = ["MAX_BATCHES_PER_EPOCH", "PolynomialFilter", "ScalarPReLU", "ResidualEncoder",
+           "UniDHCNet", "hyperedge_basis_means", "ArrayBatches", "train_unidhc",
+           "train_on_batches"]
 
 MAX_BATCHES_PER_EPOCH = 32
 """An epoch is a pass over at most this many node batches (a fresh seeded sample of the
@@ -62,6 +63,56 @@ class PolynomialFilter(nn.Module):
         return torch.einsum("k,kbd->bd", self.gamma, basis)
 
 
+class _ScalarPReLUFunction(torch.autograd.Function):
+    """PReLU with one learned slope, through the vectorised leaky-ReLU kernels.
+
+    Forward and gradients are those of ``torch.nn.functional.prelu`` with a single weight:
+    ``y = x if x > 0 else a x``, ``dy/dx = 1 or a``, ``dy/da = 0 or x``.
+    """
+
+    @staticmethod
+    def forward(ctx, x, slope):
+        ctx.save_for_backward(x, slope)
+        return F.leaky_relu(x, float(slope))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, slope = ctx.saved_tensors
+        grad_x = torch.ops.aten.leaky_relu_backward(grad, x, float(slope), False)
+        grad_slope = (grad * x.clamp(max=0)).sum().reshape(slope.shape)
+        return grad_x, grad_slope
+
+
+class ScalarPReLU(nn.Module):
+    """``torch.nn.PReLU()`` (one learned slope, initial value 0.25), computed faster.
+
+    On CPU, torch's PReLU backward kernel took 2.5 ms of a 7-11 ms Uni-DHC training step on
+    the ``(1536, 256)`` hidden block (profiled at 10^5 nodes); the leaky-ReLU kernels used
+    here give the same values and gradients in a fraction of that (the slope's gradient may
+    differ in the last bits: another summation order). Same parameter name and shape as
+    ``nn.PReLU()``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> act = ScalarPReLU()
+    >>> x = torch.tensor([-2.0, 0.0, 3.0], requires_grad=True)
+    >>> y = act(x)
+    >>> y.tolist(), torch.equal(y, torch.nn.functional.prelu(x, act.weight))
+    ([-0.5, 0.0, 3.0], True)
+    >>> y.sum().backward()
+    >>> x.grad.tolist(), act.weight.grad.tolist()
+    ([0.25, 0.25, 1.0], [-2.0])
+    """
+
+    def __init__(self, init: float = 0.25):
+        super().__init__()
+        self.weight = nn.Parameter(torch.full((1,), float(init)))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return _ScalarPReLUFunction.apply(x, self.weight)
+
+
 class ResidualEncoder(nn.Module):
     """``x + MLP(x)`` with the MLP's last layer zero-initialised: the identity at the start.
 
@@ -85,7 +136,7 @@ class ResidualEncoder(nn.Module):
 
     def __init__(self, dim: int, hidden_dim: int = 256):
         super().__init__()
-        self.correction = nn.Sequential(nn.Linear(dim, hidden_dim), nn.PReLU(),
+        self.correction = nn.Sequential(nn.Linear(dim, hidden_dim), ScalarPReLU(),
                                         nn.Linear(hidden_dim, dim))
         nn.init.zeros_(self.correction[2].weight)
         nn.init.zeros_(self.correction[2].bias)
@@ -209,20 +260,25 @@ class ArrayBatches:
 
     def __init__(self, basis, incidence, device, edge_means: bool = True):
         self.device = torch.device(device)
-        self.basis = torch.as_tensor(np.asarray(basis, dtype=np.float32), device=self.device)
+        self.basis = torch.as_tensor(np.ascontiguousarray(basis, dtype=np.float32),
+                                     device=self.device)
         self.n_nodes, self.dim = basis.shape[1], basis.shape[2]
-        usable = np.flatnonzero(np.diff(sp.csc_matrix(incidence).indptr) >= 2)
+        incidence = sp.csc_matrix(incidence)
+        usable = np.flatnonzero(np.diff(incidence.indptr) >= 2)
         self.n_edges = int(usable.size)
         self.means = None
         if edge_means and usable.size:
+            # the usable columns first: a C-contiguous (K+1, n_edges, d) block, which
+            # index_select gathers from without copying the whole block
             self.means = torch.as_tensor(hyperedge_basis_means(
-                np.asarray(basis, dtype=np.float32), incidence)[:, usable], device=self.device)
+                np.asarray(basis, dtype=np.float32), incidence[:, usable]), device=self.device)
 
+    # index_select, not basis[:, idx]: the same rows, 5-10x faster than advanced indexing
     def nodes(self, idx):
-        return self.basis[:, torch.as_tensor(idx, device=self.device)]
+        return torch.index_select(self.basis, 1, torch.as_tensor(idx, device=self.device))
 
     def edges(self, idx):
-        return self.means[:, torch.as_tensor(idx, device=self.device)]
+        return torch.index_select(self.means, 1, torch.as_tensor(idx, device=self.device))
 
 
 def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, device="cpu",
