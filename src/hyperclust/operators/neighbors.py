@@ -1,6 +1,7 @@
 """Cosine nearest neighbours of node attributes: exact (chunked brute force) up to
-:data:`EXACT_MAX_NODES` nodes, approximate above (an HNSW index of the optional ``faiss-cpu``
-package, extra ``hyperclust[ann]``), and the symmetrised kNN affinity built on them.
+:data:`EXACT_MAX_NODES` nodes, approximate above (an HNSW graph of the optional ``faiss-cpu``
+package, extra ``hyperclust[ann]``, over 8-bit codes, with exact re-ranking), and the
+symmetrised kNN affinity built on them.
 
 Used by the attribute-kNN walk of :mod:`hyperclust.operators.knn` (AHCKA's augmentation) and
 by Uni-DHC's neighbour borrowing for isolated nodes.
@@ -18,11 +19,13 @@ __all__ = ["EXACT_MAX_NODES", "KNN_METHODS", "exact_cosine_neighbors",
            "approximate_cosine_neighbors", "cosine_knn", "knn_affinity", "ann_available"]
 
 EXACT_MAX_NODES = 30_000
-"""Largest input searched exactly by ``method="auto"``. Brute force costs ``O(n^2 d)``: on one
-core about 5 s for 20newsw100 (16k x 100) and, extrapolated, ~18 min for 200k x 64, where the
-faiss HNSW index takes ~1.5 min at recall@10 0.95 (docs/results/knn.md); at 30k x 64 the exact
-search takes ~25 s. Above it the approximate index is used when ``faiss`` is installed, else
-the exact search (quadratic)."""
+"""Largest input searched exactly by ``method="auto"``. Brute force costs ``O(n^2 d)``; the
+approximate search is already faster from ~5,000 nodes (32-d mixture, one thread, under load:
+0.9 vs 0.5 s at 5k, 18 vs 3.5 s at 30k, recall@10 > .99; docs/results/knn.md). The threshold
+stays at 30,000 because the approximate path keeps only the tied neighbours it finds (20newsw100,
+16k nodes with many exact ties: recall .84, tie-aware .998), so moving it would change the
+results of mid-sized inputs. Above it the approximate index is used when ``faiss`` is
+installed, else the exact search (quadratic)."""
 
 KNN_METHODS = ("auto", "exact", "approximate")
 _DENSIFY_LIMIT = 2 ** 25  # entries of a sparse feature matrix densified for the exact search
@@ -201,34 +204,75 @@ def _ann_input(X, random_state):
     return np.ascontiguousarray(Xn, dtype=np.float32)
 
 
-def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m: int = 32,
-                                 ef_construction: int = 80, ef_search: int | None = None):
-    """Approximate cosine nearest neighbours with a ``faiss`` HNSW index (inner product on
-    unit rows).
+def _pair_similarities(Xn, I):
+    """``sim[i, j] = <Xn[i], Xn[I[i, j]]>`` for unit rows ``Xn`` (dense or CSR), float64,
+    computed in row blocks; 0 where ``I < 0``."""
+    n, c = I.shape
+    sims = np.zeros((n, c), dtype=np.float64)
+    block = max(1, _CHUNK_ENTRIES // max(1, c * (1 if sp.issparse(Xn) else Xn.shape[1])))
+    for start in range(0, n, block):
+        J = I[start:start + block]
+        Jc = np.maximum(J, 0)
+        if sp.issparse(Xn):
+            rows = np.repeat(np.arange(start, start + J.shape[0]), c)
+            s = np.asarray(Xn[rows].multiply(Xn[Jc.ravel()]).sum(axis=1)).reshape(J.shape)
+        else:
+            s = np.einsum("id,ijd->ij", Xn[start:start + J.shape[0]], Xn[Jc])
+        sims[start:start + J.shape[0]] = np.where(J >= 0, s, 0.0)
+    return sims
 
-    Sparse inputs with more than 256 columns are first projected to 128 dimensions by a
-    seeded truncated SVD (a dense copy of a wide sparse matrix would not fit at the sizes
-    this path is for); similarities are then those of the projection. The index is built
-    single-threaded so that the graph, hence the result, is deterministic; queries run on
-    faiss's OpenMP threads.
+
+def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m: int = 32,
+                                 ef_construction: int = 80, ef_search: int | None = None,
+                                 n_candidates: int | None = None, tie_break: str = "id"):
+    """Approximate cosine nearest neighbours: a ``faiss`` HNSW graph over 8-bit
+    scalar-quantized unit rows proposes candidates, which are re-ranked by their exact cosine
+    similarity.
+
+    Every node is a query. The index finds ``n_candidates`` approximate neighbours of each
+    node (inner products of the 8-bit codes); their similarities are then recomputed exactly
+    in float64 on the input rows, and the ``K`` best are kept with the exact search's tie rule
+    (:func:`exact_cosine_neighbors`) applied among the candidates: a neighbour tied with the
+    ``K``-th similarity but not among the candidates cannot be chosen, so on inputs with
+    many exact ties (binary features) the kept tied neighbours can differ from the exact
+    path's. Sparse inputs with more than 256 columns are projected to 128 dimensions by a
+    seeded truncated SVD for the index only (a dense copy of a wide sparse matrix would not
+    fit); the re-ranking uses the original rows.
+
+    Deterministic, and independent of the number of threads: the graph is built on one
+    thread (faiss builds it in parallel in an order that varies run to run), and the queries,
+    each computed independently of the others, run on the OpenMP threads in force (faiss's
+    default, or :func:`hyperclust.threads.thread_limit`).
 
     Parameters
     ----------
     X : ndarray or sparse matrix, shape (n, d)
     n_neighbors : int
+        ``K``; clipped to ``n - 1``.
     random_state : int, default 0
-        Seeds the SVD projection.
+        Seeds the SVD projection and ``tie_break="random"``.
     hnsw_m : int, default 32
-        Links per node of the HNSW graph.
+        Links per node of the HNSW graph (``2 * hnsw_m`` on its bottom layer). Fewer links
+        build faster but lose recall on high-dimensional inputs (docs/results/knn.md).
     ef_construction : int, default 80
+        Search beam width while building.
     ef_search : int, optional
-        Search beam width (default ``max(64, 4 * n_neighbors)``).
+        Search beam width of the queries (default ``max(96, n_candidates + 1)``; at least
+        ``n_candidates + 1`` is used).
+    n_candidates : int, optional
+        Candidates re-ranked per node (default ``2 * K``); at least ``K``.
+    tie_break : {"id", "random"}, default "id"
+        Among candidates with equal exact similarity, the lowest node id, or the lowest rank
+        of a permutation seeded by ``random_state`` (the permutation of
+        :func:`exact_cosine_neighbors`).
 
     Returns
     -------
     indices : ndarray of int64, shape (n, K)
-        ``-1`` where the index returned fewer than ``K`` neighbours (then similarity 0).
+        Most similar first; ``-1`` where the index returned fewer than ``K`` neighbours
+        (then similarity 0).
     similarities : ndarray of float64, shape (n, K)
+        Exact cosine similarities.
 
     Raises
     ------
@@ -248,35 +292,53 @@ def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m:
     >>> bool(recall > 0.9)
     True
     """
+    k = check_int(n_neighbors, "n_neighbors", 1)
+    check_int(hnsw_m, "hnsw_m", 2)
+    check_int(ef_construction, "ef_construction", 1)
+    if ef_search is not None:
+        check_int(ef_search, "ef_search", 1)
+    if n_candidates is not None:
+        check_int(n_candidates, "n_candidates", k)
+    if tie_break not in ("id", "random"):
+        raise ValueError(f"tie_break must be 'id' or 'random', got {tie_break!r}")
     try:
         import faiss
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("approximate kNN needs the optional package faiss-cpu: "
                           "pip install 'hyperclust[ann]' (or use method='exact')") from exc
     n = X.shape[0]
-    k = check_int(n_neighbors, "n_neighbors", 1)
     k = min(k, n - 1)
-    check_int(hnsw_m, "hnsw_m", 2)
-    check_int(ef_construction, "ef_construction", 1)
+    if k < 1:
+        return np.empty((n, 0), dtype=np.int64), np.empty((n, 0))
+    n_cand = min(n - 1, 2 * k if n_candidates is None else int(n_candidates))
+    ef = max(96 if ef_search is None else int(ef_search), n_cand + 1)
     Xf = _ann_input(X, random_state)
-    index = faiss.IndexHNSWFlat(Xf.shape[1], int(hnsw_m), faiss.METRIC_INNER_PRODUCT)
+    index = faiss.IndexHNSWSQ(Xf.shape[1], faiss.ScalarQuantizer.QT_8bit, int(hnsw_m),
+                              faiss.METRIC_INNER_PRODUCT)
     index.hnsw.efConstruction = int(ef_construction)
     threads = faiss.omp_get_max_threads()
     faiss.omp_set_num_threads(1)
     try:
+        index.train(Xf)
         index.add(Xf)
     finally:
         faiss.omp_set_num_threads(threads)
-    index.hnsw.efSearch = int(ef_search) if ef_search is not None else max(64, 4 * k)
-    D, I = index.search(Xf, k + 1)
-    I = I.astype(np.int64)
-    D = D.astype(np.float64)
-    drop = I == np.arange(n)[:, None]
-    no_self = ~drop.any(axis=1)
-    drop[no_self, -1] = True  # the query was not found: drop the weakest instead
-    keep = np.argsort(drop, axis=1, kind="stable")[:, :k]
-    I = np.take_along_axis(I, keep, axis=1)
-    D = np.take_along_axis(D, keep, axis=1)
+    index.hnsw.efSearch = ef
+    _, cand = index.search(Xf, n_cand + 1)
+    del index, Xf
+    cand = cand.astype(np.int64)
+    cand[cand == np.arange(n)[:, None]] = -1
+    sims = _pair_similarities(_unit_rows(X), cand)
+    sims[cand < 0] = -np.inf
+    if tie_break == "random":
+        rank = np.empty(n, dtype=np.int64)
+        rank[np.random.default_rng(random_state).permutation(n)] = np.arange(n)
+        tie_key = np.where(cand >= 0, rank[np.maximum(cand, 0)], n)
+    else:
+        tie_key = np.where(cand >= 0, cand, n)
+    order = np.lexsort((tie_key, -sims), axis=1)[:, :k]
+    I = np.take_along_axis(cand, order, axis=1)
+    D = np.take_along_axis(sims, order, axis=1)
     D[I < 0] = 0.0
     return I, D
 
@@ -293,9 +355,9 @@ def cosine_knn(X, n_neighbors: int = 10, *, method: str = "auto",
         ``"auto"``: exact when ``n <= exact_max_nodes`` or faiss is not installed.
     exact_max_nodes : int, default :data:`EXACT_MAX_NODES`
     random_state : int, default 0
-        Seeds the exact path's choice among neighbours tied with the ``K``-th similarity
-        (:func:`exact_cosine_neighbors` with ``tie_break="random"``) and the approximate
-        path's projection.
+        Seeds the choice among neighbours tied with the ``K``-th similarity (both paths use
+        ``tie_break="random"``, the approximate one among its candidates) and the
+        approximate path's projection.
 
     Returns
     -------
@@ -318,7 +380,8 @@ def cosine_knn(X, n_neighbors: int = 10, *, method: str = "auto",
     if n < 2:
         return np.empty((n, 0), dtype=np.int64), np.empty((n, 0))
     if method == "approximate" or (method == "auto" and n > exact_max_nodes and ann_available()):
-        return approximate_cosine_neighbors(X, n_neighbors, random_state=random_state)
+        return approximate_cosine_neighbors(X, n_neighbors, tie_break="random",
+                                            random_state=random_state)
     return exact_cosine_neighbors(X, n_neighbors, tie_break="random", random_state=random_state)
 
 
