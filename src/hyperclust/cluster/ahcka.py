@@ -27,6 +27,7 @@ from ..objectives import cluster_indicators
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
 from .._validation import check_fraction, check_int
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
+from .buffered_walk import BufferedMixedWalk
 from .thin_qr import thin_qr
 
 __all__ = ["AHCKA", "adaptive_iterations", "discretize", "rwr_seed_assignment"]
@@ -223,17 +224,22 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
                     checks.clear()
             last = f
 
+    apply_walk = BufferedMixedWalk(walk)
+    stacked = np.empty(0)
     open_check(0, init_labels, np.ascontiguousarray(q[:, :k]))
     it = 0
     while stopped_at is None and (it < max_iter or checks):
         advance = it < max_iter
         blocks = ([q] if advance else []) + [c.z for c in checks]
-        X = np.empty((n, sum(b.shape[1] for b in blocks)))
+        size = n * sum(b.shape[1] for b in blocks)
+        if stacked.size < size:
+            stacked = np.empty(size)
+        X = stacked[:size].reshape(n, -1)
         col = 0
         for b in blocks:
             X[:, col:col + b.shape[1]] = b
             col += b.shape[1]
-        MX = np.asarray(walk @ X)
+        MX = apply_walk(X)
         col = 0
         if advance:
             q = thin_qr(MX[:, :width])
