@@ -117,7 +117,11 @@ def test_buffered_walk_equals_the_walk_bit_for_bit(monkeypatch, attributed, self
     rng = np.random.default_rng(0)
     for width in (5, 9, 1, 5):  # buffers are reused across widths
         X = rng.normal(size=(hg.n_nodes, width))
-        np.testing.assert_array_equal(apply_walk(X), M @ X)
+        expected = M @ X
+        np.testing.assert_array_equal(apply_walk(X), expected)
+        out = apply_walk(X, overwrite_input=True)  # the same product, written over X
+        np.testing.assert_array_equal(out, expected)
+        assert (out is X) == (self_loops == 0)  # self loops read X after the product
 
 
 def test_buffered_walk_of_another_operator_is_its_product():

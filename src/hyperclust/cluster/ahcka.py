@@ -239,22 +239,40 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
         for b in blocks:
             X[:, col:col + b.shape[1]] = b
             col += b.shape[1]
-        MX = apply_walk(X)
-        col = 0
+        # the blocks are in X now: none is kept beside it (memory at 10^6 nodes and more)
+        q = blocks = None
+        _drop_walks(checks)
+        MX = apply_walk(X, overwrite_input=True)
         if advance:
             q = thin_qr(MX[:, :width])
-            col = width
             it += 1
-        for c in checks:
-            w = c.Y.shape[1]
-            c.z = alpha * c.Y + (1.0 - alpha) * MX[:, col:col + w]
-            c.hops += 1
-            col += w
+        _walk_one_hop(checks, MX[:, width if advance else 0:], alpha)
         close_finished()
         if advance and stopped_at is None and it % check_interval == 0:
-            qk = np.ascontiguousarray(q[:, :k])
-            open_check(it, discretize(qk, start=start), qk)
+            open_check(it, *_discretized(q, k, start))
     return best, history, (it if stopped_at is None else stopped_at)
+
+
+def _drop_walks(checks):
+    for c in checks:
+        c.z = None
+
+
+def _walk_one_hop(checks, MZ, alpha):
+    """``z <- alpha Y + (1 - alpha) M z`` for each open check, ``M z`` read from the
+    columns of ``MZ`` in the order of ``checks``."""
+    col = 0
+    for c in checks:
+        w = c.Y.shape[1]
+        c.z = alpha * c.Y + (1.0 - alpha) * MZ[:, col:col + w]
+        c.hops += 1
+        col += w
+
+
+def _discretized(q, k, start):
+    """``(labels, embedding)`` of the leading ``k`` columns of ``q``."""
+    embedding = np.ascontiguousarray(q[:, :k])
+    return discretize(embedding, start=start), embedding
 
 
 class _Check:
@@ -384,13 +402,7 @@ class AHCKA(HypergraphClusterer):
         alpha = float(self.alpha)
         deg = np.asarray(hg.weighted_degrees, dtype=np.float64)
         seeds = np.argsort(-deg, kind="stable")[:k]
-        init = rwr_seed_assignment(M, seeds, alpha, self.init_steps)
-        assigned = init >= 0
-        Y0 = np.zeros((n, k))
-        if assigned.any():
-            Y0[assigned] = _indicator_columns(init[assigned], k)
-        q = thin_qr(np.column_stack([Y0, np.full(n, 1.0 / np.sqrt(n))]))
-        init_labels = np.where(assigned, init, 0)
+        q, init_labels = _start_block(M, seeds, alpha, self.init_steps)
         best, history, it = adaptive_iterations(
             M, q, init_labels, k=k, start=int(seeds[0]), alpha=alpha,
             max_iter=int(self.max_iter), check_interval=int(self.check_interval),
@@ -422,6 +434,19 @@ def check_iteration_params(est, n_nodes: int) -> int:
     check_int(est.init_steps, "init_steps", 0)
     check_int(est.n_hops, "n_hops", 0)
     return k
+
+
+def _start_block(walk, seeds, alpha, init_steps):
+    """``(q, labels)``: the orthonormal start block (normalised indicators of the seed
+    assignment + constant column) and the assignment (unreached nodes in cluster 0)."""
+    n, k = walk.shape[0], seeds.size
+    init = rwr_seed_assignment(walk, seeds, alpha, init_steps)
+    assigned = init >= 0
+    Y0 = np.zeros((n, k))
+    if assigned.any():
+        Y0[assigned] = _indicator_columns(init[assigned], k)
+    q = thin_qr(np.column_stack([Y0, np.full(n, 1.0 / np.sqrt(n))]))
+    return q, np.where(assigned, init, 0)
 
 
 def _indicator_columns(labels, k):

@@ -83,23 +83,31 @@ class BufferedMixedWalk:
             self._buffers[name] = flat
         return flat[:rows * width].reshape(rows, width)
 
-    def __call__(self, X: np.ndarray) -> np.ndarray:
-        """``M @ X`` for ``X`` of shape ``(n, d)``; valid until the next call."""
+    def __call__(self, X: np.ndarray, overwrite_input: bool = False) -> np.ndarray:
+        """``M @ X`` for ``X`` of shape ``(n, d)``; valid until the next call.
+
+        With ``overwrite_input`` the product may be written over ``X`` (a C-contiguous
+        float64 ``X`` is then returned holding ``M X``), which saves an ``(n, d)`` buffer.
+        """
         if self._H is None:
             return np.asarray(self.walk @ X)
         X = np.ascontiguousarray(X, dtype=np.float64)
         n, d = X.shape
         m = self._Ht.shape[0]
         nt = self.n_threads
+        T = None
+        if self._Q is not None:
+            T = csr_matmat(self._Q, X, self._buffer("T", n, d), n_threads=nt)
         E = csr_matmat(self._Ht, X, self._buffer("E", m, d), n_threads=nt)
         E *= self._edge_scale
-        Y = csr_matmat(self._H, E, self._buffer("Y", n, d), n_threads=nt)
+        # X is read again only for the self loops
+        out = X if overwrite_input and not self._self_loops else self._buffer("Y", n, d)
+        Y = csr_matmat(self._H, E, out, n_threads=nt)
         if self._self_loops:
             Y += self._self_loops * X
         Y *= self._pinv
         Y *= self._a
-        if self._Q is not None:
-            T = csr_matmat(self._Q, X, self._buffer("T", n, d), n_threads=nt)
+        if T is not None:
             T *= self._b
             Y += T
         return Y

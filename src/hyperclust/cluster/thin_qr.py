@@ -43,10 +43,11 @@ def thin_qr(A: np.ndarray) -> np.ndarray:
     if c == 0 or n < c:
         raise ValueError(f"thin_qr needs a tall block (n >= c >= 1), got shape {F.shape}")
     geqrf, orgqr = get_lapack_funcs(("geqrf", "orgqr"), (F,))
-    lwork = _optimal_lwork(geqrf(F, lwork=-1))
+    # the work-size queries read nothing: overwrite_a spares them a copy of the block
+    lwork = _optimal_lwork(geqrf(F, lwork=-1, overwrite_a=True))
     qr, tau, _, info = geqrf(F, lwork=lwork, overwrite_a=True)
     _check(info, "geqrf")
-    lwork = _optimal_lwork(orgqr(qr, tau, lwork=-1))
+    lwork = _optimal_lwork(orgqr(qr, tau, lwork=-1, overwrite_a=True))
     q, _, info = orgqr(qr, tau, lwork=lwork, overwrite_a=True)
     _check(info, "orgqr")
     return q
