@@ -130,14 +130,29 @@ def test_buffered_walk_of_another_operator_is_its_product():
     np.testing.assert_array_equal(BufferedMixedWalk(A)(X), A @ X)
 
 
-@pytest.mark.parametrize("shape", [(200, 5), (120, 40), (7, 7)])
+@pytest.mark.parametrize("shape", [(200, 5), (120, 40), (7, 7), (4, 6)])
 def test_thin_qr_is_numpys_q(shape):
     A = np.random.default_rng(0).normal(size=shape)
     Q = thin_qr(A)
     np.testing.assert_allclose(Q, np.linalg.qr(A)[0], atol=1e-12)  # signs included
-    np.testing.assert_allclose(Q.T @ Q, np.eye(shape[1]), atol=1e-12)
+    np.testing.assert_allclose(Q.T @ Q, np.eye(min(shape)), atol=1e-12)
 
 
-def test_thin_qr_rejects_a_wide_block():
-    with pytest.raises(ValueError, match="tall block"):
-        thin_qr(np.ones((2, 3)))
+def test_thin_qr_rejects_an_empty_block():
+    with pytest.raises(ValueError, match="non-empty block"):
+        thin_qr(np.ones((2, 0)))
+
+
+def test_as_many_clusters_as_nodes():
+    # the start block (k + 1 columns) is then wider than tall: Q is square, as numpy's
+    from hyperclust import Hypergraph
+    hg = Hypergraph.from_edges([[0, 1], [1, 2], [3, 4]], n_nodes=5)
+    M = MixedWalk(hg)
+    q, _ = np.linalg.qr(np.random.default_rng(0).normal(size=(5, 6)))
+    kw = dict(k=5, start=0, alpha=0.2, max_iter=20, check_interval=5, patience=3, n_hops=3)
+    got = adaptive_iterations(M, q, np.arange(5), **kw)
+    ref = plain_iterations(hg, M, q, np.arange(5), **kw)
+    np.testing.assert_array_equal(got[0][1], ref[0][1])
+    assert [i for i, _ in got[1]] == [i for i, _ in ref[1]] and got[2] == ref[2]
+    np.testing.assert_allclose([f for _, f in got[1]], [f for _, f in ref[1]], rtol=1e-12)
+    assert AHCKA(5).fit(hg).labels_.shape == (5,)

@@ -18,16 +18,17 @@ __all__ = ["thin_qr"]
 
 
 def thin_qr(A: np.ndarray) -> np.ndarray:
-    """``Q`` of the thin QR ``A = Q R`` (Householder, LAPACK ``geqrf`` + ``orgqr``).
+    """``Q`` of the reduced QR ``A = Q R`` (Householder, LAPACK ``geqrf`` + ``orgqr``).
 
     Parameters
     ----------
-    A : ndarray, shape (n, c), n >= c
-        Tall block of floats; not modified.
+    A : ndarray, shape (n, c)
+        Block of floats (tall in AHCKA; a wide one, ``c > n``, happens when there are as
+        many clusters as nodes); not modified.
 
     Returns
     -------
-    ndarray of float64, shape (n, c), Fortran-ordered
+    ndarray of float64, shape (n, min(n, c)), Fortran-ordered
         Orthonormal columns spanning those of ``A`` (``np.linalg.qr(A)[0]``, signs included).
 
     Examples
@@ -40,13 +41,15 @@ def thin_qr(A: np.ndarray) -> np.ndarray:
     """
     F = np.array(A, dtype=np.float64, order="F")
     n, c = F.shape
-    if c == 0 or n < c:
-        raise ValueError(f"thin_qr needs a tall block (n >= c >= 1), got shape {F.shape}")
+    if n == 0 or c == 0:
+        raise ValueError(f"thin_qr needs a non-empty block, got shape {F.shape}")
     geqrf, orgqr = get_lapack_funcs(("geqrf", "orgqr"), (F,))
     # the work-size queries read nothing: overwrite_a spares them a copy of the block
     lwork = _optimal_lwork(geqrf(F, lwork=-1, overwrite_a=True))
     qr, tau, _, info = geqrf(F, lwork=lwork, overwrite_a=True)
     _check(info, "geqrf")
+    if c > n:  # a wide block: Q is n x n, from the first n reflector columns
+        qr = np.asfortranarray(qr[:, :n])
     lwork = _optimal_lwork(orgqr(qr, tau, lwork=-1, overwrite_a=True))
     q, _, info = orgqr(qr, tau, lwork=lwork, overwrite_a=True)
     _check(info, "orgqr")
