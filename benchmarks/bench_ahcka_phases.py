@@ -14,7 +14,8 @@ contention still are).
 ``--ref DIR`` also measures another source tree (e.g. the code before a change:
 ``git archive <commit> src | tar -x -C /tmp/before``, then ``--ref /tmp/before/src``),
 interleaved with this checkout's, so both see the same load. Prints one JSON line per run
-and a table of the minima (phase times of the run with the smallest total)::
+and a table: per tree and size the run with the smallest CPU time (its phases' CPU times)
+and the smallest wall time::
 
     HYPERCLUST_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/bench_ahcka_phases.py \\
         --sizes 1e5 3e5 1e6 --repeats 3 --ref /tmp/before/src

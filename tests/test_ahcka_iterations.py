@@ -156,3 +156,17 @@ def test_as_many_clusters_as_nodes():
     assert [i for i, _ in got[1]] == [i for i, _ in ref[1]] and got[2] == ref[2]
     np.testing.assert_allclose([f for _, f in got[1]], [f for _, f in ref[1]], rtol=1e-12)
     assert AHCKA(5).fit(hg).labels_.shape == (5,)
+
+
+@pytest.mark.parametrize("name", ["bench_ahcka_phases", "bench_ahcka_identity"])
+def test_benchmark_scripts_answer_help(name, capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(SystemExit) as exit_:
+        module.main(["--help"])
+    assert exit_.value.code == 0 and capsys.readouterr().out.startswith("usage:")
