@@ -1,0 +1,113 @@
+"""The mixed walk ``M X`` of a :class:`~hyperclust.operators.knn.MixedWalk` into reused buffers.
+
+AHCKA applies ``M`` to blocks of the same few widths a few hundred times. ``M @ X``
+allocates five ``(n, d)`` or ``(m, d)`` temporaries per product (on large inputs each is a
+fresh mapping whose pages fault in on first touch) and runs scipy's sparse kernel on one
+thread. :class:`BufferedMixedWalk` runs the same kernel (:func:`~hyperclust.operators.
+kernels.csr_matmat`, row blocks on the thread policy's threads) into buffers kept between
+calls and scales in place, in the same order of operations as ``MixedWalk``: every entry is
+the one ``M @ X`` gives, bit for bit, for any number of threads (each output row is summed
+by one thread, in stored order).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..operators.base import safe_inverse
+from ..operators.kernels import csr_matmat
+from ..operators.knn import MixedWalk
+
+__all__ = ["BufferedMixedWalk"]
+
+
+def _csr64(A):
+    if sp.issparse(A) and A.format == "csr" and A.dtype == np.float64:
+        return A
+    return sp.csr_matrix(A, dtype=np.float64)
+
+
+class BufferedMixedWalk:
+    """``M X`` for a :class:`~hyperclust.operators.knn.MixedWalk` ``M``, into reused buffers.
+
+    Calling it returns ``M @ X`` (the same values) in a buffer that the next call
+    overwrites. Any other linear operator is applied as ``walk @ X``.
+
+    Parameters
+    ----------
+    walk : MixedWalk or LinearOperator, shape (n, n)
+    n_threads : int, optional
+        Threads of the sparse products (default: the thread policy's,
+        :func:`~hyperclust.operators.kernels.resolve_threads`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hyperclust.datasets import hypergraph_sbm
+    >>> from hyperclust.operators.knn import knn_affinity
+    >>> hg = hypergraph_sbm(100, 2, n_features=8, isolated_fraction=0.1, random_state=0)
+    >>> M = MixedWalk(hg, knn_affinity(hg.features, 5), beta=0.4)
+    >>> X = np.random.default_rng(0).normal(size=(100, 3))
+    >>> bool(np.array_equal(BufferedMixedWalk(M)(X), M @ X))
+    True
+    """
+
+    def __init__(self, walk, n_threads=None):
+        self.walk = walk
+        self.n_threads = n_threads
+        self._buffers = {}
+        if not isinstance(walk, MixedWalk):
+            self._H = None
+            return
+        hg = walk.hypergraph
+        self._H = _csr64(hg.incidence)
+        self._Ht = _csr64(hg.incidence_t)
+        self._edge_scale = (hg.weights * safe_inverse(hg.edge_sizes))[:, None]
+        dv = np.asarray(hg.weighted_degrees, dtype=np.float64)
+        self._pinv = safe_inverse(dv + walk.self_loops)[:, None]
+        a, b = walk.row_weights_
+        self._a, self._b = a[:, None], b[:, None]
+        self._self_loops = walk.self_loops
+        self._Q = None if walk.knn_walk is None else _csr64(walk.knn_walk)
+
+    @property
+    def shape(self):
+        return self.walk.shape
+
+    def _buffer(self, name, rows, width):
+        """A C-contiguous ``(rows, width)`` view of a flat buffer grown on demand."""
+        flat = self._buffers.get(name)
+        if flat is None or flat.size < rows * width:
+            flat = np.empty(rows * width)
+            self._buffers[name] = flat
+        return flat[:rows * width].reshape(rows, width)
+
+    def __call__(self, X: np.ndarray, overwrite_input: bool = False) -> np.ndarray:
+        """``M @ X`` for ``X`` of shape ``(n, d)``; valid until the next call.
+
+        With ``overwrite_input`` the product may be written over ``X`` (a C-contiguous
+        float64 ``X`` is then returned holding ``M X``), which saves an ``(n, d)`` buffer.
+        """
+        if self._H is None:
+            return np.asarray(self.walk @ X)
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        n, d = X.shape
+        m = self._Ht.shape[0]
+        nt = self.n_threads
+        T = None
+        if self._Q is not None:
+            T = csr_matmat(self._Q, X, self._buffer("T", n, d), n_threads=nt)
+        E = csr_matmat(self._Ht, X, self._buffer("E", m, d), n_threads=nt)
+        E *= self._edge_scale
+        # X is read again only for the self loops
+        out = X if overwrite_input and not self._self_loops else self._buffer("Y", n, d)
+        Y = csr_matmat(self._H, E, out, n_threads=nt)
+        if self._self_loops:
+            Y += self._self_loops * X
+        Y *= self._pinv
+        Y *= self._a
+        if T is not None:
+            T *= self._b
+            Y += T
+        return Y
