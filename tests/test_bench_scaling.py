@@ -44,6 +44,21 @@ def test_old_rows_become_stale_and_are_marked(bench, tmp_path):
     assert "Pending an idle rerun" in bench.markdown(busy)
 
 
+def test_idle_is_judged_by_the_cpu_others_used_not_by_a_lagging_load_average(bench):
+    row = {"op": "PX", "n_nodes": 1000, "nnz": 4000, "status": "ok", "min_s": 0.1,
+           "median_s": 0.2, "kernel_min_s": 0.05, "ratio_kernel": 2.0, "bw_bound_s": 0.01,
+           "ratio_bw": 10.0, "threads": 2, "repeats": 3, "extra_mb": 1.0,
+           "load_before": [1.8, 1.7, 1.5], "load_after": [1.9, 1.7, 1.5],
+           "commit": "a" * 40, "dirty": False, "other_cpu": 0.02}
+    # a load average left by this benchmark's own previous run: still idle
+    data = {"rows": [row, dict(row, n_nodes=10_000)], "conditions": {"load_avg": [1.74, 1, 1]}}
+    md = bench.markdown(data, head_commit="a" * 40)
+    assert "idle rerun" not in md and "- idle: " in md
+    data["rows"][1] = dict(row, n_nodes=10_000, other_cpu=0.4)
+    md = bench.markdown(data, head_commit="a" * 40)
+    assert "Partly pending an idle rerun" in md and "1 of 2 rows" in md
+
+
 def test_tiny_run_in_process(bench, tmp_path):
     rc = bench.main(["--quick", "--sizes", "300", "--ops", "PX", "eigsh", "--repeats", "1",
                      "--out", str(tmp_path), "--no-spawn"])
