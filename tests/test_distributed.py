@@ -38,7 +38,7 @@ from hyperclust.spectral import NormalizedAffinity  # noqa: E402
 @pytest.fixture(scope="module")
 def client():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as c:
         yield c
 
@@ -258,7 +258,7 @@ def test_killed_worker_is_recovered(tmp_path, sbm):
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     with dask.config.set({"distributed.worker.multiprocessing-method": method}), \
             distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                     dashboard_address=None) as cluster, \
+                                     dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as c:
         P = propagation(phg, c)
         Y = scatter_blocks(c, X, phg.block_bounds)

@@ -174,7 +174,7 @@ class DistributedAHCKA(HypergraphClusterer):
     >>> import distributed
     >>> from hyperclust import Hypergraph
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2], [3, 4, 5], [4, 5], [2, 3]])
-    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     est = DistributedAHCKA(2, client=c, block_size=4, max_iter=5).fit(hg)
     >>> est.labels_.tolist()
     [0, 0, 0, 1, 1, 1]

@@ -56,7 +56,7 @@ def write_power_basis(operator, X, order: int, out_dir, *, dtype=BASIS_DTYPE):
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3], [3, 4]])
     >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2)
     >>> X = np.eye(5)[:, :2]
-    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     out = tempfile.mkdtemp()
     ...     _ = write_power_basis(propagation(phg, c), X, 3, out, dtype=np.float64)
     >>> ref = polynomial_basis(PropagationOperator(hg), X, 3, dtype=np.float64)
@@ -163,7 +163,7 @@ def write_hyperedge_means(operator, basis_dir):
     >>> from hyperclust.distributed.operator import propagation
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [3], [2, 3]])  # {3} has one member: left out
     >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2, edge_block_size=3)
-    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     out = tempfile.mkdtemp()
     ...     P = propagation(phg, c)
     ...     _ = write_power_basis(P, np.arange(4.0)[:, None], 0, out)

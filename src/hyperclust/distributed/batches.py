@@ -51,7 +51,7 @@ class BasisFileBatches:
     >>> from hyperclust.distributed.operator import propagation
     >>> phg = write_partitioned(Hypergraph.from_edges([[0, 1, 2], [2, 3]]),
     ...                         tempfile.mkdtemp(), block_size=2)
-    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     out = tempfile.mkdtemp()
     ...     P = propagation(phg, c)
     ...     _ = write_power_basis(P, np.arange(8.0).reshape(4, 2), 1, out)

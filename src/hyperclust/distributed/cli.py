@@ -101,7 +101,7 @@ def cluster_partitioned(args) -> int:
     >>> add_parser(parser.add_subparsers(dest="command"))
     >>> with tempfile.TemporaryDirectory() as d, distributed.Client(
     ...         processes=False, n_workers=1, threads_per_worker=1,
-    ...         dashboard_address=None) as client:  # doctest: +ELLIPSIS
+    ...         dashboard_address=":0") as client:  # doctest: +ELLIPSIS
     ...     path, out = pathlib.Path(d) / "edges.txt", pathlib.Path(d) / "labels.csv"
     ...     _ = path.write_text("0,1,2\\n1,2\\n3,4,5\\n4,5\\n")
     ...     phg = partition_edgelists([str(path)], str(pathlib.Path(d) / "parts"))

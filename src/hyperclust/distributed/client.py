@@ -55,7 +55,7 @@ def resolve_client(client=None, n_workers: int = 2):
 
     >>> import distributed
     >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=None) as c:
+    ...                         dashboard_address=":0") as c:
     ...     with resolve_client(c) as same:
     ...         print(same is c, same.submit(sum, [1, 2]).result())
     ...     print(c.status)
@@ -83,6 +83,6 @@ def resolve_client(client=None, n_workers: int = 2):
             yield c
         return
     with distributed.LocalCluster(n_workers=value, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as c:
         yield c

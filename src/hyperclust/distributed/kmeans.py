@@ -70,7 +70,7 @@ def block_kmeans(client, blocks, n_rows: int, n_clusters: int, *, n_init: int = 
     --------
     >>> import numpy as np, distributed
     >>> X = np.r_[np.zeros((5, 2)), np.ones((5, 2))]
-    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     labels, centers, _ = block_kmeans(c, [c.scatter(X[:4]), c.scatter(X[4:])], 10, 2)
     ...     np.concatenate(c.gather(labels)).tolist()
     [1, 1, 1, 1, 1, 0, 0, 0, 0, 0]

@@ -25,7 +25,7 @@ def scatter_blocks(client, X, bounds):
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3], [3, 4, 5], [0, 5]])
     >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=4)
     >>> X = np.arange(12.0).reshape(6, 2)
-    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     P = propagation(phg, c)
     ...     Y = gather_blocks(c, P.apply(scatter_blocks(c, X, phg.block_bounds)))
     >>> bool(np.allclose(Y, PropagationOperator(hg) @ X))
@@ -55,7 +55,7 @@ def gather_blocks(client, blocks):
     --------
     >>> import numpy as np, distributed
     >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=None) as c:
+    ...                         dashboard_address=":0") as c:
     ...     X = gather_blocks(c, scatter_blocks(c, np.arange(6.0).reshape(3, 2), [0, 2, 3]))
     >>> X.tolist()
     [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
@@ -96,7 +96,7 @@ def tsqr(client, blocks):
     --------
     >>> import numpy as np, distributed
     >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=None) as c:
+    ...                         dashboard_address=":0") as c:
     ...     X = np.array([[3.0, 1.0], [4.0, 2.0], [0.0, 5.0], [0.0, 0.0]])
     ...     Q_blocks, R = tsqr(c, scatter_blocks(c, X, [0, 2, 4]))
     ...     Q = gather_blocks(c, Q_blocks)
@@ -137,7 +137,7 @@ def inner(client, A_blocks, B_blocks):
     --------
     >>> import numpy as np, distributed
     >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=None) as c:
+    ...                         dashboard_address=":0") as c:
     ...     A = scatter_blocks(c, np.array([[1.0], [2.0], [3.0]]), [0, 1, 3])
     ...     G = inner(c, A, A)
     >>> G.tolist()
@@ -177,7 +177,7 @@ def combine(client, X_blocks, S, Y_blocks=None, T=None):
     --------
     >>> import numpy as np, distributed
     >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=None) as c:
+    ...                         dashboard_address=":0") as c:
     ...     X = scatter_blocks(c, np.array([[1.0, 2.0], [3.0, 4.0]]), [0, 1, 2])
     ...     S, T = np.array([[1.0], [1.0]]), np.array([[1.0], [0.0]])
     ...     Z = gather_blocks(c, combine(c, X, S, X, T))
@@ -214,7 +214,7 @@ def random_blocks(client, bounds, k, seed):
     --------
     >>> import numpy as np, distributed
     >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=None) as c:
+    ...                         dashboard_address=":0") as c:
     ...     a = gather_blocks(c, random_blocks(c, [0, 2, 5], k=3, seed=7))
     ...     b = gather_blocks(c, random_blocks(c, [0, 2, 5], k=3, seed=7))
     >>> a.shape, bool(np.array_equal(a, b))

@@ -85,7 +85,7 @@ def block_smoothness_zscore(operator, X_blocks, X_files, n_permutations: int = 2
     >>> files = [os.path.join(d, f"x{b}.npy") for b in range(phg.n_blocks)]
     >>> for f, lo, hi in zip(files, phg.block_bounds[:-1], phg.block_bounds[1:]):
     ...     np.save(f, X[lo:hi])
-    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     P = propagation(phg, c)
     ...     z = block_smoothness_zscore(P, scatter_blocks(c, X, P.bounds), files,
     ...                                 n_permutations=10)

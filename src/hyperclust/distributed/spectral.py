@@ -81,7 +81,7 @@ class DistributedSpectralClustering(HypergraphClusterer):
     >>> import distributed
     >>> from hyperclust import Hypergraph
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2], [3, 4, 5], [4, 5], [2, 3]])
-    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     est = DistributedSpectralClustering(2, client=c, block_size=4).fit(hg)
     >>> est.labels_.tolist()
     [1, 1, 1, 0, 0, 0]

@@ -157,7 +157,7 @@ class DistributedUniDHC(HypergraphClusterer):
     >>> import distributed
     >>> from hyperclust.datasets.synthetic import hypergraph_sbm
     >>> hg = hypergraph_sbm(120, 2, homophily=0.9, n_features=8, random_state=0)
-    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=None) as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     est = DistributedUniDHC(2, epochs=2, hidden_dim=16, block_size=50,
     ...                             client=c).fit(hg)
     >>> est.labels_.shape, est.embedding_.shape, est.coefficients_.shape
