@@ -227,3 +227,19 @@ def test_folded_normalized_affinity_matches_unfolded(tau, which):
     np.testing.assert_allclose(folded.matmat(X), ref @ X, atol=1e-12)
     np.testing.assert_allclose(plain.matmat(X), ref @ X, atol=1e-12)
     np.testing.assert_allclose(folded.matvec(X[:, 0]), ref @ X[:, 0], atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["sym", "rw"])
+@pytest.mark.parametrize("self_loops", [0.0, 1.0])
+def test_column_quadratic_forms_equal_the_dense_formula(kind, self_loops):
+    from hyperclust.datasets import hypergraph_sbm
+    from hyperclust.operators import PropagationOperator
+    hg = hypergraph_sbm(120, 3, isolated_fraction=0.1, random_state=2)
+    X = np.random.default_rng(0).normal(size=(120, 5))
+    for dtype, rtol in ((np.float64, 1e-10), (np.float32, 1e-4)):
+        P = PropagationOperator(hg, kind=kind, self_loops=self_loops, dtype=dtype)
+        dense = PropagationOperator(hg, kind=kind, self_loops=self_loops).to_sparse().toarray()
+        expected = np.einsum("ij,ik,kj->j", X, dense, X)
+        got = P.column_quadratic_forms(X)
+        assert got.dtype == np.float64 and got.shape == (5,)
+        np.testing.assert_allclose(got, expected, rtol=rtol, atol=rtol * np.abs(expected).max())

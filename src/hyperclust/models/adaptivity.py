@@ -95,15 +95,22 @@ def smoothness_zscore(operator, X, n_permutations: int = 20, random_state=0) -> 
     group = max(1, 128 // max(1, d))
     block_dtype = getattr(operator, "dtype", np.float64)
     block_dtype = block_dtype if np.dtype(block_dtype) in (np.float32, np.float64) else np.float64
+    # x^T P x per column: through the operator's factor when it offers it (one sparse
+    # product instead of two), else from P X
+    forms = getattr(operator, "column_quadratic_forms", None)
+    Xs = Xc.astype(block_dtype, copy=False)
     perm = []
     for start in range(0, len(orders), group):
-        copies = [np.take(Xc, o, axis=0) for o in orders[start:start + group]]  # = Xc[o], faster
-        block = np.empty((n, len(copies) * d), dtype=block_dtype)
-        for j, Xp in enumerate(copies):
-            block[:, j * d:(j + 1) * d] = Xp
-        PB = operator.matmat(block)
-        for j, Xp in enumerate(copies):
-            num = np.sum(Xp * PB[:, j * d:(j + 1) * d])
+        chunk = orders[start:start + group]
+        block = np.empty((n, len(chunk), d), dtype=block_dtype)
+        for j, o in enumerate(chunk):
+            np.take(Xs, o, axis=0, out=block[:, j], mode="clip")  # = Xs[o], unbuffered
+        block = block.reshape(n, len(chunk) * d)
+        if forms is not None:
+            per_column = forms(block)
+        else:
+            per_column = np.einsum("ij,ij->j", block, operator.matmat(block), dtype=np.float64)
+        for num in per_column.reshape(len(chunk), d).sum(axis=1):
             perm.append(0.0 if den <= 0 else float(den - num) / den)
     perm = np.array(perm)
     sd = perm.std(ddof=1)
