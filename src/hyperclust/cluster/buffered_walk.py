@@ -15,7 +15,6 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..operators.base import safe_inverse
 from ..operators.kernels import csr_matmat
 from ..operators.knn import MixedWalk
 
@@ -63,9 +62,8 @@ class BufferedMixedWalk:
         hg = walk.hypergraph
         self._H = _csr64(hg.incidence)
         self._Ht = _csr64(hg.incidence_t)
-        self._edge_scale = (hg.weights * safe_inverse(hg.edge_sizes))[:, None]
-        dv = np.asarray(hg.weighted_degrees, dtype=np.float64)
-        self._pinv = safe_inverse(dv + walk.self_loops)[:, None]
+        self._edge_scale = walk.hyperedge_scale[:, None]
+        self._pinv = walk.inverse_degrees[:, None]
         a, b = walk.row_weights_
         self._a, self._b = a[:, None], b[:, None]
         self._self_loops = walk.self_loops

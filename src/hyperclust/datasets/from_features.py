@@ -20,6 +20,7 @@ import scipy.sparse as sp
 
 from .._validation import check_int
 from ..hypergraph import Hypergraph
+from ..hypergraph.validation import check_features
 from ..operators.neighbors import cosine_knn
 
 __all__ = ["CONSTRUCTIONS", "hypergraph_from_features"]
@@ -28,22 +29,14 @@ CONSTRUCTIONS = ("knn", "values")
 
 
 def _check_table(X):
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-        values = X.data
-    else:
-        X = np.asarray(X)
-        if X.dtype.kind not in "biuf":
-            raise TypeError(f"features must be numeric, got dtype {X.dtype}")
-        X = X.astype(np.float64, copy=False)
-        values = X
-    if X.ndim != 2:
-        raise ValueError(f"features must be a 2-d array (n_nodes, n_features), got {X.ndim}-d")
-    if X.shape[0] < 2 or X.shape[1] < 1:
-        raise ValueError(f"features must have at least 2 rows and 1 column, got shape {X.shape}")
-    if not np.isfinite(values).all():
-        raise ValueError("features contain NaN or infinite values")
-    return X
+    """The table as float, finite, read-only (:func:`~hyperclust.hypergraph.validation.
+    check_features`), after the checks that function leaves to its callers (2-d, 2 rows)."""
+    if np.ndim(X) != 2:
+        raise ValueError(f"features must be a 2-d array (n_nodes, n_features), got {np.ndim(X)}-d")
+    shape = np.shape(X)
+    if shape[0] < 2 or shape[1] < 1:
+        raise ValueError(f"features must have at least 2 rows and 1 column, got shape {shape}")
+    return check_features(X, shape[0])
 
 
 def _knn_incidence(X, n_neighbors: int, random_state) -> sp.csr_matrix:

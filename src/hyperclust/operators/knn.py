@@ -165,6 +165,17 @@ class MixedWalk(Operator):
         """The kNN weights ``Q`` was normalised from (CSR, shape (n, n)) or None."""
         return self._A
 
+    @property
+    def hyperedge_scale(self):
+        """``w_e / |e|`` per hyperedge (shape (m,)): the middle factor of the hypergraph walk
+        ``P = diag(1 / (d_v + s)) (H diag(w_e / |e|) H^T + s I)``."""
+        return self._edge_scale
+
+    @property
+    def inverse_degrees(self):
+        """``1 / (d_v + s)`` per node (0 where that is 0; shape (n,)): the left factor of ``P``."""
+        return self._pinv
+
     def _walk_p(self, X):
         E = self._Ht @ X
         E = E * self._edge_scale[:, None]
