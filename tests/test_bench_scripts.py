@@ -14,7 +14,7 @@ from hyperclust.bench import ResultStore
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
 SCRIPTS = ("bench_collapsed", "bench_distributed", "bench_knn", "bench_unidhc",
-           "bench_unidhc_select", "bench_unidhc_speed", "plot_unidhc_gamma", "bench_holdout")
+           "bench_unidhc_select", "bench_unidhc_speed", "plot_unidhc_gamma", "bench_holdout", "study_truth_score")
 
 
 def _script(name):
@@ -109,3 +109,19 @@ def test_paired_bootstrap_of_the_holdout_study():
     mean, lo, hi = holdout.paired_bootstrap([0.3, 0.2, 0.1, 0.0], [0.1, 0.1, 0.1, 0.1])
     assert mean == pytest.approx(0.05) and lo < mean < hi
     assert holdout.paired_bootstrap([0.2] * 5, [0.1] * 5)[1:] == pytest.approx((0.1, 0.1))
+
+
+def test_truth_score_summary_counts_on_hand_made_rows():
+    script = _script("study_truth_score")
+    rows = [  # a miss whose better candidate scores worse; a hit whose truth scores best
+        {"truth_score": 0.5, "pick": "a", "best": "b", "scores": {"a": 0.2, "b": 0.3, "c": 0.4},
+         "acc": {"a": 0.5, "b": 0.9, "c": 0.6}},
+        {"truth_score": 0.1, "pick": "a", "best": "a", "scores": {"a": 0.2, "b": 0.3},
+         "acc": {"a": 0.9, "b": 0.8}},
+    ]
+    text = script.summary(rows)
+    assert text.startswith("2 sets; the truth scores worse than the pick on 1, worse than "
+                           "every candidate on 1.")
+    assert "below the best candidate: 1; there the best candidate scores worse than the pick "\
+           "on 1." in text
+    assert "median -0.25" in text  # Spearman +0.5 (first set) and -1 (second)
