@@ -122,6 +122,6 @@ def test_truth_score_summary_counts_on_hand_made_rows():
     text = script.summary(rows)
     assert text.startswith("2 sets; the truth scores worse than the pick on 1, worse than "
                            "every candidate on 1.")
-    assert "below the best candidate: 1; there the best candidate scores worse than the pick "\
-           "on 1." in text
+    assert "below the best candidate: 1; there the truth scores worse than the pick on 1 and "\
+           "worse than the best candidate on 1." in text
     assert "median -0.25" in text  # Spearman +0.5 (first set) and -1 (second)
