@@ -158,19 +158,24 @@ def kernel_per_column(hg, width=16, rounds=5, reps=10):
     return float(np.median(ts)) / (reps * width)
 
 
+OTHER_CPU_IDLE = 0.1  # cores other processes may use during an idle run's solve
+
+
 def _scale_one(n, seed, queue):
     import os
     load_start = os.getloadavg()[0]
     warnings.simplefilter("ignore")
     import scipy.linalg as sla
 
+    from hyperclust.bench.provenance import OtherCpu
     from hyperclust.datasets.synthetic import hypergraph_sbm
     from hyperclust.operators import CoboundaryCollapsed
     hg = hypergraph_sbm(n, 4, random_state=seed).drop_isolated()
     c = hg.connected_components()[0]
     w0, c0 = time.perf_counter(), time.process_time()
-    S = CoboundaryCollapsed(hg, method="iterative")
-    vals, V = S.smallest_eigenpairs(c + 10)
+    with OtherCpu() as other:
+        S = CoboundaryCollapsed(hg, method="iterative")
+        vals, V = S.smallest_eigenpairs(c + 10)
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     it = S._iterative.column_iterations_
     # per CG step: L0 = 2 products with H; the block system = 2 (R, R^T) + 2 (R, R^T) + L0 = 6
@@ -186,8 +191,23 @@ def _scale_one(n, seed, queue):
                "wall": wall, "cpu": cpu, "products": int(products), "kernel_col": per_col,
                "lambda_10": float(vals[-1]), "err": err, "angle": angle,
                "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-               "load_start": load_start, "load": os.getloadavg()[0],
+               "load_start": load_start, "load": os.getloadavg()[0], "other_cpu": other.cores,
                "omp_threads": os.environ.get("OMP_NUM_THREADS", "unset")})
+
+
+def idle_statement(rows) -> str:
+    """Whether the runs were idle: other processes used < ``OTHER_CPU_IDLE`` cores during
+    every run's solve (measured per run); runs stored without that measurement count as under
+    load."""
+    other = [r.get("other_cpu") for r in rows]
+    if other and all(o is not None and o < OTHER_CPU_IDLE for o in other):
+        return (f"idle: other processes used at most {max(other):.3f} cores during any run's "
+                "solve")
+    known = [o for o in other if o is not None]
+    worst = f", up to {max(known):.2f} cores" if known else ""
+    return ("**under load, to be rerun idle**: other processes shared the machine during some "
+            f"runs{worst} (or it was not measured); CPU seconds are less affected than wall "
+            "seconds")
 
 
 def scale_lines(rows) -> list[str]:
@@ -199,8 +219,7 @@ def scale_lines(rows) -> list[str]:
              __doc__.split("``--scale``:")[1].strip(), "",
              f"Commit {commits_of(ok)}, OMP_NUM_THREADS="
              f"{', '.join(dict.fromkeys(r['omp_threads'] for r in ok))}, load average at the "
-             f"start of a run {loads} (2-core machine shared with other jobs: **under load, "
-             "to be rerun idle**; CPU seconds are less affected than wall seconds).", ""]
+             f"start of a run {loads}; {idle_statement(ok)}.", ""]
     cells = []
     fmt = (lambda v, f: "-" if v is None else f.format(v))
     for (size,), sel in group_rows(rows, ("size",)).items():

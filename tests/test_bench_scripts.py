@@ -125,3 +125,12 @@ def test_truth_score_summary_counts_on_hand_made_rows():
     assert "below the best candidate: 1; there the truth scores worse than the pick on 1 and "\
            "worse than the best candidate on 1." in text
     assert "median -0.25" in text  # Spearman +0.5 (first set) and -1 (second)
+
+
+def test_collapsed_scale_report_says_idle_only_when_every_run_was_measured_idle():
+    script = _script("bench_collapsed")
+    assert script.idle_statement([{"other_cpu": 0.02}, {"other_cpu": 0.05}]).startswith(
+        "idle: other processes used at most 0.050 cores")
+    busy = script.idle_statement([{"other_cpu": 0.02}, {"other_cpu": 0.9}])
+    assert "under load" in busy and "up to 0.90 cores" in busy
+    assert "under load" in script.idle_statement([{"other_cpu": 0.0}, {}])  # not measured
