@@ -51,6 +51,7 @@ from _datasets import load  # noqa: E402
 from hyperclust.bench import (ResultStore, commits_of, fmt_mean_std, group_rows,  # noqa: E402
                               markdown_row, markdown_table, run_seeds, summarize,
                               write_markdown)
+from hyperclust.bench.provenance import OTHER_CPU_IDLE  # noqa: E402
 
 GRID = [("cora-ca", f, m) for f in (0.25, 0.5, 1.0) for m in ("block exact", "block cg", "factored", "dense")
         if not (m == "block cg" and f == 1.0)]  # 244 s for one application at full size
@@ -156,9 +157,6 @@ def kernel_per_column(hg, width=16, rounds=5, reps=10):
             H @ X
         ts.append(time.process_time() - t)
     return float(np.median(ts)) / (reps * width)
-
-
-OTHER_CPU_IDLE = 0.1  # cores other processes may use during an idle run's solve
 
 
 def _scale_one(n, seed, queue):

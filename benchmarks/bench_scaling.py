@@ -66,6 +66,7 @@ from pathlib import Path
 import numpy as np
 
 from hyperclust.bench import markdown_table
+from hyperclust.bench.provenance import OTHER_CPU_IDLE
 
 OPERATIONS = ("PX", "PX-1t", "basis", "eigsh", "spectral-zhou", "unidhc_epoch", "ahcka", "auto")
 FIT_OPS = ("ahcka", "auto")
@@ -73,7 +74,6 @@ KEY = ("op", "n_nodes")
 DEFAULT_SIZES = (1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6)
 QUICK_SIZES = (1e3, 1e4)
 FLAG_SLOPE = 1.15
-OTHER_CPU_IDLE = 0.1  # cores other processes may use during a measurement of an idle run
 MIN_WINDOW_S = 2.0  # shortest window over which others' CPU use is measured
 PX_WIDTH = 64
 BASIS_WIDTH = 32

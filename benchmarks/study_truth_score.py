@@ -67,8 +67,9 @@ def summary(rows):
     return (f"{len(rows)} sets; the truth scores worse than the pick on {worse_pick}, worse than "
             f"every candidate on {worse_all}. Settings where the pick is > .02 ACC below the best "
             f"candidate: {len(fails)}; there the truth scores worse than the pick on {over_pick} "
-            f"and worse than the best candidate on {over_best}. Spearman(score, ACC) over a set's candidates: median "
-            f"{np.nanmedian(rhos):+.2f} (negative = lower score, higher ACC).")
+            f"and worse than the best candidate on {over_best}. Spearman(score, ACC) over a "
+            f"set's candidates: median {np.nanmedian(rhos):+.2f} (negative = lower score, "
+            "higher ACC).")
 
 
 def main(argv=None):

@@ -13,10 +13,12 @@ import subprocess
 from pathlib import Path
 
 __all__ = ["git", "git_commit", "load_average", "thread_info", "run_provenance",
-           "package_root", "OtherCpu", "IDLE_LOAD"]
+           "package_root", "OtherCpu", "IDLE_LOAD", "OTHER_CPU_IDLE"]
 
 #: A 1-minute load average below this counts as an idle machine for timings.
 IDLE_LOAD = 0.3
+#: Cores other processes may use during a measurement (:class:`OtherCpu`) of an idle run.
+OTHER_CPU_IDLE = 0.1
 
 
 def package_root() -> Path:
