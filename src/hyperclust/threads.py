@@ -21,6 +21,15 @@ threads round differently, and k-means can then land in another optimum (cora-ca
 landscape is bimodal: seed 1 gives ACC .586 with one thread, .652 with two). Same seed, same
 machine, same labels matters more than speed under load, so ``free`` is an explicit choice
 (for shared machines), as is ``1`` (one thread per benchmark worker).
+
+The one exception is work whose result is bit-identical with any thread count: Uni-DHC's
+training steps (their sums are :func:`hyperclust.models.losses.thread_invariant_sum`; a
+test trains with 1 and 2 threads and compares). Those are hundreds of small steps, each with
+dozens of thread barriers, and two threads beside a process that keeps a core busy made them
+3-5x slower than one. Such work follows the load as it is *now*: :class:`OtherCpu` measures
+the CPU other processes used on this process's cores since the last reading (not the lagging
+load average) and :func:`threads_beside` gives the threads that leaves, at most the limit
+in force.
 """
 
 from __future__ import annotations
@@ -30,13 +39,15 @@ import functools
 import os
 import sys
 import threading
+import time
 
 import numpy as np
 
 from ._validation import check_int
 
 __all__ = ["available_cores", "busy_cores", "free_cores", "default_threads", "thread_limit",
-           "current_limit", "input_work", "ENV_VAR", "PARALLEL_MIN_WORK"]
+           "current_limit", "input_work", "OtherCpu", "threads_beside", "ENV_VAR",
+           "PARALLEL_MIN_WORK"]
 
 ENV_VAR = "HYPERCLUST_NUM_THREADS"
 #: Inputs with fewer stored nonzeros (incidence plus features) run on one thread by default.
@@ -98,6 +109,121 @@ def free_cores() -> int:
     True
     """
     return max(1, available_cores() - busy_cores())
+
+
+def _cpu_jiffies(stat: str | None = None, own: str | None = None, cpus=None):
+    """``(busy jiffies of the CPUs this process may run on, jiffies of this process)``, or
+    None where ``/proc`` cannot be read.
+
+    Parameters
+    ----------
+    stat, own : str, optional
+        The texts of ``/proc/stat`` and ``/proc/self/stat`` (read from the files by default).
+    cpus : iterable of int, optional
+        CPU numbers to count (default: this process's affinity); the machine-wide ``cpu``
+        line when none of them has its own line.
+
+    Examples
+    --------
+    >>> stat = ("cpu  30 0 10 100 0 0 0 0 0 0\\n"
+    ...         "cpu0 20 0 5 50 0 0 0 0 0 0\\ncpu1 10 0 5 50 0 0 0 0 0 0\\n")
+    >>> own = "1 (python) R " + " ".join(["0"] * 10) + " 7 3"
+    >>> _cpu_jiffies(stat, own, cpus=[0])      # user + system of cpu0; utime + stime
+    (25, 10)
+    >>> _cpu_jiffies(stat, own, cpus=[0, 1])
+    (40, 10)
+    """
+    try:
+        if stat is None:
+            with open("/proc/stat") as fh:
+                stat = fh.read()
+        if own is None:
+            with open("/proc/self/stat") as fh:
+                own = fh.read()
+        if cpus is None:
+            cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else ()
+        wanted = {f"cpu{c}" for c in cpus}
+        lines = [line.split() for line in stat.splitlines() if line.startswith("cpu")]
+        rows = [f for f in lines if f[0] in wanted] or [f for f in lines if f[0] == "cpu"]
+        if not rows:
+            return None
+        busy = 0
+        for f in rows:
+            v = [int(x) for x in f[1:9]]
+            busy += sum(v) - v[3] - v[4]  # user..steal minus idle and iowait
+        fields = own.rsplit(")", 1)[1].split()
+        return busy, int(fields[11]) + int(fields[12])  # utime + stime of all threads
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class OtherCpu:
+    """The CPU that *other* processes used on this process's cores, in cores.
+
+    Busy time of the CPUs in this process's affinity (``/proc/stat``) minus this process's
+    own CPU time (``/proc/self/stat``, all threads), over the wall time since the start or
+    the last :meth:`restart`. Unlike the load average it is current and does not count this
+    process's own work. Linux only: elsewhere every reading is None. CPU quotas of a cgroup
+    (``docker --cpus``) are not seen.
+
+    Use it as a context manager (``cores`` is set on exit) or call :meth:`read`.
+
+    Attributes
+    ----------
+    cores : float or None
+        Set by ``__exit__``.
+
+    Examples
+    --------
+    >>> with OtherCpu() as other:
+    ...     _ = sum(range(1000))
+    >>> other.cores is None or other.cores >= 0
+    True
+    """
+
+    def __init__(self):
+        self.cores = None
+        self.restart()
+
+    def restart(self):
+        """Start a new measuring window now."""
+        self._t0 = time.monotonic()
+        self._start = _cpu_jiffies()
+
+    def read(self, min_seconds: float = 0.0) -> float | None:
+        """Cores other processes used since the window started (None when ``/proc`` is
+        unavailable or the window is shorter than ``min_seconds``)."""
+        wall = time.monotonic() - self._t0
+        end = _cpu_jiffies()
+        if self._start is None or end is None or wall <= 0 or wall < min_seconds:
+            return None
+        hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+        other = (end[0] - self._start[0]) - (end[1] - self._start[1])
+        return max(0.0, other / hz / wall)
+
+    def __enter__(self):
+        self.restart()
+        return self
+
+    def __exit__(self, *exc):
+        self.cores = self.read()
+        return False
+
+
+def threads_beside(limit: int, other_cores: float | None) -> int:
+    """Threads for work that may follow the load: the cores of this process that other
+    processes left free (``other_cores`` rounded), between 1 and ``limit``; ``limit`` when
+    ``other_cores`` is unknown (None).
+
+    Examples
+    --------
+    >>> cores = available_cores()
+    >>> threads_beside(cores, 0.0) == cores, threads_beside(cores, float(cores)), threads_beside(1, None)
+    (True, 1, 1)
+    """
+    if other_cores is None:
+        return int(limit)
+    return max(1, min(int(limit), int(available_cores() - other_cores + 0.5)))
 
 
 def input_work(hypergraph) -> int | None:

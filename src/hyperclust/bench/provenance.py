@@ -12,6 +12,8 @@ import os
 import subprocess
 from pathlib import Path
 
+from ..threads import OtherCpu
+
 __all__ = ["git", "git_commit", "load_average", "thread_info", "run_provenance",
            "package_root", "OtherCpu", "IDLE_LOAD", "OTHER_CPU_IDLE"]
 
@@ -151,58 +153,3 @@ def run_provenance(threads=None) -> dict:
     return rec
 
 
-def _cpu_jiffies():
-    """``(busy jiffies of the whole machine, jiffies of this process)``, or None."""
-    try:
-        with open("/proc/stat") as fh:
-            fields = [int(x) for x in fh.readline().split()[1:]]
-        with open("/proc/self/stat") as fh:
-            own = fh.read().rsplit(")", 1)[1].split()
-    except (OSError, ValueError, IndexError):
-        return None
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
-    busy = sum(fields[:8]) - idle  # user..steal (guest time is already in user)
-    return busy, int(own[11]) + int(own[12])  # utime + stime of all threads
-
-
-class OtherCpu:
-    """Context manager: the CPU that *other* processes used during the block, in cores.
-
-    Machine-wide busy time (``/proc/stat``) minus this process's own CPU time
-    (``/proc/self/stat``, all threads), divided by the block's wall time. Unlike the load
-    average it does not count this process's own work, so it tells whether a benchmark
-    shared the machine. ``cores`` is None where ``/proc`` is unavailable.
-
-    Attributes
-    ----------
-    cores : float or None
-
-    Examples
-    --------
-    >>> with OtherCpu() as other:
-    ...     _ = sum(range(1000))
-    >>> other.cores is None or other.cores >= 0
-    True
-    """
-
-    def __init__(self):
-        self.cores = None
-        self._start = None
-
-    def __enter__(self):
-        import time
-
-        self._t0 = time.monotonic()
-        self._start = _cpu_jiffies()
-        return self
-
-    def __exit__(self, *exc):
-        import time
-
-        end = _cpu_jiffies()
-        wall = time.monotonic() - self._t0
-        if self._start is not None and end is not None and wall > 0:
-            hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-            other = (end[0] - self._start[0]) - (end[1] - self._start[1])
-            self.cores = max(0.0, other / hz / wall)
-        return False

@@ -29,7 +29,7 @@ from .._validation import check_fraction, check_int, check_nonnegative
 from ..models.basis import basis_response, borrow_for_isolated, feature_neighbors, polynomial_basis
 from ..operators import propagation
 from ..operators.propagation import PropagationOperator
-from ..threads import current_limit
+from ..threads import OtherCpu, current_limit
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 from .spectral import resolve_settings
 
@@ -232,7 +232,8 @@ class UniDHC(HypergraphClusterer):
         Learned gamma (power basis).
     initial_coefficients_ : ndarray, shape (order + 1,)
     loss_history_ : list of dict
-        Per-epoch mean losses.
+        Per-epoch mean losses and the torch threads of each epoch (training follows the
+        load without changing the result: :func:`~hyperclust.models.unidhc.train_on_batches`).
     input_kind_ : str
         ``"features"`` or ``"structural"``.
     smoothness_z_ : float or None
@@ -328,6 +329,7 @@ class UniDHC(HypergraphClusterer):
 
     def fit(self, hypergraph, y=None):
         """Fit on ``hypergraph`` (labels, if any, are ignored). Returns ``self``."""
+        load_meter = OtherCpu()  # the fit's preparation is the first epoch's load window
         torch, train_unidhc = _deep()
         limit = current_limit()  # torch may have been imported inside this fit's thread limit
         if limit is not None:
@@ -361,7 +363,7 @@ class UniDHC(HypergraphClusterer):
             gamma_lr=self.gamma_lr, batch_size=self.batch_size,
             decorrelation_weight=self.decorrelation_weight, gamma_reg=self.gamma_reg,
             dropout=float(self.dropout), random_state=seed, device=self.device,
-            verbose=self.verbose)
+            verbose=self.verbose, load_meter=load_meter)
         self.coefficients_ = net.filter.gamma.detach().cpu().numpy().astype(np.float64)
         Z = _filter_output(self.coefficients_, B)
         blocks = {"filter": lambda: normalize(Z),

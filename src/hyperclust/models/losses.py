@@ -1,6 +1,8 @@
 """Self-supervised losses of Uni-DHC, computed on node / hyperedge batches (no n x n matrix).
 
-Both functions take two views ``z1, z2`` of shape ``(b, d)`` for the same ``b`` items.
+Both functions take two views ``z1, z2`` of shape ``(b, d)`` for the same ``b`` items. Their
+sums over all entries are :func:`thread_invariant_sum`, so values and gradients are the same
+whatever torch's thread count (Uni-DHC's training relies on it to follow the load).
 """
 
 from __future__ import annotations
@@ -8,7 +10,12 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-__all__ = ["node_consistency_loss", "decorrelation_loss"]
+__all__ = ["node_consistency_loss", "decorrelation_loss", "thread_invariant_sum"]
+
+#: torch reduces at most this many entries to one value on a single thread; longer full
+#: reductions are split into one chunk per thread (ATen's ``GRAIN_SIZE``).
+_SERIAL_REDUCTION = 32768
+_ROW = 1024
 
 
 def node_consistency_loss(z1: torch.Tensor, z2: torch.Tensor,
@@ -30,14 +37,14 @@ def node_consistency_loss(z1: torch.Tensor, z2: torch.Tensor,
     b, d = z1.shape
     a, c = F.normalize(z1, dim=1), F.normalize(z2, dim=1)
     diag = (a * c).sum(dim=1)
-    on = ((1.0 - diag) ** 2).mean()
+    on = thread_invariant_sum((1.0 - diag) ** 2) / b
     if b < 2:
         return on
     if d < b:
-        total = ((a.T @ a) * (c.T @ c)).sum()
+        total = thread_invariant_sum((a.T @ a) * (c.T @ c))
     else:
-        total = (a @ c.T).pow(2).sum()
-    off = (total - diag.pow(2).sum()) / (b * (b - 1))
+        total = thread_invariant_sum((a @ c.T).pow(2))
+    off = (total - thread_invariant_sum(diag.pow(2))) / (b * (b - 1))
     return on + off_weight * off
 
 
@@ -62,6 +69,29 @@ def decorrelation_loss(h1: torch.Tensor, h2: torch.Tensor, off_weight: float | N
     h2n = (h2 - h2.mean(0)) / (h2.std(0, unbiased=False) + eps)
     C = h1n.T @ h2n / b
     diag = torch.diagonal(C)
-    on = ((1.0 - diag) ** 2).sum()
-    off = C.pow(2).sum() - diag.pow(2).sum()
+    on = thread_invariant_sum((1.0 - diag) ** 2)
+    off = thread_invariant_sum(C.pow(2)) - thread_invariant_sum(diag.pow(2))
     return (on + off_weight * off) / d
+
+
+def thread_invariant_sum(x: torch.Tensor) -> torch.Tensor:
+    """Sum of all entries of ``x`` (any shape), bit-identical whatever torch's thread count.
+
+    torch sums more than ``32768`` entries into one value in one chunk per thread, so the
+    float32 result changes in its last bits with the number of threads (and Uni-DHC's
+    training then drifts apart between a 1- and a 2-thread run). Here the entries are summed
+    in rows of 1024 first (a reduction with many outputs runs one output per thread, each in
+    a fixed order) until few enough remain for one serial sum. Zero padding completes the
+    last row; adding zeros changes no sum.
+
+    Examples
+    --------
+    >>> x = torch.arange(70000, dtype=torch.float64)
+    >>> float(thread_invariant_sum(x)) == float(x.sum())
+    True
+    """
+    x = x.reshape(-1)
+    while x.numel() > _SERIAL_REDUCTION:
+        rows = -(-x.numel() // _ROW)
+        x = F.pad(x, (0, rows * _ROW - x.numel())).reshape(rows, _ROW).sum(dim=1)
+    return x.sum()

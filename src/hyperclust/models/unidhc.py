@@ -19,19 +19,23 @@ members, which is linear in the basis: ``mean_{v in e} Z_v = sum_k gamma_k E[k, 
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import scipy.sparse as sp
 import torch
 from torch import nn
 import torch.nn.functional as F
 
-from .losses import decorrelation_loss, node_consistency_loss
+from .losses import decorrelation_loss, node_consistency_loss, thread_invariant_sum
 
 __all__ = ["MAX_BATCHES_PER_EPOCH", "PolynomialFilter", "ScalarPReLU", "ResidualEncoder",
            "UniDHCNet", "hyperedge_basis_means", "ArrayBatches", "train_unidhc",
            "train_on_batches"]
 
 MAX_BATCHES_PER_EPOCH = 32
+#: Shortest window (s) of other processes' CPU use that picks an epoch's threads.
+_FIRST_READING_S = 0.05
 """An epoch is a pass over at most this many node batches (a fresh seeded sample of the
 nodes each epoch beyond ``32 * batch_size`` nodes): training cost stops growing with ``n``.
 Every shared dataset (at most 16,242 nodes, 20newsw100) still trains full passes."""
@@ -79,7 +83,7 @@ class _ScalarPReLUFunction(torch.autograd.Function):
     def backward(ctx, grad):
         x, slope = ctx.saved_tensors
         grad_x = torch.ops.aten.leaky_relu_backward(grad, x, float(slope), False)
-        grad_slope = (grad * x.clamp(max=0)).sum().reshape(slope.shape)
+        grad_slope = thread_invariant_sum(grad * x.clamp(max=0)).reshape(slope.shape)
         return grad_x, grad_slope
 
 
@@ -300,7 +304,8 @@ def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, devic
     -------
     net : UniDHCNet (in eval mode, on ``device``)
     history : list of dict
-        Per-epoch mean losses: ``{"epoch", "total", "consistency", "decorrelation", "gamma_reg"}``.
+        Per-epoch mean losses and threads: ``{"epoch", "total", "consistency",
+        "decorrelation", "gamma_reg", "threads"}``.
 
     Examples
     --------
@@ -313,7 +318,7 @@ def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, devic
     >>> B = polynomial_basis(PropagationOperator(hg), np.eye(4), order=1)
     >>> net, history = train_unidhc(B, hg.incidence, [0.5, 0.5], hidden_dim=8, epochs=1)
     >>> len(history), sorted(history[0])
-    (1, ['consistency', 'decorrelation', 'epoch', 'gamma_reg', 'total'])
+    (1, ['consistency', 'decorrelation', 'epoch', 'gamma_reg', 'threads', 'total'])
     >>> net.training, tuple(net.filter.gamma.shape)
     (False, (2,))
     """
@@ -324,11 +329,18 @@ def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, devic
 
 def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=1e-3,
                      batch_size=512, decorrelation_weight=0.1, gamma_reg=1.0, dropout=0.2,
-                     random_state=0, device="cpu", verbose=False):
+                     random_state=0, device="cpu", verbose=False, load_meter=None):
     """Train :class:`UniDHCNet` with Adam on node / hyperedge mini-batches of a batch source.
 
     The batches depend only on ``random_state``, ``source.n_nodes`` and ``source.n_edges``:
     two sources holding the same basis give the same training, whatever they read from.
+
+    On CPU the result is also the same with any number of torch threads (every sum of the
+    losses is :func:`~hyperclust.models.losses.thread_invariant_sum`), so the steps follow the
+    load: each epoch runs on the cores that other processes left free during the previous
+    one (:class:`hyperclust.threads.OtherCpu`), at most the threads torch had on entry,
+    which are restored on return. Two threads beside a process that keeps a core busy made
+    these small steps 3-5x slower than one thread.
     Parameters are checked by :class:`hyperclust.cluster.UniDHC`, which calls this through
     :func:`train_unidhc`; the defaults are its defaults.
 
@@ -354,12 +366,17 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     device : str or torch.device
     verbose : bool
         Show a tqdm progress bar.
+    load_meter : hyperclust.threads.OtherCpu, optional
+        A meter started earlier (:class:`hyperclust.cluster.UniDHC` starts one when its fit
+        starts); its reading picks the first epoch's threads. By default one is started
+        here and read after a 50 ms pause (only when more than one thread is allowed).
 
     Returns
     -------
     net : UniDHCNet (in eval mode, on ``device``)
     history : list of dict
-        Per-epoch mean losses.
+        Per-epoch mean losses (``total``, ``consistency``, ``decorrelation``,
+        ``gamma_reg``) and the torch ``threads`` the epoch ran with.
 
     Examples
     --------
@@ -373,7 +390,14 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     """
     from tqdm.auto import tqdm
 
+    from ..threads import OtherCpu, threads_beside
+
     device = torch.device(device)
+    limit = torch.get_num_threads()
+    follow_load = device.type == "cpu" and limit > 1
+    if follow_load and load_meter is None:
+        load_meter = OtherCpu()
+        time.sleep(_FIRST_READING_S)
     torch.manual_seed(random_state)
     rng = np.random.default_rng(random_state)
     n = source.n_nodes
@@ -387,7 +411,14 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     steps = min(max(1, int(np.ceil(n / batch_size))), MAX_BATCHES_PER_EPOCH)
     history = []
     bar = tqdm(range(int(epochs)), desc="Uni-DHC", disable=not verbose, leave=False)
+    threads = limit
     for epoch in bar:
+        if follow_load:
+            other = load_meter.read(min_seconds=_FIRST_READING_S)
+            if other is not None:
+                threads = threads_beside(limit, other)
+                torch.set_num_threads(threads)
+                load_meter.restart()
         net.train()
         perm = rng.permutation(n)
         sums, taken = np.zeros(4), 0
@@ -414,7 +445,9 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
             taken += 1
         sums /= max(taken, 1)
         history.append({"epoch": epoch + 1, "total": sums[0], "consistency": sums[1],
-                        "decorrelation": sums[2], "gamma_reg": sums[3]})
+                        "decorrelation": sums[2], "gamma_reg": sums[3], "threads": threads})
         bar.set_postfix(loss=f"{sums[0]:.4f}")
+    if follow_load:
+        torch.set_num_threads(limit)
     net.eval()
     return net, history
