@@ -144,3 +144,21 @@ def test_other_cpu_reading_is_other_busy_time_over_wall_time(monkeypatch):
     monkeypatch.setattr(threads.os, "sysconf", lambda name: 100)
     meter = threads.OtherCpu()
     assert meter.read() == pytest.approx(1.0)  # 100 jiffies at 100 Hz over 1 s
+
+
+def test_torch_threads_are_restored_when_training_fails():
+    basis, H = _training_input(n=256, d=8)
+
+    class Failing(unidhc_module.ArrayBatches):
+        def nodes(self, idx):
+            raise RuntimeError("disk gone")
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with pytest.raises(RuntimeError, match="disk gone"):
+            unidhc_module.train_on_batches(Failing(basis, H, "cpu"), [0.0, 1.0, 0.0],
+                                           epochs=1, load_meter=_Meter(5.0))
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

@@ -34,11 +34,11 @@ __all__ = ["MAX_BATCHES_PER_EPOCH", "PolynomialFilter", "ScalarPReLU", "Residual
            "train_on_batches"]
 
 MAX_BATCHES_PER_EPOCH = 32
-#: Shortest window (s) of other processes' CPU use that picks an epoch's threads.
-_FIRST_READING_S = 0.05
 """An epoch is a pass over at most this many node batches (a fresh seeded sample of the
 nodes each epoch beyond ``32 * batch_size`` nodes): training cost stops growing with ``n``.
 Every shared dataset (at most 16,242 nodes, 20newsw100) still trains full passes."""
+#: Shortest window (s) of other processes' CPU use that picks an epoch's threads.
+_FIRST_READING_S = 0.05
 
 
 class PolynomialFilter(nn.Module):
@@ -412,42 +412,44 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     history = []
     bar = tqdm(range(int(epochs)), desc="Uni-DHC", disable=not verbose, leave=False)
     threads = limit
-    for epoch in bar:
+    try:
+        for epoch in bar:
+            if follow_load:
+                other = load_meter.read(min_seconds=_FIRST_READING_S)
+                if other is not None:
+                    threads = threads_beside(limit, other)
+                    torch.set_num_threads(threads)
+                    load_meter.restart()
+            net.train()
+            perm = rng.permutation(n)
+            sums, taken = np.zeros(4), 0
+            for s in range(steps):
+                batch = perm[s * batch_size:(s + 1) * batch_size]
+                if batch.size < 2:
+                    continue
+                blocks = [net.filter(source.nodes(batch))]
+                if use_edges:
+                    eb = rng.choice(source.n_edges, size=min(edge_batch, source.n_edges),
+                                    replace=False)
+                    blocks.append(net.filter(source.edges(eb)))
+                views = net.paired_views(blocks, dropout)
+                l_node = node_consistency_loss(views[0], views[1])
+                l_edge = torch.zeros((), device=device)
+                if use_edges:
+                    l_edge = decorrelation_loss(views[2], views[3])
+                l_reg = (net.filter.gamma - g0).pow(2).sum()
+                loss = l_node + decorrelation_weight * l_edge + gamma_reg * l_reg
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                sums += [loss.item(), l_node.item(), l_edge.item(), l_reg.item()]
+                taken += 1
+            sums /= max(taken, 1)
+            history.append({"epoch": epoch + 1, "total": sums[0], "consistency": sums[1],
+                            "decorrelation": sums[2], "gamma_reg": sums[3], "threads": threads})
+            bar.set_postfix(loss=f"{sums[0]:.4f}")
+    finally:
         if follow_load:
-            other = load_meter.read(min_seconds=_FIRST_READING_S)
-            if other is not None:
-                threads = threads_beside(limit, other)
-                torch.set_num_threads(threads)
-                load_meter.restart()
-        net.train()
-        perm = rng.permutation(n)
-        sums, taken = np.zeros(4), 0
-        for s in range(steps):
-            batch = perm[s * batch_size:(s + 1) * batch_size]
-            if batch.size < 2:
-                continue
-            blocks = [net.filter(source.nodes(batch))]
-            if use_edges:
-                eb = rng.choice(source.n_edges, size=min(edge_batch, source.n_edges),
-                                replace=False)
-                blocks.append(net.filter(source.edges(eb)))
-            views = net.paired_views(blocks, dropout)
-            l_node = node_consistency_loss(views[0], views[1])
-            l_edge = torch.zeros((), device=device)
-            if use_edges:
-                l_edge = decorrelation_loss(views[2], views[3])
-            l_reg = (net.filter.gamma - g0).pow(2).sum()
-            loss = l_node + decorrelation_weight * l_edge + gamma_reg * l_reg
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sums += [loss.item(), l_node.item(), l_edge.item(), l_reg.item()]
-            taken += 1
-        sums /= max(taken, 1)
-        history.append({"epoch": epoch + 1, "total": sums[0], "consistency": sums[1],
-                        "decorrelation": sums[2], "gamma_reg": sums[3], "threads": threads})
-        bar.set_postfix(loss=f"{sums[0]:.4f}")
-    if follow_load:
-        torch.set_num_threads(limit)
+            torch.set_num_threads(limit)
     net.eval()
     return net, history
