@@ -14,6 +14,9 @@ task stream, recording:
   over repeats;
 * worker memory: RSS of each worker before and after loading the blocks, and the bytes of
   one loaded block (``_NodeBlock.nbytes``);
+* the CPU other processes used during the applications, in cores (the workers' own CPU
+  subtracted: ``_cluster_load.ClusterOtherCpu``); the table says idle when every row's is
+  under :data:`hyperclust.bench.provenance.OTHER_CPU_IDLE`;
 * the numbers moved per application: ``2 sum_b |E_b| d`` float64 (phase-1 pieces and
   phase-2 slices), ``E_b`` the hyperedges row block ``b`` touches.
 
@@ -28,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -35,6 +39,9 @@ from pathlib import Path
 import numpy as np
 
 from hyperclust.bench import ResultStore, commits_of, markdown_table, write_markdown
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _cluster_load import ClusterOtherCpu, idle_phrase  # noqa: E402
 
 KEY = ("n_nodes", "d")
 
@@ -80,6 +87,7 @@ def measure(n, d, repeats, workdir):
         distributed.wait(X)
         distributed.wait(A.apply(X))  # warm-up
         walls, phases = [], {}
+        other = ClusterOtherCpu(c).__enter__()
         for _ in range(repeats):
             with distributed.get_task_stream(c) as ts:
                 t = time.perf_counter()
@@ -96,6 +104,7 @@ def measure(n, d, repeats, workdir):
             for name, durs in per.items():
                 phases.setdefault(name, []).append(max(durs))
             del Y
+        other.__exit__(None, None, None)
         rss2 = c.run(_rss)
     load1 = os.getloadavg()[0]
     import scipy.sparse as sp
@@ -123,7 +132,7 @@ def measure(n, d, repeats, workdir):
         "block_mb": [b / 2**20 for b in block_bytes],
         "edges_touched_per_block": touched,
         "shuffled_mb_per_apply": 2 * sum(touched) * d * 8 / 2**20,
-        "loadavg_before": load0, "loadavg_after": load1,
+        "loadavg_before": load0, "loadavg_after": load1, "other_cpu_cores": other.cores,
     }
 
 
@@ -135,7 +144,8 @@ def _values(rows, field) -> str:
 def table(rows) -> list[str]:
     """The report of the stored rows: their conditions, then one line per size."""
     rows = sorted(rows, key=lambda r: (r["n_nodes"], r["d"]))
-    lines = [f"Under load, to be rerun idle. Commit {commits_of(rows)}, "
+    lines = [f"{idle_phrase(r.get('other_cpu_cores') for r in rows)} "
+             f"Commit {commits_of(rows)}, "
              f"HYPERCLUST_NUM_THREADS={_values(rows, 'hyperclust_num_threads')}, "
              f"{_values(rows, 'cpus')} CPUs, "
              "LocalCluster(2 workers x 1 thread, processes), Zhou normalized affinity, "

@@ -14,7 +14,10 @@ hidden width 256) on a ``LocalCluster(n_workers=2, threads_per_worker=1, process
   ``d`` in this process (what the basis costs without Dask), and the single-process
   ``UniDHC(4, isolated_neighbors=None)`` with the same settings (min of ``--repeats``), and
   how far the two agree: adjusted Rand index of the labels, largest difference of the
-  learned coefficients.
+  learned coefficients;
+* the CPU other processes used during the distributed fits, in cores (the workers' own CPU
+  subtracted: ``_cluster_load.ClusterOtherCpu``); the table says idle when every row's is
+  under :data:`hyperclust.bench.provenance.OTHER_CPU_IDLE`.
 
 Writes docs/results/distributed_unidhc_scale.{json,md}. Run as
 ``HYPERCLUST_NUM_THREADS=1 OMP_NUM_THREADS=1 PYTHONPATH=src
@@ -27,12 +30,16 @@ import argparse
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _cluster_load import ClusterOtherCpu, idle_phrase  # noqa: E402
 
 
 class _PeakRSS:
@@ -86,6 +93,7 @@ def measure(n, repeats, workdir, d=16, order=4):
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as c:
         pids = list(c.run(os.getpid).values())
+        other = ClusterOtherCpu(c).__enter__()
         for _ in range(repeats):
             with _PeakRSS(pids + [os.getpid()]) as rss, distributed.get_task_stream(c) as ts:
                 t = time.perf_counter()
@@ -101,6 +109,7 @@ def measure(n, repeats, workdir, d=16, order=4):
                     sum(s["stop"] - s["start"] for s in comp))
             for name, durs in per.items():
                 phases.setdefault(name, []).append(max(durs))
+        other.__exit__(None, None, None)
     H = sp.csr_matrix(hg.incidence, dtype=np.float32)
     Ht = H.T.tocsr()
     X = np.random.default_rng(0).standard_normal((n, d)).astype(np.float32)
@@ -130,6 +139,7 @@ def measure(n, repeats, workdir, d=16, order=4):
         "ari_single_process": float(adjusted_rand_score(est.labels_, ref.labels_)),
         "coefficients_max_diff": float(np.abs(est.coefficients_ - ref.coefficients_).max()),
         "loadavg_before": list(load0), "loadavg_after": list(load1),
+        "other_cpu_cores": other.cores,
     }
 
 
@@ -151,7 +161,8 @@ def main():
     meta = {"commit": commit + ("+dirty" if dirty else ""), "threads": os.environ.get(
         "HYPERCLUST_NUM_THREADS"), "cpus": os.cpu_count(), "rows": rows}
     Path(args.out + ".json").write_text(json.dumps(meta, indent=1))
-    lines = [f"Under load, to be rerun idle. Commit {meta['commit']}, "
+    lines = [f"{idle_phrase(r.get('other_cpu_cores') for r in rows)} "
+             f"Commit {meta['commit']}, "
              f"HYPERCLUST_NUM_THREADS={meta['threads']}, {meta['cpus']} CPUs, "
              "LocalCluster(2 workers x 1 thread, processes), DistributedUniDHC(4) defaults, "
              f"d = 16 features, min/median of {args.repeats} fits.", "",
