@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import time
 
-from hyperclust.bench.provenance import OTHER_CPU_IDLE, OtherCpu
+from hyperclust.bench.provenance import OtherCpu, all_idle
 
 __all__ = ["ClusterOtherCpu", "idle_phrase"]
 
@@ -56,10 +56,9 @@ def idle_phrase(values) -> str:
     'Under load or not measured (a row without the CPU of other processes), to be rerun idle.'
     """
     values = list(values)
+    if all_idle(values):
+        return f"Idle (other processes used at most {max(values):.2f} cores during any row)."
     if not values or any(v is None for v in values):
         return ("Under load or not measured (a row without the CPU of other processes), "
                 "to be rerun idle.")
-    top = max(values)
-    if top < OTHER_CPU_IDLE:
-        return f"Idle (other processes used at most {top:.2f} cores during any row)."
-    return f"Under load (other processes used up to {top:.2f} cores), to be rerun idle."
+    return f"Under load (other processes used up to {max(values):.2f} cores), to be rerun idle."

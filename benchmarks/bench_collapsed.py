@@ -51,7 +51,7 @@ from _datasets import load  # noqa: E402
 from hyperclust.bench import (ResultStore, commits_of, fmt_mean_std, group_rows,  # noqa: E402
                               markdown_row, markdown_table, run_seeds, summarize,
                               write_markdown)
-from hyperclust.bench.provenance import OTHER_CPU_IDLE  # noqa: E402
+from hyperclust.bench.provenance import all_idle  # noqa: E402
 
 GRID = [("cora-ca", f, m) for f in (0.25, 0.5, 1.0) for m in ("block exact", "block cg", "factored", "dense")
         if not (m == "block cg" and f == 1.0)]  # 244 s for one application at full size
@@ -198,7 +198,7 @@ def idle_statement(rows) -> str:
     every run's solve (measured per run); runs stored without that measurement count as under
     load."""
     other = [r.get("other_cpu") for r in rows]
-    if other and all(o is not None and o < OTHER_CPU_IDLE for o in other):
+    if all_idle(other):
         return (f"idle: other processes used at most {max(other):.3f} cores during any run's "
                 "solve")
     known = [o for o in other if o is not None]

@@ -87,24 +87,23 @@ def measure(n, d, repeats, workdir):
         distributed.wait(X)
         distributed.wait(A.apply(X))  # warm-up
         walls, phases = [], {}
-        other = ClusterOtherCpu(c).__enter__()
-        for _ in range(repeats):
-            with distributed.get_task_stream(c) as ts:
-                t = time.perf_counter()
-                Y = A.apply(X)
-                distributed.wait(Y)
-                walls.append(time.perf_counter() - t)
-            per = {}
-            for rec in ts.data:
-                name = rec["key"].split("-")[0] if isinstance(rec["key"], str) else \
-                    str(rec["key"][0]).split("-")[0]
-                comp = [s for s in rec["startstops"] if s["action"] == "compute"]
-                dur = sum(s["stop"] - s["start"] for s in comp)
-                per.setdefault(name, []).append(dur)
-            for name, durs in per.items():
-                phases.setdefault(name, []).append(max(durs))
-            del Y
-        other.__exit__(None, None, None)
+        with ClusterOtherCpu(c) as other:
+            for _ in range(repeats):
+                with distributed.get_task_stream(c) as ts:
+                    t = time.perf_counter()
+                    Y = A.apply(X)
+                    distributed.wait(Y)
+                    walls.append(time.perf_counter() - t)
+                per = {}
+                for rec in ts.data:
+                    name = rec["key"].split("-")[0] if isinstance(rec["key"], str) else \
+                        str(rec["key"][0]).split("-")[0]
+                    comp = [s for s in rec["startstops"] if s["action"] == "compute"]
+                    dur = sum(s["stop"] - s["start"] for s in comp)
+                    per.setdefault(name, []).append(dur)
+                for name, durs in per.items():
+                    phases.setdefault(name, []).append(max(durs))
+                del Y
         rss2 = c.run(_rss)
     load1 = os.getloadavg()[0]
     import scipy.sparse as sp

@@ -93,23 +93,22 @@ def measure(n, repeats, workdir, d=16, order=4):
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as c:
         pids = list(c.run(os.getpid).values())
-        other = ClusterOtherCpu(c).__enter__()
-        for _ in range(repeats):
-            with _PeakRSS(pids + [os.getpid()]) as rss, distributed.get_task_stream(c) as ts:
-                t = time.perf_counter()
-                est = DistributedUniDHC(4, client=c, random_state=0).fit(phg)
-                walls.append(time.perf_counter() - t)
-            steps.append(est.timings_)
-            peaks.append([rss.peak[p] / 2**20 for p in pids])
-            driver_peaks.append(rss.peak[os.getpid()] / 2**20)
-            per = {}
-            for rec in ts.data:
-                comp = [s for s in rec["startstops"] if s["action"] == "compute"]
-                per.setdefault(_task_name(rec["key"]), []).append(
-                    sum(s["stop"] - s["start"] for s in comp))
-            for name, durs in per.items():
-                phases.setdefault(name, []).append(max(durs))
-        other.__exit__(None, None, None)
+        with ClusterOtherCpu(c) as other:
+            for _ in range(repeats):
+                with _PeakRSS(pids + [os.getpid()]) as rss, distributed.get_task_stream(c) as ts:
+                    t = time.perf_counter()
+                    est = DistributedUniDHC(4, client=c, random_state=0).fit(phg)
+                    walls.append(time.perf_counter() - t)
+                steps.append(est.timings_)
+                peaks.append([rss.peak[p] / 2**20 for p in pids])
+                driver_peaks.append(rss.peak[os.getpid()] / 2**20)
+                per = {}
+                for rec in ts.data:
+                    comp = [s for s in rec["startstops"] if s["action"] == "compute"]
+                    per.setdefault(_task_name(rec["key"]), []).append(
+                        sum(s["stop"] - s["start"] for s in comp))
+                for name, durs in per.items():
+                    phases.setdefault(name, []).append(max(durs))
     H = sp.csr_matrix(hg.incidence, dtype=np.float32)
     Ht = H.T.tocsr()
     X = np.random.default_rng(0).standard_normal((n, d)).astype(np.float32)

@@ -66,7 +66,7 @@ from pathlib import Path
 import numpy as np
 
 from hyperclust.bench import markdown_table
-from hyperclust.bench.provenance import OTHER_CPU_IDLE
+from hyperclust.bench.provenance import OTHER_CPU_IDLE, all_idle
 
 OPERATIONS = ("PX", "PX-1t", "basis", "eigsh", "spectral-zhou", "unidhc_epoch", "ahcka", "auto")
 FIT_OPS = ("ahcka", "auto")
@@ -403,7 +403,7 @@ def markdown(data: dict, head_commit: str | None = None) -> str:
     busy = [r.get("other_cpu") for r in ok]
     measured = bool(busy) and all(b is not None for b in busy)
     if measured:
-        idle = max(busy) < OTHER_CPU_IDLE
+        idle = all_idle(busy)
     else:  # rows without the measurement: every measurement must start below IDLE_LOAD
         idle = bool(loads) and max(loads) < IDLE_LOAD
     L = ["# Scaling benchmark", ""]

@@ -15,12 +15,25 @@ from pathlib import Path
 from ..threads import OtherCpu
 
 __all__ = ["git", "git_commit", "load_average", "thread_info", "run_provenance",
-           "package_root", "OtherCpu", "IDLE_LOAD", "OTHER_CPU_IDLE"]
+           "package_root", "OtherCpu", "IDLE_LOAD", "OTHER_CPU_IDLE", "all_idle"]
 
 #: A 1-minute load average below this counts as an idle machine for timings.
 IDLE_LOAD = 0.3
 #: Cores other processes may use during a measurement (:class:`OtherCpu`) of an idle run.
 OTHER_CPU_IDLE = 0.1
+
+
+def all_idle(other_cores) -> bool:
+    """Whether every measurement was idle: each one's CPU of other processes (cores,
+    :class:`OtherCpu`) was measured and under :data:`OTHER_CPU_IDLE`; False for none.
+
+    Examples
+    --------
+    >>> all_idle([0.0, 0.05]), all_idle([0.0, 0.4]), all_idle([0.0, None]), all_idle([])
+    (True, False, False, False)
+    """
+    values = list(other_cores)
+    return bool(values) and all(v is not None and v < OTHER_CPU_IDLE for v in values)
 
 
 def package_root() -> Path:
