@@ -3,14 +3,28 @@
 Git histories are built in temporary repositories: nothing here depends on this
 repository's own history."""
 
+import importlib.util
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
 from hyperclust.bench.provenance import git_commit, load_average, run_provenance, thread_info
-from hyperclust.bench.report import (STALE, UNKNOWN, markdown_report, method_source_files,
-                                     provenance_marks)
+from hyperclust.bench.report import STALE, UNKNOWN, markdown_report
+
+
+def _staleness_tool():
+    """``benchmarks/staleness.py``: git-history tooling of the checkout, not in the package."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "staleness.py"
+    spec = importlib.util.spec_from_file_location("staleness_tool", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_TOOL = _staleness_tool()
+method_source_files, provenance_marks = _TOOL.method_source_files, _TOOL.provenance_marks
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 

@@ -45,7 +45,7 @@ def _needs(name):
         needs += _INTEROP + ("torch",)
     if name.startswith(("hyperclust.models", "hyperclust.cluster")):
         needs += ("torch",)
-    if name.startswith("hyperclust.distributed"):
+    if name.startswith("hyperclust.distributed") or name == "hyperclust.cli.partition":
         needs += ("distributed",)
     if name in ("hyperclust.distributed.unidhc", "hyperclust.distributed.batches"):
         needs += ("torch",)

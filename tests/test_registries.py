@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from hyperclust import Hypergraph
+import hyperclust.bench  # noqa: F401  (the peers register themselves from bench/)
 from hyperclust.cluster import registry as methods
 from hyperclust.io import formats
 from hyperclust.operators import registry as operators

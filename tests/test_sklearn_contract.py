@@ -7,6 +7,7 @@ import pytest
 from sklearn.base import BaseEstimator, ClusterMixin, clone
 from sklearn.model_selection import ParameterGrid
 
+import hyperclust.bench  # noqa: F401  (the peers register themselves from bench/)
 from hyperclust.cluster.registry import available_methods, make_estimator
 from hyperclust.datasets.synthetic import hypergraph_sbm
 

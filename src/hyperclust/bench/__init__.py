@@ -2,7 +2,8 @@
 
 The grid (datasets x methods x seeds x protocols, each run in its own capped process) is
 :func:`run_benchmark` (``python -m hyperclust.bench.cli``). The scripts in ``benchmarks/``
-measure other things (settings, operators, scaling) with the same parts:
+measure other things (settings, operators, scaling) with the same parts. Importing the
+package registers the peer libraries' methods (:mod:`hyperclust.bench.peer_methods`). The parts:
 
 * :func:`run_seeds`: the seed loop; each row tagged with its seed and settings;
 * :class:`ResultStore`: the JSON store; rows keyed, replaced on rerun, stamped with the
@@ -27,6 +28,7 @@ Examples
 | b | 0.710 ± 0.010 |
 """
 
+from . import peer_methods  # noqa: F401  (registers the peer libraries' methods)
 from .aggregate import group_rows, mean_std, summarize
 from .data import default_data_dir
 from .runner import run_benchmark

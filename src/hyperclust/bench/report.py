@@ -11,14 +11,14 @@ from pathlib import Path
 import numpy as np
 
 from .aggregate import METRICS, aggregate, is_peer
-from .staleness import MARK, STALE, UNKNOWN, method_source_files, provenance_marks
+from .marks import MARK, STALE, UNKNOWN, checkout_marks
 from .tables import fmt_mean_std as _fmt
 from .tables import markdown_row, markdown_table
 
-# aggregate, is_peer, METRICS and the provenance marks are re-exported: this module was
-# their home before the harness gave each its own.
+# aggregate, is_peer, METRICS and the marks are re-exported: this module was their home
+# before the harness gave each its own.
 __all__ = ["load_published", "markdown_report", "write_report", "aggregate", "METRICS",
-           "is_peer", "method_source_files", "provenance_marks", "STALE", "UNKNOWN"]
+           "is_peer", "STALE", "UNKNOWN"]
 
 _CSV_METRIC = {"acc": "acc", "nmi": "nmi", "ari": "ari", "f1": "f1_macro"}
 _PROTOCOL_TEXT = {
@@ -347,9 +347,10 @@ def markdown_report(runs, published=None, plot_files=(), published_note=None,
     published_note : str, optional
         Shown when published numbers are missing (why).
     provenance : dict, optional
-        From :func:`provenance_marks` (computed from this repository's git history when
-        None): stale and unknown-provenance groups are marked † / ‡ in the quality and time
-        tables and listed in a Provenance section.
+        From :func:`~hyperclust.bench.marks.group_marks` (when None:
+        :func:`~hyperclust.bench.marks.checkout_marks`, from the git history when hyperclust
+        runs from its checkout): stale and unknown-provenance groups are marked † / ‡ in the
+        quality and time tables and listed in a Provenance section.
 
     Examples
     --------
@@ -363,7 +364,7 @@ def markdown_report(runs, published=None, plot_files=(), published_note=None,
     '| zoo | 101 | **0.600 ± 0.141** |'
     """
     runs = list(runs)
-    marks = provenance_marks(runs) if provenance is None else provenance
+    marks = checkout_marks(runs) if provenance is None else provenance
     agg = aggregate(runs)
     datasets = _ordered(r["dataset"] for r in runs)
     from ..cluster.registry import METHODS

@@ -71,7 +71,7 @@ def add_parser(sub) -> None:
                    help="run on a Dask cluster (a scheduler address, or local:N for N local "
                         "workers); TARGET is then a directory made by `hyperclust partition`")
     p.set_defaults(func=run)
-    from ..distributed.cli import add_partition_parser
+    from .partition import add_partition_parser
 
     add_partition_parser(sub)
 
@@ -84,7 +84,7 @@ def run(args) -> int:
     ----------
     args : argparse.Namespace
         Parsed by the parser of :func:`add_parser`; with ``args.scheduler`` set, the work is
-        :func:`hyperclust.distributed.cli.cluster_partitioned`.
+        :func:`hyperclust.cli.partition.cluster_partitioned`.
 
     Returns
     -------
@@ -116,7 +116,7 @@ def run(args) -> int:
     from ..metrics import evaluate
 
     if args.scheduler is not None:
-        from ..distributed.cli import cluster_partitioned
+        from .partition import cluster_partitioned
 
         return cluster_partitioned(args)
     if args.method not in registry.available_methods():

@@ -53,7 +53,8 @@ class Method:
     torch : bool
         It trains with torch (the optional extra ``hyperclust[deep]``).
     peer : bool
-        Another library's method, run by the benchmarks only (not listed by the CLI).
+        Another library's method, run by the benchmarks only (not listed by the CLI); the
+        peers register themselves from :mod:`hyperclust.bench.peer_methods`.
     requires : tuple of str
         Modules imported when the estimator is made (so a peer's import time is not counted
         in its fit time); a missing one raises :class:`MissingDependency` naming ``package``.
@@ -86,17 +87,11 @@ class Method:
 _BASELINES = "hyperclust.cluster.baselines"
 _SPECTRAL = "hyperclust.cluster.spectral:SpectralHypergraphClustering"
 _UNIDHC = "hyperclust.cluster.unidhc:UniDHC"
-_PEERS = "hyperclust.bench.peers"
 
 
 def _spectral(operator: str, what: str) -> Method:
     return Method(_SPECTRAL, "regularized spectral clustering, " + what,
                   params={"operator": operator})
-
-
-def _peer(cls: str, library: str, description: str, *extra_modules: str) -> Method:
-    return Method(f"{_PEERS}:{cls}", description, peer=True,
-                  requires=(library, *extra_modules), package=library)
 
 
 #: ``{name: Method}`` in listing order: the only place a method is added.
@@ -131,16 +126,6 @@ METHODS: dict[str, Method] = {
                               "residual encoder, k-means", device=True, torch=True),
     "unidhc-filter": Method(_UNIDHC, "Uni-DHC, k-means on the learned filter output only",
                             params={"embedding": "filter"}, device=True, torch=True),
-    "peer-hypergraphx": _peer("HySCPeer", "hypergraphx",
-                              "hypergraphx HySC: dense Zhou Laplacian, full eig, k-means",
-                              "hypergraphx.communities.hy_sc.model"),
-    "peer-xgi": _peer("XGIPeer", "xgi",
-                      "XGI spectral_clustering: Zhou Laplacian, eigsh, own k-means"),
-    "peer-hypernetx": _peer("HyperNetXPeer", "hypernetx",
-                            "HyperNetX spec_clus: random-walk Laplacian (needs a connected "
-                            "hypergraph)", "hypernetx.algorithms.clustering.laplacians_clustering"),
-    "peer-dhg": _peer("DHGPeer", "dhg",
-                      "DHG smoothing_with_HGNN applied twice to the features, k-means"),
 }
 
 DESCRIPTIONS = {name: m.description for name, m in METHODS.items()}
@@ -187,8 +172,8 @@ def provider_module(name: str) -> str | None:
 
     Examples
     --------
-    >>> provider_module("hgnn"), provider_module("peer-xgi")
-    ('hyperclust.cluster.baselines', 'hyperclust.bench.peers')
+    >>> provider_module("hgnn"), provider_module("spectral-zhou")
+    ('hyperclust.cluster.baselines', 'hyperclust.cluster.spectral')
     """
     entry = METHODS.get(name)
     return None if entry is None else entry.module
@@ -217,6 +202,7 @@ def available_methods(*, peers: bool = False) -> dict:
     --------
     >>> list(available_methods())[:3]
     ['auto', 'ahcka', 'kmeans']
+    >>> import hyperclust.bench  # registers the peer libraries' methods
     >>> "peer-xgi" in available_methods(), "peer-xgi" in available_methods(peers=True)
     (False, True)
     """

@@ -1,5 +1,6 @@
-"""The command-line side of the distributed package: ``hyperclust partition`` and
-``hyperclust cluster PARTITIONED_DIR --scheduler ADDRESS|local:N``."""
+"""``hyperclust partition`` and ``hyperclust cluster PARTITIONED_DIR --scheduler
+ADDRESS|local:N``: the command-line side of :mod:`hyperclust.distributed` (imported only when
+a command runs, so the parser needs no Dask)."""
 
 from __future__ import annotations
 
@@ -55,8 +56,8 @@ def add_partition_parser(sub) -> None:
 
 
 def cmd_partition(args) -> int:
-    from .client import resolve_client
-    from .partition import partition_edgelists
+    from ..distributed.client import resolve_client
+    from ..distributed.partition import partition_edgelists
 
     kw = dict(block_size=args.block_size, edge_block_size=args.edge_block_size,
               weighted=True if args.weighted else None, sep=args.sep,
@@ -116,12 +117,12 @@ def cluster_partitioned(args) -> int:
     >>> code, labels[0] == labels[1] == labels[2] != labels[3] == labels[4] == labels[5]
     (0, True)
     """
-    from ..cli.outputs import check_output, write_atomically, write_embedding
-    from .partitioned import PartitionedHypergraph
-    from ..cli._common import check_device
-    from .ahcka import DistributedAHCKA
-    from .spectral import DistributedSpectralClustering
-    from .unidhc import DistributedUniDHC
+    from ..distributed.ahcka import DistributedAHCKA
+    from ..distributed.partitioned import PartitionedHypergraph
+    from ..distributed.spectral import DistributedSpectralClustering
+    from ..distributed.unidhc import DistributedUniDHC
+    from ._common import check_device
+    from .outputs import check_output, write_atomically, write_embedding
 
     method = _AUTO if args.method == "auto" else args.method
     if method not in DISTRIBUTED_METHODS:

@@ -1,28 +1,24 @@
-"""Which benchmark rows were made by code older than their method's current code.
+"""Which benchmark rows were made by code older than their method's current code
+(development tooling of the git checkout: not part of the installed package).
 
 A row records the commit that made it (:mod:`hyperclust.bench.provenance`); a method's code
 is the module defining its estimator and the hyperclust modules it imports
 (:func:`method_source_files`). :func:`provenance_marks` compares the two in the git history,
-so that the report (:mod:`hyperclust.bench.report`) can mark stale cells. Only changes of
-code count: a commit that edits docstrings, comments or layout alone does not
-(:func:`code_signature`, :func:`last_code_change`).
+so that the report (:mod:`hyperclust.bench.report`, which loads this file through
+:func:`hyperclust.bench.marks.checkout_marks` when hyperclust runs from this checkout) can
+mark stale cells. Only changes of code count: a commit that edits docstrings, comments or
+layout alone does not (:func:`code_signature`, :func:`last_code_change`).
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
-from .aggregate import is_peer
-from .provenance import git, package_root
+from hyperclust.bench.aggregate import is_peer
+from hyperclust.bench.marks import STALE, UNKNOWN, group_marks
+from hyperclust.bench.provenance import git, package_root
 
-__all__ = ["method_source_files", "provenance_marks", "code_signature", "last_code_change",
-           "STALE", "UNKNOWN", "MARK"]
-
-STALE = "stale"
-UNKNOWN = "unknown provenance"
-#: How the report marks a cell of each kind.
-MARK = {STALE: " †", UNKNOWN: " ‡"}
+__all__ = ["method_source_files", "provenance_marks", "code_signature", "last_code_change"]
 #: hyperclust modules whose changes do not count as changes of a method's code: the
 #: benchmark machinery, readers, datasets, the CLI, the thread policy, package __init__s.
 _NOT_METHOD_CODE = ("hyperclust.bench", "hyperclust.io", "hyperclust.datasets",
@@ -35,7 +31,7 @@ def _provider_module(method: str) -> str | None:
         return "hyperclust.bench.peers"
     if ":" in method:
         return method.split(":", 1)[0]
-    from ..cluster.registry import provider_module
+    from hyperclust.cluster.registry import provider_module
 
     return provider_module(method)
 
@@ -231,15 +227,4 @@ def provenance_marks(runs, repo=None, sources=None) -> dict:
             ancestor_cache[key] = {0: None, 1: STALE}.get(rc, UNKNOWN)
         return ancestor_cache[key]
 
-    out = {}
-    for r in runs:
-        key = (r["dataset"], r["protocol"], r["method"])
-        st = status(r)
-        entry = out.setdefault(key, {"mark": None, "runs": Counter(), "commits": Counter(),
-                                     "touched": None})
-        entry["runs"][st or "current"] += 1
-        entry["commits"][(r.get("commit") or None, st or "current")] += 1
-        entry["touched"] = touched_cache.get(r["method"])
-        if st == STALE or (st == UNKNOWN and entry["mark"] is None):
-            entry["mark"] = st
-    return out
+    return group_marks(runs, status, lambda method: touched_cache.get(method))

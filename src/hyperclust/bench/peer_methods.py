@@ -1,0 +1,46 @@
+"""The peer libraries' methods, registered in the method registry
+(:data:`hyperclust.cluster.registry.METHODS`) when :mod:`hyperclust.bench` is imported.
+
+The benchmarks compare our methods with these; the CLI does not list them. Registering from
+here keeps the method registry free of any reference to the benchmark package (layers only
+import downward). Listing them imports no peer library: each entry names its estimator as
+``"module:Class"`` and the library it needs.
+
+Examples
+--------
+>>> from hyperclust.cluster.registry import METHODS, provider_module
+>>> METHODS["peer-xgi"].peer, METHODS["peer-xgi"].package, provider_module("peer-xgi")
+(True, 'xgi', 'hyperclust.bench.peers')
+"""
+
+from __future__ import annotations
+
+from ..cluster.registry import METHODS, Method, register_method
+
+__all__ = ["PEER_METHODS"]
+
+_PEERS = "hyperclust.bench.peers"
+
+
+def _peer(cls: str, library: str, description: str, *extra_modules: str) -> Method:
+    return Method(f"{_PEERS}:{cls}", description, peer=True,
+                  requires=(library, *extra_modules), package=library)
+
+
+#: ``{name: Method}`` of the peer libraries' methods.
+PEER_METHODS = {
+    "peer-hypergraphx": _peer("HySCPeer", "hypergraphx",
+                              "hypergraphx HySC: dense Zhou Laplacian, full eig, k-means",
+                              "hypergraphx.communities.hy_sc.model"),
+    "peer-xgi": _peer("XGIPeer", "xgi",
+                      "XGI spectral_clustering: Zhou Laplacian, eigsh, own k-means"),
+    "peer-hypernetx": _peer("HyperNetXPeer", "hypernetx",
+                            "HyperNetX spec_clus: random-walk Laplacian (needs a connected "
+                            "hypergraph)", "hypernetx.algorithms.clustering.laplacians_clustering"),
+    "peer-dhg": _peer("DHGPeer", "dhg",
+                      "DHG smoothing_with_HGNN applied twice to the features, k-means"),
+}
+
+for _name, _method in PEER_METHODS.items():
+    if METHODS.get(_name) != _method:  # a reload of this module re-registers the same entries
+        register_method(_name, _method)
