@@ -121,9 +121,9 @@ def load_target(args):
     else:
         if input_options(args):
             raise UserError("--sep/--header apply to files, not to registered dataset names")
-        from ..datasets import load_dataset
+        from ..datasets import resolve_dataset
 
-        hg = load_dataset(target, data_dir=data_dir)
+        hg = resolve_dataset(target, data_dir=data_dir)
     return attach_tables(hg, args)
 
 

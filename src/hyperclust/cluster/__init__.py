@@ -14,14 +14,15 @@ Examples
 
 import importlib
 
-from .registry import available_methods, make_estimator
+from .registry import METHODS, available_methods, make_estimator
 
-__all__ = ["AutoClusterer", "AHCKA", "UniDHC", "SpectralHypergraphClustering",
-           "KMeansFeatures", "HGNNSmoothingKMeans", "available_methods", "make_estimator"]
+#: ``{class name: module}`` of the estimators of the method registry defined in this
+#: package, read from :data:`~hyperclust.cluster.registry.METHODS` (so none is left out).
+_LAZY = {m.estimator.rpartition(":")[2]: "." + m.module.rpartition(".")[2]
+         for m in METHODS.values()
+         if isinstance(m.estimator, str) and m.module.rpartition(".")[0] == __name__}
 
-_LAZY = {"AutoClusterer": ".auto", "AHCKA": ".ahcka",
-         "UniDHC": ".unidhc", "SpectralHypergraphClustering": ".spectral",
-         "KMeansFeatures": ".baselines", "HGNNSmoothingKMeans": ".baselines"}
+__all__ = [*_LAZY, "available_methods", "make_estimator"]
 
 
 def __getattr__(name):

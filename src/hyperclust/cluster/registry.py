@@ -89,12 +89,46 @@ _SPECTRAL = "hyperclust.cluster.spectral:SpectralHypergraphClustering"
 _UNIDHC = "hyperclust.cluster.unidhc:UniDHC"
 
 
-def _spectral(operator: str, what: str) -> Method:
+#: How the methods of the built-in operators describe themselves (a registered operator's
+#: method is described by its operator's description) and the constructor keywords other
+#: than ``operator`` they fix.
+_SPECTRAL_WORDING = {
+    "zhou": "Zhou normalized hypergraph Laplacian",
+    "clique": "clique expansion w_e/(|e|-1)",
+    "clique-unit": "clique expansion w_e",
+    "star": "star (bipartite) expansion",
+    "collapsed": "star expansion collapsed onto vertices (S_eps, eps=1)",
+    "collapsed-cells": "S_eps of the graded complex vertices / clique edges / hyperedge "
+                       "cells (eps=1e-2)",
+}
+_SPECTRAL_PARAMS = {"collapsed-cells": {"eps": 1e-2}}
+
+
+def _spectral(operator: str) -> Method:
+    """The method ``spectral-<operator>``: spectral clustering on a registered operator."""
+    from ..operators.registry import OPERATORS as operators
+
+    what = _SPECTRAL_WORDING.get(operator) or operators[operator].description
     return Method(_SPECTRAL, "regularized spectral clustering, " + what,
-                  params={"operator": operator})
+                  params={"operator": operator, **_SPECTRAL_PARAMS.get(operator, {})})
 
 
-#: ``{name: Method}`` in listing order: the only place a method is added.
+def _embeddable_operators() -> tuple[tuple, tuple]:
+    """The registered operators spectral clustering embeds: ``(with an affinity, with only
+    their own eigensolver)``, in registry order."""
+    from ..operators.registry import operator_names
+
+    with_affinity = operator_names("affinity")
+    return with_affinity, tuple(n for n in operator_names("eigenpairs")
+                                if n not in with_affinity)
+
+
+_AFFINE_OPERATORS, _OWN_SOLVER_OPERATORS = _embeddable_operators()
+
+#: ``{name: Method}`` in listing order: the only place a method is added. The
+#: ``spectral-<operator>`` methods are derived from the operator registry
+#: (:data:`hyperclust.operators.registry.OPERATORS`): one per operator spectral clustering
+#: can embed, those registered later included (:func:`_sync_operator_methods`).
 METHODS: dict[str, Method] = {
     "auto": Method("hyperclust.cluster.auto:AutoClusterer",
                    "the default: fit ahcka, hgnn, spectral (on the hypergraph and on the "
@@ -108,28 +142,41 @@ METHODS: dict[str, Method] = {
     "hgnn": Method(f"{_BASELINES}:HGNNSmoothingKMeans",
                    "k-means on HGNN-smoothed features P^2 X (structural input when "
                    "feature-less)"),
-    "spectral-zhou": _spectral("zhou", "Zhou normalized hypergraph Laplacian"),
-    "spectral-clique": _spectral("clique", "clique expansion w_e/(|e|-1)"),
-    "spectral-clique-unit": _spectral("clique-unit", "clique expansion w_e"),
-    "spectral-star": _spectral("star", "star (bipartite) expansion"),
-    "spectral-collapsed": _spectral("collapsed", "star expansion collapsed onto vertices "
-                                                 "(S_eps, eps=1)"),
+    **{f"spectral-{op}": _spectral(op) for op in _AFFINE_OPERATORS},
     "spectral-signed": Method("hyperclust.cluster.signed:SignedSpectralClustering",
                               "signed spectral clustering for heterophilic hyperedges: "
                               "attribute kNN neighbours attract, hyperedge co-members repel "
                               "(needs node features)"),
-    "spectral-collapsed-cells": Method(_SPECTRAL, "regularized spectral clustering, S_eps of "
-                                       "the graded complex vertices / clique edges / "
-                                       "hyperedge cells (eps=1e-2)",
-                                       params={"operator": "collapsed-cells", "eps": 1e-2}),
+    **{f"spectral-{op}": _spectral(op) for op in _OWN_SOLVER_OPERATORS},
     "unidhc": Method(_UNIDHC, "Uni-DHC: learnable polynomial filter (z-score-chosen init) + "
                               "residual encoder, k-means", device=True, torch=True),
     "unidhc-filter": Method(_UNIDHC, "Uni-DHC, k-means on the learned filter output only",
                             params={"embedding": "filter"}, device=True, torch=True),
 }
 
+#: ``{method: (operator, entry)}`` of the ``spectral-<operator>`` methods derived from the
+#: operator registry.
+_DERIVED = {f"spectral-{op}": (op, METHODS[f"spectral-{op}"])
+            for op in _AFFINE_OPERATORS + _OWN_SOLVER_OPERATORS}
+
 DESCRIPTIONS = {name: m.description for name, m in METHODS.items()}
 """``{name: description}`` of every registered method."""
+
+
+def _sync_operator_methods() -> None:
+    """Derive ``spectral-<op>`` for each operator registered since (a method registered
+    under that name by hand wins) and drop the derived methods whose operator is gone."""
+    affine, own_solver = _embeddable_operators()
+    for name, (op, entry) in list(_DERIVED.items()):
+        if op not in affine + own_solver:
+            if METHODS.get(name) is entry:
+                del METHODS[name], DESCRIPTIONS[name]
+            del _DERIVED[name]
+    for op in affine + own_solver:
+        name = f"spectral-{op}"
+        if name not in METHODS:
+            register_method(name, _spectral(op))
+            _DERIVED[name] = (op, METHODS[name])
 
 
 def register_method(name: str, method: Method, *, replace: bool = False) -> None:
@@ -175,6 +222,7 @@ def provider_module(name: str) -> str | None:
     >>> provider_module("hgnn"), provider_module("spectral-zhou")
     ('hyperclust.cluster.baselines', 'hyperclust.cluster.spectral')
     """
+    _sync_operator_methods()
     entry = METHODS.get(name)
     return None if entry is None else entry.module
 
@@ -187,6 +235,7 @@ def needs_torch(name: str) -> bool:
     >>> needs_torch("unidhc"), needs_torch("hgnn")
     (True, False)
     """
+    _sync_operator_methods()
     entry = METHODS.get(name)
     return entry is not None and entry.torch
 
@@ -206,6 +255,7 @@ def available_methods(*, peers: bool = False) -> dict:
     >>> "peer-xgi" in available_methods(), "peer-xgi" in available_methods(peers=True)
     (False, True)
     """
+    _sync_operator_methods()
     return {name: m.description for name, m in METHODS.items() if peers or not m.peer}
 
 
@@ -245,6 +295,7 @@ def make_estimator(name: str, n_clusters: int, random_state=0, device: str = "cp
     >>> make_estimator("spectral-zhou", 3)
     SpectralHypergraphClustering(n_clusters=3)
     """
+    _sync_operator_methods()
     if name not in METHODS:
         raise ValueError(f"unknown method {name!r}; available: {', '.join(METHODS)}")
     entry = METHODS[name]
