@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import signal
 import sys
 from pathlib import Path
@@ -106,6 +107,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="with --report-only: first merge the results.json of these "
                         "directories into OUT/results.json (later directories win)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--plugins", nargs="+", default=[], metavar="MODULE",
+                   help="modules imported here and first in every run: the methods, "
+                        "operators (with their spectral-<operator> methods), formats and "
+                        "datasets they register can be named")
     return p
 
 
@@ -184,6 +189,12 @@ def run(args) -> int:
     if not datasets:
         print("error: give --datasets and/or --synthetic-sweep", file=sys.stderr)
         return 2
+    try:
+        for module in args.plugins:
+            importlib.import_module(module)
+    except ImportError as exc:
+        print(f"hyperclust: error: --plugins: {exc}", file=sys.stderr)
+        return 2
     methods = args.methods
     if methods is None:
         methods = list(available_methods())
@@ -212,7 +223,7 @@ def run(args) -> int:
                              device=args.device, threads=args.threads, retry=args.retry,
                              start_method=args.start_method,
                              progress=not args.no_progress, report=True, published=published,
-                             plots=not args.no_plots)
+                             plots=not args.no_plots, plugins=args.plugins)
     except (ValueError, TypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

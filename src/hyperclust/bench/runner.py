@@ -177,7 +177,8 @@ def run_benchmark(datasets, methods, seeds=5, out_dir="bench-results", data_dir=
                   protocol="all", device: str = "cpu", threads: int | None = None,
                   retry=(), unlabelled_clusters: int = 10, start_method: str = "forkserver",
                   skip_after=("timeout", "oom", "unavailable"), progress: bool = True,
-                  report: bool = True, published=None, plots: bool = True) -> list[dict]:
+                  report: bool = True, published=None, plots: bool = True,
+                  plugins=()) -> list[dict]:
     """Run the grid and return every record in ``out_dir/results.json``.
 
     Parameters
@@ -218,6 +219,9 @@ def run_benchmark(datasets, methods, seeds=5, out_dir="bench-results", data_dir=
     report, published, plots
         Write ``report.md`` (with published numbers from the CSV at ``published`` when
         given) and the PNG plots after the grid.
+    plugins : iterable of str
+        Modules each run imports first: what they register (methods, operators and the
+        ``spectral-<operator>`` methods, formats, datasets) is known to the run.
 
     Returns
     -------
@@ -284,6 +288,7 @@ def run_benchmark(datasets, methods, seeds=5, out_dir="bench-results", data_dir=
                 continue
             bar.set_postfix_str(f"{spec['dataset']}/{spec['method']}/{spec['protocol']}/s{spec['seed']}")
             full = dict(spec, data_dir=None if data_dir is None else str(data_dir),
+                        plugins=list(plugins),
                         memory_limit_mb=memory_limit, device=device, threads=threads,
                         unlabelled_clusters=int(unlabelled_clusters))
             safe = "_".join(str(spec[k]) for k in ("dataset", "method", "protocol", "seed"))

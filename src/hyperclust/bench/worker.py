@@ -8,6 +8,7 @@ parent records ``timeout`` and crashes that leave no record.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import resource
@@ -138,7 +139,8 @@ def run_one(spec: dict) -> dict:
     spec : dict
         ``dataset, method, seed, protocol`` plus optional ``data_dir``, ``device``,
         ``threads``, ``unlabelled_clusters`` (k for datasets without node labels, timing
-        only).
+        only), ``plugins`` (modules imported first, which register methods, operators,
+        formats or datasets).
 
     Returns
     -------
@@ -167,8 +169,11 @@ def run_one(spec: dict) -> dict:
     rec = {k: spec[k] for k in ("dataset", "method", "seed", "protocol")}
     rec.update(status="failed", error=None, metrics=None, fit_time_s=None, load_time_s=None)
     rec.update(_provenance())
-    stage = "load"
+    stage = "plugins"
     try:
+        for module in spec.get("plugins") or ():
+            importlib.import_module(module)
+        stage = "load"
         t0 = time.perf_counter()
         hg = apply_protocol(resolve_dataset(spec["dataset"], spec.get("data_dir")),
                             spec["protocol"])

@@ -1,0 +1,108 @@
+"""One table per concept: an operator registered once yields its ``spectral-<operator>``
+method in the command line and the benchmarks; a dataset name resolves the same way in
+both; the estimators of the method registry are all importable from ``hyperclust.cluster``."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import hyperclust.cluster
+from hyperclust.bench.runner import run_benchmark
+from hyperclust.cli import main
+from hyperclust.cluster.registry import METHODS, available_methods, make_estimator
+from hyperclust.datasets import resolve_dataset
+from hyperclust.operators.registry import OPERATORS
+
+PLUGIN = '''
+from hyperclust.operators.registry import OperatorSpec, register_operator
+
+register_operator("zhou2", OperatorSpec(
+    "hyperclust.operators.laplacians:ZhouLaplacian", "Zhou's Laplacian once more",
+    frozenset({"matvec", "affinity"}), params={"kind": "unnormalized"}))
+'''
+DATA = "synthetic-h0.9-n120-k3"
+
+
+@pytest.fixture()
+def plugin(tmp_path, monkeypatch):
+    """A plugin module registering operator ``zhou2`` (Zhou's Laplacian under a new name),
+    importable here and by the benchmark's run processes."""
+    (tmp_path / "zhou2_plugin.py").write_text(PLUGIN)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path) + ":" + ":".join(sys.path))
+    import zhou2_plugin  # noqa: F401
+
+    yield "zhou2_plugin"
+    OPERATORS.pop("zhou2", None)
+    sys.modules.pop("zhou2_plugin", None)
+    assert "spectral-zhou2" not in available_methods()
+
+
+def _labels(path):
+    return [row.split(",")[1] for row in path.read_text().split()[1:]]
+
+
+def test_a_registered_operator_is_a_method_of_the_cli(plugin, tmp_path, capsys):
+    assert "spectral-zhou2" in available_methods()
+    assert METHODS["spectral-zhou2"].description == \
+        "regularized spectral clustering, Zhou's Laplacian once more"
+    assert make_estimator("spectral-zhou2", 3).operator == "zhou2"
+    for method in ("spectral-zhou", "spectral-zhou2"):
+        assert main(["cluster", DATA, "--method", method, "--out",
+                     str(tmp_path / f"{method}.csv")]) == 0
+    assert "spectral-zhou2" in capsys.readouterr().out
+    # the same operator under two names: the same labels
+    assert _labels(tmp_path / "spectral-zhou2.csv") == _labels(tmp_path / "spectral-zhou.csv")
+
+
+def test_a_registered_operator_is_a_method_of_the_bench(plugin, tmp_path):
+    runs = run_benchmark(DATA, ["spectral-zhou", "spectral-zhou2"], seeds=1,
+                         out_dir=tmp_path / "out", plugins=[plugin], report=False,
+                         progress=False, start_method="subprocess", memory_limit=None)
+    by = {r["method"]: r for r in runs}
+    assert by["spectral-zhou2"]["status"] == "ok", by["spectral-zhou2"].get("error")
+    assert by["spectral-zhou2"]["params"]["operator"] == "zhou2"
+    assert by["spectral-zhou2"]["metrics"] == by["spectral-zhou"]["metrics"]
+
+
+def test_a_missing_plugin_is_a_failed_run(tmp_path):
+    (run,) = run_benchmark(DATA, ["spectral-zhou"], seeds=1, out_dir=tmp_path,
+                           plugins=["no_such_plugin_module"], report=False, progress=False,
+                           start_method="subprocess", memory_limit=None)
+    assert run["status"] == "failed" and run["error"].startswith("[plugins]")
+
+
+def test_the_cli_and_the_bench_resolve_the_same_dataset_names(tmp_path, capsys):
+    hg = resolve_dataset(DATA)
+    assert (hg.n_nodes, hg.n_classes) == (120, 3)
+    assert main(["cluster", DATA, "--method", "spectral-zhou", "--k", "3"]) == 0
+    assert f"Hypergraph('{DATA}', n_nodes=120" in capsys.readouterr().out
+    (run,) = run_benchmark(DATA, ["spectral-zhou"], seeds=1, out_dir=tmp_path, report=False,
+                           progress=False, start_method="subprocess", memory_limit=None)
+    assert run["status"] == "ok" and run["n_nodes"] == 120
+    assert main(["cluster", "synthetic-h0.9-n120-k3x", "--k", "3"]) == 2
+    assert "unknown dataset" in capsys.readouterr().err
+
+
+def test_every_estimator_of_the_registry_is_in_the_cluster_package():
+    ours = {m.estimator.rpartition(":")[2] for m in METHODS.values()
+            if m.module.startswith("hyperclust.cluster.")}
+    assert ours <= set(hyperclust.cluster.__all__)
+    assert "SignedSpectralClustering" in ours
+    assert hyperclust.cluster.SignedSpectralClustering.__name__ == "SignedSpectralClustering"
+
+
+def test_derived_methods_keep_the_builtin_names_and_parameters():
+    spectral = {name: m.params for name, m in METHODS.items() if name.startswith("spectral-")
+                and m.module == "hyperclust.cluster.spectral"}
+    assert spectral == {"spectral-zhou": {"operator": "zhou"},
+                        "spectral-clique": {"operator": "clique"},
+                        "spectral-clique-unit": {"operator": "clique-unit"},
+                        "spectral-star": {"operator": "star"},
+                        "spectral-collapsed": {"operator": "collapsed"},
+                        "spectral-collapsed-cells": {"operator": "collapsed-cells", "eps": 1e-2}}
+    assert list(METHODS).index("spectral-signed") == list(METHODS).index("spectral-collapsed") + 1
+    assert np.isclose(make_estimator("spectral-collapsed-cells", 2).eps, 1e-2)
