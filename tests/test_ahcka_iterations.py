@@ -163,7 +163,9 @@ def test_benchmark_scripts_answer_help(name, capsys):
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    folder = Path(__file__).resolve().parents[1] / "benchmarks"
+    path = next(p for p in (folder / f"{name}.py", folder / "studies" / f"{name}.py")
+                if p.exists())
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

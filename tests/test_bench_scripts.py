@@ -18,7 +18,10 @@ SCRIPTS = ("bench_collapsed", "bench_distributed", "bench_knn", "bench_unidhc",
 
 
 def _script(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    path = ROOT / "benchmarks" / f"{name}.py"
+    if not path.exists():  # a one-off study
+        path = ROOT / "benchmarks" / "studies" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

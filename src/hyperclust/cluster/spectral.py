@@ -132,7 +132,7 @@ class SpectralHypergraphClustering(HypergraphClusterer):
     tol : float or "auto", default "auto"
         Eigensolver (ARPACK) tolerance; "auto": 1e-8 below 10^5 nodes, 1e-3 from there on.
         The eigensolver always runs in float64 (float32 products would cap the attainable
-        accuracy near 1e-6). Measured with ``benchmarks/bench_settings.py --experiment
+        accuracy near 1e-6). Measured with ``benchmarks/studies/bench_settings.py --experiment
         spectral`` (docs/results/bench/spectral_settings.md, 5 seeds, ``operator="zhou"``):
         on the shared sets below 10^5 nodes, ``n_init=1`` or ``3`` lowers ACC (zoo
         0.970 -> 0.909 ± 0.086 with 1; cora-cc 0.411 -> 0.401 with 3) and ``tol=1e-3``

@@ -6,7 +6,7 @@ Rows go to the harness's store (``--out`` with ``.json``, each row with its comm
 
 Usage::
 
-    python benchmarks/bench_structural_width.py            # -> docs/results/structural_width.md
+    python benchmarks/studies/bench_structural_width.py            # -> docs/results/structural_width.md
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _datasets
 from _datasets import load  # noqa: E402
 
 from hyperclust.bench import (ResultStore, group_rows, markdown_table, run_seeds,  # noqa: E402
@@ -26,7 +26,7 @@ from hyperclust.metrics import acc, nmi  # noqa: E402
 DATASETS = ["contact-high-school-classes", "congress-bills", "hsbm-node-0.7", "hsbm-edge-0.7",
             "hsbm-node-0.8", "dblp-ca", "walmart-trips", "pubmed-cc", "senate-committees",
             "house-committees", "pokec", "amazon-ratings", "actor"]
-OUT = Path(__file__).resolve().parents[1] / "docs" / "results" / "structural_width.md"
+OUT = Path(__file__).resolve().parents[2] / "docs" / "results" / "structural_width.md"
 WIDTHS = ("k", "2k", "3k", "4k", "32")
 SEEDS = [0]
 
@@ -62,7 +62,7 @@ def main(argv=None):
                                           for r in sorted(sel, key=lambda r: WIDTHS.index(r["width"]))]
              for (d,), sel in group_rows(rows, ("dataset",)).items()]
     lines = ["# Structural input width (feature-less hypergraphs)", "",
-             "`python benchmarks/bench_structural_width.py`: `hgnn` (k-means on P^2 of the "
+             "`python benchmarks/studies/bench_structural_width.py`: `hgnn` (k-means on P^2 of the "
              "structural input), seed 0, ACC / NMI with c spectral columns. The library "
              "default is 2k clipped to [4, 32].", ""]
     lines += markdown_table(["dataset (k)"] + [f"c = {w}" for w in WIDTHS], cells)

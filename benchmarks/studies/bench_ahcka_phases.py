@@ -17,7 +17,7 @@ interleaved with this checkout's, so both see the same load. Prints one JSON lin
 and a table: per tree and size the run with the smallest CPU time (its phases' CPU times)
 and the smallest wall time::
 
-    HYPERCLUST_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/bench_ahcka_phases.py \\
+    HYPERCLUST_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/studies/bench_ahcka_phases.py \\
         --sizes 1e5 3e5 1e6 --repeats 3 --ref /tmp/before/src
 """
 
@@ -30,7 +30,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 MEASURE = r'''
 import collections, json, resource, sys, time

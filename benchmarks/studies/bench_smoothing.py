@@ -14,7 +14,7 @@ the "oracle" columns take the best tau on the clean signal (an upper bound, not 
 MSE against the clean signal, mean +- std (population std, as first published) over 5 seeds.
 Rows go to the harness's store (``--store``, each row with its commit).
 
-Usage: nice python benchmarks/bench_smoothing.py [--out docs/results/collapsed.md (appended)]
+Usage: nice python benchmarks/studies/bench_smoothing.py [--out docs/results/collapsed.md (appended)]
        [--store docs/results/smoothing.json]
 """
 

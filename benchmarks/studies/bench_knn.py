@@ -3,7 +3,7 @@ recall@10 and time.
 
 Usage::
 
-    python benchmarks/bench_knn.py [--sets cora-ca,20newsw100,mix200k,sbm1e6] [--runs 3]
+    python benchmarks/studies/bench_knn.py [--sets cora-ca,20newsw100,mix200k,sbm1e6] [--runs 3]
         [--sample 2000] [--threads 2] [--store bench-out/knn.json]
 
 Datasets: cora-ca (2,708 x 1,433 sparse bag-of-words; the index sees a 128-dimensional SVD
@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _datasets
 from _datasets import load  # noqa: E402
 
 from hyperclust.bench import ResultStore, markdown_table  # noqa: E402

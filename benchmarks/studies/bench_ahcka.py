@@ -3,7 +3,7 @@
 Usage::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \\
-        python benchmarks/bench_ahcka.py [--seeds 5] [--public /path/to/AHCKA/checkout]
+        python benchmarks/studies/bench_ahcka.py [--seeds 5] [--public /path/to/AHCKA/checkout]
         [--datasets cora-ca,zoo] [--store bench-out/ahcka.json]
 
 Ours: ``AHCKA(k, random_state=seed).fit(hg)`` on all nodes, timed around ``fit`` (kNN
@@ -41,7 +41,7 @@ from hyperclust.cluster.ahcka import AHCKA
 from hyperclust.datasets import load_dataset
 from hyperclust.metrics import evaluate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(os.environ.get("HYPERCLUST_DATA", ROOT.parent / "shared" / "data"))
 SETS = {"cora-ca": ("cora", "coauthorship"), "cora-cc": ("cora", "cocitation"),
         "citeseer-cc": ("citeseer", "cocitation"), "20newsw100": ("20news", "npz")}
