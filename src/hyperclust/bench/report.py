@@ -332,6 +332,86 @@ def _provenance_section(marks) -> list[str]:
     return L
 
 
+def _header(runs, datasets, methods) -> list[str]:
+    """The report's title and the paragraph saying what was run and how to read it."""
+    status = Counter(r.get("status") for r in runs)
+    seeds = sorted({int(r["seed"]) for r in runs})
+    caps = sorted({(r.get("time_limit_s"), r.get("memory_limit_mb"), r.get("threads")) for r in runs},
+                  key=repr)
+    L = ["# hyperclust benchmark report", "",
+         f"Generated {_dt.datetime.now(_dt.timezone.utc).isoformat(timespec='seconds')} from "
+         f"{len(runs)} runs ({', '.join(f'{k}: {v}' for k, v in status.most_common())}); "
+         f"seeds {seeds}; {len(datasets)} datasets; methods "
+         + ", ".join(f"`{m}`" for m in methods) + ".", "",
+         "Each run is a separate process with a wall-clock cap and an address-space cap "
+         "(time cap s, memory cap MiB, threads): "
+         + "; ".join(f"{t}, {m}, {th}" for t, m, th in caps) + ". "
+         "Cells are mean ± sample std over the seeds whose run finished; "
+         "`(3/5 ok)` says how many did. The best mean of each row is **bold** (ours and "
+         "peers alike). Failed runs show their status in italics; errors are listed at the end. "
+         "Labels are used only to score: no label influences training, model selection or "
+         "hyperparameters. n_clusters = number of label classes of the scored nodes.", ""]
+    return L
+
+
+def _headline_sections(agg, protocols, datasets, ours, published) -> list[str]:
+    """One headline table per protocol (see :func:`_headline`)."""
+    L = []
+    for p in protocols:
+        rows = _headline(agg, p, datasets, ours, published)
+        if rows:
+            L += [f"## Headline — protocol `{p}`", "",
+                  "Our best method per dataset (by mean ACC over seeds), the API default "
+                  "`auto`, Uni-DHC, the best peer on the same nodes and the best published "
+                  "number under this protocol "
+                  "(see the footnotes below the detailed tables).", ""] + rows + [""]
+    return L
+
+
+def _published_sources(published) -> list[str]:
+    """The numbered sources and protocols of the published numbers (nothing without)."""
+    if not published:
+        return []
+    L = ["Published numbers (the `[n]` after each) are quoted from these sources and "
+         "protocols; a number is shown only under the protocol it was measured with:", ""]
+    for (src, prot, note), i in _sources(published).items():
+        L.append(f"{i}. {src}: {prot}" + (f" — **{note}**" if note else ""))
+    return L + [""]
+
+
+def _peer_section(agg, datasets, ours, peers) -> list[str]:
+    """Each peer against our best method on the same nodes (nothing without peers)."""
+    rows = _peer_table(agg, datasets, ours, peers) if peers else []
+    if not rows:
+        return []
+    return ["## Peer libraries vs ours on the same subset", "",
+            "Each row compares a peer with our best method (by mean ACC) on exactly the "
+            "same nodes: `isolated-removed` = nodes in some hyperedge, `lcc` = largest "
+            "connected component. Ratios > 1 in time mean the peer is slower.", ""] + rows + [""]
+
+
+def _learned_filters_section(runs) -> list[str]:
+    """The mean learned filter coefficients per group (runs storing ``filter_response``)."""
+    filt = [r for r in runs if r.get("filter_response")]
+    if not filt:
+        return []
+    L = ["## Learned filters", "",
+         "Runs of estimators exposing `spectral_response` store g(lambda) in "
+         "`results.json` (see the filter plot).", ""]
+    by = defaultdict(list)
+    for r in filt:
+        if r.get("coefficients") is not None:
+            by[(r["dataset"], r["protocol"], r["method"])].append(r["coefficients"])
+    for (d, p, m), coefs in sorted(by.items()):
+        try:
+            mean = np.mean(np.asarray(coefs, dtype=float), axis=0)
+            L.append(f"- {d} / {p} / `{m}`: mean coefficients "
+                     + ", ".join(f"{c:+.3f}" for c in np.ravel(mean)))
+        except (ValueError, TypeError):
+            continue
+    return L + [""]
+
+
 def markdown_report(runs, published=None, plot_files=(), published_note=None,
                     provenance=None) -> str:
     """The report as markdown text.
@@ -374,35 +454,12 @@ def markdown_report(runs, published=None, plot_files=(), published_note=None,
     ours = [m for m in all_methods if not is_peer(m)]
     peers = [m for m in all_methods if is_peer(m)]
     protocols = _ordered((r["protocol"] for r in runs), first=("all", "isolated-removed", "lcc"))
-    status = Counter(r.get("status") for r in runs)
-    seeds = sorted({int(r["seed"]) for r in runs})
-    caps = sorted({(r.get("time_limit_s"), r.get("memory_limit_mb"), r.get("threads")) for r in runs},
-                  key=repr)
-    L = ["# hyperclust benchmark report", "",
-         f"Generated {_dt.datetime.now(_dt.timezone.utc).isoformat(timespec='seconds')} from "
-         f"{len(runs)} runs ({', '.join(f'{k}: {v}' for k, v in status.most_common())}); "
-         f"seeds {seeds}; {len(datasets)} datasets; methods "
-         + ", ".join(f"`{m}`" for m in all_methods) + ".", "",
-         "Each run is a separate process with a wall-clock cap and an address-space cap "
-         "(time cap s, memory cap MiB, threads): "
-         + "; ".join(f"{t}, {m}, {th}" for t, m, th in caps) + ". "
-         "Cells are mean ± sample std over the seeds whose run finished; "
-         "`(3/5 ok)` says how many did. The best mean of each row is **bold** (ours and "
-         "peers alike). Failed runs show their status in italics; errors are listed at the end. "
-         "Labels are used only to score: no label influences training, model selection or "
-         "hyperparameters. n_clusters = number of label classes of the scored nodes.", ""]
+    L = _header(runs, datasets, all_methods)
     L += _rows_by_code(runs, marks, all_methods) + [""]
     L += ["Protocols: " + "; ".join(f"`{p}` = {_PROTOCOL_TEXT.get(p, p)}" for p in protocols) + ".", ""]
     if published is None:
         L += [f"Published numbers: not shown ({published_note or 'no CSV given'}).", ""]
-    for p in protocols:
-        rows = _headline(agg, p, datasets, ours, published)
-        if rows:
-            L += [f"## Headline — protocol `{p}`", "",
-                  "Our best method per dataset (by mean ACC over seeds), the API default "
-                  "`auto`, Uni-DHC, the best peer on the same nodes and the best published "
-                  "number under this protocol "
-                  "(see the footnotes below the detailed tables).", ""] + rows + [""]
+    L += _headline_sections(agg, protocols, datasets, ours, published)
 
     def used(p):
         return [m for m in all_methods if any(k[1] == p and k[2] == m for k in agg)]
@@ -412,42 +469,13 @@ def markdown_report(runs, published=None, plot_files=(), published_note=None,
             rows = _quality_table(agg, p, metric, datasets, used(p), published, marks)
             if rows:
                 L += [f"## {metric.upper()} — protocol `{p}`", ""] + rows + [""]
-    if published:
-        L += ["Published numbers (the `[n]` after each) are quoted from these sources and "
-              "protocols; a number is shown only under the protocol it was measured with:", ""]
-        for (src, prot, note), i in _sources(published).items():
-            L.append(f"{i}. {src}: {prot}" + (f" — **{note}**" if note else ""))
-        L.append("")
+    L += _published_sources(published)
     for p in protocols:
         L += [f"## Fit time and memory — protocol `{p}`", "",
               "Mean fit time over finished runs, mean peak RSS of the run's process (data "
               "loading included) and mean RSS growth during `fit` (sampled).", ""]
         L += _time_table(agg, p, datasets, used(p), marks) + [""]
-    if peers:
-        rows = _peer_table(agg, datasets, ours, peers)
-        if rows:
-            L += ["## Peer libraries vs ours on the same subset", "",
-                  "Each row compares a peer with our best method (by mean ACC) on exactly the "
-                  "same nodes: `isolated-removed` = nodes in some hyperedge, `lcc` = largest "
-                  "connected component. Ratios > 1 in time mean the peer is slower.", ""]
-            L += rows + [""]
-    filt = [r for r in runs if r.get("filter_response")]
-    if filt:
-        L += ["## Learned filters", "",
-              "Runs of estimators exposing `spectral_response` store g(lambda) in "
-              "`results.json` (see the filter plot).", ""]
-        by = defaultdict(list)
-        for r in filt:
-            if r.get("coefficients") is not None:
-                by[(r["dataset"], r["protocol"], r["method"])].append(r["coefficients"])
-        for (d, p, m), coefs in sorted(by.items()):
-            try:
-                mean = np.mean(np.asarray(coefs, dtype=float), axis=0)
-                L.append(f"- {d} / {p} / `{m}`: mean coefficients "
-                         + ", ".join(f"{c:+.3f}" for c in np.ravel(mean)))
-            except (ValueError, TypeError):
-                continue
-        L.append("")
+    L += _peer_section(agg, datasets, ours, peers) + _learned_filters_section(runs)
     if plot_files:
         L += ["## Plots", ""] + [f"![{f}]({f})" for f in plot_files] + [""]
     L += _provenance_section(marks) + [""]

@@ -172,6 +172,78 @@ def _provenance() -> dict:
         return {"commit": None}
 
 
+def _check_limits(time_limit, memory_limit, start_method, retry) -> set:
+    """Validate the grid's caps and start method; the statuses to retry as a set."""
+    if not (isinstance(time_limit, numbers.Real) and time_limit > 0):
+        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    if memory_limit is not None and not (isinstance(memory_limit, numbers.Real) and memory_limit > 0):
+        raise ValueError(f"memory_limit must be a positive number of MiB or None, got {memory_limit!r}")
+    if start_method not in _START_METHODS:
+        raise ValueError(f"start_method must be one of {_START_METHODS}, got {start_method!r}")
+    retry = set(retry)
+    unknown = retry - set(STATUSES)
+    if unknown:
+        raise ValueError(f"retry statuses must be among {STATUSES}, got {sorted(unknown)}")
+    return retry
+
+
+def _skip_cause(runs, spec, skip_after, retry):
+    """A stored run of another seed of ``spec``'s (dataset, method, protocol) that ended
+    with a status of ``skip_after`` (and is not to be retried), or None."""
+    group = (spec["dataset"], spec["method"], spec["protocol"])
+    return next((r for r in runs if r.get("status") in skip_after
+                 and r.get("status") not in retry and int(r["seed"]) != spec["seed"]
+                 and (r["dataset"], r["method"], r["protocol"]) == group), None)
+
+
+def _run_one_isolated(spec, time_limit, logs: Path, env, start_method) -> dict:
+    """Run ``spec`` in its own process and return its record, stamped with the caps, the
+    provenance (also for runs that left no record) and the time it finished."""
+    safe = "_".join(str(spec[k]) for k in ("dataset", "method", "protocol", "seed"))
+    safe = "".join(c if c.isalnum() or c in "-._" else "_" for c in safe)
+    prov = _provenance()
+    rec = _run_isolated(spec, time_limit, logs / f"{safe}.log", env, start_method)
+    for key, value in prov.items():  # runs that left no record (timeout, crash)
+        rec.setdefault(key, value)
+    rec.update(time_limit_s=float(time_limit), memory_limit_mb=spec["memory_limit_mb"],
+               threads=spec["threads"], device=spec["device"],
+               finished_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+    return rec
+
+
+def _run_grid(store, grid, options, time_limit, logs: Path, start_method, skip_after,
+              retry, progress) -> None:
+    """Run each spec of ``grid`` (with ``options``) not yet in ``store`` (or whose status
+    is to be retried, or that was skipped) and add its record to ``store``."""
+    from tqdm.auto import tqdm
+
+    logs.mkdir(parents=True, exist_ok=True)
+    env = _child_env(options["threads"])
+    todo = []
+    for spec in grid:
+        old = store.get(run_key(spec))
+        # Skipped runs are reconsidered each time: their cause may have been retried.
+        if old is None or old.get("status") in retry or old.get("status") == "skipped":
+            todo.append(spec)
+    bar = tqdm(total=len(grid), initial=len(grid) - len(todo), disable=not progress,
+               desc="bench", unit="run", dynamic_ncols=True)
+    try:
+        for spec in todo:
+            cause = _skip_cause(store.runs, spec, skip_after, retry)
+            if cause is not None:
+                store.add(dict(spec, status="skipped", metrics=None,
+                               error=f"not run: seed {cause['seed']} of this dataset, method and "
+                                     f"protocol ended with {cause['status']}"))
+            else:
+                bar.set_postfix_str(f"{spec['dataset']}/{spec['method']}/{spec['protocol']}"
+                                    f"/s{spec['seed']}")
+                store.add(_run_one_isolated(dict(spec, **options), time_limit, logs, env,
+                                            start_method))
+            bar.update(1)
+    finally:
+        bar.close()
+
+
 def run_benchmark(datasets, methods, seeds=5, out_dir="bench-results", data_dir=None, *,
                   time_limit: float = 300.0, memory_limit: float | None = 8192,
                   protocol="all", device: str = "cpu", threads: int | None = None,
@@ -244,67 +316,17 @@ def run_benchmark(datasets, methods, seeds=5, out_dir="bench-results", data_dir=
     methods = _as_list(methods, "methods")
     seeds = seed_list(seeds)
     protocols = [canonical_protocol(p) for p in _as_list(protocol, "protocol")]
-    if not (isinstance(time_limit, numbers.Real) and time_limit > 0):
-        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
-    if memory_limit is not None and not (isinstance(memory_limit, numbers.Real) and memory_limit > 0):
-        raise ValueError(f"memory_limit must be a positive number of MiB or None, got {memory_limit!r}")
-    if start_method not in _START_METHODS:
-        raise ValueError(f"start_method must be one of {_START_METHODS}, got {start_method!r}")
-    retry = set(retry)
-    unknown = retry - set(STATUSES)
-    if unknown:
-        raise ValueError(f"retry statuses must be among {STATUSES}, got {sorted(unknown)}")
-
+    retry = _check_limits(time_limit, memory_limit, start_method, retry)
     out = Path(out_dir)
-    logs = out / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
     store = ResultStore(out / "results.json")
-    env = _child_env(threads)
     grid = [dict(dataset=d, method=m, seed=s, protocol=p)
             for d in datasets for p in protocols for m in methods for s in seeds]
-    todo = []
-    for spec in grid:
-        old = store.get(run_key(spec))
-        # Skipped runs are reconsidered each time: their cause may have been retried.
-        if old is None or old.get("status") in retry or old.get("status") == "skipped":
-            todo.append(spec)
-
-    from tqdm.auto import tqdm
-
-    bar = tqdm(total=len(grid), initial=len(grid) - len(todo), disable=not progress,
-               desc="bench", unit="run", dynamic_ncols=True)
-    skip_after = set(skip_after)
-    try:
-        for spec in todo:
-            group = (spec["dataset"], spec["method"], spec["protocol"])
-            cause = next((r for r in store.runs if r.get("status") in skip_after
-                          and r.get("status") not in retry and int(r["seed"]) != spec["seed"]
-                          and (r["dataset"], r["method"], r["protocol"]) == group), None)
-            if cause is not None:
-                store.add(dict(spec, status="skipped", metrics=None,
-                               error=f"not run: seed {cause['seed']} of this dataset, method and "
-                                     f"protocol ended with {cause['status']}"))
-                bar.update(1)
-                continue
-            bar.set_postfix_str(f"{spec['dataset']}/{spec['method']}/{spec['protocol']}/s{spec['seed']}")
-            full = dict(spec, data_dir=None if data_dir is None else str(data_dir),
-                        plugins=list(plugins),
-                        memory_limit_mb=memory_limit, device=device, threads=threads,
-                        unlabelled_clusters=int(unlabelled_clusters))
-            safe = "_".join(str(spec[k]) for k in ("dataset", "method", "protocol", "seed"))
-            safe = "".join(c if c.isalnum() or c in "-._" else "_" for c in safe)
-            prov = _provenance()
-            rec = _run_isolated(full, time_limit, logs / f"{safe}.log", env, start_method)
-            for key, value in prov.items():  # runs that left no record (timeout, crash)
-                rec.setdefault(key, value)
-            rec.update(time_limit_s=float(time_limit), memory_limit_mb=memory_limit,
-                       threads=threads, device=device,
-                       finished_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
-            store.add(rec)
-            bar.update(1)
-    finally:
-        bar.close()
-
+    options = dict(data_dir=None if data_dir is None else str(data_dir),
+                   memory_limit_mb=memory_limit, device=device, threads=threads,
+                   unlabelled_clusters=int(unlabelled_clusters),
+                   **({"plugins": list(plugins)} if plugins else {}))
+    _run_grid(store, grid, options, time_limit, out / "logs", start_method,
+              set(skip_after), retry, progress)
     if report:
         from .report import write_report
 

@@ -163,59 +163,14 @@ def run_one(spec: dict) -> dict:
     >>> bad["status"], bad["error"]
     ('failed', "[build] ModuleNotFoundError: No module named 'no'")
     """
-    from .data import apply_protocol, resolve_dataset
-    from .memory import PeakMemory, current_rss_mb, max_rss_mb
+    from .memory import current_rss_mb, max_rss_mb
 
     rec = {k: spec[k] for k in ("dataset", "method", "seed", "protocol")}
     rec.update(status="failed", error=None, metrics=None, fit_time_s=None, load_time_s=None)
     rec.update(_provenance())
-    stage = "plugins"
+    stage = ["plugins"]
     try:
-        for module in spec.get("plugins") or ():
-            importlib.import_module(module)
-        stage = "load"
-        t0 = time.perf_counter()
-        hg = apply_protocol(resolve_dataset(spec["dataset"], spec.get("data_dir")),
-                            spec["protocol"])
-        rec["load_time_s"] = time.perf_counter() - t0
-        stage = "stats"
-        rec.update(_stats(hg))
-        labelled = rec["n_classes"] > 0
-        k = rec["n_classes"] if labelled else int(spec.get("unlabelled_clusters", 10))
-        k = min(k, hg.n_nodes)
-        rec["n_clusters"] = k
-        rec["timing_only"] = not labelled
-        stage = "build"
-        est = make_method(spec["method"], k, int(spec["seed"]), spec.get("device", "cpu"))
-        if hasattr(est, "get_params"):
-            rec["params"] = _jsonable(est.get_params(deep=False))
-        stage = "fit"
-        from ..threads import thread_limit
-
-        # the estimator's own thread_limit keeps this (outer) one, so this is its count
-        with PeakMemory() as mem, thread_limit(spec.get("threads") or None) as n_threads:
-            rec["threads_used"] = n_threads
-            t0 = time.perf_counter()
-            est.fit(hg)
-            rec["fit_time_s"] = time.perf_counter() - t0
-        rec["fit_extra_mb"] = mem.extra_mb
-        rec["rss_before_fit_mb"] = mem.start_mb
-        stage = "evaluate"
-        import numpy as np
-
-        pred = np.asarray(est.labels_).reshape(-1)
-        if pred.shape[0] != hg.n_nodes:
-            raise ValueError(f"labels_ has {pred.shape[0]} entries for {hg.n_nodes} nodes")
-        rec["n_predicted_clusters"] = int(np.unique(pred[pred >= 0]).size)
-        rec["n_unassigned"] = int((pred < 0).sum())
-        if labelled:
-            from ..metrics import evaluate
-
-            # Nodes a method leaves unassigned (-1, e.g. a peer that skips isolated nodes)
-            # count as wrong: they form one extra cluster rather than being dropped.
-            pred = np.where(pred < 0, pred.max(initial=0) + 1, pred)
-            rec["metrics"] = {m: float(v) for m, v in evaluate(hg.labels, pred).items()}
-        rec.update(_learned_filter(est))
+        _run_stages(spec, rec, stage)
         rec["status"] = "ok"
     except MissingDependency as exc:  # a peer library that is not installed
         rec["status"] = "unavailable"
@@ -225,11 +180,74 @@ def run_one(spec: dict) -> dict:
             raise
         rec["status"] = classify_error(exc)
         tb = traceback.format_exc(limit=-4)
-        rec["error"] = f"[{stage}] {type(exc).__name__}: {exc}"[:2000]
+        rec["error"] = f"[{stage[0]}] {type(exc).__name__}: {exc}"[:2000]
         rec["traceback"] = tb[-4000:]
     rec["peak_rss_mb"] = max_rss_mb()
     rec["final_rss_mb"] = current_rss_mb()
     return rec
+
+
+def _run_stages(spec: dict, rec: dict, stage: list) -> None:
+    """Import the plugins, load the data, build, fit and score the method of ``spec`` into
+    ``rec``; ``stage[0]`` names the stage running (for the error of a failed run)."""
+    from .data import apply_protocol, resolve_dataset
+
+    for module in spec.get("plugins") or ():
+        importlib.import_module(module)
+    stage[0] = "load"
+    t0 = time.perf_counter()
+    hg = apply_protocol(resolve_dataset(spec["dataset"], spec.get("data_dir")),
+                        spec["protocol"])
+    rec["load_time_s"] = time.perf_counter() - t0
+    stage[0] = "stats"
+    rec.update(_stats(hg))
+    labelled = rec["n_classes"] > 0
+    k = rec["n_classes"] if labelled else int(spec.get("unlabelled_clusters", 10))
+    k = min(k, hg.n_nodes)
+    rec["n_clusters"] = k
+    rec["timing_only"] = not labelled
+    stage[0] = "build"
+    est = make_method(spec["method"], k, int(spec["seed"]), spec.get("device", "cpu"))
+    if hasattr(est, "get_params"):
+        rec["params"] = _jsonable(est.get_params(deep=False))
+    stage[0] = "fit"
+    _fit(est, hg, spec.get("threads") or None, rec)
+    stage[0] = "evaluate"
+    _evaluate(est, hg, labelled, rec)
+    rec.update(_learned_filter(est))
+
+
+def _fit(est, hg, threads, rec: dict) -> None:
+    """Fit ``est`` on ``hg`` under ``threads``, recording time, threads and memory."""
+    from ..threads import thread_limit
+    from .memory import PeakMemory
+
+    # the estimator's own thread_limit keeps this (outer) one, so this is its count
+    with PeakMemory() as mem, thread_limit(threads) as n_threads:
+        rec["threads_used"] = n_threads
+        t0 = time.perf_counter()
+        est.fit(hg)
+        rec["fit_time_s"] = time.perf_counter() - t0
+    rec["fit_extra_mb"] = mem.extra_mb
+    rec["rss_before_fit_mb"] = mem.start_mb
+
+
+def _evaluate(est, hg, labelled: bool, rec: dict) -> None:
+    """Cluster counts of ``est.labels_`` and, with labels, the metrics against them."""
+    import numpy as np
+
+    pred = np.asarray(est.labels_).reshape(-1)
+    if pred.shape[0] != hg.n_nodes:
+        raise ValueError(f"labels_ has {pred.shape[0]} entries for {hg.n_nodes} nodes")
+    rec["n_predicted_clusters"] = int(np.unique(pred[pred >= 0]).size)
+    rec["n_unassigned"] = int((pred < 0).sum())
+    if labelled:
+        from ..metrics import evaluate
+
+        # Nodes a method leaves unassigned (-1, e.g. a peer that skips isolated nodes)
+        # count as wrong: they form one extra cluster rather than being dropped.
+        pred = np.where(pred < 0, pred.max(initial=0) + 1, pred)
+        rec["metrics"] = {m: float(v) for m, v in evaluate(hg.labels, pred).items()}
 
 
 def _provenance() -> dict:
