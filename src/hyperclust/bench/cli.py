@@ -163,8 +163,7 @@ def run(args) -> int:
     >>> run(parser.parse_args(["bench"]))  # no datasets: 'error: ...' on stderr
     2
     """
-    from .report import write_report
-    from .runner import ResultStore, run_benchmark
+    from .runner import run_benchmark
 
     published = args.published if args.published is not None else default_published()
     if published is None:
@@ -173,43 +172,11 @@ def run(args) -> int:
               file=sys.stderr)
     out = Path(args.out)
     if args.report_only:
-        store = ResultStore(out / "results.json")
-        for d in args.merge or ():
-            store.update(ResultStore(Path(d) / "results.json").runs)
-        if not store.runs:
-            print(f"error: no runs in {out / 'results.json'}", file=sys.stderr)
-            return 2
-        path = write_report(store.runs, out, published=published, plots=not args.no_plots)
-        print(path)
-        return 0
-    datasets = list(args.datasets)
-    if args.synthetic_sweep is not None:
-        levels = args.synthetic_sweep or DEFAULT_SWEEP
-        datasets += [f"synthetic-h{h:g}-n{args.sweep_nodes}" for h in levels]
-    if not datasets:
-        print("error: give --datasets and/or --synthetic-sweep", file=sys.stderr)
-        return 2
+        return _report_only(out, args.merge, published, plots=not args.no_plots)
     try:
-        for module in args.plugins:
-            importlib.import_module(module)
-    except ImportError as exc:
-        print(f"hyperclust: error: --plugins: {exc}", file=sys.stderr)
-        return 2
-    methods = args.methods
-    if methods is None:
-        methods = list(available_methods())
-        if not methods:
-            print("error: no method is registered; give --methods", file=sys.stderr)
-            return 2
-    from .data import check_dataset_name, check_method_name
-
-    try:
-        for m in methods:
-            check_method_name(m)
-        for d in datasets:
-            check_dataset_name(d)
-    except (ValueError, TypeError) as exc:
-        print(f"hyperclust: error: {exc}", file=sys.stderr)
+        datasets, methods = _grid_names(args)
+    except _UsageError as exc:
+        print(exc, file=sys.stderr)
         return 2
 
     def _terminate(signum, frame):
@@ -230,6 +197,62 @@ def run(args) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+    return _summary(runs, out)
+
+
+class _UsageError(Exception):
+    """A mistake on the command line; its message is printed as it is (exit status 2)."""
+
+
+def _report_only(out: Path, merge, published, plots: bool) -> int:
+    """``--report-only``: merge the ``merge`` directories' results into ``out`` and rewrite
+    its report."""
+    from .report import write_report
+    from .runner import ResultStore
+
+    store = ResultStore(out / "results.json")
+    for d in merge or ():
+        store.update(ResultStore(Path(d) / "results.json").runs)
+    if not store.runs:
+        print(f"error: no runs in {out / 'results.json'}", file=sys.stderr)
+        return 2
+    print(write_report(store.runs, out, published=published, plots=plots))
+    return 0
+
+
+def _grid_names(args) -> tuple[list, list]:
+    """The checked dataset and method names of the grid (the plugins imported first)."""
+    datasets = list(args.datasets)
+    if args.synthetic_sweep is not None:
+        levels = args.synthetic_sweep or DEFAULT_SWEEP
+        datasets += [f"synthetic-h{h:g}-n{args.sweep_nodes}" for h in levels]
+    if not datasets:
+        raise _UsageError("error: give --datasets and/or --synthetic-sweep")
+    try:
+        for module in args.plugins:
+            importlib.import_module(module)
+    except ImportError as exc:
+        raise _UsageError(f"hyperclust: error: --plugins: {exc}") from exc
+    methods = args.methods
+    if methods is None:
+        methods = list(available_methods())
+        if not methods:
+            raise _UsageError("error: no method is registered; give --methods")
+    from .data import check_dataset_name, check_method_name
+
+    try:
+        for m in methods:
+            check_method_name(m)
+        for d in datasets:
+            check_dataset_name(d)
+    except (ValueError, TypeError) as exc:
+        raise _UsageError(f"hyperclust: error: {exc}") from exc
+    return datasets, methods
+
+
+def _summary(runs, out: Path) -> int:
+    """Print where the runs and the report are; 1 (naming the first) when some did not
+    finish ok, else 0."""
     bad = [r for r in runs if r.get("status") != "ok"]
     print(f"{len(runs)} runs in {out / 'results.json'} ({len(bad)} not ok); "
           f"report: {out / 'report.md'}")

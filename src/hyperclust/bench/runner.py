@@ -312,23 +312,34 @@ def run_benchmark(datasets, methods, seeds=5, out_dir="bench-results", data_dir=
     >>> [(r["method"], r["status"], r["metrics"]["acc"]) for r in runs]
     [('spectral-zhou', 'ok', 1.0)]
     """
-    datasets = _as_list(datasets, "datasets")
-    methods = _as_list(methods, "methods")
-    seeds = seed_list(seeds)
-    protocols = [canonical_protocol(p) for p in _as_list(protocol, "protocol")]
+    grid = _grid(datasets, methods, seeds, protocol)
     retry = _check_limits(time_limit, memory_limit, start_method, retry)
-    out = Path(out_dir)
+    out, options = Path(out_dir), _run_options(data_dir, memory_limit, device, threads,
+                                               unlabelled_clusters, plugins)
     store = ResultStore(out / "results.json")
-    grid = [dict(dataset=d, method=m, seed=s, protocol=p)
-            for d in datasets for p in protocols for m in methods for s in seeds]
-    options = dict(data_dir=None if data_dir is None else str(data_dir),
-                   memory_limit_mb=memory_limit, device=device, threads=threads,
-                   unlabelled_clusters=int(unlabelled_clusters),
-                   **({"plugins": list(plugins)} if plugins else {}))
-    _run_grid(store, grid, options, time_limit, out / "logs", start_method,
-              set(skip_after), retry, progress)
+    _run_grid(store, grid, options, time_limit, out / "logs", start_method, set(skip_after),
+              retry, progress)
     if report:
         from .report import write_report
 
         write_report(store.runs, out, published=published, plots=plots)
     return store.runs
+
+
+def _run_options(data_dir, memory_limit, device, threads, unlabelled_clusters,
+                 plugins) -> dict:
+    """What every run of the grid is told besides its dataset, method, seed and protocol."""
+    options = dict(data_dir=None if data_dir is None else str(data_dir),
+                   memory_limit_mb=memory_limit, device=device, threads=threads,
+                   unlabelled_clusters=int(unlabelled_clusters))
+    return dict(options, plugins=list(plugins)) if plugins else options
+
+
+def _grid(datasets, methods, seeds, protocol) -> list[dict]:
+    """Every (dataset, method, seed, protocol) run, protocols before methods and seeds."""
+    datasets = _as_list(datasets, "datasets")
+    methods = _as_list(methods, "methods")
+    seeds = seed_list(seeds)
+    protocols = [canonical_protocol(p) for p in _as_list(protocol, "protocol")]
+    return [dict(dataset=d, method=m, seed=s, protocol=p)
+            for d in datasets for p in protocols for m in methods for s in seeds]
