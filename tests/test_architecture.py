@@ -196,7 +196,6 @@ MAX_FUNCTION_LINES = 80
 #: checked by ``tests/test_registries.py::test_no_module_over_500_lines``.
 KNOWN_LONG_FUNCTIONS = {
     "cli/cluster.py:run",                          # lead (cli/cluster.py shared)
-    "cli/partition.py:cluster_partitioned",
     "cluster/ahcka.py:adaptive_iterations",        # auto
     "convert/pandas.py:from_pandas",               # ecosystem
     "convert/pyg.py:from_pyg",                     # ecosystem

@@ -117,13 +117,23 @@ def cluster_partitioned(args) -> int:
     >>> code, labels[0] == labels[1] == labels[2] != labels[3] == labels[4] == labels[5]
     (0, True)
     """
-    from ..distributed.ahcka import DistributedAHCKA
     from ..distributed.partitioned import PartitionedHypergraph
-    from ..distributed.spectral import DistributedSpectralClustering
-    from ..distributed.unidhc import DistributedUniDHC
-    from ._common import check_device
-    from .outputs import check_output, write_atomically, write_embedding
 
+    method = _check_options(args)
+    out, emb = _check_outputs(args)
+    phg = PartitionedHypergraph(args.target)
+    est, steps = _estimator(method, args)
+    t0 = time.perf_counter()
+    est.fit(phg)
+    print(f"{method} on {phg!r} via {args.scheduler}: {args.k} clusters in "
+          f"{time.perf_counter() - t0:.2f} s ({steps()})")
+    _write_outputs(est, phg, out, emb)
+    return 0
+
+
+def _check_options(args) -> str:
+    """The distributed method ``args`` ask for; ``ValueError`` for options that have no
+    distributed meaning."""
     method = _AUTO if args.method == "auto" else args.method
     if method not in DISTRIBUTED_METHODS:
         raise ValueError(f"method {args.method!r} has no distributed version; with --scheduler "
@@ -144,6 +154,13 @@ def cluster_partitioned(args) -> int:
                          "and --features there)")
     if args.k is None or args.k < 1:
         raise ValueError("--k (a positive number of clusters) is required with --scheduler")
+    return method
+
+
+def _check_outputs(args) -> tuple:
+    """The checked ``--out`` and ``--embedding-out`` paths (None when not asked for)."""
+    from .outputs import check_output
+
     inputs = [Path(args.target)]
     out = None if args.out is None else check_output(args.out, inputs, args.force)
     emb = None
@@ -152,22 +169,35 @@ def cluster_partitioned(args) -> int:
             raise ValueError(f"--embedding-out {args.embedding_out}: the file name must end "
                              "in .npy or .npz")
         emb = check_output(args.embedding_out, inputs, args.force, "--embedding-out")
-    phg = PartitionedHypergraph(args.target)
+    return out, emb
+
+
+def _estimator(method: str, args):
+    """``(estimator, steps)``: the distributed estimator of ``method`` and a callable saying
+    after the fit how many steps it took."""
     if method == "ahcka":
+        from ..distributed.ahcka import DistributedAHCKA
+
         est = DistributedAHCKA(args.k, client=args.scheduler, random_state=args.seed)
-        steps = lambda: f"{est.n_iter_} orthogonal iterations"  # noqa: E731
-    elif method == "unidhc":
+        return est, lambda: f"{est.n_iter_} orthogonal iterations"
+    if method == "unidhc":
+        from ..distributed.unidhc import DistributedUniDHC
+        from ._common import check_device
+
         est = DistributedUniDHC(args.k, client=args.scheduler, random_state=args.seed,
                                 device=check_device(args.device), verbose=not args.quiet)
-        steps = lambda: f"{len(est.loss_history_)} epochs, input {est.input_kind_}"  # noqa: E731
-    else:
-        est = DistributedSpectralClustering(args.k, client=args.scheduler,
-                                            progress=not args.quiet, random_state=args.seed)
-        steps = lambda: f"{est.n_iter_} filtered subspace iterations"  # noqa: E731
-    t0 = time.perf_counter()
-    est.fit(phg)
-    print(f"{method} on {phg!r} via {args.scheduler}: {args.k} clusters in "
-          f"{time.perf_counter() - t0:.2f} s ({steps()})")
+        return est, lambda: f"{len(est.loss_history_)} epochs, input {est.input_kind_}"
+    from ..distributed.spectral import DistributedSpectralClustering
+
+    est = DistributedSpectralClustering(args.k, client=args.scheduler,
+                                        progress=not args.quiet, random_state=args.seed)
+    return est, lambda: f"{est.n_iter_} filtered subspace iterations"
+
+
+def _write_outputs(est, phg, out, emb) -> None:
+    """Write the fitted labels (``out``: node,cluster CSV) and embedding (``emb``)."""
+    from .outputs import write_atomically, write_embedding
+
     if out is not None:
         def write(fh):
             w = csv.writer(fh)
@@ -177,6 +207,5 @@ def cluster_partitioned(args) -> int:
         print(f"wrote {out} ({phg.n_nodes} rows: node id, cluster)")
     if emb is not None:
         write_atomically(emb, lambda fh: write_embedding(fh, emb, phg, est.embedding_),
-                          binary=True)
+                         binary=True)
         print(f"wrote {emb} ({est.embedding_.shape[0]} x {est.embedding_.shape[1]} embedding)")
-    return 0
