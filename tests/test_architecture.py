@@ -202,8 +202,6 @@ KNOWN_LONG_FUNCTIONS = {
     "datasets/download.py:download_file",
     "datasets/load.py:load_dataset",
     "datasets/synthetic.py:hypergraph_sbm",
-    "distributed/eigen.py:top_eigenpairs",
-    "distributed/partition.py:partition_edgelists",
     "hypergraph/cleaning.py:clean_incidence",
     "io/benchmark_formats.py:read_le",             # data safety
     "io/edgelist.py:read_edgelist",                # data safety

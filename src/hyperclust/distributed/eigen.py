@@ -101,6 +101,16 @@ def _rayleigh_ritz(operator, V, k):
     return mu, V, res
 
 
+def _filtered(operator, V, upper: float, degree: int):
+    """The block ``V`` filtered by a degree-``degree`` Chebyshev polynomial damping
+    ``[0, upper]``, or by plain powers when nothing is left to damp below."""
+    if upper > 1e-3:
+        return chebyshev_filter(operator, V, degree, 0.0, upper)
+    for _ in range(int(degree)):
+        V = operator.apply(V)
+    return V
+
+
 def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
                    degree: int = 8, oversample: int | None = None, random_state=0,
                    callback=None):
@@ -168,13 +178,7 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     it = 0
     while res.max() > tol and it < int(max_iter):
         it += 1
-        upper = float(mu[-1])
-        if upper > 1e-3:
-            V = chebyshev_filter(operator, V, degree, 0.0, upper)
-        else:  # nothing to damp below: plain powers
-            for _ in range(int(degree)):
-                V = operator.apply(V)
-        V, _ = tsqr(client, V)
+        V, _ = tsqr(client, _filtered(operator, V, float(mu[-1]), degree))
         mu, V, res = _rayleigh_ritz(operator, V, k)
         if callback is not None:
             callback(it, res)

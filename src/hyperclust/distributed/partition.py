@@ -120,6 +120,118 @@ def _assemble_block(b, tmp, n_files, start, stop, out_path, edge_weights):
     return int(cols.size)
 
 
+def _check_inputs(files, block_size, edge_block_size, duplicates, singletons,
+                  features) -> tuple:
+    """``(files as paths, block_size, edge_block_size)``; errors for bad options and missing
+    files."""
+    files = [Path(f) for f in ([files] if isinstance(files, (str, os.PathLike)) else files)]
+    if not files:
+        raise ValueError("no edge-list files given")
+    block_size, edge_block_size = _check_sizes(block_size, edge_block_size)
+    if duplicates not in _DUPLICATES:
+        raise ValueError(f"duplicates must be one of {_DUPLICATES}, got {duplicates!r}")
+    if singletons not in ("keep", "drop"):
+        raise ValueError(f"singletons must be 'keep' or 'drop', got {singletons!r}")
+    missing = next((f for f in files if not f.is_file()), None)
+    if missing is not None:
+        raise FileNotFoundError(f"edge-list file not found: {missing}")
+    if features is not None and not Path(features).is_file():
+        raise FileNotFoundError(f"features file not found: {features}")
+    return files, block_size, edge_block_size
+
+
+def _global_ids(client, files_abs, opts, progress):
+    """The sorted node ids of all files (one kind: integers or strings)."""
+    first = run_tasks(client, _file_ids, [(f, opts) for f in files_abs], progress=progress)
+    kinds = {ids.dtype == object for ids, _ in first}
+    if len(kinds) > 1:
+        raise ValueError("some files have only integer node ids and others not; reading "
+                         "them together would turn the integers into strings (e.g. '007' "
+                         "into '7'): write every id in one form")
+    return map_ids(np.concatenate([ids for ids, _ in first]))[1]
+
+
+def _merge_edges(pieces, duplicates):
+    """``(edge_map, weights, sizes)`` from each file's hyperedge keys and weights:
+    ``edge_map[i]`` the global id of raw hyperedge ``i`` (-1 for a dropped duplicate), the
+    weights and sizes of the kept hyperedges (duplicates merged, kept or first only)."""
+    keys = np.concatenate([k for k, _ in pieces]) if pieces else np.zeros((0, 3), np.int64)
+    weights = np.concatenate([w for _, w in pieces])
+    m_raw = keys.shape[0]
+    if duplicates == "keep" or m_raw == 0:
+        first_of = np.arange(m_raw)
+        merged_w = weights
+    else:
+        _, first_idx, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        first_of = first_idx[inverse.reshape(-1)]
+        merged_w = weights.copy()
+        if duplicates == "merge":
+            merged_w = np.bincount(inverse.reshape(-1), weights=weights)[inverse.reshape(-1)]
+    kept = first_of == np.arange(m_raw)
+    new_id = np.full(m_raw, -1, dtype=np.int64)
+    new_id[kept] = np.arange(int(kept.sum()))
+    return new_id, merged_w[kept], keys[kept, 0]
+
+
+def _assemble_blocks(client, out: Path, tmp: Path, n_files: int, n: int, block_size: int,
+                     edge_weights, progress) -> list:
+    """Write the row blocks of ``n`` nodes from the renumbered pieces in ``tmp``; their
+    manifest entries (file, start, stop, nnz)."""
+    w_arg = client.scatter(edge_weights, broadcast=True) if client is not None else edge_weights
+    node_blocks = [{"file": f"nodes-{b:05d}.npz", "start": b * block_size,
+                    "stop": min(n, (b + 1) * block_size)}
+                   for b in range(max(1, -(-n // block_size)))]
+    nnz = run_tasks(client, _assemble_block,
+                    [(b, str(tmp), n_files, blk["start"], blk["stop"],
+                      str(out / blk["file"]), w_arg) for b, blk in enumerate(node_blocks)],
+                    progress=progress)
+    for blk, z in zip(node_blocks, nnz):
+        blk["nnz"] = int(z)
+    return node_blocks
+
+
+def _write_pieces(client, files_abs, opts, global_ids, tmp: Path, block_size: int,
+                  n_blocks: int, duplicates: str, progress):
+    """Write each file's (node, hyperedge) pairs per row block into ``tmp``, numbered with
+    the global hyperedge ids; ``(weights, sizes)`` of the hyperedges kept."""
+    ids_arg = client.scatter(global_ids, broadcast=True) if client is not None else global_ids
+    pieces = run_tasks(client, _file_pairs,
+                       [(f, opts, ids_arg, i, str(tmp), block_size, n_blocks)
+                        for i, f in enumerate(files_abs)], progress=progress)
+    edge_map, edge_weights, edge_sizes = _merge_edges(pieces, duplicates)
+    offsets = np.concatenate([[0], np.cumsum([k.shape[0] for k, _ in pieces])])
+    run_tasks(client, _renumber, [(i, str(tmp), n_blocks, edge_map[offsets[i]:offsets[i + 1]])
+                                  for i in range(len(files_abs))], progress=progress)
+    return edge_weights, edge_sizes
+
+
+def _partition(client, out: Path, files_abs, opts, block_size, edge_block_size, duplicates,
+               features, features_sep, progress) -> None:
+    """The steps of :func:`partition_edgelists` (arguments checked), writing into ``out``."""
+    # (1) node ids
+    global_ids = _global_ids(client, files_abs, opts, progress)
+    n = int(global_ids.shape[0])
+    n_blocks = max(1, -(-n // block_size))
+    # checked before anything is written: a table that does not fit the nodes stops here
+    table = None if features is None else _features_by_node(features, features_sep, global_ids)
+
+    # (2) pairs per (file, block) and hyperedge keys, (3) global hyperedge ids in the pieces
+    tmp = out / "_pieces"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    edge_weights, edge_sizes = _write_pieces(client, files_abs, opts, global_ids, tmp,
+                                             block_size, n_blocks, duplicates, progress)
+    # (4) row blocks
+    node_blocks = _assemble_blocks(client, out, tmp, len(files_abs), n, block_size,
+                                   edge_weights, progress)
+    feature_info = None if table is None else _write_features(out, node_blocks, table)
+    _write_edges_and_manifest(out, node_blocks, edge_weights, edge_sizes, global_ids,
+                              block_size, edge_block_size, files_abs,
+                              {**{k: v for k, v in opts.items() if v is not None},
+                               "duplicates": duplicates}, feature_info)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
                         edge_block_size: int | None = None, client=None,
                         weighted: bool | None = None, sep: str | None = None,
@@ -182,83 +294,12 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
     [2.0, 1.0, 1.0]
     """
 
-    files = [Path(f) for f in ([files] if isinstance(files, (str, os.PathLike)) else files)]
-    if not files:
-        raise ValueError("no edge-list files given")
-    block_size, edge_block_size = _check_sizes(block_size, edge_block_size)
-    if duplicates not in _DUPLICATES:
-        raise ValueError(f"duplicates must be one of {_DUPLICATES}, got {duplicates!r}")
-    if singletons not in ("keep", "drop"):
-        raise ValueError(f"singletons must be 'keep' or 'drop', got {singletons!r}")
-    missing = next((f for f in files if not f.is_file()), None)
-    if missing is not None:
-        raise FileNotFoundError(f"edge-list file not found: {missing}")
-    if features is not None and not Path(features).is_file():
-        raise FileNotFoundError(f"features file not found: {features}")
+    files, block_size, edge_block_size = _check_inputs(files, block_size, edge_block_size,
+                                                       duplicates, singletons, features)
     out = _prepare_out(out_dir, overwrite)
     opts = {"weighted": weighted, "sep": sep, "header": header, "singletons": singletons}
-    files_abs = [str(f.resolve()) for f in files]
-
-    # (1) node ids
-    first = run_tasks(client, _file_ids, [(f, opts) for f in files_abs], progress=progress)
-    kinds = {ids.dtype == object for ids, _ in first}
-    if len(kinds) > 1:
-        raise ValueError("some files have only integer node ids and others not; reading "
-                         "them together would turn the integers into strings (e.g. '007' "
-                         "into '7'): write every id in one form")
-    _, global_ids = map_ids(np.concatenate([ids for ids, _ in first]))
-    n = int(global_ids.shape[0])
-    n_blocks = max(1, -(-n // block_size))
-    # checked before anything is written: a table that does not fit the nodes stops here
-    table = None if features is None else _features_by_node(features, features_sep, global_ids)
-
-    # (2) pairs per (file, block) and hyperedge keys
-    tmp = out / "_pieces"
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
-    ids_arg = client.scatter(global_ids, broadcast=True) if client is not None else global_ids
-    second = run_tasks(client, _file_pairs,
-                       [(f, opts, ids_arg, i, str(tmp), block_size, n_blocks)
-                        for i, f in enumerate(files_abs)], progress=progress)
-    keys = np.concatenate([k for k, _ in second]) if second else np.zeros((0, 3), np.int64)
-    weights = np.concatenate([w for _, w in second])
-    m_raw = keys.shape[0]
-    if duplicates == "keep" or m_raw == 0:
-        first_of = np.arange(m_raw)
-        merged_w = weights
-    else:
-        _, first_idx, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-        first_of = first_idx[inverse.reshape(-1)]
-        merged_w = weights.copy()
-        if duplicates == "merge":
-            merged_w = np.bincount(inverse.reshape(-1), weights=weights)[inverse.reshape(-1)]
-    kept = first_of == np.arange(m_raw)
-    new_id = np.full(m_raw, -1, dtype=np.int64)
-    new_id[kept] = np.arange(int(kept.sum()))
-    edge_map = new_id
-    edge_weights = merged_w[kept]
-    edge_sizes = keys[kept, 0]
-    offsets = np.concatenate([[0], np.cumsum([k.shape[0] for k, _ in second])])
-
-    # (3) global hyperedge ids in the pieces
-    run_tasks(client, _renumber, [(i, str(tmp), n_blocks, edge_map[offsets[i]:offsets[i + 1]])
-                                  for i in range(len(files_abs))], progress=progress)
-    # (4) row blocks
-    w_arg = client.scatter(edge_weights, broadcast=True) if client is not None else edge_weights
-    node_blocks = [{"file": f"nodes-{b:05d}.npz", "start": b * block_size,
-                    "stop": min(n, (b + 1) * block_size)} for b in range(n_blocks)]
-    nnz = run_tasks(client, _assemble_block,
-                    [(b, str(tmp), len(files_abs), blk["start"], blk["stop"],
-                      str(out / blk["file"]), w_arg) for b, blk in enumerate(node_blocks)],
-                    progress=progress)
-    for blk, z in zip(node_blocks, nnz):
-        blk["nnz"] = int(z)
-    feature_info = None if table is None else _write_features(out, node_blocks, table)
-    _write_edges_and_manifest(out, node_blocks, edge_weights, edge_sizes, global_ids,
-                              block_size, edge_block_size, files_abs,
-                              {**{k: v for k, v in opts.items() if v is not None},
-                               "duplicates": duplicates}, feature_info)
-    shutil.rmtree(tmp, ignore_errors=True)
+    _partition(client, out, [str(f.resolve()) for f in files], opts, block_size,
+               edge_block_size, duplicates, features, features_sep, progress)
     return PartitionedHypergraph(out)
 
 
