@@ -123,6 +123,34 @@ def verify_file(path, expected: str) -> None:
         raise ChecksumError(path, expected.lower(), actual)
 
 
+def _stream(url: str, out, timeout: float) -> str:
+    """Write the body of ``url`` to the open file ``out``; its SHA-256 hex digest.
+    ``DownloadError`` for any network/HTTP failure or a body shorter than its
+    ``Content-Length``."""
+    h = hashlib.sha256()
+    received = 0
+    try:
+        req = urllib.request.Request(url, headers={"User-Agent": "hyperclust"})
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            length = resp.headers.get("Content-Length")
+            while True:
+                block = resp.read(_CHUNK)
+                if not block:
+                    break
+                out.write(block)
+                h.update(block)
+                received += len(block)
+    except urllib.error.HTTPError as exc:
+        raise DownloadError(f"download of {url} failed: HTTP {exc.code} {exc.reason}") from None
+    except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
+        reason = getattr(exc, "reason", None) or exc
+        raise DownloadError(f"download of {url} failed after {received} bytes: "
+                            f"{type(exc).__name__}: {reason}") from None
+    if length is not None and length.isdigit() and received != int(length):
+        raise DownloadError(f"download of {url} is truncated: {received} of {length} bytes")
+    return h.hexdigest()
+
+
 def download_file(url: str, dest, sha256: str, *, timeout: float = 60.0) -> Path:
     """Download ``url`` to ``dest``, verifying its SHA-256, atomically.
 
@@ -179,31 +207,10 @@ def download_file(url: str, dest, sha256: str, *, timeout: float = 60.0) -> Path
     fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
     tmp = Path(tmp_name)
     try:
-        h = hashlib.sha256()
-        received = 0
         with os.fdopen(fd, "wb") as out:
-            try:
-                req = urllib.request.Request(url, headers={"User-Agent": "hyperclust"})
-                with urllib.request.urlopen(req, timeout=timeout) as resp:
-                    length = resp.headers.get("Content-Length")
-                    while True:
-                        block = resp.read(_CHUNK)
-                        if not block:
-                            break
-                        out.write(block)
-                        h.update(block)
-                        received += len(block)
-            except urllib.error.HTTPError as exc:
-                raise DownloadError(f"download of {url} failed: HTTP {exc.code} {exc.reason}") from None
-            except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
-                reason = getattr(exc, "reason", None) or exc
-                raise DownloadError(f"download of {url} failed after {received} bytes: "
-                                    f"{type(exc).__name__}: {reason}") from None
-            if length is not None and length.isdigit() and received != int(length):
-                raise DownloadError(f"download of {url} is truncated: {received} of {length} bytes")
+            actual = _stream(url, out, timeout)
             out.flush()
             os.fsync(out.fileno())
-        actual = h.hexdigest()
         if actual != expected:
             raise ChecksumError(dest, expected, actual, what=f"download of {url}")
         os.replace(tmp, dest)

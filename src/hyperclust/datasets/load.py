@@ -74,10 +74,8 @@ def load_dataset(name: str, data_dir=None, cache_dir=None, download: bool = True
         Replace the features by one-hot labels plus Gaussian noise (the AllSet/ED-HNN
         practice for feature-less datasets). **This leaks the labels**: clustering scores
         obtained with it measure nothing; a :class:`LabelLeakWarning` is emitted.
-    leak_noise_std : float
-        Standard deviation of that noise.
-    random_state : int or numpy Generator
-        Seed of that noise (only used with ``leak_labels_as_features``).
+    leak_noise_std, random_state : float, int or numpy Generator
+        Standard deviation and seed of that noise (see :func:`_leak_labels`).
     base_url : str, optional
         Download from ``base_url + "/" + <folder>/<file>`` instead of the public URLs (also
         ``$HYPERCLUST_BASE_URL``), e.g. a mirror or a local test server.
@@ -107,7 +105,7 @@ def load_dataset(name: str, data_dir=None, cache_dir=None, download: bool = True
     A dataset registered for the example (a HIF file with labels), loaded from a local
     folder, its checksum verified, nothing downloaded:
 
-    >>> import hashlib, json, pathlib, tempfile, warnings
+    >>> import hashlib, json, pathlib, tempfile
     >>> from hyperclust.datasets import DatasetSpec, FileSpec, register_dataset
     >>> doc = {"nodes": [{"node": v, "attrs": {"label": y}} for v, y in enumerate([0, 0, 1, 1])],
     ...        "incidences": [{"edge": e, "node": v} for e, vs in enumerate([[0, 1, 2], [2, 3]])
@@ -121,14 +119,8 @@ def load_dataset(name: str, data_dir=None, cache_dir=None, download: bool = True
     >>> with tempfile.TemporaryDirectory() as d:
     ...     _ = (pathlib.Path(d) / "toy.json").write_bytes(data)
     ...     hg = load_dataset("toy", data_dir=d, download=False)
-    ...     with warnings.catch_warnings(record=True) as caught:
-    ...         warnings.simplefilter("always")
-    ...         leaky = load_dataset("toy", data_dir=d, download=False,
-    ...                              leak_labels_as_features=True, leak_noise_std=0.0)
     >>> hg.name, [e.tolist() for e in hg.edges()], hg.labels.tolist(), hg.features is None
     ('toy', [[0, 1, 2], [2, 3]], [0, 0, 1, 1], True)
-    >>> leaky.features.tolist(), caught[0].category.__name__  # one-hot labels, and a warning
-    ([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]], 'LabelLeakWarning')
     >>> from hyperclust.datasets.registry import DATASETS
     >>> del DATASETS["toy"]
     """
@@ -141,6 +133,19 @@ def load_dataset(name: str, data_dir=None, cache_dir=None, download: bool = True
 
 
 def _leak_labels(hg: Hypergraph, noise_std: float, random_state) -> Hypergraph:
+    """``hg`` with one-hot labels plus N(0, noise_std^2) noise as its features, and a
+    :class:`LabelLeakWarning` (``load_dataset(..., leak_labels_as_features=True)``).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]], labels=[0, 0, 1, 1], name="toy")
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     leaky = _leak_labels(hg, 0.0, 0)
+    >>> leaky.features.tolist(), caught[0].category.__name__  # one-hot labels, and a warning
+    ([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]], 'LabelLeakWarning')
+    """
     if hg.labels is None:
         raise ValueError(f"{hg.name}: leak_labels_as_features needs node labels")
     if not np.isfinite(noise_std) or noise_std < 0:
