@@ -199,7 +199,6 @@ KNOWN_LONG_FUNCTIONS = {
     "cluster/ahcka.py:adaptive_iterations",        # auto
     "convert/pandas.py:from_pandas",               # ecosystem
     "convert/pyg.py:from_pyg",                     # ecosystem
-    "datasets/synthetic.py:hypergraph_sbm",
     "hypergraph/cleaning.py:clean_incidence",
     "io/benchmark_formats.py:read_le",             # data safety
     "io/edgelist.py:read_edgelist",                # data safety

@@ -55,6 +55,88 @@ def min_pairwise_rate(size, n_classes: int) -> np.ndarray:
     return np.divide(same, pairs, out=np.zeros(s.shape, dtype=np.float64), where=pairs > 0)
 
 
+def _check_sbm(n_nodes, n_classes, homophily, isolated_fraction, feature_snr,
+               n_features) -> tuple:
+    """``(n, k, h, d)`` of :func:`hypergraph_sbm`'s arguments, checked."""
+    n = check_int(n_nodes, "n_nodes", 2)
+    k = check_int(n_classes, "n_classes", 2)
+    if k > n:
+        raise ValueError(f"n_classes={k} exceeds n_nodes={n}")
+    h = float(homophily)
+    if not 0.0 <= h <= 1.0:
+        raise ValueError(f"homophily must lie in [0, 1], got {homophily!r}")
+    if not 0.0 <= isolated_fraction < 1.0:
+        raise ValueError(f"isolated_fraction must lie in [0, 1), got {isolated_fraction!r}")
+    if feature_snr < 0 or not np.isfinite(feature_snr):
+        raise ValueError(f"feature_snr must be a non-negative number, got {feature_snr!r}")
+    return n, k, h, check_int(n_features, "n_features", 0)
+
+
+def _edge_pool(rng, labels, k: int, isolated_fraction: float) -> tuple:
+    """``(pool, class_count)``: the nodes hyperedges may hold (all but a random
+    ``isolated_fraction``), sorted by class, and their number per class."""
+    n = labels.size
+    in_edges = np.ones(n, dtype=bool)
+    n_iso = int(round(isolated_fraction * n))
+    if n_iso:
+        in_edges[rng.choice(n, size=n_iso, replace=False)] = False
+    pool = np.flatnonzero(in_edges)
+    class_count = np.bincount(labels[pool], minlength=k)
+    if (class_count == 0).any():
+        raise ValueError("too many isolated nodes: some class has no node left for hyperedges")
+    return pool[np.argsort(labels[pool], kind="stable")], class_count
+
+
+def _edge_sizes(rng, edge_sizes, n: int, n_edges, pool_size: int):
+    """The size of each hyperedge: uniform in ``(lo, hi)`` or the given array."""
+    if isinstance(edge_sizes, tuple) and len(edge_sizes) == 2:
+        lo, hi = (check_int(s, "edge_sizes bound", 1) for s in edge_sizes)
+        if lo > hi:
+            raise ValueError(f"edge_sizes=(lo, hi) needs lo <= hi, got {edge_sizes}")
+        m = n if n_edges is None else check_int(n_edges, "n_edges", 0)
+        sizes = rng.integers(lo, hi + 1, size=m)
+    else:
+        sizes = np.asarray(edge_sizes)
+        if sizes.ndim != 1 or not np.issubdtype(sizes.dtype, np.integer) or (sizes < 1).any():
+            raise ValueError("edge_sizes must be (lo, hi) or a 1-D array of positive integers")
+    if sizes.size and sizes.max() > pool_size:
+        raise ValueError(f"a hyperedge of size {sizes.max()} does not fit in {pool_size} nodes")
+    return sizes
+
+
+def _draw_members(rng, sizes, k: int, h: float, pool_by_class, class_count) -> tuple:
+    """``(members, edge_of_slot)``: the members of hyperedges of ``sizes``, each one pure
+    (one class) with the probability that makes the pairwise rate ``h``, else with its slots
+    cycling through the classes from a random offset."""
+    m = sizes.size
+    r_min = min_pairwise_rate(sizes, k)
+    q = np.clip(np.divide(h - r_min, 1.0 - r_min, out=np.ones(m), where=r_min < 1.0), 0.0, 1.0)
+    pure = rng.random(m) < q
+    edge_class = rng.integers(0, k, size=m)
+    offset = rng.integers(0, k, size=m)
+
+    edge_of_slot = np.repeat(np.arange(m), sizes)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    pos = np.arange(edge_of_slot.size) - starts[edge_of_slot]
+    slot_class = np.where(pure[edge_of_slot], edge_class[edge_of_slot],
+                          (offset[edge_of_slot] + pos) % k)
+    class_start = np.concatenate([[0], np.cumsum(class_count)[:-1]])
+    # Members are drawn uniformly within their slot's class; repeats inside one hyperedge
+    # are redrawn (a few vectorised rounds), so hyperedges are independent samples.
+    local = rng.integers(0, class_count[slot_class]) if edge_of_slot.size else edge_of_slot
+    members = pool_by_class[class_start[slot_class] + local]
+    for _ in range(50):
+        order = np.lexsort((members, edge_of_slot))
+        same = (edge_of_slot[order][1:] == edge_of_slot[order][:-1]) & \
+               (members[order][1:] == members[order][:-1])
+        repeat = order[1:][same]
+        if repeat.size == 0:
+            break
+        members[repeat] = pool_by_class[class_start[slot_class[repeat]]
+                                        + rng.integers(0, class_count[slot_class[repeat]])]
+    return members, edge_of_slot
+
+
 def hypergraph_sbm(n_nodes: int = 1000, n_classes: int = 4, *, homophily: float = 0.8,
                    n_edges: int | None = None, edge_sizes=(2, 6), n_features: int = 32,
                    feature_snr: float = 0.35, isolated_fraction: float = 0.0,
@@ -102,70 +184,14 @@ def hypergraph_sbm(n_nodes: int = 1000, n_classes: int = 4, *, homophily: float 
     >>> hypergraph_sbm(60, 3, homophily=0.0, edge_sizes=(2, 3), n_features=0).homophily()["pairwise"]
     0.0
     """
-    n = check_int(n_nodes, "n_nodes", 2)
-    k = check_int(n_classes, "n_classes", 2)
-    if k > n:
-        raise ValueError(f"n_classes={k} exceeds n_nodes={n}")
-    h = float(homophily)
-    if not 0.0 <= h <= 1.0:
-        raise ValueError(f"homophily must lie in [0, 1], got {homophily!r}")
-    if not 0.0 <= isolated_fraction < 1.0:
-        raise ValueError(f"isolated_fraction must lie in [0, 1), got {isolated_fraction!r}")
-    if feature_snr < 0 or not np.isfinite(feature_snr):
-        raise ValueError(f"feature_snr must be a non-negative number, got {feature_snr!r}")
-    d = check_int(n_features, "n_features", 0)
+    n, k, h, d = _check_sbm(n_nodes, n_classes, homophily, isolated_fraction, feature_snr,
+                            n_features)
     rng = np.random.default_rng(random_state)
-
     labels = rng.permutation(np.arange(n) % k)
-    in_edges = np.ones(n, dtype=bool)
-    n_iso = int(round(isolated_fraction * n))
-    if n_iso:
-        in_edges[rng.choice(n, size=n_iso, replace=False)] = False
-    pool = np.flatnonzero(in_edges)
-    pool_by_class = pool[np.argsort(labels[pool], kind="stable")]
-    class_count = np.bincount(labels[pool], minlength=k)
-    if (class_count == 0).any():
-        raise ValueError("too many isolated nodes: some class has no node left for hyperedges")
-    class_start = np.concatenate([[0], np.cumsum(class_count)[:-1]])
-
-    if isinstance(edge_sizes, tuple) and len(edge_sizes) == 2:
-        lo, hi = (check_int(s, "edge_sizes bound", 1) for s in edge_sizes)
-        if lo > hi:
-            raise ValueError(f"edge_sizes=(lo, hi) needs lo <= hi, got {edge_sizes}")
-        m = n if n_edges is None else check_int(n_edges, "n_edges", 0)
-        sizes = rng.integers(lo, hi + 1, size=m)
-    else:
-        sizes = np.asarray(edge_sizes)
-        if sizes.ndim != 1 or not np.issubdtype(sizes.dtype, np.integer) or (sizes < 1).any():
-            raise ValueError("edge_sizes must be (lo, hi) or a 1-D array of positive integers")
-        m = sizes.size
-    if sizes.size and sizes.max() > pool.size:
-        raise ValueError(f"a hyperedge of size {sizes.max()} does not fit in {pool.size} nodes")
-
-    r_min = min_pairwise_rate(sizes, k)
-    q = np.clip(np.divide(h - r_min, 1.0 - r_min, out=np.ones(m), where=r_min < 1.0), 0.0, 1.0)
-    pure = rng.random(m) < q
-    edge_class = rng.integers(0, k, size=m)
-    offset = rng.integers(0, k, size=m)
-
-    edge_of_slot = np.repeat(np.arange(m), sizes)
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    pos = np.arange(edge_of_slot.size) - starts[edge_of_slot]
-    slot_class = np.where(pure[edge_of_slot], edge_class[edge_of_slot],
-                          (offset[edge_of_slot] + pos) % k)
-    # Members are drawn uniformly within their slot's class; repeats inside one hyperedge
-    # are redrawn (a few vectorised rounds), so hyperedges are independent samples.
-    local = rng.integers(0, class_count[slot_class]) if edge_of_slot.size else edge_of_slot
-    members = pool_by_class[class_start[slot_class] + local]
-    for _ in range(50):
-        order = np.lexsort((members, edge_of_slot))
-        same = (edge_of_slot[order][1:] == edge_of_slot[order][:-1]) & \
-               (members[order][1:] == members[order][:-1])
-        repeat = order[1:][same]
-        if repeat.size == 0:
-            break
-        members[repeat] = pool_by_class[class_start[slot_class[repeat]]
-                                        + rng.integers(0, class_count[slot_class[repeat]])]
+    pool, class_count = _edge_pool(rng, labels, k, isolated_fraction)
+    sizes = _edge_sizes(rng, edge_sizes, n, n_edges, pool.size)
+    m = sizes.size
+    members, edge_of_slot = _draw_members(rng, sizes, k, h, pool, class_count)
 
     features = None
     if d:
