@@ -189,17 +189,9 @@ def provenance_marks(runs, repo=None, sources=None) -> dict:
     Returns
     -------
     dict
-        ``{(dataset, protocol, method): {"mark": STALE | UNKNOWN | None, "runs": {status:
-        count}, "commits": {(commit, status): count}, "touched": last commit of the method's
-        code or None}}``; a status is ``"current"``, STALE or UNKNOWN.
-
-    Examples
-    --------
-    Rows without a commit are of unknown provenance:
-
-    >>> runs = [{"dataset": "zoo", "protocol": "all", "method": "kmeans", "seed": 0}]
-    >>> provenance_marks(runs)[("zoo", "all", "kmeans")]["mark"]
-    'unknown provenance'
+        The marks of each group (:func:`hyperclust.bench.marks.group_marks`), ``touched``
+        being the last commit of the method's code (tested in
+        ``tests/test_bench_provenance.py``).
     """
     if repo is None:
         rc, top = git(["rev-parse", "--show-toplevel"], package_root())

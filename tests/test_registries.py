@@ -3,7 +3,6 @@ circles and no oversized modules."""
 
 from __future__ import annotations
 
-import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ from hyperclust.cluster import registry as methods
 from hyperclust.io import formats
 from hyperclust.operators import registry as operators
 from hyperclust.operators.base import Operator
+from test_architecture import import_cycles, import_graph
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -151,60 +151,6 @@ def test_a_registered_dataset_loads_in_every_single_file_format(fmt, tmp_path):
 
 
 # ------------------------------------------------------------------------------- layout
-def _imports(src: Path) -> dict:
-    """``{module: hyperclust modules it imports}``, every import statement (lazy ones too),
-    a package's own submodules left out (re-exports are not circles)."""
-    files = {}
-    for f in (src / "hyperclust").rglob("*.py"):
-        parts = f.relative_to(src).with_suffix("").parts
-        files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = f
-    graph = {}
-    for name, f in files.items():
-        package = name if f.name == "__init__.py" else name.rpartition(".")[0]
-        deps = set()
-        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                deps |= {a.name for a in node.names}
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    up = package.split(".")[:len(package.split(".")) - node.level + 1]
-                    base = ".".join(up + ([base] if base else []))
-                deps |= {f"{base}.{a.name}" if f"{base}.{a.name}" in files else base
-                         for a in node.names}
-        graph[name] = {d for d in deps if d in files and d != name
-                       and not d.startswith(name + ".")}
-    return graph
-
-
-def import_cycles(graph: dict) -> list[list[str]]:
-    """The strongly connected components with more than one module (Tarjan)."""
-    index, low, stack, on, out = {}, {}, [], set(), []
-
-    def visit(v):
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on.add(v)
-        for w in sorted(graph[v]):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while not comp or comp[-1] != v:
-                comp.append(stack.pop())
-                on.discard(comp[-1])
-            if len(comp) > 1:
-                out.append(sorted(comp))
-
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return out
-
-
 def test_cycle_finder_finds_a_circle():
     assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert import_cycles({"a": {"b"}, "b": set()}) == []
@@ -215,7 +161,7 @@ KNOWN_CYCLES = []
 
 
 def test_no_new_import_circles():
-    cycles = import_cycles(_imports(SRC))
+    cycles = import_cycles(import_graph(SRC))
     assert ["hyperclust.bench.data", "hyperclust.bench.peers",
             "hyperclust.bench.worker"] not in cycles
     assert all(c in KNOWN_CYCLES for c in cycles), cycles

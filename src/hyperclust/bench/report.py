@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from .aggregate import METRICS, aggregate, is_peer
-from .marks import MARK, STALE, UNKNOWN, checkout_marks
+from .marks import MARK, STALE, UNKNOWN, checkout_marks, fresh_rows_table, provenance_section
 from .tables import fmt_mean_std as _fmt
 from .tables import markdown_row, markdown_table
 
@@ -251,87 +251,6 @@ def _failure_table(runs) -> list[str]:
     return rows
 
 
-_FRESH = "current"
-_AGE_TEXT = {_FRESH: "fresh (current code)", STALE: f"older: stale{MARK[STALE]}",
-             UNKNOWN: f"older: unknown provenance{MARK[UNKNOWN]}"}
-
-
-def _run_age(run, marks) -> str:
-    """``"current"``, STALE or UNKNOWN for one run, from the marks of its group."""
-    entry = (marks or {}).get((run["dataset"], run["protocol"], run["method"]))
-    if entry is None:
-        return _FRESH if run.get("commit") else UNKNOWN
-    for (commit, status) in entry.get("commits", ()):
-        if commit == (run.get("commit") or None):
-            return status
-    return entry["mark"] or _FRESH
-
-
-def _minute(stamp) -> str:
-    return str(stamp).replace("T", " ")[:16]
-
-
-def _rows_by_code(runs, marks, methods) -> list[str]:
-    """The header's account of which rows are fresh: per (age, commit) the number of runs,
-    when they finished and of which methods (listed in the order of ``methods``)."""
-    groups = {}
-    for r in runs:
-        key = (_run_age(r, marks), r.get("commit") or None)
-        g = groups.setdefault(key, {"n": 0, "methods": Counter(), "done": [], "dirty": False})
-        g["n"] += 1
-        g["methods"][r["method"]] += 1
-        g["dirty"] |= bool(r.get("dirty"))
-        if r.get("finished_at"):
-            g["done"].append(str(r["finished_at"]))
-    fresh = sum(g["n"] for (age, _), g in groups.items() if age == _FRESH)
-    order = {_FRESH: 0, STALE: 1, UNKNOWN: 2}
-    L = [f"**Fresh rows: {fresh} of {len(runs)} runs** were made by the current code of their "
-         "method (a commit at or after the method's last change); the other "
-         f"{len(runs) - fresh} are older and their cells are marked (†, ‡; see Provenance "
-         "at the end). Rerun rows replace the older rows of the same dataset, protocol, "
-         "method and seed; the rest are kept as they were.", ""]
-    L += markdown_table(["rows", "made by commit", "runs", "finished (UTC)", "methods (runs)"],
-                        [])
-    for (age, commit), g in sorted(groups.items(),
-                                   key=lambda t: (order.get(t[0][0], 3), -t[1]["n"])):
-        made = f"`{commit[:10]}`" + ("+dirty" if g["dirty"] else "") if commit \
-            else "none recorded"
-        done = f"{_minute(min(g['done']))} – {_minute(max(g['done']))}" if g["done"] else ""
-        made_of = ", ".join(f"`{m}` {g['methods'][m]}" for m in methods if m in g["methods"])
-        L.append(markdown_row([_AGE_TEXT.get(age, age), made, str(g["n"]), done, made_of]))
-    return L
-
-
-def _provenance_section(marks) -> list[str]:
-    bad = {k: v for k, v in marks.items() if v["mark"]}
-    L = ["## Provenance", "",
-         "Every run records the commit (and dirty flag) of the code that made it, its thread "
-         "count and the load average at its start. † **stale**: made by a commit older than "
-         "the last commit that touched the method's code (its estimator's module and the "
-         "hyperclust modules it imports, transitively; the benchmark machinery, readers, "
-         "datasets, CLI and thread policy excluded); ‡ **unknown provenance**: no commit "
-         "recorded (runs from before provenance was recorded) or one unknown to this "
-         "repository. Marked cells may not reflect the current code: rerun them.", ""]
-    if not bad:
-        return L + ["Every group of runs is current."]
-    L += ["| method | mark | groups | runs by status | method code last changed in | "
-          "dataset / protocol |", "|---|---|---|---|---|---|"]
-    by = defaultdict(list)
-    for (d, p, m), v in bad.items():
-        by[(m, v["mark"])].append(((d, p), v))
-    for (m, mark), items in sorted(by.items()):
-        runs = Counter()
-        for _, v in items:
-            runs.update(v["runs"])
-        where = sorted(f"{d} / {p}" for (d, p), _ in items)
-        shown = ", ".join(where[:12]) + (f", … ({len(where) - 12} more)" if len(where) > 12 else "")
-        touched = sorted({(v["touched"] or "")[:10] for _, v in items} - {""})
-        L.append(f"| `{m}` | {mark}{MARK[mark]} | {len(items)} | "
-                 f"{', '.join(f'{k}: {n}' for k, n in sorted(runs.items()))} | "
-                 f"{', '.join(touched)} | {shown} |")
-    return L
-
-
 def _header(runs, datasets, methods) -> list[str]:
     """The report's title and the paragraph saying what was run and how to read it."""
     status = Counter(r.get("status") for r in runs)
@@ -455,7 +374,7 @@ def markdown_report(runs, published=None, plot_files=(), published_note=None,
     peers = [m for m in all_methods if is_peer(m)]
     protocols = _ordered((r["protocol"] for r in runs), first=("all", "isolated-removed", "lcc"))
     L = _header(runs, datasets, all_methods)
-    L += _rows_by_code(runs, marks, all_methods) + [""]
+    L += fresh_rows_table(runs, marks, all_methods) + [""]
     L += ["Protocols: " + "; ".join(f"`{p}` = {_PROTOCOL_TEXT.get(p, p)}" for p in protocols) + ".", ""]
     if published is None:
         L += [f"Published numbers: not shown ({published_note or 'no CSV given'}).", ""]
@@ -478,7 +397,7 @@ def markdown_report(runs, published=None, plot_files=(), published_note=None,
     L += _peer_section(agg, datasets, ours, peers) + _learned_filters_section(runs)
     if plot_files:
         L += ["## Plots", ""] + [f"![{f}]({f})" for f in plot_files] + [""]
-    L += _provenance_section(marks) + [""]
+    L += provenance_section(marks) + [""]
     fails = _failure_table(runs)
     L += ["## Runs that did not finish", ""]
     L += fails if fails else ["None."]
