@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from hyperclust import Hypergraph
-from hyperclust.bench.data import default_data_dir, resolve_dataset
+from hyperclust.bench.data import default_data_dir
+from hyperclust.datasets import resolve_dataset
 
 DATA_DIR = default_data_dir()
 

@@ -170,7 +170,7 @@ def main(argv=None):
     ap.add_argument("--data-dir", default=str(default_data_dir()))
     ap.add_argument("--out", default="docs/results/bench")
     args = ap.parse_args(argv)
-    from hyperclust.bench.data import resolve_dataset
+    from hyperclust.datasets import resolve_dataset
     from hyperclust.bench.provenance import load_average
 
     out = Path(args.out)
