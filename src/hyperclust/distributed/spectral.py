@@ -6,6 +6,7 @@ import numbers
 
 import numpy as np
 
+from .._validation import check_int, is_int
 from ..cluster.base import HypergraphClusterer, check_n_clusters
 from ._tasks import RETRIES
 from .client import resolve_client
@@ -15,6 +16,29 @@ from .kmeans import SAMPLE_SIZE, block_kmeans
 from .operator import normalized_affinity
 
 __all__ = ["DistributedSpectralClustering"]
+
+
+def _regularization(value, name):
+    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)
+                              or not np.isfinite(value) or value < 0):
+        raise ValueError(f"{name} must be a non-negative float or None, got {value!r}")
+
+
+def _positive_float(value, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
+        raise ValueError(f"{name} must be a positive float, got {value!r}")
+
+
+def _positive_int(value, name):
+    check_int(value, name, 1)
+
+
+#: One check per parameter that needs no data, in the order they are checked at the start
+#: of ``fit`` (as ``cluster/unidhc.py``'s table); ``n_clusters`` and ``n_components`` need
+#: the number of nodes.
+_PARAMETER_CHECKS = {"regularization": _regularization, "tol": _positive_float,
+                     "max_iter": _positive_int, "block_size": _positive_int,
+                     "n_workers": _positive_int}
 
 
 def _row_normalize(V):
@@ -111,21 +135,11 @@ class DistributedSpectralClustering(HypergraphClusterer):
             raise ValueError(f"spectral clustering needs n_clusters < n_nodes; got "
                              f"n_clusters={k} for {n} nodes")
         dim = k if self.n_components is None else self.n_components
-        if isinstance(dim, bool) or not isinstance(dim, numbers.Integral) or not 1 <= dim < n:
+        if not is_int(dim) or not 1 <= dim < n:
             raise ValueError(f"n_components must be an integer in [1, n_nodes), got {dim!r}")
-        tau = 0.0 if self.regularization is None else self.regularization
-        if isinstance(tau, bool) or not isinstance(tau, numbers.Real) or not np.isfinite(tau) \
-                or tau < 0:
-            raise ValueError(f"regularization must be a non-negative float or None, got "
-                             f"{self.regularization!r}")
-        if isinstance(self.tol, bool) or not isinstance(self.tol, numbers.Real) or \
-                not self.tol > 0:
-            raise ValueError(f"tol must be a positive float, got {self.tol!r}")
-        for name in ("max_iter", "block_size", "n_workers"):
-            val = getattr(self, name)
-            if isinstance(val, bool) or not isinstance(val, numbers.Integral) or val < 1:
-                raise ValueError(f"{name} must be a positive integer, got {val!r}")
-        return k, int(dim), float(tau)
+        for name, check in _PARAMETER_CHECKS.items():
+            check(getattr(self, name), name)
+        return k, int(dim), float(self.regularization or 0.0)
 
     def fit(self, hypergraph, y=None):
         """Cluster the nodes; ``hypergraph`` is a :class:`~hyperclust.Hypergraph`, a
