@@ -34,6 +34,9 @@ def spectral_operators() -> tuple:
                                  if n not in with_affinity)
 
 
+# The operators registered when this module was imported (the tests run over them); the
+# estimator and the spectral-<operator> methods of the method registry read the registry
+# live through spectral_operators(), so an operator registered later is embeddable too.
 OPERATORS = spectral_operators()
 ASSIGNERS = ("kmeans", "cpqr")
 
