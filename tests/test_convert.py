@@ -311,7 +311,7 @@ def test_from_any_plain_python_and_errors():
     assert convert.from_any(sp.csr_matrix(np.eye(3))).shape == (3, 3)
     with pytest.raises(TypeError, match="cannot convert a object to a hyperclust Hypergraph"):
         convert.from_any(object())
-    with pytest.raises(TypeError, match="cannot convert a ndarray"):
+    with pytest.raises(TypeError, match="dense ndarray is ambiguous"):
         convert.from_any(np.zeros((3, 3)))
 
 

@@ -31,8 +31,10 @@ gets ``-1`` (unlabelled). Ids are ints or strings (other hashables become their 
 Each library is imported only when a converter needs it; a missing one raises a one-line
 ``ImportError`` naming the extra to install (``pip install hyperclust[interop]``). Construction
 goes through :meth:`Hypergraph.from_pairs`, so the usual cleaning applies (keyword arguments
-``duplicates=``, ``singletons=``, ``empty=`` pass through; by default duplicate hyperedges
-are merged, adding their weights).
+``duplicates=``, ``singletons=``, ``empty=`` pass through). Duplicate hyperedges are kept
+by default, each with its own id and weight; ``duplicates="merge"`` merges them (weights
+summed, later ids gone) and ``hg.cleaning`` plus the ``hyperclust`` logger say what was
+changed. DHG merges identical hyperedges itself: :func:`to_dhg` warns when ``hg`` has any.
 
 :func:`from_any` picks the converter from the type of its argument.
 """

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import logging
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -13,7 +15,8 @@ from .validation import check_weights
 
 __all__ = ["CleaningReport", "clean_incidence"]
 
-_DUPLICATE_OPTIONS = ("merge", "keep", "drop")
+_DUPLICATE_OPTIONS = ("keep", "merge", "drop")
+_log = logging.getLogger("hyperclust")
 _SINGLETON_OPTIONS = ("keep", "drop")
 _EMPTY_OPTIONS = ("drop", "error")
 
@@ -29,7 +32,8 @@ class CleaningReport:
     duplicate_edges : int
         Hyperedges whose member set equals an earlier hyperedge's.
     duplicate_policy : str
-        ``"merge"`` (weights summed into the first copy), ``"keep"`` or ``"drop"``.
+        ``"keep"`` (every copy kept with its id), ``"merge"`` (weights summed into the first
+        copy) or ``"drop"``.
     singleton_edges : int
         Hyperedges with exactly one member (after collapsing repeats).
     singleton_policy : str
@@ -42,12 +46,14 @@ class CleaningReport:
     >>> from hyperclust import Hypergraph
     >>> hg = Hypergraph.from_edges([[0, 1], [1, 0], [2]])
     >>> hg.cleaning.duplicate_edges, hg.cleaning.singleton_edges, hg.weights.tolist()
-    (1, 1, [2.0, 1.0])
+    (1, 1, [1.0, 1.0, 1.0])
+    >>> Hypergraph.from_edges([[0, 1], [1, 0], [2]], duplicates="merge").weights.tolist()
+    [2.0, 1.0]
     """
 
     repeated_members_collapsed: int = 0
     duplicate_edges: int = 0
-    duplicate_policy: str = "merge"
+    duplicate_policy: str = "keep"
     singleton_edges: int = 0
     singleton_policy: str = "keep"
     empty_edges_dropped: int = 0
@@ -55,7 +61,7 @@ class CleaningReport:
 
 
 def clean_incidence(H, *, n_pairs, weights=None, edge_names=None, edge_ids=None,
-                    duplicates="merge", singletons="keep", empty="drop") -> dict:
+                    duplicates="keep", singletons="keep", empty="drop") -> dict:
     """Clean a raw incidence matrix as the constructors of ``Hypergraph`` do.
 
     Parameters
@@ -80,7 +86,7 @@ def clean_incidence(H, *, n_pairs, weights=None, edge_names=None, edge_ids=None,
     --------
     >>> import scipy.sparse as sp
     >>> H = sp.csr_matrix([[1, 1, 1], [1, 1, 0], [0, 0, 0]])   # hyperedges 0 and 1 equal
-    >>> out = clean_incidence(H, n_pairs=5, weights=[1.0, 2.0, 1.0])
+    >>> out = clean_incidence(H, n_pairs=5, weights=[1.0, 2.0, 1.0], duplicates="merge")
     >>> out["incidence"].shape, out["weights"].tolist(), out["cleaning"].duplicate_edges
     ((3, 2), [3.0, 1.0], 1)
     """
@@ -90,7 +96,7 @@ def clean_incidence(H, *, n_pairs, weights=None, edge_names=None, edge_ids=None,
         raise ValueError(f"singletons must be one of {_SINGLETON_OPTIONS}, got {singletons!r}")
     if empty not in _EMPTY_OPTIONS:
         raise ValueError(f"empty must be one of {_EMPTY_OPTIONS}, got {empty!r}")
-    H = sp.csr_matrix(H, dtype=np.float64)
+    H = sp.csr_matrix(H, dtype=np.float64, copy=True)
     H.sum_duplicates()
     repeated = int(n_pairs - H.nnz)
     H.data[:] = 1.0
@@ -151,6 +157,7 @@ def clean_incidence(H, *, n_pairs, weights=None, edge_names=None, edge_ids=None,
         singleton_policy=singletons,
         empty_edges_dropped=int(empty_mask.sum()),
     )
+    _log_changes(report)
     kept = np.flatnonzero(keep)
     eids = _check_ids(edge_ids, m, "edge_ids")
     if eids is None and edge_ids is not None and kept.size != m:
@@ -158,3 +165,21 @@ def clean_incidence(H, *, n_pairs, weights=None, edge_names=None, edge_ids=None,
     return {"incidence": Hc[:, kept].tocsr(), "weights": w[kept],
             "edge_names": None if names is None else names[kept],
             "edge_ids": None if eids is None else eids[kept], "cleaning": report}
+
+
+def _log_changes(report: CleaningReport) -> None:
+    """Say on the ``hyperclust`` logger what construction changed (nothing when nothing)."""
+    if report.duplicate_edges and report.duplicate_policy != "keep":
+        _log.info("%s %d duplicate hyperedge(s) (duplicates=%r%s)",
+                  "merged" if report.duplicate_policy == "merge" else "dropped",
+                  report.duplicate_edges, report.duplicate_policy,
+                  ": weights summed into the first copy"
+                  if report.duplicate_policy == "merge" else "")
+    if report.singleton_edges and report.singleton_policy == "drop":
+        _log.info("dropped %d single-member hyperedge(s) (singletons='drop')",
+                  report.singleton_edges)
+    if report.empty_edges_dropped:
+        _log.info("dropped %d hyperedge(s) with no member", report.empty_edges_dropped)
+    if report.repeated_members_collapsed:
+        _log.info("collapsed %d repeated (node, hyperedge) membership(s)",
+                  report.repeated_members_collapsed)
