@@ -184,11 +184,16 @@ def test_dhg_native_object_with_torch_features():
 def test_pyg_round_trip(ids, sparse):
     pytest.importorskip("torch_geometric")
     hg = _hg(ids, sparse)
-    data = convert.to_pyg(hg, dense_features=not sparse)
+    data = convert.to_pyg(hg, dense_features=not sparse, dtype=None)  # stored precision
     assert tuple(data.edge_index.shape) == (2, hg.incidence.nnz)
     assert data.num_nodes == 5
     back = convert.from_pyg(data)
     assert_same(hg, back)
+    as_float32 = convert.from_pyg(convert.to_pyg(hg, dense_features=not sparse))
+    assert_same(hg, as_float32, features=False)
+    fa = hg.features.toarray() if sparse else hg.features
+    fb = as_float32.features.toarray() if sparse else as_float32.features
+    np.testing.assert_array_equal(fb, fa.astype(np.float32))
 
 
 def test_pyg_hypergraphconv_runs_on_converted_data():
@@ -197,9 +202,11 @@ def test_pyg_hypergraphconv_runs_on_converted_data():
     from torch_geometric.nn import HypergraphConv
 
     hg = _hg("str")
-    data = convert.to_pyg(hg)
-    conv = HypergraphConv(3, 2).double()
+    data = convert.to_pyg(hg)  # float32 by default: PyG's layers as they come
+    assert data.x.dtype == torch.float32 and data.hyperedge_weight.dtype == torch.float32
+    conv = HypergraphConv(3, 2)
     out = conv(data.x, data.edge_index, data.hyperedge_weight)
+    assert out.dtype == torch.float32
     assert tuple(out.shape) == (5, 2) and torch.isfinite(out).all()
 
 
@@ -350,7 +357,7 @@ def test_bulk_conversions_are_fast():
     hg = Hypergraph.from_pairs(rng.integers(0, n, nnz), rng.integers(0, m, nnz), n_nodes=n,
                                n_edges=m, node_ids=np.arange(n) * 3 + 1,
                                features=rng.normal(size=(n, 4)))
-    for to, back in ((convert.to_pyg, convert.from_pyg),
+    for to, back in ((lambda h: convert.to_pyg(h, dtype=None), convert.from_pyg),
                      (lambda h: (convert.to_pandas_incidence(h), convert.to_pandas(h, features=True)),
                       lambda t: convert.from_pandas(t[0], nodes=t[1]))):
         t0 = time.perf_counter()

@@ -36,7 +36,15 @@ by default, each with its own id and weight; ``duplicates="merge"`` merges them 
 summed, later ids gone) and ``hg.cleaning`` plus the ``hyperclust`` logger say what was
 changed. DHG merges identical hyperedges itself: :func:`to_dhg` warns when ``hg`` has any.
 
-:func:`from_any` picks the converter from the type of its argument.
+Results go back where users keep them: every ``to_*`` but :func:`to_dhg` (DHG keeps no
+node attributes) takes ``clusters=`` (one label per node, or a fitted estimator, whose
+``node_ids_`` must be ``hg``'s) and writes it as that library's node attribute
+``"cluster"`` (XGI and networkx node attributes, a HyperNetX node property, ``data.cluster``
+in PyG, a ``cluster`` column in pandas). :func:`to_pyg` writes float32 features and weights
+(what PyG's layers compute in; ``dtype=None`` keeps float64).
+
+:func:`from_any` picks the converter from the type of its argument; every estimator's
+``fit`` takes the same objects.
 """
 
 from __future__ import annotations

@@ -141,3 +141,34 @@ def _to_numpy(a):
     return a if sp.issparse(a) else np.asarray(a)
 
 
+
+
+def _cluster_labels(hg: Hypergraph, clusters):
+    """The clusters to write on ``hg``'s nodes: int64 array of shape (n_nodes,), or None.
+
+    ``clusters`` is None, an array-like of one cluster per node (``hg``'s node order) or a
+    fitted estimator (its ``labels_``; when it has ``node_ids_`` they must be ``hg``'s, so
+    that labels never land on other nodes)."""
+    if clusters is None:
+        return None
+    if hasattr(clusters, "get_params") or hasattr(clusters, "fit"):
+        if not hasattr(clusters, "labels_"):
+            raise ValueError(f"clusters: this {type(clusters).__name__} is not fitted (no "
+                             "labels_); fit it first or pass the labels")
+        fitted_on = getattr(clusters, "node_ids_", None)
+        if fitted_on is not None and (len(fitted_on) != hg.n_nodes or not np.array_equal(
+                np.asarray(fitted_on, dtype=object), np.asarray(hg.node_ids, dtype=object))):
+            raise ValueError("clusters: the estimator was fitted on other nodes (its node_ids_ "
+                             "differ from this hypergraph's node_ids)")
+        clusters = clusters.labels_
+    values = np.asarray(clusters)
+    if values.ndim != 1:
+        raise ValueError(f"clusters has shape {values.shape}, expected ({hg.n_nodes},)")
+    if values.shape[0] != hg.n_nodes:
+        raise ValueError(f"clusters has length {values.shape[0]}, expected one per node "
+                         f"({hg.n_nodes})")
+    if values.size and values.dtype.kind not in "iu":
+        if values.dtype.kind != "f" or not np.all(np.isfinite(values)) or \
+                not np.all(values == np.round(values)):
+            raise ValueError(f"clusters must be integers, got dtype {values.dtype}")
+    return values.astype(np.int64)

@@ -6,7 +6,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph
-from ._common import _build, _feature_rows, _features_from, _id_array, _labels_from, _require
+from ._common import (_build, _cluster_labels, _feature_rows, _features_from, _id_array,
+                      _labels_from, _require)
 
 __all__ = ["from_hypernetx", "to_hypernetx"]
 
@@ -83,8 +84,8 @@ def from_hypernetx(H, *, weight: str = "weight", label: str = "label",
                   name=name, **options)
 
 
-def to_hypernetx(hg: Hypergraph, *, weight: str = "weight", label: str = "label",
-                 features: str = "features"):
+def to_hypernetx(hg: Hypergraph, *, clusters=None, weight: str = "weight",
+                 label: str = "label", features: str = "features", cluster: str = "cluster"):
     """Convert a hyperclust Hypergraph into a HyperNetX ``Hypergraph``.
 
     Built in one call from pandas tables: the incidence pairs, the edge properties (uid,
@@ -94,7 +95,10 @@ def to_hypernetx(hg: Hypergraph, *, weight: str = "weight", label: str = "label"
     Parameters
     ----------
     hg : Hypergraph
-    weight, label, features : str
+    clusters : array-like of shape (n_nodes,) or a fitted estimator, optional
+        Cluster of each node (an estimator gives its ``labels_``), written as the node
+        property ``cluster``.
+    weight, label, features, cluster : str
         Property names (see :func:`from_hypernetx`).
 
     Returns
@@ -107,6 +111,8 @@ def to_hypernetx(hg: Hypergraph, *, weight: str = "weight", label: str = "label"
     >>> H = to_hypernetx(hg)
     >>> sorted(H.incidence_dict["e2"])
     ['bo', 'cy']
+    >>> to_hypernetx(hg, clusters=[0, 0, 1]).nodes.properties["cluster"].to_dict()
+    {'ana': 0, 'bo': 0, 'cy': 1}
     """
     hnx = _require("hypernetx", "to_hypernetx")
     pd = _require("pandas", "to_hypernetx")
@@ -118,6 +124,9 @@ def to_hypernetx(hg: Hypergraph, *, weight: str = "weight", label: str = "label"
         node_cols[label] = hg.labels
     if hg.features is not None:
         node_cols[features] = _feature_rows(hg.features)
+    labels = _cluster_labels(hg, clusters)
+    if labels is not None:
+        node_cols[cluster] = labels
     node_props = pd.DataFrame(node_cols) if len(node_cols) > 1 or hg.isolated.any() else None
     return hnx.Hypergraph(incidence, edge_col="edges", node_col="nodes",
                           edge_properties=edge_props, edge_weight_prop_col=weight,

@@ -6,14 +6,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph
-from ._common import (_build, _feature_rows, _features_from, _id_array, _labels_from, _native,
-                      _require)
+from ._common import (_build, _cluster_labels, _feature_rows, _features_from, _id_array,
+                      _labels_from, _native, _require)
 
 __all__ = ["to_networkx", "from_networkx"]
 
 
-def to_networkx(hg: Hypergraph, *, id_attr: str = "id", weight: str = "weight",
-                label: str = "label", features: str = "features"):
+def to_networkx(hg: Hypergraph, *, clusters=None, id_attr: str = "id", weight: str = "weight",
+                label: str = "label", features: str = "features", cluster: str = "cluster"):
     """Convert a hyperclust Hypergraph into its bipartite star graph (``networkx.Graph``).
 
     Vertices ``0..n_nodes-1`` are the nodes (``bipartite=0``), vertices
@@ -23,12 +23,15 @@ def to_networkx(hg: Hypergraph, *, id_attr: str = "id", weight: str = "weight",
     Parameters
     ----------
     hg : Hypergraph
+    clusters : array-like of shape (n_nodes,) or a fitted estimator, optional
+        Cluster of each node (an estimator gives its ``labels_``), written as the
+        node-vertex attribute ``cluster``.
     id_attr : str, default "id"
         Vertex attribute holding the node id or hyperedge id.
     weight : str, default "weight"
         Hyperedge-vertex attribute holding the weight.
-    label, features : str
-        Node-vertex attributes (written when ``hg`` has labels / features).
+    label, features, cluster : str
+        Node-vertex attributes (written when ``hg`` has labels / features / clusters given).
 
     Returns
     -------
@@ -54,6 +57,9 @@ def to_networkx(hg: Hypergraph, *, id_attr: str = "id", weight: str = "weight",
         nx.set_node_attributes(G, dict(zip(range(n), hg.labels.tolist())), label)
     if hg.features is not None:
         nx.set_node_attributes(G, dict(zip(range(n), _feature_rows(hg.features))), features)
+    labels = _cluster_labels(hg, clusters)
+    if labels is not None:
+        nx.set_node_attributes(G, dict(zip(range(n), labels.tolist())), cluster)
     coo = hg.incidence.tocoo()
     G.add_edges_from(zip(coo.row.tolist(), (coo.col + n).tolist()))
     return G

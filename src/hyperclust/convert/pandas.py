@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph, map_ids
-from ._common import _build, _id_array, _labels_from, _require
+from ._common import _build, _cluster_labels, _id_array, _labels_from, _require
 
 __all__ = ["to_pandas", "to_pandas_incidence", "from_pandas"]
 
@@ -49,14 +49,15 @@ def to_pandas(hg: Hypergraph, labels=None, clusters=None, *, features: bool = Fa
     cols = {"node": hg.node_ids}
     if hg.node_names is not None:
         cols["name"] = list(hg.node_names)
-    for key, values in (("label", hg.labels if labels is None else labels),
-                        ("cluster", getattr(clusters, "labels_", clusters))):
-        if values is None:
-            continue
+    values = hg.labels if labels is None else labels
+    if values is not None:
         values = np.asarray(values).reshape(-1)
         if values.shape[0] != n:
-            raise ValueError(f"{key}s has length {values.shape[0]}, expected one per node ({n})")
-        cols[key] = values
+            raise ValueError(f"labels has length {values.shape[0]}, expected one per node ({n})")
+        cols["label"] = values
+    clusters = _cluster_labels(hg, clusters)
+    if clusters is not None:
+        cols["cluster"] = clusters
     table = pd.DataFrame(cols)
     X = hg.features
     if features and X is not None:

@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph
-from ._common import _build, _id_array, _require, _to_numpy
+from ._common import _build, _cluster_labels, _id_array, _require, _to_numpy
 
 __all__ = ["to_hyperedge_index", "to_pyg", "from_pyg"]
 
@@ -30,22 +30,30 @@ def to_hyperedge_index(hg: Hypergraph):
     return torch.from_numpy(np.vstack([Ht.indices.astype(np.int64), cols]))
 
 
-def to_pyg(hg: Hypergraph, *, dense_features: bool = True):
+def to_pyg(hg: Hypergraph, *, clusters=None, dense_features: bool = True,
+           dtype="float32"):
     """Convert a hyperclust Hypergraph into a PyG ``HyperGraphData``.
 
     Parameters
     ----------
     hg : Hypergraph
+    clusters : array-like of shape (n_nodes,) or a fitted estimator, optional
+        Cluster of each node (an estimator gives its ``labels_``), stored as
+        ``data.cluster`` (LongTensor of shape (num_nodes,)).
     dense_features : bool, default True
         Sparse features become a dense tensor (what most PyG layers take); ``False`` keeps
         them as a torch sparse CSR tensor.
+    dtype : str or None, default "float32"
+        Floating type of ``x`` and ``hyperedge_weight``: float32 is what PyG's layers
+        (``HypergraphConv``) compute in. ``None`` keeps the stored precision (float64), for
+        an exact round trip through :func:`from_pyg`.
 
     Returns
     -------
     torch_geometric.data.HyperGraphData
         ``edge_index`` (the hyperedge index, shape (2, nnz), as ``HypergraphConv`` takes
-        it), ``num_nodes``, ``hyperedge_weight`` (shape (n_edges,)), ``x`` (features, as
-        stored: float64 stays float64), ``y`` (labels), ``node_ids`` and ``edge_ids``
+        it), ``num_nodes``, ``hyperedge_weight`` (shape (n_edges,)), ``x`` (features),
+        ``y`` (labels), ``cluster`` (when given), ``node_ids`` and ``edge_ids``
         (LongTensors, or lists of strings).
 
     Examples
@@ -54,6 +62,8 @@ def to_pyg(hg: Hypergraph, *, dense_features: bool = True):
     >>> data = to_pyg(hg)
     >>> data.edge_index.tolist(), data.num_nodes, data.node_ids
     ([[0, 1, 1, 2], [0, 0, 1, 1]], 3, ['ana', 'bo', 'cy'])
+    >>> to_pyg(hg, clusters=[0, 0, 1]).cluster.tolist(), data.hyperedge_weight.dtype
+    ([0, 0, 1], torch.float32)
     """
     torch = _require("torch", "to_pyg")
     _require("torch_geometric", "to_pyg")
@@ -61,6 +71,9 @@ def to_pyg(hg: Hypergraph, *, dense_features: bool = True):
 
     def ids(a):
         return torch.from_numpy(a.astype(np.int64)) if a.dtype != object else a.tolist()
+
+    def floats(a):
+        return a if dtype is None else a.astype(np.dtype(dtype), copy=False)
 
     kw = {}
     X = hg.features
@@ -71,13 +84,17 @@ def to_pyg(hg: Hypergraph, *, dense_features: bool = True):
                 warnings.simplefilter("ignore", UserWarning)
                 kw["x"] = torch.sparse_csr_tensor(torch.from_numpy(X.indptr.astype(np.int64)),
                                                   torch.from_numpy(X.indices.astype(np.int64)),
-                                                  torch.from_numpy(X.data.copy()), size=X.shape)
+                                                  torch.from_numpy(floats(X.data.copy())),
+                                                  size=X.shape)
         else:
-            kw["x"] = torch.from_numpy(X.toarray() if sp.issparse(X) else np.array(X))
+            kw["x"] = torch.from_numpy(floats(X.toarray() if sp.issparse(X) else np.array(X)))
     if hg.labels is not None:
         kw["y"] = torch.from_numpy(np.array(hg.labels))
     data = HyperGraphData(edge_index=to_hyperedge_index(hg), num_nodes=hg.n_nodes, **kw)
-    data.hyperedge_weight = torch.from_numpy(np.array(hg.weights))
+    data.hyperedge_weight = torch.from_numpy(floats(np.array(hg.weights)))
+    labels = _cluster_labels(hg, clusters)
+    if labels is not None:
+        data.cluster = torch.from_numpy(labels)
     data.node_ids = ids(hg.node_ids)
     data.edge_ids = ids(hg.edge_ids)
     return data

@@ -7,8 +7,8 @@ import itertools
 import numpy as np
 
 from ..hypergraph import Hypergraph, map_ids
-from ._common import (_build, _feature_rows, _features_from, _id_array, _labels_from, _members,
-                      _native, _require)
+from ._common import (_build, _cluster_labels, _feature_rows, _features_from, _id_array,
+                      _labels_from, _members, _native, _require)
 
 __all__ = ["from_xgi", "to_xgi"]
 
@@ -75,17 +75,22 @@ def from_xgi(H, *, weight: str = "weight", label: str = "label", features: str =
                   **options)
 
 
-def to_xgi(hg: Hypergraph, *, weight: str = "weight", label: str = "label",
-           features: str = "features"):
+def to_xgi(hg: Hypergraph, *, clusters=None, weight: str = "weight", label: str = "label",
+           features: str = "features", cluster: str = "cluster"):
     """Convert a hyperclust Hypergraph into an XGI ``Hypergraph``.
 
     Parameters
     ----------
     hg : Hypergraph
-    weight, label, features : str
+    clusters : array-like of shape (n_nodes,) or a fitted estimator, optional
+        Cluster of each node (``hg``'s node order; an estimator gives its ``labels_``),
+        written as the node attribute ``cluster``.
+    weight, label, features, cluster : str
         Attribute names (see :func:`from_xgi`). Weights are written only when some weight is
         not 1; labels and features when ``hg`` has them (sparse features as 1-row CSR
-        matrices, dense as 1-D arrays).
+        matrices, dense as 1-D arrays). All values are plain Python objects except the
+        feature rows; for ``xgi.write_hif`` leave the features out
+        (``to_xgi(hg.replace(features=None))``) or keep them as lists.
 
     Returns
     -------
@@ -99,6 +104,8 @@ def to_xgi(hg: Hypergraph, *, weight: str = "weight", label: str = "label",
     >>> H = to_xgi(hg)
     >>> H.edges.members(dtype=dict) == {"e1": {"ana", "bo"}, "e2": {"bo", "cy"}}
     True
+    >>> to_xgi(hg, clusters=[0, 0, 1]).nodes.attrs("cluster").asdict()
+    {'ana': 0, 'bo': 0, 'cy': 1}
     """
     xgi = _require("xgi", "to_xgi")
     H = xgi.Hypergraph()
@@ -112,6 +119,9 @@ def to_xgi(hg: Hypergraph, *, weight: str = "weight", label: str = "label",
         H.set_node_attributes(dict(zip(nids, hg.labels.tolist())), name=label)
     if hg.features is not None:
         H.set_node_attributes(dict(zip(nids, _feature_rows(hg.features))), name=features)
+    labels = _cluster_labels(hg, clusters)
+    if labels is not None:
+        H.set_node_attributes(dict(zip(nids, labels.tolist())), name=cluster)
     if hg.name is not None:
         H["name"] = hg.name
     return H
