@@ -246,8 +246,12 @@ def test_networkx_native_graph_and_xgi_interplay():
     G.add_nodes_from([1, 2, 3, 4], bipartite=0)
     G.add_nodes_from(["a", "b", "c"], bipartite=1)
     G.add_edges_from([(1, "a"), (1, "b"), (2, "b"), (2, "c"), (3, "c"), (4, "a")])
-    hg = convert.from_any(G)
+    with pytest.raises(ValueError, match="which bipartite side are the nodes"):
+        convert.from_any(G)  # nothing says which side: refused, never silently swapped
+    hg = convert.from_any(G, node_side=0)
     assert hg.node_ids.tolist() == [1, 2, 3, 4] and hg.edge_ids.tolist() == ["a", "b", "c"]
+    G.graph["node_side"] = 0
+    assert_same(hg, convert.from_any(G))
     assert hg.edges()[0].tolist() == [0, 3]
     # the same graph read with the sides swapped is the dual
     dual = convert.from_networkx(G, node_side=1)
@@ -258,6 +262,15 @@ def test_networkx_native_graph_and_xgi_interplay():
     G.add_node("x")
     with pytest.raises(ValueError, match="'x' has bipartite=None"):
         convert.from_networkx(G)
+
+
+def test_hypernetx_bipartite_graph_is_not_read_swapped():
+    hnx = pytest.importorskip("hypernetx")
+    H = hnx.Hypergraph({"e1": ["a", "b"], "e2": ["b", "c"], "e3": ["a", "b", "c"]})
+    with pytest.raises(ValueError, match="node_side=1 .HyperNetX"):
+        convert.from_any(H.bipartite())
+    hg = convert.from_any(H.bipartite(), node_side=1)
+    assert_same(convert.from_hypernetx(H), hg, ordered=False)
 
 
 def test_networkx_output_reads_in_xgi():

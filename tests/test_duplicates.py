@@ -29,7 +29,7 @@ def _objects():
 
     H = xgi.Hypergraph({"e1": [1, 2], "e2": [1, 2], "e3": [2, 3]})
     H.set_edge_attributes({"e1": 1.0, "e2": 3.0, "e3": 1.0}, name="weight")
-    G = nx.Graph()
+    G = nx.Graph(node_side=0)
     G.add_nodes_from([1, 2, 3], bipartite=0)
     G.add_nodes_from(["e1", "e2", "e3"], bipartite=1)
     nx.set_node_attributes(G, {"e1": 1.0, "e2": 3.0, "e3": 1.0}, "weight")

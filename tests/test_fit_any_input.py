@@ -64,7 +64,7 @@ def _pyg(edges, names, X):
 def _networkx(edges, names, X):
     import networkx as nx
 
-    G = nx.Graph()
+    G = nx.Graph(node_side=0)   # which bipartite side the nodes are (libraries disagree)
     G.add_nodes_from(names, bipartite=0)
     G.add_nodes_from([f"e{j}" for j in range(len(edges))], bipartite=1)
     G.add_edges_from((v, f"e{j}") for j, e in enumerate(edges) for v in e)
@@ -157,3 +157,13 @@ def test_a_generator_is_mapped_to_one_drawn_seed():
     np.testing.assert_array_equal(a, b)
     with pytest.raises(TypeError, match="Generator"):
         make_estimator("hgnn", 2, random_state="seed").fit(hg)
+
+
+def test_a_bipartite_graph_without_its_node_side_is_refused():
+    nx = pytest.importorskip("networkx")
+    G = nx.Graph()
+    G.add_nodes_from([0, 1, 2], bipartite=0)
+    G.add_nodes_from(["e"], bipartite=1)
+    G.add_edges_from([(0, "e"), (1, "e")])
+    with pytest.raises(ValueError, match="which bipartite side"):
+        make_estimator("spectral-zhou", 2).fit(G)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph, map_ids
 from ._common import (_build, _cluster_labels, _feature_rows, _features_from, _id_array,
@@ -86,11 +87,11 @@ def to_xgi(hg: Hypergraph, *, clusters=None, weight: str = "weight", label: str 
         Cluster of each node (``hg``'s node order; an estimator gives its ``labels_``),
         written as the node attribute ``cluster``.
     weight, label, features, cluster : str
-        Attribute names (see :func:`from_xgi`). Weights are written only when some weight is
-        not 1; labels and features when ``hg`` has them (sparse features as 1-row CSR
-        matrices, dense as 1-D arrays). All values are plain Python objects except the
-        feature rows; for ``xgi.write_hif`` leave the features out
-        (``to_xgi(hg.replace(features=None))``) or keep them as lists.
+        Attribute names (see :func:`from_xgi`); ``features=None`` leaves the features out.
+        Weights are written only when some weight is not 1; labels and features when ``hg``
+        has them. Every value is a plain Python object (ints, floats, lists of floats for
+        dense features), so ``xgi.write_hif`` writes the result; sparse features are 1-row
+        CSR matrices, which JSON cannot hold: pass ``features=None`` before ``write_hif``.
 
     Returns
     -------
@@ -117,8 +118,9 @@ def to_xgi(hg: Hypergraph, *, clusters=None, weight: str = "weight", label: str 
         H.set_edge_attributes(dict(zip(eids, hg.weights.tolist())), name=weight)
     if hg.labels is not None:
         H.set_node_attributes(dict(zip(nids, hg.labels.tolist())), name=label)
-    if hg.features is not None:
-        H.set_node_attributes(dict(zip(nids, _feature_rows(hg.features))), name=features)
+    if hg.features is not None and features is not None:
+        rows = _feature_rows(hg.features) if sp.issparse(hg.features) else hg.features.tolist()
+        H.set_node_attributes(dict(zip(nids, rows)), name=features)
     labels = _cluster_labels(hg, clusters)
     if labels is not None:
         H.set_node_attributes(dict(zip(nids, labels.tolist())), name=cluster)

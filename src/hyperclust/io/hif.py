@@ -5,7 +5,8 @@ is fetched from the network. Mapping to a :class:`~hyperclust.Hypergraph`:
 
 - nodes are numbered in the order of the ``nodes`` array, then nodes met only in
   ``incidences`` in order of first appearance; likewise hyperedges;
-- ``edges[*].weight`` is the hyperedge weight (default 1);
+- ``edges[*].weight`` is the hyperedge weight, else ``edges[*].attrs.weight`` (as XGI
+  writes it), default 1;
 - node ``attrs[label_key]`` (default ``"label"``) gives the labels (ints or strings, mapped to
   ``0..k-1``; missing = -1), ``attrs["features"]`` (a list of numbers on every node; a node
   without it while others have it is an error) the features, ``attrs["name"]`` the node
@@ -58,6 +59,17 @@ def _is_id(x) -> bool:
 
 def _is_number(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _edge_weight(rec, path):
+    """An edge record's weight: its ``weight``, else ``attrs.weight`` (where XGI's
+    ``write_hif`` puts it), else None."""
+    if "weight" in rec:
+        return rec["weight"]
+    w = rec.get("attrs", {}).get("weight")
+    if w is not None and not _is_number(w):
+        raise DataFormatError(f"edge {rec['edge']!r}: attrs.weight {w!r} is not a number", path)
+    return w
 
 
 def _bad_item(rec, required) -> str | None:
@@ -237,11 +249,12 @@ def from_hif(doc: dict, *, label_key: str = "label", validate: bool = True, path
         warnings.warn(f"{path or 'HIF'}: incidence weights are ignored (binary incidence)",
                       stacklevel=2)
     weights = None
-    if any("weight" in r for r in edge_recs):
+    given = [(r, _edge_weight(r, path)) for r in edge_recs]
+    if any(w is not None for _, w in given):
         weights = np.ones(m)
-        for r in edge_recs:
-            if "weight" in r:
-                weights[eidx[_key(r["edge"])]] = r["weight"]
+        for r, w in given:
+            if w is not None:
+                weights[eidx[_key(r["edge"])]] = w
         bad = np.flatnonzero(~np.isfinite(weights) | (weights <= 0))
         if bad.size:
             raise DataFormatError(f"hyperedge weights must be positive (edge {bad[0]} has "
