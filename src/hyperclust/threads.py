@@ -16,6 +16,11 @@ with :func:`default_threads` threads:
    they save, and auto fitted 1.6x slower with two threads than with one);
 3. else the cores this process may use (``sched_getaffinity``).
 
+Whatever the policy says, a fit never raises a thread count above the caller's own limit:
+the ``*_NUM_THREADS`` variables (``OMP_NUM_THREADS=1`` holds), and each library's count as
+it is when the fit starts (a ``threadpoolctl.threadpool_limits(1)`` block, or
+``torch.set_num_threads(1)``, holds inside the fit); the policy only ever lowers them.
+
 The default does not follow the load on purpose: float sums split over a different number of
 threads round differently, and k-means can then land in another optimum (cora-ca's
 landscape is bimodal: seed 1 gives ACC .586 with one thread, .652 with two). Same seed, same
@@ -46,13 +51,33 @@ import numpy as np
 from ._validation import check_int
 
 __all__ = ["available_cores", "busy_cores", "free_cores", "default_threads", "thread_limit",
-           "current_limit", "input_work", "OtherCpu", "threads_beside", "ENV_VAR",
-           "PARALLEL_MIN_WORK"]
+           "current_limit", "input_work", "OtherCpu", "threads_beside", "env_thread_limit",
+           "ENV_VAR", "PARALLEL_MIN_WORK", "USER_LIMIT_VARS"]
 
 ENV_VAR = "HYPERCLUST_NUM_THREADS"
 #: Inputs with fewer stored nonzeros (incidence plus features) run on one thread by default.
 PARALLEL_MIN_WORK = 1_000_000
+#: Environment variables by which users limit BLAS/OpenMP threads; a fit stays under them.
+USER_LIMIT_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                   "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 _state = threading.local()
+
+
+def env_thread_limit() -> int | None:
+    """The lowest positive integer among :data:`USER_LIMIT_VARS` (None when none is set).
+
+    Examples
+    --------
+    >>> import os
+    >>> env_thread_limit() is None or env_thread_limit() >= 1
+    True
+    """
+    values = []
+    for var in USER_LIMIT_VARS:
+        text = os.environ.get(var, "").strip()
+        if text.isdigit() and int(text) >= 1:
+            values.append(int(text))
+    return min(values) if values else None
 
 
 def available_cores() -> int:
@@ -278,6 +303,9 @@ def default_threads(work: int | None = None) -> int:
 def thread_limit(n_threads: int | None = None, *, work: int | None = None):
     """Run the block with at most ``n_threads`` BLAS/OpenMP/torch threads, then restore.
 
+    No library's thread count is raised: each runs with the smaller of ``n_threads`` and its
+    count at entry, and ``n_threads`` is capped by :func:`env_thread_limit`.
+
     Parameters
     ----------
     n_threads : int, optional
@@ -304,18 +332,26 @@ def thread_limit(n_threads: int | None = None, *, work: int | None = None):
     if n_threads is None:
         n_threads = default_threads(work)
     n_threads = check_int(n_threads, "n_threads", 1)
-    from threadpoolctl import threadpool_limits
+    user = env_thread_limit()
+    if user is not None:
+        n_threads = min(n_threads, user)
+    from threadpoolctl import ThreadpoolController
 
+    # Each library only ever goes down: its count now is the caller's limit for it.
+    libraries = [(lib, lib.num_threads) for lib in ThreadpoolController().lib_controllers]
     torch = sys.modules.get("torch")  # only limit torch if it is already in use
     torch_before = torch.get_num_threads() if torch is not None else None
     _state.n_threads = n_threads
     try:
-        with threadpool_limits(n_threads):
-            if torch is not None:
-                torch.set_num_threads(n_threads)
-            yield n_threads
+        for lib, before in libraries:
+            lib.set_num_threads(min(n_threads, before))
+        if torch is not None:
+            torch.set_num_threads(min(n_threads, torch_before))
+        yield n_threads
     finally:
         _state.n_threads = outer
+        for lib, before in libraries:
+            lib.set_num_threads(before)
         if torch is not None and torch_before is not None:
             torch.set_num_threads(torch_before)
 
