@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import functools
+import logging
 import numbers
+import time
 import warnings
 
 import numpy as np
@@ -11,7 +13,9 @@ from sklearn.base import BaseEstimator, ClusterMixin
 
 from .._validation import is_int
 from ..hypergraph import Hypergraph
-from ..threads import limit_threads_in
+from ..threads import current_limit, limit_threads_in
+
+_log = logging.getLogger("hyperclust")
 
 __all__ = ["HypergraphClusterer", "check_hypergraph", "check_n_clusters", "as_hypergraph"]
 
@@ -59,7 +63,13 @@ def _fit_on_any_input(fit):
             args = (as_hypergraph(args[0]),) + args[1:]
         elif "hypergraph" in kwargs:
             kwargs["hypergraph"] = as_hypergraph(kwargs["hypergraph"])
+        # A fit inside another estimator's fit (auto's candidates) is a detail of it.
+        level = logging.DEBUG if current_limit() is not None else logging.INFO
+        name = type(self).__name__
+        _log.log(level, "%s: fitting on %r", name, args[0] if args else kwargs.get("hypergraph"))
+        start = time.perf_counter()
         out = fit(self, *args, **kwargs)
+        _log.log(level, "%s: fitted in %.2f s", name, time.perf_counter() - start)
         given = args[0] if args else kwargs.get("hypergraph")
         if isinstance(given, Hypergraph):
             self.node_ids_ = given.node_ids
