@@ -343,15 +343,33 @@ def test_from_edges_points_foreign_objects_to_from_any():
             Hypergraph.from_edges(obj)
 
 
-@pytest.mark.parametrize("func,module", [
-    ("to_xgi", "xgi"), ("to_hypernetx", "hypernetx"), ("to_dhg", "dhg"),
-    ("to_pyg", "torch_geometric"), ("to_networkx", "networkx"), ("to_pandas", "pandas")])
-def test_missing_library_is_one_clear_import_error(monkeypatch, func, module):
+@pytest.mark.parametrize("func,module,extra", [
+    ("to_xgi", "xgi", "xgi"), ("to_hypernetx", "hypernetx", "hypernetx"),
+    ("to_dhg", "dhg", "dhg"), ("to_pyg", "torch_geometric", "pyg"),
+    ("to_networkx", "networkx", "networkx"), ("to_pandas", "pandas", "pandas")])
+def test_missing_library_is_one_clear_import_error(monkeypatch, func, module, extra):
     monkeypatch.setitem(sys.modules, module, None)
     with pytest.raises(ImportError) as info:
         getattr(convert, func)(_hg("str"))
     msg = str(info.value)
-    assert "\n" not in msg and f"'{module}'" in msg and "pip install hyperclust[interop]" in msg
+    assert "\n" not in msg and f"'{module}'" in msg and f"pip install hyperclust[{extra}]" in msg
+
+
+def test_each_library_has_its_extra_and_interop_is_their_union():
+    from pathlib import Path
+
+    from hyperclust.convert._common import _EXTRAS
+
+    tomllib = pytest.importorskip("tomllib")
+
+    extras = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml")
+                           .read_text())["project"]["optional-dependencies"]
+    for module, extra in _EXTRAS.items():
+        assert extra in extras, module
+    union = set().union(*(extras[e] for e in ("xgi", "hypernetx", "dhg", "pyg", "networkx",
+                                               "pandas")))
+    assert set(extras["interop"]) == union
+    assert union - {"torch>=2.1"} <= set(extras["test"])
 
 
 def test_importing_convert_imports_no_optional_library():

@@ -17,10 +17,12 @@ import importlib
 from .registry import available_methods, make_estimator
 
 __all__ = ["AutoClusterer", "AHCKA", "UniDHC", "SpectralHypergraphClustering",
-           "KMeansFeatures", "HGNNSmoothingKMeans", "available_methods", "make_estimator"]
+           "SignedSpectralClustering", "KMeansFeatures", "HGNNSmoothingKMeans",
+           "available_methods", "make_estimator"]
 
 _LAZY = {"AutoClusterer": ".auto", "AHCKA": ".ahcka",
          "UniDHC": ".unidhc", "SpectralHypergraphClustering": ".spectral",
+         "SignedSpectralClustering": ".signed",
          "KMeansFeatures": ".baselines", "HGNNSmoothingKMeans": ".baselines"}
 
 

@@ -29,7 +29,9 @@ labels become ``0..k-1`` in sorted order (as the file readers do); a node withou
 gets ``-1`` (unlabelled). Ids are ints or strings (other hashables become their ``str``).
 
 Each library is imported only when a converter needs it; a missing one raises a one-line
-``ImportError`` naming the extra to install (``pip install hyperclust[interop]``). Construction
+``ImportError`` naming the extra to install: one per library (``pip install
+hyperclust[xgi]``, ``[hypernetx]``, ``[dhg]``, ``[pyg]``, ``[networkx]``, ``[pandas]``) or
+all of them (``hyperclust[interop]``). Construction
 goes through :meth:`Hypergraph.from_pairs`, so the usual cleaning applies (keyword arguments
 ``duplicates=``, ``singletons=``, ``empty=`` pass through). Duplicate hyperedges are kept
 by default, each with its own id and weight; ``duplicates="merge"`` merges them (weights

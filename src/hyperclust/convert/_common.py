@@ -13,7 +13,9 @@ import scipy.sparse as sp
 from ..hypergraph import Hypergraph
 
 _PIP_NAMES = {"torch_geometric": "torch_geometric"}
-_EXTRAS = {"torch": "deep"}
+# The extra of pyproject.toml that installs each optional library.
+_EXTRAS = {"torch": "deep", "torch_geometric": "pyg", "xgi": "xgi", "hypernetx": "hypernetx",
+           "dhg": "dhg", "networkx": "networkx", "pandas": "pandas"}
 
 
 def _require(module: str, caller: str):
