@@ -7,24 +7,27 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-$root/docs/api}"
 PYTHONPATH="$root/src${PYTHONPATH:+:$PYTHONPATH}" "${PYTHON:-python}" - "$out" <<'PY'
+import pkgutil
 import sys
 from pathlib import Path
 
 import pdoc
 import pdoc.render
 
-import hyperclust.cluster
+import importlib
 
-# hyperclust.cluster imports its estimators on first use; load them so pdoc sees them.
-for name in hyperclust.cluster.__all__:
-    getattr(hyperclust.cluster, name)
-# hyperclust/__init__ lists only top-level names in __all__, so name the public modules.
-modules = ["hyperclust", "hyperclust.hypergraph", "hyperclust.convert", "hyperclust.cluster",
-           "hyperclust.cluster.base", "hyperclust.cluster.registry",
-           "hyperclust.cluster.baselines", "hyperclust.cluster.spectral",
-           "hyperclust.cluster.unidhc", "hyperclust.plotting", "hyperclust.io",
-           "hyperclust.datasets", "hyperclust.metrics", "hyperclust.operators",
-           "hyperclust.cli"]
+import hyperclust
+
+# Every public module (no part of its name starts with "_"): pdoc follows __all__, which
+# lists names, not modules, so the modules are named here.
+modules = ["hyperclust"] + sorted(
+    info.name for info in pkgutil.walk_packages(hyperclust.__path__, "hyperclust.")
+    if not any(part.startswith("_") for part in info.name.split(".")))
+# Packages such as hyperclust.cluster import their classes on first use: load them so pdoc
+# sees them.
+for module in map(importlib.import_module, modules):
+    for name in getattr(module, "__all__", ()):
+        vars(module).setdefault(name, getattr(module, name))
 pdoc.render.configure(docformat="numpy")
 pdoc.pdoc(*modules, output_directory=Path(sys.argv[1]))
 PY

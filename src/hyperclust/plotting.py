@@ -61,22 +61,18 @@ def matched_colours(clusters, labels=None) -> tuple[dict, dict, int]:
     ids = np.unique(clusters)
     if labels is None:
         return {c: i for i, c in enumerate(ids.tolist())}, {}, int(ids.size)
-    labels = np.asarray(labels).reshape(-1)
-    ok = labels >= 0
-    classes = np.unique(labels[ok])
-    class_colour = {c: i for i, c in enumerate(classes.tolist())}
-    from scipy.optimize import linear_sum_assignment
-    from scipy.sparse import coo_matrix
+    from .metrics import match_clusters
 
-    row = np.searchsorted(ids, clusters[ok])
-    col = np.searchsorted(classes, labels[ok])
-    overlap = coo_matrix((np.ones(row.size), (row, col)),
-                         shape=(ids.size, classes.size)).toarray()
-    matched_rows, matched_cols = linear_sum_assignment(-overlap)
-    cluster_colour = dict(zip(ids[matched_rows].tolist(), matched_cols.tolist()))
-    extra = classes.size
+    labels = np.asarray(labels).reshape(-1)
+    classes = np.unique(labels[labels >= 0])
+    class_colour = {c: i for i, c in enumerate(classes.tolist())}
+    matched = match_clusters(labels, clusters) if classes.size else {}
+    matched = {c.item(): class_colour[t.item()] for c, t in matched.items()}
+    cluster_colour, extra = {}, classes.size
     for c in ids.tolist():
-        if c not in cluster_colour:
+        if c in matched:
+            cluster_colour[c] = matched[c]
+        else:  # more clusters than classes: a colour no class has
             cluster_colour[c] = extra
             extra += 1
     return cluster_colour, class_colour, int(extra)
