@@ -30,5 +30,20 @@ for module in map(importlib.import_module, modules):
         vars(module).setdefault(name, getattr(module, name))
 pdoc.render.configure(docformat="numpy")
 pdoc.pdoc(*modules, output_directory=Path(sys.argv[1]))
+
+# The gallery: every runnable example (examples/*.py), its docstring and its code.
+import ast
+import html
+
+root = Path(hyperclust.__file__).resolve().parents[2]
+parts = ["<!doctype html><meta charset='utf-8'><title>hyperclust examples</title>",
+         "<h1>Examples</h1><p>Runnable scripts (each is run by the test suite). "
+         "<a href='hyperclust.html'>API reference</a></p>"]
+for script in sorted((root / "examples").glob("*.py")):
+    code = script.read_text()
+    about = ast.get_docstring(ast.parse(code)) or ""
+    parts.append(f"<h2 id='{script.stem}'>{script.name}</h2><p>{html.escape(about)}</p>"
+                 f"<pre><code>{html.escape(code)}</code></pre>")
+(Path(sys.argv[1]) / "examples.html").write_text("\n".join(parts), encoding="utf-8")
 PY
 echo "API reference written to $out/index.html"
