@@ -107,3 +107,21 @@ def test_readers_keep_merging(tmp_path):
     hg = read_hypergraph(path)
     assert hg.n_edges == 2 and hg.weights.tolist() == [2.0, 1.0]
     assert read_hypergraph(path, duplicates="keep").n_edges == 3
+
+
+@pytest.mark.parametrize("method", ["spectral-zhou", "spectral-clique", "spectral-star"])
+def test_kept_duplicates_give_the_operator_of_merged_ones(method):
+    """Operators are linear in the weights: copies of a hyperedge act as one hyperedge with
+    the summed weight (equal spectra; labels may differ by k-means on rounding)."""
+    from hyperclust.cluster.registry import make_estimator
+    from hyperclust.datasets.synthetic import hypergraph_sbm
+
+    base = hypergraph_sbm(80, 3, homophily=0.8, random_state=1)
+    edges = [e.tolist() for e in base.edges()]
+    edges += edges[:20]
+    keep = Hypergraph.from_edges(edges, n_nodes=80)
+    merge = Hypergraph.from_edges(edges, n_nodes=80, duplicates="merge")
+    assert keep.n_edges == merge.n_edges + 20
+    a = make_estimator(method, 3, random_state=0).fit(keep)
+    b = make_estimator(method, 3, random_state=0).fit(merge)
+    np.testing.assert_allclose(a.eigenvalues_, b.eigenvalues_, atol=1e-12)
