@@ -134,6 +134,18 @@ def embedding_2d(embedding, *, method: str = "pca", max_points: int = MAX_POINTS
     return xy, rows
 
 
+def _draw_sizes(bar, clusters, colour_of: dict):
+    """A bar chart of cluster sizes on the axes ``bar``, each bar in its cluster's colour."""
+    ids, sizes = np.unique(clusters, return_counts=True)
+    bar.bar(np.arange(ids.size), sizes, color=[colour_of[c] for c in ids.tolist()])
+    bar.set_xticks(np.arange(ids.size))
+    bar.set_xticklabels([str(i) for i in ids], fontsize=8 if ids.size <= 30 else 5)
+    bar.set_xlabel("cluster")
+    bar.set_ylabel("nodes")
+    bar.yaxis.get_major_locator().set_params(integer=True)
+    bar.set_title(f"cluster sizes ({ids.size} clusters)")
+
+
 def plot_clusters(embedding, clusters, labels=None, *, method: str = "pca",
                   max_points: int = MAX_POINTS, random_state: int = 0, title=None):
     """A figure of a clustering: the embedding map coloured by cluster, by label (when
@@ -208,16 +220,8 @@ def plot_clusters(embedding, clusters, labels=None, *, method: str = "pca",
     scatter(axes[0], clusters, "cluster", cluster_colour)
     if labels is not None:
         scatter(axes[1], labels, "label", class_colour)
-    ids, sizes = np.unique(clusters, return_counts=True)
-    bar = axes[-1]
-    bar.bar(np.arange(ids.size), sizes,
-            color=[palette[cluster_colour[c] % len(palette)] for c in ids.tolist()])
-    bar.set_xticks(np.arange(ids.size))
-    bar.set_xticklabels([str(i) for i in ids], fontsize=8 if ids.size <= 30 else 5)
-    bar.set_xlabel("cluster")
-    bar.set_ylabel("nodes")
-    bar.yaxis.get_major_locator().set_params(integer=True)
-    bar.set_title(f"cluster sizes ({ids.size} clusters)")
+    _draw_sizes(axes[-1], clusters,
+                {c: palette[i % len(palette)] for c, i in cluster_colour.items()})
     if title:
         fig.suptitle(title)
     return fig

@@ -70,6 +70,21 @@ def to_networkx(hg: Hypergraph, *, clusters=None, id_attr: str = "id", weight: s
     return G
 
 
+def _node_side(G, node_side) -> int:
+    """``node_side``, else the graph's own ``G.graph["node_side"]``; refused when neither
+    says it (libraries disagree, and a guess could swap nodes and hyperedges)."""
+    if node_side is None:
+        node_side = G.graph.get(NODE_SIDE)
+        if node_side is None:
+            raise ValueError(
+                "which bipartite side are the nodes? Pass node_side=0 (XGI's "
+                "to_bipartite_graph) or node_side=1 (HyperNetX's H.bipartite()) to "
+                "from_networkx, or set G.graph['node_side']")
+    if node_side not in (0, 1):
+        raise ValueError(f"node_side must be 0 or 1, got {node_side!r}")
+    return node_side
+
+
 def from_networkx(G, *, node_side=None, id_attr: str = "id", weight: str = "weight",
                   label: str = "label", features: str = "features", name=None,
                   **options) -> Hypergraph:
@@ -117,15 +132,7 @@ def from_networkx(G, *, node_side=None, id_attr: str = "id", weight: str = "weig
     nx = _require("networkx", "from_networkx")
     if not isinstance(G, nx.Graph):
         raise TypeError(f"from_networkx expects a networkx graph, got {type(G).__name__}")
-    if node_side is None:
-        node_side = G.graph.get(NODE_SIDE)
-        if node_side is None:
-            raise ValueError(
-                "which bipartite side are the nodes? Pass node_side=0 (XGI's "
-                "to_bipartite_graph) or node_side=1 (HyperNetX's H.bipartite()) to "
-                "from_networkx, or set G.graph['node_side']")
-    if node_side not in (0, 1):
-        raise ValueError(f"node_side must be 0 or 1, got {node_side!r}")
+    node_side = _node_side(G, node_side)
     vertices = list(G)
     # networkx keeps vertex attributes in per-vertex dicts: read them through its iterator.
     sides = [s for _, s in G.nodes(data="bipartite")]

@@ -119,30 +119,7 @@ def clean_incidence(H, *, n_pairs, weights=None, edge_names=None, edge_ids=None,
     if singletons == "drop":
         keep &= ~singleton_mask
 
-    # Duplicate detection: hash each column's sorted member list, then confirm equality.
-    dup_of = np.arange(m)
-    if m:
-        idx = Hc.indices
-        col_of = np.repeat(np.arange(m), sizes)
-        rng = np.random.default_rng(12345)
-        r1 = rng.integers(1, 2**61 - 1, size=max(n, 1), dtype=np.int64)
-        r2 = rng.integers(1, 2**61 - 1, size=max(n, 1), dtype=np.int64)
-        h1 = np.zeros(m, dtype=np.int64)
-        h2 = np.zeros(m, dtype=np.int64)
-        with np.errstate(over="ignore"):
-            np.add.at(h1, col_of, r1[idx])
-            np.add.at(h2, col_of, r2[idx])
-        key = np.stack([sizes, h1, h2], axis=1)
-        _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
-        inverse = inverse.reshape(-1)
-        dup_of = first[inverse]
-        cand = np.flatnonzero((dup_of != np.arange(m)) & keep)
-        # verify hash collisions are true duplicates (vectorised row comparison)
-        if cand.size:
-            a = Hc[:, cand]
-            b = Hc[:, dup_of[cand]]
-            differs = np.asarray(abs(a - b).sum(axis=0)).ravel() > 0
-            dup_of[cand[differs]] = cand[differs]
+    dup_of = _first_copy(Hc, sizes, keep)
     is_dup = (dup_of != np.arange(m)) & keep
     n_dup = int(is_dup.sum())
     if duplicates in ("merge", "drop") and n_dup:
@@ -183,3 +160,31 @@ def _log_changes(report: CleaningReport) -> None:
     if report.repeated_members_collapsed:
         _log.info("collapsed %d repeated (node, hyperedge) membership(s)",
                   report.repeated_members_collapsed)
+
+
+def _first_copy(Hc, sizes, keep) -> np.ndarray:
+    """For each hyperedge (column of ``Hc``, CSC with sorted indices), the position of the
+    first hyperedge with the same member set, itself when none; shape (m,). Only kept
+    hyperedges (``keep``) are matched to an earlier copy."""
+    n, m = Hc.shape
+    dup_of = np.arange(m)
+    if not m:
+        return dup_of
+    # Hash each column's member set, then confirm equality (a collision is not a copy).
+    col_of = np.repeat(np.arange(m), sizes)
+    rng = np.random.default_rng(12345)
+    r1 = rng.integers(1, 2**61 - 1, size=max(n, 1), dtype=np.int64)
+    r2 = rng.integers(1, 2**61 - 1, size=max(n, 1), dtype=np.int64)
+    h1 = np.zeros(m, dtype=np.int64)
+    h2 = np.zeros(m, dtype=np.int64)
+    with np.errstate(over="ignore"):
+        np.add.at(h1, col_of, r1[Hc.indices])
+        np.add.at(h2, col_of, r2[Hc.indices])
+    key = np.stack([sizes, h1, h2], axis=1)
+    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    dup_of = first[inverse.reshape(-1)]
+    cand = np.flatnonzero((dup_of != np.arange(m)) & keep)
+    if cand.size:
+        differs = np.asarray(abs(Hc[:, cand] - Hc[:, dup_of[cand]]).sum(axis=0)).ravel() > 0
+        dup_of[cand[differs]] = cand[differs]
+    return dup_of
