@@ -64,7 +64,8 @@ def test_fit_picks_the_thread_count_from_the_input_size(monkeypatch):
     assert est.seen_[0] == 1
     monkeypatch.setattr(threads, "PARALLEL_MIN_WORK", 0)
     est = _Recorder().fit(hypergraph_sbm(40, 2, random_state=0))
-    assert est.seen_[0] == min(threads.available_cores(), threads.env_thread_limit() or 10**6)
+    caller = [threads.env_thread_limit() or 10**6, *_blas_threads().values()]
+    assert est.seen_[0] == min(threads.available_cores(), *caller)
 
 
 def test_thread_limit_sets_and_restores_blas_and_torch():
@@ -126,7 +127,16 @@ def test_a_fit_never_raises_threads_above_a_threadpool_limits_block(monkeypatch)
             assert set(_blas_threads().values()) <= {1}   # restored to the caller's 1
     finally:
         torch.set_num_threads(torch_before)
-    assert est.seen_[0] == 2 and est.seen_[1] == 1 and est.seen_[2] <= {1}
+    assert est.seen_[0] == 1 and est.seen_[1] == 1 and est.seen_[2] <= {1}
+
+
+def test_an_explicit_count_is_kept_but_libraries_only_go_down():
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        with threads.thread_limit(3) as n:
+            assert n == 3 and threads.current_limit() == 3
+            assert set(_blas_threads().values()) <= {1}
 
 
 def test_a_fit_stays_under_the_environment_limit(monkeypatch):

@@ -19,7 +19,8 @@ with :func:`default_threads` threads:
 Whatever the policy says, a fit never raises a thread count above the caller's own limit:
 the ``*_NUM_THREADS`` variables (``OMP_NUM_THREADS=1`` holds), and each library's count as
 it is when the fit starts (a ``threadpoolctl.threadpool_limits(1)`` block, or
-``torch.set_num_threads(1)``, holds inside the fit); the policy only ever lowers them.
+``torch.set_num_threads(1)``, holds inside the fit); the policy only ever lowers them, and
+hyperclust's own kernels (:func:`current_limit`) use no more threads than that.
 
 The default does not follow the load on purpose: float sums split over a different number of
 threads round differently, and k-means can then land in another optimum (cora-ca's
@@ -304,12 +305,15 @@ def thread_limit(n_threads: int | None = None, *, work: int | None = None):
     """Run the block with at most ``n_threads`` BLAS/OpenMP/torch threads, then restore.
 
     No library's thread count is raised: each runs with the smaller of ``n_threads`` and its
-    count at entry, and ``n_threads`` is capped by :func:`env_thread_limit`.
+    count at entry.
 
     Parameters
     ----------
     n_threads : int, optional
-        Default :func:`default_threads` (``work``). Nested blocks keep the outer limit (an
+        Default :func:`default_threads` (``work``), capped by the caller's limits: the
+        ``*_NUM_THREADS`` variables (:func:`env_thread_limit`) and the BLAS/OpenMP counts at
+        entry (a ``threadpoolctl.threadpool_limits`` block). An explicit count is kept as
+        given for hyperclust's own kernels; the libraries still only go down. Nested blocks keep the outer limit (an
         estimator fitted inside another one's ``fit`` does not re-measure the machine).
     work : int, optional
         Size of the input (:func:`input_work`), for the default.
@@ -329,16 +333,17 @@ def thread_limit(n_threads: int | None = None, *, work: int | None = None):
     if outer is not None and n_threads is None:
         yield outer
         return
-    if n_threads is None:
-        n_threads = default_threads(work)
-    n_threads = check_int(n_threads, "n_threads", 1)
-    user = env_thread_limit()
-    if user is not None:
-        n_threads = min(n_threads, user)
     from threadpoolctl import ThreadpoolController
 
     # Each library only ever goes down: its count now is the caller's limit for it.
     libraries = [(lib, lib.num_threads) for lib in ThreadpoolController().lib_controllers]
+    if n_threads is None:
+        # The policy's count, under the caller's limits: the *_NUM_THREADS variables and a
+        # threadpool_limits block around the call (torch's count is left out: it depends
+        # on whether torch was imported, and the count must not).
+        n_threads = min([default_threads(work)] + [before for _, before in libraries]
+                        + [env_thread_limit() or default_threads(work)])
+    n_threads = check_int(n_threads, "n_threads", 1)
     torch = sys.modules.get("torch")  # only limit torch if it is already in use
     torch_before = torch.get_num_threads() if torch is not None else None
     _state.n_threads = n_threads
