@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -30,7 +32,7 @@ def from_hypernetx(H, *, weight: str = "weight", label: str = "label",
     include_isolated : bool, default False
         Also read the nodes that are only in the node property store (HyperNetX does not
         show nodes in no hyperedge; :func:`to_hypernetx` keeps them there) as nodes in no
-        hyperedge.
+        hyperedge. Left out, they are named in a ``UserWarning``.
     name : str, optional
         Default ``H.name``.
     **options
@@ -59,9 +61,13 @@ def from_hypernetx(H, *, weight: str = "weight", label: str = "label",
     node_ids, edge_ids = _id_array(node_idx), _id_array(edge_idx)
     M = sp.csr_matrix(M)
     nprops = H.nodes.properties
+    store = H.nodes.property_store.properties
+    extra = store.index[~store.index.isin(list(node_idx))]
+    if len(extra) and not include_isolated:
+        warnings.warn(f"{len(extra)} node(s) of the HyperNetX node property store are in no "
+                      f"hyperedge (e.g. {extra[0]!r}) and were left out; "
+                      "include_isolated=True keeps them", UserWarning, stacklevel=2)
     if include_isolated:
-        store = H.nodes.property_store.properties
-        extra = store.index[~store.index.isin(list(node_idx))]
         if len(extra):
             node_ids = _id_array(list(node_ids.tolist()) + list(extra))
             nprops = store
