@@ -125,3 +125,12 @@ def test_kept_duplicates_give_the_operator_of_merged_ones(method):
     a = make_estimator(method, 3, random_state=0).fit(keep)
     b = make_estimator(method, 3, random_state=0).fit(merge)
     np.testing.assert_allclose(a.eigenvalues_, b.eigenvalues_, atol=1e-12)
+
+
+def test_ids_that_are_neither_int_nor_str_are_said_to_become_str():
+    import xgi
+
+    H = xgi.Hypergraph([[(0, 0), (0, 1)], [(0, 1), (1, 1)]])
+    with pytest.warns(UserWarning, match=r"ids such as \(\d, \d\) \(tuple\) are kept as"):
+        hg = convert.from_any(H)
+    assert sorted(hg.node_ids.tolist()) == ["(0, 0)", "(0, 1)", "(1, 1)"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import math
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -40,6 +41,11 @@ def _id_array(values) -> np.ndarray:
     vals = values.tolist() if isinstance(values, np.ndarray) else list(values)
     if all(map(_is_int, vals)):
         return np.fromiter(vals, dtype=np.int64, count=len(vals))
+    other = next((v for v in vals if not _is_int(v) and not isinstance(v, str)), None)
+    if other is not None:
+        warnings.warn(f"ids must be ints or strings: ids such as {other!r} "
+                      f"({type(other).__name__}) are kept as their str, {str(other)!r}",
+                      UserWarning, stacklevel=3)
     return np.fromiter((v if _is_int(v) else str(v) for v in vals), dtype=object,
                        count=len(vals))
 
