@@ -130,7 +130,8 @@ def test_kept_duplicates_give_the_operator_of_merged_ones(method):
 def test_ids_that_are_neither_int_nor_str_are_said_to_become_str():
     import xgi
 
-    H = xgi.Hypergraph([[(0, 0), (0, 1)], [(0, 1), (1, 1)]])
+    H = xgi.Hypergraph()
+    H.add_edges_from({"a": [(0, 0), (0, 1)], "b": [(0, 1), (1, 1)]})
     with pytest.warns(UserWarning, match=r"ids such as \(\d, \d\) \(tuple\) are kept as"):
         hg = convert.from_any(H)
     assert sorted(hg.node_ids.tolist()) == ["(0, 0)", "(0, 1)", "(1, 1)"]
