@@ -54,3 +54,14 @@ def test_sparse_features_are_left_out_on_request(tmp_path):
     H = convert.to_xgi(hg, features=None)
     xgi.write_hif(H, tmp_path / "h.json")
     assert read_hypergraph(tmp_path / "h.json").features is None
+
+
+def test_our_hif_reads_in_xgi_with_its_weights(tmp_path):
+    from hyperclust.io.hif import write_hif
+
+    hg = _hg()
+    write_hif(hg, tmp_path / "ours.json")
+    H = xgi.read_hif(tmp_path / "ours.json")
+    assert H.edges.attrs("weight").asdict() == {"e1": 1.0, "e2": 2.5, "e3": 0.5}
+    back = convert.from_xgi(H)
+    np.testing.assert_array_equal(back.weights[back.edge_ids.tolist().index("e2")], 2.5)

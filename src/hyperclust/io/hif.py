@@ -366,11 +366,11 @@ def to_hif(hg: Hypergraph, *, label_key: str = "label", include_features: bool =
     nodes = [{"node": nid[i], "attrs": a} if a else {"node": nid[i]}
              for i, a in enumerate(node_attrs)]
     w = hg.weights.tolist()
-    if hg.edge_names is not None:
-        edges = [{"edge": eid[j], "weight": w[j], "attrs": {"name": s}}
-                 for j, s in enumerate(hg.edge_names)]
-    else:
-        edges = [{"edge": eid[j], "weight": w[j]} for j in range(m)]
+    # The weight also in attrs: where XGI's read_hif looks for it.
+    names = hg.edge_names if hg.edge_names is not None else [None] * m
+    edges = [{"edge": eid[j], "weight": w[j],
+              "attrs": {"weight": w[j], **({"name": s} if s is not None else {})}}
+             for j, s in enumerate(names)]
     Ht = hg.incidence_t
     edge_of = np.repeat(np.arange(m), np.diff(Ht.indptr)).tolist()
     incidences = [{"edge": eid[e], "node": nid[v]} for e, v in zip(edge_of, Ht.indices.tolist())]
