@@ -91,12 +91,10 @@ def from_networkx(G, *, node_side=None, id_attr: str = "id", weight: str = "weig
     """Convert a bipartite star graph (``networkx.Graph``) into a hyperclust Hypergraph.
 
     Every vertex needs a ``bipartite`` attribute, 0 or 1: vertices with ``node_side`` are
-    the nodes, the others the hyperedges. Libraries disagree on the side (XGI's
-    ``to_bipartite_graph`` writes nodes as 0, HyperNetX's ``H.bipartite()`` as 1) and a
-    graph does not say which it follows, so the side must be given: ``node_side=``, or the
-    graph attribute ``G.graph["node_side"]`` (which :func:`to_networkx` writes); a graph
-    with neither is refused rather than read with nodes and hyperedges possibly swapped.
-    The incidence is read in one piece with ``networkx.to_scipy_sparse_array``.
+    the nodes, the others the hyperedges. Libraries disagree on the side (XGI writes nodes
+    as 0, HyperNetX's ``H.bipartite()`` as 1), so a graph that does not say it (``node_side=``
+    or ``G.graph["node_side"]``, which :func:`to_networkx` writes) is refused, never read
+    swapped. The incidence is read in one piece with ``networkx.to_scipy_sparse_array``.
 
     Parameters
     ----------
@@ -104,8 +102,7 @@ def from_networkx(G, *, node_side=None, id_attr: str = "id", weight: str = "weig
     node_side : {0, 1}, optional
         Default ``G.graph["node_side"]``.
     id_attr : str, default "id"
-        Vertex attribute holding the id; where a side's vertices lack it, their keys are
-        the ids.
+        Vertex attribute holding the id (where a side lacks it, the vertex keys).
     weight, label, features : str
         Attributes of hyperedge vertices (weight) and node vertices (label, features).
     name : str, optional

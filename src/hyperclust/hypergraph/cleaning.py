@@ -78,9 +78,8 @@ def clean_incidence(H, *, n_pairs, weights=None, edge_names=None, edge_ids=None,
     Returns
     -------
     dict
-        ``incidence`` (binary CSR of the kept hyperedges), ``weights``, ``edge_names``,
-        ``edge_ids`` (of the kept hyperedges; None when not given) and ``cleaning``
-        (a :class:`CleaningReport`).
+        ``incidence`` (binary CSR), ``weights``, ``edge_names``, ``edge_ids`` (of the kept
+        hyperedges; None when not given) and ``cleaning`` (a :class:`CleaningReport`).
 
     Examples
     --------
@@ -90,17 +89,16 @@ def clean_incidence(H, *, n_pairs, weights=None, edge_names=None, edge_ids=None,
     >>> out["incidence"].shape, out["weights"].tolist(), out["cleaning"].duplicate_edges
     ((3, 2), [3.0, 1.0], 1)
     """
-    if duplicates not in _DUPLICATE_OPTIONS:
-        raise ValueError(f"duplicates must be one of {_DUPLICATE_OPTIONS}, got {duplicates!r}")
-    if singletons not in _SINGLETON_OPTIONS:
-        raise ValueError(f"singletons must be one of {_SINGLETON_OPTIONS}, got {singletons!r}")
-    if empty not in _EMPTY_OPTIONS:
-        raise ValueError(f"empty must be one of {_EMPTY_OPTIONS}, got {empty!r}")
+    for name, value, options in (("duplicates", duplicates, _DUPLICATE_OPTIONS),
+                                 ("singletons", singletons, _SINGLETON_OPTIONS),
+                                 ("empty", empty, _EMPTY_OPTIONS)):
+        if value not in options:
+            raise ValueError(f"{name} must be one of {options}, got {value!r}")
     H = sp.csr_matrix(H, dtype=np.float64, copy=True)
     H.sum_duplicates()
     repeated = int(n_pairs - H.nnz)
     H.data[:] = 1.0
-    n, m = H.shape
+    m = H.shape[1]
     w = check_weights(weights, m)
     names = None if edge_names is None else np.asarray([str(s) for s in edge_names], dtype=object)
     if names is not None and names.shape[0] != m:

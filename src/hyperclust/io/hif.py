@@ -249,12 +249,11 @@ def from_hif(doc: dict, *, label_key: str = "label", validate: bool = True, path
         warnings.warn(f"{path or 'HIF'}: incidence weights are ignored (binary incidence)",
                       stacklevel=2)
     weights = None
-    given = [(r, _edge_weight(r, path)) for r in edge_recs]
-    if any(w is not None for _, w in given):
+    given = [(eidx[_key(r["edge"])], w) for r in edge_recs
+             if (w := _edge_weight(r, path)) is not None]
+    if given:
         weights = np.ones(m)
-        for r, w in given:
-            if w is not None:
-                weights[eidx[_key(r["edge"])]] = w
+        weights[[j for j, _ in given]] = [w for _, w in given]
         bad = np.flatnonzero(~np.isfinite(weights) | (weights <= 0))
         if bad.size:
             raise DataFormatError(f"hyperedge weights must be positive (edge {bad[0]} has "
