@@ -100,6 +100,46 @@ def to_pyg(hg: Hypergraph, *, clusters=None, dense_features: bool = True,
     return data
 
 
+def _hyperedge_index(data, hyperedge_index) -> np.ndarray:
+    """The hyperedge index of ``data`` (or ``hyperedge_index``), int64 of shape (2, nnz),
+    checked: integers, no negative position."""
+    index = hyperedge_index
+    if data is not None and index is None:
+        if hasattr(data, "keys") and callable(getattr(data, "keys")):
+            keys = data.keys()
+            if "hyperedge_index" in keys:
+                index = data["hyperedge_index"]
+            elif type(data).__name__ == "HyperGraphData":
+                index = data.edge_index
+            else:
+                raise ValueError("this PyG Data has no hyperedge_index (its edge_index is a "
+                                 "graph); pass hyperedge_index= or a HyperGraphData")
+        else:
+            index = data
+    if index is None:
+        raise ValueError("from_pyg needs data or hyperedge_index")
+    idx = _to_numpy(index)
+    if sp.issparse(idx) or idx.ndim != 2 or idx.shape[0] != 2:
+        raise ValueError(f"hyperedge_index must have shape (2, nnz), got {tuple(np.shape(idx))}")
+    if idx.size and idx.dtype.kind not in "iu":
+        raise TypeError(f"hyperedge_index must hold integers, got dtype {idx.dtype}")
+    idx = idx.astype(np.int64)
+    if idx.size and idx.min() < 0:
+        raise ValueError("hyperedge_index holds a negative position")
+    return idx
+
+
+def _one_label_per_node(labels):
+    """Labels of shape (n,) from (n,) or one-hot (n, k) (argmax); None stays None."""
+    if labels is None:
+        return None
+    if labels.ndim == 2 and labels.shape[1] > 1:
+        if not np.all(labels.sum(axis=1) == 1):
+            raise ValueError("y has several labels per node; hyperclust takes one label per node")
+        labels = labels.argmax(axis=1)
+    return labels.reshape(-1)
+
+
 def from_pyg(data=None, *, hyperedge_index=None, x=None, y=None, hyperedge_weight=None,
              num_nodes=None, node_ids=None, edge_ids=None, name=None,
              **options) -> Hypergraph:
@@ -144,48 +184,19 @@ def from_pyg(data=None, *, hyperedge_index=None, x=None, y=None, hyperedge_weigh
             return given
         return data[key] if key in data.keys() else None
 
-    index = hyperedge_index
-    if data is not None and index is None:
-        if hasattr(data, "keys") and callable(getattr(data, "keys")):
-            keys = data.keys()
-            if "hyperedge_index" in keys:
-                index = data["hyperedge_index"]
-            elif type(data).__name__ == "HyperGraphData":
-                index = data.edge_index
-            else:
-                raise ValueError("this PyG Data has no hyperedge_index (its edge_index is a "
-                                 "graph); pass hyperedge_index= or a HyperGraphData")
-        else:
-            index = data
-    if index is None:
-        raise ValueError("from_pyg needs data or hyperedge_index")
+    idx = _hyperedge_index(data, hyperedge_index)
     x, y = attr("x", x), attr("y", y)
     hyperedge_weight = attr("hyperedge_weight", hyperedge_weight)
     node_ids, edge_ids = attr("node_ids", node_ids), attr("edge_ids", edge_ids)
     if num_nodes is None and data is not None and hasattr(data, "keys") and \
             "num_nodes" in data.keys():
         num_nodes = int(data["num_nodes"])  # stored value (the property fails on no edges)
-    idx = _to_numpy(index)
-    if sp.issparse(idx) or idx.ndim != 2 or idx.shape[0] != 2:
-        raise ValueError(f"hyperedge_index must have shape (2, nnz), got {tuple(np.shape(idx))}")
-    if idx.size and idx.dtype.kind not in "iu":
-        raise TypeError(f"hyperedge_index must hold integers, got dtype {idx.dtype}")
-    idx = idx.astype(np.int64)
-    if idx.size and idx.min() < 0:
-        raise ValueError("hyperedge_index holds a negative position")
     X = _to_numpy(x)
     w = None if hyperedge_weight is None else _to_numpy(hyperedge_weight).astype(np.float64)
     n = num_nodes if num_nodes is not None else (
         X.shape[0] if X is not None else (int(idx[0].max()) + 1 if idx.size else 0))
     m = w.shape[0] if w is not None else (int(idx[1].max()) + 1 if idx.size else 0)
-    labels = _to_numpy(y)
-    if labels is not None:
-        if labels.ndim == 2 and labels.shape[1] > 1:
-            if not np.all(labels.sum(axis=1) == 1):
-                raise ValueError("y has several labels per node; hyperclust takes one label "
-                                 "per node")
-            labels = labels.argmax(axis=1)
-        labels = labels.reshape(-1)
+    labels = _one_label_per_node(_to_numpy(y))
     nid = _id_array(range(n) if node_ids is None else _to_numpy(node_ids)
                     if not isinstance(node_ids, list) else node_ids)
     eid = _id_array(range(m) if edge_ids is None else _to_numpy(edge_ids)
