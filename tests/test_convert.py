@@ -127,7 +127,8 @@ def test_hypernetx_isolated_nodes_are_opt_in():
     hg = _hg("str", isolated=True)
     H = convert.to_hypernetx(hg)
     assert H.shape == (4, 3)  # HyperNetX shows no node in no hyperedge
-    assert convert.from_hypernetx(H).n_nodes == 4
+    with pytest.warns(UserWarning, match="1 node.*'eve'.*include_isolated=True"):
+        assert convert.from_hypernetx(H).n_nodes == 4
     assert_same(hg, convert.from_hypernetx(H, include_isolated=True), ordered=False)
 
 
@@ -184,11 +185,16 @@ def test_dhg_native_object_with_torch_features():
 def test_pyg_round_trip(ids, sparse):
     pytest.importorskip("torch_geometric")
     hg = _hg(ids, sparse)
-    data = convert.to_pyg(hg, dense_features=not sparse)
+    data = convert.to_pyg(hg, dense_features=not sparse, dtype=None)  # stored precision
     assert tuple(data.edge_index.shape) == (2, hg.incidence.nnz)
     assert data.num_nodes == 5
     back = convert.from_pyg(data)
     assert_same(hg, back)
+    as_float32 = convert.from_pyg(convert.to_pyg(hg, dense_features=not sparse))
+    assert_same(hg, as_float32, features=False)
+    fa = hg.features.toarray() if sparse else hg.features
+    fb = as_float32.features.toarray() if sparse else as_float32.features
+    np.testing.assert_array_equal(fb, fa.astype(np.float32))
 
 
 def test_pyg_hypergraphconv_runs_on_converted_data():
@@ -197,9 +203,11 @@ def test_pyg_hypergraphconv_runs_on_converted_data():
     from torch_geometric.nn import HypergraphConv
 
     hg = _hg("str")
-    data = convert.to_pyg(hg)
-    conv = HypergraphConv(3, 2).double()
+    data = convert.to_pyg(hg)  # float32 by default: PyG's layers as they come
+    assert data.x.dtype == torch.float32 and data.hyperedge_weight.dtype == torch.float32
+    conv = HypergraphConv(3, 2)
     out = conv(data.x, data.edge_index, data.hyperedge_weight)
+    assert out.dtype == torch.float32
     assert tuple(out.shape) == (5, 2) and torch.isfinite(out).all()
 
 
@@ -239,8 +247,12 @@ def test_networkx_native_graph_and_xgi_interplay():
     G.add_nodes_from([1, 2, 3, 4], bipartite=0)
     G.add_nodes_from(["a", "b", "c"], bipartite=1)
     G.add_edges_from([(1, "a"), (1, "b"), (2, "b"), (2, "c"), (3, "c"), (4, "a")])
-    hg = convert.from_any(G)
+    with pytest.raises(ValueError, match="which bipartite side are the nodes"):
+        convert.from_any(G)  # nothing says which side: refused, never silently swapped
+    hg = convert.from_any(G, node_side=0)
     assert hg.node_ids.tolist() == [1, 2, 3, 4] and hg.edge_ids.tolist() == ["a", "b", "c"]
+    G.graph["node_side"] = 0
+    assert_same(hg, convert.from_any(G))
     assert hg.edges()[0].tolist() == [0, 3]
     # the same graph read with the sides swapped is the dual
     dual = convert.from_networkx(G, node_side=1)
@@ -251,6 +263,15 @@ def test_networkx_native_graph_and_xgi_interplay():
     G.add_node("x")
     with pytest.raises(ValueError, match="'x' has bipartite=None"):
         convert.from_networkx(G)
+
+
+def test_hypernetx_bipartite_graph_is_not_read_swapped():
+    hnx = pytest.importorskip("hypernetx")
+    H = hnx.Hypergraph({"e1": ["a", "b"], "e2": ["b", "c"], "e3": ["a", "b", "c"]})
+    with pytest.raises(ValueError, match="node_side=1 .HyperNetX"):
+        convert.from_any(H.bipartite())
+    hg = convert.from_any(H.bipartite(), node_side=1)
+    assert_same(convert.from_hypernetx(H), hg, ordered=False)
 
 
 def test_networkx_output_reads_in_xgi():
@@ -311,7 +332,7 @@ def test_from_any_plain_python_and_errors():
     assert convert.from_any(sp.csr_matrix(np.eye(3))).shape == (3, 3)
     with pytest.raises(TypeError, match="cannot convert a object to a hyperclust Hypergraph"):
         convert.from_any(object())
-    with pytest.raises(TypeError, match="cannot convert a ndarray"):
+    with pytest.raises(TypeError, match="dense ndarray is ambiguous"):
         convert.from_any(np.zeros((3, 3)))
 
 
@@ -323,15 +344,33 @@ def test_from_edges_points_foreign_objects_to_from_any():
             Hypergraph.from_edges(obj)
 
 
-@pytest.mark.parametrize("func,module", [
-    ("to_xgi", "xgi"), ("to_hypernetx", "hypernetx"), ("to_dhg", "dhg"),
-    ("to_pyg", "torch_geometric"), ("to_networkx", "networkx"), ("to_pandas", "pandas")])
-def test_missing_library_is_one_clear_import_error(monkeypatch, func, module):
+@pytest.mark.parametrize("func,module,extra", [
+    ("to_xgi", "xgi", "xgi"), ("to_hypernetx", "hypernetx", "hypernetx"),
+    ("to_dhg", "dhg", "dhg"), ("to_pyg", "torch_geometric", "pyg"),
+    ("to_networkx", "networkx", "networkx"), ("to_pandas", "pandas", "pandas")])
+def test_missing_library_is_one_clear_import_error(monkeypatch, func, module, extra):
     monkeypatch.setitem(sys.modules, module, None)
     with pytest.raises(ImportError) as info:
         getattr(convert, func)(_hg("str"))
     msg = str(info.value)
-    assert "\n" not in msg and f"'{module}'" in msg and "pip install hyperclust[interop]" in msg
+    assert "\n" not in msg and f"'{module}'" in msg and f"pip install hyperclust[{extra}]" in msg
+
+
+def test_each_library_has_its_extra_and_interop_is_their_union():
+    from pathlib import Path
+
+    from hyperclust.convert._common import _EXTRAS
+
+    tomllib = pytest.importorskip("tomllib")
+
+    extras = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml")
+                           .read_text())["project"]["optional-dependencies"]
+    for module, extra in _EXTRAS.items():
+        assert extra in extras, module
+    union = set().union(*(extras[e] for e in ("xgi", "hypernetx", "dhg", "pyg", "networkx",
+                                               "pandas")))
+    assert set(extras["interop"]) == union
+    assert union - {"torch>=2.1"} <= set(extras["test"])
 
 
 def test_importing_convert_imports_no_optional_library():
@@ -350,7 +389,7 @@ def test_bulk_conversions_are_fast():
     hg = Hypergraph.from_pairs(rng.integers(0, n, nnz), rng.integers(0, m, nnz), n_nodes=n,
                                n_edges=m, node_ids=np.arange(n) * 3 + 1,
                                features=rng.normal(size=(n, 4)))
-    for to, back in ((convert.to_pyg, convert.from_pyg),
+    for to, back in ((lambda h: convert.to_pyg(h, dtype=None), convert.from_pyg),
                      (lambda h: (convert.to_pandas_incidence(h), convert.to_pandas(h, features=True)),
                       lambda t: convert.from_pandas(t[0], nodes=t[1]))):
         t0 = time.perf_counter()

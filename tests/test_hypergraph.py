@@ -8,7 +8,7 @@ from hyperclust import Hypergraph
 def small():
     # 0-1-2 share a hyperedge, 2-3 appear twice (duplicate), 4 alone (singleton), 5, 6 isolated
     return Hypergraph.from_edges([[0, 1, 2], [2, 3], [3, 2], [4], [1, 1, 0]], n_nodes=7,
-                                 labels=[0, 0, 0, 1, 1, 1, 1])
+                                 labels=[0, 0, 0, 1, 1, 1, 1], duplicates="merge")
 
 
 def test_from_edges_cleaning_counts():
@@ -27,11 +27,16 @@ def test_from_edges_cleaning_counts():
 
 def test_duplicate_and_singleton_options():
     edges = [[0, 1], [1, 0], [2]]
-    keep = Hypergraph.from_edges(edges, duplicates="keep")
-    assert keep.n_edges == 3 and keep.cleaning.duplicate_edges == 1
+    keep = Hypergraph.from_edges(edges, edge_ids=["a", "b", "c"], weights=[2.0, 3.0, 1.0])
+    assert keep.n_edges == 3 and keep.cleaning.duplicate_edges == 1  # the default keeps
+    assert keep.edge_ids.tolist() == ["a", "b", "c"] and keep.weights.tolist() == [2, 3, 1]
+    assert keep.cleaning.duplicate_policy == "keep"
+    merged = Hypergraph.from_edges(edges, edge_ids=["a", "b", "c"], weights=[2.0, 3.0, 1.0],
+                                   duplicates="merge")
+    assert merged.edge_ids.tolist() == ["a", "c"] and merged.weights.tolist() == [5, 1]
     drop = Hypergraph.from_edges(edges, duplicates="drop", weights=[2.0, 3.0, 1.0])
     np.testing.assert_array_equal(drop.weights, [2.0, 1.0])
-    nos = Hypergraph.from_edges(edges, singletons="drop")
+    nos = Hypergraph.from_edges(edges, singletons="drop", duplicates="merge")
     assert nos.n_edges == 1 and nos.n_nodes == 3
     assert nos.isolated.tolist() == [False, False, True]
     assert Hypergraph.from_edges([[0, 1], []]).cleaning.empty_edges_dropped == 1

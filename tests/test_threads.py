@@ -64,7 +64,8 @@ def test_fit_picks_the_thread_count_from_the_input_size(monkeypatch):
     assert est.seen_[0] == 1
     monkeypatch.setattr(threads, "PARALLEL_MIN_WORK", 0)
     est = _Recorder().fit(hypergraph_sbm(40, 2, random_state=0))
-    assert est.seen_[0] == threads.available_cores()
+    caller = [threads.env_thread_limit() or 10**6, *_blas_threads().values()]
+    assert est.seen_[0] == min(threads.available_cores(), *caller)
 
 
 def test_thread_limit_sets_and_restores_blas_and_torch():
@@ -106,3 +107,73 @@ def test_every_estimator_fit_runs_under_the_limit(monkeypatch):
 
     for name in available_methods():  # every registered class is wrapped
         assert getattr(type(make_estimator(name, 2)).fit, "__thread_limited__", False), name
+
+
+def test_a_fit_never_raises_threads_above_a_threadpool_limits_block(monkeypatch):
+    """The policy asks for 2 threads; the caller's threadpool_limits(1) and
+    torch.set_num_threads(1) hold inside the fit."""
+    torch = pytest.importorskip("torch")
+    from threadpoolctl import threadpool_limits
+
+    monkeypatch.setenv(threads.ENV_VAR, "2")
+    for var in threads.USER_LIMIT_VARS:
+        monkeypatch.delenv(var, raising=False)
+    torch_before = torch.get_num_threads()
+    hg = hypergraph_sbm(40, 2, random_state=0)
+    try:
+        torch.set_num_threads(1)
+        with threadpool_limits(1):
+            est = _Recorder().fit(hg)
+            assert set(_blas_threads().values()) <= {1}   # restored to the caller's 1
+    finally:
+        torch.set_num_threads(torch_before)
+    assert est.seen_[0] == 1 and est.seen_[1] == 1 and est.seen_[2] <= {1}
+
+
+def test_an_explicit_count_is_kept_but_libraries_only_go_down():
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        with threads.thread_limit(3) as n:
+            assert n == 3 and threads.current_limit() == 3
+            assert set(_blas_threads().values()) <= {1}
+
+
+def test_a_fit_stays_under_the_environment_limit(monkeypatch):
+    pytest.importorskip("torch")
+    monkeypatch.setenv(threads.ENV_VAR, "2")
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    est = _Recorder().fit(hypergraph_sbm(40, 2, random_state=0))
+    assert est.seen_[0] == 1 and est.seen_[1] == 1 and est.seen_[2] <= {1}
+    monkeypatch.setenv("OMP_NUM_THREADS", "not a number")
+    assert threads.env_thread_limit() is None or threads.env_thread_limit() >= 1
+
+
+def test_a_real_fit_in_a_fresh_process_with_omp_num_threads_1(tmp_path):
+    """OMP_NUM_THREADS=1 set by the user, the policy asking for 2 on a large input: every
+    library threadpoolctl sees runs one thread inside the fit."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "probe.py"
+    script.write_text(
+        "from threadpoolctl import threadpool_info\n"
+        "from hyperclust import threads\n"
+        "from hyperclust.cluster.spectral import SpectralHypergraphClustering as S\n"
+        "from hyperclust.datasets import hypergraph_sbm\n"
+        "threads.PARALLEL_MIN_WORK = 0\n"
+        "seen = []\n"
+        "class Probe(S):\n"
+        "    def fit(self, hypergraph, y=None):\n"
+        "        seen.append((threads.current_limit(),\n"
+        "                     max(d['num_threads'] for d in threadpool_info())))\n"
+        "        return super().fit(hypergraph)\n"
+        "Probe(2, random_state=0).fit(hypergraph_sbm(60, 2, random_state=0))\n"
+        "print(seen[0])\n")
+    env = {**os.environ, "OMP_NUM_THREADS": "1", threads.ENV_VAR: "2"}
+    env.pop("OPENBLAS_NUM_THREADS", None)
+    env.pop("MKL_NUM_THREADS", None)
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                         text=True, timeout=120, check=True).stdout
+    assert out.strip() == "(1, 1)"

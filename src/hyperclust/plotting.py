@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["embedding_2d", "plot_clusters", "MAX_POINTS"]
+__all__ = ["embedding_2d", "plot_clusters", "matched_colours", "MAX_POINTS"]
 
 MAX_POINTS = 5000
 """Most nodes drawn in the map (a seeded uniform sample beyond it)."""
@@ -30,6 +30,52 @@ def _palette(k: int) -> list:
 
     cmap = colormaps["tab10" if k <= 10 else "tab20"]
     return [cmap(i % cmap.N) for i in range(max(k, 1))]
+
+
+def matched_colours(clusters, labels=None) -> tuple[dict, dict, int]:
+    """Colour numbers for clusters and classes, each cluster matched to a class (Hungarian
+    assignment on the overlap of labelled nodes), so the two panels of :func:`plot_clusters`
+    compare at a glance: a cluster and the class it matches share a colour.
+
+    Parameters
+    ----------
+    clusters : array-like of int, shape (n_nodes,)
+    labels : array-like of int, shape (n_nodes,), optional
+        Negative = unlabelled (ignored in the matching).
+
+    Returns
+    -------
+    cluster_colour : dict
+        Cluster id -> colour number.
+    class_colour : dict
+        Class id -> colour number (``0..n_classes-1`` in sorted order); empty without labels.
+    n_colours : int
+        Colours used: classes, plus one per cluster matched to no class.
+
+    Examples
+    --------
+    >>> matched_colours([0, 0, 1, 1, 2], [5, 5, 3, 3, 3])
+    ({0: 1, 1: 0, 2: 2}, {3: 0, 5: 1}, 3)
+    """
+    clusters = np.asarray(clusters).reshape(-1)
+    ids = np.unique(clusters)
+    if labels is None:
+        return {c: i for i, c in enumerate(ids.tolist())}, {}, int(ids.size)
+    from .metrics import match_clusters
+
+    labels = np.asarray(labels).reshape(-1)
+    classes = np.unique(labels[labels >= 0])
+    class_colour = {c: i for i, c in enumerate(classes.tolist())}
+    matched = match_clusters(labels, clusters) if classes.size else {}
+    matched = {c.item(): class_colour[t.item()] for c, t in matched.items()}
+    cluster_colour, extra = {}, classes.size
+    for c in ids.tolist():
+        if c in matched:
+            cluster_colour[c] = matched[c]
+        else:  # more clusters than classes: a colour no class has
+            cluster_colour[c] = extra
+            extra += 1
+    return cluster_colour, class_colour, int(extra)
 
 
 def embedding_2d(embedding, *, method: str = "pca", max_points: int = MAX_POINTS,
@@ -88,10 +134,23 @@ def embedding_2d(embedding, *, method: str = "pca", max_points: int = MAX_POINTS
     return xy, rows
 
 
+def _draw_sizes(bar, clusters, colour_of: dict):
+    """A bar chart of cluster sizes on the axes ``bar``, each bar in its cluster's colour."""
+    ids, sizes = np.unique(clusters, return_counts=True)
+    bar.bar(np.arange(ids.size), sizes, color=[colour_of[c] for c in ids.tolist()])
+    bar.set_xticks(np.arange(ids.size))
+    bar.set_xticklabels([str(i) for i in ids], fontsize=8 if ids.size <= 30 else 5)
+    bar.set_xlabel("cluster")
+    bar.set_ylabel("nodes")
+    bar.yaxis.get_major_locator().set_params(integer=True)
+    bar.set_title(f"cluster sizes ({ids.size} clusters)")
+
+
 def plot_clusters(embedding, clusters, labels=None, *, method: str = "pca",
                   max_points: int = MAX_POINTS, random_state: int = 0, title=None):
     """A figure of a clustering: the embedding map coloured by cluster, by label (when
-    labels are given), and a bar chart of cluster sizes.
+    labels are given), and a bar chart of cluster sizes. With labels, each cluster has the
+    colour of the class it matches (:func:`matched_colours`), so the panels compare.
 
     Parameters
     ----------
@@ -137,17 +196,19 @@ def plot_clusters(embedding, clusters, labels=None, *, method: str = "pca",
     drawn = f"{rows.size} of {n} nodes" if rows.size < n else f"{n} nodes"
     size = float(np.clip(20000.0 / max(rows.size, 1), 3.0, 40.0))
 
-    def scatter(ax, values, what):
+    cluster_colour, class_colour, n_colours = matched_colours(clusters, labels)
+    palette = _palette(n_colours)
+
+    def scatter(ax, values, what, colour):
         values = values[rows]
         ok = values >= 0
         if (~ok).any():
             ax.scatter(xy[~ok, 0], xy[~ok, 1], s=size, c="0.8", linewidths=0,
                        label="unlabelled")
         classes = np.unique(values[ok])
-        palette = _palette(classes.size)
-        for i, c in enumerate(classes):
+        for c in classes.tolist():
             sel = ok & (values == c)
-            ax.scatter(xy[sel, 0], xy[sel, 1], s=size, color=palette[i % len(palette)],
+            ax.scatter(xy[sel, 0], xy[sel, 1], s=size, color=palette[colour[c] % len(palette)],
                        linewidths=0, alpha=0.8, label=str(c))
         if classes.size <= 12:
             ax.legend(title=what, fontsize=7, title_fontsize=8, markerscale=max(1.0, 4 / size),
@@ -156,18 +217,11 @@ def plot_clusters(embedding, clusters, labels=None, *, method: str = "pca",
         ax.set_xlabel(f"{axis_name}1")
         ax.set_ylabel(f"{axis_name}2")
 
-    scatter(axes[0], clusters, "cluster")
+    scatter(axes[0], clusters, "cluster", cluster_colour)
     if labels is not None:
-        scatter(axes[1], labels, "label")
-    ids, sizes = np.unique(clusters, return_counts=True)
-    bar = axes[-1]
-    bar.bar(np.arange(ids.size), sizes, color="tab:blue")
-    bar.set_xticks(np.arange(ids.size))
-    bar.set_xticklabels([str(i) for i in ids], fontsize=8 if ids.size <= 30 else 5)
-    bar.set_xlabel("cluster")
-    bar.set_ylabel("nodes")
-    bar.yaxis.get_major_locator().set_params(integer=True)
-    bar.set_title(f"cluster sizes ({ids.size} clusters)")
+        scatter(axes[1], labels, "label", class_colour)
+    _draw_sizes(axes[-1], clusters,
+                {c: palette[i % len(palette)] for c, i in cluster_colour.items()})
     if title:
         fig.suptitle(title)
     return fig

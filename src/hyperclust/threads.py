@@ -16,6 +16,12 @@ with :func:`default_threads` threads:
    they save, and auto fitted 1.6x slower with two threads than with one);
 3. else the cores this process may use (``sched_getaffinity``).
 
+Whatever the policy says, a fit never raises a thread count above the caller's own limit:
+the ``*_NUM_THREADS`` variables (``OMP_NUM_THREADS=1`` holds), and each library's count as
+it is when the fit starts (a ``threadpoolctl.threadpool_limits(1)`` block, or
+``torch.set_num_threads(1)``, holds inside the fit); the policy only ever lowers them, and
+hyperclust's own kernels (:func:`current_limit`) use no more threads than that.
+
 The default does not follow the load on purpose: float sums split over a different number of
 threads round differently, and k-means can then land in another optimum (cora-ca's
 landscape is bimodal: seed 1 gives ACC .586 with one thread, .652 with two). Same seed, same
@@ -46,13 +52,33 @@ import numpy as np
 from ._validation import check_int
 
 __all__ = ["available_cores", "busy_cores", "free_cores", "default_threads", "thread_limit",
-           "current_limit", "input_work", "OtherCpu", "threads_beside", "ENV_VAR",
-           "PARALLEL_MIN_WORK"]
+           "current_limit", "input_work", "OtherCpu", "threads_beside", "env_thread_limit",
+           "ENV_VAR", "PARALLEL_MIN_WORK", "USER_LIMIT_VARS"]
 
 ENV_VAR = "HYPERCLUST_NUM_THREADS"
 #: Inputs with fewer stored nonzeros (incidence plus features) run on one thread by default.
 PARALLEL_MIN_WORK = 1_000_000
+#: Environment variables by which users limit BLAS/OpenMP threads; a fit stays under them.
+USER_LIMIT_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                   "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 _state = threading.local()
+
+
+def env_thread_limit() -> int | None:
+    """The lowest positive integer among :data:`USER_LIMIT_VARS` (None when none is set).
+
+    Examples
+    --------
+    >>> import os
+    >>> env_thread_limit() is None or env_thread_limit() >= 1
+    True
+    """
+    values = []
+    for var in USER_LIMIT_VARS:
+        text = os.environ.get(var, "").strip()
+        if text.isdigit() and int(text) >= 1:
+            values.append(int(text))
+    return min(values) if values else None
 
 
 def available_cores() -> int:
@@ -278,10 +304,16 @@ def default_threads(work: int | None = None) -> int:
 def thread_limit(n_threads: int | None = None, *, work: int | None = None):
     """Run the block with at most ``n_threads`` BLAS/OpenMP/torch threads, then restore.
 
+    No library's thread count is raised: each runs with the smaller of ``n_threads`` and its
+    count at entry.
+
     Parameters
     ----------
     n_threads : int, optional
-        Default :func:`default_threads` (``work``). Nested blocks keep the outer limit (an
+        Default :func:`default_threads` (``work``), capped by the caller's limits: the
+        ``*_NUM_THREADS`` variables (:func:`env_thread_limit`) and the BLAS/OpenMP counts at
+        entry (a ``threadpoolctl.threadpool_limits`` block). An explicit count is kept as
+        given for hyperclust's own kernels; the libraries still only go down. Nested blocks keep the outer limit (an
         estimator fitted inside another one's ``fit`` does not re-measure the machine).
     work : int, optional
         Size of the input (:func:`input_work`), for the default.
@@ -301,21 +333,30 @@ def thread_limit(n_threads: int | None = None, *, work: int | None = None):
     if outer is not None and n_threads is None:
         yield outer
         return
-    if n_threads is None:
-        n_threads = default_threads(work)
-    n_threads = check_int(n_threads, "n_threads", 1)
-    from threadpoolctl import threadpool_limits
+    from threadpoolctl import ThreadpoolController
 
+    # Each library only ever goes down: its count now is the caller's limit for it.
+    libraries = [(lib, lib.num_threads) for lib in ThreadpoolController().lib_controllers]
+    if n_threads is None:
+        # The policy's count, under the caller's limits: the *_NUM_THREADS variables and a
+        # threadpool_limits block around the call (torch's count is left out: it depends
+        # on whether torch was imported, and the count must not).
+        n_threads = min([default_threads(work)] + [before for _, before in libraries]
+                        + [env_thread_limit() or default_threads(work)])
+    n_threads = check_int(n_threads, "n_threads", 1)
     torch = sys.modules.get("torch")  # only limit torch if it is already in use
     torch_before = torch.get_num_threads() if torch is not None else None
     _state.n_threads = n_threads
     try:
-        with threadpool_limits(n_threads):
-            if torch is not None:
-                torch.set_num_threads(n_threads)
-            yield n_threads
+        for lib, before in libraries:
+            lib.set_num_threads(min(n_threads, before))
+        if torch is not None:
+            torch.set_num_threads(min(n_threads, torch_before))
+        yield n_threads
     finally:
         _state.n_threads = outer
+        for lib, before in libraries:
+            lib.set_num_threads(before)
         if torch is not None and torch_before is not None:
             torch.set_num_threads(torch_before)
 

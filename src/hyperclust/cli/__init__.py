@@ -8,6 +8,7 @@ scikit-learn).
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 import warnings
@@ -32,9 +33,17 @@ def build_parser() -> argparse.ArgumentParser:
     >>> args.command, args.k, args.plot, args.plot_method
     ('cluster', 3, 'a.png', 'pca')
     """
+    from .. import __version__
+
     parser = argparse.ArgumentParser(
         prog="hyperclust", description="Cluster the nodes of hypergraphs.")
+    parser.add_argument("--version", action="version", version=f"hyperclust {__version__}")
     parser.add_argument("--debug", action="store_true", help="show full tracebacks on errors")
+    talk = parser.add_mutually_exclusive_group()
+    talk.add_argument("-v", "--verbose", action="count", default=0,
+                      help="say what happens (fits, cleaning of the input); -vv for details")
+    talk.add_argument("-q", "--quiet", action="store_true", dest="top_quiet",
+                      help="only errors and results: no warnings, no progress")
     sub = parser.add_subparsers(dest="command", required=True)
 
     for command in (datasets, info, cluster, embed, demo):
@@ -49,9 +58,43 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _log_level(args) -> int:
+    """The ``hyperclust`` logger's level for ``--quiet`` / (none) / ``-v`` / ``-vv``."""
+    if args.top_quiet:
+        return logging.ERROR
+    return {0: logging.WARNING, 1: logging.INFO}.get(args.verbose, logging.DEBUG)
+
+
+def _start_logging(args):
+    """Send the ``hyperclust`` logger to stderr at the level the flags ask for; returns
+    the function that undoes it (``main`` may run many times in one process)."""
+    logger = logging.getLogger("hyperclust")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("hyperclust: %(message)s"))
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(_log_level(args))
+
+    def stop():
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+    return stop
+
+
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):
     text = str(message).strip().splitlines()[0] if str(message).strip() else category.__name__
     print(f"hyperclust: warning: {text}", file=sys.stderr)
+
+
+def _run_command(args) -> int:
+    if args.command == "bench":
+        from ..bench import cli as bench_cli
+
+        return int(bench_cli.run(args) or 0)
+    if getattr(args, "device", None) is not None and args.command == "demo":
+        args.device = check_device(args.device)
+    return int(args.func(args) or 0)
 
 
 def main(argv=None) -> int:
@@ -60,6 +103,8 @@ def main(argv=None) -> int:
     Commands: ``datasets``, ``info``, ``cluster`` (``--out`` labels CSV, ``--embedding-out``
     ``.npy``/``.npz``, ``--plot`` PNG), ``demo``, ``bench``; ``hyperclust COMMAND --help``
     says more. Bad input ends with one line ``hyperclust: error: ...`` on stderr.
+    ``--verbose`` shows the ``hyperclust`` logger's messages on stderr (each fit with its
+    time, what cleaning changed), ``--quiet`` only errors and results; ``--version``.
 
     Parameters
     ----------
@@ -85,14 +130,14 @@ def main(argv=None) -> int:
     previous = warnings.showwarning
     if not args.debug:
         warnings.showwarning = _one_line_warning
+    stop_logging = _start_logging(args)
     try:
-        if args.command == "bench":
-            from ..bench import cli as bench_cli
-
-            return int(bench_cli.run(args) or 0)
-        if getattr(args, "device", None) is not None and args.command == "demo":
-            args.device = check_device(args.device)
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():
+            if args.top_quiet:
+                warnings.simplefilter("ignore")
+                if hasattr(args, "quiet"):  # a command's own --quiet (progress bars)
+                    args.quiet = True
+            return _run_command(args)
     except KeyboardInterrupt:
         print("hyperclust: interrupted", file=sys.stderr)
         return 130
@@ -114,4 +159,5 @@ def main(argv=None) -> int:
         print(f"hyperclust: error: {msg}", file=sys.stderr)
         return 2
     finally:
+        stop_logging()
         warnings.showwarning = previous

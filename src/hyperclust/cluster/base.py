@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import logging
 import numbers
+import time
 import warnings
 
 import numpy as np
@@ -10,9 +13,73 @@ from sklearn.base import BaseEstimator, ClusterMixin
 
 from .._validation import is_int
 from ..hypergraph import Hypergraph
-from ..threads import limit_threads_in
+from ..threads import current_limit, limit_threads_in
 
-__all__ = ["HypergraphClusterer", "check_hypergraph", "check_n_clusters"]
+_log = logging.getLogger("hyperclust")
+
+__all__ = ["HypergraphClusterer", "check_hypergraph", "check_n_clusters", "as_hypergraph"]
+
+
+def as_hypergraph(obj):
+    """The input of a ``fit`` as a :class:`~hyperclust.Hypergraph` where
+    :func:`hyperclust.convert.from_any` takes it (with its defaults: every node and
+    hyperedge kept, duplicates included); anything else is returned unchanged for the
+    estimator's own check (a partitioned hypergraph, or an error).
+
+    Parameters
+    ----------
+    obj : object
+        A Hypergraph, or an XGI/HyperNetX/DHG hypergraph, a PyG ``HyperGraphData``, a
+        networkx bipartite graph, a pandas incidence table, a scipy sparse incidence, a
+        list or dict of hyperedges.
+
+    Returns
+    -------
+    Hypergraph or object
+
+    Examples
+    --------
+    >>> as_hypergraph([["ana", "bo"], ["bo", "cy"]])
+    Hypergraph(n_nodes=3, n_edges=2)
+    >>> as_hypergraph("a/partitioned/dir")
+    'a/partitioned/dir'
+    """
+    if isinstance(obj, Hypergraph):
+        return obj
+    from ..convert.dispatch import converter_for
+
+    convert = converter_for(obj)
+    return obj if convert is None else convert(obj)
+
+
+def _fit_on_any_input(fit):
+    """Decorator of every estimator's ``fit``: converts the input with
+    :func:`as_hypergraph` first (so the thread policy sees its size), stores ``labels_``
+    as int64, whatever the method computed them in, and ``node_ids_`` (the id of each
+    labelled node)."""
+    @functools.wraps(fit)
+    def wrapped(self, *args, **kwargs):
+        if args:
+            args = (as_hypergraph(args[0]),) + args[1:]
+        elif "hypergraph" in kwargs:
+            kwargs["hypergraph"] = as_hypergraph(kwargs["hypergraph"])
+        # A fit inside another estimator's fit (auto's candidates) is a detail of it.
+        level = logging.DEBUG if current_limit() is not None else logging.INFO
+        name = type(self).__name__
+        _log.log(level, "%s: fitting on %r", name, args[0] if args else kwargs.get("hypergraph"))
+        start = time.perf_counter()
+        out = fit(self, *args, **kwargs)
+        _log.log(level, "%s: fitted in %.2f s", name, time.perf_counter() - start)
+        given = args[0] if args else kwargs.get("hypergraph")
+        if isinstance(given, Hypergraph):
+            self.node_ids_ = given.node_ids
+        labels = getattr(self, "labels_", None)
+        if isinstance(labels, np.ndarray) and labels.dtype != np.int64:
+            self.labels_ = labels.astype(np.int64)
+        return out
+
+    wrapped.__fit_on_any_input__ = True
+    return wrapped
 
 
 def check_hypergraph(hypergraph) -> Hypergraph:
@@ -25,12 +92,13 @@ def check_hypergraph(hypergraph) -> Hypergraph:
     Returns
     -------
     Hypergraph
-        ``hypergraph`` itself (a warning when every node is in no hyperedge).
+        ``hypergraph`` itself, or converted by :func:`as_hypergraph` (a warning when every
+        node is in no hyperedge).
 
     Raises
     ------
     TypeError
-        Not a Hypergraph (e.g. a scipy incidence matrix).
+        Neither a Hypergraph nor anything :func:`hyperclust.convert.from_any` takes.
     ValueError
         No nodes.
 
@@ -40,13 +108,19 @@ def check_hypergraph(hypergraph) -> Hypergraph:
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
     >>> check_hypergraph(hg) is hg
     True
-    >>> check_hypergraph(hg.incidence)
+    >>> check_hypergraph(hg.incidence).shape
+    (4, 2)
+    >>> check_hypergraph(42)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    TypeError: fit expects a hyperclust.Hypergraph, got csr_matrix
+    TypeError: fit expects a hyperclust.Hypergraph or what hyperclust.convert.from_any takes (...), got int
     """
+    hypergraph = as_hypergraph(hypergraph)
     if not isinstance(hypergraph, Hypergraph):
-        raise TypeError(f"fit expects a hyperclust.Hypergraph, got {type(hypergraph).__name__}")
+        from ..convert.dispatch import SUPPORTED
+
+        raise TypeError("fit expects a hyperclust.Hypergraph or what hyperclust.convert.from_any "
+                        f"takes ({SUPPORTED}), got {type(hypergraph).__name__}")
     if hypergraph.n_nodes == 0:
         raise ValueError("the hypergraph has no nodes")
     if hypergraph.isolated.all():
@@ -94,8 +168,18 @@ class HypergraphClusterer(ClusterMixin, BaseEstimator):
     """Base class: subclasses implement ``fit(hypergraph)`` setting ``labels_`` (shape
     ``(n_nodes,)``) and ``embedding_`` (shape ``(n_nodes, d)``).
 
-    Every subclass's ``fit`` runs under :func:`hyperclust.threads.thread_limit`: no more
-    BLAS/OpenMP/torch threads than free cores (``$HYPERCLUST_NUM_THREADS`` overrides).
+    Every subclass's ``fit`` takes a :class:`~hyperclust.Hypergraph` or anything
+    :func:`hyperclust.convert.from_any` converts (an XGI, HyperNetX or DHG hypergraph, a PyG
+    ``HyperGraphData``, a networkx bipartite graph, a pandas incidence table, a scipy sparse
+    incidence, a list or dict of hyperedges): ``labels_[i]`` is then the cluster of node
+    ``i`` of ``from_any(input)``, whose id is ``node_ids_[i]``. ``labels_`` is int64 for
+    every estimator. ``fit`` runs under :func:`hyperclust.threads.thread_limit`: never more
+    BLAS/OpenMP/torch threads than the policy allows, nor than the caller's own limit.
+
+    ``random_state`` is None, an int, a ``numpy.random.RandomState`` or a
+    ``numpy.random.Generator``; an instance is asked for one integer seed in ``[0, 2**31 - 1)``
+    (``randint``/``integers``), so it advances as in scikit-learn and two fits with the same
+    instance differ.
 
     Examples
     --------
@@ -118,7 +202,11 @@ class HypergraphClusterer(ClusterMixin, BaseEstimator):
         super().__init_subclass__(**kwargs)
         fit = cls.__dict__.get("fit")
         if fit is not None and not getattr(fit, "__thread_limited__", False):
-            cls.fit = limit_threads_in(fit)
+            fit = limit_threads_in(fit)
+        if fit is not None and not getattr(fit, "__fit_on_any_input__", False):
+            fit = _fit_on_any_input(fit)
+        if fit is not None:
+            cls.fit = fit
 
     def fit(self, hypergraph, y=None):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -145,4 +233,7 @@ class HypergraphClusterer(ClusterMixin, BaseEstimator):
             return int(random_state)
         if isinstance(random_state, np.random.RandomState):
             return int(random_state.randint(0, 2**31 - 1))
-        raise TypeError(f"random_state must be None or an int, got {random_state!r}")
+        if isinstance(random_state, np.random.Generator):
+            return int(random_state.integers(0, 2**31 - 1))
+        raise TypeError("random_state must be None, an int, a numpy.random.RandomState or a "
+                        f"numpy.random.Generator, got {random_state!r}")

@@ -29,12 +29,24 @@ labels become ``0..k-1`` in sorted order (as the file readers do); a node withou
 gets ``-1`` (unlabelled). Ids are ints or strings (other hashables become their ``str``).
 
 Each library is imported only when a converter needs it; a missing one raises a one-line
-``ImportError`` naming the extra to install (``pip install hyperclust[interop]``). Construction
+``ImportError`` naming the extra to install: one per library (``pip install
+hyperclust[xgi]``, ``[hypernetx]``, ``[dhg]``, ``[pyg]``, ``[networkx]``, ``[pandas]``) or
+all of them (``hyperclust[interop]``). Construction
 goes through :meth:`Hypergraph.from_pairs`, so the usual cleaning applies (keyword arguments
-``duplicates=``, ``singletons=``, ``empty=`` pass through; by default duplicate hyperedges
-are merged, adding their weights).
+``duplicates=``, ``singletons=``, ``empty=`` pass through). Duplicate hyperedges are kept
+by default, each with its own id and weight; ``duplicates="merge"`` merges them (weights
+summed, later ids gone) and ``hg.cleaning`` plus the ``hyperclust`` logger say what was
+changed. DHG merges identical hyperedges itself: :func:`to_dhg` warns when ``hg`` has any.
 
-:func:`from_any` picks the converter from the type of its argument.
+Results go back where users keep them: every ``to_*`` but :func:`to_dhg` (DHG keeps no
+node attributes) takes ``clusters=`` (one label per node, or a fitted estimator, whose
+``node_ids_`` must be ``hg``'s) and writes it as that library's node attribute
+``"cluster"`` (XGI and networkx node attributes, a HyperNetX node property, ``data.cluster``
+in PyG, a ``cluster`` column in pandas). :func:`to_pyg` writes float32 features and weights
+(what PyG's layers compute in; ``dtype=None`` keeps float64).
+
+:func:`from_any` picks the converter from the type of its argument; every estimator's
+``fit`` takes the same objects.
 """
 
 from __future__ import annotations

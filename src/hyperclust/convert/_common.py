@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import math
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -13,7 +14,9 @@ import scipy.sparse as sp
 from ..hypergraph import Hypergraph
 
 _PIP_NAMES = {"torch_geometric": "torch_geometric"}
-_EXTRAS = {"torch": "deep"}
+# The extra of pyproject.toml that installs each optional library.
+_EXTRAS = {"torch": "deep", "torch_geometric": "pyg", "xgi": "xgi", "hypernetx": "hypernetx",
+           "dhg": "dhg", "networkx": "networkx", "pandas": "pandas"}
 
 
 def _require(module: str, caller: str):
@@ -38,6 +41,11 @@ def _id_array(values) -> np.ndarray:
     vals = values.tolist() if isinstance(values, np.ndarray) else list(values)
     if all(map(_is_int, vals)):
         return np.fromiter(vals, dtype=np.int64, count=len(vals))
+    other = next((v for v in vals if not _is_int(v) and not isinstance(v, str)), None)
+    if other is not None:
+        warnings.warn(f"ids must be ints or strings: ids such as {other!r} "
+                      f"({type(other).__name__}) are kept as their str, {str(other)!r}",
+                      UserWarning, stacklevel=3)
     return np.fromiter((v if _is_int(v) else str(v) for v in vals), dtype=object,
                        count=len(vals))
 
@@ -141,3 +149,34 @@ def _to_numpy(a):
     return a if sp.issparse(a) else np.asarray(a)
 
 
+
+
+def _cluster_labels(hg: Hypergraph, clusters):
+    """The clusters to write on ``hg``'s nodes: int64 array of shape (n_nodes,), or None.
+
+    ``clusters`` is None, an array-like of one cluster per node (``hg``'s node order) or a
+    fitted estimator (its ``labels_``; when it has ``node_ids_`` they must be ``hg``'s, so
+    that labels never land on other nodes)."""
+    if clusters is None:
+        return None
+    if hasattr(clusters, "get_params") or hasattr(clusters, "fit"):
+        if not hasattr(clusters, "labels_"):
+            raise ValueError(f"clusters: this {type(clusters).__name__} is not fitted (no "
+                             "labels_); fit it first or pass the labels")
+        fitted_on = getattr(clusters, "node_ids_", None)
+        if fitted_on is not None and (len(fitted_on) != hg.n_nodes or not np.array_equal(
+                np.asarray(fitted_on, dtype=object), np.asarray(hg.node_ids, dtype=object))):
+            raise ValueError("clusters: the estimator was fitted on other nodes (its node_ids_ "
+                             "differ from this hypergraph's node_ids)")
+        clusters = clusters.labels_
+    values = np.asarray(clusters)
+    if values.ndim != 1:
+        raise ValueError(f"clusters has shape {values.shape}, expected ({hg.n_nodes},)")
+    if values.shape[0] != hg.n_nodes:
+        raise ValueError(f"clusters has length {values.shape[0]}, expected one per node "
+                         f"({hg.n_nodes})")
+    if values.size and values.dtype.kind not in "iu":
+        if values.dtype.kind != "f" or not np.all(np.isfinite(values)) or \
+                not np.all(values == np.round(values)):
+            raise ValueError(f"clusters must be integers, got dtype {values.dtype}")
+    return values.astype(np.int64)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..hypergraph import Hypergraph
+from ..hypergraph.cleaning import clean_incidence
 from ._common import _build, _id_array, _members, _require, _to_numpy
 
 __all__ = ["from_dhg", "to_dhg"]
@@ -71,8 +74,9 @@ def to_dhg(hg: Hypergraph, *, device: str = "cpu"):
     """Convert a hyperclust Hypergraph into a DHG ``Hypergraph``.
 
     DHG numbers vertices ``0..n_nodes-1`` (row order of ``hg``) and keeps no ids, features or
-    labels: use ``hg.node_ids``, ``hg.features``, ``hg.labels`` beside it. Duplicate
-    hyperedges (only with ``duplicates="keep"``) are merged by DHG, adding their weights.
+    labels: use ``hg.node_ids``, ``hg.features``, ``hg.labels`` beside it. DHG merges
+    identical hyperedges (adding their weights): a ``UserWarning`` says how many when ``hg``
+    has any, since DHG's hyperedge numbers then no longer match ``hg``'s.
 
     Parameters
     ----------
@@ -93,6 +97,11 @@ def to_dhg(hg: Hypergraph, *, device: str = "cpu"):
     (4, 2)
     """
     dhg = _require("dhg", "to_dhg")
+    copies = clean_incidence(hg.incidence, n_pairs=hg.incidence.nnz)["cleaning"].duplicate_edges
+    if copies:
+        warnings.warn(f"DHG merges identical hyperedges: {copies} duplicate hyperedge(s) of this "
+                      "hypergraph become one each (weights added), so DHG's hyperedge j is no "
+                      "longer hg's hyperedge j", UserWarning, stacklevel=2)
     # dhg.Hypergraph takes nothing but a Python list of member lists.
     return dhg.Hypergraph(hg.n_nodes, _members(hg), e_weight=hg.weights.tolist() or None,
                           merge_op="sum", device=device)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph
@@ -12,7 +13,12 @@ from .pandas import from_pandas
 from .pyg import from_pyg
 from .xgi import from_xgi
 
-__all__ = ["from_any"]
+__all__ = ["from_any", "converter_for", "SUPPORTED"]
+
+#: What :func:`from_any` takes, in words (for error messages).
+SUPPORTED = ("xgi/hypernetx/dhg Hypergraph, PyG HyperGraphData or hyperedge_index, networkx "
+             "bipartite graph, pandas DataFrame, scipy sparse incidence, list or dict of "
+             "hyperedges")
 
 
 def _roots(obj) -> set:
@@ -58,27 +64,51 @@ def from_any(obj, **kwargs) -> Hypergraph:
     """
     if isinstance(obj, Hypergraph):
         return obj
+    convert = converter_for(obj)
+    if convert is None:
+        raise TypeError(f"cannot convert a {type(obj).__qualname__} to a hyperclust Hypergraph; "
+                        f"supported: {SUPPORTED}")
+    return convert(obj, **kwargs)
+
+
+def _from_dict(obj, **kwargs) -> Hypergraph:
+    return Hypergraph.from_edges(list(obj.values()), edge_ids=list(obj.keys()), **kwargs)
+
+
+def _refuse_dense(obj, **kwargs):
+    raise TypeError(f"a dense {type(obj).__name__} is ambiguous (incidence or features?): pass "
+                    "Hypergraph.from_incidence(array) for an incidence matrix, or "
+                    "hyperclust.datasets.hypergraph_from_features(array) for node features")
+
+
+def converter_for(obj):
+    """The converter :func:`from_any` would use for ``obj`` (a function ``obj, **kwargs ->
+    Hypergraph``), or None when no converter takes its type.
+
+    Examples
+    --------
+    >>> converter_for({"e1": [0, 1]}) is not None, converter_for(42) is None
+    (True, True)
+    """
     roots = _roots(obj)
     if "xgi" in roots:
-        return from_xgi(obj, **kwargs)
+        return from_xgi
     if "hypernetx" in roots:
-        return from_hypernetx(obj, **kwargs)
+        return from_hypernetx
     if "dhg" in roots:
-        return from_dhg(obj, **kwargs)
+        return from_dhg
     if "torch_geometric" in roots or ("torch" in roots and getattr(obj, "ndim", 0) == 2):
-        return from_pyg(obj, **kwargs)
+        return from_pyg
     if "networkx" in roots:
-        return from_networkx(obj, **kwargs)
+        return from_networkx
     if "pandas" in roots and type(obj).__name__ == "DataFrame":
-        return from_pandas(obj, **kwargs)
+        return from_pandas
     if sp.issparse(obj):
-        return Hypergraph.from_incidence(obj, **kwargs)
+        return Hypergraph.from_incidence
+    if isinstance(obj, np.ndarray):
+        return _refuse_dense
     if isinstance(obj, dict):
-        return Hypergraph.from_edges(list(obj.values()), edge_ids=list(obj.keys()), **kwargs)
+        return _from_dict
     if isinstance(obj, (list, tuple)):
-        return Hypergraph.from_edges(obj, **kwargs)
-    raise TypeError(
-        f"cannot convert a {type(obj).__qualname__} to a hyperclust Hypergraph; supported: "
-        "xgi/hypernetx/dhg Hypergraph, PyG HyperGraphData or hyperedge_index, networkx "
-        "bipartite graph, pandas DataFrame, scipy sparse incidence, list or dict of "
-        "hyperedges")
+        return Hypergraph.from_edges
+    return None

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph
-from ._common import _build, _feature_rows, _features_from, _id_array, _labels_from, _require
+from ._common import (_build, _cluster_labels, _feature_rows, _features_from, _id_array,
+                      _labels_from, _require)
 
 __all__ = ["from_hypernetx", "to_hypernetx"]
 
@@ -29,7 +32,7 @@ def from_hypernetx(H, *, weight: str = "weight", label: str = "label",
     include_isolated : bool, default False
         Also read the nodes that are only in the node property store (HyperNetX does not
         show nodes in no hyperedge; :func:`to_hypernetx` keeps them there) as nodes in no
-        hyperedge.
+        hyperedge. Left out, they are named in a ``UserWarning``.
     name : str, optional
         Default ``H.name``.
     **options
@@ -58,9 +61,13 @@ def from_hypernetx(H, *, weight: str = "weight", label: str = "label",
     node_ids, edge_ids = _id_array(node_idx), _id_array(edge_idx)
     M = sp.csr_matrix(M)
     nprops = H.nodes.properties
+    store = H.nodes.property_store.properties
+    extra = store.index[~store.index.isin(list(node_idx))]
+    if len(extra) and not include_isolated:
+        warnings.warn(f"{len(extra)} node(s) of the HyperNetX node property store are in no "
+                      f"hyperedge (e.g. {extra[0]!r}) and were left out; "
+                      "include_isolated=True keeps them", UserWarning, stacklevel=2)
     if include_isolated:
-        store = H.nodes.property_store.properties
-        extra = store.index[~store.index.isin(list(node_idx))]
         if len(extra):
             node_ids = _id_array(list(node_ids.tolist()) + list(extra))
             nprops = store
@@ -83,8 +90,8 @@ def from_hypernetx(H, *, weight: str = "weight", label: str = "label",
                   name=name, **options)
 
 
-def to_hypernetx(hg: Hypergraph, *, weight: str = "weight", label: str = "label",
-                 features: str = "features"):
+def to_hypernetx(hg: Hypergraph, *, clusters=None, weight: str = "weight",
+                 label: str = "label", features: str = "features", cluster: str = "cluster"):
     """Convert a hyperclust Hypergraph into a HyperNetX ``Hypergraph``.
 
     Built in one call from pandas tables: the incidence pairs, the edge properties (uid,
@@ -94,7 +101,10 @@ def to_hypernetx(hg: Hypergraph, *, weight: str = "weight", label: str = "label"
     Parameters
     ----------
     hg : Hypergraph
-    weight, label, features : str
+    clusters : array-like of shape (n_nodes,) or a fitted estimator, optional
+        Cluster of each node (an estimator gives its ``labels_``), written as the node
+        property ``cluster``.
+    weight, label, features, cluster : str
         Property names (see :func:`from_hypernetx`).
 
     Returns
@@ -107,6 +117,8 @@ def to_hypernetx(hg: Hypergraph, *, weight: str = "weight", label: str = "label"
     >>> H = to_hypernetx(hg)
     >>> sorted(H.incidence_dict["e2"])
     ['bo', 'cy']
+    >>> to_hypernetx(hg, clusters=[0, 0, 1]).nodes.properties["cluster"].to_dict()
+    {'ana': 0, 'bo': 0, 'cy': 1}
     """
     hnx = _require("hypernetx", "to_hypernetx")
     pd = _require("pandas", "to_hypernetx")
@@ -118,6 +130,9 @@ def to_hypernetx(hg: Hypergraph, *, weight: str = "weight", label: str = "label"
         node_cols[label] = hg.labels
     if hg.features is not None:
         node_cols[features] = _feature_rows(hg.features)
+    labels = _cluster_labels(hg, clusters)
+    if labels is not None:
+        node_cols[cluster] = labels
     node_props = pd.DataFrame(node_cols) if len(node_cols) > 1 or hg.isolated.any() else None
     return hnx.Hypergraph(incidence, edge_col="edges", node_col="nodes",
                           edge_properties=edge_props, edge_weight_prop_col=weight,

@@ -6,14 +6,17 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph
-from ._common import (_build, _feature_rows, _features_from, _id_array, _labels_from, _native,
-                      _require)
+from ._common import (_build, _cluster_labels, _feature_rows, _features_from, _id_array,
+                      _labels_from, _native, _require)
 
-__all__ = ["to_networkx", "from_networkx"]
+__all__ = ["to_networkx", "from_networkx", "NODE_SIDE"]
+
+#: Graph attribute naming the ``bipartite`` value of the node vertices.
+NODE_SIDE = "node_side"
 
 
-def to_networkx(hg: Hypergraph, *, id_attr: str = "id", weight: str = "weight",
-                label: str = "label", features: str = "features"):
+def to_networkx(hg: Hypergraph, *, clusters=None, id_attr: str = "id", weight: str = "weight",
+                label: str = "label", features: str = "features", cluster: str = "cluster"):
     """Convert a hyperclust Hypergraph into its bipartite star graph (``networkx.Graph``).
 
     Vertices ``0..n_nodes-1`` are the nodes (``bipartite=0``), vertices
@@ -23,28 +26,33 @@ def to_networkx(hg: Hypergraph, *, id_attr: str = "id", weight: str = "weight",
     Parameters
     ----------
     hg : Hypergraph
+    clusters : array-like of shape (n_nodes,) or a fitted estimator, optional
+        Cluster of each node (an estimator gives its ``labels_``), written as the
+        node-vertex attribute ``cluster``.
     id_attr : str, default "id"
         Vertex attribute holding the node id or hyperedge id.
     weight : str, default "weight"
         Hyperedge-vertex attribute holding the weight.
-    label, features : str
-        Node-vertex attributes (written when ``hg`` has labels / features).
+    label, features, cluster : str
+        Node-vertex attributes (written when ``hg`` has labels / features / clusters given).
 
     Returns
     -------
     networkx.Graph
-        ``n_nodes + n_edges`` vertices, ``nnz`` edges; ``G.graph["name"]`` is ``hg.name``.
+        ``n_nodes + n_edges`` vertices, ``nnz`` edges; ``G.graph["name"]`` is ``hg.name``,
+        ``G.graph["node_side"]`` is 0 (so :func:`from_networkx` needs no ``node_side``).
 
     Examples
     --------
     >>> hg = Hypergraph.from_edges([["ana", "bo"], ["bo", "cy"]])
     >>> G = to_networkx(hg)
-    >>> G.number_of_nodes(), G.number_of_edges(), G.nodes[3]
-    (5, 4, {'bipartite': 1, 'id': 0, 'weight': 1.0})
+    >>> G.number_of_nodes(), G.number_of_edges(), G.nodes[3], G.graph
+    (5, 4, {'bipartite': 1, 'id': 0, 'weight': 1.0}, {'node_side': 0})
     """
     nx = _require("networkx", "to_networkx")
     n, m = hg.shape
     G = nx.Graph(name=hg.name) if hg.name is not None else nx.Graph()
+    G.graph[NODE_SIDE] = 0
     G.add_nodes_from(range(n), bipartite=0)
     G.add_nodes_from(range(n, n + m), bipartite=1)
     nx.set_node_attributes(G, dict(zip(range(n), _native(hg.node_ids))), id_attr)
@@ -54,28 +62,47 @@ def to_networkx(hg: Hypergraph, *, id_attr: str = "id", weight: str = "weight",
         nx.set_node_attributes(G, dict(zip(range(n), hg.labels.tolist())), label)
     if hg.features is not None:
         nx.set_node_attributes(G, dict(zip(range(n), _feature_rows(hg.features))), features)
+    labels = _cluster_labels(hg, clusters)
+    if labels is not None:
+        nx.set_node_attributes(G, dict(zip(range(n), labels.tolist())), cluster)
     coo = hg.incidence.tocoo()
     G.add_edges_from(zip(coo.row.tolist(), (coo.col + n).tolist()))
     return G
 
 
-def from_networkx(G, *, node_side=0, id_attr: str = "id", weight: str = "weight",
+def _node_side(G, node_side) -> int:
+    """``node_side``, else the graph's own ``G.graph["node_side"]``; refused when neither
+    says it (libraries disagree, and a guess could swap nodes and hyperedges)."""
+    if node_side is None:
+        node_side = G.graph.get(NODE_SIDE)
+        if node_side is None:
+            raise ValueError(
+                "which bipartite side are the nodes? Pass node_side=0 (XGI's "
+                "to_bipartite_graph) or node_side=1 (HyperNetX's H.bipartite()) to "
+                "from_networkx, or set G.graph['node_side']")
+    if node_side not in (0, 1):
+        raise ValueError(f"node_side must be 0 or 1, got {node_side!r}")
+    return node_side
+
+
+def from_networkx(G, *, node_side=None, id_attr: str = "id", weight: str = "weight",
                   label: str = "label", features: str = "features", name=None,
                   **options) -> Hypergraph:
     """Convert a bipartite star graph (``networkx.Graph``) into a hyperclust Hypergraph.
 
     Every vertex needs a ``bipartite`` attribute, 0 or 1: vertices with ``node_side`` are
-    the nodes, the others the hyperedges (XGI writes nodes as 0, HyperNetX's
-    ``H.bipartite()`` writes them as 1: pass ``node_side=1`` for it). The incidence is read in
-    one piece with ``networkx.to_scipy_sparse_array``.
+    the nodes, the others the hyperedges. Libraries disagree on the side (XGI writes nodes
+    as 0, HyperNetX's ``H.bipartite()`` as 1), so a graph that does not say it (``node_side=``
+    or ``G.graph["node_side"]``, which :func:`to_networkx` writes) is refused, never read
+    swapped. The incidence is read in one piece with ``networkx.to_scipy_sparse_array``.
 
     Parameters
     ----------
     G : networkx.Graph (or DiGraph, MultiGraph)
-    node_side : {0, 1}, default 0
+    node_side : {0, 1}, optional
+        Default ``G.graph["node_side"]``.
     id_attr : str, default "id"
-        Vertex attribute holding the id; where a side's vertices lack it, their keys are
-        the ids.
+        Vertex attribute holding the id (where a side lacks it, the vertex keys).
     weight, label, features : str
         Attributes of hyperedge vertices (weight) and node vertices (label, features).
     name : str, optional
@@ -95,15 +122,14 @@ def from_networkx(G, *, node_side=0, id_attr: str = "id", weight: str = "weight"
     >>> G.add_nodes_from(["ana", "bo", "cy"], bipartite=0)
     >>> G.add_nodes_from(["e1", "e2"], bipartite=1)
     >>> G.add_edges_from([("ana", "e1"), ("bo", "e1"), ("bo", "e2"), ("cy", "e2")])
-    >>> hg = from_networkx(G)
+    >>> hg = from_networkx(G, node_side=0)
     >>> hg.shape, hg.edge_ids.tolist()
     ((3, 2), ['e1', 'e2'])
     """
     nx = _require("networkx", "from_networkx")
     if not isinstance(G, nx.Graph):
         raise TypeError(f"from_networkx expects a networkx graph, got {type(G).__name__}")
-    if node_side not in (0, 1):
-        raise ValueError(f"node_side must be 0 or 1, got {node_side!r}")
+    node_side = _node_side(G, node_side)
     vertices = list(G)
     # networkx keeps vertex attributes in per-vertex dicts: read them through its iterator.
     sides = [s for _, s in G.nodes(data="bipartite")]

@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph, map_ids
-from ._common import _build, _id_array, _labels_from, _require
+from ._common import _build, _cluster_labels, _id_array, _labels_from, _require
 
 __all__ = ["to_pandas", "to_pandas_incidence", "from_pandas"]
 
@@ -49,14 +49,15 @@ def to_pandas(hg: Hypergraph, labels=None, clusters=None, *, features: bool = Fa
     cols = {"node": hg.node_ids}
     if hg.node_names is not None:
         cols["name"] = list(hg.node_names)
-    for key, values in (("label", hg.labels if labels is None else labels),
-                        ("cluster", getattr(clusters, "labels_", clusters))):
-        if values is None:
-            continue
+    values = hg.labels if labels is None else labels
+    if values is not None:
         values = np.asarray(values).reshape(-1)
         if values.shape[0] != n:
-            raise ValueError(f"{key}s has length {values.shape[0]}, expected one per node ({n})")
-        cols[key] = values
+            raise ValueError(f"labels has length {values.shape[0]}, expected one per node ({n})")
+        cols["label"] = values
+    clusters = _cluster_labels(hg, clusters)
+    if clusters is not None:
+        cols["cluster"] = clusters
     table = pd.DataFrame(cols)
     X = hg.features
     if features and X is not None:
@@ -104,6 +105,39 @@ def _codes(column, pd):
     codes, uniques = pd.factorize(keys, sort=False)
     _, first = np.unique(codes, return_index=True)
     return codes, ids[first]
+
+
+def _edge_weights(incidence, weight_col, cols, edge_ids, pd):
+    """Hyperedge weights, shape (len(edge_ids),), from column ``weight_col`` (one value per
+    hyperedge, repeated on its rows); None when there is no such column."""
+    if weight_col is None or weight_col not in incidence.columns:
+        return None
+    values = pd.to_numeric(incidence[weight_col], errors="raise").to_numpy(np.float64)
+    w = np.ones(len(edge_ids))
+    w[cols] = values
+    clash = np.flatnonzero(w[cols] != values)
+    if clash.size:
+        raise ValueError(f"hyperedge {edge_ids[cols[clash[0]]].item()!r} has different weights "
+                         f"in different rows of column {weight_col!r}")
+    return w
+
+
+def _feature_block(nodes, feature_cols, pd):
+    """The features of a node table: ``feature_cols``, default the columns ``f0, f1, ...``;
+    a CSR matrix when every column is sparse, else a float64 array; None when none."""
+    if feature_cols is None:
+        found = [(int(mt.group(1)), c) for c in nodes.columns
+                 if isinstance(c, str) and (mt := _FEATURE_COLUMN.match(c))]
+        feature_cols = [c for _, c in sorted(found)]
+    missing = [c for c in feature_cols if c not in nodes.columns]
+    if missing:
+        raise ValueError(f"the node table has no feature column {missing[0]!r}")
+    if not feature_cols:
+        return None
+    block = nodes[list(feature_cols)]
+    if all(isinstance(t, pd.SparseDtype) for t in block.dtypes):
+        return sp.csr_matrix(block.sparse.to_coo())
+    return block.to_numpy(dtype=np.float64)
 
 
 def from_pandas(incidence, *, node_col: str = "node", edge_col: str = "hyperedge",
@@ -159,15 +193,7 @@ def from_pandas(incidence, *, node_col: str = "node", edge_col: str = "hyperedge
     if incidence[[node_col, edge_col]].isna().to_numpy().any():
         raise ValueError(f"the incidence table has an empty {node_col!r} or {edge_col!r} cell")
     cols, edge_ids = _codes(incidence[edge_col], pd)
-    w = None
-    if weight_col is not None and weight_col in incidence.columns:
-        values = pd.to_numeric(incidence[weight_col], errors="raise").to_numpy(np.float64)
-        w = np.ones(len(edge_ids))
-        w[cols] = values
-        clash = np.flatnonzero(w[cols] != values)
-        if clash.size:
-            raise ValueError(f"hyperedge {edge_ids[cols[clash[0]]].item()!r} has different weights in "
-                             f"different rows of column {weight_col!r}")
+    w = _edge_weights(incidence, weight_col, cols, edge_ids, pd)
     y = X = node_names = None
     if nodes is None:
         rows, node_ids = _codes(incidence[node_col], pd)
@@ -184,19 +210,7 @@ def from_pandas(incidence, *, node_col: str = "node", edge_col: str = "hyperedge
                              "the node table") from None
         if label_col in nodes.columns:
             y = _labels_from(nodes[label_col].to_numpy(), node_ids, label_col)
-        if feature_cols is None:
-            found = [(int(mt.group(1)), c) for c in nodes.columns
-                     if isinstance(c, str) and (mt := _FEATURE_COLUMN.match(c))]
-            feature_cols = [c for _, c in sorted(found)]
-        missing = [c for c in feature_cols if c not in nodes.columns]
-        if missing:
-            raise ValueError(f"the node table has no feature column {missing[0]!r}")
-        if feature_cols:
-            block = nodes[list(feature_cols)]
-            if all(isinstance(t, pd.SparseDtype) for t in block.dtypes):
-                X = sp.csr_matrix(block.sparse.to_coo())
-            else:
-                X = block.to_numpy(dtype=np.float64)
+        X = _feature_block(nodes, feature_cols, pd)
         if "name" in nodes.columns:
             node_names = nodes["name"].astype(str).tolist()
     return _build(node_ids, edge_ids, rows, cols, weights=w, features=X, labels=y,

@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph
-from ._common import _build, _id_array, _require, _to_numpy
+from ._common import _build, _cluster_labels, _id_array, _require, _to_numpy
 
 __all__ = ["to_hyperedge_index", "to_pyg", "from_pyg"]
 
@@ -30,22 +30,30 @@ def to_hyperedge_index(hg: Hypergraph):
     return torch.from_numpy(np.vstack([Ht.indices.astype(np.int64), cols]))
 
 
-def to_pyg(hg: Hypergraph, *, dense_features: bool = True):
+def to_pyg(hg: Hypergraph, *, clusters=None, dense_features: bool = True,
+           dtype="float32"):
     """Convert a hyperclust Hypergraph into a PyG ``HyperGraphData``.
 
     Parameters
     ----------
     hg : Hypergraph
+    clusters : array-like of shape (n_nodes,) or a fitted estimator, optional
+        Cluster of each node (an estimator gives its ``labels_``), stored as
+        ``data.cluster`` (LongTensor of shape (num_nodes,)).
     dense_features : bool, default True
         Sparse features become a dense tensor (what most PyG layers take); ``False`` keeps
         them as a torch sparse CSR tensor.
+    dtype : str or None, default "float32"
+        Floating type of ``x`` and ``hyperedge_weight``: float32 is what PyG's layers
+        (``HypergraphConv``) compute in. ``None`` keeps the stored precision (float64), for
+        an exact round trip through :func:`from_pyg`.
 
     Returns
     -------
     torch_geometric.data.HyperGraphData
         ``edge_index`` (the hyperedge index, shape (2, nnz), as ``HypergraphConv`` takes
-        it), ``num_nodes``, ``hyperedge_weight`` (shape (n_edges,)), ``x`` (features, as
-        stored: float64 stays float64), ``y`` (labels), ``node_ids`` and ``edge_ids``
+        it), ``num_nodes``, ``hyperedge_weight`` (shape (n_edges,)), ``x`` (features),
+        ``y`` (labels), ``cluster`` (when given), ``node_ids`` and ``edge_ids``
         (LongTensors, or lists of strings).
 
     Examples
@@ -54,6 +62,8 @@ def to_pyg(hg: Hypergraph, *, dense_features: bool = True):
     >>> data = to_pyg(hg)
     >>> data.edge_index.tolist(), data.num_nodes, data.node_ids
     ([[0, 1, 1, 2], [0, 0, 1, 1]], 3, ['ana', 'bo', 'cy'])
+    >>> to_pyg(hg, clusters=[0, 0, 1]).cluster.tolist(), data.hyperedge_weight.dtype
+    ([0, 0, 1], torch.float32)
     """
     torch = _require("torch", "to_pyg")
     _require("torch_geometric", "to_pyg")
@@ -61,6 +71,9 @@ def to_pyg(hg: Hypergraph, *, dense_features: bool = True):
 
     def ids(a):
         return torch.from_numpy(a.astype(np.int64)) if a.dtype != object else a.tolist()
+
+    def floats(a):
+        return a if dtype is None else a.astype(np.dtype(dtype), copy=False)
 
     kw = {}
     X = hg.features
@@ -71,16 +84,60 @@ def to_pyg(hg: Hypergraph, *, dense_features: bool = True):
                 warnings.simplefilter("ignore", UserWarning)
                 kw["x"] = torch.sparse_csr_tensor(torch.from_numpy(X.indptr.astype(np.int64)),
                                                   torch.from_numpy(X.indices.astype(np.int64)),
-                                                  torch.from_numpy(X.data.copy()), size=X.shape)
+                                                  torch.from_numpy(floats(X.data.copy())),
+                                                  size=X.shape)
         else:
-            kw["x"] = torch.from_numpy(X.toarray() if sp.issparse(X) else np.array(X))
+            kw["x"] = torch.from_numpy(floats(X.toarray() if sp.issparse(X) else np.array(X)))
     if hg.labels is not None:
         kw["y"] = torch.from_numpy(np.array(hg.labels))
     data = HyperGraphData(edge_index=to_hyperedge_index(hg), num_nodes=hg.n_nodes, **kw)
-    data.hyperedge_weight = torch.from_numpy(np.array(hg.weights))
+    data.hyperedge_weight = torch.from_numpy(floats(np.array(hg.weights)))
+    labels = _cluster_labels(hg, clusters)
+    if labels is not None:
+        data.cluster = torch.from_numpy(labels)
     data.node_ids = ids(hg.node_ids)
     data.edge_ids = ids(hg.edge_ids)
     return data
+
+
+def _hyperedge_index(data, hyperedge_index) -> np.ndarray:
+    """The hyperedge index of ``data`` (or ``hyperedge_index``), int64 of shape (2, nnz),
+    checked: integers, no negative position."""
+    index = hyperedge_index
+    if data is not None and index is None:
+        if hasattr(data, "keys") and callable(getattr(data, "keys")):
+            keys = data.keys()
+            if "hyperedge_index" in keys:
+                index = data["hyperedge_index"]
+            elif type(data).__name__ == "HyperGraphData":
+                index = data.edge_index
+            else:
+                raise ValueError("this PyG Data has no hyperedge_index (its edge_index is a "
+                                 "graph); pass hyperedge_index= or a HyperGraphData")
+        else:
+            index = data
+    if index is None:
+        raise ValueError("from_pyg needs data or hyperedge_index")
+    idx = _to_numpy(index)
+    if sp.issparse(idx) or idx.ndim != 2 or idx.shape[0] != 2:
+        raise ValueError(f"hyperedge_index must have shape (2, nnz), got {tuple(np.shape(idx))}")
+    if idx.size and idx.dtype.kind not in "iu":
+        raise TypeError(f"hyperedge_index must hold integers, got dtype {idx.dtype}")
+    idx = idx.astype(np.int64)
+    if idx.size and idx.min() < 0:
+        raise ValueError("hyperedge_index holds a negative position")
+    return idx
+
+
+def _one_label_per_node(labels):
+    """Labels of shape (n,) from (n,) or one-hot (n, k) (argmax); None stays None."""
+    if labels is None:
+        return None
+    if labels.ndim == 2 and labels.shape[1] > 1:
+        if not np.all(labels.sum(axis=1) == 1):
+            raise ValueError("y has several labels per node; hyperclust takes one label per node")
+        labels = labels.argmax(axis=1)
+    return labels.reshape(-1)
 
 
 def from_pyg(data=None, *, hyperedge_index=None, x=None, y=None, hyperedge_weight=None,
@@ -127,48 +184,19 @@ def from_pyg(data=None, *, hyperedge_index=None, x=None, y=None, hyperedge_weigh
             return given
         return data[key] if key in data.keys() else None
 
-    index = hyperedge_index
-    if data is not None and index is None:
-        if hasattr(data, "keys") and callable(getattr(data, "keys")):
-            keys = data.keys()
-            if "hyperedge_index" in keys:
-                index = data["hyperedge_index"]
-            elif type(data).__name__ == "HyperGraphData":
-                index = data.edge_index
-            else:
-                raise ValueError("this PyG Data has no hyperedge_index (its edge_index is a "
-                                 "graph); pass hyperedge_index= or a HyperGraphData")
-        else:
-            index = data
-    if index is None:
-        raise ValueError("from_pyg needs data or hyperedge_index")
+    idx = _hyperedge_index(data, hyperedge_index)
     x, y = attr("x", x), attr("y", y)
     hyperedge_weight = attr("hyperedge_weight", hyperedge_weight)
     node_ids, edge_ids = attr("node_ids", node_ids), attr("edge_ids", edge_ids)
     if num_nodes is None and data is not None and hasattr(data, "keys") and \
             "num_nodes" in data.keys():
         num_nodes = int(data["num_nodes"])  # stored value (the property fails on no edges)
-    idx = _to_numpy(index)
-    if sp.issparse(idx) or idx.ndim != 2 or idx.shape[0] != 2:
-        raise ValueError(f"hyperedge_index must have shape (2, nnz), got {tuple(np.shape(idx))}")
-    if idx.size and idx.dtype.kind not in "iu":
-        raise TypeError(f"hyperedge_index must hold integers, got dtype {idx.dtype}")
-    idx = idx.astype(np.int64)
-    if idx.size and idx.min() < 0:
-        raise ValueError("hyperedge_index holds a negative position")
     X = _to_numpy(x)
     w = None if hyperedge_weight is None else _to_numpy(hyperedge_weight).astype(np.float64)
     n = num_nodes if num_nodes is not None else (
         X.shape[0] if X is not None else (int(idx[0].max()) + 1 if idx.size else 0))
     m = w.shape[0] if w is not None else (int(idx[1].max()) + 1 if idx.size else 0)
-    labels = _to_numpy(y)
-    if labels is not None:
-        if labels.ndim == 2 and labels.shape[1] > 1:
-            if not np.all(labels.sum(axis=1) == 1):
-                raise ValueError("y has several labels per node; hyperclust takes one label "
-                                 "per node")
-            labels = labels.argmax(axis=1)
-        labels = labels.reshape(-1)
+    labels = _one_label_per_node(_to_numpy(y))
     nid = _id_array(range(n) if node_ids is None else _to_numpy(node_ids)
                     if not isinstance(node_ids, list) else node_ids)
     eid = _id_array(range(m) if edge_ids is None else _to_numpy(edge_ids)

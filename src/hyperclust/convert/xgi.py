@@ -5,10 +5,11 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph, map_ids
-from ._common import (_build, _feature_rows, _features_from, _id_array, _labels_from, _members,
-                      _native, _require)
+from ._common import (_build, _cluster_labels, _feature_rows, _features_from, _id_array,
+                      _labels_from, _members, _native, _require)
 
 __all__ = ["from_xgi", "to_xgi"]
 
@@ -75,17 +76,22 @@ def from_xgi(H, *, weight: str = "weight", label: str = "label", features: str =
                   **options)
 
 
-def to_xgi(hg: Hypergraph, *, weight: str = "weight", label: str = "label",
-           features: str = "features"):
+def to_xgi(hg: Hypergraph, *, clusters=None, weight: str = "weight", label: str = "label",
+           features: str = "features", cluster: str = "cluster"):
     """Convert a hyperclust Hypergraph into an XGI ``Hypergraph``.
 
     Parameters
     ----------
     hg : Hypergraph
-    weight, label, features : str
-        Attribute names (see :func:`from_xgi`). Weights are written only when some weight is
-        not 1; labels and features when ``hg`` has them (sparse features as 1-row CSR
-        matrices, dense as 1-D arrays).
+    clusters : array-like of shape (n_nodes,) or a fitted estimator, optional
+        Cluster of each node (``hg``'s node order; an estimator gives its ``labels_``),
+        written as the node attribute ``cluster``.
+    weight, label, features, cluster : str
+        Attribute names (see :func:`from_xgi`); ``features=None`` leaves the features out.
+        Weights are written only when some weight is not 1; labels and features when ``hg``
+        has them. Every value is a plain Python object (ints, floats, lists of floats for
+        dense features), so ``xgi.write_hif`` writes the result; sparse features are 1-row
+        CSR matrices, which JSON cannot hold: pass ``features=None`` before ``write_hif``.
 
     Returns
     -------
@@ -99,6 +105,8 @@ def to_xgi(hg: Hypergraph, *, weight: str = "weight", label: str = "label",
     >>> H = to_xgi(hg)
     >>> H.edges.members(dtype=dict) == {"e1": {"ana", "bo"}, "e2": {"bo", "cy"}}
     True
+    >>> to_xgi(hg, clusters=[0, 0, 1]).nodes.attrs("cluster").asdict()
+    {'ana': 0, 'bo': 0, 'cy': 1}
     """
     xgi = _require("xgi", "to_xgi")
     H = xgi.Hypergraph()
@@ -110,8 +118,12 @@ def to_xgi(hg: Hypergraph, *, weight: str = "weight", label: str = "label",
         H.set_edge_attributes(dict(zip(eids, hg.weights.tolist())), name=weight)
     if hg.labels is not None:
         H.set_node_attributes(dict(zip(nids, hg.labels.tolist())), name=label)
-    if hg.features is not None:
-        H.set_node_attributes(dict(zip(nids, _feature_rows(hg.features))), name=features)
+    if hg.features is not None and features is not None:
+        rows = _feature_rows(hg.features) if sp.issparse(hg.features) else hg.features.tolist()
+        H.set_node_attributes(dict(zip(nids, rows)), name=features)
+    labels = _cluster_labels(hg, clusters)
+    if labels is not None:
+        H.set_node_attributes(dict(zip(nids, labels.tolist())), name=cluster)
     if hg.name is not None:
         H["name"] = hg.name
     return H

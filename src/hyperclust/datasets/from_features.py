@@ -138,4 +138,5 @@ def hypergraph_from_features(features, *, construction: str = "knn", n_neighbors
         H = _values_incidence(X, int(n_bins))
     sizes = np.asarray(H.sum(axis=0)).ravel()
     H = sp.csc_matrix(H)[:, sizes >= 2]
-    return Hypergraph.from_incidence(H, features=X, labels=labels, name=name)
+    return Hypergraph.from_incidence(H, features=X, labels=labels, name=name,
+                                    duplicates="merge")

@@ -50,5 +50,6 @@ def as_partitioned(data, block_size: int):
         with tempfile.TemporaryDirectory(prefix="hyperclust-partitioned-") as tmp:
             yield write_partitioned(data, tmp, block_size=block_size)
     else:
-        raise TypeError(f"fit expects a hyperclust.Hypergraph, a PartitionedHypergraph or the "
-                        f"path of a partitioned directory, got {type(data).__name__}")
+        raise TypeError(f"fit expects a hyperclust.Hypergraph (or what hyperclust.convert."
+                        f"from_any takes), a PartitionedHypergraph or the path of a partitioned "
+                        f"directory, got {type(data).__name__}")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import logging
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -13,7 +15,8 @@ from .validation import check_weights
 
 __all__ = ["CleaningReport", "clean_incidence"]
 
-_DUPLICATE_OPTIONS = ("merge", "keep", "drop")
+_DUPLICATE_OPTIONS = ("keep", "merge", "drop")
+_log = logging.getLogger("hyperclust")
 _SINGLETON_OPTIONS = ("keep", "drop")
 _EMPTY_OPTIONS = ("drop", "error")
 
@@ -29,7 +32,8 @@ class CleaningReport:
     duplicate_edges : int
         Hyperedges whose member set equals an earlier hyperedge's.
     duplicate_policy : str
-        ``"merge"`` (weights summed into the first copy), ``"keep"`` or ``"drop"``.
+        ``"keep"`` (every copy kept with its id), ``"merge"`` (weights summed into the first
+        copy) or ``"drop"``.
     singleton_edges : int
         Hyperedges with exactly one member (after collapsing repeats).
     singleton_policy : str
@@ -42,12 +46,14 @@ class CleaningReport:
     >>> from hyperclust import Hypergraph
     >>> hg = Hypergraph.from_edges([[0, 1], [1, 0], [2]])
     >>> hg.cleaning.duplicate_edges, hg.cleaning.singleton_edges, hg.weights.tolist()
-    (1, 1, [2.0, 1.0])
+    (1, 1, [1.0, 1.0, 1.0])
+    >>> Hypergraph.from_edges([[0, 1], [1, 0], [2]], duplicates="merge").weights.tolist()
+    [2.0, 1.0]
     """
 
     repeated_members_collapsed: int = 0
     duplicate_edges: int = 0
-    duplicate_policy: str = "merge"
+    duplicate_policy: str = "keep"
     singleton_edges: int = 0
     singleton_policy: str = "keep"
     empty_edges_dropped: int = 0
@@ -55,7 +61,7 @@ class CleaningReport:
 
 
 def clean_incidence(H, *, n_pairs, weights=None, edge_names=None, edge_ids=None,
-                    duplicates="merge", singletons="keep", empty="drop") -> dict:
+                    duplicates="keep", singletons="keep", empty="drop") -> dict:
     """Clean a raw incidence matrix as the constructors of ``Hypergraph`` do.
 
     Parameters
@@ -72,29 +78,27 @@ def clean_incidence(H, *, n_pairs, weights=None, edge_names=None, edge_ids=None,
     Returns
     -------
     dict
-        ``incidence`` (binary CSR of the kept hyperedges), ``weights``, ``edge_names``,
-        ``edge_ids`` (of the kept hyperedges; None when not given) and ``cleaning``
-        (a :class:`CleaningReport`).
+        ``incidence`` (binary CSR), ``weights``, ``edge_names``, ``edge_ids`` (of the kept
+        hyperedges; None when not given) and ``cleaning`` (a :class:`CleaningReport`).
 
     Examples
     --------
     >>> import scipy.sparse as sp
     >>> H = sp.csr_matrix([[1, 1, 1], [1, 1, 0], [0, 0, 0]])   # hyperedges 0 and 1 equal
-    >>> out = clean_incidence(H, n_pairs=5, weights=[1.0, 2.0, 1.0])
+    >>> out = clean_incidence(H, n_pairs=5, weights=[1.0, 2.0, 1.0], duplicates="merge")
     >>> out["incidence"].shape, out["weights"].tolist(), out["cleaning"].duplicate_edges
     ((3, 2), [3.0, 1.0], 1)
     """
-    if duplicates not in _DUPLICATE_OPTIONS:
-        raise ValueError(f"duplicates must be one of {_DUPLICATE_OPTIONS}, got {duplicates!r}")
-    if singletons not in _SINGLETON_OPTIONS:
-        raise ValueError(f"singletons must be one of {_SINGLETON_OPTIONS}, got {singletons!r}")
-    if empty not in _EMPTY_OPTIONS:
-        raise ValueError(f"empty must be one of {_EMPTY_OPTIONS}, got {empty!r}")
-    H = sp.csr_matrix(H, dtype=np.float64)
+    for name, value, options in (("duplicates", duplicates, _DUPLICATE_OPTIONS),
+                                 ("singletons", singletons, _SINGLETON_OPTIONS),
+                                 ("empty", empty, _EMPTY_OPTIONS)):
+        if value not in options:
+            raise ValueError(f"{name} must be one of {options}, got {value!r}")
+    H = sp.csr_matrix(H, dtype=np.float64, copy=True)
     H.sum_duplicates()
     repeated = int(n_pairs - H.nnz)
     H.data[:] = 1.0
-    n, m = H.shape
+    m = H.shape[1]
     w = check_weights(weights, m)
     names = None if edge_names is None else np.asarray([str(s) for s in edge_names], dtype=object)
     if names is not None and names.shape[0] != m:
@@ -113,30 +117,7 @@ def clean_incidence(H, *, n_pairs, weights=None, edge_names=None, edge_ids=None,
     if singletons == "drop":
         keep &= ~singleton_mask
 
-    # Duplicate detection: hash each column's sorted member list, then confirm equality.
-    dup_of = np.arange(m)
-    if m:
-        idx = Hc.indices
-        col_of = np.repeat(np.arange(m), sizes)
-        rng = np.random.default_rng(12345)
-        r1 = rng.integers(1, 2**61 - 1, size=max(n, 1), dtype=np.int64)
-        r2 = rng.integers(1, 2**61 - 1, size=max(n, 1), dtype=np.int64)
-        h1 = np.zeros(m, dtype=np.int64)
-        h2 = np.zeros(m, dtype=np.int64)
-        with np.errstate(over="ignore"):
-            np.add.at(h1, col_of, r1[idx])
-            np.add.at(h2, col_of, r2[idx])
-        key = np.stack([sizes, h1, h2], axis=1)
-        _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
-        inverse = inverse.reshape(-1)
-        dup_of = first[inverse]
-        cand = np.flatnonzero((dup_of != np.arange(m)) & keep)
-        # verify hash collisions are true duplicates (vectorised row comparison)
-        if cand.size:
-            a = Hc[:, cand]
-            b = Hc[:, dup_of[cand]]
-            differs = np.asarray(abs(a - b).sum(axis=0)).ravel() > 0
-            dup_of[cand[differs]] = cand[differs]
+    dup_of = _first_copy(Hc, sizes, keep)
     is_dup = (dup_of != np.arange(m)) & keep
     n_dup = int(is_dup.sum())
     if duplicates in ("merge", "drop") and n_dup:
@@ -151,6 +132,7 @@ def clean_incidence(H, *, n_pairs, weights=None, edge_names=None, edge_ids=None,
         singleton_policy=singletons,
         empty_edges_dropped=int(empty_mask.sum()),
     )
+    _log_changes(report)
     kept = np.flatnonzero(keep)
     eids = _check_ids(edge_ids, m, "edge_ids")
     if eids is None and edge_ids is not None and kept.size != m:
@@ -158,3 +140,49 @@ def clean_incidence(H, *, n_pairs, weights=None, edge_names=None, edge_ids=None,
     return {"incidence": Hc[:, kept].tocsr(), "weights": w[kept],
             "edge_names": None if names is None else names[kept],
             "edge_ids": None if eids is None else eids[kept], "cleaning": report}
+
+
+def _log_changes(report: CleaningReport) -> None:
+    """Say on the ``hyperclust`` logger what construction changed (nothing when nothing)."""
+    if report.duplicate_edges and report.duplicate_policy != "keep":
+        _log.info("%s %d duplicate hyperedge(s) (duplicates=%r%s)",
+                  "merged" if report.duplicate_policy == "merge" else "dropped",
+                  report.duplicate_edges, report.duplicate_policy,
+                  ": weights summed into the first copy"
+                  if report.duplicate_policy == "merge" else "")
+    if report.singleton_edges and report.singleton_policy == "drop":
+        _log.info("dropped %d single-member hyperedge(s) (singletons='drop')",
+                  report.singleton_edges)
+    if report.empty_edges_dropped:
+        _log.info("dropped %d hyperedge(s) with no member", report.empty_edges_dropped)
+    if report.repeated_members_collapsed:
+        _log.info("collapsed %d repeated (node, hyperedge) membership(s)",
+                  report.repeated_members_collapsed)
+
+
+def _first_copy(Hc, sizes, keep) -> np.ndarray:
+    """For each hyperedge (column of ``Hc``, CSC with sorted indices), the position of the
+    first hyperedge with the same member set, itself when none; shape (m,). Only kept
+    hyperedges (``keep``) are matched to an earlier copy."""
+    n, m = Hc.shape
+    dup_of = np.arange(m)
+    if not m:
+        return dup_of
+    # Hash each column's member set, then confirm equality (a collision is not a copy).
+    col_of = np.repeat(np.arange(m), sizes)
+    rng = np.random.default_rng(12345)
+    r1 = rng.integers(1, 2**61 - 1, size=max(n, 1), dtype=np.int64)
+    r2 = rng.integers(1, 2**61 - 1, size=max(n, 1), dtype=np.int64)
+    h1 = np.zeros(m, dtype=np.int64)
+    h2 = np.zeros(m, dtype=np.int64)
+    with np.errstate(over="ignore"):
+        np.add.at(h1, col_of, r1[Hc.indices])
+        np.add.at(h2, col_of, r2[Hc.indices])
+    key = np.stack([sizes, h1, h2], axis=1)
+    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    dup_of = first[inverse.reshape(-1)]
+    cand = np.flatnonzero((dup_of != np.arange(m)) & keep)
+    if cand.size:
+        differs = np.asarray(abs(Hc[:, cand] - Hc[:, dup_of[cand]]).sum(axis=0)).ravel() > 0
+        dup_of[cand[differs]] = cand[differs]
+    return dup_of

@@ -101,7 +101,7 @@ class Hypergraph:
     @classmethod
     def from_edges(cls, edges: Iterable[Sequence], n_nodes: int | None = None, *,
                    weights=None, features=None, labels=None, node_names=None, edge_names=None,
-                   node_ids=None, edge_ids=None, duplicates: str = "merge",
+                   node_ids=None, edge_ids=None, duplicates: str = "keep",
                    singletons: str = "keep", empty: str = "drop", name=None) -> "Hypergraph":
         """Build from a list of hyperedges, each a collection of node ids.
 
@@ -126,10 +126,12 @@ class Hypergraph:
             rows could not be matched to nodes).
         edge_ids : sequence, optional
             One distinct id per hyperedge (default ``0..len(edges)-1``).
-        duplicates : {"merge", "keep", "drop"}
-            Hyperedges with an identical member set: ``"merge"`` keeps one copy whose weight is
-            the sum (every operator in hyperclust is then unchanged), ``"keep"`` keeps all
-            copies, ``"drop"`` keeps the first copy with its own weight.
+        duplicates : {"keep", "merge", "drop"}, default "keep"
+            Hyperedges with an identical member set: ``"keep"`` keeps every copy with its own
+            id and weight (nothing the input said is lost), ``"merge"`` keeps the first copy
+            whose weight is the sum (every operator in hyperclust is unchanged, the later ids
+            are gone; logged), ``"drop"`` keeps the first copy with its own weight (logged).
+            ``cleaning.duplicate_edges`` counts the copies whatever the choice.
         singletons : {"keep", "drop"}
             Size-1 hyperedges: kept (they act as self loops) or removed.
         empty : {"drop", "error"}
@@ -152,7 +154,7 @@ class Hypergraph:
     @classmethod
     def from_pairs(cls, nodes, edges, n_nodes: int | None = None, n_edges: int | None = None, *,
                    weights=None, features=None, labels=None, node_names=None, edge_names=None,
-                   node_ids=None, edge_ids=None, duplicates: str = "merge",
+                   node_ids=None, edge_ids=None, duplicates: str = "keep",
                    singletons: str = "keep", empty: str = "drop",
                    name=None) -> "Hypergraph":
         """Build from parallel arrays of (node id, hyperedge id) membership pairs.
@@ -190,7 +192,7 @@ class Hypergraph:
     @classmethod
     def from_incidence(cls, incidence, *, weights=None, features=None, labels=None,
                        node_names=None, edge_names=None, node_ids=None, edge_ids=None,
-                       duplicates: str = "merge", singletons: str = "keep", empty: str = "drop",
+                       duplicates: str = "keep", singletons: str = "keep", empty: str = "drop",
                        name=None) -> "Hypergraph":
         """Build from an ``(n_nodes, n_edges)`` incidence matrix (dense or sparse).
 

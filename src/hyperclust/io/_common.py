@@ -205,7 +205,7 @@ def build(nodes, edges, n_nodes, n_edges, *, labels=None, features=None, weights
     ``cleaning.extra``."""
     hg = Hypergraph.from_pairs(nodes, edges, n_nodes=n_nodes, n_edges=n_edges, weights=weights,
                                edge_names=edge_names, edge_ids=edge_ids,
-                               **check_options(options))
+                               **{"duplicates": "merge", **check_options(options)})
     cleaning = hg.cleaning
     if notes:
         cleaning = dataclasses.replace(cleaning, extra={**cleaning.extra, **notes})

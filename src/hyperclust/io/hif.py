@@ -5,7 +5,8 @@ is fetched from the network. Mapping to a :class:`~hyperclust.Hypergraph`:
 
 - nodes are numbered in the order of the ``nodes`` array, then nodes met only in
   ``incidences`` in order of first appearance; likewise hyperedges;
-- ``edges[*].weight`` is the hyperedge weight (default 1);
+- ``edges[*].weight`` is the hyperedge weight, else ``edges[*].attrs.weight`` (as XGI
+  writes it), default 1;
 - node ``attrs[label_key]`` (default ``"label"``) gives the labels (ints or strings, mapped to
   ``0..k-1``; missing = -1), ``attrs["features"]`` (a list of numbers on every node; a node
   without it while others have it is an error) the features, ``attrs["name"]`` the node
@@ -58,6 +59,17 @@ def _is_id(x) -> bool:
 
 def _is_number(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _edge_weight(rec, path):
+    """An edge record's weight: its ``weight``, else ``attrs.weight`` (where XGI's
+    ``write_hif`` puts it), else None."""
+    if "weight" in rec:
+        return rec["weight"]
+    w = rec.get("attrs", {}).get("weight")
+    if w is not None and not _is_number(w):
+        raise DataFormatError(f"edge {rec['edge']!r}: attrs.weight {w!r} is not a number", path)
+    return w
 
 
 def _bad_item(rec, required) -> str | None:
@@ -237,11 +249,11 @@ def from_hif(doc: dict, *, label_key: str = "label", validate: bool = True, path
         warnings.warn(f"{path or 'HIF'}: incidence weights are ignored (binary incidence)",
                       stacklevel=2)
     weights = None
-    if any("weight" in r for r in edge_recs):
+    given = [(eidx[_key(r["edge"])], w) for r in edge_recs
+             if (w := _edge_weight(r, path)) is not None]
+    if given:
         weights = np.ones(m)
-        for r in edge_recs:
-            if "weight" in r:
-                weights[eidx[_key(r["edge"])]] = r["weight"]
+        weights[[j for j, _ in given]] = [w for _, w in given]
         bad = np.flatnonzero(~np.isfinite(weights) | (weights <= 0))
         if bad.size:
             raise DataFormatError(f"hyperedge weights must be positive (edge {bad[0]} has "
@@ -353,11 +365,11 @@ def to_hif(hg: Hypergraph, *, label_key: str = "label", include_features: bool =
     nodes = [{"node": nid[i], "attrs": a} if a else {"node": nid[i]}
              for i, a in enumerate(node_attrs)]
     w = hg.weights.tolist()
-    if hg.edge_names is not None:
-        edges = [{"edge": eid[j], "weight": w[j], "attrs": {"name": s}}
-                 for j, s in enumerate(hg.edge_names)]
-    else:
-        edges = [{"edge": eid[j], "weight": w[j]} for j in range(m)]
+    # The weight also in attrs: where XGI's read_hif looks for it.
+    names = hg.edge_names if hg.edge_names is not None else [None] * m
+    edges = [{"edge": eid[j], "weight": w[j],
+              "attrs": {"weight": w[j], **({"name": s} if s is not None else {})}}
+             for j, s in enumerate(names)]
     Ht = hg.incidence_t
     edge_of = np.repeat(np.arange(m), np.diff(Ht.indptr)).tolist()
     incidences = [{"edge": eid[e], "node": nid[v]} for e, v in zip(edge_of, Ht.indices.tolist())]

@@ -1,0 +1,8 @@
+"""``python -m hyperclust``: the ``hyperclust`` command line."""
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())
