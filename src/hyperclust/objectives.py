@@ -210,7 +210,7 @@ def effective_n_clusters(labels) -> float:
 
     Examples
     --------
-    >>> effective_n_clusters([0, 0, 1, 1, 2, 2]), round(effective_n_clusters([0] * 98 + [1, 2]), 2)
+    >>> round(effective_n_clusters([0, 0, 1, 1, 2, 2]), 2), round(effective_n_clusters([0] * 98 + [1, 2]), 2)
     (3.0, 1.12)
     """
     y = np.asarray(labels).reshape(-1)

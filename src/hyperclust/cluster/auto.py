@@ -13,6 +13,7 @@ shared by every candidate. No label is used anywhere.
 
 from __future__ import annotations
 
+import sys
 import time
 
 import numpy as np
@@ -329,4 +330,5 @@ class AutoClusterer(HypergraphClusterer):
             labels[name] = np.asarray(est.labels_, dtype=np.int64)
             fitted[name] = est
             if self.verbose:
-                bar.write(f"auto: {key or name} fitted in {times[key or name]:.2f} s")
+                bar.write(f"auto: {key or name} fitted in {times[key or name]:.2f} s",
+                          file=sys.stderr)

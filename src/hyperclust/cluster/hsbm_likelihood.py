@@ -6,7 +6,8 @@ adds ``a_e = w_e / (|e| - 1)`` to every pair of its members, so node ``i``'s exp
 is ``theta_i = sum_{e ni i, |e| >= 2} w_e``. Pair counts are Poisson,
 ``A_ij ~ Poisson(theta_i theta_j omega_{z_i z_j})`` (Karrer & Newman's degree-corrected
 SBM); with soft memberships ``Q`` (rows sum to 1) the block counts are ``M = Q^T A Q`` and
-the maximum-likelihood rates ``omega_cd = M_cd / (kappa_c kappa_d)``, ``kappa = Q^T theta``.
+the maximum-likelihood rates ``omega_cd = M_cd / (kappa_c kappa_d)``, ``kappa = Q^T theta``
+(reported relative to the rate of a block-blind model, ``1 / sum(theta)``).
 In the mean-field E-step the Poisson normaliser ``theta_i sum_d omega_cd kappa_d = theta_i``
 is the same for every cluster (the degree correction), so node ``i``'s log-potential for
 cluster ``c`` is ``log pi_c + sum_d (A Q)_id log omega_cd`` plus the attribute term.
@@ -78,12 +79,15 @@ def block_rates(AQ, Q, degrees):
     Returns
     -------
     ndarray, shape (K, K)
-        ``log((M + RATE_PRIOR) / (kappa kappa^T + RATE_PRIOR))`` with ``M = Q^T A Q``.
+        ``log((M + RATE_PRIOR) / (E + RATE_PRIOR))`` with ``M = Q^T A Q`` the block counts
+        and ``E = kappa kappa^T / sum(kappa)`` their expectation when pairs ignore the
+        blocks (so 0 is the null rate, > 0 a block denser than chance).
     """
     M = Q.T @ AQ
     M = 0.5 * (M + M.T)
     kappa = Q.T @ degrees
-    return np.log(M + RATE_PRIOR) - np.log(np.outer(kappa, kappa) + RATE_PRIOR)
+    expected = np.outer(kappa, kappa) / max(float(kappa.sum()), 1e-12)
+    return np.log(M + RATE_PRIOR) - np.log(expected + RATE_PRIOR)
 
 
 def attribute_loglik(Z, Q, has_row):

@@ -103,11 +103,14 @@ def _peer(cls: str, library: str, description: str, *extra_modules: str) -> Meth
 METHODS: dict[str, Method] = {
     "auto": Method("hyperclust.cluster.auto:AutoClusterer",
                    "the default: fit ahcka, hgnn, spectral (on the hypergraph and on the "
-                   "hypergraph + attribute-kNN walk) and k-means; keep the lowest label-free "
-                   "random-walk conductance"),
+                   "hypergraph + attribute-kNN walk), k-means and hsbm on most of the data; keep "
+                   "the one that best predicts the held-out hyperedges and attribute columns"),
     "ahcka": Method("hyperclust.cluster.ahcka:AHCKA",
                     "AHCKA (Li, Yang & Shi 2023): attribute-kNN augmented random walk, "
                     "orthogonal iterations, label-free iteration selection"),
+    "hsbm": Method("hyperclust.cluster.hsbm:HypergraphSBM",
+                   "attributed degree-corrected hypergraph SBM, mean-field EM; attribute weight "
+                   "chosen by held-out hyperedge and attribute prediction"),
     "kmeans": Method(f"{_BASELINES}:KMeansFeatures",
                      "k-means on node features (hyperedges ignored)"),
     "hgnn": Method(f"{_BASELINES}:HGNNSmoothingKMeans",
