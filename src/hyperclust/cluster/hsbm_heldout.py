@@ -37,6 +37,9 @@ from .hsbm_likelihood import CliqueExpansion, block_rates, edge_cluster_counts, 
 
 __all__ = ["HoldoutSplit", "split_hypergraph", "heldout_error", "heldout_aucs"]
 
+#: Fewer held-out hyperedges than this give no hyperedge view (its AUC would be noise).
+MIN_HELDOUT_EDGES = 10
+
 
 @dataclass
 class HoldoutSplit:
@@ -57,6 +60,13 @@ class HoldoutSplit:
         Those nodes.
     expansion : CliqueExpansion
         Of ``train``, shared by every score.
+
+    Examples
+    --------
+    >>> from hyperclust.datasets import hypergraph_sbm
+    >>> s = split_hypergraph(hypergraph_sbm(200, 2, n_features=5, random_state=0))
+    >>> s.heldout.shape[0] * 5 == s.fakes.shape[0], s.columns.shape[1]
+    (True, 1)
     """
 
     train: Hypergraph
@@ -75,7 +85,8 @@ def split_hypergraph(hypergraph, *, edge_share=0.1, column_share=0.2, n_fakes=5,
     ----------
     hypergraph : Hypergraph, n nodes
     edge_share : float in [0, 1), default 0.1
-        Share of the hyperedges with >= 2 members held out (none when fewer than 10 would be).
+        Share of the hyperedges with >= 2 members held out (none when fewer than
+        :data:`MIN_HELDOUT_EDGES` would be).
     column_share : float in [0, 1), default 0.2
         Share of the attribute columns held out (at least one, when there are >= 2 columns).
     n_fakes : int, default 5
@@ -99,8 +110,8 @@ def split_hypergraph(hypergraph, *, edge_share=0.1, column_share=0.2, n_fakes=5,
     sizes = np.asarray(hypergraph.edge_sizes)
     pairable = np.flatnonzero(sizes >= 2)
     n_held = int(round(edge_share * pairable.size))
-    held = np.sort(rng.choice(pairable, n_held, replace=False)) if n_held >= 10 else \
-        np.empty(0, dtype=np.int64)
+    held = np.sort(rng.choice(pairable, n_held, replace=False)) \
+        if n_held >= MIN_HELDOUT_EDGES else np.empty(0, dtype=np.int64)
     keep = np.setdiff1d(np.arange(m), held)
     X, Xh = _split_columns(hypergraph.features, column_share, rng)
     train = Hypergraph(hypergraph.incidence[:, keep], weights=hypergraph.weights[keep],
@@ -155,6 +166,14 @@ def heldout_aucs(split: HoldoutSplit, labels) -> dict:
     Returns
     -------
     dict of str -> float or None
+
+    Examples
+    --------
+    >>> from hyperclust.datasets import hypergraph_sbm
+    >>> hg = hypergraph_sbm(400, 2, homophily=0.95, n_features=0, random_state=0)
+    >>> aucs = heldout_aucs(split_hypergraph(hg), hg.labels)
+    >>> aucs["edges"] > 0.8, aucs["attributes"]
+    (True, None)
     """
     y = np.unique(np.asarray(labels), return_inverse=True)[1].reshape(-1)
     k = int(y.max()) + 1

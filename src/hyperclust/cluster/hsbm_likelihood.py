@@ -23,7 +23,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["CliqueExpansion", "attribute_loglik", "block_rates", "soft_assign"]
+__all__ = ["CliqueExpansion", "attribute_loglik", "block_rates", "soft_assign", "one_hot",
+           "edge_cluster_counts"]
 
 #: Pseudo-count added to every block count, so an empty block has a finite log-rate.
 RATE_PRIOR = 0.5
@@ -82,6 +83,15 @@ def block_rates(AQ, Q, degrees):
         ``log((M + RATE_PRIOR) / (E + RATE_PRIOR))`` with ``M = Q^T A Q`` the block counts
         and ``E = kappa kappa^T / sum(kappa)`` their expectation when pairs ignore the
         blocks (so 0 is the null rate, > 0 a block denser than chance).
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> A = CliqueExpansion(Hypergraph.from_edges([[0, 1], [1, 2], [3, 4], [4, 5]]))
+    >>> Q = one_hot(np.array([0, 0, 0, 1, 1, 1]), 2)
+    >>> log_omega = block_rates(A @ Q, Q, A.degrees)
+    >>> bool(log_omega[0, 0] > 0 > log_omega[0, 1])
+    True
     """
     M = Q.T @ AQ
     M = 0.5 * (M + M.T)
@@ -106,6 +116,13 @@ def attribute_loglik(Z, Q, has_row):
     -------
     ndarray, shape (n, K)
         ``-||z_i - mu_c||^2 / (2 sigma^2)`` (0 on featureless rows).
+
+    Examples
+    --------
+    >>> Z = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
+    >>> L = attribute_loglik(Z, one_hot(np.array([0, 0, 1, 1]), 2), Z.any(axis=1))
+    >>> int(L[0].argmax()), int(L[2].argmax()), L[3].tolist()
+    (0, 1, [0.0, 0.0])
     """
     Qf = Q * has_row[:, None]
     mass = Qf.sum(axis=0)
@@ -118,21 +135,41 @@ def attribute_loglik(Z, Q, has_row):
 
 
 def soft_assign(log_potential):
-    """Row-wise softmax of ``log_potential`` (shape (n, K)), computed stably."""
+    """Row-wise softmax of ``log_potential`` (shape (n, K)), computed stably.
+
+    Examples
+    --------
+    >>> soft_assign(np.array([[0.0, 0.0], [1000.0, 0.0]])).tolist()
+    [[0.5, 0.5], [1.0, 0.0]]
+    """
     L = log_potential - log_potential.max(axis=1, keepdims=True)
     P = np.exp(L)
     return P / P.sum(axis=1, keepdims=True)
 
 
 def one_hot(labels, k):
-    """Dense ``(n, k)`` one-hot matrix of integer ``labels`` in ``0..k-1``."""
+    """Dense ``(n, k)`` one-hot matrix of integer ``labels`` in ``0..k-1``.
+
+    Examples
+    --------
+    >>> one_hot(np.array([1, 0]), 2).tolist()
+    [[0.0, 1.0], [1.0, 0.0]]
+    """
     Q = np.zeros((labels.size, k))
     Q[np.arange(labels.size), labels] = 1.0
     return Q
 
 
 def edge_cluster_counts(incidence_t, labels, k):
-    """``(m, k)`` CSR: how many members of each hyperedge lie in each cluster."""
+    """``(m, k)`` CSR: how many members of each hyperedge lie in each cluster.
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> edge_cluster_counts(hg.incidence_t, np.array([0, 0, 1, 1]), 2).toarray().tolist()
+    [[2.0, 1.0], [0.0, 2.0]]
+    """
     n = labels.size
     B = sp.csr_matrix((np.ones(n), (np.arange(n), labels)), shape=(n, k))
     return (incidence_t @ B).tocsr()

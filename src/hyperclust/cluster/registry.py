@@ -108,14 +108,14 @@ METHODS: dict[str, Method] = {
     "ahcka": Method("hyperclust.cluster.ahcka:AHCKA",
                     "AHCKA (Li, Yang & Shi 2023): attribute-kNN augmented random walk, "
                     "orthogonal iterations, label-free iteration selection"),
-    "hsbm": Method("hyperclust.cluster.hsbm:HypergraphSBM",
-                   "attributed degree-corrected hypergraph SBM, mean-field EM; attribute weight "
-                   "chosen by held-out hyperedge and attribute prediction"),
     "kmeans": Method(f"{_BASELINES}:KMeansFeatures",
                      "k-means on node features (hyperedges ignored)"),
     "hgnn": Method(f"{_BASELINES}:HGNNSmoothingKMeans",
                    "k-means on HGNN-smoothed features P^2 X (structural input when "
                    "feature-less)"),
+    "hsbm": Method("hyperclust.cluster.hsbm:HypergraphSBM",
+                   "attributed degree-corrected hypergraph SBM, mean-field EM; attribute weight "
+                   "chosen by held-out hyperedge and attribute prediction"),
     "spectral-zhou": _spectral("zhou", "Zhou normalized hypergraph Laplacian"),
     "spectral-clique": _spectral("clique", "clique expansion w_e/(|e|-1)"),
     "spectral-clique-unit": _spectral("clique-unit", "clique expansion w_e"),
