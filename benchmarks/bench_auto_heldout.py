@@ -38,7 +38,7 @@ except ImportError:
 SHARED = ("zoo", "mushroom", "cora-ca", "cora-cc", "citeseer-cc", "pubmed-cc-tricl",
           "20newsw100", "contact-high-school-classes", "house-committees", "senate-committees",
           "hsbm-edge-0.7", "hsbm-edge-0.8", "hsbm-edge-0.9", "hsbm-node-0.7", "hsbm-node-0.8",
-          "hsbm-node-0.9", "actor", "pubmed-cc")
+          "hsbm-node-0.9")
 SWEEP = tuple(round(0.1 * i, 1) for i in range(11))
 
 

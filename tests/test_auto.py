@@ -181,3 +181,16 @@ def test_shared_reductions_give_the_uncached_result():
         c = reduce_features(X, "auto", 4)
     assert a is b and c is not a
     np.testing.assert_array_equal(a, plain)
+
+
+def test_auto_averages_the_heldout_error_over_splits(weak_edges):
+    one = AutoClusterer(3, candidates=("kmeans", "hgnn"), random_state=0).fit(weak_edges)
+    two = AutoClusterer(3, candidates=("kmeans", "hgnn"), n_splits=2,
+                        random_state=0).fit(weak_edges)
+    # the first split and its fits are shared; the second split's errors enter the mean
+    assert (one.split_.heldout != two.split_.heldout).nnz == 0
+    for c in one.candidates_:
+        np.testing.assert_array_equal(one.candidates_[c], two.candidates_[c])
+    assert one.scores_ != two.scores_
+    with pytest.raises(ValueError, match="n_splits"):
+        AutoClusterer(3, n_splits=0).fit(weak_edges)

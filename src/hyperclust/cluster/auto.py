@@ -170,7 +170,8 @@ class AutoClusterer(HypergraphClusterer):
 
     def __init__(self, n_clusters=2, *, candidates="default", n_neighbors=10, beta="auto",
                  alpha=0.2, n_hops=3, balance="min", knn_method="auto", keep_candidates=True,
-                 selection="heldout", holdout_share=0.1, verbose=False, random_state=0):
+                 selection="heldout", holdout_share=0.1, n_splits=1, verbose=False,
+                 random_state=0):
         self.n_clusters = n_clusters
         self.candidates = candidates
         self.n_neighbors = n_neighbors
@@ -182,6 +183,7 @@ class AutoClusterer(HypergraphClusterer):
         self.keep_candidates = keep_candidates
         self.selection = selection
         self.holdout_share = holdout_share
+        self.n_splits = n_splits
         self.verbose = verbose
         self.random_state = random_state
 
@@ -217,6 +219,7 @@ class AutoClusterer(HypergraphClusterer):
         if self.selection not in SELECTIONS:
             raise ValueError(f"selection must be one of {SELECTIONS}, got {self.selection!r}")
         check_fraction(self.holdout_share, "holdout_share")
+        check_int(self.n_splits, "n_splits", 1)
         return k
 
     def fit(self, hypergraph, y=None):
@@ -230,17 +233,16 @@ class AutoClusterer(HypergraphClusterer):
         self.heterophilic_ = bool(self.alignment_ is not None and self.alignment_.heterophilic)
         if self.heterophilic_ and isinstance(self.candidates, str) and hg.features is not None:
             names = names + HETEROPHILIC_CANDIDATES
-        self.split_ = None
-        if self.selection == "heldout":
-            self.split_ = split_hypergraph(hg, edge_share=float(self.holdout_share),
-                                           random_state=seed)
-        train = hg if self.split_ is None else self.split_.train
-        times, labels, fitted = {}, {}, {}
-        walks, A = self._shared_walks(train, beta, seed, names, times)
-        with shared_reductions():  # one truncated SVD of the features for all candidates
-            self._fit_candidates(train, k, seed, names, walks, A, beta, labels, fitted, times)
+        splits = [None] if self.selection == "rwr" else [
+            split_hypergraph(hg, edge_share=float(self.holdout_share), random_state=seed + 7919 * r)
+            for r in range(int(self.n_splits))]
+        self.split_ = splits[0]
+        times = {}
+        fits = [self._fit_on(hg if s is None else s.train, s, k, seed, names, beta, times)
+                for s in splits]
+        labels, fitted, walks = fits[0][:3]
         names = tuple(c for c in names if c in labels)  # less the candidates skipped
-        scores = {c: self._score(train, labels[c], walks["plain"]) for c in names}
+        scores = {c: float(np.mean([f[3][c] for f in fits])) for c in names}
         wanted = min(k, hg.n_nodes)
         self.n_found_ = {c: int(np.unique(labels[c]).size) for c in names}
         self.degenerate_ = {c: is_degenerate(labels[c], wanted) for c in names}
@@ -264,6 +266,16 @@ class AutoClusterer(HypergraphClusterer):
         self.selection_reason_ = self._reason(k)
         return self
 
+    def _fit_on(self, train, split, k, seed, names, beta, times):
+        """``(labels, fitted, walks, scores)`` of the candidates fitted on ``train`` and scored
+        on ``split`` (the random-walk score on ``train`` when ``split`` is None)."""
+        labels, fitted = {}, {}
+        walks, A = self._shared_walks(train, beta, seed, names, times)
+        with shared_reductions():  # one truncated SVD of the features for all candidates
+            self._fit_candidates(train, k, seed, names, walks, A, beta, labels, fitted, times)
+        scores = {c: self._score(train, split, labels[c], walks["plain"]) for c in labels}
+        return labels, fitted, walks, scores
+
     def _shared_walks(self, hg, beta, seed, names, times, key="knn"):
         """``(walks, A)``: the kNN affinity (None without attributes) and the walks the
         candidates ``names`` share, built once on ``hg``."""
@@ -271,16 +283,16 @@ class AutoClusterer(HypergraphClusterer):
         t0 = time.perf_counter()
         A = knn_affinity(hg.features, int(self.n_neighbors), method=self.knn_method,
                          random_state=seed) if has_features else None
-        times[key] = time.perf_counter() - t0
+        times[key] = times.get(key, 0.0) + time.perf_counter() - t0
         walks = {"plain": MixedWalk(hg, A, beta=beta)}
         if "hgnn-mixed" in names:
             walks["lazy"] = MixedWalk(hg, A, beta=beta, self_loops=1.0)
         return walks, A
 
-    def _score(self, hg, labels, walk):
+    def _score(self, hg, split, labels, walk):
         """The selection score of one candidate's labels (lower is better)."""
-        if self.selection == "heldout":
-            return heldout_error(self.split_, labels)
+        if split is not None:
+            return heldout_error(split, labels)
         score = rwr_conductance(hg, labels, walk=walk, alpha=float(self.alpha),
                                 n_hops=int(self.n_hops), balance=self.balance)
         return score + (hyperedge_cohesion(hg, labels) if self.heterophilic_ else 0.0)
@@ -326,7 +338,7 @@ class AutoClusterer(HypergraphClusterer):
                 est.fit(hg, affinity=A)
             else:
                 est.fit(hg, walk=walks[kind])
-            times[key or name] = time.perf_counter() - t0
+            times[key or name] = times.get(key or name, 0.0) + time.perf_counter() - t0
             labels[name] = np.asarray(est.labels_, dtype=np.int64)
             fitted[name] = est
             if self.verbose:

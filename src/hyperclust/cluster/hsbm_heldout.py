@@ -18,8 +18,11 @@ what was held out, with two views, each an AUC against random look-alikes:
   is less similar than its own (ties one half), averaged over the nodes with a non-zero
   held-out row of each cluster and then over the clusters.
 
-The error is the mean of ``1 - AUC`` over the views present (lower is better, 0.5 is
-chance). Both views are label-free and neither is the walk or the graph any candidate fitted.
+The error is the mean of ``1 - AUC`` over the views present, each weighted by the share of
+the nodes it can judge: the nodes in some training hyperedge for the hyperedge view, those
+with a non-zero held-out attribute row for the attribute view (a view cannot tell where a
+node it never sees belongs; on co-citation sets half of the nodes are in no hyperedge).
+Lower is better, 0.5 is chance. Both views are label-free and neither is the walk or the graph any candidate fitted.
 Cost per partition ``O(nnz(held-out) K + K^2 m_held + n K)``.
 """
 
@@ -60,6 +63,9 @@ class HoldoutSplit:
         Those nodes.
     expansion : CliqueExpansion
         Of ``train``, shared by every score.
+    edge_coverage, attribute_coverage : float
+        Share of the nodes in some training hyperedge / with a non-zero held-out attribute
+        row (0 when the view is absent): the weights of the views in :func:`heldout_error`.
 
     Examples
     --------
@@ -75,6 +81,8 @@ class HoldoutSplit:
     columns: object
     rows: np.ndarray | None
     expansion: CliqueExpansion
+    edge_coverage: float = 0.0
+    attribute_coverage: float = 0.0
 
 
 def split_hypergraph(hypergraph, *, edge_share=0.1, column_share=0.2, n_fakes=5,
@@ -126,7 +134,10 @@ def split_hypergraph(hypergraph, *, edge_share=0.1, column_share=0.2, n_fakes=5,
         Xn = normalize(Xh)
         rows = np.flatnonzero(np.asarray(abs(Xn).sum(axis=1)).ravel() > 0)
         columns = Xn[rows] if rows.size >= 2 else None
-    return HoldoutSplit(train, heldout, fakes, columns, rows, expansion)
+    return HoldoutSplit(train, heldout, fakes, columns, rows, expansion,
+                        edge_coverage=float(np.mean(expansion.degrees > 0)) if heldout is not None
+                        else 0.0,
+                        attribute_coverage=rows.size / n if columns is not None else 0.0)
 
 
 def _split_columns(X, share, rng):
@@ -217,8 +228,9 @@ def _centroid_auc(Xn, y, k):
 
 
 def heldout_error(split: HoldoutSplit, labels) -> float:
-    """Mean of ``1 - AUC`` over the views :func:`heldout_aucs` has (lower is better; 0.5
-    when no view exists).
+    """Mean of ``1 - AUC`` over the views :func:`heldout_aucs` has, each weighted by the
+    share of the nodes it can judge (:attr:`HoldoutSplit.edge_coverage`,
+    :attr:`HoldoutSplit.attribute_coverage`); lower is better, 0.5 when no view exists.
 
     Examples
     --------
@@ -230,8 +242,13 @@ def heldout_error(split: HoldoutSplit, labels) -> float:
     >>> heldout_error(s, hg.labels) < heldout_error(s, rng.permutation(hg.labels)) - 0.2
     True
     """
-    aucs = [v for v in heldout_aucs(split, labels).values() if v is not None]
-    return float(1.0 - np.mean(aucs)) if aucs else 0.5
+    aucs = heldout_aucs(split, labels)
+    weights = {"edges": split.edge_coverage, "attributes": split.attribute_coverage}
+    used = [v for v, auc in aucs.items() if auc is not None and weights[v] > 0]
+    if not used:
+        return 0.5
+    total = sum(weights[v] for v in used)
+    return float(sum(weights[v] * (1.0 - aucs[v]) for v in used) / total)
 
 
 def _edge_scores(incidence_t, y, k, omega):
