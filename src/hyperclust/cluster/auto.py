@@ -17,7 +17,6 @@ import sys
 import time
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from ..alignment import attribute_alignment
 from ..objectives import hyperedge_cohesion, is_degenerate, rwr_conductance
@@ -76,23 +75,30 @@ def _make(name, k, seed, beta, n_neighbors, knn_method):
 
 
 class AutoClusterer(HypergraphClusterer):
-    """Fit every candidate method and return the one with the lowest RWR conductance.
-
-    A candidate that returns fewer clusters than asked for ranks last.
+    """Fit every candidate method on most of the data and return the one whose partition
+    best predicts the rest.
 
     Candidates (:data:`CANDIDATES`; without attributes :data:`STRUCTURE_CANDIDATES`):
     ``ahcka`` (:class:`~hyperclust.cluster.ahcka.AHCKA`), ``hgnn-mixed`` / ``hgnn``
     (:class:`~hyperclust.cluster.baselines.HGNNSmoothingKMeans` on the mixed walk / on the
     hypergraph), ``spectral-zhou-mixed`` / ``spectral-zhou`` / ``spectral-clique``
-    (:class:`~hyperclust.cluster.spectral.SpectralHypergraphClustering`) and ``kmeans`` on
-    the attributes. Each labelling is scored by
-    :func:`~hyperclust.objectives.rwr_conductance` on ``M = (1 - beta) P + beta Q``
-    (``M = P`` without attributes) with ``balance`` (default ``"min"``: a cluster holding
-    more than half of the nodes has its leak scaled by ``|C| / (n - |C|)``, as in
-    conductance; AHCKA's own mean leak, ``"mean"``, rewarded a giant cluster plus a small
-    peeled-off set on the hsbm sweep, see docs/results/auto.md); the lowest score wins,
-    ties going to the earlier candidate. Cost: the sum of the candidates' fits (one shared kNN search) plus
-    ``O((nnz(H) + n K) k)`` per score.
+    (:class:`~hyperclust.cluster.spectral.SpectralHypergraphClustering`), ``kmeans`` on
+    the attributes and ``hsbm`` (:class:`~hyperclust.cluster.hsbm.HypergraphSBM`).
+
+    With ``selection="heldout"`` (the default) a share ``holdout_share`` of the hyperedges
+    and 20% of the attribute columns are held out
+    (:func:`~hyperclust.cluster.hsbm_heldout.split_hypergraph`); every candidate is fitted
+    on the rest and scored by :func:`~hyperclust.cluster.hsbm_heldout.heldout_error` (how
+    much worse than perfectly its partition's block model tells the held-out hyperedges from
+    degree-matched fakes, and how much worse than perfectly its clusters' centroids match the
+    held-out columns; averaged over ``n_splits`` independent splits). No candidate optimises
+    this score, unlike the random-walk conductance most of them relax. The lowest error
+    wins (ties to the earlier candidate), and the winner is refitted on all the data. With
+    ``selection="rwr"`` every candidate is fitted on all the data and scored by
+    :func:`~hyperclust.objectives.rwr_conductance` on ``M = (1 - beta) P + beta Q`` with
+    ``balance``. Either way, a candidate with fewer distinct clusters than asked for, or a
+    giant cluster plus slivers (:func:`~hyperclust.objectives.is_degenerate`), ranks last.
+    Cost: the candidates' fits ``n_splits`` times, plus one refit and one more kNN search.
 
     Parameters
     ----------
@@ -122,6 +128,15 @@ class AutoClusterer(HypergraphClusterer):
     knn_method : {"auto", "exact", "approximate"}, default "auto"
     keep_candidates : bool, default True
         Keep every candidate's labels in ``candidates_`` (``O(n)`` each).
+    selection : {"heldout", "rwr"}, default "heldout"
+        The selection score (see above).
+    holdout_share : float in [0, 1], default 0.1
+        Share of the hyperedges held out.
+    n_splits : int, default 1
+        Independent hold-out splits whose errors are averaged (each refits every
+        candidate; more splits, less noise in the pick).
+    verbose : bool, default False
+        Print one progress line per candidate fit to stderr (the CLI turns it on).
     random_state : int, default 0
         Passed to every candidate; the result is deterministic for a seed.
 
@@ -132,10 +147,15 @@ class AutoClusterer(HypergraphClusterer):
         The selected candidate's embedding.
     selected_ : str
     scores_ : dict of str -> float
-        Objective of every candidate (lower is better). Candidates whose labelling has
-        fewer distinct clusters than ``min(n_clusters, n_nodes)`` rank after every
-        candidate that has them, whatever their score (one cluster has no border to leak
-        through, so it would always score best).
+        Selection score of every candidate (lower is better). Candidates whose labelling
+        has fewer distinct clusters than ``min(n_clusters, n_nodes)``, or is degenerate,
+        rank after every candidate that is not, whatever their score.
+    selection_reason_ : str
+        One line: the pick, the score used and every candidate's score in rank order.
+    split_ : HoldoutSplit or None
+        The (first) hold-out split (None with ``selection="rwr"``).
+    degenerate_ : dict of str -> bool
+        Whether each candidate's labelling is a giant cluster plus slivers.
     heterophilic_ : bool
         Whether ``beta="auto"`` found the hyperedges heterophilic (then the scores are
         ``rwr_conductance + hyperedge_cohesion``).
@@ -145,11 +165,14 @@ class AutoClusterer(HypergraphClusterer):
         Candidates not fitted on this input, with the reason (spectral candidates when
         ``n_clusters >= n_nodes``).
     candidates_ : dict of str -> ndarray of shape (n_nodes,)
-        Every candidate's labels (when ``keep_candidates``).
+        Every candidate's labels (when ``keep_candidates``): with ``selection="heldout"``
+        their fits on the training part of the first split.
     best_estimator_ : HypergraphClusterer
         The fitted winning estimator.
     fit_times_ : dict of str -> float
-        Seconds per candidate fit (the shared kNN search under ``"knn"``).
+        Seconds per candidate fit, summed over splits (the shared kNN search under
+        ``"knn"``; the refit of the pick under ``"<name>-full"`` and its kNN under
+        ``"knn-full"``).
     beta_ : float
         The kNN weight used.
     alignment_ : AttributeAlignment or None
@@ -299,8 +322,12 @@ class AutoClusterer(HypergraphClusterer):
 
     def _reason(self, k):
         """One line saying why ``selected_`` was picked (the CLI prints it)."""
-        what = ("held-out error, mean of 1 - AUC over the held-out hyperedges and attribute "
-                "columns" if self.selection == "heldout" else "random-walk conductance")
+        what = "random-walk conductance"
+        if self.split_ is not None:
+            views = [v for v, w in (("hyperedges", self.split_.edge_coverage),
+                                    ("attribute columns", self.split_.attribute_coverage)) if w]
+            what = ("held-out error (1 - AUC on the held-out " + " and ".join(views or ["nothing"])
+                    + ", weighted by the share of nodes each view sees)")
         ranked = sorted(self.scores_, key=lambda c: (self.n_found_[c] < min(k, len(self.labels_)),
                                                      self.degenerate_[c], self.scores_[c]))
         parts = []
@@ -323,12 +350,10 @@ class AutoClusterer(HypergraphClusterer):
     def _fit_candidates(self, hg, k, seed, names, walks, A, beta, labels, fitted, times,
                         key=None):
         self.skipped_ = getattr(self, "skipped_", {}) if key else {}
-        bar = tqdm(names, desc="auto", disable=not self.verbose, leave=False)
-        for name in bar:
+        for i, name in enumerate(names):
             if name.startswith("spectral") and k >= hg.n_nodes:
                 self.skipped_[name] = "spectral clustering needs n_clusters < n_nodes"
                 continue
-            bar.set_postfix_str(name)
             t0 = time.perf_counter()
             est, kind = _make(name, k, seed, beta, int(self.n_neighbors),
                               self.knn_method)
@@ -342,5 +367,5 @@ class AutoClusterer(HypergraphClusterer):
             labels[name] = np.asarray(est.labels_, dtype=np.int64)
             fitted[name] = est
             if self.verbose:
-                bar.write(f"auto: {key or name} fitted in {times[key or name]:.2f} s",
-                          file=sys.stderr)
+                print(f"auto: {key or name} fitted in {time.perf_counter() - t0:.2f} s "
+                      f"({i + 1}/{len(names)})", file=sys.stderr, flush=True)
