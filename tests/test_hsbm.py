@@ -73,7 +73,7 @@ def test_hsbm_uses_the_attributes_when_the_hyperedges_are_noise():
 def test_hsbm_registry_and_validation():
     hg = hypergraph_sbm(100, 2, random_state=0)
     assert isinstance(make_estimator("hsbm", 2, random_state=0), HypergraphSBM)
-    for bad in (-1.0, "high", float("nan")):
+    for bad in (-1.0, "high", float("nan"), None, [1.0]):
         with pytest.raises(ValueError, match="attribute_weight"):
             HypergraphSBM(2, attribute_weight=bad).fit(hg)
 

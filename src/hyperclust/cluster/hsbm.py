@@ -92,7 +92,11 @@ class HypergraphSBM(HypergraphClusterer):
         check_int(self.n_components, "n_components", 1)
         w = self.attribute_weight
         if not (isinstance(w, str) and w == "auto"):
-            if isinstance(w, str) or not np.isfinite(float(w)) or float(w) < 0:
+            try:
+                ok = not isinstance(w, str) and np.isfinite(float(w)) and float(w) >= 0
+            except (TypeError, ValueError):
+                ok = False
+            if not ok:
                 raise ValueError(f"attribute_weight must be 'auto' or a number >= 0, got {w!r}")
         return k
 
