@@ -34,3 +34,18 @@ def test_report_row_on_hand_made_rows():
     assert cells[4] == "a 0.700"                  # best training fit by mean ACC
     assert cells[5] == "+0.00" and cells[6] == "1/2"  # median Spearman; truth below all once
     assert cells[7] == "a 0.800" and cells[8] == ""   # best full fit; no k-means candidate
+
+
+def test_splits_study_answers_help(capsys):
+    spec = importlib.util.spec_from_file_location(
+        "study_auto_splits", ROOT / "benchmarks" / "study_auto_splits.py")
+    module = importlib.util.module_from_spec(spec)
+    import sys
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        spec.loader.exec_module(module)
+        with pytest.raises(SystemExit) as exit_:
+            module.main(["--help"])
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    assert exit_.value.code == 0 and capsys.readouterr().out.startswith("usage:")
