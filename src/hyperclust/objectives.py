@@ -33,7 +33,9 @@ nothing ``n x n`` is formed. Let ``C_1..C_k`` be the non-empty clusters of ``lab
 
 Beside them, :func:`hyperedge_cohesion` (in ``[-1, 1]``, not a conductance): how much
 more often than chance hyperedge members share a cluster; ``auto`` adds it to its score
-when the hyperedges are heterophilic.
+when the hyperedges are heterophilic; and :func:`is_degenerate` (via
+:func:`effective_n_clusters`): whether a clustering is a giant cluster plus slivers, which
+``ahcka``, ``hsbm`` and ``auto`` refuse to return while a non-degenerate one is at hand.
 
 A cluster of zero volume (only nodes without edges of the kind measured) counts as fully
 cut (term 1): the operator gives no evidence for it, and the random walk stops on such nodes
