@@ -22,6 +22,7 @@ def test_recovers_planted_attributed_partition():
     assert est.labels_.shape == (600,) and est.embedding_.shape == (600, 3)
     # the selected clustering is the best-scoring one seen, and it is scored correctly
     assert est.objective_ == min(f for _, f in est.objective_history_)
+    assert not est.degenerate_
     assert est.objective_ == pytest.approx(rwr_conductance(hg, est.labels_, walk=est.walk_))
 
 

@@ -10,7 +10,7 @@ from hyperclust.cluster.ahcka import AHCKA, adaptive_iterations, discretize
 from hyperclust.cluster.buffered_walk import BufferedMixedWalk
 from hyperclust.cluster.thin_qr import thin_qr
 from hyperclust.datasets.synthetic import hypergraph_sbm
-from hyperclust.objectives import rwr_conductance
+from hyperclust.objectives import is_degenerate, rwr_conductance
 from hyperclust.operators import kernels
 from hyperclust.operators.knn import MixedWalk, knn_affinity
 
@@ -18,9 +18,13 @@ from hyperclust.operators.knn import MixedWalk, knn_affinity
 def plain_iterations(hg, M, q, init_labels, *, k, start, alpha, max_iter, check_interval,
                      patience, n_hops):
     """The loop as the paper states it: QR(M q) every iteration, every check scored by
-    rwr_conductance with its own products, stop after ``patience`` rises in a row."""
+    rwr_conductance with its own products, stop after ``patience`` rises in a row; the best
+    check is the lowest-scoring non-degenerate one (any, when all are degenerate)."""
     def score(labels):
         return rwr_conductance(hg, labels, walk=M, alpha=alpha, n_hops=n_hops)
+
+    def rank(f, labels):
+        return (is_degenerate(labels, k), f)
 
     best = (score(init_labels), init_labels, q[:, :k].copy(), 0)
     history, rises, last, it = [(0, best[0])], 0, best[0], 0
@@ -31,7 +35,7 @@ def plain_iterations(hg, M, q, init_labels, *, k, start, alpha, max_iter, check_
         labels = discretize(q[:, :k], start=start)
         f = score(labels)
         history.append((it, f))
-        if f < best[0]:
+        if rank(f, labels) < rank(best[0], best[1]):
             best = (f, labels, q[:, :k].copy(), it)
         rises = rises + 1 if f > last else 0
         last = f

@@ -99,14 +99,14 @@ def test_signed_spectral_needs_features():
 
 def test_auto_uses_the_hyperedges_as_repulsion_when_they_are_heterophilic():
     hg = hypergraph_sbm(600, 3, homophily=0.0, n_features=16, feature_snr=0.6, random_state=1)
-    est = AutoClusterer(3, random_state=0).fit(hg)
+    est = AutoClusterer(3, selection="rwr", random_state=0).fit(hg)
     assert est.heterophilic_ and est.beta_ == 1.0
     assert set(HETEROPHILIC_CANDIDATES) <= set(est.scores_)
     for name, labels in est.candidates_.items():  # every score = rwr + cohesion
         expected = rwr_conductance(hg, labels, walk=est.walk_, balance="min") \
             + hyperedge_cohesion(hg, labels)
         assert est.scores_[name] == pytest.approx(expected)
-    again = AutoClusterer(3, random_state=0).fit(hg)
+    again = AutoClusterer(3, selection="rwr", random_state=0).fit(hg)
     assert np.array_equal(est.labels_, again.labels_)
     # the signed candidate sees what the kNN walk alone does not
     assert acc(hg.labels, est.candidates_["spectral-signed"]) \

@@ -33,7 +33,9 @@ nothing ``n x n`` is formed. Let ``C_1..C_k`` be the non-empty clusters of ``lab
 
 Beside them, :func:`hyperedge_cohesion` (in ``[-1, 1]``, not a conductance): how much
 more often than chance hyperedge members share a cluster; ``auto`` adds it to its score
-when the hyperedges are heterophilic.
+when the hyperedges are heterophilic; and :func:`is_degenerate` (via
+:func:`effective_n_clusters`): whether a clustering is a giant cluster plus slivers, which
+``ahcka``, ``hsbm`` and ``auto`` refuse to return while a non-degenerate one is at hand.
 
 A cluster of zero volume (only nodes without edges of the kind measured) counts as fully
 cut (term 1): the operator gives no evidence for it, and the random walk stops on such nodes
@@ -54,7 +56,8 @@ from .operators.base import safe_inverse
 from .operators.knn import KNN_METHODS, MixedWalk, knn_affinity, mixed_walk
 
 __all__ = ["cluster_indicators", "rwr_conductance", "hypergraph_ncut", "knn_conductance",
-           "hyperedge_cohesion", "clustering_objectives", "OBJECTIVES"]
+           "hyperedge_cohesion", "clustering_objectives", "effective_n_clusters",
+           "is_degenerate", "OBJECTIVES"]
 
 OBJECTIVES = ("rwr", "ncut", "knn")
 
@@ -193,6 +196,57 @@ def rwr_conductance(hypergraph, labels, *, walk=None, beta: float = 0.5, alpha: 
     rest = y.size - sizes
     scale = np.where(rest > 0, np.maximum(1.0, sizes / np.where(rest > 0, rest, 1.0)), 1.0)
     return float(np.mean(leak * scale))
+
+
+def effective_n_clusters(labels) -> float:
+    """``exp(H)``, ``H`` the entropy of the cluster sizes: ``k`` for ``k`` equal clusters,
+    about 1 for one giant cluster plus slivers. ``O(n)``.
+
+    Parameters
+    ----------
+    labels : array-like of int, shape (n,)
+
+    Returns
+    -------
+    float in [1, number of distinct labels]
+
+    Examples
+    --------
+    >>> round(effective_n_clusters([0, 0, 1, 1, 2, 2]), 2), round(effective_n_clusters([0] * 98 + [1, 2]), 2)
+    (3.0, 1.12)
+    """
+    y = np.asarray(labels).reshape(-1)
+    if y.size == 0:
+        return 1.0
+    p = _dense_codes(y)[1] / y.size
+    return float(np.exp(-np.sum(p * np.log(p))))
+
+
+def is_degenerate(labels, n_clusters: int) -> bool:
+    """Whether a clustering asked for ``n_clusters`` is effectively a giant cluster plus
+    slivers: fewer than ``1 + (n_clusters - 1) / 2`` effective clusters
+    (:func:`effective_n_clusters`), i.e. less than halfway from one cluster to the
+    ``n_clusters`` asked for. Label-free; a convention, not fitted to any data set. For
+    ``k = 2`` it flags a largest cluster above ~89% of the nodes; for ``k = 3`` one of
+    80% with the rest split evenly; unequal real classes (e.g. zoo's 41/20/13/10/8/5/4,
+    5.3 effective clusters of 7) pass.
+
+    Parameters
+    ----------
+    labels : array-like of int, shape (n,)
+    n_clusters : int
+        The number of clusters asked for.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_degenerate([0] * 9944 + [1] * 56, 2), is_degenerate([0] * 60 + [1] * 40, 2)
+    (True, False)
+    """
+    return effective_n_clusters(labels) < 1.0 + (int(n_clusters) - 1) / 2.0
 
 
 def _average_conductance(A_inner, vol) -> float:

@@ -146,7 +146,11 @@ def run(args) -> int:
     labels = np.asarray(est.labels_)
     print(f"{args.method} on {hg!r}: {k} clusters in {elapsed:.2f} s "
           f"(protocol: {'isolated removed' if args.drop_isolated else 'all nodes'})")
-    if getattr(est, "selected_", None) is not None:
+    if getattr(est, "selection_reason_", None) is not None:
+        print(est.selection_reason_)
+        for name, why in getattr(est, "skipped_", {}).items():
+            print(f"skipped {name}: {why}")
+    elif getattr(est, "selected_", None) is not None:
         found = getattr(est, "n_found_", {})
         wanted = min(k, hg.n_nodes)
 

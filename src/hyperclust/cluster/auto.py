@@ -1,25 +1,32 @@
-"""``auto``: fit a small, fixed set of candidate methods and keep the clustering with the
-lowest label-free objective (:func:`~hyperclust.objectives.rwr_conductance` on the mixed
-hypergraph + attribute-kNN walk, leaks measured against the smaller side: ``balance="min"``).
+"""``auto``: fit a small, fixed set of candidate methods and keep the clustering that best
+predicts data no candidate saw: a share of the hyperedges and of the attribute columns is
+held out, every candidate is fitted on the rest, and each partition is scored by how well a
+block model of it predicts the held-out part
+(:func:`~hyperclust.cluster.hsbm_heldout.heldout_error`); the pick is then refitted on all
+the data. (``selection="rwr"``: the former score, the label-free
+:func:`~hyperclust.objectives.rwr_conductance` on the mixed walk most candidates optimise.)
 
 The candidate set is fixed (no per-dataset switches): the same methods for every input,
 less those that need attributes when there are none. One kNN graph and one walk are built and
-shared by every candidate and by the scoring. No label is used anywhere.
+shared by every candidate. No label is used anywhere.
 """
 
 from __future__ import annotations
 
+import sys
 import time
 
 import numpy as np
 
 from ..alignment import attribute_alignment
-from ..objectives import hyperedge_cohesion, rwr_conductance
+from ..objectives import hyperedge_cohesion, is_degenerate, rwr_conductance
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
 from .ahcka import AHCKA
 from .._validation import check_fraction, check_int
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import HGNNSmoothingKMeans, KMeansFeatures, shared_reductions
+from .hsbm import HypergraphSBM
+from .hsbm_heldout import heldout_error, split_hypergraph
 from .signed import SignedSpectralClustering
 from .spectral import SpectralHypergraphClustering
 
@@ -27,9 +34,11 @@ __all__ = ["AutoClusterer", "CANDIDATES", "STRUCTURE_CANDIDATES", "HETEROPHILIC_
 
 #: Candidates with node attributes, in tie-breaking order (first wins a tie).
 CANDIDATES = ("ahcka", "hgnn-mixed", "spectral-zhou-mixed", "hgnn", "spectral-zhou",
-              "spectral-clique", "kmeans")
+              "spectral-clique", "kmeans", "hsbm")
 #: Candidates that need no attributes (used when the hypergraph has none).
-STRUCTURE_CANDIDATES = ("ahcka", "hgnn", "spectral-zhou", "spectral-clique")
+STRUCTURE_CANDIDATES = ("ahcka", "hgnn", "spectral-zhou", "spectral-clique", "hsbm")
+#: Selection scores: held-out prediction (the default) or the random-walk conductance.
+SELECTIONS = ("heldout", "rwr")
 #: Added to the candidates when the hyperedges are heterophilic (``beta="auto"`` fired).
 HETEROPHILIC_CANDIDATES = ("spectral-signed",)
 _KNOWN = CANDIDATES + HETEROPHILIC_CANDIDATES
@@ -57,6 +66,8 @@ def _make(name, k, seed, beta, n_neighbors, knn_method):
         return SpectralHypergraphClustering(k, operator="clique", random_state=seed), None
     if name == "kmeans":
         return KMeansFeatures(k, random_state=seed), None
+    if name == "hsbm":
+        return HypergraphSBM(k, random_state=seed), None
     if name == "spectral-signed":
         return SignedSpectralClustering(k, n_neighbors=n_neighbors, knn_method=knn_method,
                                         random_state=seed), "affinity"
@@ -64,23 +75,30 @@ def _make(name, k, seed, beta, n_neighbors, knn_method):
 
 
 class AutoClusterer(HypergraphClusterer):
-    """Fit every candidate method and return the one with the lowest RWR conductance.
-
-    A candidate that returns fewer clusters than asked for ranks last.
+    """Fit every candidate method on most of the data and return the one whose partition
+    best predicts the rest.
 
     Candidates (:data:`CANDIDATES`; without attributes :data:`STRUCTURE_CANDIDATES`):
     ``ahcka`` (:class:`~hyperclust.cluster.ahcka.AHCKA`), ``hgnn-mixed`` / ``hgnn``
     (:class:`~hyperclust.cluster.baselines.HGNNSmoothingKMeans` on the mixed walk / on the
     hypergraph), ``spectral-zhou-mixed`` / ``spectral-zhou`` / ``spectral-clique``
-    (:class:`~hyperclust.cluster.spectral.SpectralHypergraphClustering`) and ``kmeans`` on
-    the attributes. Each labelling is scored by
-    :func:`~hyperclust.objectives.rwr_conductance` on ``M = (1 - beta) P + beta Q``
-    (``M = P`` without attributes) with ``balance`` (default ``"min"``: a cluster holding
-    more than half of the nodes has its leak scaled by ``|C| / (n - |C|)``, as in
-    conductance; AHCKA's own mean leak, ``"mean"``, rewarded a giant cluster plus a small
-    peeled-off set on the hsbm sweep, see docs/results/auto.md); the lowest score wins,
-    ties going to the earlier candidate. Cost: the sum of the candidates' fits (one shared kNN search) plus
-    ``O((nnz(H) + n K) k)`` per score.
+    (:class:`~hyperclust.cluster.spectral.SpectralHypergraphClustering`), ``kmeans`` on
+    the attributes and ``hsbm`` (:class:`~hyperclust.cluster.hsbm.HypergraphSBM`).
+
+    With ``selection="heldout"`` (the default) a share ``holdout_share`` of the hyperedges
+    and 20% of the attribute columns are held out
+    (:func:`~hyperclust.cluster.hsbm_heldout.split_hypergraph`); every candidate is fitted
+    on the rest and scored by :func:`~hyperclust.cluster.hsbm_heldout.heldout_error` (how
+    much worse than perfectly its partition's block model tells the held-out hyperedges from
+    degree-matched fakes, and how much worse than perfectly its clusters' centroids match the
+    held-out columns; averaged over ``n_splits`` independent splits). No candidate optimises
+    this score, unlike the random-walk conductance most of them relax. The lowest error
+    wins (ties to the earlier candidate), and the winner is refitted on all the data. With
+    ``selection="rwr"`` every candidate is fitted on all the data and scored by
+    :func:`~hyperclust.objectives.rwr_conductance` on ``M = (1 - beta) P + beta Q`` with
+    ``balance``. Either way, a candidate with fewer distinct clusters than asked for, or a
+    giant cluster plus slivers (:func:`~hyperclust.objectives.is_degenerate`), ranks last.
+    Cost: the candidates' fits ``n_splits`` times, plus one refit and one more kNN search.
 
     Parameters
     ----------
@@ -110,6 +128,15 @@ class AutoClusterer(HypergraphClusterer):
     knn_method : {"auto", "exact", "approximate"}, default "auto"
     keep_candidates : bool, default True
         Keep every candidate's labels in ``candidates_`` (``O(n)`` each).
+    selection : {"heldout", "rwr"}, default "heldout"
+        The selection score (see above).
+    holdout_share : float in [0, 1], default 0.1
+        Share of the hyperedges held out.
+    n_splits : int, default 1
+        Independent hold-out splits whose errors are averaged (each refits every
+        candidate; more splits, less noise in the pick).
+    verbose : bool, default False
+        Print one progress line per candidate fit to stderr (the CLI turns it on).
     random_state : int, default 0
         Passed to every candidate; the result is deterministic for a seed.
 
@@ -120,10 +147,15 @@ class AutoClusterer(HypergraphClusterer):
         The selected candidate's embedding.
     selected_ : str
     scores_ : dict of str -> float
-        Objective of every candidate (lower is better). Candidates whose labelling has
-        fewer distinct clusters than ``min(n_clusters, n_nodes)`` rank after every
-        candidate that has them, whatever their score (one cluster has no border to leak
-        through, so it would always score best).
+        Selection score of every candidate (lower is better). Candidates whose labelling
+        has fewer distinct clusters than ``min(n_clusters, n_nodes)``, or is degenerate,
+        rank after every candidate that is not, whatever their score.
+    selection_reason_ : str
+        One line: the pick, the score used and every candidate's score in rank order.
+    split_ : HoldoutSplit or None
+        The (first) hold-out split (None with ``selection="rwr"``).
+    degenerate_ : dict of str -> bool
+        Whether each candidate's labelling is a giant cluster plus slivers.
     heterophilic_ : bool
         Whether ``beta="auto"`` found the hyperedges heterophilic (then the scores are
         ``rwr_conductance + hyperedge_cohesion``).
@@ -133,11 +165,14 @@ class AutoClusterer(HypergraphClusterer):
         Candidates not fitted on this input, with the reason (spectral candidates when
         ``n_clusters >= n_nodes``).
     candidates_ : dict of str -> ndarray of shape (n_nodes,)
-        Every candidate's labels (when ``keep_candidates``).
+        Every candidate's labels (when ``keep_candidates``): with ``selection="heldout"``
+        their fits on the training part of the first split.
     best_estimator_ : HypergraphClusterer
         The fitted winning estimator.
     fit_times_ : dict of str -> float
-        Seconds per candidate fit (the shared kNN search under ``"knn"``).
+        Seconds per candidate fit, summed over splits (the shared kNN search under
+        ``"knn"``; the refit of the pick under ``"<name>-full"`` and its kNN under
+        ``"knn-full"``).
     beta_ : float
         The kNN weight used.
     alignment_ : AttributeAlignment or None
@@ -158,6 +193,7 @@ class AutoClusterer(HypergraphClusterer):
 
     def __init__(self, n_clusters=2, *, candidates="default", n_neighbors=10, beta="auto",
                  alpha=0.2, n_hops=3, balance="min", knn_method="auto", keep_candidates=True,
+                 selection="heldout", holdout_share=0.1, n_splits=1, verbose=False,
                  random_state=0):
         self.n_clusters = n_clusters
         self.candidates = candidates
@@ -168,6 +204,10 @@ class AutoClusterer(HypergraphClusterer):
         self.balance = balance
         self.knn_method = knn_method
         self.keep_candidates = keep_candidates
+        self.selection = selection
+        self.holdout_share = holdout_share
+        self.n_splits = n_splits
+        self.verbose = verbose
         self.random_state = random_state
 
     def _candidate_names(self, has_features):
@@ -199,47 +239,104 @@ class AutoClusterer(HypergraphClusterer):
             raise ValueError(f"knn_method must be one of {KNN_METHODS}, got {self.knn_method!r}")
         if self.balance not in ("min", "mean"):
             raise ValueError(f"balance must be 'min' or 'mean', got {self.balance!r}")
+        if self.selection not in SELECTIONS:
+            raise ValueError(f"selection must be one of {SELECTIONS}, got {self.selection!r}")
+        check_fraction(self.holdout_share, "holdout_share")
+        check_int(self.n_splits, "n_splits", 1)
         return k
 
     def fit(self, hypergraph, y=None):
-        """Fit the candidates on ``hypergraph`` and keep the best-scoring clustering."""
+        """Fit the candidates on ``hypergraph`` (its training part, with the held-out
+        selection) and keep the best-scoring clustering."""
         hg = check_hypergraph(hypergraph)
         k = self._validate(hg)
         seed = self._rng_seed(self.random_state)
         beta, self.alignment_ = self._resolve_beta(hg)
-        has_features = hg.features is not None and beta > 0 and hg.n_nodes > 1
         names = self._candidate_names(hg.features is not None)
         self.heterophilic_ = bool(self.alignment_ is not None and self.alignment_.heterophilic)
-        if self.heterophilic_ and isinstance(self.candidates, str) and has_features:
+        if self.heterophilic_ and isinstance(self.candidates, str) and hg.features is not None:
             names = names + HETEROPHILIC_CANDIDATES
+        splits = [None] if self.selection == "rwr" else [
+            split_hypergraph(hg, edge_share=float(self.holdout_share), random_state=seed + 7919 * r)
+            for r in range(int(self.n_splits))]
+        self.split_ = splits[0]
         times = {}
-        t0 = time.perf_counter()
-        A = knn_affinity(hg.features, int(self.n_neighbors), method=self.knn_method,
-                         random_state=seed) if has_features else None
-        times["knn"] = time.perf_counter() - t0
-        walks = {"plain": MixedWalk(hg, A, beta=beta)}
-        if any(n == "hgnn-mixed" for n in names):
-            walks["lazy"] = MixedWalk(hg, A, beta=beta, self_loops=1.0)
-        scores, labels, fitted = {}, {}, {}
-        with shared_reductions():  # one truncated SVD of the features for all candidates
-            self._fit_candidates(hg, k, seed, names, walks, A, beta, scores, labels, fitted,
-                                 times)
-        names = tuple(c for c in names if c in scores)  # less the candidates skipped
+        fits = [self._fit_on(hg if s is None else s.train, s, k, seed, names, beta, times)
+                for s in splits]
+        labels, fitted, walks = fits[0][:3]
+        names = tuple(c for c in names if c in labels)  # less the candidates skipped
+        scores = {c: float(np.mean([f[3][c] for f in fits])) for c in names}
         wanted = min(k, hg.n_nodes)
         self.n_found_ = {c: int(np.unique(labels[c]).size) for c in names}
-        # A labelling with fewer clusters than asked for leaks less by having fewer borders
-        # (one cluster leaks nothing): it does not answer the question, so it ranks last.
-        best = min(names, key=lambda c: (self.n_found_[c] < wanted, scores[c], names.index(c)))
-        self.selected_ = best
-        self.scores_ = scores
+        self.degenerate_ = {c: is_degenerate(labels[c], wanted) for c in names}
+        # A labelling with fewer clusters than asked for, or a giant cluster plus slivers,
+        # does not answer the question (one cluster leaks nothing): it ranks last.
+        best = min(names, key=lambda c: (self.n_found_[c] < wanted, self.degenerate_[c],
+                                         scores[c], names.index(c)))
+        self.selected_, self.scores_ = best, scores
         self.candidates_ = labels if self.keep_candidates else {}
+        if self.split_ is not None:  # refit the pick on all the data
+            walks, A = self._shared_walks(hg, beta, seed, (best,), times, key="knn-full")
+            fitted, labels = {}, {}
+            self._fit_candidates(hg, k, seed, (best,), walks, A, beta, labels, fitted, times,
+                                 key=best + "-full")
         self.best_estimator_ = fitted[best]
-        self.labels_ = labels[best]
+        self.labels_ = np.asarray(labels[best], dtype=np.int64)
         self.embedding_ = np.asarray(fitted[best].embedding_)
         self.fit_times_ = times
         self.walk_ = walks["plain"]
         self.beta_ = beta
+        self.selection_reason_ = self._reason(k)
         return self
+
+    def _fit_on(self, train, split, k, seed, names, beta, times):
+        """``(labels, fitted, walks, scores)`` of the candidates fitted on ``train`` and scored
+        on ``split`` (the random-walk score on ``train`` when ``split`` is None)."""
+        labels, fitted = {}, {}
+        walks, A = self._shared_walks(train, beta, seed, names, times)
+        with shared_reductions():  # one truncated SVD of the features for all candidates
+            self._fit_candidates(train, k, seed, names, walks, A, beta, labels, fitted, times)
+        scores = {c: self._score(train, split, labels[c], walks["plain"]) for c in labels}
+        return labels, fitted, walks, scores
+
+    def _shared_walks(self, hg, beta, seed, names, times, key="knn"):
+        """``(walks, A)``: the kNN affinity (None without attributes) and the walks the
+        candidates ``names`` share, built once on ``hg``."""
+        has_features = hg.features is not None and beta > 0 and hg.n_nodes > 1
+        t0 = time.perf_counter()
+        A = knn_affinity(hg.features, int(self.n_neighbors), method=self.knn_method,
+                         random_state=seed) if has_features else None
+        times[key] = times.get(key, 0.0) + time.perf_counter() - t0
+        walks = {"plain": MixedWalk(hg, A, beta=beta)}
+        if "hgnn-mixed" in names:
+            walks["lazy"] = MixedWalk(hg, A, beta=beta, self_loops=1.0)
+        return walks, A
+
+    def _score(self, hg, split, labels, walk):
+        """The selection score of one candidate's labels (lower is better)."""
+        if split is not None:
+            return heldout_error(split, labels)
+        score = rwr_conductance(hg, labels, walk=walk, alpha=float(self.alpha),
+                                n_hops=int(self.n_hops), balance=self.balance)
+        return score + (hyperedge_cohesion(hg, labels) if self.heterophilic_ else 0.0)
+
+    def _reason(self, k):
+        """One line saying why ``selected_`` was picked (the CLI prints it)."""
+        what = "random-walk conductance"
+        if self.split_ is not None:
+            views = [v for v, w in (("hyperedges", self.split_.edge_coverage),
+                                    ("attribute columns", self.split_.attribute_coverage)) if w]
+            what = ("held-out error (1 - AUC on the held-out " + " and ".join(views or ["nothing"])
+                    + ", weighted by the share of nodes each view sees)")
+        ranked = sorted(self.scores_, key=lambda c: (self.n_found_[c] < min(k, len(self.labels_)),
+                                                     self.degenerate_[c], self.scores_[c]))
+        parts = []
+        for c in ranked:
+            note = (" (fewer clusters: ranked last)" if self.n_found_[c] < min(k, len(self.labels_))
+                    else " (giant cluster plus slivers: ranked last)" if self.degenerate_[c]
+                    else "")
+            parts.append(f"{c} {self.scores_[c]:.4f}{note}")
+        return f"selected {self.selected_} by {what}, lower is better: " + ", ".join(parts)
 
     def _resolve_beta(self, hg):
         """``(beta, alignment)``: the kNN weight to use and the test that chose it."""
@@ -250,11 +347,10 @@ class AutoClusterer(HypergraphClusterer):
         alignment = attribute_alignment(hg)
         return (1.0 if alignment.heterophilic else DEFAULT_BETA), alignment
 
-    def _fit_candidates(self, hg, k, seed, names, walks, A, beta, scores, labels, fitted,
-                        times):
-        score_walk = walks["plain"]
-        self.skipped_ = {}
-        for name in names:
+    def _fit_candidates(self, hg, k, seed, names, walks, A, beta, labels, fitted, times,
+                        key=None):
+        self.skipped_ = getattr(self, "skipped_", {}) if key else {}
+        for i, name in enumerate(names):
             if name.startswith("spectral") and k >= hg.n_nodes:
                 self.skipped_[name] = "spectral clustering needs n_clusters < n_nodes"
                 continue
@@ -267,11 +363,9 @@ class AutoClusterer(HypergraphClusterer):
                 est.fit(hg, affinity=A)
             else:
                 est.fit(hg, walk=walks[kind])
-            lab = np.asarray(est.labels_, dtype=np.int64)
-            scores[name] = rwr_conductance(hg, lab, walk=score_walk, alpha=float(self.alpha),
-                                           n_hops=int(self.n_hops), balance=self.balance)
-            if self.heterophilic_:
-                scores[name] += hyperedge_cohesion(hg, lab)
-            times[name] = time.perf_counter() - t0
-            labels[name] = lab
+            times[key or name] = times.get(key or name, 0.0) + time.perf_counter() - t0
+            labels[name] = np.asarray(est.labels_, dtype=np.int64)
             fitted[name] = est
+            if self.verbose:
+                print(f"auto: {key or name} fitted in {time.perf_counter() - t0:.2f} s "
+                      f"({i + 1}/{len(names)})", file=sys.stderr, flush=True)

@@ -132,8 +132,8 @@ _AFFINE_OPERATORS, _OWN_SOLVER_OPERATORS = _embeddable_operators()
 METHODS: dict[str, Method] = {
     "auto": Method("hyperclust.cluster.auto:AutoClusterer",
                    "the default: fit ahcka, hgnn, spectral (on the hypergraph and on the "
-                   "hypergraph + attribute-kNN walk) and k-means; keep the lowest label-free "
-                   "random-walk conductance"),
+                   "hypergraph + attribute-kNN walk), k-means and hsbm on most of the data; keep "
+                   "the one that best predicts the held-out hyperedges and attribute columns"),
     "ahcka": Method("hyperclust.cluster.ahcka:AHCKA",
                     "AHCKA (Li, Yang & Shi 2023): attribute-kNN augmented random walk, "
                     "orthogonal iterations, label-free iteration selection"),
@@ -142,6 +142,9 @@ METHODS: dict[str, Method] = {
     "hgnn": Method(f"{_BASELINES}:HGNNSmoothingKMeans",
                    "k-means on HGNN-smoothed features P^2 X (structural input when "
                    "feature-less)"),
+    "hsbm": Method("hyperclust.cluster.hsbm:HypergraphSBM",
+                   "attributed degree-corrected hypergraph SBM, mean-field EM; attribute weight "
+                   "chosen by held-out hyperedge and attribute prediction"),
     **{f"spectral-{op}": _spectral(op) for op in _AFFINE_OPERATORS},
     "spectral-signed": Method("hyperclust.cluster.signed:SignedSpectralClustering",
                               "signed spectral clustering for heterophilic hyperedges: "
