@@ -170,7 +170,7 @@ def run(args) -> int:
         print("  ".join(f"{m.upper()} {v:.4f}" for m, v in scores.items()))
     out = outputs.get("out")
     if out is not None:
-        write_atomically(out, lambda fh: write_labels(fh, hg, labels))
+        write_atomically(out, lambda fh: write_labels(fh, hg, labels), replace=args.force)
         print(f"wrote {out} ({hg.n_nodes} rows: node id, cluster)")
     emb = outputs.get("embedding_out")
     if emb is not None:
@@ -178,7 +178,8 @@ def run(args) -> int:
         if Z is None:
             raise UserError(f"method {args.method!r} has no embedding to write")
         Z = Z.toarray() if hasattr(Z, "toarray") else np.asarray(Z)
-        write_atomically(emb, lambda fh: write_embedding(fh, emb, hg, Z), binary=True)
+        write_atomically(emb, lambda fh: write_embedding(fh, emb, hg, Z), binary=True,
+                         replace=args.force)
         what = "embedding, node_ids" if emb.suffix.lower() == ".npz" else "rows in node order"
         print(f"wrote {emb} ({Z.shape[0]} x {Z.shape[1]} embedding; {what})")
     png = outputs.get("plot")
@@ -189,7 +190,8 @@ def run(args) -> int:
                             random_state=args.seed,
                             title=f"{args.method} on {hg.name or Path(args.target).name}: "
                                   f"{k} clusters")
-        write_atomically(png, lambda fh: fig.savefig(fh, format="png", dpi=110), binary=True)
+        write_atomically(png, lambda fh: fig.savefig(fh, format="png", dpi=110), binary=True,
+                         replace=args.force)
         print(f"wrote {png} (embedding map by cluster{' and label' if hg.labels is not None else ''}"
               ", cluster sizes)")
     return 0

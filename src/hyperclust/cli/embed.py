@@ -93,7 +93,8 @@ def run(args) -> int:
     start = time.perf_counter()
     Z = node_encoding(hg, args.pe, k=args.k, operator=args.operator, n_times=args.times,
                       eps=args.eps, random_state=args.seed)
-    write_atomically(out, lambda fh: write_embedding(fh, out, hg, Z), binary=True)
+    write_atomically(out, lambda fh: write_embedding(fh, out, hg, Z), binary=True,
+                     replace=args.force)
     print(f"{args.pe} encoding ({args.operator}) of {hg!r}: {Z.shape[0]} x {Z.shape[1]} in "
           f"{time.perf_counter() - start:.1f} s -> {out}")
     return 0

@@ -172,10 +172,10 @@ def cluster_partitioned(args) -> int:
             w = csv.writer(fh)
             w.writerow(["node", "cluster"])
             w.writerows(zip(est.node_ids_.tolist(), est.labels_.tolist()))
-        write_atomically(out, write)
+        write_atomically(out, write, replace=args.force)
         print(f"wrote {out} ({phg.n_nodes} rows: node id, cluster)")
     if emb is not None:
         write_atomically(emb, lambda fh: write_embedding(fh, emb, phg, est.embedding_),
-                          binary=True)
+                          binary=True, replace=args.force)
         print(f"wrote {emb} ({est.embedding_.shape[0]} x {est.embedding_.shape[1]} embedding)")
     return 0
