@@ -13,7 +13,7 @@ import sys
 import warnings
 
 from . import cluster, datasets, demo, embed, info
-from ._common import UserError, check_device
+from ._common import UserError, check_device, cli_words
 from .demo import DEMO_SUMMARY
 
 __all__ = ["main", "build_parser", "UserError", "DEMO_SUMMARY"]
@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):
     text = str(message).strip().splitlines()[0] if str(message).strip() else category.__name__
-    print(f"hyperclust: warning: {text}", file=sys.stderr)
+    print(f"hyperclust: warning: {cli_words(text)}", file=sys.stderr)
 
 
 def main(argv=None) -> int:
@@ -111,7 +111,7 @@ def main(argv=None) -> int:
         if args.debug:
             raise
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        print(f"hyperclust: error: {msg}", file=sys.stderr)
+        print(f"hyperclust: error: {cli_words(msg)}", file=sys.stderr)
         return 2
     finally:
         warnings.showwarning = previous

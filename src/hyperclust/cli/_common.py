@@ -3,12 +3,40 @@ device check."""
 
 from __future__ import annotations
 
+import re
 import sys
 
-__all__ = ["UserError", "format_value", "print_table", "check_device", "DATA_HELP"]
+__all__ = ["UserError", "format_value", "print_table", "check_device", "DATA_HELP",
+           "cli_words"]
 
 DATA_HELP = ("local data directory (a folder of dataset folders, or one dataset folder); "
              "default $HYPERCLUST_DATA, then the download cache")
+
+
+#: API parameter names in library messages, and the command-line flag each one is.
+_API_TO_FLAG = ((re.compile(r"\bheader=False\b"), "--no-header"),
+                (re.compile(r"\bheader=True\b"), "--header"),
+                (re.compile(r"\bindex_base\b"), "--index-base"),
+                (re.compile(r"\bformat=(?=[\s'\"])"), "--format"),
+                (re.compile(r"\bsep=(?=[\s'\"])"), "--sep"),
+                (re.compile(r"\bdata_dir=(?=[\s'\"])"), "--data-dir"),
+                (re.compile(r"\brandom_state\b"), "--seed"))
+
+
+def cli_words(message: str) -> str:
+    """``message`` of the library with its API parameter names replaced by the command-line
+    flags that set them, so that a command's errors name what its user can type.
+
+    Examples
+    --------
+    >>> cli_words("looks like a header and is skipped (pass header=False to keep it)")
+    'looks like a header and is skipped (pass --no-header to keep it)'
+    >>> cli_words("row i belongs to node i + index_base")
+    'row i belongs to node i + --index-base'
+    """
+    for pattern, flag in _API_TO_FLAG:
+        message = pattern.sub(flag, message)
+    return message
 
 
 class UserError(Exception):

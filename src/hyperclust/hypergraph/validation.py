@@ -84,15 +84,22 @@ def check_features(features, n):
 
 def check_labels(labels, n):
     """Labels as a read-only int64 array of shape (n,) (negative = unlabelled), or None.
+    Names (strings) become ``0..k-1`` in sorted order, as the command line reads them.
 
     Examples
     --------
     >>> check_labels([0.0, 1.0, -1.0], 3).tolist()
     [0, 1, -1]
+    >>> check_labels(["b", "a", "b"], 3).tolist()
+    [1, 0, 1]
     """
     if labels is None:
         return None
-    y = _as_int_array(labels, "labels")
+    raw = np.asarray(labels)
+    if raw.dtype.kind in "OU" and raw.size and all(isinstance(v, str) for v in raw.tolist()):
+        y = np.unique(raw.astype(str), return_inverse=True)[1].reshape(-1).astype(np.int64)
+    else:
+        y = _as_int_array(labels, "labels")
     if y.shape[0] != n:
         raise ValueError(f"labels has length {y.shape[0]}, expected one per node ({n})")
     return _frozen(y)

@@ -69,13 +69,15 @@ def _split_default(line: str) -> list[str]:
     return fields
 
 
-def split_fields(line: str, sep: str | None = None) -> list[str]:
-    """The fields of one line; empty fields are dropped.
+def split_fields(line: str, sep: str | None = None, keep_empty: bool = False) -> list[str]:
+    """The fields of one line, stripped.
 
     ``sep=None``: fields are separated by commas and/or whitespace. A field in double
     quotes may hold separators (``"Smith, John"``), and ``""`` inside it is one quote, as
     in CSV. A one-character ``sep`` splits with the :mod:`csv` module (same quoting);
-    a longer ``sep`` splits on the string itself.
+    a longer ``sep`` splits on the string itself. Empty fields are dropped, unless
+    ``keep_empty`` (a table's missing value): then a line with a comma and ``sep=None`` is
+    split at its commas only, by the :mod:`csv` module.
 
     Raises
     ------
@@ -90,17 +92,21 @@ def split_fields(line: str, sep: str | None = None) -> list[str]:
     ['a', 'b', 'c']
     >>> split_fields('x y;"p;q"', sep=";")
     ['x y', 'p;q']
+    >>> split_fields("1.0,,2.0", keep_empty=True)
+    ['1.0', '', '2.0']
     """
+    if sep is None and keep_empty and "," in line:
+        sep = ","
     if sep is None:
         return _split_default(line) if '"' in line else line.replace(",", " ").split()
-    if len(sep) == 1 and '"' in line:
+    if len(sep) == 1 and ('"' in line or keep_empty):
         try:
             fields = next(csv.reader([line], delimiter=sep, strict=True))
         except csv.Error as exc:
             raise ValueError(f"bad quoting ({exc})") from None
     else:
         fields = line.split(sep)
-    return [t.strip() for t in fields if t.strip()]
+    return [t.strip() for t in fields if keep_empty or t.strip()]
 
 
 def _decode(block: bytes, path, line_no: int, first: bool) -> str:
