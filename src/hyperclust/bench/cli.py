@@ -172,7 +172,7 @@ def run(args) -> int:
         for d in args.merge or ():
             store.update(ResultStore(Path(d) / "results.json").runs)
         if not store.runs:
-            print(f"error: no runs in {out / 'results.json'}", file=sys.stderr)
+            print(f"hyperclust: error: no runs in {out / 'results.json'}", file=sys.stderr)
             return 2
         path = write_report(store.runs, out, published=published, plots=not args.no_plots)
         print(path)
@@ -182,14 +182,15 @@ def run(args) -> int:
         levels = args.synthetic_sweep or DEFAULT_SWEEP
         datasets += [f"synthetic-h{h:g}-n{args.sweep_nodes}" for h in levels]
     if not datasets:
-        print("error: give --datasets and/or --synthetic-sweep", file=sys.stderr)
+        print("hyperclust: error: give --datasets and/or --synthetic-sweep", file=sys.stderr)
         return 2
     methods = args.methods
     if methods is None:
         methods = list(available_methods())
         if not methods:
-            print("error: no method is registered; give --methods", file=sys.stderr)
+            print("hyperclust: error: no method is registered; give --methods", file=sys.stderr)
             return 2
+    from ..cli._common import UserError, check_data_dir, check_device
     from .data import check_dataset_name, check_method_name
 
     try:
@@ -197,7 +198,9 @@ def run(args) -> int:
             check_method_name(m)
         for d in datasets:
             check_dataset_name(d)
-    except (ValueError, TypeError) as exc:
+        args.device = check_device(args.device)
+        check_data_dir(args.data_dir)
+    except (ValueError, TypeError, UserError) as exc:
         print(f"hyperclust: error: {exc}", file=sys.stderr)
         return 2
 
@@ -214,7 +217,7 @@ def run(args) -> int:
                              progress=not args.no_progress, report=True, published=published,
                              plots=not args.no_plots)
     except (ValueError, TypeError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"hyperclust: error: {exc}", file=sys.stderr)
         return 2
     finally:
         if previous is not None:

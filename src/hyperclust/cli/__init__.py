@@ -107,6 +107,12 @@ def main(argv=None) -> int:
         print("hyperclust: error: out of memory (the input is too large for this machine, or "
               "malformed so that it asks for too much)", file=sys.stderr)
         return 2
+    except RuntimeError as exc:
+        if args.debug or type(exc).__name__ not in ("ArpackError", "ArpackNoConvergence"):
+            raise
+        print(f"hyperclust: error: the eigensolver failed ({str(exc).strip()[:80]}): the "
+              "input is too degenerate for this method; try another --method", file=sys.stderr)
+        return 2
     except (UserError, ValueError, TypeError, OSError, RecursionError, ImportError) as exc:
         if args.debug:
             raise

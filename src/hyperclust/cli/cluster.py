@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import DATA_HELP, UserError, check_device
+from ._common import DATA_HELP, UserError, check_device, check_seed
 from .inputs import add_input_arguments, load_target
 from .outputs import check_outputs, write_atomically, write_embedding, write_labels
 
@@ -76,6 +76,28 @@ def add_parser(sub) -> None:
     add_partition_parser(sub)
 
 
+def _number_of_clusters(args, hg) -> int:
+    """``--k``, else the number of label classes; a one-line error for an input with nothing
+    to cluster (no node, or no hyperedge and no features that tell nodes apart)."""
+    if hg.n_nodes == 0:
+        raise UserError(f"{args.target} holds no node (an empty file?)")
+    X = hg.features
+    if hg.n_edges == 0 and (X is None or X.shape[0] < 2 or
+                            not (X.max(axis=0) != X.min(axis=0)).sum()):
+        raise UserError(f"{args.target} has no hyperedge and "
+                        f"{'no features' if X is None else 'the same features for every node'}"
+                        ": nothing tells its nodes apart")
+    if args.k is not None:
+        return args.k
+    if hg.labels is None or not (hg.labels >= 0).any():
+        raise UserError("--k is required: the input has no labels to take the number of "
+                        "classes from")
+    if hg.n_classes < 2:
+        raise UserError(f"--k is required: the labels have {hg.n_classes} class, not a "
+                        "number of clusters")
+    return hg.n_classes
+
+
 def run(args) -> int:
     """Fit ``args.method`` with ``args.k`` clusters on ``args.target``, print a summary (and
     ACC/NMI when the input has labels) and write the requested outputs.
@@ -124,17 +146,14 @@ def run(args) -> int:
     device = check_device(args.device)
     if args.k is not None and args.k < 1:
         raise UserError(f"--k must be a positive number of clusters, got {args.k}")
+    check_seed(args.seed)
     outputs = check_outputs(args)
     hg = load_target(args)
     if args.drop_isolated:
         hg = hg.drop_isolated()
         if hg.n_nodes == 0:
             raise UserError("--drop-isolated leaves no node: every node is in no hyperedge")
-    k = args.k
-    if k is None:
-        if hg.labels is None or hg.n_classes < 2:
-            raise UserError("--k is required: the input has no labels to take the number of classes from")
-        k = hg.n_classes
+    k = _number_of_clusters(args, hg)
     if k > hg.n_nodes:
         raise UserError(f"--k {k} is more than the {hg.n_nodes} nodes")
     est = registry.make_estimator(args.method, k, random_state=args.seed, device=device)

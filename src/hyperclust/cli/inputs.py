@@ -7,7 +7,7 @@ import contextlib
 import os
 from pathlib import Path
 
-from ._common import UserError
+from ._common import UserError, check_data_dir
 
 __all__ = ["add_input_arguments", "load_target", "input_paths"]
 
@@ -121,6 +121,7 @@ def load_target(args):
     else:
         if input_options(args):
             raise UserError("--sep/--header apply to files, not to registered dataset names")
+        check_data_dir(data_dir)
         from ..datasets import load_dataset
 
         hg = load_dataset(target, data_dir=data_dir)
