@@ -163,7 +163,7 @@ def run(args) -> int:
 
     published = args.published if args.published is not None else default_published()
     if published is None:
-        print("note: no published-results CSV found (looked for "
+        print("hyperclust: note: no published-results CSV found (looked for "
               "../shared/docs/published-results.csv); the report omits published numbers",
               file=sys.stderr)
     out = Path(args.out)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from ._common import DATA_HELP, UserError
+from ._common import DATA_HELP, UserError, check_seed
 from .inputs import add_input_arguments, input_paths, load_target
 from .outputs import check_output, write_atomically, write_embedding
 
@@ -86,6 +86,7 @@ def run(args) -> int:
         raise UserError(f"--out must end in .npy or .npz, got {args.out!r}")
     if args.k < 1 or args.times < 1:
         raise UserError("--k and --times must be positive")
+    check_seed(args.seed)
     out = check_output(args.out, input_paths(args), args.force)
     hg = load_target(args)
     if hg.n_nodes < 2:
