@@ -157,14 +157,14 @@ def check_data_dir(data_dir) -> None:
     >>> check_data_dir("/no/such/folder")
     Traceback (most recent call last):
     ...
-    hyperclust.cli._common.UserError: --data-dir /no/such/folder is not a folder
+    hyperclust.cli._common.UserError: data directory not found: --data-dir /no/such/folder is not a folder
     """
     if data_dir is not None and not Path(data_dir).expanduser().is_dir():
-        raise UserError(f"--data-dir {data_dir} is not a folder")
+        raise UserError(f"data directory not found: --data-dir {data_dir} is not a folder")
     env = os.environ.get("HYPERCLUST_DATA")
     if env and not Path(env).expanduser().is_dir():
-        raise UserError(f"$HYPERCLUST_DATA={env} is not a folder; unset it or point it at the "
-                        "data folder")
+        raise UserError(f"data directory not found: $HYPERCLUST_DATA={env} is not a folder; "
+                        "unset it or point it at the data folder")
 
 
 def check_seed(seed: int) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -176,7 +177,27 @@ def _check_rows(rows, line_no, id_column, kind, path):
         raise DataFormatError("expected one label per line (or 'id,label')", path, line_no[0])
 
 
+#: An ``.npz`` may decompress to at most this many times its size (plus ``_NPZ_BASE``
+#: bytes): a small zip must not allocate gigabytes before any check.
+_NPZ_RATIO = 50
+_NPZ_BASE = 128 << 20
+
+
+def _check_npz_size(path):
+    try:
+        with zipfile.ZipFile(path) as zf:
+            total = sum(info.file_size for info in zf.infolist())
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise DataFormatError(f"not a valid .npz file ({exc})", path) from None
+    size = path.stat().st_size
+    if total > _NPZ_RATIO * size + _NPZ_BASE:
+        raise DataFormatError(f"decompresses to {total:,} bytes from {size:,} (more than "
+                              f"{_NPZ_RATIO}x); save it uncompressed (np.save, np.savez) or "
+                              "sparse (scipy.sparse.save_npz)", path)
+
+
 def _read_npz(path):
+    _check_npz_size(path)
     try:
         with np.load(path, allow_pickle=False) as z:
             keys = list(z.keys())
