@@ -248,3 +248,18 @@ def test_cli_force_onto_a_fifo_is_one_line_error_before_the_fit(data, capsys):
     assert _cluster(edges, "--out", tmp / "o.csv", "--force") == 2
     out, err = capsys.readouterr()
     assert err.startswith("hyperclust: error: --out") and "a FIFO" in err and out == ""
+
+
+def test_a_symlink_onto_another_file_system_is_written_through_after_the_fit(data, capsys):
+    tmp, edges, _ = data
+    other = Path("/dev/shm")
+    if not other.is_dir() or os.stat(other).st_dev == os.stat(tmp).st_dev:
+        pytest.skip("no second file system to link onto")
+    import tempfile
+
+    with tempfile.TemporaryDirectory(dir=other) as far:
+        target = Path(far) / "labels.csv"
+        (tmp / "o.csv").symlink_to(target)
+        assert _cluster(edges, "--out", tmp / "o.csv") == 0  # was EXDEV after the fit
+        assert (tmp / "o.csv").is_symlink() and target.read_text().startswith("node,cluster")
+        assert sorted(p.name for p in Path(far).iterdir()) == ["labels.csv"]
