@@ -26,7 +26,7 @@ from hypothesis import strategies as st  # noqa: E402
 from hyperclust import Hypergraph  # noqa: E402
 from hyperclust.cli import main  # noqa: E402
 from hyperclust.io import (attach_node_data, from_hif, read_edgelist, read_le,  # noqa: E402
-                           read_hypergraphx, read_node_table, to_hif)
+                           read_hypergraphx, read_node_table, to_hif, write_edgelist)
 from hyperclust.io.text_fields import is_canonical_int  # noqa: E402
 
 SCALE = float(os.environ.get("HYPERCLUST_FUZZ_CONTENT", 1))
@@ -97,7 +97,7 @@ def _write(tmp: Path, name: str, text: str, *, bom=False, crlf=False) -> Path:
     return path
 
 
-@_settings(2600)
+@_settings(2300)
 @given(hypergraphs(), st.sampled_from([",", ", ", " ", "\t", " ,\t"]), st.booleans(),
        st.booleans(), st.lists(st.sampled_from(["", "   ", "# note", "\t# x"]), max_size=3),
        st.data())
@@ -113,6 +113,19 @@ def test_edge_lists_read_back_ids_and_hyperedges(graph, sep, bom, crlf, extra, d
     assert hg.node_ids.tolist() == _expected_ids(written)
     # a canonical integer token is str() of its id, so both cases compare as text
     assert _edges_as_ids(hg) == [sorted(ids[v] for v in e) for e in edges]
+
+
+@_settings(400)
+@given(hypergraphs(), st.sampled_from([",", " ", "\t"]))
+def test_write_edgelist_then_read_gives_the_same_ids_and_hyperedges(graph, delimiter):
+    ids, edges = graph
+    hg = Hypergraph.from_edges([[ids[v] for v in e] for e in edges])  # ids as strings
+    with tempfile.TemporaryDirectory() as d:
+        write_edgelist(hg, Path(d) / "e.txt", delimiter=delimiter)
+        back = read_edgelist(Path(d) / "e.txt", duplicates="keep")
+    assert [str(t) for t in back.node_ids.tolist()] == \
+        [str(t) for t in _expected_ids([ids[v] for e in edges for v in e])]
+    assert _edges_as_ids(back) == _edges_as_ids(hg)
 
 
 @_settings(600)

@@ -22,7 +22,8 @@ _API_TO_FLAG = ((re.compile(r"\bheader=False\b"), "--no-header"),
                 (re.compile(r"\bformat=(?=[\s'\"])"), "--format"),
                 (re.compile(r"\bsep=(?=[\s'\"])"), "--sep"),
                 (re.compile(r"\bdata_dir=(?=[\s'\"])"), "--data-dir"),
-                (re.compile(r"\brandom_state\b"), "--seed"))
+                (re.compile(r"\brandom_state\b"), "--seed"),
+                (re.compile(r"\bn_clusters\b"), "--k"))
 
 
 def cli_words(message: str) -> str:

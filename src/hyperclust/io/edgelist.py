@@ -18,7 +18,8 @@ import numpy as np
 from ..hypergraph import Hypergraph, map_ids
 from ._common import build, check_id_range, tokens_to_ints
 from .errors import DataFormatError
-from .text_fields import ids_from_tokens, is_canonical_int, iter_lines, split_fields
+from .text_fields import (ids_from_tokens, is_canonical_int, iter_lines, quote_field,
+                          split_fields)
 
 __all__ = ["read_edgelist", "write_edgelist"]
 
@@ -106,7 +107,7 @@ def read_edgelist(path, *, n_nodes: int | None = None, index_base: int | None = 
     if base not in (0, 1):
         raise ValueError(f"index_base must be 0 or 1, got {base!r}")
     weighted = file_header.get("weighted", False) if weighted is None else weighted
-    if header is None and _looks_like_header(tokens, weighted):
+    if header is None and not file_header and _looks_like_header(tokens, weighted):
         warnings.warn(f"{path}:{int(line_no[0])}: first line {' '.join(tokens[0])[:40]!r} "
                       "looks like a header and is skipped (pass header=False to keep it)",
                       stacklevel=2)
@@ -214,7 +215,10 @@ def write_edgelist(hg: Hypergraph, path, *, delimiter: str = ",", index_base: in
     Features and labels are not written (use HIF for those). Empty hyperedges cannot be
     represented and are rejected. With default node ids the file holds positions plus a
     header recording ``n_nodes`` (isolated nodes survive); otherwise it holds the node ids,
-    and a hypergraph with isolated nodes is refused (an edge list cannot hold them).
+    quoted as in CSV where they hold a separator, a quote or ``#``, and a hypergraph with
+    isolated nodes is refused (an edge list cannot hold them), as are empty ids and ids
+    holding a line break. Ids are text in the file: string ids that all read as integers
+    (``"7"``, ``"8"``) come back as the integers 7 and 8.
 
     Examples
     --------
@@ -248,11 +252,7 @@ def write_edgelist(hg: Hypergraph, path, *, delimiter: str = ",", index_base: in
         header = (f"{_HEADER} n_nodes={hg.n_nodes} index_base={index_base} "
                   f"weighted={'true' if weighted else 'false'}")
     else:
-        text = np.asarray([str(x) for x in ids.tolist()], dtype=object)
-        bad = next((t for t in text if not t or any(c.isspace() or c in ",#" for c in t)), None)
-        if bad is not None:
-            raise ValueError(f"node id {bad!r} cannot be written to an edge list (it is empty "
-                             "or holds a separator); use write_hif")
+        text = np.asarray([quote_field(str(x)) for x in ids.tolist()], dtype=object)
         if hg.isolated.any():
             raise ValueError(f"{int(hg.isolated.sum())} nodes are in no hyperedge and an edge "
                              "list with node ids cannot hold them; use write_hif")

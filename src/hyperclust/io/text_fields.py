@@ -10,7 +10,7 @@ import numpy as np
 
 from .errors import DataFormatError
 
-__all__ = ["iter_lines", "split_fields", "ids_from_tokens", "is_canonical_int"]
+__all__ = ["iter_lines", "split_fields", "ids_from_tokens", "is_canonical_int", "quote_field"]
 
 #: Bytes read at a time; a file is never held whole in memory.
 CHUNK_BYTES = 1 << 20
@@ -53,6 +53,33 @@ def ids_from_tokens(tokens: list[str]) -> np.ndarray:
         except OverflowError:
             pass
     return np.asarray(tokens, dtype=object)
+
+
+_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00"
+
+
+def quote_field(token: str) -> str:
+    """``token`` written so that :func:`split_fields` reads it back unchanged: in double
+    quotes (a quote doubled) when it holds a separator, a quote or a ``#``.
+
+    Raises
+    ------
+    ValueError
+        An empty token, or one holding a line break or NUL (no line-based file holds it).
+
+    Examples
+    --------
+    >>> quote_field("ana"), quote_field("Smith, John")
+    ('ana', '"Smith, John"')
+    >>> split_fields(quote_field('say "hi"') + "," + quote_field("#1"))
+    ['say "hi"', '#1']
+    """
+    if not token or any(c in _LINE_BREAKS for c in token):
+        raise ValueError(f"node id {token!r} cannot be written to a line-based file (it is "
+                         "empty or holds a line break); use write_hif")
+    if any(c.isspace() or c in ',"#' for c in token):
+        return '"' + token.replace('"', '""') + '"'
+    return token
 
 
 def _split_default(line: str) -> list[str]:
