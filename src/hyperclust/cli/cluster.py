@@ -42,7 +42,9 @@ def add_parser(sub) -> None:
     p.add_argument("target", help="dataset name, directory or file")
     p.add_argument("--method", default="auto", metavar="M",
                    help="clustering method (default auto: fits several methods and keeps the "
-                        f"one with the lowest label-free objective). {method_help}")
+                        f"one with the lowest label-free objective). {method_help}. kmeans "
+                        "L2-normalises each node's feature row first: only a feature "
+                        "vector's direction counts, not its length")
     p.add_argument("--k", type=int, default=None, help="number of clusters (default: number of label classes)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--device", default="cpu", help="torch device for deep methods (default cpu)")

@@ -109,9 +109,7 @@ METHODS: dict[str, Method] = {
                     "AHCKA (Li, Yang & Shi 2023): attribute-kNN augmented random walk, "
                     "orthogonal iterations, label-free iteration selection"),
     "kmeans": Method(f"{_BASELINES}:KMeansFeatures",
-                     "k-means on node features, each node's row L2-normalised first (only "
-                     "a feature vector's direction counts, not its length; hyperedges "
-                     "ignored)"),
+                     "k-means on node features (hyperedges ignored)"),
     "hgnn": Method(f"{_BASELINES}:HGNNSmoothingKMeans",
                    "k-means on HGNN-smoothed features P^2 X (structural input when "
                    "feature-less)"),
