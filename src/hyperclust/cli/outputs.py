@@ -23,7 +23,7 @@ def _not_regular(mode: int) -> str | None:
     """What a non-regular file is, in words; None for a regular file."""
     for test, what in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
                        (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISLNK, "a symbolic link loop")):
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISLNK, "a symbolic link")):
         if test(mode):
             return what
     return None if stat.S_ISREG(mode) else "not a regular file"
@@ -82,6 +82,8 @@ def check_output(path: str, inputs: list[Path], force: bool, option: str = "--ou
     kind = None if st is None else _not_regular(st.st_mode)
     if kind == "a directory":
         raise UserError(f"{option} {path} is a directory; give a file name")
+    if kind == "a symbolic link":  # still a link after resolving every link: a loop
+        kind = "a symbolic link loop"
     if kind is not None:
         raise UserError(f"{option} {path} is {kind}, not a regular file; refusing to replace "
                         "it (even with --force)")
