@@ -243,7 +243,7 @@ CASES = [
     ("k-zero", {E: OK6}, f"cluster {E} --method spectral-zhou --k 0", 2, "positive", None),
     ("k-negative", {E: OK6}, f"cluster {E} --method spectral-zhou --k -3", 2, "positive", None),
     ("one-node", {E: "5\n"}, f"cluster {E} --method spectral-zhou --k 1 --out o.csv", 2,
-     "needs n_clusters < n_nodes", None),
+     "needs --k < n_nodes", None),
     ("two-nodes", {E: "5 9\n"}, f"cluster {E} --method spectral-zhou --k 1 --out o.csv", 0,
      "2 rows", [5, 9]),
     ("drop-isolated-all", {E: "# hyperclust hyperedge list: n_nodes=3 index_base=0 weighted="
