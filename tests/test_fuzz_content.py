@@ -27,7 +27,7 @@ from hyperclust import Hypergraph  # noqa: E402
 from hyperclust.cli import main  # noqa: E402
 from hyperclust.io import (attach_node_data, from_hif, read_edgelist, read_le,  # noqa: E402
                            read_hypergraphx, read_node_table, to_hif, write_edgelist)
-from hyperclust.io.text_fields import is_canonical_int  # noqa: E402
+from hyperclust.io.text_fields import all_canonical, is_canonical_int  # noqa: E402
 
 SCALE = float(os.environ.get("HYPERCLUST_FUZZ_CONTENT", 1))
 
@@ -126,6 +126,12 @@ def test_write_edgelist_then_read_gives_the_same_ids_and_hyperedges(graph, delim
     assert [str(t) for t in back.node_ids.tolist()] == \
         [str(t) for t in _expected_ids([ids[v] for e in edges for v in e])]
     assert _edges_as_ids(back) == _edges_as_ids(hg)
+
+
+@_settings(500)
+@given(st.lists(tokens, max_size=6))
+def test_the_one_pass_id_rule_is_the_per_token_rule(toks):
+    assert all_canonical(toks) == all(map(is_canonical_int, toks))
 
 
 @_settings(600)

@@ -18,8 +18,8 @@ import numpy as np
 from ..hypergraph import Hypergraph, map_ids
 from ._common import build, check_id_range, tokens_to_ints
 from .errors import DataFormatError
-from .text_fields import (ids_from_tokens, is_canonical_int, iter_lines, quote_field,
-                          split_fields)
+from .text_fields import (all_canonical, ids_from_tokens, is_canonical_int, iter_lines,
+                          quote_field, split_fields)
 
 __all__ = ["read_edgelist", "write_edgelist"]
 
@@ -122,7 +122,7 @@ def read_edgelist(path, *, n_nodes: int | None = None, index_base: int | None = 
     eids = np.repeat(np.arange(sizes.size), sizes)
     flat = list(itertools.chain.from_iterable(tokens))
     if positional:
-        bad = next((t for t in flat if not is_canonical_int(t)), None)
+        bad = None if all_canonical(flat) else next(t for t in flat if not is_canonical_int(t))
         if bad is not None:
             at = int(line_no[np.searchsorted(np.cumsum(sizes), flat.index(bad), side="right")])
             raise DataFormatError(f"node id {bad!r} is not a plain integer position (the "
@@ -166,7 +166,7 @@ def _looks_like_header(tokens, weighted) -> bool:
         return False
     ids_part = (lambda toks: toks[:len(toks) - 1]) if weighted else (lambda toks: toks)
     return not any(map(_is_float, tokens[0])) and \
-        all(is_canonical_int(t) for toks in tokens[1:] for t in ids_part(toks))
+        all_canonical([t for toks in tokens[1:] for t in ids_part(toks)])
 
 
 def _split_weights(tokens, line_no, path):

@@ -10,7 +10,8 @@ import numpy as np
 
 from .errors import DataFormatError
 
-__all__ = ["iter_lines", "split_fields", "ids_from_tokens", "is_canonical_int", "quote_field"]
+__all__ = ["iter_lines", "split_fields", "ids_from_tokens", "is_canonical_int", "quote_field",
+           "all_canonical"]
 
 #: Bytes read at a time; a file is never held whole in memory.
 CHUNK_BYTES = 1 << 20
@@ -33,6 +34,18 @@ def is_canonical_int(token: str) -> bool:
     return _CANONICAL_INT.fullmatch(token) is not None and token != "-0"
 
 
+_CANONICAL_LINES = re.compile(r"(?:-?(?:0|[1-9][0-9]{0,18})\n)*")
+
+
+def all_canonical(tokens: list[str]) -> bool:
+    """:func:`is_canonical_int` of every token, in one regex pass over the joined text (a
+    token holds no line break: they come from lines)."""
+    if not tokens:
+        return True
+    text = "\n".join(tokens) + "\n"
+    return _CANONICAL_LINES.fullmatch(text) is not None and "\n-0\n" not in "\n" + text
+
+
 def ids_from_tokens(tokens: list[str]) -> np.ndarray:
     """Node ids from their tokens as written: int64 when every token is a canonical integer
     in the int64 range (:func:`is_canonical_int`), else every token kept as written (an
@@ -47,10 +60,10 @@ def ids_from_tokens(tokens: list[str]) -> np.ndarray:
     >>> ids_from_tokens(["1", "99999999999999999999"]).tolist()  # beyond int64: as written
     ['1', '99999999999999999999']
     """
-    if all(map(is_canonical_int, tokens)):
+    if all_canonical(tokens):
         try:
             return np.array(tokens, dtype=np.int64) if tokens else np.zeros(0, np.int64)
-        except OverflowError:
+        except (OverflowError, ValueError):
             pass
     return np.asarray(tokens, dtype=object)
 
