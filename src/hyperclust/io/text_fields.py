@@ -39,7 +39,13 @@ _CANONICAL_LINES = re.compile(r"(?:-?(?:0|[1-9][0-9]{0,18})\n)*")
 
 def all_canonical(tokens: list[str]) -> bool:
     """:func:`is_canonical_int` of every token, in one regex pass over the joined text (a
-    token holds no line break: they come from lines)."""
+    token holds no line break: they come from lines).
+
+    Examples
+    --------
+    >>> all_canonical(["10", "-2", "0"]), all_canonical(["10", "007"]), all_canonical([])
+    (True, False, True)
+    """
     if not tokens:
         return True
     text = "\n".join(tokens) + "\n"
