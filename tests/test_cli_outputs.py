@@ -133,3 +133,133 @@ def test_plot_without_matplotlib_is_one_line_error_before_the_fit(data):
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr == ("hyperclust: error: --plot needs matplotlib, which is not installed: "
                         "pip install hyperclust[plots]\n")
+
+
+# ---- only a regular file or a new name; links written through; claimed atomically (issue 26)
+
+from hyperclust.cli._common import UserError  # noqa: E402
+from hyperclust.cli.outputs import check_output, write_atomically  # noqa: E402
+
+
+def _new(path, text="node,cluster\n"):
+    write_atomically(path, lambda fh: fh.write(text))
+
+
+def test_a_device_is_never_replaced_even_with_force(tmp_path):
+    dev = tmp_path / "fakefull"
+    try:
+        os.mknod(dev, 0o600 | 0o020000, os.makedev(1, 7))
+    except (PermissionError, OSError):
+        pytest.skip("mknod is not allowed here")
+    with pytest.raises(UserError, match="character device, not a regular file"):
+        check_output(str(dev), [], force=True)
+    assert not dev.is_file() and dev.exists()
+
+
+@pytest.mark.parametrize("make, what", [
+    (os.mkfifo, "a FIFO"), (os.mkdir, "a directory"),
+])
+def test_fifo_and_directory_are_refused_with_force(tmp_path, make, what):
+    path = tmp_path / "o.csv"
+    make(path)
+    with pytest.raises(UserError, match=what.split()[-1]):
+        check_output(str(path), [], force=True)
+
+
+def test_a_symlink_is_written_through_and_stays_a_link(tmp_path):
+    (tmp_path / "sub").mkdir()
+    target, link = tmp_path / "sub" / "real.csv", tmp_path / "o.csv"
+    target.write_text("old\n")
+    os.chmod(target, 0o640)
+    link.symlink_to(target)
+    out = check_output(str(link), [], force=True)
+    assert out == target.resolve()
+    write_atomically(out, lambda fh: fh.write("new\n"), replace=True)
+    assert link.is_symlink() and target.read_text() == "new\n"
+    assert oct(target.stat().st_mode & 0o777) == oct(0o640)  # a replaced file keeps its mode
+    assert sorted(p.name for p in (tmp_path / "sub").iterdir()) == ["real.csv"]
+
+
+def test_a_dangling_symlink_creates_its_target(tmp_path):
+    link = tmp_path / "o.csv"
+    link.symlink_to(tmp_path / "made.csv")
+    out = check_output(str(link), [], force=False)
+    _new(out)
+    assert link.is_symlink() and (tmp_path / "made.csv").read_text() == "node,cluster\n"
+
+
+def test_a_file_created_during_the_run_is_not_replaced_without_force(tmp_path):
+    path = tmp_path / "o.csv"
+    out = check_output(str(path), [], force=False)
+    path.write_text("the other run\n")  # another process wins the race
+    with pytest.raises(UserError, match="created by another process"):
+        _new(out)
+    assert path.read_text() == "the other run\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.csv"]  # no temporary left
+
+
+def test_two_concurrent_writers_without_force_cannot_both_succeed(tmp_path):
+    import threading
+
+    path, barrier, results = tmp_path / "o.csv", threading.Barrier(8), []
+
+    def writer(i):
+        out = check_output(str(path), [], force=False)
+        barrier.wait()
+        try:
+            _new(out, f"writer {i}\n")
+            results.append(i)
+        except UserError:
+            pass
+
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 1 and path.read_text() == f"writer {results[0]}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.csv"]
+
+
+def test_claim_without_hard_links_is_still_exclusive(tmp_path, monkeypatch):
+    def no_links(src, dst):
+        raise PermissionError("no hard links here")
+
+    monkeypatch.setattr(os, "link", no_links)
+    path = tmp_path / "o.csv"
+    _new(check_output(str(path), [], force=False), "first\n")
+    with pytest.raises(UserError, match="created by another process"):
+        _new(path, "second\n")
+    assert path.read_text() == "first\n"
+
+
+def test_an_output_that_became_a_fifo_during_the_run_is_not_replaced(tmp_path):
+    path = tmp_path / "o.csv"
+    out = check_output(str(path), [], force=True)
+    os.mkfifo(path)
+    with pytest.raises(UserError, match="became a FIFO"):
+        write_atomically(out, lambda fh: fh.write("x\n"), replace=True)
+    assert not path.is_file()
+
+
+def test_cli_force_onto_a_fifo_is_one_line_error_before_the_fit(data, capsys):
+    tmp, edges, _ = data
+    os.mkfifo(tmp / "o.csv")
+    assert _cluster(edges, "--out", tmp / "o.csv", "--force") == 2
+    out, err = capsys.readouterr()
+    assert err.startswith("hyperclust: error: --out") and "a FIFO" in err and out == ""
+
+
+def test_a_symlink_onto_another_file_system_is_written_through_after_the_fit(data, capsys):
+    tmp, edges, _ = data
+    other = Path("/dev/shm")
+    if not other.is_dir() or os.stat(other).st_dev == os.stat(tmp).st_dev:
+        pytest.skip("no second file system to link onto")
+    import tempfile
+
+    with tempfile.TemporaryDirectory(dir=other) as far:
+        target = Path(far) / "labels.csv"
+        (tmp / "o.csv").symlink_to(target)
+        assert _cluster(edges, "--out", tmp / "o.csv") == 0  # was EXDEV after the fit
+        assert (tmp / "o.csv").is_symlink() and target.read_text().startswith("node,cluster")
+        assert sorted(p.name for p in Path(far).iterdir()) == ["labels.csv"]

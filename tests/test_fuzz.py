@@ -32,7 +32,8 @@ from hyperclust.io import (from_hif, load_npy, read_benson, read_benson_edge_lab
 
 ALLOWED = (ValueError, TypeError, OSError)
 #: $HYPERCLUST_FUZZ_EXAMPLES raises the number of examples for a longer local run.
-FUZZ = settings(max_examples=int(os.environ.get("HYPERCLUST_FUZZ_EXAMPLES", 40)), deadline=3000,
+#: The deadline catches hangs, not slowness: a loaded machine takes seconds per example.
+FUZZ = settings(max_examples=int(os.environ.get("HYPERCLUST_FUZZ_EXAMPLES", 40)), deadline=30000,
                 derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 

@@ -59,7 +59,7 @@ def test_constructors_agree():
 
 @pytest.mark.parametrize("edges, n, match", [
     ([[0, 5]], 3, "out of range"),
-    ([[0, -1]], None, "non-negative"),
+    ([[0, -1]], 3, "non-negative"),  # positions (n_nodes given) are never negative
     ([[0, 1.5]], None, "integers"),
     ([5], None, "collection"),
 ])

@@ -156,9 +156,8 @@ def test_huge_ids_are_ids_not_sizes(tmp_path):
     hg = read_hypergraph(path)
     assert time.perf_counter() - t0 < 5  # was 24 s then a 15 GiB allocation
     assert hg.node_ids.tolist() == [0, 100000000, 1000000000000]
-    # the API refuses to turn one large integer into 10^8 positions
-    with pytest.raises(ValueError, match="node_ids"):
-        Hypergraph.from_edges([[0, 10**8]])
+    # the API reads integer members as ids too: two nodes, not 10^8 + 1 positions
+    assert Hypergraph.from_edges([[0, 10**8]]).node_ids.tolist() == [0, 10**8]
     assert Hypergraph.from_edges([[0, 10**8]], node_ids=[0, 10**8]).n_nodes == 2
 
 
@@ -372,3 +371,48 @@ def test_warnings_print_as_one_line(tmp_path, capsys):
         assert main(["info", str(path)]) == 0
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("hyperclust: warning:") and "header" in err[0]
+
+
+# ---- issue 26: the API and the command line read ids the same way
+
+
+def test_integer_members_are_ids_unless_rows_say_how_many_nodes():
+    hg = Hypergraph.from_edges([[7, 900000]])
+    assert hg.n_nodes == 2 and hg.node_ids.tolist() == [7, 900000]
+    hg = Hypergraph.from_edges([[-1, 3], [3, 4]])
+    assert hg.node_ids.tolist() == [-1, 3, 4]
+    assert [e.tolist() for e in hg.edges()] == [[0, 1], [1, 2]]
+    # positions when n_nodes / features / labels give the rows: nodes in no hyperedge stay
+    assert Hypergraph.from_edges([[0, 2]], n_nodes=4).n_nodes == 4
+    assert Hypergraph.from_edges([[0, 2]], labels=[0, 1, 0]).n_nodes == 3
+    # dense 0-based ids keep the default ids (nothing stored)
+    assert Hypergraph.from_edges([[0, 1], [1, 2]]).node_ids.tolist() == [0, 1, 2]
+
+
+def test_none_is_no_node_id():
+    with pytest.raises(TypeError, match="node id None in hyperedge 1"):
+        Hypergraph.from_edges([["a", "b"], [None, "b"]])
+    with pytest.raises(TypeError, match="node id nan"):
+        Hypergraph.from_edges([[0, float("nan")]])
+
+
+def test_label_names_are_accepted_in_the_api_as_in_the_cli():
+    hg = Hypergraph.from_edges([["a", "b"], ["b", "c"]], node_ids=["a", "b", "c"],
+                               labels=["spam", "eggs", "spam"])
+    assert hg.labels.tolist() == [1, 0, 1]
+
+
+def test_api_and_cli_agree_on_ids(tmp_path):
+    path = tmp_path / "e.txt"
+    path.write_text("-5 7\n7 900000\n")
+    from_file = read_hypergraph(path)
+    from_api = Hypergraph.from_edges([[-5, 7], [7, 900000]])
+    assert from_file.node_ids.tolist() == from_api.node_ids.tolist() == [-5, 7, 900000]
+    assert [e.tolist() for e in from_file.edges()] == [e.tolist() for e in from_api.edges()]
+
+
+def test_weights_whose_sum_overflows_are_refused():
+    with pytest.raises(ValueError, match="rescale the weights"):
+        Hypergraph.from_edges([[0, 1], [1, 2]], weights=[1e308, 1e308])
+    hg = Hypergraph.from_edges([[0, 1], [1, 2]], weights=[1e50, 1.0])
+    assert np.isfinite(hg.weights.sum())

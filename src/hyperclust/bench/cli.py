@@ -167,7 +167,7 @@ def run(args) -> int:
 
     published = args.published if args.published is not None else default_published()
     if published is None:
-        print("note: no published-results CSV found (looked for "
+        print("hyperclust: note: no published-results CSV found (looked for "
               "../shared/docs/published-results.csv); the report omits published numbers",
               file=sys.stderr)
     out = Path(args.out)
@@ -192,7 +192,7 @@ def run(args) -> int:
                              progress=not args.no_progress, report=True, published=published,
                              plots=not args.no_plots, plugins=args.plugins)
     except (ValueError, TypeError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"hyperclust: error: {exc}", file=sys.stderr)
         return 2
     finally:
         if previous is not None:
@@ -214,7 +214,7 @@ def _report_only(out: Path, merge, published, plots: bool) -> int:
     for d in merge or ():
         store.update(ResultStore(Path(d) / "results.json").runs)
     if not store.runs:
-        print(f"error: no runs in {out / 'results.json'}", file=sys.stderr)
+        print(f"hyperclust: error: no runs in {out / 'results.json'}", file=sys.stderr)
         return 2
     print(write_report(store.runs, out, published=published, plots=plots))
     return 0
@@ -227,7 +227,7 @@ def _grid_names(args) -> tuple[list, list]:
         levels = args.synthetic_sweep or DEFAULT_SWEEP
         datasets += [f"synthetic-h{h:g}-n{args.sweep_nodes}" for h in levels]
     if not datasets:
-        raise _UsageError("error: give --datasets and/or --synthetic-sweep")
+        raise _UsageError("hyperclust: error: give --datasets and/or --synthetic-sweep")
     try:
         for module in args.plugins:
             importlib.import_module(module)
@@ -237,7 +237,7 @@ def _grid_names(args) -> tuple[list, list]:
     if methods is None:
         methods = list(available_methods())
         if not methods:
-            raise _UsageError("error: no method is registered; give --methods")
+            raise _UsageError("hyperclust: error: no method is registered; give --methods")
     from .data import check_dataset_name, check_method_name
 
     try:

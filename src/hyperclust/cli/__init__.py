@@ -14,7 +14,7 @@ import sys
 import warnings
 
 from . import cluster, datasets, demo, embed, info
-from ._common import UserError, check_device
+from ._common import UserError, check_data_dir, check_device, cli_words
 from .demo import DEMO_SUMMARY
 
 __all__ = ["main", "build_parser", "UserError", "DEMO_SUMMARY"]
@@ -84,13 +84,16 @@ def _start_logging(args):
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):
     text = str(message).strip().splitlines()[0] if str(message).strip() else category.__name__
-    print(f"hyperclust: warning: {text}", file=sys.stderr)
+    print(f"hyperclust: warning: {cli_words(text)}", file=sys.stderr)
 
 
 def _run_command(args) -> int:
     if args.command == "bench":
         from ..bench import cli as bench_cli
 
+        # checked here, before any run: the bench layer sits below the CLI's checks
+        args.device = check_device(args.device)
+        check_data_dir(args.data_dir)
         return int(bench_cli.run(args) or 0)
     if getattr(args, "device", None) is not None and args.command == "demo":
         args.device = check_device(args.device)
@@ -152,11 +155,17 @@ def main(argv=None) -> int:
         print("hyperclust: error: out of memory (the input is too large for this machine, or "
               "malformed so that it asks for too much)", file=sys.stderr)
         return 2
+    except RuntimeError as exc:
+        if args.debug or type(exc).__name__ not in ("ArpackError", "ArpackNoConvergence"):
+            raise
+        print(f"hyperclust: error: the eigensolver failed ({str(exc).strip()[:80]}): the "
+              "input is too degenerate for this method; try another --method", file=sys.stderr)
+        return 2
     except (UserError, ValueError, TypeError, OSError, RecursionError, ImportError) as exc:
         if args.debug:
             raise
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        print(f"hyperclust: error: {msg}", file=sys.stderr)
+        print(f"hyperclust: error: {cli_words(msg)}", file=sys.stderr)
         return 2
     finally:
         stop_logging()

@@ -3,12 +3,43 @@ device check."""
 
 from __future__ import annotations
 
+import os
+import re
 import sys
+from pathlib import Path
 
-__all__ = ["UserError", "format_value", "print_table", "check_device", "DATA_HELP"]
+__all__ = ["UserError", "format_value", "print_table", "check_device", "DATA_HELP",
+           "cli_words", "check_data_dir", "check_seed"]
 
 DATA_HELP = ("local data directory (a folder of dataset folders, or one dataset folder); "
              "default $HYPERCLUST_DATA, then the download cache")
+
+
+#: API parameter names in library messages, and the command-line flag each one is.
+_API_TO_FLAG = ((re.compile(r"\bheader=False\b"), "--no-header"),
+                (re.compile(r"\bheader=True\b"), "--header"),
+                (re.compile(r"\bindex_base\b"), "--index-base"),
+                (re.compile(r"\bformat=(?=[\s'\"])"), "--format"),
+                (re.compile(r"\bsep=(?=[\s'\"])"), "--sep"),
+                (re.compile(r"\bdata_dir=(?=[\s'\"])"), "--data-dir"),
+                (re.compile(r"\brandom_state\b"), "--seed"),
+                (re.compile(r"\bn_clusters\b"), "--k"))
+
+
+def cli_words(message: str) -> str:
+    """``message`` of the library with its API parameter names replaced by the command-line
+    flags that set them, so that a command's errors name what its user can type.
+
+    Examples
+    --------
+    >>> cli_words("looks like a header and is skipped (pass header=False to keep it)")
+    'looks like a header and is skipped (pass --no-header to keep it)'
+    >>> cli_words("row i belongs to node i + index_base")
+    'row i belongs to node i + --index-base'
+    """
+    for pattern, flag in _API_TO_FLAG:
+        message = pattern.sub(flag, message)
+    return message
 
 
 class UserError(Exception):
@@ -116,3 +147,37 @@ def check_device(device: str) -> str:
     elif not (hasattr(torch.backends, "mps") and torch.backends.mps.is_available()):
         raise UserError("device 'mps' is not available here; use --device cpu")
     return name
+
+
+def check_data_dir(data_dir) -> None:
+    """Refuse a ``--data-dir`` or ``$HYPERCLUST_DATA`` that is not a folder, instead of
+    looking elsewhere (or downloading) as if it had not been given.
+
+    Examples
+    --------
+    >>> check_data_dir("/no/such/folder")
+    Traceback (most recent call last):
+    ...
+    hyperclust.cli._common.UserError: data directory not found: --data-dir /no/such/folder is not a folder
+    """
+    if data_dir is not None and not Path(data_dir).expanduser().is_dir():
+        raise UserError(f"data directory not found: --data-dir {data_dir} is not a folder")
+    env = os.environ.get("HYPERCLUST_DATA")
+    if env and not Path(env).expanduser().is_dir():
+        raise UserError(f"data directory not found: $HYPERCLUST_DATA={env} is not a folder; "
+                        "unset it or point it at the data folder")
+
+
+def check_seed(seed: int) -> int:
+    """``--seed`` as every method takes it: an integer in ``[0, 2**32 - 1]``.
+
+    Examples
+    --------
+    >>> check_seed(-1)
+    Traceback (most recent call last):
+    ...
+    hyperclust.cli._common.UserError: --seed must be between 0 and 4294967295, got -1
+    """
+    if not 0 <= seed <= 2**32 - 1:
+        raise UserError(f"--seed must be between 0 and {2**32 - 1}, got {seed}")
+    return seed

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import DATA_HELP, UserError, check_device
+from ._common import DATA_HELP, UserError, check_device, check_seed
 from .inputs import add_input_arguments, load_target
 from .outputs import check_outputs, write_atomically, write_embedding, write_labels
 
@@ -42,7 +42,9 @@ def add_parser(sub) -> None:
     p.add_argument("target", help="dataset name, directory or file")
     p.add_argument("--method", default="auto", metavar="M",
                    help="clustering method (default auto: fits several methods and keeps the "
-                        f"one with the lowest label-free objective). {method_help}")
+                        f"one with the lowest label-free objective). {method_help}. kmeans "
+                        "L2-normalises each node's feature row first: only a feature "
+                        "vector's direction counts, not its length")
     p.add_argument("--k", type=int, default=None, help="number of clusters (default: number of label classes)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--device", default="cpu", help="torch device for deep methods (default cpu)")
@@ -74,6 +76,28 @@ def add_parser(sub) -> None:
     from .partition import add_partition_parser
 
     add_partition_parser(sub)
+
+
+def _number_of_clusters(args, hg) -> int:
+    """``--k``, else the number of label classes; a one-line error for an input with nothing
+    to cluster (no node, or no hyperedge and no features that tell nodes apart)."""
+    if hg.n_nodes == 0:
+        raise UserError(f"{args.target} holds no node (an empty file?)")
+    X = hg.features
+    if hg.n_edges == 0 and (X is None or X.shape[0] < 2 or
+                            not (X.max(axis=0) != X.min(axis=0)).sum()):
+        raise UserError(f"{args.target} has no hyperedge and "
+                        f"{'no features' if X is None else 'the same features for every node'}"
+                        ": nothing tells its nodes apart")
+    if args.k is not None:
+        return args.k
+    if hg.labels is None or not (hg.labels >= 0).any():
+        raise UserError("--k is required: the input has no labels to take the number of "
+                        "classes from")
+    if hg.n_classes < 2:
+        raise UserError(f"--k is required: the labels have {hg.n_classes} class, not a "
+                        "number of clusters")
+    return hg.n_classes
 
 
 def run(args) -> int:
@@ -124,17 +148,14 @@ def run(args) -> int:
     device = check_device(args.device)
     if args.k is not None and args.k < 1:
         raise UserError(f"--k must be a positive number of clusters, got {args.k}")
+    check_seed(args.seed)
     outputs = check_outputs(args)
     hg = load_target(args)
     if args.drop_isolated:
         hg = hg.drop_isolated()
         if hg.n_nodes == 0:
             raise UserError("--drop-isolated leaves no node: every node is in no hyperedge")
-    k = args.k
-    if k is None:
-        if hg.labels is None or hg.n_classes < 2:
-            raise UserError("--k is required: the input has no labels to take the number of classes from")
-        k = hg.n_classes
+    k = _number_of_clusters(args, hg)
     if k > hg.n_nodes:
         raise UserError(f"--k {k} is more than the {hg.n_nodes} nodes")
     est = registry.make_estimator(args.method, k, random_state=args.seed, device=device)
@@ -174,7 +195,7 @@ def run(args) -> int:
         print("  ".join(f"{m.upper()} {v:.4f}" for m, v in scores.items()))
     out = outputs.get("out")
     if out is not None:
-        write_atomically(out, lambda fh: write_labels(fh, hg, labels))
+        write_atomically(out, lambda fh: write_labels(fh, hg, labels), replace=args.force)
         print(f"wrote {out} ({hg.n_nodes} rows: node id, cluster)")
     emb = outputs.get("embedding_out")
     if emb is not None:
@@ -182,7 +203,8 @@ def run(args) -> int:
         if Z is None:
             raise UserError(f"method {args.method!r} has no embedding to write")
         Z = Z.toarray() if hasattr(Z, "toarray") else np.asarray(Z)
-        write_atomically(emb, lambda fh: write_embedding(fh, emb, hg, Z), binary=True)
+        write_atomically(emb, lambda fh: write_embedding(fh, emb, hg, Z), binary=True,
+                         replace=args.force)
         what = "embedding, node_ids" if emb.suffix.lower() == ".npz" else "rows in node order"
         print(f"wrote {emb} ({Z.shape[0]} x {Z.shape[1]} embedding; {what})")
     png = outputs.get("plot")
@@ -193,7 +215,8 @@ def run(args) -> int:
                             random_state=args.seed,
                             title=f"{args.method} on {hg.name or Path(args.target).name}: "
                                   f"{k} clusters")
-        write_atomically(png, lambda fh: fig.savefig(fh, format="png", dpi=110), binary=True)
+        write_atomically(png, lambda fh: fig.savefig(fh, format="png", dpi=110), binary=True,
+                         replace=args.force)
         print(f"wrote {png} (embedding map by cluster{' and label' if hg.labels is not None else ''}"
               ", cluster sizes)")
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from ._common import DATA_HELP, UserError
+from ._common import DATA_HELP, UserError, check_seed
 from .inputs import add_input_arguments, input_paths, load_target
 from .outputs import check_output, write_atomically, write_embedding
 
@@ -86,6 +86,7 @@ def run(args) -> int:
         raise UserError(f"--out must end in .npy or .npz, got {args.out!r}")
     if args.k < 1 or args.times < 1:
         raise UserError("--k and --times must be positive")
+    check_seed(args.seed)
     out = check_output(args.out, input_paths(args), args.force)
     hg = load_target(args)
     if hg.n_nodes < 2:
@@ -93,7 +94,8 @@ def run(args) -> int:
     start = time.perf_counter()
     Z = node_encoding(hg, args.pe, k=args.k, operator=args.operator, n_times=args.times,
                       eps=args.eps, random_state=args.seed)
-    write_atomically(out, lambda fh: write_embedding(fh, out, hg, Z), binary=True)
+    write_atomically(out, lambda fh: write_embedding(fh, out, hg, Z), binary=True,
+                     replace=args.force)
     print(f"{args.pe} encoding ({args.operator}) of {hg!r}: {Z.shape[0]} x {Z.shape[1]} in "
           f"{time.perf_counter() - start:.1f} s -> {out}")
     return 0

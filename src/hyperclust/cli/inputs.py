@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from pathlib import Path
 
-from ._common import UserError
+from ._common import UserError, check_data_dir
 
 __all__ = ["add_input_arguments", "load_target", "input_paths"]
 
@@ -111,6 +112,9 @@ def load_target(args):
     target, data_dir = args.target, getattr(args, "data_dir", None)
     fmt = getattr(args, "format", None)
     path = Path(target)
+    for option, value in (("", target), ("--features ", getattr(args, "features", None)),
+                          ("--labels ", getattr(args, "labels", None))):
+        _check_readable(option, value)
     if path.exists():
         from ..io import read_hypergraph
 
@@ -121,10 +125,21 @@ def load_target(args):
     else:
         if input_options(args):
             raise UserError("--sep/--header apply to files, not to registered dataset names")
+        check_data_dir(data_dir)
         from ..datasets import resolve_dataset
 
         hg = resolve_dataset(target, data_dir=data_dir)
     return attach_tables(hg, args)
+
+
+def _check_readable(option: str, value) -> None:
+    """A FIFO, socket or device is refused as an input: reading it would block or never end,
+    and a reader may need to read a file twice (format detection, then parsing)."""
+    if value is None or not Path(value).exists() or Path(value).is_dir():
+        return
+    if not stat.S_ISREG(os.stat(value).st_mode):
+        raise UserError(f"{option}{value} is not a regular file (a FIFO, socket or device); "
+                        "save the data to a file first")
 
 
 def attach_tables(hg, args):

@@ -1,11 +1,12 @@
 """Writing the outputs of ``hyperclust cluster`` safely: checked before the fit, never an
-input, written atomically."""
+input, never anything but a regular file, claimed atomically, written atomically."""
 
 from __future__ import annotations
 
 import contextlib
 import csv
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -14,15 +15,38 @@ import numpy as np
 from ._common import UserError
 from .inputs import input_paths
 
-__all__ = ["check_outputs", "write_atomically", "write_labels", "write_embedding"]
+__all__ = ["check_outputs", "check_output", "write_atomically", "write_labels",
+           "write_embedding"]
+
+
+def _not_regular(mode: int) -> str | None:
+    """What a non-regular file is, in words; None for a regular file."""
+    for test, what in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISLNK, "a symbolic link")):
+        if test(mode):
+            return what
+    return None if stat.S_ISREG(mode) else "not a regular file"
+
+
+def _lstat(path) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except FileNotFoundError:
+        return None
 
 
 def check_output(path: str, inputs: list[Path], force: bool, option: str = "--out") -> Path:
-    """Refuse an output that would destroy data, before any work is done.
+    """Refuse an output that would destroy data, before any work is done; return where the
+    output will be written.
 
-    Never an input file (not even with ``--force``); an existing file only with ``--force``;
-    the folder must exist and be writable (checked by creating a temporary file in it).
-    ``option`` names the flag in the messages.
+    Only a regular file or a new name is written: a directory, device, FIFO or socket is
+    refused even with ``--force``. A symbolic link is written through: the output lands on
+    the file it points to (the link stays), and that file is what is checked. Never an input
+    file (not even with ``--force``); an existing file only with ``--force``; the folder
+    must exist and be writable (checked by creating a temporary file in it, the one the
+    output is later renamed from, so a link onto another file system cannot fail after the
+    fit). ``option`` names the flag in the messages.
 
     Parameters
     ----------
@@ -30,12 +54,14 @@ def check_output(path: str, inputs: list[Path], force: bool, option: str = "--ou
     inputs : list of Path
         What the command reads (:func:`~hyperclust.cli.inputs.input_paths`).
     force : bool
-        Overwrite an existing file that is not an input.
+        Overwrite an existing regular file that is not an input.
     option : str
 
     Returns
     -------
     Path
+        The file to write (``path`` with every symbolic link resolved); pass it to
+        :func:`write_atomically` with ``replace=force``.
 
     Examples
     --------
@@ -48,15 +74,25 @@ def check_output(path: str, inputs: list[Path], force: bool, option: str = "--ou
     ...
     hyperclust.cli._common.UserError: refusing to write /.../edges.txt: it is an input of this command
     """
-    out = Path(path)
-    if out.is_dir():
+    try:
+        real = Path(os.path.realpath(path))
+        st = _lstat(real)
+    except OSError as exc:
+        raise UserError(f"cannot write {option} {path}: {exc.strerror or exc}") from None
+    kind = None if st is None else _not_regular(st.st_mode)
+    if kind == "a directory":
         raise UserError(f"{option} {path} is a directory; give a file name")
+    if kind == "a symbolic link":  # still a link after resolving every link: a loop
+        kind = "a symbolic link loop"
+    if kind is not None:
+        raise UserError(f"{option} {path} is {kind}, not a regular file; refusing to replace "
+                        "it (even with --force)")
     for src in inputs:
-        if out.exists() and os.path.samefile(out, src) or out.resolve() == src.resolve():
+        if real == src.resolve() or st is not None and os.path.samefile(real, src):
             raise UserError(f"refusing to write {path}: it is an input of this command")
-    if out.exists() and not force:
+    if st is not None and not force:
         raise UserError(f"{path} exists; pass --force to overwrite it")
-    parent = out.resolve().parent
+    parent = real.parent
     if not parent.is_dir():
         raise UserError(f"cannot write {path}: folder {parent} does not exist")
     try:
@@ -64,20 +100,52 @@ def check_output(path: str, inputs: list[Path], force: bool, option: str = "--ou
             pass
     except OSError as exc:
         raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return out
+    return real
 
 
-def write_atomically(path: Path, write, binary: bool = False) -> None:
-    """Call ``write(file)`` on a temporary file beside ``path``, then rename it into place,
-    so that an interrupted write never leaves a partial output. ``binary`` opens it in
-    bytes mode (``.npy``, ``.npz``, ``.png``).
+def _claim(tmp: str, path: Path, replace: bool) -> None:
+    """Put the finished ``tmp`` at ``path`` in one step: ``os.replace`` when replacing is
+    allowed (and ``path`` is still a regular file or absent), else a hard link that fails
+    when ``path`` exists, so two writers without ``--force`` cannot both succeed."""
+    st = _lstat(path)
+    kind = None if st is None else _not_regular(st.st_mode)
+    if kind is not None:
+        raise UserError(f"{path} became {kind} during the run; not replaced")
+    if replace:
+        os.replace(tmp, path)
+        return
+    taken = UserError(f"{path} was created by another process during the run; not replaced "
+                      "(pass --force to overwrite it)")
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise taken from None
+    except OSError:  # no hard links on this file system: claim the name exclusively
+        try:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        except FileExistsError:
+            raise taken from None
+        os.replace(tmp, path)
+    else:
+        os.unlink(tmp)
+
+
+def write_atomically(path: Path, write, binary: bool = False, replace: bool = False) -> None:
+    """Call ``write(file)`` on a temporary file beside ``path``, then move it into place in
+    one step, so that an interrupted write never leaves a partial output.
 
     Parameters
     ----------
     path : Path
+        What :func:`check_output` returned.
     write : callable
         ``write(file)``; an exception from it leaves ``path`` as it was.
     binary : bool
+        Open the file in bytes mode (``.npy``, ``.npz``, ``.png``).
+    replace : bool
+        Whether an existing regular file may be replaced (``--force``); otherwise a file
+        that appeared at ``path`` since the check (another run) is an error and stays.
+        A replaced file keeps its permissions.
 
     Examples
     --------
@@ -89,26 +157,30 @@ def write_atomically(path: Path, write, binary: bool = False) -> None:
     ...     out = pathlib.Path(d) / "labels.csv"
     ...     write_atomically(out, lambda fh: fh.write("node,cluster\\n"))
     ...     try:
-    ...         write_atomically(out, fail)
+    ...         write_atomically(out, fail, replace=True)
     ...     except KeyboardInterrupt:
     ...         pass
     ...     print(repr(out.read_text()), len(list(pathlib.Path(d).iterdir())))
     'node,cluster\\n' 1
     """
-    fd, tmp = tempfile.mkstemp(dir=path.resolve().parent, prefix=f".{path.name}.",
-                               suffix=".tmp")
+    path = Path(path)
+    old = _lstat(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with (os.fdopen(fd, "wb") if binary else
               os.fdopen(fd, "w", newline="", encoding="utf-8")) as fh:
             write(fh)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a new output gets the usual mode
-        os.replace(tmp, path)
-    except BaseException:
+        if replace and old is not None and stat.S_ISREG(old.st_mode):
+            mode = stat.S_IMODE(old.st_mode)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask  # mkstemp makes 0600; a new output gets the usual mode
+        os.chmod(tmp, mode)
+        _claim(tmp, path, replace)
+    finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-        raise
 
 
 OUTPUTS = (("out", "--out", None), ("embedding_out", "--embedding-out", (".npy", ".npz")),

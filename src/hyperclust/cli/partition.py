@@ -127,7 +127,7 @@ def cluster_partitioned(args) -> int:
     est.fit(phg)
     print(f"{method} on {phg!r} via {args.scheduler}: {args.k} clusters in "
           f"{time.perf_counter() - t0:.2f} s ({steps()})")
-    _write_outputs(est, phg, out, emb)
+    _write_outputs(est, phg, out, emb, replace=args.force)
     return 0
 
 
@@ -194,7 +194,7 @@ def _estimator(method: str, args):
     return est, lambda: f"{est.n_iter_} filtered subspace iterations"
 
 
-def _write_outputs(est, phg, out, emb) -> None:
+def _write_outputs(est, phg, out, emb, replace: bool) -> None:
     """Write the fitted labels (``out``: node,cluster CSV) and embedding (``emb``)."""
     from .outputs import write_atomically, write_embedding
 
@@ -203,9 +203,9 @@ def _write_outputs(est, phg, out, emb) -> None:
             w = csv.writer(fh)
             w.writerow(["node", "cluster"])
             w.writerows(zip(est.node_ids_.tolist(), est.labels_.tolist()))
-        write_atomically(out, write)
+        write_atomically(out, write, replace=replace)
         print(f"wrote {out} ({phg.n_nodes} rows: node id, cluster)")
     if emb is not None:
         write_atomically(emb, lambda fh: write_embedding(fh, emb, phg, est.embedding_),
-                         binary=True)
+                         binary=True, replace=replace)
         print(f"wrote {emb} ({est.embedding_.shape[0]} x {est.embedding_.shape[1]} embedding)")

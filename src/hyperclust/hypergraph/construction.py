@@ -71,27 +71,50 @@ def integer_members(flat, edges) -> np.ndarray:
         raise TypeError(f"{exc}{where}") from None
 
 
+def _refuse_missing(flat, edges) -> None:
+    """None (or NaN) is no node id: an error naming its hyperedge, not the id ``'None'``."""
+    for j, e in enumerate(edges):  # only reached when a member is None or a float NaN
+        bad = next((v for v in e if v is None or isinstance(v, float) and v != v), "ok")
+        if bad != "ok":
+            raise TypeError(f"node id {bad!r} in hyperedge {j} ({list(e)[:5]!r}): a node id "
+                            "must be an integer or a string")
+
+
 def edges_to_pairs(edges, n_nodes=None, node_ids=None, *, has_rows: bool = False):
     """A list of hyperedges as membership pairs: ``(node positions, hyperedge of each,
     n_nodes, node_ids, n_edges)``, what ``Hypergraph.from_pairs`` takes.
 
-    Integer members without ``node_ids`` are positions (``node_ids`` stays None); other
-    members, or any with ``node_ids``, are mapped to positions by
-    :func:`~hyperclust.hypergraph.ids.map_ids` and ``n_nodes`` is the number of ids.
-    ``has_rows``: features or labels were given (their rows cannot be matched to
-    non-integer members without ``node_ids``: an error).
+    Integer members are ids, like the members read from a file: ``[[7, 900000]]`` is two
+    nodes with ids 7 and 900000 (sorted; negative ids too). They are positions
+    ``0..n_nodes-1`` instead when the rows of something say how many nodes there are:
+    ``n_nodes`` given, or ``has_rows`` (features, labels or node names were given, one row
+    per position). Other members (names), or any with ``node_ids``, are mapped to
+    positions by :func:`~hyperclust.hypergraph.ids.map_ids` and ``n_nodes`` is the number
+    of ids; names with ``has_rows`` but without ``node_ids`` are an error (the rows could not
+    be matched). ``None`` is no node id (an error).
 
     Examples
     --------
     >>> nodes, eids, n, ids, m = edges_to_pairs([["a", "b"], ["b", "c"]])
     >>> nodes.tolist(), eids.tolist(), n, ids.tolist(), m
     ([0, 1, 1, 2], [0, 0, 1, 1], 3, ['a', 'b', 'c'], 2)
+    >>> nodes, _, n, ids, _ = edges_to_pairs([[7, 900000], [-1, 7]])
+    >>> nodes.tolist(), n, ids.tolist()
+    ([1, 2, 0, 1], 3, [-1, 7, 900000])
     >>> edges_to_pairs([[0, 2]], n_nodes=4)[2:]
     (4, None, 1)
     """
     edges, flat, eids = flatten_edges(edges)
+    if any(v is None or isinstance(v, float) and v != v for v in flat):
+        _refuse_missing(flat, edges)
     if node_ids is None and _all_integers(flat):
-        return integer_members(flat, edges), eids, n_nodes, None, len(edges)
+        members = integer_members(flat, edges)
+        if n_nodes is not None or has_rows:
+            return members, eids, n_nodes, None, len(edges)
+        ids, index = np.unique(members, return_inverse=True)
+        dense = ids.size == 0 or (ids[0] == 0 and ids[-1] == ids.size - 1)
+        return (index.reshape(-1).astype(np.int64), eids, int(ids.size),
+                None if dense else ids.astype(np.int64), len(edges))
     if node_ids is None and has_rows:
         raise ValueError("the hyperedges name nodes by non-integer ids; pass node_ids= "
                          "(one id per row of features/labels) so rows can be matched")

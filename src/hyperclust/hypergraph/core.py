@@ -109,15 +109,19 @@ class Hypergraph:
         ----------
         edges : iterable of collections of hashable
             Hyperedges as node-id collections. Repeated ids inside one hyperedge collapse.
-            Integer ids without ``node_ids`` are positions ``0..n_nodes-1`` (ids that are
-            not, such as names, are mapped to positions and kept as ``node_ids``).
+            Integer ids are ids, as in a file: ``[[7, 900000]]`` is two nodes, with
+            ``node_ids`` ``[7, 900000]`` (sorted; negative ids too); names keep their order
+            of first appearance. Integer ids are positions ``0..n_nodes-1`` instead when
+            ``n_nodes``, ``features``, ``labels`` or ``node_names`` say how many nodes there
+            are. ``None`` is refused.
         n_nodes : int, optional
-            Number of nodes for integer positions; default ``max id + 1``. Nodes in no
-            hyperedge are kept as isolated nodes.
+            Makes integer ids positions ``0..n_nodes-1``; nodes in no hyperedge are kept as
+            isolated nodes.
         weights : array-like of shape (len(edges),), optional
             Positive hyperedge weights.
         features, labels : optional
-            One row per node: per position, or per entry of ``node_ids`` when given.
+            One row per node: per position, or per entry of ``node_ids`` when given. Labels
+            may be names: they become ``0..k-1`` in sorted order.
         node_ids : sequence, optional
             Every node's id (distinct ints or strings), in the order of the rows of
             ``features``/``labels``; hyperedge members must be among them; ids that occur
@@ -144,7 +148,8 @@ class Hypergraph:
         (4, ['alice', 'bob', 'carol', 'dave'])
         """
         nodes, eids, n_nodes, node_ids, n_edges = edges_to_pairs(
-            edges, n_nodes, node_ids, has_rows=features is not None or labels is not None)
+            edges, n_nodes, node_ids,
+            has_rows=features is not None or labels is not None or node_names is not None)
         return cls.from_pairs(nodes, eids, n_nodes=n_nodes, n_edges=n_edges, weights=weights,
                               features=features, labels=labels, node_names=node_names,
                               edge_names=edge_names, node_ids=node_ids, edge_ids=edge_ids,

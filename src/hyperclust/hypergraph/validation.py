@@ -14,6 +14,10 @@ __all__ = ["check_weights", "check_features", "check_labels", "check_names", "in
 #: Above this many nodes implied by the largest integer id, a sparse id set is an error
 #: (one id of 1e8 would otherwise allocate gigabytes of empty rows).
 _MAX_IMPLIED_NODES = 1_000_000
+#: Largest sum of hyperedge weights: degrees, their square roots and products stay far
+#: from the float64 limit (1.8e308), so every method computes the same clustering as for
+#: weights rescaled to a mean of 1.
+_MAX_TOTAL_WEIGHT = 1e100
 
 
 def check_weights(weights, m):
@@ -41,6 +45,11 @@ def check_weights(weights, m):
     if bad.size:
         raise ValueError(f"weights must be positive; hyperedge {bad[0]} has weight {w[bad[0]]} "
                          f"({bad.size} non-positive in all)")
+    total = float(np.sum(w / _MAX_TOTAL_WEIGHT))  # scaled first: the plain sum may overflow
+    if total > 1.0:
+        raise ValueError(f"weights sum to more than {_MAX_TOTAL_WEIGHT:g} (largest "
+                         f"{w.max():.3g}): node degrees and their products would overflow; "
+                         "rescale the weights (e.g. divide by their mean)")
     return w
 
 
@@ -84,15 +93,22 @@ def check_features(features, n):
 
 def check_labels(labels, n):
     """Labels as a read-only int64 array of shape (n,) (negative = unlabelled), or None.
+    Names (strings) become ``0..k-1`` in sorted order, as the command line reads them.
 
     Examples
     --------
     >>> check_labels([0.0, 1.0, -1.0], 3).tolist()
     [0, 1, -1]
+    >>> check_labels(["b", "a", "b"], 3).tolist()
+    [1, 0, 1]
     """
     if labels is None:
         return None
-    y = _as_int_array(labels, "labels")
+    raw = np.asarray(labels)
+    if raw.dtype.kind in "OU" and raw.size and all(isinstance(v, str) for v in raw.tolist()):
+        y = np.unique(raw.astype(str), return_inverse=True)[1].reshape(-1).astype(np.int64)
+    else:
+        y = _as_int_array(labels, "labels")
     if y.shape[0] != n:
         raise ValueError(f"labels has length {y.shape[0]}, expected one per node ({n})")
     return _frozen(y)

@@ -69,4 +69,4 @@ def _undetected(src: Source) -> str:
         return ("JSON is neither HIF (an object with 'incidences') nor hypergraphx (a list "
                 "opening with 'hypergraph_type')")
     return (f"cannot tell the format from the name (suffix {src.path.suffix!r}); name it: "
-            "format= (CLI --format) one of " + ", ".join(FORMATS))
+            "format= one of " + ", ".join(FORMATS))

@@ -228,6 +228,10 @@ def read_le(directory, *, name=None, **options) -> Hypergraph:
     if np.any(ids != np.round(ids)):
         row = int(np.flatnonzero(ids != np.round(ids))[0])
         raise DataFormatError(f"node id {ids[row]!r} is not an integer", cpath, row + 1)
+    if ids.size and np.abs(ids).max() >= 2.0**53:  # read as float64: beyond 2^53 ids merge
+        row = int(np.argmax(np.abs(ids)))
+        raise DataFormatError("node id beyond 2^53 cannot be read exactly from a .content "
+                              "table; renumber the nodes", cpath, row + 1)
     ids = ids.astype(np.int64)
     n = ids.shape[0]
     order = np.argsort(ids, kind="stable")

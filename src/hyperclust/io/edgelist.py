@@ -16,8 +16,10 @@ from pathlib import Path
 import numpy as np
 
 from ..hypergraph import Hypergraph, map_ids
-from ._common import build, check_id_range, read_text, tokens_to_ints
+from ._common import build, check_id_range, tokens_to_ints
 from .errors import DataFormatError
+from .text_fields import (all_canonical, ids_from_tokens, is_canonical_int, iter_lines,
+                          quote_field, split_fields)
 
 __all__ = ["read_edgelist", "write_edgelist"]
 
@@ -27,7 +29,7 @@ _HEADER_RE = re.compile(r"(n_nodes|index_base|weighted)=(\S+)")
 
 def _parse_header(lines, path):
     info = {}
-    for ln in lines[:5]:
+    for ln in lines:
         if ln.startswith(_HEADER):
             for key, val in _HEADER_RE.findall(ln):
                 info[key] = val
@@ -50,9 +52,13 @@ def read_edgelist(path, *, n_nodes: int | None = None, index_base: int | None = 
     """Read a hyperedge list (``.txt``, ``.csv``, ``.tsv``): one hyperedge per line.
 
     Node ids are data, not positions: every distinct token is a node, kept as
-    ``hg.node_ids`` (int64 when every token is an integer, in increasing order; else strings
-    in order of first appearance). A 1-based file has no node 0, ids ``4 5 1000000`` make
-    three nodes. Files written by :func:`write_edgelist` with default ids (header
+    ``hg.node_ids``: int64 in increasing order when every token is a canonical integer in
+    the int64 range (written as ``str(int)`` writes it: no leading zeros, no ``+``, no
+    ``-0``), else every token as written, in order of first appearance (so ``7``, ``007``
+    and ``0007`` are three nodes). A 1-based file has no node 0, ids ``4 5 1000000`` make
+    three nodes. Fields follow CSV quoting: ``"Smith, John"`` is one id, ``""`` inside
+    quotes is a quote. The file is read in chunks, a NUL byte or a line over 16 MiB is an
+    error before the rest is read. Files written by :func:`write_edgelist` with default ids (header
     ``n_nodes=N index_base=B``), or calls passing ``n_nodes``/``index_base``, read ids as
     positions ``base..base+n-1`` instead, so nodes in no hyperedge survive.
 
@@ -71,7 +77,8 @@ def read_edgelist(path, *, n_nodes: int | None = None, index_base: int | None = 
         Field separator; default commas and/or whitespace.
     header : bool, optional
         Whether the first non-comment line is a header to skip. Default: skipped (with a
-        warning) when it holds a non-integer token and every other line holds only integers.
+        warning) when none of its fields reads as a number and every other line holds only
+        integers; a first line with any number in it (``alice 7``) is always a hyperedge.
     **options
         ``duplicates``, ``singletons``, ``empty`` for :meth:`Hypergraph.from_pairs`.
 
@@ -92,23 +99,15 @@ def read_edgelist(path, *, n_nodes: int | None = None, index_base: int | None = 
     path = Path(path)
     if sep is not None and (not isinstance(sep, str) or not sep or sep == "\n"):
         raise ValueError(f"sep must be a non-empty string other than a newline, got {sep!r}")
-    lines = read_text(path).splitlines()
-    file_header = _parse_header(lines, path)
+    tokens, line_no, comments = _read_records(path, sep)
+    file_header = _parse_header(comments, path)
     positional = n_nodes is not None or index_base is not None or "n_nodes" in file_header
     n_nodes = file_header.get("n_nodes") if n_nodes is None else n_nodes
     base = file_header.get("index_base", 0) if index_base is None else index_base
     if base not in (0, 1):
         raise ValueError(f"index_base must be 0 or 1, got {base!r}")
     weighted = file_header.get("weighted", False) if weighted is None else weighted
-    line_no = np.arange(1, len(lines) + 1)
-    keep = [bool(ln.strip()) and not ln.lstrip().startswith("#") for ln in lines]
-    line_no = line_no[np.asarray(keep, dtype=bool)] if lines else line_no
-    split = (lambda ln: ln.replace(",", " ").split()) if sep is None else \
-        (lambda ln: [t.strip() for t in ln.split(sep) if t.strip()])
-    tokens = [split(ln) for ln in itertools.compress(lines, keep)]
-    ids_part = (lambda toks: toks[:len(toks) - 1]) if weighted else (lambda toks: toks)
-    if header is None and len(tokens) > 1 and not all(map(_is_int, ids_part(tokens[0]))) \
-            and all(_is_int(t) for toks in tokens[1:] for t in ids_part(toks)):
+    if header is None and not file_header and _looks_like_header(tokens, weighted):
         warnings.warn(f"{path}:{int(line_no[0])}: first line {' '.join(tokens[0])[:40]!r} "
                       "looks like a header and is skipped (pass header=False to keep it)",
                       stacklevel=2)
@@ -117,44 +116,76 @@ def read_edgelist(path, *, n_nodes: int | None = None, index_base: int | None = 
         tokens, line_no = tokens[1:], line_no[1:]
     weights = None
     if weighted:
-        short = next((i for i, t in enumerate(tokens) if len(t) < 2), None)
-        if short is not None:
-            raise DataFormatError("a weighted line needs at least one node id and a weight",
-                                  path, int(line_no[short]))
-        try:
-            weights = np.array([float(t[-1]) for t in tokens], dtype=np.float64)
-        except ValueError:
-            bad = next(i for i, t in enumerate(tokens) if not _is_float(t[-1]))
-            raise DataFormatError(f"weight {tokens[bad][-1]!r} is not a number", path,
-                                  int(line_no[bad])) from None
-        bad = np.flatnonzero(~np.isfinite(weights) | (weights <= 0))
-        if bad.size:
-            raise DataFormatError(f"weight {weights[bad[0]]} must be positive and finite", path,
-                                  int(line_no[bad[0]]))
-        tokens = [t[:-1] for t in tokens]
+        tokens, weights = _split_weights(tokens, line_no, path)
     notes = {"format": "edgelist", "source": str(path), "raw_edges": len(tokens)}
     sizes = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
     eids = np.repeat(np.arange(sizes.size), sizes)
+    flat = list(itertools.chain.from_iterable(tokens))
     if positional:
+        bad = None if all_canonical(flat) else next(t for t in flat if not is_canonical_int(t))
+        if bad is not None:
+            at = int(line_no[np.searchsorted(np.cumsum(sizes), flat.index(bad), side="right")])
+            raise DataFormatError(f"node id {bad!r} is not a plain integer position (the "
+                                  "header or index_base says ids are positions)", path, at)
         vals, sizes = tokens_to_ints(tokens, line_no, path, "node id")
         n = n_nodes if n_nodes is not None else (int(vals.max()) + 1 - base if vals.size else 0)
         check_id_range(vals, sizes, line_no, base, n - 1 + base, path)
         ids = np.arange(base, base + n) if base else None
         return build(vals - base, eids, n, sizes.size, weights=weights, name=name or path.stem,
                      notes=notes, node_ids=ids, **options)
-    flat = list(itertools.chain.from_iterable(tokens))
-    if all(map(_is_int, flat)):
-        raw = tokens_to_ints(tokens, line_no, path, "node id")[0]
-    else:
-        raw = np.asarray(flat, dtype=object)
-    index, ids = map_ids(raw)
+    index, ids = map_ids(ids_from_tokens(flat))
     return build(index, eids, ids.shape[0], sizes.size, weights=weights, name=name or path.stem,
                  notes=notes, node_ids=ids, **options)
 
 
-def _is_int(tok: str) -> bool:
-    t = tok[1:] if tok[:1] in "+-" else tok
-    return t.isdigit() and t.isascii()
+def _read_records(path, sep):
+    """``(fields of each record, line number of each, comment lines among the first 5)``:
+    blank and ``#`` lines are skipped; quoted fields follow CSV rules."""
+    tokens, line_no, comments = [], [], []
+    for no, line in iter_lines(path):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            if no <= 5 and text:
+                comments.append(text)
+            continue
+        try:
+            fields = split_fields(line, sep)
+        except ValueError as exc:
+            raise DataFormatError(str(exc), path, no) from None
+        if "" in fields:
+            raise DataFormatError("an empty quoted field is not a node id", path, no)
+        tokens.append(fields)
+        line_no.append(no)
+    return tokens, np.asarray(line_no, dtype=np.int64), comments
+
+
+def _looks_like_header(tokens, weighted) -> bool:
+    """A first line of words only (no token reads as a number), above lines of integers only:
+    a line holding any number (``alice 7``) is a hyperedge, never dropped."""
+    if len(tokens) < 2:
+        return False
+    ids_part = (lambda toks: toks[:len(toks) - 1]) if weighted else (lambda toks: toks)
+    return not any(map(_is_float, tokens[0])) and \
+        all_canonical([t for toks in tokens[1:] for t in ids_part(toks)])
+
+
+def _split_weights(tokens, line_no, path):
+    """``(tokens without their last field, the weights that field holds)``."""
+    short = next((i for i, t in enumerate(tokens) if len(t) < 2), None)
+    if short is not None:
+        raise DataFormatError("a weighted line needs at least one node id and a weight",
+                              path, int(line_no[short]))
+    try:
+        weights = np.array([float(t[-1]) for t in tokens], dtype=np.float64)
+    except ValueError:
+        bad = next(i for i, t in enumerate(tokens) if not _is_float(t[-1]))
+        raise DataFormatError(f"weight {tokens[bad][-1]!r} is not a number", path,
+                              int(line_no[bad])) from None
+    bad = np.flatnonzero(~np.isfinite(weights) | (weights <= 0))
+    if bad.size:
+        raise DataFormatError(f"weight {tokens[bad[0]][-1]} must be positive and finite",
+                              path, int(line_no[bad[0]]))
+    return [t[:-1] for t in tokens], weights
 
 
 def _is_float(tok):
@@ -184,7 +215,10 @@ def write_edgelist(hg: Hypergraph, path, *, delimiter: str = ",", index_base: in
     Features and labels are not written (use HIF for those). Empty hyperedges cannot be
     represented and are rejected. With default node ids the file holds positions plus a
     header recording ``n_nodes`` (isolated nodes survive); otherwise it holds the node ids,
-    and a hypergraph with isolated nodes is refused (an edge list cannot hold them).
+    quoted as in CSV where they hold a separator, a quote or ``#``, and a hypergraph with
+    isolated nodes is refused (an edge list cannot hold them), as are empty ids and ids
+    holding a line break. Ids are text in the file: string ids that all read as integers
+    (``"7"``, ``"8"``) come back as the integers 7 and 8.
 
     Examples
     --------
@@ -218,11 +252,7 @@ def write_edgelist(hg: Hypergraph, path, *, delimiter: str = ",", index_base: in
         header = (f"{_HEADER} n_nodes={hg.n_nodes} index_base={index_base} "
                   f"weighted={'true' if weighted else 'false'}")
     else:
-        text = np.asarray([str(x) for x in ids.tolist()], dtype=object)
-        bad = next((t for t in text if not t or any(c.isspace() or c in ",#" for c in t)), None)
-        if bad is not None:
-            raise ValueError(f"node id {bad!r} cannot be written to an edge list (it is empty "
-                             "or holds a separator); use write_hif")
+        text = np.asarray([quote_field(str(x)) for x in ids.tolist()], dtype=object)
         if hg.isolated.any():
             raise ValueError(f"{int(hg.isolated.sum())} nodes are in no hyperedge and an edge "
                              "list with node ids cannot hold them; use write_hif")

@@ -97,6 +97,9 @@ def read_hypergraphx(path, *, label_key: str = "class", doc=None, name=None,
         else:
             raise DataFormatError(f"record {i} is neither a node (with 'idx') nor an edge (with "
                                   f"an 'interaction' list): {str(rec)[:80]}", path)
+    _check_ids([r["idx"] for r in node_recs], "node", path)
+    for j, r in enumerate(edge_recs):
+        _check_ids(r["interaction"], f"edge {j}: member", path)
     members = [r["interaction"] for r in edge_recs]
     sizes = np.fromiter(map(len, members), dtype=np.int64, count=len(members))
     flat = [x for e in members for x in e]
@@ -104,7 +107,7 @@ def read_hypergraphx(path, *, label_key: str = "class", doc=None, name=None,
     index = {x: i for i, x in enumerate(ids)}
     nodes = np.fromiter((index[x] for x in flat), dtype=np.int64, count=len(flat))
     eids = np.repeat(np.arange(len(members)), sizes)
-    weights = np.array([float(r.get("weight", 1.0)) for r in edge_recs]) if edge_recs else None
+    weights = _weights(edge_recs, path)
     if weights is not None and np.all(weights == 1.0):
         weights = None
     raw = {r["idx"]: (r.get("metadata") or {}).get(label_key) for r in node_recs}
@@ -128,3 +131,21 @@ def _ids_array(ids: list):
     if all(isinstance(x, int) and not isinstance(x, bool) for x in ids):
         return np.asarray(ids, dtype=np.int64)
     return np.asarray([str(x) for x in ids], dtype=object)
+
+
+def _check_ids(values, what: str, path) -> None:
+    """Every id an int or a string: ``null`` (or a float, a list) is no node id."""
+    bad = next((v for v in values if isinstance(v, bool) or not isinstance(v, (int, str))),
+               "ok")
+    if bad != "ok":
+        raise DataFormatError(f"{what} id {bad!r} is not an integer or a string", path)
+
+
+def _weights(edge_recs, path):
+    """The edges' ``weight`` fields as floats (1 when absent); None when all are 1."""
+    raw = [r.get("weight", 1.0) for r in edge_recs]
+    bad = next((w for w in raw if isinstance(w, bool) or not isinstance(w, (int, float))), "ok")
+    if bad != "ok":
+        raise DataFormatError(f"edge weight {bad!r} is not a number", path)
+    weights = np.asarray(raw, dtype=np.float64)
+    return None if np.all(weights == 1.0) else weights

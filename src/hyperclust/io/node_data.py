@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
+import zipfile
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph, map_ids
-from ._common import encode_labels, read_text
+from ._common import encode_labels
 from .errors import DataFormatError
 from .safe_pickle import load_npy
+from .text_fields import ids_from_tokens, iter_lines, split_fields
 
 __all__ = ["read_node_table", "attach_node_data", "ID_COLUMNS"]
 
@@ -34,12 +36,6 @@ def _is_number(tok: str) -> bool:
         return True
     except ValueError:
         return False
-
-
-def _split(line: str, sep):
-    if sep is None:
-        return line.replace(",", " ").split()
-    return [t.strip() for t in line.split(sep)]
 
 
 def read_node_table(path, *, kind: str = "features", sep: str | None = None):
@@ -92,41 +88,25 @@ def read_node_table(path, *, kind: str = "features", sep: str | None = None):
         return None, _shape_check(values, kind, path)
     if suffix == ".npz":
         return None, _shape_check(_read_npz(path), kind, path)
-    lines = [ln for ln in read_text(path).splitlines()
-             if ln.strip() and not ln.lstrip().startswith("#")]
-    if not lines:
-        raise DataFormatError(f"no {kind} rows", path)
-    rows = [_split(ln, sep) for ln in lines]
+    line_no, rows = _read_rows(path, sep, kind)
     first = rows[0]
+    second = next((r for r in rows[1:] if r is not None), None)
     has_header = not all(map(_is_number, first)) and (
-        kind == "features" or len(rows) > 1 and len(first) == len(rows[1]) and
+        kind == "features" or second is not None and len(first) == len(second) and
         first[0].strip().lower() in ID_COLUMNS)
-    id_column = False
     if has_header:
         id_column = first[0].strip().lower() in ID_COLUMNS
-        rows = rows[1:]
-        line_offset = 2
+        rows, line_no = rows[1:], line_no[1:]
     else:
-        line_offset = 1
         id_column = kind == "labels" and len(first) == 2
     if not rows:
         raise DataFormatError(f"no {kind} rows after the header", path)
-    width = len(rows[0])
-    bad = next((i for i, r in enumerate(rows) if len(r) != width), None)
-    if bad is not None:
-        raise DataFormatError(f"has {len(rows[bad])} fields, the first row {width}", path,
-                              bad + line_offset)
+    _check_rows(rows, line_no, id_column, kind, path)
     ids = None
     if id_column:
-        raw_ids = [r[0] for r in rows]
+        ids = ids_from_tokens([r[0] for r in rows])
         rows = [r[1:] for r in rows]
-        ids = (np.asarray([int(t) for t in raw_ids], dtype=np.int64)
-               if all(t.lstrip("+-").isdigit() for t in raw_ids)
-               else np.asarray(raw_ids, dtype=object))
     if kind == "labels":
-        if any(len(r) != 1 for r in rows):
-            raise DataFormatError("expected one label per line (or 'id,label')", path,
-                                  line_offset)
         return ids, np.asarray([r[0] for r in rows], dtype=object)
     try:
         values = np.asarray(rows, dtype=np.float64)
@@ -135,14 +115,89 @@ def read_node_table(path, *, kind: str = "features", sep: str | None = None):
             tok = next((t for t in r if not _is_number(t)), None)
             if tok is not None:
                 raise DataFormatError(f"feature {tok!r} is not a number", path,
-                                      i + line_offset) from None
+                                      line_no[i]) from None
         raise
     if values.ndim != 2 or values.shape[1] == 0:
         raise DataFormatError("no feature columns", path)
     return ids, values
 
 
+def _read_rows(path, sep, kind):
+    """``(line numbers, fields of each row)`` of a text table: ``#`` lines skipped, blank
+    lines recorded so that a positional table can refuse them (:func:`_check_rows`)."""
+    rows, line_no = [], []
+    for no, line in iter_lines(path):
+        text = line.strip()
+        if text.startswith("#"):
+            continue
+        if not text:
+            rows.append(None)  # a blank line: an error in a positional table
+            line_no.append(no)
+            continue
+        try:
+            fields = split_fields(line, sep, keep_empty=True)
+        except ValueError as exc:
+            raise DataFormatError(str(exc), path, no) from None
+        if "" in fields:
+            raise DataFormatError(f"field {fields.index('') + 1} is empty (a missing value?)",
+                                  path, no)
+        rows.append(fields)
+        line_no.append(no)
+    while rows and rows[-1] is None:  # blank lines at the end shift nothing
+        rows.pop()
+        line_no.pop()
+    while rows and rows[0] is None:
+        rows.pop(0)
+        line_no.pop(0)
+    if not rows:
+        raise DataFormatError(f"no {kind} rows", path)
+    return line_no, rows
+
+
+def _check_rows(rows, line_no, id_column, kind, path):
+    """Every row as wide as the first; a blank line only where rows name their node."""
+    blank = next((i for i, r in enumerate(rows) if r is None), None)
+    if blank is not None and not id_column:
+        raise DataFormatError(f"blank line inside a positional {kind} table: row i belongs to "
+                              "node i + index_base, so it would shift every later row; remove "
+                              f"it (or name each row's node in a first column '{ID_COLUMNS[0]}')",
+                              path, line_no[blank])
+    kept = [(no, r) for no, r in zip(line_no, rows) if r is not None]
+    rows[:] = [r for _, r in kept]
+    line_no[:] = [no for no, _ in kept]
+    width = len(rows[0])
+    bad = next((i for i, r in enumerate(rows) if len(r) != width), None)
+    if bad is not None:
+        if kind == "labels":
+            raise DataFormatError("expected one label per line (or 'id,label')", path,
+                                  line_no[bad])
+        raise DataFormatError(f"has {len(rows[bad])} fields, the first row {width}", path,
+                              line_no[bad])
+    if kind == "labels" and width != (2 if id_column else 1):
+        raise DataFormatError("expected one label per line (or 'id,label')", path, line_no[0])
+
+
+#: An ``.npz`` may decompress to at most this many times its size (plus ``_NPZ_BASE``
+#: bytes): a small zip must not allocate gigabytes before any check.
+_NPZ_RATIO = 50
+_NPZ_BASE = 128 << 20
+
+
+def _check_npz_size(path):
+    try:
+        with zipfile.ZipFile(path) as zf:
+            total = sum(info.file_size for info in zf.infolist())
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise DataFormatError(f"not a valid .npz file ({exc})", path) from None
+    size = path.stat().st_size
+    if total > _NPZ_RATIO * size + _NPZ_BASE:
+        raise DataFormatError(f"decompresses to {total:,} bytes from {size:,} (more than "
+                              f"{_NPZ_RATIO}x); save it uncompressed (np.save, np.savez) or "
+                              "sparse (scipy.sparse.save_npz)", path)
+
+
 def _read_npz(path):
+    _check_npz_size(path)
     try:
         with np.load(path, allow_pickle=False) as z:
             keys = list(z.keys())

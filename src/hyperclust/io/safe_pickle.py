@@ -23,7 +23,7 @@ import scipy.sparse as sp
 
 from .errors import DataFormatError
 
-__all__ = ["UnsafePickleError", "safe_load", "safe_loads", "load_npy"]
+__all__ = ["UnsafePickleError", "safe_load", "safe_loads", "load_npy", "expanded_size"]
 
 
 class UnsafePickleError(DataFormatError):
@@ -183,6 +183,82 @@ def _check_sparse(obj):
     return obj
 
 
+#: A pickle may expand to at most this many entries per byte (plus ``_EXPANSION_BASE``):
+#: counted with every shared reference expanded, as a reader will flatten them. Honest
+#: pickles hold at most ~0.5 entries per byte (an int takes 2 bytes or more).
+_EXPANSION_PER_BYTE = 4
+_EXPANSION_BASE = 10**6
+
+
+def _children(obj):
+    if isinstance(obj, dict):
+        return [*obj.keys(), *obj.values()]
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return list(obj)
+    if isinstance(obj, np.ndarray) and obj.dtype == object:
+        return obj.ravel().tolist()
+    return ()
+
+
+def _leaf_size(obj) -> int:
+    if isinstance(obj, np.ndarray):
+        return max(int(obj.size), 1)
+    if sp.issparse(obj):
+        return max(int(getattr(obj, "nnz", 1)), 1)
+    return 1
+
+
+def expanded_size(root) -> int:
+    """Entries of ``root`` with every shared reference counted each time it occurs: what a
+    reader that flattens it holds. Computed once per distinct object, without expanding.
+
+    Raises
+    ------
+    DataFormatError
+        A container that holds itself.
+
+    Examples
+    --------
+    >>> shared = list(range(1000))
+    >>> expanded_size({k: shared for k in range(50)})  # 1 + 50 keys + 50 x (1 + 1000)
+    50101
+    """
+    sizes, visiting, stack = {}, set(), [(root, False)]
+    while stack:
+        obj, done = stack.pop()
+        key = id(obj)
+        if done:
+            visiting.discard(key)
+            sizes[key] = 1 + sum(sizes[id(c)] for c in _children(obj))
+            continue
+        if key in sizes:
+            continue
+        kids = _children(obj)
+        if not kids:
+            sizes[key] = _leaf_size(obj)
+            continue
+        if key in visiting:
+            raise DataFormatError("not a valid pickle (a container holds itself)")
+        visiting.add(key)
+        stack.append((obj, True))
+        for c in kids:
+            if id(c) in visiting:
+                raise DataFormatError("not a valid pickle (a container holds itself)")
+            if id(c) not in sizes:
+                stack.append((c, False))
+    return sizes[id(root)]
+
+
+def _check_expansion(obj, n_bytes: int, path):
+    limit = _EXPANSION_PER_BYTE * n_bytes + _EXPANSION_BASE
+    size = expanded_size(obj)
+    if size > limit:
+        raise DataFormatError(f"refused: its shared references expand to {size:,} entries "
+                              f"from {n_bytes:,} bytes (at most {limit:,}); a reader would "
+                              "run out of memory", path)
+    return obj
+
+
 def _load_stream(data: bytes, encoding: str):
     # The C unpickler does not expose the protocol; the PROTO opcode (0x80) opens protocol 2+.
     protocol = data[1] if len(data) > 1 and data[0] == 0x80 else 0
@@ -267,14 +343,17 @@ def safe_loads(data: bytes, *, encoding: str = "ASCII", path=None):
     """
     try:
         try:
-            return _check_sparse(_load_stream(data, encoding))
+            obj = _check_sparse(_load_stream(data, encoding))
         except UnicodeDecodeError:
             if encoding.lower() in ("latin1", "latin-1", "bytes"):
                 raise
-            return _check_sparse(_load_stream(data, "latin1"))
+            obj = _check_sparse(_load_stream(data, "latin1"))
+        return _check_expansion(obj, len(data), path)
     except UnsafePickleError as exc:
         if path is not None and exc.path is None:
             raise UnsafePickleError(exc.reason, path) from None
+        raise
+    except DataFormatError:
         raise
     except MemoryError:
         raise DataFormatError("not a valid pickle (it asks for more memory than there is)",
