@@ -87,19 +87,7 @@ def read_hypergraphx(path, *, label_key: str = "class", doc=None, name=None,
     kind = doc[0].get("hypergraph_type")
     if kind != "Hypergraph":
         raise DataFormatError(f"hypergraph_type {kind!r} is not supported (only 'Hypergraph')", path)
-    node_recs, edge_recs = [], []
-    for i, rec in enumerate(doc[1:], start=1):
-        t = rec.get("type") if isinstance(rec, dict) else None
-        if t == "node" and "idx" in rec:
-            node_recs.append(rec)
-        elif t == "edge" and isinstance(rec.get("interaction"), list):
-            edge_recs.append(rec)
-        else:
-            raise DataFormatError(f"record {i} is neither a node (with 'idx') nor an edge (with "
-                                  f"an 'interaction' list): {str(rec)[:80]}", path)
-    _check_ids([r["idx"] for r in node_recs], "node", path)
-    for j, r in enumerate(edge_recs):
-        _check_ids(r["interaction"], f"edge {j}: member", path)
+    node_recs, edge_recs = _node_and_edge_records(doc, path)
     members = [r["interaction"] for r in edge_recs]
     sizes = np.fromiter(map(len, members), dtype=np.int64, count=len(members))
     flat = [x for e in members for x in e]
@@ -125,6 +113,24 @@ def read_hypergraphx(path, *, label_key: str = "class", doc=None, name=None,
     return build(nodes, eids, len(ids), len(members), labels=labels, weights=weights,
                  node_ids=_ids_array(ids), name=name or path.stem.split(".")[0], notes=notes,
                  **options)
+
+
+def _node_and_edge_records(doc: list, path) -> tuple[list, list]:
+    """The node and the edge records of a hypergraphx document, their ids checked."""
+    node_recs, edge_recs = [], []
+    for i, rec in enumerate(doc[1:], start=1):
+        t = rec.get("type") if isinstance(rec, dict) else None
+        if t == "node" and "idx" in rec:
+            node_recs.append(rec)
+        elif t == "edge" and isinstance(rec.get("interaction"), list):
+            edge_recs.append(rec)
+        else:
+            raise DataFormatError(f"record {i} is neither a node (with 'idx') nor an edge (with "
+                                  f"an 'interaction' list): {str(rec)[:80]}", path)
+    _check_ids([r["idx"] for r in node_recs], "node", path)
+    for j, r in enumerate(edge_recs):
+        _check_ids(r["interaction"], f"edge {j}: member", path)
+    return node_recs, edge_recs
 
 
 def _ids_array(ids: list):
