@@ -8,9 +8,10 @@ import numbers
 import numpy as np
 
 from .hypergraph import Hypergraph
-from .spectral import heat_kernel_signature, hks_times, regularized_embedding
+from .spectral import heat_kernel_signature, hks_times
 
-__all__ = ["ENCODING_OPERATORS", "ENCODING_KINDS", "laplacian_eigenpairs", "node_encoding"]
+__all__ = ["ENCODING_OPERATORS", "ENCODING_KINDS", "null_space", "laplacian_spectrum",
+           "laplacian_eigenpairs", "node_encoding"]
 
 #: Operators whose smallest eigenpairs encode node positions.
 ENCODING_OPERATORS = ("zhou", "clique", "collapsed", "collapsed-cells")
@@ -18,15 +19,71 @@ ENCODING_OPERATORS = ("zhou", "clique", "collapsed", "collapsed-cells")
 ENCODING_KINDS = ("eigvec", "heat")
 
 
-def laplacian_eigenpairs(hypergraph: Hypergraph, k: int, operator: str = "collapsed-cells",
-                         eps: float | None = None, random_state=0):
-    """The ``k`` smallest eigenpairs of a hypergraph Laplacian.
+def _check_request(hypergraph, k, operator, eps):
+    if not isinstance(hypergraph, Hypergraph):
+        raise TypeError(f"expected a Hypergraph, got {type(hypergraph).__name__}")
+    if operator not in ENCODING_OPERATORS:
+        raise ValueError(f"operator must be one of {ENCODING_OPERATORS}, got {operator!r}")
+    n = hypergraph.n_nodes
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 0 <= k < n:
+        raise ValueError(f"k must be an integer in [1, {n - 1}] (fewer than the {n} nodes), got {k!r}")
+    if eps is not None and not (isinstance(eps, numbers.Real) and np.isfinite(eps) and eps > 0):
+        raise ValueError(f"eps must be a positive float, got {eps!r}")
+
+
+def null_space(hypergraph: Hypergraph, operator: str = "collapsed-cells"):
+    """The null space of a hypergraph Laplacian (see :func:`laplacian_spectrum`), from the
+    components alone (the operator is not built).
+
+    Returns
+    -------
+    scipy.sparse CSC matrix, shape (n_nodes, c), orthonormal columns in component order
+
+    Examples
+    --------
+    >>> hg = Hypergraph.from_edges([[0, 1], [2]], n_nodes=4)
+    >>> [null_space(hg, op).shape[1] for op in ENCODING_OPERATORS]
+    [2, 1, 0, 3]
+    """
+    from .operators.components import ComponentLayout, null_basis
+
+    _check_request(hypergraph, 0, operator, None)
+    n = hypergraph.n_nodes
+    if operator == "collapsed":
+        return null_basis(ComponentLayout(np.arange(n)), np.zeros(n))[0]
+    if operator == "zhou":
+        labels = hypergraph.connected_components()[1]
+        return null_basis(ComponentLayout(labels), np.sqrt(hypergraph.weighted_degrees))[0]
+    from .operators.collapsed_eigen import clique_components
+    from .operators.expansions import clique_adjacency, clique_pair_weights
+
+    pair = clique_pair_weights(hypergraph, "normalized")
+    labels = clique_components(hypergraph.incidence[:, np.flatnonzero(pair > 0)])
+    weights = (np.ones(n) if operator == "collapsed-cells"
+               else np.sqrt(np.maximum(clique_adjacency(hypergraph, "normalized")[1], 0.0)))
+    return null_basis(ComponentLayout(labels), weights)[0]
+
+
+def laplacian_spectrum(hypergraph: Hypergraph, k: int, operator: str = "collapsed-cells",
+                       eps: float | None = None, random_state=0):
+    """The null space of a hypergraph Laplacian, written down, and its ``k`` smallest
+    eigenpairs off it.
+
+    The null space is known, so it is never searched for (a Krylov solver returns an
+    arbitrary, seed-dependent part of a large null space): one vector per connected
+    component, the component's indicator weighted for the operator and normalized (``1``
+    for ``"collapsed-cells"``, ``sqrt(degree)`` for ``"zhou"`` and ``"clique"``; none for
+    ``"collapsed"``, which ``eps > 0`` grounds; nodes of degree 0 have eigenvalue 1 in the
+    normalized operators, 0 in ``"collapsed-cells"``). The other eigenpairs are computed per
+    component (:mod:`hyperclust.operators.components`), so they do not depend on
+    ``random_state`` apart from the sign convention (first entry of largest magnitude
+    positive) and the basis inside an eigenvalue repeated within one large component.
 
     Parameters
     ----------
     hypergraph : Hypergraph
     k : int
-        Number of eigenpairs, ``1 <= k < n_nodes``.
+        Eigenpairs off the null space, ``0 <= k < n_nodes`` (and at most the number that exist).
     operator : {"zhou", "clique", "collapsed", "collapsed-cells"}
         ``"zhou"``: normalized Zhou Laplacian ``I - Dv^-1/2 H W De^-1 H^T Dv^-1/2``;
         ``"clique"``: normalized clique-expansion Laplacian (pair weight ``w_e / (|e| - 1)``);
@@ -34,38 +91,33 @@ def laplacian_eigenpairs(hypergraph: Hypergraph, k: int, operator: str = "collap
         (:class:`~hyperclust.operators.StarCollapsedOperator`, default ``eps = 1``);
         ``"collapsed-cells"``: S_eps of the graded complex vertices / clique edges / hyperedge
         cells (:class:`~hyperclust.operators.CoboundaryCollapsed`, default ``eps = 1e-2``,
-        the route chosen by size; isolated nodes and each connected component contribute
-        zero eigenvalues).
+        the route chosen by size).
     eps : float, optional
         The operator's ``eps`` (``"collapsed"``, ``"collapsed-cells"`` only).
     random_state : int, default 0
 
     Returns
     -------
-    values : ndarray, shape (k,), ascending
-    vectors : ndarray, shape (n_nodes, k), sign-fixed
+    null : scipy.sparse CSC matrix, shape (n_nodes, c)
+    values : ndarray, shape (k,), ascending, positive
+    vectors : ndarray, shape (n_nodes, k), orthogonal to ``null``
 
     Examples
     --------
-    >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2, 3], [3, 4], [4, 5, 6], [5, 6]])
-    >>> vals, vecs = laplacian_eigenpairs(hg, 3, operator="zhou")
-    >>> np.round(vals, 6).tolist()[0], vecs.shape
-    (0.0, (7, 3))
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2], [3, 4]], n_nodes=6)
+    >>> null, vals, vecs = laplacian_spectrum(hg, 2, operator="zhou")
+    >>> null.shape, vals.shape, vecs.shape
+    ((6, 2), (2,), (6, 2))
     """
-    if not isinstance(hypergraph, Hypergraph):
-        raise TypeError(f"expected a Hypergraph, got {type(hypergraph).__name__}")
-    if operator not in ENCODING_OPERATORS:
-        raise ValueError(f"operator must be one of {ENCODING_OPERATORS}, got {operator!r}")
-    n = hypergraph.n_nodes
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k < n:
-        raise ValueError(f"k must be an integer in [1, {n - 1}] (fewer than the {n} nodes), got {k!r}")
-    if eps is not None and not (isinstance(eps, numbers.Real) and np.isfinite(eps) and eps > 0):
-        raise ValueError(f"eps must be a positive float, got {eps!r}")
+    _check_request(hypergraph, k, operator, eps)
     if operator == "collapsed-cells":
         from .operators.collapsed import CoboundaryCollapsed
+        from .operators.collapsed_eigen import coboundary_spectrum
 
         S = CoboundaryCollapsed(hypergraph, eps=1e-2 if eps is None else float(eps))
-        return S.smallest_eigenpairs(int(k), random_state=random_state)
+        return coboundary_spectrum(S, int(k), random_state=random_state)
+    from .operators.components import normalized_laplacian_spectrum
+
     if operator == "zhou":
         from .operators.laplacians import ZhouLaplacian
 
@@ -78,13 +130,61 @@ def laplacian_eigenpairs(hypergraph: Hypergraph, k: int, operator: str = "collap
         from .operators.collapsed import StarCollapsedOperator
 
         M, d = StarCollapsedOperator(hypergraph, eps=1.0 if eps is None else float(eps)).affinity()
-    return regularized_embedding(M, d, int(k), tau=0.0, random_state=random_state)
+    labels = hypergraph.connected_components()[1]
+    return normalized_laplacian_spectrum(M, d, labels, int(k), grounded=operator == "collapsed",
+                                         random_state=random_state)
+
+
+def laplacian_eigenpairs(hypergraph: Hypergraph, k: int, operator: str = "collapsed-cells",
+                         eps: float | None = None, random_state=0):
+    """The ``k`` smallest eigenpairs of a hypergraph Laplacian: the null vectors of
+    :func:`laplacian_spectrum` first (component order, by first node), then the others.
+
+    Parameters
+    ----------
+    hypergraph : Hypergraph
+    k : int
+        Number of eigenpairs, ``1 <= k < n_nodes``.
+    operator, eps, random_state
+        See :func:`laplacian_spectrum`.
+
+    Returns
+    -------
+    values : ndarray, shape (k,), ascending
+    vectors : ndarray, shape (n_nodes, k)
+
+    Examples
+    --------
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2, 3], [3, 4], [4, 5, 6], [5, 6]])
+    >>> vals, vecs = laplacian_eigenpairs(hg, 3, operator="zhou")
+    >>> np.round(vals, 6).tolist()[0], vecs.shape
+    (0.0, (7, 3))
+    """
+    _check_request(hypergraph, k, operator, eps)
+    if k < 1:
+        raise ValueError(f"k must be an integer in [1, {hypergraph.n_nodes - 1}], got {k!r}")
+    null = null_space(hypergraph, operator)
+    c = null.shape[1]
+    if k <= c:
+        return np.zeros(k), null[:, :k].toarray()
+    _, vals, vecs = laplacian_spectrum(hypergraph, k - c, operator, eps, random_state)
+    return np.concatenate([np.zeros(c), vals]), np.hstack([null.toarray(), vecs])
 
 
 def node_encoding(hypergraph: Hypergraph, kind: str = "heat", k: int = 16,
                   operator: str = "collapsed-cells", n_times: int = 8, eps: float | None = None,
                   random_state=0) -> np.ndarray:
-    """Positional encoding of every node from the ``k`` smallest eigenpairs of a Laplacian.
+    """Positional encoding of every node from the ``k`` smallest eigenpairs of a Laplacian
+    off its null space (:func:`laplacian_spectrum`).
+
+    The null space (one vector per connected component) carries no position inside a
+    component, and any basis of it is as good as another, so it is handled explicitly:
+    ``"eigvec"`` leaves it out, ``"heat"`` adds its exact contribution to the heat kernel
+    diagonal, ``sum_c q_c(x)^2`` (``1 / |component|`` for ``"collapsed-cells"``,
+    ``d_x / vol(component)`` for ``"zhou"`` and ``"clique"``) at every time. The result does
+    not depend on ``random_state`` up to the eigenvector sign convention (``"eigvec"``: the
+    first entry of largest magnitude of each column is positive), unless an eigenvalue
+    repeats inside one large component (then that eigenspace's basis does).
 
     Parameters
     ----------
@@ -95,9 +195,9 @@ def node_encoding(hypergraph: Hypergraph, kind: str = "heat", k: int = 16,
         eigenvector signs and rotations within an eigenspace; ``"eigvec"``: the sign-fixed
         eigenvectors themselves.
     k : int, default 16
-        Eigenpairs used (capped at ``n_nodes - 1``).
+        Eigenpairs off the null space (capped at the number that exist).
     operator : str, default "collapsed-cells"
-        See :func:`laplacian_eigenpairs`.
+        See :func:`laplacian_spectrum`.
     n_times : int, default 8
     eps : float, optional
     random_state : int, default 0
@@ -118,9 +218,12 @@ def node_encoding(hypergraph: Hypergraph, kind: str = "heat", k: int = 16,
         raise ValueError(f"kind must be one of {ENCODING_KINDS}, got {kind!r}")
     if isinstance(n_times, bool) or not isinstance(n_times, numbers.Integral) or n_times < 1:
         raise ValueError(f"n_times must be a positive integer, got {n_times!r}")
-    if isinstance(k, numbers.Integral) and not isinstance(k, bool):
-        k = min(int(k), max(hypergraph.n_nodes - 1, 1)) if isinstance(hypergraph, Hypergraph) else k
-    vals, vecs = laplacian_eigenpairs(hypergraph, k, operator, eps, random_state)
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+        raise ValueError(f"k must be a positive integer, got {k!r}")
+    null = null_space(hypergraph, operator)
+    k = min(int(k), hypergraph.n_nodes - null.shape[1])
+    _, vals, vecs = laplacian_spectrum(hypergraph, k, operator, eps, random_state)
     if kind == "eigvec":
         return vecs
-    return heat_kernel_signature(vals, vecs, hks_times(vals, int(n_times)))
+    base = np.asarray(null.multiply(null).sum(axis=1)).ravel()
+    return base[:, None] + heat_kernel_signature(vals, vecs, hks_times(vals, int(n_times)))

@@ -22,9 +22,9 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import LinearOperator, eigsh, splu
 
-from .components import canonical_signs, smallest_with_null
+from .components import ComponentLayout, canonical_signs, nonzero_eigenpairs, null_basis
 
-__all__ = ["clique_components", "coboundary_eigenpairs"]
+__all__ = ["clique_components", "coboundary_spectrum", "coboundary_eigenpairs"]
 
 
 def clique_components(Hq) -> np.ndarray:
@@ -72,6 +72,47 @@ def _shift_invert_solver(op, sigma, tol, random_state):
     return solve
 
 
+def coboundary_spectrum(op, r: int, sigma: float | None = None, tol: float | None = None,
+                        random_state=0):
+    """Null space and the ``r`` smallest nonzero eigenpairs of ``op`` (a
+    :class:`CoboundaryCollapsed`).
+
+    Returns
+    -------
+    null : scipy.sparse CSC, shape (n, c)
+        Orthonormal indicators of the components of the clique expansion, by first node.
+    values : ndarray, shape (r,), ascending
+    vectors : ndarray, shape (n, r), sign convention of
+        :func:`~hyperclust.operators.components.canonical_signs`
+    """
+    n = op.shape[0]
+    labels = clique_components(op._Hq)
+    layout = ComponentLayout(labels)
+    Q, _ = null_basis(layout, np.ones(n))
+    if not 0 <= r <= n - Q.shape[1]:
+        raise ValueError(f"r={r} nonzero eigenpairs asked for; {n - Q.shape[1]} exist")
+    if r == 0:
+        return Q, np.zeros(0), np.zeros((n, 0))
+    if op._iterative is not None:
+        c = op._iterative.n_components
+        vals, V = op._iterative.smallest_eigenpairs(c + r, tol=1e-5 if tol is None else tol,
+                                                    random_state=random_state)
+        vals, V = vals[c:], canonical_signs(V[:, c:])
+    elif op._dense is not None:
+        D = op._dense
+        vals, V = nonzero_eigenpairs(lambda X: D @ X, layout, np.ones(n), r,
+                                     extract=lambda m: D[m[:, :, None], m[:, None, :]])
+    else:
+        if sigma is None:
+            sigma = -1e-3 * max(float(np.abs(op._delta).mean()) * op.b1, 1e-12)
+        solver = _shift_invert_solver(op, sigma, 1e-10 if tol is None else tol, random_state)
+        vals, V = nonzero_eigenpairs(op._matmat, layout, np.ones(n), r, large_solver=solver)
+    if vals.size and vals.min() < -1e-8 * max(1.0, float(np.abs(vals).max())):
+        warnings.warn(f"S_eps has an eigenvalue {vals.min():.3g} < 0: it is indefinite with "
+                      f"gamma={[op.g0, op.g1]}, eps={op.eps}", UserWarning, stacklevel=3)
+    return Q, vals, V
+
+
 def coboundary_eigenpairs(op, k: int, sigma: float | None = None, tol: float | None = None,
                           random_state=0):
     """The ``k`` smallest eigenpairs of ``op`` (a :class:`CoboundaryCollapsed`): see
@@ -87,23 +128,11 @@ def coboundary_eigenpairs(op, k: int, sigma: float | None = None, tol: float | N
     n = op.shape[0]
     if not 0 < k < n:
         raise ValueError(f"k={k} must be in [1, {n - 1}] (smaller than the number of vertices)")
-    if op._iterative is not None:
-        vals, V = op._iterative.smallest_eigenpairs(k, tol=1e-5 if tol is None else tol,
-                                                    random_state=random_state)
-        return vals, canonical_signs(V)
-    if sigma is None:
-        sigma = -1e-3 * max(float(np.abs(op._delta).mean()) * op.b1, 1e-12)
     labels = clique_components(op._Hq)
-    if op._dense is not None:
-        D = op._dense
-        vals, V = smallest_with_null(lambda X: D @ X, labels, np.ones(n), k,
-                                     extract=lambda m: D[m[:, :, None], m[:, None, :]])
-    else:
-        solver = _shift_invert_solver(op, sigma, 1e-10 if tol is None else tol, random_state)
-        vals, V = smallest_with_null(op._matmat, labels, np.ones(n), k, large_solver=solver)
-    if vals.size and vals.min() < sigma:  # sigma doubles as the tolerance below zero
-        warnings.warn(f"S_eps has an eigenvalue {vals.min():.3g} < 0: it is indefinite with "
-                      f"gamma={[op.g0, op.g1]}, eps={op.eps}", UserWarning, stacklevel=3)
-        order = np.argsort(vals, kind="stable")
-        vals, V = vals[order], V[:, order]
-    return vals, V
+    c = int(np.unique(labels).size)
+    Q, vals, V = coboundary_spectrum(op, max(k - c, 0), sigma, tol, random_state)
+    if k <= c:
+        return np.zeros(k), Q[:, :k].toarray()
+    vals, V = np.concatenate([np.zeros(c), vals]), np.hstack([Q.toarray(), V])
+    order = np.argsort(vals, kind="stable")   # an indefinite S_eps puts values below 0
+    return vals[order], V[:, order]

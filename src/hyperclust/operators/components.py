@@ -22,6 +22,7 @@ import scipy.sparse as sp
 
 
 __all__ = ["ComponentLayout", "canonical_signs", "null_basis", "nonzero_eigenpairs", "smallest_with_null",
+           "normalized_laplacian_spectrum",
            "DENSE_COMPONENT_MAX"]
 
 #: Components up to this size are solved densely (all at once, batched by size).
@@ -292,3 +293,87 @@ def smallest_with_null(apply, labels, weights, k: int, large_solver=None,
         return np.zeros(k), Q[:, :k].toarray()
     vals, V = nonzero_eigenpairs(apply, layout, weights, k - c0, large_solver, dense_max, extract)
     return np.concatenate([np.zeros(c0), vals]), np.hstack([Q.toarray(), V])
+
+
+def _normalized_large_solver(apply_n, tol, random_state):
+    """``(nodes, m, q) -> (values, vectors)`` for ``L = I - N`` on one component: Lanczos on
+    ``N`` restricted to the component, its null vector ``q`` moved to ``-2`` (below the
+    spectrum of ``N``, so never among the largest)."""
+    from scipy.sparse.linalg import LinearOperator, eigsh
+
+    rng = np.random.default_rng(random_state)
+
+    def solve(nodes, m, q):
+        n = apply_n.n
+        pad = np.zeros((n, 1))
+
+        def matvec(v):
+            v = np.ravel(v)
+            qv = 0.0 if q is None else q @ v
+            pad[:] = 0.0
+            pad[nodes, 0] = v if q is None else v - q * qv
+            y = np.ravel(apply_n(pad))[nodes]
+            return y if q is None else y - q * (q @ y) - 2.0 * q * qv
+        s = nodes.size
+        OP = LinearOperator((s, s), matvec=matvec, dtype=np.float64)
+        mu, V = eigsh(OP, k=m, which="LA", tol=tol, v0=rng.standard_normal(s))
+        order = np.argsort(-mu, kind="stable")
+        return 1.0 - mu[order], V[:, order]
+    return solve
+
+
+class _NormalizedAffinityApply:
+    """``X -> D^-1/2 M D^-1/2 X`` (zero rows where ``d = 0``)."""
+
+    def __init__(self, M, degrees):
+        d = np.asarray(degrees, dtype=np.float64)
+        self.n = d.size
+        self.M = M
+        self.s = np.divide(1.0, np.sqrt(d, where=d > 0, out=np.zeros_like(d)),
+                           out=np.zeros_like(d), where=d > 0)
+
+    def __call__(self, X):
+        return self.s[:, None] * np.asarray(self.M @ (self.s[:, None] * X))
+
+
+def normalized_laplacian_spectrum(M, degrees, labels, k: int, grounded: bool = False,
+                                  tol: float = 1e-10, random_state=0,
+                                  dense_max: int = DENSE_COMPONENT_MAX):
+    """Null space and the ``k`` smallest other eigenpairs of ``I - D^-1/2 M D^-1/2``.
+
+    Parameters
+    ----------
+    M : operator, shape (n, n), symmetric non-negative affinity, block diagonal over ``labels``
+    degrees : ndarray, shape (n,)
+        ``M 1`` unless ``grounded`` (then ``M 1 < degrees``: no null space, e.g. the star
+        collapse with ``eps > 0``). Nodes with degree 0 have identity rows (eigenvalue 1).
+    labels : array-like, shape (n,)
+        Connected components.
+    k : int
+
+    Returns
+    -------
+    null : scipy.sparse CSC, shape (n, c0)
+        ``sqrt(d)`` on each component of positive degree, normalized (none if ``grounded``).
+    values : ndarray, shape (k,), ascending
+    vectors : ndarray, shape (n, k), sign convention of :func:`canonical_signs`
+
+    Examples
+    --------
+    Two disjoint edges and an isolated node: two null vectors, then 1 (isolated) and 2, 2:
+
+    >>> import scipy.sparse as sp
+    >>> M = sp.csr_matrix(np.kron(np.eye(2), [[0.0, 1.0], [1.0, 0.0]]))
+    >>> M = sp.block_diag([M, sp.csr_matrix((1, 1))]).tocsr()
+    >>> Q, vals, V = normalized_laplacian_spectrum(M, np.array([1.0] * 4 + [0.0]), [0, 0, 1, 1, 2], 3)
+    >>> Q.shape, np.round(vals, 12).tolist()
+    ((5, 2), [1.0, 2.0, 2.0])
+    """
+    d = np.asarray(degrees, dtype=np.float64)
+    apply_n = _NormalizedAffinityApply(M, d)
+    weights = np.zeros_like(d) if grounded else np.sqrt(np.maximum(d, 0.0))
+    layout = ComponentLayout(labels)
+    Q, _ = null_basis(layout, weights)
+    vals, V = nonzero_eigenpairs(lambda X: X - apply_n(X), layout, weights, k,
+                                 _normalized_large_solver(apply_n, tol, random_state), dense_max)
+    return Q, vals, V
