@@ -39,7 +39,7 @@ from .expansions import clique_adjacency, clique_pair_weights
 from .graded import GradedComplex, SchurComplement, eps_gamma_bound
 from .laplacians import GramOperator
 
-__all__ = ["CoboundaryCollapsed", "StarCollapsedOperator", "star_collapsed", "star_complex", "clique_incidence",
+__all__ = ["auto_route", "CoboundaryCollapsed", "StarCollapsedOperator", "star_collapsed", "star_complex", "clique_incidence",
            "membership_incidence", "coboundary_complex"]
 
 
@@ -223,6 +223,21 @@ def coboundary_complex(hypergraph: Hypergraph, beta=(1.0, 1.0), gamma="auto",
     return GradedComplex([B1, B2], beta=beta, gamma=_resolve_gamma(gamma, beta, eps))
 
 
+def auto_route(hypergraph: Hypergraph, dense_max_nodes: int = 5000, psd_safe: bool = True) -> str:
+    """The route ``CoboundaryCollapsed(method="auto")`` takes (see its ``method``).
+
+    Examples
+    --------
+    >>> auto_route(Hypergraph.from_edges([[0, 1, 2], [2, 3]]))
+    'factored'
+    """
+    n = hypergraph.n_nodes
+    if n > dense_max_nodes:
+        # The iterative route needs the PSD-safe gamma_0; other couplings keep the LU.
+        return "iterative" if psd_safe else "factored"
+    return "dense" if clique_nnz_estimate(hypergraph) > 50 * n else "factored"
+
+
 def _resolve_gamma(gamma, beta, eps) -> np.ndarray:
     """Two couplings from ``"auto"`` (the PSD-safe ``sqrt(beta eps)``) or user values."""
     if not np.isfinite(eps) or eps <= 0:
@@ -329,14 +344,9 @@ class CoboundaryCollapsed(Operator):
         self._HC = sp.csr_matrix(self._Hq @ sp.diags(pair[used]))
         self.R = sp.csr_matrix(H @ sp.diags(np.sqrt(w)))
         if method == "auto":
-            # The iterative route needs the PSD-safe gamma_0; other couplings keep the LU.
-            if n > dense_max_nodes and np.isclose(self.g0 ** 2, self.b1 * self.eps, rtol=1e-9) \
-                    and self.g1 ** 2 <= self.b2 * self.eps * (1 + 1e-9):
-                method = "iterative"
-            elif n > dense_max_nodes:
-                method = "factored"
-            else:
-                method = "dense" if clique_nnz_estimate(hypergraph) > 50 * n else "factored"
+            psd_safe = np.isclose(self.g0 ** 2, self.b1 * self.eps, rtol=1e-9) \
+                and self.g1 ** 2 <= self.b2 * self.eps * (1 + 1e-9)
+            method = auto_route(hypergraph, dense_max_nodes, psd_safe)
         self.method = method
         self._dense = self._dense_matrix() if method == "dense" else None
         self._sub_lu = splu(self._system(None)) if method == "factored" else None

@@ -22,7 +22,7 @@ import scipy.sparse as sp
 
 
 __all__ = ["ComponentLayout", "canonical_signs", "null_basis", "nonzero_eigenpairs", "smallest_with_null",
-           "normalized_laplacian_spectrum",
+           "normalized_laplacian_spectrum", "NormalizedAffinityApply",
            "DENSE_COMPONENT_MAX"]
 
 #: Components up to this size are solved densely (all at once, batched by size).
@@ -322,8 +322,15 @@ def _normalized_large_solver(apply_n, tol, random_state):
     return solve
 
 
-class _NormalizedAffinityApply:
-    """``X -> D^-1/2 M D^-1/2 X`` (zero rows where ``d = 0``)."""
+class NormalizedAffinityApply:
+    """``X -> D^-1/2 M D^-1/2 X`` (zero rows where ``d = 0``) for an ``(n, p)`` block ``X``.
+
+    Examples
+    --------
+    >>> N = NormalizedAffinityApply(np.array([[0.0, 2.0], [2.0, 0.0]]), np.array([2.0, 2.0]))
+    >>> (np.round(N(np.eye(2)), 12) + 0.0).tolist()
+    [[0.0, 1.0], [1.0, 0.0]]
+    """
 
     def __init__(self, M, degrees):
         d = np.asarray(degrees, dtype=np.float64)
@@ -370,7 +377,7 @@ def normalized_laplacian_spectrum(M, degrees, labels, k: int, grounded: bool = F
     ((5, 2), [1.0, 2.0, 2.0])
     """
     d = np.asarray(degrees, dtype=np.float64)
-    apply_n = _NormalizedAffinityApply(M, d)
+    apply_n = NormalizedAffinityApply(M, d)
     weights = np.zeros_like(d) if grounded else np.sqrt(np.maximum(d, 0.0))
     layout = ComponentLayout(labels)
     Q, _ = null_basis(layout, weights)
