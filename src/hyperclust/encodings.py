@@ -11,7 +11,7 @@ from .hypergraph import Hypergraph
 from .spectral import heat_kernel_signature, hks_times
 
 __all__ = ["ENCODING_OPERATORS", "ENCODING_KINDS", "null_space", "laplacian_spectrum",
-           "laplacian_eigenpairs", "node_encoding"]
+           "laplacian_eigenpairs", "node_encoding", "with_encoding"]
 
 #: Operators whose smallest eigenpairs encode node positions.
 ENCODING_OPERATORS = ("zhou", "clique", "collapsed", "collapsed-cells")
@@ -227,3 +227,52 @@ def node_encoding(hypergraph: Hypergraph, kind: str = "heat", k: int = 16,
         return vecs
     base = np.asarray(null.multiply(null).sum(axis=1)).ravel()
     return base[:, None] + heat_kernel_signature(vals, vecs, hks_times(vals, int(n_times)))
+
+
+def _column_std(X) -> np.ndarray:
+    """Standard deviation of every column of a dense or sparse ``(n, d)`` matrix."""
+    import scipy.sparse as sp
+
+    if sp.issparse(X):
+        mean = np.asarray(X.mean(axis=0)).ravel()
+        sq = np.asarray(X.multiply(X).mean(axis=0)).ravel()
+        return np.sqrt(np.maximum(sq - mean * mean, 0.0))
+    return np.asarray(X, dtype=np.float64).std(axis=0)
+
+
+def with_encoding(hypergraph: Hypergraph, kind: str = "heat", k: int = 16,
+                  operator: str = "collapsed-cells", n_times: int = 8, eps: float | None = None,
+                  random_state=0) -> Hypergraph:
+    """The hypergraph with :func:`node_encoding` columns appended to its node features.
+
+    Each encoding column is standardized (zero mean, unit variance; constant columns become
+    zero) and scaled by the root mean square of the feature columns' standard deviations, so
+    that an encoding column weighs like an average feature column in distance-based methods;
+    without features the standardized encodings are the features. Sparse features stay
+    sparse.
+
+    Returns
+    -------
+    Hypergraph
+        Same nodes and hyperedges, features of shape ``(n_nodes, d + p)``.
+
+    Examples
+    --------
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2, 3], [3, 4], [4, 5, 6], [5, 6]],
+    ...                            features=np.eye(7))
+    >>> with_encoding(hg, "eigvec", k=2, operator="zhou").features.shape
+    (7, 9)
+    """
+    import scipy.sparse as sp
+
+    Z = node_encoding(hypergraph, kind, k, operator, n_times, eps, random_state)
+    std = Z.std(axis=0)
+    Zs = np.divide(Z - Z.mean(axis=0), std, out=np.zeros_like(Z), where=std > 1e-12 * np.abs(Z).max(initial=1.0))
+    X = hypergraph.features
+    if X is None:
+        return hypergraph.replace(features=Zs)
+    scale = float(np.sqrt(np.mean(_column_std(X) ** 2))) if X.shape[1] else 1.0
+    scale = scale if scale > 0 else 1.0
+    if sp.issparse(X):
+        return hypergraph.replace(features=sp.hstack([X, sp.csr_matrix(scale * Zs)], format="csr"))
+    return hypergraph.replace(features=np.hstack([np.asarray(X, dtype=np.float64), scale * Zs]))
