@@ -10,7 +10,7 @@ import numpy as np
 from .hypergraph import Hypergraph
 from .spectral import heat_kernel_signature, hks_times
 
-__all__ = ["ENCODING_OPERATORS", "ENCODING_KINDS", "null_space", "laplacian_spectrum",
+__all__ = ["ENCODING_OPERATORS", "ENCODING_KINDS", "encoding_affinity", "null_space", "laplacian_spectrum",
            "laplacian_eigenpairs", "node_encoding", "with_encoding"]
 
 #: Operators whose smallest eigenpairs encode node positions.
@@ -62,6 +62,33 @@ def null_space(hypergraph: Hypergraph, operator: str = "collapsed-cells"):
     weights = (np.ones(n) if operator == "collapsed-cells"
                else np.sqrt(np.maximum(clique_adjacency(hypergraph, "normalized")[1], 0.0)))
     return null_basis(ComponentLayout(labels), weights)[0]
+
+
+def encoding_affinity(hypergraph: Hypergraph, operator: str, eps: float | None = None):
+    """``(M, d)``: the affinity and degrees whose ``I - D^-1/2 M D^-1/2`` is the normalized
+    Laplacian ``operator`` (``"zhou"``, ``"clique"`` or ``"collapsed"``; see
+    :func:`laplacian_spectrum`).
+
+    Examples
+    --------
+    >>> M, d = encoding_affinity(Hypergraph.from_edges([[0, 1, 2], [2, 3]]), "zhou")
+    >>> d.tolist()
+    [1.0, 1.0, 2.0, 1.0]
+    """
+    if operator == "zhou":
+        from .operators.laplacians import ZhouLaplacian
+
+        return ZhouLaplacian(hypergraph, kind="unnormalized").affinity()
+    if operator == "clique":
+        from .operators.expansions import clique_adjacency
+
+        return clique_adjacency(hypergraph, "normalized")
+    if operator == "collapsed":
+        from .operators.collapsed import StarCollapsedOperator
+
+        return StarCollapsedOperator(hypergraph, eps=1.0 if eps is None else float(eps)).affinity()
+    raise ValueError(f"operator {operator!r} has no affinity form; use one of 'zhou', 'clique', "
+                     "'collapsed'")
 
 
 def laplacian_spectrum(hypergraph: Hypergraph, k: int, operator: str = "collapsed-cells",
@@ -118,18 +145,7 @@ def laplacian_spectrum(hypergraph: Hypergraph, k: int, operator: str = "collapse
         return coboundary_spectrum(S, int(k), random_state=random_state)
     from .operators.components import normalized_laplacian_spectrum
 
-    if operator == "zhou":
-        from .operators.laplacians import ZhouLaplacian
-
-        M, d = ZhouLaplacian(hypergraph, kind="unnormalized").affinity()
-    elif operator == "clique":
-        from .operators.expansions import clique_adjacency
-
-        M, d = clique_adjacency(hypergraph, "normalized")
-    else:
-        from .operators.collapsed import StarCollapsedOperator
-
-        M, d = StarCollapsedOperator(hypergraph, eps=1.0 if eps is None else float(eps)).affinity()
+    M, d = encoding_affinity(hypergraph, operator, eps)
     labels = hypergraph.connected_components()[1]
     return normalized_laplacian_spectrum(M, d, labels, int(k), grounded=operator == "collapsed",
                                          random_state=random_state)

@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
-from .encodings import ENCODING_OPERATORS
+from .encodings import ENCODING_OPERATORS, encoding_affinity
 from .hypergraph import Hypergraph
 
 __all__ = ["SMOOTHING_KINDS", "laplacian_operator", "smooth_features"]
@@ -45,18 +45,7 @@ def laplacian_operator(hypergraph: Hypergraph, operator: str = "collapsed-cells"
         return CoboundaryCollapsed(hypergraph, eps=1e-2 if eps is None else float(eps))
     from .operators.components import NormalizedAffinityApply
 
-    if operator == "zhou":
-        from .operators.laplacians import ZhouLaplacian
-
-        M, d = ZhouLaplacian(hypergraph, kind="unnormalized").affinity()
-    elif operator == "clique":
-        from .operators.expansions import clique_adjacency
-
-        M, d = clique_adjacency(hypergraph, "normalized")
-    else:
-        from .operators.collapsed import StarCollapsedOperator
-
-        M, d = StarCollapsedOperator(hypergraph, eps=1.0 if eps is None else float(eps)).affinity()
+    M, d = encoding_affinity(hypergraph, operator, eps)
     N = NormalizedAffinityApply(M, d)
 
     def matmat(X):

@@ -35,14 +35,7 @@ def canonical_signs(V, rtol: float = 1e-6) -> np.ndarray:
     """Flip each column so that its first entry of largest magnitude is positive; entries
     within ``rtol`` (relative) of the largest count as ties, so the choice does not depend on
     rounding (a two-node component's ``(1, -1) / sqrt(2)`` always starts positive).
-
-    Parameters
-    ----------
-    V : ndarray, shape (n, k)
-
-    Returns
-    -------
-    ndarray, shape (n, k)
+    ``V`` (n, k) is not modified; the flipped copy is returned.
 
     Examples
     --------
