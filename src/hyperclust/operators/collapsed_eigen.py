@@ -84,6 +84,15 @@ def coboundary_spectrum(op, r: int, sigma: float | None = None, tol: float | Non
     values : ndarray, shape (r,), ascending
     vectors : ndarray, shape (n, r), sign convention of
         :func:`~hyperclust.operators.components.canonical_signs`
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.operators import CoboundaryCollapsed
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [3, 4]], n_nodes=6)
+    >>> null, vals, vecs = coboundary_spectrum(CoboundaryCollapsed(hg), 2)
+    >>> null.shape, vals.shape, bool(np.all(vals > 0)), vecs.shape
+    ((6, 3), (2,), True, (6, 2))
     """
     n = op.shape[0]
     labels = clique_components(op._Hq)
@@ -124,6 +133,15 @@ def coboundary_eigenpairs(op, k: int, sigma: float | None = None, tol: float | N
     vectors : ndarray, shape (n, k): the orthonormal component indicators first (component
         order: by first node), then one eigenvector per column supported on one component,
         sign convention of :func:`~hyperclust.operators.components.canonical_signs`
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.operators import CoboundaryCollapsed
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [3, 4]], n_nodes=6)
+    >>> vals, vecs = coboundary_eigenpairs(CoboundaryCollapsed(hg), 4)
+    >>> vals[:3].tolist(), np.round(vecs[:, 2], 4).tolist()
+    ([0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 1.0])
     """
     n = op.shape[0]
     if not 0 < k < n:
