@@ -293,7 +293,7 @@ def _load_runs(path):
 
 def bench_table_lines(runs) -> list[str]:
     """Markdown table of ``hyperclust bench`` runs of :data:`QUALITY_METHODS`: one row per
-    dataset and protocol, ACC and NMI mean ± population std over the seeds per method, the
+    dataset and protocol where ``spectral-collapsed-cells`` ran, ACC and NMI mean ± population std over the seeds per method, the
     median fit time of ``spectral-collapsed-cells``; then how often the coboundary S_eps is
     at or above Zhou (mean ACC / NMI within .0005 counts as a tie)."""
     cells, nodes, fit = {}, {}, {}
@@ -310,7 +310,8 @@ def bench_table_lines(runs) -> list[str]:
     size = {}
     for (dataset, _), n in nodes.items():
         size[dataset] = max(size.get(dataset, 0), n)
-    for key in sorted(nodes, key=lambda k: (size[k[0]], k[0], order.get(k[1], 3))):
+    ran = {key for (key, method) in cells if method == QUALITY_METHODS[2]}
+    for key in sorted(ran, key=lambda k: (size[k[0]], k[0], order.get(k[1], 3))):
         means, row = {}, [key[0], key[1], f"{nodes[key]:,}"]
         for method in QUALITY_METHODS:
             vals = np.array(cells.get((key, method), []))
@@ -340,8 +341,9 @@ def main(argv=None):
     mode.add_argument("--scale", action="store_true", help="the iterative route at scale")
     mode.add_argument("--quality", action="store_true",
                       help="spectral clustering with the collapsed operators")
-    mode.add_argument("--table", metavar="RESULTS",
-                      help="print the quality table of a `hyperclust bench` results.json(.gz)")
+    mode.add_argument("--table", metavar="RESULTS", nargs="+",
+                      help="print the quality table of `hyperclust bench` results.json(.gz) "
+                           "files (a run found in an earlier file wins)")
     ap.add_argument("--out", default=None, help="the table (default docs/results/collapsed.md, "
                     "with --scale docs/results/collapsed_scale.md); its store beside it (.json)")
     ap.add_argument("--cap", type=float, default=600.0, help="seconds per grid run")
@@ -355,7 +357,14 @@ def main(argv=None):
                     help="--quality: the store of the fits")
     args = ap.parse_args(argv)
     if args.table:
-        print("\n".join(bench_table_lines(_load_runs(args.table))))
+        runs, seen = [], set()
+        for path in args.table:
+            for r in _load_runs(path):
+                key = (r["dataset"], r["protocol"], r["method"], r["seed"])
+                if key not in seen:
+                    seen.add(key)
+                    runs.append(r)
+        print("\n".join(bench_table_lines(runs)))
         return None
     if args.scale:
         return scale_main(args)
