@@ -94,3 +94,11 @@ def test_with_encoding_scales_columns_like_the_features():
     np.testing.assert_array_equal(F[:, :5], X)
     rms = np.sqrt(np.mean(X.std(axis=0) ** 2))
     np.testing.assert_allclose(F[:, 5:].std(axis=0)[F[:, 5:].std(axis=0) > 0], rms)
+
+
+def test_embed_announces_the_dense_route_with_an_estimate(tmp_path, capsys):
+    path = tmp_path / "big_edge.txt"
+    path.write_text(",".join(map(str, range(60))) + "\n0,1\n2,3,4\n")   # clique nnz > 50 n
+    assert main(["embed", str(path), "--k", "3", "--out", str(tmp_path / "pe.npy")]) == 0
+    err = capsys.readouterr().err
+    assert "embed: collapsed-cells on 60 nodes, S_eps route dense (n x n array; roughly" in err
