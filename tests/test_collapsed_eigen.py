@@ -145,3 +145,14 @@ def test_large_solver_is_used_above_the_dense_size():
 def test_canonical_signs_ignore_rounding_ties():
     v = np.array([[1 / np.sqrt(2)], [-1 / np.sqrt(2) * (1 + 1e-15)]])
     assert canonical_signs(v)[0, 0] > 0 and canonical_signs(-v)[0, 0] > 0
+
+
+def test_spectral_collapsed_cells_embeds_the_smallest_nonzero_eigenpairs(many):
+    """The clustering method skips exactly the null space and embeds the next eigenpairs."""
+    from hyperclust.cluster.spectral import SpectralHypergraphClustering
+
+    hg, _, w, _ = many
+    n_comp = int(np.sum(np.abs(w) < 1e-9))
+    k = 5
+    est = SpectralHypergraphClustering(k, operator="collapsed-cells", eps=1e-2).fit(hg)
+    np.testing.assert_allclose(est.eigenvalues_, w[n_comp:n_comp + k], atol=1e-8)
