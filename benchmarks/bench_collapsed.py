@@ -14,6 +14,7 @@ own process with a wall-clock cap (``--cap`` seconds, default 600); a capped run
 as such. Peak RSS of that process in MiB.
 
 Usage: nice python benchmarks/bench_collapsed.py [--out docs/results/collapsed.md] [--cap 600]
+       python benchmarks/bench_collapsed.py --table docs/results/collapsed_bench.json.gz
        python benchmarks/bench_collapsed.py --quality [--datasets zoo,cora-ca,...] [--seeds 5]
        nice python benchmarks/bench_collapsed.py --scale [--sizes 2000,4000,20000,100000]
             [--repeats 3] [--out docs/results/collapsed_scale.md]
@@ -280,12 +281,69 @@ def quality_main(args):
                                 f"{np.median([r['time'] for r in rows]):.1f}"]), flush=True)
 
 
+def _load_runs(path):
+    import gzip
+    import json
+
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt") as fh:
+        data = json.load(fh)
+    return data["runs"] if isinstance(data, dict) else data
+
+
+def bench_table_lines(runs) -> list[str]:
+    """Markdown table of ``hyperclust bench`` runs of :data:`QUALITY_METHODS`: one row per
+    dataset and protocol where ``spectral-collapsed-cells`` ran, ACC and NMI mean ± population std over the seeds per method, the
+    median fit time of ``spectral-collapsed-cells``; then how often the coboundary S_eps is
+    at or above Zhou (mean ACC / NMI within .0005 counts as a tie)."""
+    cells, nodes, fit = {}, {}, {}
+    for r in runs:
+        if r["method"] not in QUALITY_METHODS or r["status"] != "ok" or not r.get("metrics"):
+            continue
+        key = (r["dataset"], r["protocol"])
+        nodes[key] = r["n_nodes"]
+        cells.setdefault((key, r["method"]), []).append((r["metrics"]["acc"], r["metrics"]["nmi"]))
+        if r["method"] == QUALITY_METHODS[2]:
+            fit.setdefault(key, []).append(r["fit_time_s"])
+    order = {"all": 0, "isolated-removed": 1, "lcc": 2}
+    rows, wins, total = [], np.zeros(2, dtype=int), 0
+    size = {}
+    for (dataset, _), n in nodes.items():
+        size[dataset] = max(size.get(dataset, 0), n)
+    ran = {key for (key, method) in cells if method == QUALITY_METHODS[2]}
+    for key in sorted(ran, key=lambda k: (size[k[0]], k[0], order.get(k[1], 3))):
+        means, row = {}, [key[0], key[1], f"{nodes[key]:,}"]
+        for method in QUALITY_METHODS:
+            vals = np.array(cells.get((key, method), []))
+            if vals.size == 0:
+                row += ["not run", ""]
+                continue
+            means[method] = vals.mean(axis=0)
+            row += [f"{m:.3f} ± {s:.3f} ({len(vals)})" if i == 0 else f"{m:.3f} ± {s:.3f}"
+                    for i, (m, s) in enumerate(zip(vals.mean(axis=0), vals.std(axis=0)))]
+        row.append(f"{np.median(fit[key]):.1f}" if key in fit else "")
+        if QUALITY_METHODS[0] in means and QUALITY_METHODS[2] in means:
+            total += 1
+            wins += means[QUALITY_METHODS[2]] >= means[QUALITY_METHODS[0]] - 5e-4
+        rows.append(row)
+    head = ["dataset", "protocol", "nodes", "Zhou ACC (seeds)", "Zhou NMI", "star S_eps ACC",
+            "star S_eps NMI", "coboundary S_eps ACC", "coboundary S_eps NMI",
+            "coboundary fit s (median)"]
+    commits = sorted({r.get("commit", "?")[:7] for r in runs if r["method"] in QUALITY_METHODS})
+    return [*markdown_table(head, rows), "",
+            f"Coboundary S_eps at or above Zhou: ACC in {wins[0]} of {total}, NMI in {wins[1]} "
+            f"of {total} (dataset, protocol) pairs. Commits: {', '.join(commits)}."]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--scale", action="store_true", help="the iterative route at scale")
     mode.add_argument("--quality", action="store_true",
                       help="spectral clustering with the collapsed operators")
+    mode.add_argument("--table", metavar="RESULTS", nargs="+",
+                      help="print the quality table of `hyperclust bench` results.json(.gz) "
+                           "files (a run found in an earlier file wins)")
     ap.add_argument("--out", default=None, help="the table (default docs/results/collapsed.md, "
                     "with --scale docs/results/collapsed_scale.md); its store beside it (.json)")
     ap.add_argument("--cap", type=float, default=600.0, help="seconds per grid run")
@@ -298,6 +356,16 @@ def main(argv=None):
     ap.add_argument("--store", default="bench-out/collapsed_quality.json",
                     help="--quality: the store of the fits")
     args = ap.parse_args(argv)
+    if args.table:
+        runs, seen = [], set()
+        for path in args.table:
+            for r in _load_runs(path):
+                key = (r["dataset"], r["protocol"], r["method"], r["seed"])
+                if key not in seen:
+                    seen.add(key)
+                    runs.append(r)
+        print("\n".join(bench_table_lines(runs)))
+        return None
     if args.scale:
         return scale_main(args)
     if args.quality:

@@ -8,9 +8,10 @@ import numbers
 import numpy as np
 
 from .hypergraph import Hypergraph
-from .spectral import heat_kernel_signature, hks_times, regularized_embedding
+from .spectral import heat_kernel_signature, hks_times
 
-__all__ = ["ENCODING_OPERATORS", "ENCODING_KINDS", "laplacian_eigenpairs", "node_encoding"]
+__all__ = ["ENCODING_OPERATORS", "ENCODING_KINDS", "encoding_affinity", "null_space", "laplacian_spectrum",
+           "laplacian_eigenpairs", "node_encoding", "with_encoding"]
 
 #: Operators whose smallest eigenpairs encode node positions.
 ENCODING_OPERATORS = ("zhou", "clique", "collapsed", "collapsed-cells")
@@ -18,15 +19,98 @@ ENCODING_OPERATORS = ("zhou", "clique", "collapsed", "collapsed-cells")
 ENCODING_KINDS = ("eigvec", "heat")
 
 
-def laplacian_eigenpairs(hypergraph: Hypergraph, k: int, operator: str = "collapsed-cells",
-                         eps: float | None = None, random_state=0):
-    """The ``k`` smallest eigenpairs of a hypergraph Laplacian.
+def _check_request(hypergraph, k, operator, eps):
+    if not isinstance(hypergraph, Hypergraph):
+        raise TypeError(f"expected a Hypergraph, got {type(hypergraph).__name__}")
+    if operator not in ENCODING_OPERATORS:
+        raise ValueError(f"operator must be one of {ENCODING_OPERATORS}, got {operator!r}")
+    n = hypergraph.n_nodes
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 0 <= k < n:
+        raise ValueError(f"k must be an integer in [1, {n - 1}] (fewer than the {n} nodes), got {k!r}")
+    if eps is not None and not (isinstance(eps, numbers.Real) and np.isfinite(eps) and eps > 0):
+        raise ValueError(f"eps must be a positive float, got {eps!r}")
+
+
+def null_space(hypergraph: Hypergraph, operator: str = "collapsed-cells"):
+    """The null space of a hypergraph Laplacian (see :func:`laplacian_spectrum`), from the
+    components alone (the operator is not built).
+
+    Returns
+    -------
+    scipy.sparse CSC matrix, shape (n_nodes, c), orthonormal columns in component order
+
+    Examples
+    --------
+    >>> hg = Hypergraph.from_edges([[0, 1], [2]], n_nodes=4)
+    >>> [null_space(hg, op).shape[1] for op in ENCODING_OPERATORS]
+    [2, 1, 0, 3]
+    """
+    from .operators.components import ComponentLayout, null_basis
+
+    _check_request(hypergraph, 0, operator, None)
+    n = hypergraph.n_nodes
+    if operator == "collapsed":
+        return null_basis(ComponentLayout(np.arange(n)), np.zeros(n))[0]
+    if operator == "zhou":
+        labels = hypergraph.connected_components()[1]
+        return null_basis(ComponentLayout(labels), np.sqrt(hypergraph.weighted_degrees))[0]
+    from .operators.collapsed_eigen import clique_components
+    from .operators.expansions import clique_adjacency, clique_pair_weights
+
+    pair = clique_pair_weights(hypergraph, "normalized")
+    labels = clique_components(hypergraph.incidence[:, np.flatnonzero(pair > 0)])
+    weights = (np.ones(n) if operator == "collapsed-cells"
+               else np.sqrt(np.maximum(clique_adjacency(hypergraph, "normalized")[1], 0.0)))
+    return null_basis(ComponentLayout(labels), weights)[0]
+
+
+def encoding_affinity(hypergraph: Hypergraph, operator: str, eps: float | None = None):
+    """``(M, d)``: the affinity and degrees whose ``I - D^-1/2 M D^-1/2`` is the normalized
+    Laplacian ``operator`` (``"zhou"``, ``"clique"`` or ``"collapsed"``; see
+    :func:`laplacian_spectrum`).
+
+    Examples
+    --------
+    >>> M, d = encoding_affinity(Hypergraph.from_edges([[0, 1, 2], [2, 3]]), "zhou")
+    >>> d.tolist()
+    [1.0, 1.0, 2.0, 1.0]
+    """
+    if operator == "zhou":
+        from .operators.laplacians import ZhouLaplacian
+
+        return ZhouLaplacian(hypergraph, kind="unnormalized").affinity()
+    if operator == "clique":
+        from .operators.expansions import clique_adjacency
+
+        return clique_adjacency(hypergraph, "normalized")
+    if operator == "collapsed":
+        from .operators.collapsed import StarCollapsedOperator
+
+        return StarCollapsedOperator(hypergraph, eps=1.0 if eps is None else float(eps)).affinity()
+    raise ValueError(f"operator {operator!r} has no affinity form; use one of 'zhou', 'clique', "
+                     "'collapsed'")
+
+
+def laplacian_spectrum(hypergraph: Hypergraph, k: int, operator: str = "collapsed-cells",
+                       eps: float | None = None, random_state=0):
+    """The null space of a hypergraph Laplacian, written down, and its ``k`` smallest
+    eigenpairs off it.
+
+    The null space is known, so it is never searched for (a Krylov solver returns an
+    arbitrary, seed-dependent part of a large null space): one vector per connected
+    component, the component's indicator weighted for the operator and normalized (``1``
+    for ``"collapsed-cells"``, ``sqrt(degree)`` for ``"zhou"`` and ``"clique"``; none for
+    ``"collapsed"``, which ``eps > 0`` grounds; nodes of degree 0 have eigenvalue 1 in the
+    normalized operators, 0 in ``"collapsed-cells"``). The other eigenpairs are computed per
+    component (:mod:`hyperclust.operators.components`), so they do not depend on
+    ``random_state`` apart from the sign convention (first entry of largest magnitude
+    positive) and the basis inside an eigenvalue repeated within one large component.
 
     Parameters
     ----------
     hypergraph : Hypergraph
     k : int
-        Number of eigenpairs, ``1 <= k < n_nodes``.
+        Eigenpairs off the null space, ``0 <= k < n_nodes`` (and at most the number that exist).
     operator : {"zhou", "clique", "collapsed", "collapsed-cells"}
         ``"zhou"``: normalized Zhou Laplacian ``I - Dv^-1/2 H W De^-1 H^T Dv^-1/2``;
         ``"clique"``: normalized clique-expansion Laplacian (pair weight ``w_e / (|e| - 1)``);
@@ -34,16 +118,56 @@ def laplacian_eigenpairs(hypergraph: Hypergraph, k: int, operator: str = "collap
         (:class:`~hyperclust.operators.StarCollapsedOperator`, default ``eps = 1``);
         ``"collapsed-cells"``: S_eps of the graded complex vertices / clique edges / hyperedge
         cells (:class:`~hyperclust.operators.CoboundaryCollapsed`, default ``eps = 1e-2``,
-        the route chosen by size; isolated nodes and each connected component contribute
-        zero eigenvalues).
+        the route chosen by size).
     eps : float, optional
         The operator's ``eps`` (``"collapsed"``, ``"collapsed-cells"`` only).
     random_state : int, default 0
 
     Returns
     -------
+    null : scipy.sparse CSC matrix, shape (n_nodes, c)
+    values : ndarray, shape (k,), ascending, positive
+    vectors : ndarray, shape (n_nodes, k), orthogonal to ``null``
+
+    Examples
+    --------
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2], [3, 4]], n_nodes=6)
+    >>> null, vals, vecs = laplacian_spectrum(hg, 2, operator="zhou")
+    >>> null.shape, vals.shape, vecs.shape
+    ((6, 2), (2,), (6, 2))
+    """
+    _check_request(hypergraph, k, operator, eps)
+    if operator == "collapsed-cells":
+        from .operators.collapsed import CoboundaryCollapsed
+        from .operators.collapsed_eigen import coboundary_spectrum
+
+        S = CoboundaryCollapsed(hypergraph, eps=1e-2 if eps is None else float(eps))
+        return coboundary_spectrum(S, int(k), random_state=random_state)
+    from .operators.components import normalized_laplacian_spectrum
+
+    M, d = encoding_affinity(hypergraph, operator, eps)
+    labels = hypergraph.connected_components()[1]
+    return normalized_laplacian_spectrum(M, d, labels, int(k), grounded=operator == "collapsed",
+                                         random_state=random_state)
+
+
+def laplacian_eigenpairs(hypergraph: Hypergraph, k: int, operator: str = "collapsed-cells",
+                         eps: float | None = None, random_state=0):
+    """The ``k`` smallest eigenpairs of a hypergraph Laplacian: the null vectors of
+    :func:`laplacian_spectrum` first (component order, by first node), then the others.
+
+    Parameters
+    ----------
+    hypergraph : Hypergraph
+    k : int
+        Number of eigenpairs, ``1 <= k < n_nodes``.
+    operator, eps, random_state
+        See :func:`laplacian_spectrum`.
+
+    Returns
+    -------
     values : ndarray, shape (k,), ascending
-    vectors : ndarray, shape (n_nodes, k), sign-fixed
+    vectors : ndarray, shape (n_nodes, k)
 
     Examples
     --------
@@ -52,39 +176,31 @@ def laplacian_eigenpairs(hypergraph: Hypergraph, k: int, operator: str = "collap
     >>> np.round(vals, 6).tolist()[0], vecs.shape
     (0.0, (7, 3))
     """
-    if not isinstance(hypergraph, Hypergraph):
-        raise TypeError(f"expected a Hypergraph, got {type(hypergraph).__name__}")
-    if operator not in ENCODING_OPERATORS:
-        raise ValueError(f"operator must be one of {ENCODING_OPERATORS}, got {operator!r}")
-    n = hypergraph.n_nodes
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k < n:
-        raise ValueError(f"k must be an integer in [1, {n - 1}] (fewer than the {n} nodes), got {k!r}")
-    if eps is not None and not (isinstance(eps, numbers.Real) and np.isfinite(eps) and eps > 0):
-        raise ValueError(f"eps must be a positive float, got {eps!r}")
-    if operator == "collapsed-cells":
-        from .operators.collapsed import CoboundaryCollapsed
-
-        S = CoboundaryCollapsed(hypergraph, eps=1e-2 if eps is None else float(eps))
-        return S.smallest_eigenpairs(int(k), random_state=random_state)
-    if operator == "zhou":
-        from .operators.laplacians import ZhouLaplacian
-
-        M, d = ZhouLaplacian(hypergraph, kind="unnormalized").affinity()
-    elif operator == "clique":
-        from .operators.expansions import clique_adjacency
-
-        M, d = clique_adjacency(hypergraph, "normalized")
-    else:
-        from .operators.collapsed import StarCollapsedOperator
-
-        M, d = StarCollapsedOperator(hypergraph, eps=1.0 if eps is None else float(eps)).affinity()
-    return regularized_embedding(M, d, int(k), tau=0.0, random_state=random_state)
+    _check_request(hypergraph, k, operator, eps)
+    if k < 1:
+        raise ValueError(f"k must be an integer in [1, {hypergraph.n_nodes - 1}], got {k!r}")
+    null = null_space(hypergraph, operator)
+    c = null.shape[1]
+    if k <= c:
+        return np.zeros(k), null[:, :k].toarray()
+    _, vals, vecs = laplacian_spectrum(hypergraph, k - c, operator, eps, random_state)
+    return np.concatenate([np.zeros(c), vals]), np.hstack([null.toarray(), vecs])
 
 
 def node_encoding(hypergraph: Hypergraph, kind: str = "heat", k: int = 16,
                   operator: str = "collapsed-cells", n_times: int = 8, eps: float | None = None,
                   random_state=0) -> np.ndarray:
-    """Positional encoding of every node from the ``k`` smallest eigenpairs of a Laplacian.
+    """Positional encoding of every node from the ``k`` smallest eigenpairs of a Laplacian
+    off its null space (:func:`laplacian_spectrum`).
+
+    The null space (one vector per connected component) carries no position inside a
+    component, and any basis of it is as good as another, so it is handled explicitly:
+    ``"eigvec"`` leaves it out, ``"heat"`` adds its exact contribution to the heat kernel
+    diagonal, ``sum_c q_c(x)^2`` (``1 / |component|`` for ``"collapsed-cells"``,
+    ``d_x / vol(component)`` for ``"zhou"`` and ``"clique"``) at every time. The result does
+    not depend on ``random_state`` up to the eigenvector sign convention (``"eigvec"``: the
+    first entry of largest magnitude of each column is positive), unless an eigenvalue
+    repeats inside one large component (then that eigenspace's basis does).
 
     Parameters
     ----------
@@ -95,9 +211,9 @@ def node_encoding(hypergraph: Hypergraph, kind: str = "heat", k: int = 16,
         eigenvector signs and rotations within an eigenspace; ``"eigvec"``: the sign-fixed
         eigenvectors themselves.
     k : int, default 16
-        Eigenpairs used (capped at ``n_nodes - 1``).
+        Eigenpairs off the null space (capped at the number that exist).
     operator : str, default "collapsed-cells"
-        See :func:`laplacian_eigenpairs`.
+        See :func:`laplacian_spectrum`.
     n_times : int, default 8
     eps : float, optional
     random_state : int, default 0
@@ -118,9 +234,61 @@ def node_encoding(hypergraph: Hypergraph, kind: str = "heat", k: int = 16,
         raise ValueError(f"kind must be one of {ENCODING_KINDS}, got {kind!r}")
     if isinstance(n_times, bool) or not isinstance(n_times, numbers.Integral) or n_times < 1:
         raise ValueError(f"n_times must be a positive integer, got {n_times!r}")
-    if isinstance(k, numbers.Integral) and not isinstance(k, bool):
-        k = min(int(k), max(hypergraph.n_nodes - 1, 1)) if isinstance(hypergraph, Hypergraph) else k
-    vals, vecs = laplacian_eigenpairs(hypergraph, k, operator, eps, random_state)
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+        raise ValueError(f"k must be a positive integer, got {k!r}")
+    null = null_space(hypergraph, operator)
+    k = min(int(k), hypergraph.n_nodes - null.shape[1])
+    _, vals, vecs = laplacian_spectrum(hypergraph, k, operator, eps, random_state)
     if kind == "eigvec":
         return vecs
-    return heat_kernel_signature(vals, vecs, hks_times(vals, int(n_times)))
+    base = np.asarray(null.multiply(null).sum(axis=1)).ravel()
+    return base[:, None] + heat_kernel_signature(vals, vecs, hks_times(vals, int(n_times)))
+
+
+def _column_std(X) -> np.ndarray:
+    """Standard deviation of every column of a dense or sparse ``(n, d)`` matrix."""
+    import scipy.sparse as sp
+
+    if sp.issparse(X):
+        mean = np.asarray(X.mean(axis=0)).ravel()
+        sq = np.asarray(X.multiply(X).mean(axis=0)).ravel()
+        return np.sqrt(np.maximum(sq - mean * mean, 0.0))
+    return np.asarray(X, dtype=np.float64).std(axis=0)
+
+
+def with_encoding(hypergraph: Hypergraph, kind: str = "heat", k: int = 16,
+                  operator: str = "collapsed-cells", n_times: int = 8, eps: float | None = None,
+                  random_state=0) -> Hypergraph:
+    """The hypergraph with :func:`node_encoding` columns appended to its node features.
+
+    Each encoding column is standardized (zero mean, unit variance; constant columns become
+    zero) and scaled by the root mean square of the feature columns' standard deviations, so
+    that an encoding column weighs like an average feature column in distance-based methods;
+    without features the standardized encodings are the features. Sparse features stay
+    sparse.
+
+    Returns
+    -------
+    Hypergraph
+        Same nodes and hyperedges, features of shape ``(n_nodes, d + p)``.
+
+    Examples
+    --------
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2, 3], [3, 4], [4, 5, 6], [5, 6]],
+    ...                            features=np.eye(7))
+    >>> with_encoding(hg, "eigvec", k=2, operator="zhou").features.shape
+    (7, 9)
+    """
+    import scipy.sparse as sp
+
+    Z = node_encoding(hypergraph, kind, k, operator, n_times, eps, random_state)
+    std = Z.std(axis=0)
+    Zs = np.divide(Z - Z.mean(axis=0), std, out=np.zeros_like(Z), where=std > 1e-12 * np.abs(Z).max(initial=1.0))
+    X = hypergraph.features
+    if X is None:
+        return hypergraph.replace(features=Zs)
+    scale = float(np.sqrt(np.mean(_column_std(X) ** 2))) if X.shape[1] else 1.0
+    scale = scale if scale > 0 else 1.0
+    if sp.issparse(X):
+        return hypergraph.replace(features=sp.hstack([X, sp.csr_matrix(scale * Zs)], format="csr"))
+    return hypergraph.replace(features=np.hstack([np.asarray(X, dtype=np.float64), scale * Zs]))

@@ -68,6 +68,7 @@ def add_parser(sub) -> None:
                    help="overwrite existing --out/--embedding-out/--plot files")
     p.add_argument("--data-dir", default=None, help=DATA_HELP)
     add_input_arguments(p)
+    _add_pe_arguments(p)
     p.add_argument("--quiet", action="store_true", help="no training progress bar")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS|local:N",
                    help="run on a Dask cluster (a scheduler address, or local:N for N local "
@@ -156,6 +157,7 @@ def run(args) -> int:
         if hg.n_nodes == 0:
             raise UserError("--drop-isolated leaves no node: every node is in no hyperedge")
     k = _number_of_clusters(args, hg)
+    hg = _with_pe(hg, args)
     if k > hg.n_nodes:
         raise UserError(f"--k {k} is more than the {hg.n_nodes} nodes")
     est = registry.make_estimator(args.method, k, random_state=args.seed, device=device)
@@ -220,3 +222,34 @@ def run(args) -> int:
         print(f"wrote {png} (embedding map by cluster{' and label' if hg.labels is not None else ''}"
               ", cluster sizes)")
     return 0
+
+
+def _add_pe_arguments(p) -> None:
+    """``--pe KIND`` (+ ``--pe-operator``, ``--pe-k``): spectral positional encodings
+    appended to the node features before fitting (:func:`hyperclust.encodings.with_encoding`)."""
+    from ..encodings import ENCODING_OPERATORS
+
+    p.add_argument("--pe", choices=("heat", "eigvec"), default=None,
+                   help="append positional encodings to the node features (standardized, "
+                        "scaled like an average feature column) for methods that use features: "
+                        "heat kernel signatures or eigenvectors of --pe-operator")
+    p.add_argument("--pe-operator", choices=ENCODING_OPERATORS, default="collapsed-cells",
+                   help="Laplacian of --pe (default collapsed-cells: S_eps)")
+    p.add_argument("--pe-k", type=int, default=16, help="eigenpairs of --pe (default 16)")
+
+
+def _with_pe(hg, args):
+    """``hg`` with ``--pe`` encodings appended to its features (unchanged without ``--pe``)."""
+    if getattr(args, "pe", None) is None:
+        return hg
+    from ..encodings import with_encoding
+
+    if args.pe_k < 1:
+        raise UserError(f"--pe-k must be positive, got {args.pe_k}")
+    if hg.n_nodes < 2:
+        raise UserError(f"--pe needs at least 2 nodes, got {hg.n_nodes}")
+    before = 0 if hg.features is None else hg.features.shape[1]
+    hg = with_encoding(hg, args.pe, k=args.pe_k, operator=args.pe_operator, random_state=args.seed)
+    print(f"features: {before} + {hg.features.shape[1] - before} {args.pe} encoding columns "
+          f"({args.pe_operator})")
+    return hg

@@ -29,7 +29,7 @@ import warnings
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-from scipy.sparse.linalg import LinearOperator, splu
+from scipy.sparse.linalg import splu
 
 from ..hypergraph import Hypergraph
 from .base import (FactoredOperator, Operator, as_dense_block, check_hypergraph,
@@ -38,9 +38,8 @@ from .collapsed_iterative import CoboundaryIterative
 from .expansions import clique_adjacency, clique_pair_weights
 from .graded import GradedComplex, SchurComplement, eps_gamma_bound
 from .laplacians import GramOperator
-from .signs import fix_signs
 
-__all__ = ["CoboundaryCollapsed", "StarCollapsedOperator", "star_collapsed", "star_complex", "clique_incidence",
+__all__ = ["auto_route", "CoboundaryCollapsed", "StarCollapsedOperator", "star_collapsed", "star_complex", "clique_incidence",
            "membership_incidence", "coboundary_complex"]
 
 
@@ -224,6 +223,21 @@ def coboundary_complex(hypergraph: Hypergraph, beta=(1.0, 1.0), gamma="auto",
     return GradedComplex([B1, B2], beta=beta, gamma=_resolve_gamma(gamma, beta, eps))
 
 
+def auto_route(hypergraph: Hypergraph, dense_max_nodes: int = 5000, psd_safe: bool = True) -> str:
+    """The route ``CoboundaryCollapsed(method="auto")`` takes (see its ``method``).
+
+    Examples
+    --------
+    >>> auto_route(Hypergraph.from_edges([[0, 1, 2], [2, 3]]))
+    'factored'
+    """
+    n = hypergraph.n_nodes
+    if n > dense_max_nodes:
+        # The iterative route needs the PSD-safe gamma_0; other couplings keep the LU.
+        return "iterative" if psd_safe else "factored"
+    return "dense" if clique_nnz_estimate(hypergraph) > 50 * n else "factored"
+
+
 def _resolve_gamma(gamma, beta, eps) -> np.ndarray:
     """Two couplings from ``"auto"`` (the PSD-safe ``sqrt(beta eps)``) or user values."""
     if not np.isfinite(eps) or eps <= 0:
@@ -330,14 +344,9 @@ class CoboundaryCollapsed(Operator):
         self._HC = sp.csr_matrix(self._Hq @ sp.diags(pair[used]))
         self.R = sp.csr_matrix(H @ sp.diags(np.sqrt(w)))
         if method == "auto":
-            # The iterative route needs the PSD-safe gamma_0; other couplings keep the LU.
-            if n > dense_max_nodes and np.isclose(self.g0 ** 2, self.b1 * self.eps, rtol=1e-9) \
-                    and self.g1 ** 2 <= self.b2 * self.eps * (1 + 1e-9):
-                method = "iterative"
-            elif n > dense_max_nodes:
-                method = "factored"
-            else:
-                method = "dense" if clique_nnz_estimate(hypergraph) > 50 * n else "factored"
+            psd_safe = np.isclose(self.g0 ** 2, self.b1 * self.eps, rtol=1e-9) \
+                and self.g1 ** 2 <= self.b2 * self.eps * (1 + 1e-9)
+            method = auto_route(hypergraph, dense_max_nodes, psd_safe)
         self.method = method
         self._dense = self._dense_matrix() if method == "dense" else None
         self._sub_lu = splu(self._system(None)) if method == "factored" else None
@@ -420,53 +429,29 @@ class CoboundaryCollapsed(Operator):
 
     def smallest_eigenpairs(self, k: int = 10, sigma: float | None = None, tol: float | None = None,
                             random_state=0):
-        """The ``k`` smallest eigenpairs: LAPACK on the dense S_eps, shift-invert on the
-        factored system (the ``k`` nearest ``sigma``, default just below 0: the smallest when
-        S_eps is PSD), or LOBPCG without factorization (``method="iterative"``; ``tol`` is
-        then the LOBPCG residual relative to the largest eigenvalue of ``S_eps^+``, default
-        1e-5, and ``sigma`` is not used; the zero eigenvalues come first as orthonormal
-        component indicators). ``tol`` of the other routes: ARPACK's, default 1e-10.
+        """The ``k`` smallest eigenpairs, the null space written down, not searched for.
+
+        The zero eigenvalues come first, one per connected component of the clique
+        expansion (isolated nodes included), as orthonormal component indicators in
+        component order (by first node). The others are computed per component
+        (:mod:`~hyperclust.operators.collapsed_eigen`): small components densely, large ones
+        by LAPACK on the dense S_eps (``method="dense"``) or shift-invert Lanczos restricted
+        to the component and deflated of its indicator (``"factored"``; the eigenvalues
+        nearest ``sigma``, default just below 0: the smallest when S_eps is PSD; ``tol``:
+        ARPACK's, default 1e-10), or LOBPCG without factorization (``"iterative"``; ``tol``
+        is then the LOBPCG residual relative to the largest eigenvalue of ``S_eps^+``,
+        default 1e-5, ``sigma`` unused). Every column is sign-fixed
+        (:func:`~hyperclust.operators.components.canonical_signs`); apart from that the
+        result does not depend on ``random_state`` unless an eigenvalue repeats inside one
+        large component.
 
         Warns if an eigenvalue below ``sigma`` turns up (S_eps indefinite: the couplings are
         too large for this ``eps``).
 
         Returns
         -------
-        values : ndarray (k,), ascending; vectors : ndarray (n, k), sign-fixed
+        values : ndarray (k,), ascending; vectors : ndarray (n, k)
         """
-        from scipy.sparse.linalg import eigsh
+        from .collapsed_eigen import coboundary_eigenpairs
 
-        n = self.shape[0]
-        if not 0 < k < n:
-            raise ValueError(f"k={k} must be in [1, {n - 1}] (smaller than the number of vertices)")
-        if self._iterative is not None:
-            vals, V = self._iterative.smallest_eigenpairs(k, tol=1e-5 if tol is None else tol,
-                                                          random_state=random_state)
-            return vals, fix_signs(V)
-        if sigma is None:
-            sigma = -1e-3 * max(float(np.abs(self._delta).mean()) * self.b1, 1e-12)
-        if self._dense is not None:
-            vals, V = sla.eigh(self._dense, subset_by_index=[0, k - 1])
-            if vals[0] < sigma:  # sigma doubles as the tolerance below zero
-                self._warn_indefinite(vals[0])
-            return vals, fix_signs(V)
-        lu = splu(self._system(sigma))
-        pad = np.zeros(lu.shape[0])
-
-        def opinv(v):
-            pad[:] = 0.0
-            pad[:n] = v
-            return lu.solve(pad)[:n]
-        # (S - sigma)^-1 is symmetric; the LU solve of the unsymmetric system is exact up to rounding
-        OP = LinearOperator((n, n), matvec=opinv, dtype=np.float64)
-        mu, V = eigsh(OP, k=k, which="LM", tol=1e-10 if tol is None else tol, v0=np.random.default_rng(random_state).standard_normal(n))
-        vals = sigma + 1.0 / mu
-        order = np.argsort(vals)
-        vals, V = vals[order], V[:, order]
-        if vals[0] < sigma:
-            self._warn_indefinite(vals[0], " (shift-invert: these are the eigenvalues nearest 0, not the smallest)")
-        return vals, fix_signs(V)
-
-    def _warn_indefinite(self, value, detail=""):
-        warnings.warn(f"S_eps has an eigenvalue {value:.3g} < 0: it is indefinite with "
-                      f"gamma={[self.g0, self.g1]}, eps={self.eps}{detail}", UserWarning, stacklevel=3)
+        return coboundary_eigenpairs(self, k, sigma, tol, random_state)

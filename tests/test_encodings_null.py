@@ -1,0 +1,85 @@
+"""Positional encodings with the null space handled explicitly: equal for every seed, equal
+to dense references, and the same through ``hyperclust embed``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.linalg import subspace_angles
+
+from hyperclust import Hypergraph
+from hyperclust.encodings import (ENCODING_OPERATORS, laplacian_eigenpairs, laplacian_spectrum,
+                                  node_encoding, null_space)
+from test_collapsed_eigen import gapped_k, many_component_hypergraph
+
+
+@pytest.fixture(scope="module")
+def many():
+    return many_component_hypergraph(big=450, seed=1)
+
+
+def dense_laplacian(hg, operator):
+    from hyperclust.operators.collapsed import CoboundaryCollapsed, StarCollapsedOperator
+    from hyperclust.operators.expansions import clique_adjacency
+    from hyperclust.operators.laplacians import ZhouLaplacian
+
+    if operator == "collapsed-cells":
+        return CoboundaryCollapsed(hg, method="dense").to_dense()
+    if operator == "zhou":
+        M, d = ZhouLaplacian(hg, kind="unnormalized").affinity()
+    elif operator == "clique":
+        M, d = clique_adjacency(hg, "normalized")
+    else:
+        M, d = StarCollapsedOperator(hg, eps=1.0).affinity()
+    s = np.divide(1.0, np.sqrt(d), out=np.zeros(d.size), where=d > 0)
+    A = np.asarray(M @ np.eye(hg.n_nodes))
+    return np.eye(hg.n_nodes) - s[:, None] * A * s[None, :]
+
+
+@pytest.mark.parametrize("operator", ENCODING_OPERATORS)
+def test_spectrum_equals_dense_eigh(many, operator):
+    L = dense_laplacian(many, operator)
+    w, U = np.linalg.eigh(0.5 * (L + L.T))
+    null = null_space(many, operator)
+    c = null.shape[1]
+    assert int(np.sum(np.abs(w) < 1e-9)) == c
+    k = gapped_k(w, c + 12)
+    vals, V = laplacian_eigenpairs(many, k, operator)
+    np.testing.assert_allclose(vals, w[:k], atol=1e-8, rtol=0)
+    assert np.max(subspace_angles(V, U[:, :k])) < 1e-6
+    _, nz, Vnz = laplacian_spectrum(many, k - c, operator)
+    np.testing.assert_allclose(nz, w[c:k], atol=1e-8, rtol=0)
+    assert null.shape[1] == 0 or np.abs(null.T @ Vnz).max() < 1e-8
+
+
+@pytest.mark.parametrize("operator", ENCODING_OPERATORS)
+@pytest.mark.parametrize("kind", ["heat", "eigvec"])
+def test_encodings_do_not_depend_on_the_seed(many, operator, kind):
+    Z0 = node_encoding(many, kind, k=16, operator=operator, random_state=0)
+    Z1 = node_encoding(many, kind, k=16, operator=operator, random_state=1)
+    assert Z0.shape == (many.n_nodes, 16 if kind == "eigvec" else 8)
+    np.testing.assert_allclose(Z0, Z1, atol=1e-7)
+
+
+def test_heat_adds_the_exact_null_space_term():
+    hg = Hypergraph.from_edges([[0, 1, 2], [2, 3], [4, 5]], n_nodes=7)
+    Z = node_encoding(hg, "heat", k=1, operator="collapsed-cells", n_times=3)
+    L = dense_laplacian(hg, "collapsed-cells")
+    w, U = np.linalg.eigh(L)
+    assert np.sum(np.abs(w) < 1e-9) == 3 and w[4] - w[3] > 1e-3
+    from hyperclust.spectral import hks_times
+
+    t = hks_times(w[3:4], 3)
+    expected = np.array([1 / 4] * 4 + [1 / 2] * 2 + [1.0])[:, None] \
+        + (U[:, 3:4] ** 2) * np.exp(-w[3] * t)[None, :]
+    np.testing.assert_allclose(Z, expected, atol=1e-10)
+
+
+def test_cora_ca_encodings_do_not_depend_on_the_seed(shared_data):
+    from hyperclust.datasets import load_dataset
+
+    hg = load_dataset("cora-ca", data_dir=shared_data)
+    for operator in ("collapsed-cells", "zhou"):
+        Z0 = node_encoding(hg, "heat", k=16, operator=operator, random_state=0)
+        Z1 = node_encoding(hg, "heat", k=16, operator=operator, random_state=1)
+        assert np.abs(Z0 - Z1).max() <= 1e-8 * np.abs(Z0).max()
