@@ -6,13 +6,14 @@ Our reconstruction of "A Unified Framework for Deep Hypergraph Clustering Beyond
 1. node input X (features, seeded truncated SVD when d > 256; feature-less hypergraphs get
    :func:`hyperclust.spectral.structural_features` with ``2 * n_clusters`` columns), rescaled
    to unit mean row norm;
-2. a label-free smoothness z-score of X on the hypergraph picks the initial filter family
-   (low-pass ``P^2``, identity, or high-pass ``I - P``);
+2. the filter is learned from a neutral start (the uniform mixture of low- and high-pass atoms)
+   by the label-free structure contrast (:mod:`hyperclust.models.contrast`): the energy of
+   the filtered input against the same filter on a row-shuffled copy of the input;
 3. the basis ``[T_0(P) X, ..., T_K(P) X]`` is precomputed in factored form; isolated nodes
    take half of each propagated term from their nearest connected nodes in feature space;
-4. gamma and a residual encoder ``Z + MLP(Z)`` (the identity at the start) are trained (two
-   dropout views, node consistency, hyperedge decorrelation, gamma kept near its initial
-   shape);
+4. a residual encoder ``Z + MLP(Z)`` (the identity at the start) is trained on the filter
+   output (two dropout views, node consistency, hyperedge decorrelation); gamma stays where
+   the contrast put it unless ``gamma_lr > 0``;
 5. k-means (several inits) on the L2-normalised filter output concatenated with the
    L2-normalised encoder output.
 """
@@ -36,6 +37,9 @@ from .spectral import resolve_settings
 __all__ = ["UniDHC", "family_coefficients"]
 
 _FAMILIES = ("low-pass", "identity", "high-pass", "uniform")
+_LEARNED = ("contrast", "auto")
+CONTRAST_STEPS = 300
+"""Adam steps of the filter objective (on ``2 K + 1`` weights; converged well before)."""
 EMBEDDINGS = ("concat", "filter", "auto")
 SELECTION_NEIGHBORS = 10
 """Attribute neighbours of the kNN walk that scores the candidate outputs (as in ``auto``)."""
@@ -140,6 +144,8 @@ _PARAMETER_CHECKS = {
     "batch_size": lambda v, name: check_int(v, name, 2),
     "decorrelation_weight": check_nonnegative,
     "gamma_reg": check_nonnegative,
+    "consistency_weight": check_nonnegative,
+    "order_penalty": check_nonnegative,
     "dropout": _dropout,
     "embedding": _choice(EMBEDDINGS),
     "n_init": lambda v, name: v if isinstance(v, str) and v == "auto" else check_int(v, name, 1,
@@ -161,10 +167,17 @@ class UniDHC(HypergraphClusterer):
         float32 (:data:`hyperclust.operators.propagation.BASIS_DTYPE`; the network trains
         in float32): mean ACC/NMI within 0.006 of float64 (less than one std) over 5 seeds
         on 10 shared sets (docs/results/bench/dtype_settings.md).
-    gamma_init : {"auto", "low-pass", "identity", "high-pass", "uniform"} or array-like
-        Initial filter. ``"auto"``: the label-free smoothness z-score of the input
+    gamma_init : {"contrast", "auto", "low-pass", "identity", "high-pass", "uniform"} or array
+        Filter before the encoder's training. ``"contrast"``: learned from the uniform
+        mixture of the atoms ``I, P..P^K, (I-P)..(I-P)^K`` by the label-free structure
+        contrast (:func:`hyperclust.models.contrast.learn_mixture`: the filtered input's
+        energy against the same filter on a row-shuffled input, ``order_penalty`` per
+        order). ``"auto"`` (the default until 2026-12-05): the smoothness z-score
         (:func:`hyperclust.models.adaptivity.smoothness_zscore`) chooses low-pass ``P^2``
         (z < -2), high-pass ``I - P`` (z > 2) or the identity.
+    order_penalty : float, default 0.03
+        Of the contrast (``gamma_init="contrast"``): the gain in log signal-to-chance
+        energy ratio each propagation order must bring (docs/unidhc.md).
     self_loops : float, default 1.0
         Self-loop weight of :class:`~hyperclust.operators.PropagationOperator`.
     input : {"auto", "features", "structural"}, default "auto"
@@ -191,14 +204,17 @@ class UniDHC(HypergraphClusterer):
         stops growing with ``n`` beyond 16,384 nodes.
     lr : float, default 1e-3
         Adam learning rate of the encoder.
-    gamma_lr : float, default 1e-3
-        Adam learning rate of gamma. At 1e-2 gamma drifted on small hypergraphs (zoo: the
-        identity term 0 -> .17) and the filter block lost what the init had (.92 -> .86).
+    gamma_lr : float, default 0.0
+        Adam learning rate of gamma during the encoder's training (1e-3 until 2026-12-05).
+        0 keeps the filter where ``gamma_init`` put it: the consistency and decorrelation
+        losses move gamma to one shape whatever the data (docs/unidhc.md).
     batch_size : int, default 512
         Nodes per step; each step also draws ``batch_size // 2`` hyperedges.
     decorrelation_weight : float, default 0.1
         Weight of the hyperedge-level Barlow-Twins decorrelation (the node consistency has
         weight 1). At 1 it hurt the encoder output on every real dataset measured.
+    consistency_weight : float, default 1.0
+        Weight of the node-level consistency loss.
     gamma_reg : float, default 1.0
         Weight of ``||gamma - gamma_init||^2``.
     dropout : float, default 0.2
@@ -239,7 +255,12 @@ class UniDHC(HypergraphClusterer):
     smoothness_z_ : float or None
         The z-score (``None`` when ``gamma_init`` is not ``"auto"``).
     filter_family_ : str
-        Family of the initial filter (``"custom"`` for an explicit array).
+        Family of the initial filter (``"contrast"`` when learned, ``"custom"`` for an
+        explicit array).
+    mixture_weights_ : ndarray, shape (2 order + 1,) or None
+        Learned atom weights (``gamma_init="contrast"``), atoms ``I, P..P^K, (I-P)..(I-P)^K``.
+    filter_trajectory_ : list of dict
+        The contrast's ``{"step", "objective", "gamma"}`` every 10 steps (empty otherwise).
     n_isolated_borrowing_ : int
         Isolated nodes whose propagated terms came partly from their feature neighbours.
     n_init_ : int
@@ -254,14 +275,16 @@ class UniDHC(HypergraphClusterer):
     ((120,), (120, 16), (5,))
     """
 
-    def __init__(self, n_clusters=2, *, order=4, gamma_init="auto", self_loops=1.0,
-                 input="auto", n_components="auto", n_structural="auto", isolated_neighbors=10,
-                 hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=1e-3, batch_size=512,
-                 decorrelation_weight=0.1, gamma_reg=1.0, dropout=0.2, embedding="concat",
-                 n_init="auto", random_state=0, device="cpu", verbose=False):
+    def __init__(self, n_clusters=2, *, order=4, gamma_init="contrast", order_penalty=0.03,
+                 self_loops=1.0, input="auto", n_components="auto", n_structural="auto",
+                 isolated_neighbors=10, hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=0.0,
+                 batch_size=512, decorrelation_weight=0.1, consistency_weight=1.0,
+                 gamma_reg=1.0, dropout=0.2, embedding="concat", n_init="auto",
+                 random_state=0, device="cpu", verbose=False):
         self.n_clusters = n_clusters
         self.order = order
         self.gamma_init = gamma_init
+        self.order_penalty = order_penalty
         self.self_loops = self_loops
         self.input = input
         self.n_components = n_components
@@ -273,6 +296,7 @@ class UniDHC(HypergraphClusterer):
         self.gamma_lr = gamma_lr
         self.batch_size = batch_size
         self.decorrelation_weight = decorrelation_weight
+        self.consistency_weight = consistency_weight
         self.gamma_reg = gamma_reg
         self.dropout = dropout
         self.embedding = embedding
@@ -287,7 +311,7 @@ class UniDHC(HypergraphClusterer):
             check(getattr(self, name), name)
         order = int(self.order)
         if isinstance(self.gamma_init, str):
-            _choice(("auto",) + _FAMILIES)(self.gamma_init, "gamma_init")
+            _choice(_LEARNED + _FAMILIES)(self.gamma_init, "gamma_init")
         else:
             g = np.asarray(self.gamma_init, dtype=np.float64)
             if g.shape != (order + 1,) or not np.all(np.isfinite(g)):
@@ -305,6 +329,31 @@ class UniDHC(HypergraphClusterer):
         X = X.toarray() if hasattr(X, "toarray") else np.asarray(X, dtype=np.float64)
         scale = np.sqrt(np.mean(np.sum(X * X, axis=1)))
         return (X / scale if scale > 0 else X), kind
+
+    def _initial_filter(self, hg, P, X, order, seed):
+        """Step 2: the filter's coefficients (power basis) before the encoder's training."""
+        self.smoothness_z_, self.mixture_weights_, self.filter_trajectory_ = None, None, []
+        if not isinstance(self.gamma_init, str):
+            self.filter_family_ = "custom"
+            return np.asarray(self.gamma_init, dtype=np.float64)
+        family = self.gamma_init
+        if family == "contrast":
+            from ..models.contrast import atom_coefficients, contrast_grams, learn_mixture
+
+            self.filter_family_ = family
+            if order < 1 or hg.isolated.all():
+                return family_coefficients("identity", order)
+            G, G_shuffled = contrast_grams(P, X, order, ~hg.isolated, seed)
+            self.mixture_weights_, self.filter_trajectory_ = learn_mixture(
+                G, G_shuffled, float(self.order_penalty), steps=CONTRAST_STEPS)
+            return self.mixture_weights_ @ atom_coefficients(order)
+        if family == "auto":
+            self.smoothness_z_ = smoothness_zscore(P, X, random_state=seed)
+            family = choose_family(self.smoothness_z_)
+        if family == "high-pass" and order < 1:
+            family = "identity"
+        self.filter_family_ = family
+        return family_coefficients(family, order)
 
     def _borrow_for_isolated(self, hg, X, B, seed):
         """Step 3b: isolated nodes take half of each propagated term from feature neighbours."""
@@ -342,19 +391,7 @@ class UniDHC(HypergraphClusterer):
         X, self.input_kind_ = self._prepare_input(hg, seed, k)
         # float32 propagation (propagation.BASIS_DTYPE): the basis is trained in float32
         P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE)
-        self.smoothness_z_ = None
-        if isinstance(self.gamma_init, str):
-            family = self.gamma_init
-            if family == "auto":
-                self.smoothness_z_ = smoothness_zscore(P, X, random_state=seed)
-                family = choose_family(self.smoothness_z_)
-            if family == "high-pass" and order < 1:
-                family = "identity"
-            self.filter_family_ = family
-            g0 = family_coefficients(family, order)
-        else:
-            self.filter_family_ = "custom"
-            g0 = np.asarray(self.gamma_init, dtype=np.float64)
+        g0 = self._initial_filter(hg, P, X, order, seed)
         self.initial_coefficients_ = g0.copy()
         B = polynomial_basis(P, X, order)
         B = self._borrow_for_isolated(hg, X, B, seed)
@@ -362,6 +399,7 @@ class UniDHC(HypergraphClusterer):
             B, hg.incidence, g0, hidden_dim=self.hidden_dim, epochs=self.epochs, lr=self.lr,
             gamma_lr=self.gamma_lr, batch_size=self.batch_size,
             decorrelation_weight=self.decorrelation_weight, gamma_reg=self.gamma_reg,
+            consistency_weight=self.consistency_weight,
             dropout=float(self.dropout), random_state=seed, device=self.device,
             verbose=self.verbose, load_meter=load_meter)
         self.coefficients_ = net.filter.gamma.detach().cpu().numpy().astype(np.float64)
