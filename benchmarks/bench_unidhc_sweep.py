@@ -39,8 +39,7 @@ from hyperclust.models.contrast import low_pass_share
 ROOT = Path(__file__).resolve().parents[1]
 STORE = ROOT / "docs" / "results" / "unidhc_learning.json"
 LEVELS = [round(0.1 * i, 1) for i in range(11)]
-FIXED = {"X": [1, 0, 0, 0, 0], "PX": [0, 1, 0, 0, 0], "P^2 X": [0, 0, 1, 0, 0],
-         "X - PX": [1, -1, 0, 0, 0]}
+FIXED = {"X": [1, 0, 0], "PX": [0, 1, 0], "P^2 X": [0, 0, 1], "X - PX": [1, -1, 0]}
 VARIANTS = {
     "unidhc": {},
     "no decorrelation": {"decorrelation_weight": 0.0},

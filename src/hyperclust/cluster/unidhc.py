@@ -24,6 +24,7 @@ import warnings
 
 import numpy as np
 from sklearn.preprocessing import normalize
+from threadpoolctl import threadpool_limits
 
 from ..models.adaptivity import choose_family, smoothness_zscore
 from .._validation import check_fraction, check_int, check_nonnegative
@@ -162,9 +163,10 @@ class UniDHC(HypergraphClusterer):
     Parameters
     ----------
     n_clusters : int
-    order : int, default 4
-        Highest polynomial order ``K``. The basis ``[X, PX, ..., P^K X]`` is computed in
-        float32 (:data:`hyperclust.operators.propagation.BASIS_DTYPE`; the network trains
+    order : int, default 2
+        Highest polynomial order ``K`` (4 until 2026-12-05: with the contrast, higher
+        orders over-smooth at mid homophily; docs/unidhc.md, "K sweep"). The basis
+        ``[X, PX, ..., P^K X]`` is computed in float32 (:data:`hyperclust.operators.propagation.BASIS_DTYPE`; the network trains
         in float32): mean ACC/NMI within 0.006 of float64 (less than one std) over 5 seeds
         on 10 shared sets (docs/results/bench/dtype_settings.md).
     gamma_init : {"contrast", "auto", "low-pass", "identity", "high-pass", "uniform"} or array
@@ -272,10 +274,10 @@ class UniDHC(HypergraphClusterer):
     >>> hg = hypergraph_sbm(120, 2, homophily=0.9, n_features=8, random_state=0)
     >>> est = UniDHC(2, epochs=2, hidden_dim=16, random_state=0).fit(hg)
     >>> est.labels_.shape, est.embedding_.shape, est.coefficients_.shape
-    ((120,), (120, 16), (5,))
+    ((120,), (120, 16), (3,))
     """
 
-    def __init__(self, n_clusters=2, *, order=4, gamma_init="contrast", order_penalty=0.03,
+    def __init__(self, n_clusters=2, *, order=2, gamma_init="contrast", order_penalty=0.03,
                  self_loops=1.0, input="auto", n_components="auto", n_structural="auto",
                  isolated_neighbors=10, hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=0.0,
                  batch_size=512, decorrelation_weight=0.1, consistency_weight=1.0,
@@ -323,9 +325,13 @@ class UniDHC(HypergraphClusterer):
     def _prepare_input(self, hg, seed, n_clusters):
         from .baselines import node_input, reduce_features, structural_dim
 
-        X, kind = node_input(hg, self.input, seed,
-                             n_components_structural=structural_dim(self.n_structural, n_clusters))
-        X = reduce_features(X, self.n_components, seed)
+        # one BLAS thread: a dense product's rounding depends on how many threads split it,
+        # and the SVD / eigensolver carry that into every later step (docs/unidhc.md,
+        # "Determinism")
+        with threadpool_limits(1, user_api="blas"):
+            X, kind = node_input(hg, self.input, seed, n_components_structural=structural_dim(
+                self.n_structural, n_clusters))
+            X = reduce_features(X, self.n_components, seed)
         X = X.toarray() if hasattr(X, "toarray") else np.asarray(X, dtype=np.float64)
         scale = np.sqrt(np.mean(np.sum(X * X, axis=1)))
         return (X / scale if scale > 0 else X), kind
@@ -372,7 +378,8 @@ class UniDHC(HypergraphClusterer):
                 f"{keep} connected nodes", RuntimeWarning, stacklevel=3)
             connected = np.sort(np.random.default_rng(seed).choice(connected, size=keep,
                                                                     replace=False))
-        neighbors = feature_neighbors(X, isolated, connected, self.isolated_neighbors)
+        with threadpool_limits(1, user_api="blas"):  # exact ties, whatever the threads
+            neighbors = feature_neighbors(X, isolated, connected, self.isolated_neighbors)
         self.n_isolated_borrowing_ = int(isolated.size)
         return borrow_for_isolated(B, isolated, neighbors)
 
