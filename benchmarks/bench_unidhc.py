@@ -114,7 +114,8 @@ def run(hg, seeds, protocol, store, extra=None, only=None):
             fits = [r for r in per_seed if r["method"] == "unidhc"]
             row["gamma_init"] = np.round(np.mean([r["init"] for r in fits], axis=0), 3).tolist()
             row["gamma"] = np.round(np.mean([r["gamma"] for r in fits], axis=0), 3).tolist()
-            row["z"] = float(np.mean([r["z"] for r in fits]))
+            zs = [r["z"] for r in fits]
+            row["z"] = None if None in zs else float(np.mean(zs))  # None: no z-score
             row["family"] = fits[0]["family"]
         store.add(row)
         print(f"{hg.name:20s} {protocol:10s} {name:20s} ACC {row['acc']:.3f}±{row['acc_std']:.3f} "

@@ -10,8 +10,9 @@ h in {0, .1, ..., 1}; labels only score the final clustering. Usage (one thread 
 ``run``: the fixed filters {X, PX, P^2X, X-PX}, k-means on X, the default ``unidhc`` (and
 k-means on its filter block), and loss variants (each loss off, gamma trained by the
 losses, the z-score start of the previous default). ``orders``: the learned filter alone
-(``epochs=0``) for K = 1..10. Rows go to ``docs/results/unidhc_learning.json`` (one per
-h, seed and method; a rerun replaces the rows it measures). ``report`` writes
+(``epochs=0``) for K = 1..10. Rows go to ``docs/results/unidhc_learning.json`` (``orders``:
+``unidhc_learning_orders.json``; one row per h, seed and method; a rerun replaces the rows it
+measures). ``report`` writes
 ``docs/results/unidhc_learning.md`` and the plot ``docs/results/unidhc_learning.png``.
 
 Low-pass share of a filter: ``(g(0) - g(1)) / max |g|`` of its response
@@ -39,7 +40,8 @@ from hyperclust.models.contrast import low_pass_share
 ROOT = Path(__file__).resolve().parents[1]
 STORE = ROOT / "docs" / "results" / "unidhc_learning.json"
 LEVELS = [round(0.1 * i, 1) for i in range(11)]
-FIXED = {"X": [1, 0, 0], "PX": [0, 1, 0], "P^2 X": [0, 0, 1], "X - PX": [1, -1, 0]}
+FIXED = {"X": [1, 0, 0, 0, 0], "PX": [0, 1, 0, 0, 0], "P^2 X": [0, 0, 1, 0, 0],
+         "X - PX": [1, -1, 0, 0, 0]}
 VARIANTS = {
     "unidhc": {},
     "no decorrelation": {"decorrelation_weight": 0.0},
@@ -47,6 +49,7 @@ VARIANTS = {
     "no encoder losses": {"decorrelation_weight": 0.0, "consistency_weight": 0.0},
     "gamma trained by the losses": {"gamma_lr": 1e-2, "gamma_reg": 0.0},
     "z-score start (previous default)": {"gamma_init": "auto", "gamma_lr": 1e-3},
+    "energy contrast": {"gamma_init": "contrast"},
 }
 ORDERS = [1, 2, 3, 4, 6, 8, 10]
 
@@ -100,11 +103,16 @@ def run_orders(h, seed):
     return rows
 
 
-def _save(rows):
-    old = json.loads(STORE.read_text()) if STORE.exists() else []
+def _store(stage):
+    """One file per stage (the two stages may run at once)."""
+    return STORE if stage == "run" else STORE.with_name(f"unidhc_learning_{stage}.json")
+
+
+def _save(rows, store):
+    old = json.loads(store.read_text()) if store.exists() else []
     keys = {(r["h"], r["seed"], r["method"]) for r in rows}
     kept = [r for r in old if (r["h"], r["seed"], r["method"]) not in keys]
-    STORE.write_text(json.dumps(kept + rows, indent=1))
+    store.write_text(json.dumps(kept + rows, indent=1))
 
 
 def main(argv=None):
@@ -116,15 +124,16 @@ def main(argv=None):
     if args.stage == "report":
         from bench_unidhc_sweep_report import report  # noqa: E402 (sibling script)
 
-        report(json.loads(STORE.read_text()), STORE.with_suffix(".md"),
-               STORE.with_suffix(".png"))
+        rows = [r for stage in ("run", "orders") if _store(stage).exists()
+                for r in json.loads(_store(stage).read_text())]
+        report(rows, STORE.with_suffix(".md"), STORE.with_suffix(".png"))
         return
     step = run_level if args.stage == "run" else run_orders
     commit = _commit()
     for seed in args.seeds:
         for h in args.levels:
             rows = [dict(r, commit=commit) for r in step(h, seed)]
-            _save(rows)
+            _save(rows, _store(args.stage))
             print(f"h={h} seed={seed}: " + ", ".join(f"{r['method']} {r['acc']:.3f}"
                                                   for r in rows), flush=True)
 

@@ -7,8 +7,8 @@ Our reconstruction of "A Unified Framework for Deep Hypergraph Clustering Beyond
    :func:`hyperclust.spectral.structural_features` with ``2 * n_clusters`` columns), rescaled
    to unit mean row norm;
 2. the filter is learned from a neutral start (the uniform mixture of low- and high-pass atoms)
-   by the label-free structure contrast (:mod:`hyperclust.models.contrast`): the energy of
-   the filtered input against the same filter on a row-shuffled copy of the input;
+   by a label-free objective (:mod:`hyperclust.models.contrast`): the alignment of the
+   filtered half of the feature columns with the raw other half;
 3. the basis ``[T_0(P) X, ..., T_K(P) X]`` is precomputed in factored form; isolated nodes
    take half of each propagated term from their nearest connected nodes in feature space;
 4. a residual encoder ``Z + MLP(Z)`` (the identity at the start) is trained on the filter
@@ -38,7 +38,7 @@ from .spectral import resolve_settings
 __all__ = ["UniDHC", "family_coefficients"]
 
 _FAMILIES = ("low-pass", "identity", "high-pass", "uniform")
-_LEARNED = ("contrast", "auto")
+_LEARNED = ("alignment", "contrast", "auto")
 CONTRAST_STEPS = 300
 """Adam steps of the filter objective (on ``2 K + 1`` weights; converged well before)."""
 EMBEDDINGS = ("concat", "filter", "auto")
@@ -163,23 +163,27 @@ class UniDHC(HypergraphClusterer):
     Parameters
     ----------
     n_clusters : int
-    order : int, default 2
-        Highest polynomial order ``K`` (4 until 2026-12-05: with the contrast, higher
-        orders over-smooth at mid homophily; docs/unidhc.md, "K sweep"). The basis
-        ``[X, PX, ..., P^K X]`` is computed in float32 (:data:`hyperclust.operators.propagation.BASIS_DTYPE`; the network trains
+    order : int, default 4
+        Highest polynomial order ``K``. The basis ``[X, PX, ..., P^K X]`` is computed in
+        float32 (:data:`hyperclust.operators.propagation.BASIS_DTYPE`; the network trains
         in float32): mean ACC/NMI within 0.006 of float64 (less than one std) over 5 seeds
         on 10 shared sets (docs/results/bench/dtype_settings.md).
-    gamma_init : {"contrast", "auto", "low-pass", "identity", "high-pass", "uniform"} or array
-        Filter before the encoder's training. ``"contrast"``: learned from the uniform
-        mixture of the atoms ``I, P..P^K, (I-P)..(I-P)^K`` by the label-free structure
-        contrast (:func:`hyperclust.models.contrast.learn_mixture`: the filtered input's
-        energy against the same filter on a row-shuffled input, ``order_penalty`` per
-        order). ``"auto"`` (the default until 2026-12-05): the smoothness z-score
+    gamma_init : {"alignment", "contrast", "auto", "low-pass", "identity", "high-pass", \
+"uniform"} or array
+        Filter before the encoder's training. ``"alignment"``: learned from the uniform
+        mixture of the atoms ``I, P..P^K, (I-P)..(I-P)^K`` (no family chosen beforehand) by
+        the label-free feature-split alignment
+        (:func:`hyperclust.models.contrast.feature_split_alignment`: the filtered half of
+        the feature columns against the raw other half). ``"contrast"``: the same mixture
+        learned by the energy contrast against a row-shuffled input
+        (:func:`~hyperclust.models.contrast.energy_contrast`, ``order_penalty`` per
+        order; over-smooths at mid homophily, docs/unidhc.md). ``"auto"`` (the default
+        until 2026-12-05): the smoothness z-score
         (:func:`hyperclust.models.adaptivity.smoothness_zscore`) chooses low-pass ``P^2``
         (z < -2), high-pass ``I - P`` (z > 2) or the identity.
     order_penalty : float, default 0.03
-        Of the contrast (``gamma_init="contrast"``): the gain in log signal-to-chance
-        energy ratio each propagation order must bring (docs/unidhc.md).
+        Of ``gamma_init="contrast"``: the gain in log signal-to-chance energy ratio each
+        propagation order must bring.
     self_loops : float, default 1.0
         Self-loop weight of :class:`~hyperclust.operators.PropagationOperator`.
     input : {"auto", "features", "structural"}, default "auto"
@@ -257,12 +261,12 @@ class UniDHC(HypergraphClusterer):
     smoothness_z_ : float or None
         The z-score (``None`` when ``gamma_init`` is not ``"auto"``).
     filter_family_ : str
-        Family of the initial filter (``"contrast"`` when learned, ``"custom"`` for an
-        explicit array).
+        Family of the initial filter (``"alignment"`` or ``"contrast"`` when learned,
+        ``"custom"`` for an explicit array).
     mixture_weights_ : ndarray, shape (2 order + 1,) or None
-        Learned atom weights (``gamma_init="contrast"``), atoms ``I, P..P^K, (I-P)..(I-P)^K``.
+        Learned atom weights (atoms ``I, P..P^K, (I-P)..(I-P)^K``), ``None`` unless learned.
     filter_trajectory_ : list of dict
-        The contrast's ``{"step", "objective", "gamma"}`` every 10 steps (empty otherwise).
+        The learning's ``{"step", "objective", "gamma"}`` every 10 steps (empty otherwise).
     n_isolated_borrowing_ : int
         Isolated nodes whose propagated terms came partly from their feature neighbours.
     n_init_ : int
@@ -274,10 +278,10 @@ class UniDHC(HypergraphClusterer):
     >>> hg = hypergraph_sbm(120, 2, homophily=0.9, n_features=8, random_state=0)
     >>> est = UniDHC(2, epochs=2, hidden_dim=16, random_state=0).fit(hg)
     >>> est.labels_.shape, est.embedding_.shape, est.coefficients_.shape
-    ((120,), (120, 16), (3,))
+    ((120,), (120, 16), (5,))
     """
 
-    def __init__(self, n_clusters=2, *, order=2, gamma_init="contrast", order_penalty=0.03,
+    def __init__(self, n_clusters=2, *, order=4, gamma_init="alignment", order_penalty=0.03,
                  self_loops=1.0, input="auto", n_components="auto", n_structural="auto",
                  isolated_neighbors=10, hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=0.0,
                  batch_size=512, decorrelation_weight=0.1, consistency_weight=1.0,
@@ -336,22 +340,23 @@ class UniDHC(HypergraphClusterer):
         scale = np.sqrt(np.mean(np.sum(X * X, axis=1)))
         return (X / scale if scale > 0 else X), kind
 
-    def _initial_filter(self, hg, P, X, order, seed):
+    def _initial_filter(self, hg, P, X, B, order, seed):
         """Step 2: the filter's coefficients (power basis) before the encoder's training."""
         self.smoothness_z_, self.mixture_weights_, self.filter_trajectory_ = None, None, []
         if not isinstance(self.gamma_init, str):
             self.filter_family_ = "custom"
             return np.asarray(self.gamma_init, dtype=np.float64)
         family = self.gamma_init
-        if family == "contrast":
-            from ..models.contrast import atom_coefficients, contrast_grams, learn_mixture
-
+        if family in ("alignment", "contrast"):
             self.filter_family_ = family
-            if order < 1 or hg.isolated.all():
+            from ..models.contrast import atom_coefficients, filter_objective, learn_mixture
+
+            objective, penalty = filter_objective(family, P, X, B, ~hg.isolated, seed,
+                                                  float(self.order_penalty))
+            if objective is None:
                 return family_coefficients("identity", order)
-            G, G_shuffled = contrast_grams(P, X, order, ~hg.isolated, seed)
             self.mixture_weights_, self.filter_trajectory_ = learn_mixture(
-                G, G_shuffled, float(self.order_penalty), steps=CONTRAST_STEPS)
+                objective, order, penalty, steps=CONTRAST_STEPS)
             return self.mixture_weights_ @ atom_coefficients(order)
         if family == "auto":
             self.smoothness_z_ = smoothness_zscore(P, X, random_state=seed)
@@ -398,9 +403,9 @@ class UniDHC(HypergraphClusterer):
         X, self.input_kind_ = self._prepare_input(hg, seed, k)
         # float32 propagation (propagation.BASIS_DTYPE): the basis is trained in float32
         P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE)
-        g0 = self._initial_filter(hg, P, X, order, seed)
-        self.initial_coefficients_ = g0.copy()
         B = polynomial_basis(P, X, order)
+        g0 = self._initial_filter(hg, P, X, B, order, seed)
+        self.initial_coefficients_ = g0.copy()
         B = self._borrow_for_isolated(hg, X, B, seed)
         net, self.loss_history_ = train_unidhc(
             B, hg.incidence, g0, hidden_dim=self.hidden_dim, epochs=self.epochs, lr=self.lr,
