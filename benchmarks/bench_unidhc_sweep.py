@@ -11,8 +11,8 @@ h in {0, .1, ..., 1}; labels only score the final clustering. Usage (one thread 
 k-means on its filter block), and loss variants (each loss off, gamma trained by the
 losses, the z-score start of the previous default). ``orders``: the learned filter alone
 (``epochs=0``) for K = 1..10. Rows go to ``docs/results/unidhc_learning.json`` (``orders``:
-``unidhc_learning_orders.json``; one row per h, seed and method; a rerun replaces the rows it
-measures). ``report`` writes
+``unidhc_learning_orders.json``; ``--tag`` appends a suffix, for runs in parallel; one row
+per h, seed and method; a rerun replaces the rows it measures; ``report`` reads them all). ``report`` writes
 ``docs/results/unidhc_learning.md`` and the plot ``docs/results/unidhc_learning.png``.
 
 Low-pass share of a filter: ``(g(0) - g(1)) / max |g|`` of its response
@@ -29,7 +29,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import spearmanr
 
 from hyperclust.cluster.baselines import KMeansFeatures, kmeans_labels
 from hyperclust.cluster.unidhc import UniDHC
@@ -40,13 +39,11 @@ from hyperclust.models.contrast import low_pass_share
 ROOT = Path(__file__).resolve().parents[1]
 STORE = ROOT / "docs" / "results" / "unidhc_learning.json"
 LEVELS = [round(0.1 * i, 1) for i in range(11)]
-FIXED = {"X": [1, 0, 0, 0, 0], "PX": [0, 1, 0, 0, 0], "P^2 X": [0, 0, 1, 0, 0],
-         "X - PX": [1, -1, 0, 0, 0]}
+FIXED = {"X": [1, 0, 0], "PX": [0, 1, 0], "P^2 X": [0, 0, 1], "X - PX": [1, -1, 0]}
 VARIANTS = {
     "unidhc": {},
     "no decorrelation": {"decorrelation_weight": 0.0},
     "no consistency": {"consistency_weight": 0.0},
-    "no encoder losses": {"decorrelation_weight": 0.0, "consistency_weight": 0.0},
     "gamma trained by the losses": {"gamma_lr": 1e-2, "gamma_reg": 0.0},
     "z-score start (previous default)": {"gamma_init": "auto", "gamma_lr": 1e-3},
     "energy contrast": {"gamma_init": "contrast"},
@@ -103,9 +100,10 @@ def run_orders(h, seed):
     return rows
 
 
-def _store(stage):
-    """One file per stage (the two stages may run at once)."""
-    return STORE if stage == "run" else STORE.with_name(f"unidhc_learning_{stage}.json")
+def _store(stage, tag=""):
+    """One file per stage and tag (processes that run at once write separate files)."""
+    name = "unidhc_learning" + ("" if stage == "run" else f"_{stage}") + tag
+    return STORE.with_name(name + ".json")
 
 
 def _save(rows, store):
@@ -120,12 +118,13 @@ def main(argv=None):
     ap.add_argument("stage", choices=["run", "orders", "report"])
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     ap.add_argument("--levels", type=float, nargs="+", default=LEVELS)
+    ap.add_argument("--tag", default="", help="suffix of the store's name (parallel runs)")
     args = ap.parse_args(argv)
     if args.stage == "report":
         from bench_unidhc_sweep_report import report  # noqa: E402 (sibling script)
 
-        rows = [r for stage in ("run", "orders") if _store(stage).exists()
-                for r in json.loads(_store(stage).read_text())]
+        rows = [r for path in sorted(STORE.parent.glob("unidhc_learning*.json"))
+                for r in json.loads(path.read_text())]
         report(rows, STORE.with_suffix(".md"), STORE.with_suffix(".png"))
         return
     step = run_level if args.stage == "run" else run_orders
@@ -133,7 +132,7 @@ def main(argv=None):
     for seed in args.seeds:
         for h in args.levels:
             rows = [dict(r, commit=commit) for r in step(h, seed)]
-            _save(rows, _store(args.stage))
+            _save(rows, _store(args.stage, args.tag))
             print(f"h={h} seed={seed}: " + ", ".join(f"{r['method']} {r['acc']:.3f}"
                                                   for r in rows), flush=True)
 

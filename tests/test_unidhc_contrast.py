@@ -109,7 +109,7 @@ def test_learned_filter_is_high_pass_on_heterophily_and_low_pass_on_homophily(se
         shares[h] = low_pass_share(est.coefficients_)
         assert est.filter_trajectory_[0]["step"] == 0  # a neutral start: all atoms equal
         assert np.allclose(est.filter_trajectory_[0]["gamma"],
-                           np.full(9, 1 / 9) @ atom_coefficients(4))
+                           np.full(5, 1 / 5) @ atom_coefficients(2))
     assert shares[0.0] < -0.5 and shares[1.0] > 0.5
 
 
