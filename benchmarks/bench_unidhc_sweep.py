@@ -45,7 +45,7 @@ VARIANTS = {
     "no decorrelation": {"decorrelation_weight": 0.0},
     "no consistency": {"consistency_weight": 0.0},
     "gamma trained by the losses": {"gamma_lr": 1e-2, "gamma_reg": 0.0},
-    "z-score start (previous default)": {"gamma_init": "auto", "gamma_lr": 1e-3},
+    "z-score start, gamma_lr 1e-3": {"gamma_init": "auto", "gamma_lr": 1e-3},
     "energy contrast": {"gamma_init": "contrast"},
 }
 ORDERS = [1, 2, 3, 4, 6, 8, 10]

@@ -9,7 +9,7 @@ from hyperclust.models.basis import basis_response
 
 FIXED = ("kmeans(X)", "X", "PX", "P^2 X", "X - PX")
 LOSS_ROWS = ("unidhc", "no decorrelation", "no consistency",
-             "gamma trained by the losses", "z-score start (previous default)",
+             "gamma trained by the losses", "z-score start, gamma_lr 1e-3",
              "energy contrast")
 
 
