@@ -12,8 +12,8 @@ k-means on its filter block), and loss variants (each loss off, gamma trained by
 losses, the z-score start of the previous default). ``orders``: the learned filter alone
 (``epochs=0``) for K = 1..10. Rows go to ``docs/results/unidhc_learning.json`` (``orders``:
 ``unidhc_learning_orders.json``; ``--tag`` appends a suffix, for runs in parallel; one row
-per h, seed and method; a rerun replaces the rows it measures; ``report`` reads them all). ``report`` writes
-``docs/results/unidhc_learning.md`` and the plot ``docs/results/unidhc_learning.png``.
+per h, seed and method; a rerun replaces the rows it measures; ``report`` reads them all).
+``report`` writes ``docs/results/unidhc_learning.md`` and the plot ``docs/results/unidhc_learning.png``.
 
 Low-pass share of a filter: ``(g(0) - g(1)) / max |g|`` of its response
 ``g(lambda) = sum_k gamma_k (1 - lambda)^k`` on the Laplacian spectrum [0, 1]

@@ -60,7 +60,8 @@ def test_energy_contrast_value_and_gradient_match_a_dense_autograd_reference():
     Xs[rows] = Xc[np.random.default_rng(5).permutation(rows)]
     gamma = torch.tensor([0.4, -0.3, 0.25], dtype=torch.float64, requires_grad=True)
     g = _dense_filter(P, gamma)
-    J = torch.log((g @ torch.tensor(Xs)).pow(2).sum()) - torch.log((g @ torch.tensor(Xc)).pow(2).sum())
+    J = (torch.log((g @ torch.tensor(Xs)).pow(2).sum())
+         - torch.log((g @ torch.tensor(Xc)).pow(2).sum()))
     J.backward()
     value, grad = energy_contrast(gamma.detach().numpy(), G, Gs)
     assert value == pytest.approx(J.item(), rel=1e-9, abs=1e-12)

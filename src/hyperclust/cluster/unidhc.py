@@ -167,8 +167,9 @@ class UniDHC(HypergraphClusterer):
         Highest polynomial order ``K`` (4 until 2026-12-05; with the learned filter, K = 2
         has the best mean ACC along the homophily sweep, and on the real sets the
         alignment takes the highest order offered: docs/unidhc.md, "K sweep"). The basis
-        ``[X, PX, ..., P^K X]`` is computed in float32 (:data:`hyperclust.operators.propagation.BASIS_DTYPE`; the network trains
-        in float32): mean ACC/NMI within 0.006 of float64 (less than one std) over 5 seeds
+        ``[X, PX, ..., P^K X]`` is computed in float32
+        (:data:`hyperclust.operators.propagation.BASIS_DTYPE`; the network trains in
+        float32): mean ACC/NMI within 0.006 of float64 (less than one std) over 5 seeds
         on 10 shared sets (docs/results/bench/dtype_settings.md).
     gamma_init : {"alignment", "contrast", "auto", "low-pass", "identity", "high-pass", \
 "uniform"} or array
