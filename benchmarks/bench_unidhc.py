@@ -114,7 +114,8 @@ def run(hg, seeds, protocol, store, extra=None, only=None):
             fits = [r for r in per_seed if r["method"] == "unidhc"]
             row["gamma_init"] = np.round(np.mean([r["init"] for r in fits], axis=0), 3).tolist()
             row["gamma"] = np.round(np.mean([r["gamma"] for r in fits], axis=0), 3).tolist()
-            row["z"] = float(np.mean([r["z"] for r in fits]))
+            zs = [r["z"] for r in fits]
+            row["z"] = None if None in zs else float(np.mean(zs))  # None: no z-score
             row["family"] = fits[0]["family"]
         store.add(row)
         print(f"{hg.name:20s} {protocol:10s} {name:20s} ACC {row['acc']:.3f}±{row['acc_std']:.3f} "
@@ -248,6 +249,22 @@ def targets(pub):
                                  "unidhc NMI/ARI"], cells) + [""]
 
 
+UNIDHC_SOURCES = ["src/hyperclust/cluster/unidhc.py", "src/hyperclust/models/contrast.py",
+                  "src/hyperclust/models/unidhc.py", "src/hyperclust/models/losses.py"]
+
+
+def unidhc_marks(rows):
+    """``{(dataset, protocol, method): "stale" or "unknown provenance" or None}`` for the
+    Uni-DHC rows (:func:`hyperclust.bench.staleness.provenance_marks` against the Uni-DHC
+    source files: a row made before their last change is stale)."""
+    from hyperclust.bench.staleness import provenance_marks
+
+    own = [r for r in rows if r["method"].startswith("unidhc")]
+    sources = {r["method"]: UNIDHC_SOURCES for r in own}
+    return {key: v["mark"] for key, v in provenance_marks(own, repo=ROOT,
+                                                          sources=sources).items()}
+
+
 def report():
     """Write docs/results/unidhc.md from the stores of the three suites."""
     lines = ["# Uni-DHC benchmark results", "",
@@ -266,17 +283,21 @@ def report():
         rows = suite_rows(suite)
         if not rows:
             continue
+        marks = unidhc_marks(rows)
         lines += [f"## {title}", "", *markdown_table(
             ["dataset", "protocol", "pairwise homophily", "method", "seeds", "ACC", "NMI", "ARI",
-             "F1", "time (s)"],
+             "F1", "time (s)", "provenance"],
             [[r["dataset"], r["protocol"], f"{r['homophily']:.3f}", r["method"],
               r["seeds"], *(_fmt(r, v) for v in ("acc", "nmi", "ari", "f1")),
-              f"{r['time']:.1f}"] for r in rows])]
-        lines += ["", "Uni-DHC filter per dataset (z = smoothness z-score, mean over seeds; "
-                  "gamma in the power basis P^0..P^4):", "", *markdown_table(
+              f"{r['time']:.1f}", marks.get((r["dataset"], r["protocol"], r["method"])) or ""]
+             for r in rows])]
+        lines += ["", "Uni-DHC filter per dataset (z = smoothness z-score, mean over seeds, "
+                  "'-' when the filter is learned; gamma in the power basis P^0..P^K):", "",
+                  *markdown_table(
                       ["dataset", "protocol", "z", "family (seed 0)", "gamma init",
                        "learned gamma"],
-                      [[r["dataset"], r["protocol"], f"{r['z']:.1f}", r["family"],
+                      [[r["dataset"], r["protocol"],
+                        "-" if r.get("z") is None else f"{r['z']:.1f}", r["family"],
                         r["gamma_init"], r["gamma"]] for r in rows if r["method"] == "unidhc"])]
         lines.append("")
         names = {r["dataset"] for r in rows}

@@ -11,6 +11,7 @@ import torch.nn.functional as F
 from hyperclust.cluster.unidhc import UniDHC, family_coefficients
 from hyperclust.hypergraph import Hypergraph
 from hyperclust.models.adaptivity import choose_family, smoothness_quotient, smoothness_zscore
+from hyperclust.models.contrast import low_pass_share
 from hyperclust.models.basis import (basis_response, borrow_for_isolated, feature_neighbors,
                                      polynomial_basis)
 from hyperclust.models.losses import decorrelation_loss, node_consistency_loss
@@ -371,15 +372,15 @@ def test_fit_attributes_and_planted_clusters(hg):
     m = _small(random_state=0).fit(hg)
     n = hg.n_nodes
     assert m.labels_.shape == (n,) and m.embedding_.shape == (n, 6 + 6)  # residual: width d
-    assert m.coefficients_.shape == (5,) and len(m.loss_history_) == 3
-    assert m.input_kind_ == "features" and m.filter_family_ == "low-pass"
-    assert m.smoothness_z_ < 0
+    assert m.coefficients_.shape == (3,) and len(m.loss_history_) == 3
+    assert m.input_kind_ == "features" and m.filter_family_ == "alignment"
+    assert m.smoothness_z_ is None and low_pass_share(m.coefficients_) > 0.5
     from hyperclust.metrics import acc
 
     assert acc(hg.labels, m.labels_) >= 0.9
     lam = np.linspace(0, 1, 5)
     np.testing.assert_allclose(m.spectral_response(lam),
-                               m.coefficients_ @ basis_response(lam, 4, "power"))
+                               m.coefficients_ @ basis_response(lam, 2, "power"))
 
 
 def test_same_seed_same_labels(hg):
@@ -424,7 +425,7 @@ def test_invariant_to_node_relabelling(hg):
 
 def test_heterophilic_input_gets_high_pass_init():
     het = _two_blocks(20, seed=2, hetero=True)
-    m = _small(random_state=0, epochs=1).fit(het)
+    m = _small(random_state=0, epochs=1, gamma_init="auto").fit(het)
     assert m.filter_family_ == "high-pass"
     assert m.initial_coefficients_[1] < 0
 
@@ -460,7 +461,7 @@ def test_removed_options_are_refused():
                  "edge_member_cap", "edge_batch_size", "basis", "family_threshold"):
         with pytest.raises(TypeError):
             UniDHC(2, **{gone: None})
-    assert len(UniDHC().get_params()) == 21
+    assert len(UniDHC().get_params()) == 23
 
 
 def test_bad_inputs_raise(hg):

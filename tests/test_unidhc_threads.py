@@ -162,3 +162,34 @@ def test_torch_threads_are_restored_when_training_fails():
         assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)
+
+
+_FIT_DIGEST = """
+import hashlib, numpy as np, scipy.sparse as sp
+from hyperclust.datasets import hypergraph_sbm
+from hyperclust.cluster.unidhc import UniDHC
+hg = hypergraph_sbm(2708, 7, homophily=0.8, n_features=0, isolated_fraction=0.2, random_state=0)
+F = sp.random(2708, 1433, density=0.013, random_state=0, format="csr")
+F.data[:] = 1
+est = UniDHC(7, epochs=1, hidden_dim=32, random_state=0).fit(hg.replace(features=F))
+print(hashlib.sha256(np.ascontiguousarray(est.embedding_).tobytes()).hexdigest())
+"""
+
+
+def test_fit_is_bit_identical_for_any_thread_count():
+    """End to end: the seeded SVD of sparse features (> 256 columns) and the isolated nodes'
+    neighbour search ran their dense products on every BLAS thread, and the rounding of a
+    product depends on how many threads split it (cora-sized input: 2.5e-4 apart with 2
+    threads before they were pinned to one)."""
+    import os
+    import subprocess
+    import sys
+
+    digests = []
+    for n in ("1", "2"):
+        env = dict(os.environ, HYPERCLUST_NUM_THREADS=n, OMP_NUM_THREADS="2",
+                   OPENBLAS_NUM_THREADS="2", MKL_NUM_THREADS="2")
+        out = subprocess.run([sys.executable, "-c", _FIT_DIGEST], env=env, capture_output=True,
+                             text=True, timeout=600, check=True)
+        digests.append(out.stdout.strip().splitlines()[-1])
+    assert digests[0] == digests[1]

@@ -6,13 +6,14 @@ Our reconstruction of "A Unified Framework for Deep Hypergraph Clustering Beyond
 1. node input X (features, seeded truncated SVD when d > 256; feature-less hypergraphs get
    :func:`hyperclust.spectral.structural_features` with ``2 * n_clusters`` columns), rescaled
    to unit mean row norm;
-2. a label-free smoothness z-score of X on the hypergraph picks the initial filter family
-   (low-pass ``P^2``, identity, or high-pass ``I - P``);
+2. the filter is learned from a neutral start (the uniform mixture of low- and high-pass atoms)
+   by a label-free objective (:mod:`hyperclust.models.contrast`): the alignment of the
+   filtered half of the feature columns with the raw other half;
 3. the basis ``[T_0(P) X, ..., T_K(P) X]`` is precomputed in factored form; isolated nodes
    take half of each propagated term from their nearest connected nodes in feature space;
-4. gamma and a residual encoder ``Z + MLP(Z)`` (the identity at the start) are trained (two
-   dropout views, node consistency, hyperedge decorrelation, gamma kept near its initial
-   shape);
+4. a residual encoder ``Z + MLP(Z)`` (the identity at the start) is trained on the filter
+   output (two dropout views, node consistency, hyperedge decorrelation); gamma stays where
+   the contrast put it unless ``gamma_lr > 0``;
 5. k-means (several inits) on the L2-normalised filter output concatenated with the
    L2-normalised encoder output.
 """
@@ -23,6 +24,7 @@ import warnings
 
 import numpy as np
 from sklearn.preprocessing import normalize
+from threadpoolctl import threadpool_limits
 
 from ..models.adaptivity import choose_family, smoothness_zscore
 from .._validation import check_fraction, check_int, check_nonnegative
@@ -36,6 +38,9 @@ from .spectral import resolve_settings
 __all__ = ["UniDHC", "family_coefficients"]
 
 _FAMILIES = ("low-pass", "identity", "high-pass", "uniform")
+_LEARNED = ("alignment", "contrast", "auto")
+CONTRAST_STEPS = 300
+"""Adam steps of the filter objective (on ``2 K + 1`` weights; converged well before)."""
 EMBEDDINGS = ("concat", "filter", "auto")
 SELECTION_NEIGHBORS = 10
 """Attribute neighbours of the kNN walk that scores the candidate outputs (as in ``auto``)."""
@@ -140,6 +145,8 @@ _PARAMETER_CHECKS = {
     "batch_size": lambda v, name: check_int(v, name, 2),
     "decorrelation_weight": check_nonnegative,
     "gamma_reg": check_nonnegative,
+    "consistency_weight": check_nonnegative,
+    "order_penalty": check_nonnegative,
     "dropout": _dropout,
     "embedding": _choice(EMBEDDINGS),
     "n_init": lambda v, name: v if isinstance(v, str) and v == "auto" else check_int(v, name, 1,
@@ -156,15 +163,30 @@ class UniDHC(HypergraphClusterer):
     Parameters
     ----------
     n_clusters : int
-    order : int, default 4
-        Highest polynomial order ``K``. The basis ``[X, PX, ..., P^K X]`` is computed in
-        float32 (:data:`hyperclust.operators.propagation.BASIS_DTYPE`; the network trains
-        in float32): mean ACC/NMI within 0.006 of float64 (less than one std) over 5 seeds
+    order : int, default 2
+        Highest polynomial order ``K`` (4 until 2026-12-05; with the learned filter, K = 2
+        has the best mean ACC along the homophily sweep, and on the real sets the
+        alignment takes the highest order offered: docs/unidhc.md, "K sweep"). The basis
+        ``[X, PX, ..., P^K X]`` is computed in float32
+        (:data:`hyperclust.operators.propagation.BASIS_DTYPE`; the network trains in
+        float32): mean ACC/NMI within 0.006 of float64 (less than one std) over 5 seeds
         on 10 shared sets (docs/results/bench/dtype_settings.md).
-    gamma_init : {"auto", "low-pass", "identity", "high-pass", "uniform"} or array-like
-        Initial filter. ``"auto"``: the label-free smoothness z-score of the input
+    gamma_init : {"alignment", "contrast", "auto", "low-pass", "identity", "high-pass", \
+"uniform"} or array
+        Filter before the encoder's training. ``"alignment"``: learned from the uniform
+        mixture of the atoms ``I, P..P^K, (I-P)..(I-P)^K`` (no family chosen beforehand) by
+        the label-free feature-split alignment
+        (:func:`hyperclust.models.contrast.feature_split_alignment`: the filtered half of
+        the feature columns against the raw other half). ``"contrast"``: the same mixture
+        learned by the energy contrast against a row-shuffled input
+        (:func:`~hyperclust.models.contrast.energy_contrast`, ``order_penalty`` per
+        order; over-smooths at mid homophily, docs/unidhc.md). ``"auto"`` (the default
+        until 2026-12-05): the smoothness z-score
         (:func:`hyperclust.models.adaptivity.smoothness_zscore`) chooses low-pass ``P^2``
         (z < -2), high-pass ``I - P`` (z > 2) or the identity.
+    order_penalty : float, default 0.03
+        Of ``gamma_init="contrast"``: the gain in log signal-to-chance energy ratio each
+        propagation order must bring.
     self_loops : float, default 1.0
         Self-loop weight of :class:`~hyperclust.operators.PropagationOperator`.
     input : {"auto", "features", "structural"}, default "auto"
@@ -191,14 +213,17 @@ class UniDHC(HypergraphClusterer):
         stops growing with ``n`` beyond 16,384 nodes.
     lr : float, default 1e-3
         Adam learning rate of the encoder.
-    gamma_lr : float, default 1e-3
-        Adam learning rate of gamma. At 1e-2 gamma drifted on small hypergraphs (zoo: the
-        identity term 0 -> .17) and the filter block lost what the init had (.92 -> .86).
+    gamma_lr : float, default 0.0
+        Adam learning rate of gamma during the encoder's training (1e-3 until 2026-12-05).
+        0 keeps the filter where ``gamma_init`` put it: the consistency and decorrelation
+        losses move gamma to one shape whatever the data (docs/unidhc.md).
     batch_size : int, default 512
         Nodes per step; each step also draws ``batch_size // 2`` hyperedges.
     decorrelation_weight : float, default 0.1
         Weight of the hyperedge-level Barlow-Twins decorrelation (the node consistency has
         weight 1). At 1 it hurt the encoder output on every real dataset measured.
+    consistency_weight : float, default 1.0
+        Weight of the node-level consistency loss.
     gamma_reg : float, default 1.0
         Weight of ``||gamma - gamma_init||^2``.
     dropout : float, default 0.2
@@ -239,7 +264,12 @@ class UniDHC(HypergraphClusterer):
     smoothness_z_ : float or None
         The z-score (``None`` when ``gamma_init`` is not ``"auto"``).
     filter_family_ : str
-        Family of the initial filter (``"custom"`` for an explicit array).
+        Family of the initial filter (``"alignment"`` or ``"contrast"`` when learned,
+        ``"custom"`` for an explicit array).
+    mixture_weights_ : ndarray, shape (2 order + 1,) or None
+        Learned atom weights (atoms ``I, P..P^K, (I-P)..(I-P)^K``), ``None`` unless learned.
+    filter_trajectory_ : list of dict
+        The learning's ``{"step", "objective", "gamma"}`` every 10 steps (empty otherwise).
     n_isolated_borrowing_ : int
         Isolated nodes whose propagated terms came partly from their feature neighbours.
     n_init_ : int
@@ -251,17 +281,19 @@ class UniDHC(HypergraphClusterer):
     >>> hg = hypergraph_sbm(120, 2, homophily=0.9, n_features=8, random_state=0)
     >>> est = UniDHC(2, epochs=2, hidden_dim=16, random_state=0).fit(hg)
     >>> est.labels_.shape, est.embedding_.shape, est.coefficients_.shape
-    ((120,), (120, 16), (5,))
+    ((120,), (120, 16), (3,))
     """
 
-    def __init__(self, n_clusters=2, *, order=4, gamma_init="auto", self_loops=1.0,
-                 input="auto", n_components="auto", n_structural="auto", isolated_neighbors=10,
-                 hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=1e-3, batch_size=512,
-                 decorrelation_weight=0.1, gamma_reg=1.0, dropout=0.2, embedding="concat",
-                 n_init="auto", random_state=0, device="cpu", verbose=False):
+    def __init__(self, n_clusters=2, *, order=2, gamma_init="alignment", order_penalty=0.03,
+                 self_loops=1.0, input="auto", n_components="auto", n_structural="auto",
+                 isolated_neighbors=10, hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=0.0,
+                 batch_size=512, decorrelation_weight=0.1, consistency_weight=1.0,
+                 gamma_reg=1.0, dropout=0.2, embedding="concat", n_init="auto",
+                 random_state=0, device="cpu", verbose=False):
         self.n_clusters = n_clusters
         self.order = order
         self.gamma_init = gamma_init
+        self.order_penalty = order_penalty
         self.self_loops = self_loops
         self.input = input
         self.n_components = n_components
@@ -273,6 +305,7 @@ class UniDHC(HypergraphClusterer):
         self.gamma_lr = gamma_lr
         self.batch_size = batch_size
         self.decorrelation_weight = decorrelation_weight
+        self.consistency_weight = consistency_weight
         self.gamma_reg = gamma_reg
         self.dropout = dropout
         self.embedding = embedding
@@ -287,7 +320,7 @@ class UniDHC(HypergraphClusterer):
             check(getattr(self, name), name)
         order = int(self.order)
         if isinstance(self.gamma_init, str):
-            _choice(("auto",) + _FAMILIES)(self.gamma_init, "gamma_init")
+            _choice(_LEARNED + _FAMILIES)(self.gamma_init, "gamma_init")
         else:
             g = np.asarray(self.gamma_init, dtype=np.float64)
             if g.shape != (order + 1,) or not np.all(np.isfinite(g)):
@@ -299,12 +332,42 @@ class UniDHC(HypergraphClusterer):
     def _prepare_input(self, hg, seed, n_clusters):
         from .baselines import node_input, reduce_features, structural_dim
 
-        X, kind = node_input(hg, self.input, seed,
-                             n_components_structural=structural_dim(self.n_structural, n_clusters))
-        X = reduce_features(X, self.n_components, seed)
+        # one BLAS thread: a dense product's rounding depends on how many threads split it,
+        # and the SVD / eigensolver carry that into every later step (docs/unidhc.md,
+        # "Determinism")
+        with threadpool_limits(1, user_api="blas"):
+            X, kind = node_input(hg, self.input, seed, n_components_structural=structural_dim(
+                self.n_structural, n_clusters))
+            X = reduce_features(X, self.n_components, seed)
         X = X.toarray() if hasattr(X, "toarray") else np.asarray(X, dtype=np.float64)
         scale = np.sqrt(np.mean(np.sum(X * X, axis=1)))
         return (X / scale if scale > 0 else X), kind
+
+    def _initial_filter(self, hg, P, X, B, order, seed):
+        """Step 2: the filter's coefficients (power basis) before the encoder's training."""
+        self.smoothness_z_, self.mixture_weights_, self.filter_trajectory_ = None, None, []
+        if not isinstance(self.gamma_init, str):
+            self.filter_family_ = "custom"
+            return np.asarray(self.gamma_init, dtype=np.float64)
+        family = self.gamma_init
+        if family in ("alignment", "contrast"):
+            self.filter_family_ = family
+            from ..models.contrast import atom_coefficients, filter_objective, learn_mixture
+
+            objective, penalty = filter_objective(family, P, X, B, ~hg.isolated, seed,
+                                                  float(self.order_penalty))
+            if objective is None:
+                return family_coefficients("identity", order)
+            self.mixture_weights_, self.filter_trajectory_ = learn_mixture(
+                objective, order, penalty, steps=CONTRAST_STEPS)
+            return self.mixture_weights_ @ atom_coefficients(order)
+        if family == "auto":
+            self.smoothness_z_ = smoothness_zscore(P, X, random_state=seed)
+            family = choose_family(self.smoothness_z_)
+        if family == "high-pass" and order < 1:
+            family = "identity"
+        self.filter_family_ = family
+        return family_coefficients(family, order)
 
     def _borrow_for_isolated(self, hg, X, B, seed):
         """Step 3b: isolated nodes take half of each propagated term from feature neighbours."""
@@ -323,7 +386,8 @@ class UniDHC(HypergraphClusterer):
                 f"{keep} connected nodes", RuntimeWarning, stacklevel=3)
             connected = np.sort(np.random.default_rng(seed).choice(connected, size=keep,
                                                                     replace=False))
-        neighbors = feature_neighbors(X, isolated, connected, self.isolated_neighbors)
+        with threadpool_limits(1, user_api="blas"):  # exact ties, whatever the threads
+            neighbors = feature_neighbors(X, isolated, connected, self.isolated_neighbors)
         self.n_isolated_borrowing_ = int(isolated.size)
         return borrow_for_isolated(B, isolated, neighbors)
 
@@ -342,26 +406,15 @@ class UniDHC(HypergraphClusterer):
         X, self.input_kind_ = self._prepare_input(hg, seed, k)
         # float32 propagation (propagation.BASIS_DTYPE): the basis is trained in float32
         P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE)
-        self.smoothness_z_ = None
-        if isinstance(self.gamma_init, str):
-            family = self.gamma_init
-            if family == "auto":
-                self.smoothness_z_ = smoothness_zscore(P, X, random_state=seed)
-                family = choose_family(self.smoothness_z_)
-            if family == "high-pass" and order < 1:
-                family = "identity"
-            self.filter_family_ = family
-            g0 = family_coefficients(family, order)
-        else:
-            self.filter_family_ = "custom"
-            g0 = np.asarray(self.gamma_init, dtype=np.float64)
-        self.initial_coefficients_ = g0.copy()
         B = polynomial_basis(P, X, order)
+        g0 = self._initial_filter(hg, P, X, B, order, seed)
+        self.initial_coefficients_ = g0.copy()
         B = self._borrow_for_isolated(hg, X, B, seed)
         net, self.loss_history_ = train_unidhc(
             B, hg.incidence, g0, hidden_dim=self.hidden_dim, epochs=self.epochs, lr=self.lr,
             gamma_lr=self.gamma_lr, batch_size=self.batch_size,
             decorrelation_weight=self.decorrelation_weight, gamma_reg=self.gamma_reg,
+            consistency_weight=self.consistency_weight,
             dropout=float(self.dropout), random_state=seed, device=self.device,
             verbose=self.verbose, load_meter=load_meter)
         self.coefficients_ = net.filter.gamma.detach().cpu().numpy().astype(np.float64)

@@ -329,7 +329,8 @@ def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, devic
 
 def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=1e-3,
                      batch_size=512, decorrelation_weight=0.1, gamma_reg=1.0, dropout=0.2,
-                     random_state=0, device="cpu", verbose=False, load_meter=None):
+                     consistency_weight=1.0, random_state=0, device="cpu", verbose=False,
+                     load_meter=None):
     """Train :class:`UniDHCNet` with Adam on node / hyperedge mini-batches of a batch source.
 
     The batches depend only on ``random_state``, ``source.n_nodes`` and ``source.n_edges``:
@@ -357,9 +358,8 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
         hyperedges for the decorrelation loss.
     lr, gamma_lr : float
         Adam learning rates of the encoder and of gamma.
-    decorrelation_weight, gamma_reg : float
-        Loss weights (the node consistency has weight 1); ``gamma_reg`` multiplies
-        ``||gamma - gamma_init||^2``.
+    decorrelation_weight, gamma_reg, consistency_weight : float
+        Loss weights; ``gamma_reg`` multiplies ``||gamma - gamma_init||^2``.
     dropout : float
         Feature-dropout rate that makes the two views.
     random_state : int
@@ -438,7 +438,8 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
                 if use_edges:
                     l_edge = decorrelation_loss(views[2], views[3])
                 l_reg = (net.filter.gamma - g0).pow(2).sum()
-                loss = l_node + decorrelation_weight * l_edge + gamma_reg * l_reg
+                loss = (consistency_weight * l_node + decorrelation_weight * l_edge
+                        + gamma_reg * l_reg)
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
