@@ -194,3 +194,20 @@ def test_auto_averages_the_heldout_error_over_splits(weak_edges):
     assert one.scores_ != two.scores_
     with pytest.raises(ValueError, match="n_splits"):
         AutoClusterer(3, n_splits=0).fit(weak_edges)
+
+
+def test_heldout_selection_on_an_input_too_small_to_hold_out():
+    # 6 hyperedges, no features: 10% holds out nothing, so every held-out error would tie
+    # at .5 and the first candidate would win by its place in the list; the random-walk
+    # score decides instead, and the two obvious groups are found
+    from hyperclust import Hypergraph
+    from hyperclust.cluster import AutoClusterer
+
+    hg = Hypergraph.from_edges([["milk", "bread", "butter"], ["bread", "butter", "jam"],
+                                ["milk", "butter"], ["nails", "hammer", "glue"],
+                                ["hammer", "saw"], ["glue", "saw", "nails"]])
+    est = AutoClusterer(2, random_state=0).fit(hg)
+    assert est.split_ is None and "too few hyperedges" in est.selection_reason_
+    groups = {frozenset(hg.node_ids[est.labels_ == c].tolist()) for c in (0, 1)}
+    assert groups == {frozenset({"milk", "bread", "butter", "jam"}),
+                      frozenset({"nails", "hammer", "glue", "saw"})}

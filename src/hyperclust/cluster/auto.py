@@ -256,9 +256,7 @@ class AutoClusterer(HypergraphClusterer):
         self.heterophilic_ = bool(self.alignment_ is not None and self.alignment_.heterophilic)
         if self.heterophilic_ and isinstance(self.candidates, str) and hg.features is not None:
             names = names + HETEROPHILIC_CANDIDATES
-        splits = [None] if self.selection == "rwr" else [
-            split_hypergraph(hg, edge_share=float(self.holdout_share), random_state=seed + 7919 * r)
-            for r in range(int(self.n_splits))]
+        splits = self._splits(hg, seed)
         self.split_ = splits[0]
         times = {}
         fits = [self._fit_on(hg if s is None else s.train, s, k, seed, names, beta, times)
@@ -288,6 +286,19 @@ class AutoClusterer(HypergraphClusterer):
         self.beta_ = beta
         self.selection_reason_ = self._reason(k)
         return self
+
+    def _splits(self, hg, seed):
+        """The hold-out splits, or ``[None]`` (every candidate fitted on all the data and
+        scored by the random-walk score) with ``selection="rwr"`` or when the input is too
+        small to hold anything out (no view could judge a candidate: all would tie)."""
+        if self.selection == "rwr":
+            return [None]
+        splits = [split_hypergraph(hg, edge_share=float(self.holdout_share),
+                                   random_state=seed + 7919 * r)
+                  for r in range(int(self.n_splits))]
+        if not any(s.edge_coverage or s.attribute_coverage for s in splits):
+            return [None]
+        return splits
 
     def _fit_on(self, train, split, k, seed, names, beta, times):
         """``(labels, fitted, walks, scores)`` of the candidates fitted on ``train`` and scored
@@ -323,6 +334,8 @@ class AutoClusterer(HypergraphClusterer):
     def _reason(self, k):
         """One line saying why ``selected_`` was picked (the CLI prints it)."""
         what = "random-walk conductance"
+        if self.selection == "heldout" and self.split_ is None:
+            what += " (too few hyperedges and attribute columns to hold any out)"
         if self.split_ is not None:
             views = [v for v, w in (("hyperedges", self.split_.edge_coverage),
                                     ("attribute columns", self.split_.attribute_coverage)) if w]

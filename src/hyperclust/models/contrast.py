@@ -65,6 +65,8 @@ def atom_coefficients(order: int) -> np.ndarray:
 def atom_degrees(order: int) -> np.ndarray:
     """Polynomial degree of every atom, shape (2 order + 1,).
 
+    Examples
+    --------
     >>> atom_degrees(2).tolist()
     [0, 1, 2, 1, 2]
     """
@@ -130,6 +132,18 @@ def contrast_grams(operator, X: np.ndarray, order: int, connected: np.ndarray, r
     Returns
     -------
     (G, G_shuffled) : two ndarrays of float64, shape (order + 1, order + 1)
+
+    Examples
+    --------
+    A row shuffle keeps the input's energy (``G[0, 0]``), not its smoothness:
+
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.operators import PropagationOperator
+    >>> P = PropagationOperator(Hypergraph.from_edges([[0, 1, 2], [2, 3], [3, 4, 5]]))
+    >>> X = np.arange(12.0).reshape(6, 2)
+    >>> G, Gs = contrast_grams(P, X, 2, np.ones(6, dtype=bool), random_state=0)
+    >>> G.shape, bool(np.isclose(G[0, 0], Gs[0, 0])), bool(np.allclose(G, G.T))
+    ((3, 3), True, True)
     """
     dtype = np.dtype(getattr(operator, "dtype", np.float64))
     rows = np.flatnonzero(connected)
@@ -274,6 +288,13 @@ def alignment_parts(basis: np.ndarray, rows: np.ndarray, random_state):
     Returns
     -------
     list of (N, T, q), one per direction
+
+    Examples
+    --------
+    >>> basis = np.random.default_rng(0).normal(size=(3, 10, 4))  # K = 2, n = 10, d = 4
+    >>> parts = alignment_parts(basis, np.arange(10), random_state=0)
+    >>> len(parts), parts[0][0].shape, parts[0][1].shape
+    (2, (3, 3), (3, 3, 3, 3))
     """
     from threadpoolctl import threadpool_limits
 
@@ -316,6 +337,17 @@ def feature_split_alignment(gamma, parts):
     -------
     value : float
     grad : ndarray, shape (K+1,)
+
+    Examples
+    --------
+    The value does not depend on the filter's scale:
+
+    >>> basis = np.random.default_rng(0).normal(size=(3, 10, 4))
+    >>> parts = alignment_parts(basis, np.arange(10), random_state=0)
+    >>> gamma = np.array([1.0, 0.5, -0.2])
+    >>> a, b = feature_split_alignment(gamma, parts)[0], feature_split_alignment(3 * gamma, parts)[0]
+    >>> bool(np.isclose(a, b))
+    True
     """
     gamma = np.asarray(gamma, dtype=np.float64)
     value, grad = 0.0, np.zeros_like(gamma)
@@ -353,6 +385,16 @@ def filter_objective(kind: str, operator, X, basis, connected, random_state,
     (objective, penalty)
         ``objective``: ``gamma -> (value, grad)``; ``(None, 0.0)`` when there is nothing
         to learn (``K = 0``, fewer than 2 connected nodes, or one column for the alignment).
+
+    Examples
+    --------
+    >>> basis = np.random.default_rng(0).normal(size=(3, 10, 4))
+    >>> objective, penalty = filter_objective("alignment", None, None, basis,
+    ...                                       np.ones(10, dtype=bool), random_state=0)
+    >>> value, grad = objective(np.ones(3)); grad.shape, penalty
+    ((3,), 0.0)
+    >>> filter_objective("alignment", None, None, basis[:1], np.ones(10, dtype=bool), 0)
+    (None, 0.0)
     """
     from functools import partial
 
