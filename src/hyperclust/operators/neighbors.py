@@ -50,7 +50,9 @@ def _unit_rows(X):
 
 def _top_k_lowest_id(sim: np.ndarray, k: int) -> np.ndarray:
     """Column positions of the ``k`` largest entries of each row, ties at the ``k``-th value
-    resolved towards the lowest positions; shape (rows, k), in increasing position."""
+    resolved towards the lowest positions; shape (rows, k), in increasing position.
+    Reference rule, ``O(rows * cols)`` passes; used for the rows :func:`_top_k_sorted` cannot
+    bound tightly."""
     if k >= sim.shape[1]:
         return np.broadcast_to(np.arange(sim.shape[1]), sim.shape).copy()
     kth = -np.partition(-sim, k - 1, axis=1)[:, k - 1:k]
@@ -59,6 +61,47 @@ def _top_k_lowest_id(sim: np.ndarray, k: int) -> np.ndarray:
     need = k - above.sum(axis=1, keepdims=True)
     take = above | (tied & (np.cumsum(tied, axis=1) <= need))
     return np.nonzero(take)[1].reshape(-1, k)
+
+
+def _top_k_sorted(sim: np.ndarray, k: int) -> np.ndarray:
+    """Column positions of the ``k`` largest entries of each row, ordered by decreasing value
+    then increasing position (the rule of :func:`_top_k_lowest_id`); shape (rows, k).
+
+    The ``k``-th largest value of a strided subset of the columns is a lower bound of the
+    row's ``k``-th largest, so the entries at or above it contain the answer; one comparison
+    pass finds them (about ``k * stride`` per row) and a stable sort of those survivors
+    orders them. Rows where the bound keeps over a quarter of the columns (zero rows, massive
+    ties) take the full-row rule instead.
+    """
+    rows, cols = sim.shape
+    stride = max(1, int(np.sqrt(cols / (16.0 * k))))
+    sub = sim[:, ::stride]
+    if k >= cols or sub.shape[1] <= k:
+        top = _top_k_lowest_id(sim, min(k, cols))
+        return _order_by_value(sim, top)
+    bound = np.partition(sub, sub.shape[1] - k, axis=1)[:, sub.shape[1] - k]
+    r, c = np.nonzero(sim >= bound[:, None])
+    counts = np.bincount(r, minlength=rows)
+    heavy = counts > max(4 * k, cols // 4)
+    if heavy.any():
+        keep = ~heavy[r]
+        r, c = r[keep], c[keep]
+        counts[heavy] = 0
+    order = np.lexsort((-sim[r, c], r))  # stable: equal values stay in column order
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    light = np.flatnonzero(~heavy)
+    top = np.empty((rows, k), dtype=np.int64)
+    top[light] = c[order[(starts[light, None] + np.arange(k)).ravel()]].reshape(-1, k)
+    if heavy.any():
+        h = np.flatnonzero(heavy)
+        top[h] = _order_by_value(sim[h], _top_k_lowest_id(sim[h], k))
+    return top
+
+
+def _order_by_value(sim: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """Positions ``top`` (shape (rows, k)) reordered by decreasing value, ties by position."""
+    order = np.lexsort((top, -np.take_along_axis(sim, top, axis=1)), axis=1)
+    return np.take_along_axis(top, order, axis=1)
 
 
 def exact_cosine_neighbors(X, n_neighbors: int, *, queries=None, candidates=None,
@@ -116,33 +159,14 @@ def exact_cosine_neighbors(X, n_neighbors: int, *, queries=None, candidates=None
     >>> bool(np.all(sim > 0.99))
     True
     """
-    n = X.shape[0]
     k = check_int(n_neighbors, "n_neighbors", 0)
     if tie_break not in ("id", "random", "partition"):
         raise ValueError(f"tie_break must be 'id', 'random' or 'partition', got {tie_break!r}")
     if backend not in ("auto", "dense", "sparse"):
         raise ValueError(f"backend must be 'auto', 'dense' or 'sparse', got {backend!r}")
-    Xn = _unit_rows(X)
-    size = max(1, Xn.shape[0] * Xn.shape[1])
-    if backend == "dense" and sp.issparse(Xn):
-        Xn = Xn.toarray()
-    elif backend == "sparse" and not sp.issparse(Xn):
-        Xn = sp.csr_matrix(Xn)
-    elif backend == "auto" and sp.issparse(Xn):
-        if Xn.nnz >= _SPARSE_DENSITY * size and size <= _DENSIFY_LIMIT:
-            Xn = Xn.toarray()
-    elif backend == "auto" and np.count_nonzero(Xn) < _SPARSE_DENSITY * size:
-        Xn = sp.csr_matrix(Xn)
-    queries = np.arange(n) if queries is None else np.asarray(queries, dtype=np.int64).reshape(-1)
-    all_cand = candidates is None
-    candidates = np.arange(n) if all_cand else np.asarray(candidates, dtype=np.int64).reshape(-1)
-    if tie_break == "random":  # ties go to the lowest position: shuffle the positions
-        candidates = candidates[np.random.default_rng(random_state).permutation(candidates.size)]
-        all_cand = False
-    pos_of = None
-    if exclude_self and not all_cand:
-        pos_of = np.full(n, -1, dtype=np.int64)
-        pos_of[candidates] = np.arange(candidates.size)
+    Xn = _search_layout(_unit_rows(X), backend)
+    queries, candidates, self_pos = _query_layout(X.shape[0], queries, candidates, exclude_self,
+                                                  tie_break, random_state)
     n_excl = int(exclude_self and np.isin(queries, candidates).any())
     kk = max(0, min(k, candidates.size - n_excl))
     idx = np.empty((queries.size, kk), dtype=np.int64)
@@ -158,22 +182,54 @@ def exact_cosine_neighbors(X, n_neighbors: int, *, queries=None, candidates=None
         q = queries[start:start + chunk_size]
         sim = Xn[q] @ Ct
         sim = sim.toarray() if sp.issparse(sim) else np.asarray(sim)
-        if exclude_self:
-            p = q if all_cand else pos_of[q]
+        if self_pos is not None:
+            p = self_pos[q]
             rows = np.flatnonzero(p >= 0)
             sim[rows, p[rows]] = -np.inf
         if tie_break != "partition":
-            top = _top_k_lowest_id(sim, kk)
+            top = _top_k_sorted(sim, kk)
         elif kk < sim.shape[1]:
-            top = np.argpartition(-sim, kk - 1, axis=1)[:, :kk]
+            top = _order_by_value(sim, np.argpartition(-sim, kk - 1, axis=1)[:, :kk])
         else:
-            top = np.broadcast_to(np.arange(sim.shape[1]), sim.shape).copy()
-        top_sim = np.take_along_axis(sim, top, axis=1)
-        order = np.lexsort((top, -top_sim), axis=1)[:, :kk]
-        top = np.take_along_axis(top, order, axis=1)
+            top = _order_by_value(sim, np.broadcast_to(np.arange(sim.shape[1]), sim.shape))
         idx[start:start + q.size] = candidates[top]
         sims[start:start + q.size] = np.take_along_axis(sim, top, axis=1)
     return idx, sims
+
+
+def _search_layout(Xn, backend):
+    """Unit rows as dense or CSR for the products: ``backend`` forces one; ``"auto"`` takes
+    sparse products under 5% nonzeros and densifies a sparse input of at most 2^25 entries."""
+    size = max(1, Xn.shape[0] * Xn.shape[1])
+    if backend == "dense" and sp.issparse(Xn):
+        return Xn.toarray()
+    if backend == "sparse" and not sp.issparse(Xn):
+        return sp.csr_matrix(Xn)
+    if backend == "auto" and sp.issparse(Xn):
+        if Xn.nnz >= _SPARSE_DENSITY * size and size <= _DENSIFY_LIMIT:
+            return Xn.toarray()
+    elif backend == "auto" and np.count_nonzero(Xn) < _SPARSE_DENSITY * size:
+        return sp.csr_matrix(Xn)
+    return Xn
+
+
+def _query_layout(n, queries, candidates, exclude_self, tie_break, random_state):
+    """Query ids, candidate ids in search order (ties go to the lowest position, so
+    ``tie_break="random"`` shuffles them) and, when self matches are excluded, each node's
+    position among the candidates (-1 if absent; ``None`` when nothing is excluded)."""
+    queries = np.arange(n) if queries is None else np.asarray(queries, dtype=np.int64).reshape(-1)
+    all_cand = candidates is None and tie_break != "random"
+    candidates = np.arange(n) if candidates is None else \
+        np.asarray(candidates, dtype=np.int64).reshape(-1)
+    if tie_break == "random":
+        candidates = candidates[np.random.default_rng(random_state).permutation(candidates.size)]
+    if not exclude_self:
+        return queries, candidates, None
+    if all_cand:
+        return queries, candidates, np.arange(n)
+    self_pos = np.full(n, -1, dtype=np.int64)
+    self_pos[candidates] = np.arange(candidates.size)
+    return queries, candidates, self_pos
 
 
 def ann_available() -> bool:
