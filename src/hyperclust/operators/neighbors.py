@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.lib.stride_tricks import as_strided
 
 from .._validation import check_int
 from .base import safe_inverse
@@ -31,6 +32,7 @@ KNN_METHODS = ("auto", "exact", "approximate")
 _DENSIFY_LIMIT = 2 ** 25  # entries of a sparse feature matrix densified for the exact search
 _SPARSE_DENSITY = 0.05    # inputs sparser than this are searched with sparse products
 _CHUNK_ENTRIES = 2 ** 22  # entries of one (queries x candidates) similarity block
+_SELECTION_GROUPS = 128   # column groups whose maxima bound the k-th similarity of a row
 _ANN_MAX_DIM = 256        # sparse inputs wider than this are SVD-projected before the ANN index
 _ANN_SVD_DIM = 128
 
@@ -67,20 +69,23 @@ def _top_k_sorted(sim: np.ndarray, k: int) -> np.ndarray:
     """Column positions of the ``k`` largest entries of each row, ordered by decreasing value
     then increasing position (the rule of :func:`_top_k_lowest_id`); shape (rows, k).
 
-    The ``k``-th largest value of a strided subset of the columns is a lower bound of the
-    row's ``k``-th largest, so the entries at or above it contain the answer; one comparison
-    pass finds them (about ``k * stride`` per row) and a stable sort of those survivors
-    orders them. Rows where the bound keeps over a quarter of the columns (zero rows, massive
-    ties) take the full-row rule instead.
+    The columns are dealt into ``G >= k`` interleaved groups; the ``k``-th largest of the
+    group maxima is a lower bound of the row's ``k``-th largest (``k`` distinct groups hold an
+    entry at or above it), so the entries at or above it contain the answer. Two streaming
+    passes (group maxima, comparison) find them and a stable sort of those few survivors
+    orders them: no full-row partition. Rows where the bound keeps over a quarter of the
+    columns (zero rows, massive ties) take the full-row rule instead.
     """
     rows, cols = sim.shape
-    stride = max(1, int(np.sqrt(cols / (16.0 * k))))
-    sub = sim[:, ::stride]
-    if k >= cols or sub.shape[1] <= k:
-        top = _top_k_lowest_id(sim, min(k, cols))
-        return _order_by_value(sim, top)
-    bound = np.partition(sub, sub.shape[1] - k, axis=1)[:, sub.shape[1] - k]
-    r, c = np.nonzero(sim >= bound[:, None])
+    groups = min(cols, max(_SELECTION_GROUPS, 4 * k))
+    if k >= cols or groups <= k:
+        return _order_by_value(sim, _top_k_lowest_id(sim, min(k, cols)))
+    s_row, s_col = sim.strides  # a view: column j * groups + g of the row is [j, g]
+    dealt = as_strided(sim, (rows, cols // groups, groups), (s_row, groups * s_col, s_col),
+                       writeable=False)
+    group_max = dealt.max(axis=1)
+    bound = np.partition(group_max, groups - k, axis=1)[:, groups - k]
+    r, c = np.divmod(np.flatnonzero(sim >= bound[:, None]), cols)  # 2-D nonzero is 10x slower
     counts = np.bincount(r, minlength=rows)
     heavy = counts > max(4 * k, cols // 4)
     if heavy.any():
