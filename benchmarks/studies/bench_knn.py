@@ -10,7 +10,7 @@ Usage::
 ``--selection`` splits the exact search into its similarity products and its top-10
 selection, block by block as :func:`exact_cosine_neighbors` runs them, and times the
 selection rule in use (strided-subset bound + sort of the survivors) against the full-row
-rule (:func:`~hyperclust.operators.neighbors._top_k_lowest_id`, the rule before it) on the
+rule (``top_k_lowest_id``, the rule before it) on the
 same blocks, interleaved, CPU time (``time.process_time``), minimum of ``--runs``; the two
 must select the same neighbours. faiss ``IndexFlatIP`` (exact, float32) is timed on the same
 queries, with the share of its neighbour lists equal to ours. ``gaussNNNk``: NNN thousand
@@ -48,8 +48,9 @@ from _datasets import load  # noqa: E402
 
 from hyperclust.bench import ResultStore, markdown_table  # noqa: E402
 from hyperclust.bench.provenance import load_average  # noqa: E402
-from hyperclust.operators.neighbors import (_CHUNK_ENTRIES, _order_by_value,  # noqa: E402
-                                            _search_layout, _top_k_lowest_id, _top_k_sorted,
+from hyperclust.operators._topk import (order_by_value, top_k_lowest_id,  # noqa: E402
+                                        top_k_sorted)
+from hyperclust.operators.neighbors import (_CHUNK_ENTRIES, _search_layout,  # noqa: E402
                                             _unit_rows, approximate_cosine_neighbors,
                                             exact_cosine_neighbors)
 from hyperclust.threads import thread_limit  # noqa: E402
@@ -130,9 +131,9 @@ def selection_costs(name, X, sample, runs, k=10):
             spent["products"] += t
             sim = sim.toarray() if hasattr(sim, "toarray") else np.asarray(sim)
             sim[np.arange(q.size), q] = -np.inf
-            t, new = _cpu(_top_k_sorted, sim, k)
+            t, new = _cpu(top_k_sorted, sim, k)
             spent["selection"] += t
-            t, old = _cpu(lambda: _order_by_value(sim, _top_k_lowest_id(sim, k)))
+            t, old = _cpu(lambda: order_by_value(sim, top_k_lowest_id(sim, k)))
             spent["full_row"] += t
             if not np.array_equal(new, old):
                 raise RuntimeError(f"{name}: the two selection rules differ")
