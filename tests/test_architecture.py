@@ -204,10 +204,6 @@ KNOWN_LONG_FUNCTIONS = {
     "io/node_data.py:read_node_table",             # data safety
     "io/node_data.py:attach_node_data",            # data safety
     "models/unidhc.py:train_on_batches",           # Uni-DHC
-    # operators/neighbors.py is in the code of 13 methods: any code change there makes every
-    # grid row of theirs stale (benchmarks/staleness.py), so it waits for their next rerun.
-    "operators/neighbors.py:exact_cosine_neighbors",
-    "operators/neighbors.py:approximate_cosine_neighbors",
 }
 
 

@@ -91,7 +91,7 @@ def test_fewer_nodes_than_neighbours():
     ({"ef_construction": 0}, "ef_construction must be a positive integer"),
     ({"ef_search": 0}, "ef_search must be a positive integer"),
     ({"n_candidates": 3}, "n_candidates must be an integer >= 5"),
-    ({"tie_break": "partition"}, "tie_break must be 'id' or 'random'"),
+    ({"tie_break": "partition"}, "tie_break must be one of 'id', 'random'"),
     ({"n_neighbors": 0}, "n_neighbors must be a positive integer"),
 ])
 def test_parameter_validation(kwargs, message):

@@ -243,3 +243,31 @@ def test_column_quadratic_forms_equal_the_dense_formula(kind, self_loops):
         got = P.column_quadratic_forms(X)
         assert got.dtype == np.float64 and got.shape == (5,)
         np.testing.assert_allclose(got, expected, rtol=rtol, atol=rtol * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("kind", ["sym", "rw"])
+@pytest.mark.parametrize("op_dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("in_dtype", [np.float32, np.float64])
+def test_matmul_keeps_float32_input_in_float32(kind, op_dtype, in_dtype):
+    """``P @ X``, ``P.T @ X`` and ``P @ x``: float32 in, float32 out, whatever the operator's
+    dtype; float64 in, the operator's dtype out (a float32 operator stays float32). Values
+    equal the float64 dense formula to the precision of the narrower dtype."""
+    hg = _hypergraph()
+    P = PropagationOperator(hg, self_loops=1.0, kind=kind, dtype=op_dtype)
+    D = dense_reference(hg, 1.0, kind)
+    X = np.random.default_rng(0).normal(size=(hg.n_nodes, 3)).astype(in_dtype)
+    expected = np.float32 if np.float32 in (in_dtype, op_dtype) else np.float64
+    for got, ref in [(P @ X, D @ X), (P.T @ X, D.T @ X), (P @ X[:, 0], D @ X[:, 0]),
+                     (P.T @ X[:, 0], D.T @ X[:, 0]), (P.matmat(X), D @ X)]:
+        assert got.dtype == expected and got.shape == ref.shape
+        np.testing.assert_allclose(got, ref, atol=TOL[expected])
+
+
+def test_float32_product_on_a_float64_operator_equals_the_float32_operator():
+    hg = hypergraph_sbm(300, 3, random_state=0)
+    X = np.random.default_rng(1).normal(size=(300, 4)).astype(np.float32)
+    P64 = PropagationOperator(hg, kind="rw")
+    P32 = PropagationOperator(hg, kind="rw", dtype=np.float32)
+    np.testing.assert_array_equal(P64 @ X, P32.apply(X))
+    np.testing.assert_array_equal(P64.T @ X, P32.apply(X, adjoint=True))
+    assert (P64 @ X.astype(np.float64)).dtype == np.float64

@@ -5,6 +5,16 @@ Usage::
 
     python benchmarks/studies/bench_knn.py [--sets cora-ca,20newsw100,mix200k,sbm1e6] [--runs 3]
         [--sample 2000] [--threads 2] [--store bench-out/knn.json]
+    python benchmarks/studies/bench_knn.py --selection --sets 20newsw100,gauss100k [--sample N]
+
+``--selection`` splits the exact search into its similarity products and its top-10
+selection, block by block as :func:`exact_cosine_neighbors` runs them, and times the
+selection rule in use (strided-subset bound + sort of the survivors) against the full-row
+rule (``top_k_lowest_id``, the rule before it) on the
+same blocks, interleaved, CPU time (``time.process_time``), minimum of ``--runs``; the two
+must select the same neighbours. faiss ``IndexFlatIP`` (exact, float32) is timed on the same
+queries, with the share of its neighbour lists equal to ours. ``gaussNNNk``: NNN thousand
+standard normal rows of 32 dimensions (seed 0).
 
 Datasets: cora-ca (2,708 x 1,433 sparse bag-of-words; the index sees a 128-dimensional SVD
 projection, the re-ranking the original rows), 20newsw100 (16,242 x 100, 4% nonzero: many
@@ -38,7 +48,10 @@ from _datasets import load  # noqa: E402
 
 from hyperclust.bench import ResultStore, markdown_table  # noqa: E402
 from hyperclust.bench.provenance import load_average  # noqa: E402
-from hyperclust.operators.neighbors import (_unit_rows, approximate_cosine_neighbors,  # noqa: E402
+from hyperclust.operators._topk import (order_by_value, top_k_lowest_id,  # noqa: E402
+                                        top_k_sorted)
+from hyperclust.operators.neighbors import (_CHUNK_ENTRIES, _search_layout,  # noqa: E402
+                                            _unit_rows, approximate_cosine_neighbors,
                                             exact_cosine_neighbors)
 from hyperclust.threads import thread_limit  # noqa: E402
 
@@ -52,6 +65,8 @@ def features(name):
         rng = np.random.default_rng(0)
         centres = rng.normal(size=(20, 64))
         return centres[rng.integers(20, size=n)] * 0.6 + rng.normal(size=(n, 64))
+    if m := re.fullmatch(r"gauss(\d+)k", name):
+        return np.random.default_rng(0).normal(size=(int(m.group(1)) * 1000, 32))
     if m := re.fullmatch(r"sbm(\d+)e(\d+)", name):
         from hyperclust.datasets import hypergraph_sbm
 
@@ -92,6 +107,62 @@ def measure(name, X, sample, runs, threads):
             "recall": recall, "tie_aware": tie_aware}
 
 
+def _cpu(fn, *args):
+    t0 = time.process_time()
+    out = fn(*args)
+    return time.process_time() - t0, out
+
+
+def selection_costs(name, X, sample, runs, k=10):
+    """CPU seconds of the products, the selection in use and the full-row rule over the
+    blocks of ``sample`` queries (all rows as candidates, self excluded), extrapolated to all
+    rows; and faiss ``IndexFlatIP`` on the same queries."""
+    n = X.shape[0]
+    Xn = _search_layout(_unit_rows(X), "auto")
+    Ct = Xn.T.tocsr() if hasattr(Xn, "tocsr") else Xn.T
+    q_all = np.arange(min(sample, n))
+    chunk = max(1, min(4096, _CHUNK_ENTRIES // n))
+    best = {"products": np.inf, "selection": np.inf, "full_row": np.inf}
+    for _ in range(runs):
+        spent = dict.fromkeys(best, 0.0)
+        for start in range(0, q_all.size, chunk):
+            q = q_all[start:start + chunk]
+            t, sim = _cpu(lambda: Xn[q] @ Ct)
+            spent["products"] += t
+            sim = sim.toarray() if hasattr(sim, "toarray") else np.asarray(sim)
+            sim[np.arange(q.size), q] = -np.inf
+            t, new = _cpu(top_k_sorted, sim, k)
+            spent["selection"] += t
+            t, old = _cpu(lambda: order_by_value(sim, top_k_lowest_id(sim, k)))
+            spent["full_row"] += t
+            if not np.array_equal(new, old):
+                raise RuntimeError(f"{name}: the two selection rules differ")
+        best = {key: min(best[key], spent[key]) for key in best}
+    row = {"dataset": name, "n": n, "d": X.shape[1], "sample": int(q_all.size), "runs": runs}
+    row.update({f"{key}_s": v * n / q_all.size for key, v in best.items()})
+    row.update(_faiss_flat(X, q_all, runs, exact_cosine_neighbors(X, k, queries=q_all)[0], k))
+    return row
+
+
+def _faiss_flat(X, q, runs, reference, k):
+    """CPU seconds (extrapolated to all rows) of faiss IndexFlatIP on the queries ``q`` and the
+    share of its neighbour lists equal to ``reference``."""
+    import faiss
+
+    Xf = np.ascontiguousarray(_unit_rows(X.toarray() if hasattr(X, "toarray") else X),
+                              dtype=np.float32)
+    times = []
+    for _ in range(runs):
+        t0 = time.process_time()
+        index = faiss.IndexFlatIP(Xf.shape[1])
+        index.add(Xf)
+        _, ids = index.search(Xf[q], k + 1)
+        times.append(time.process_time() - t0)
+    ids = np.array([[j for j in row if j != i][:k] for i, row in zip(q, ids)])  # drop self
+    return {"faiss_flat_s": min(times) * X.shape[0] / q.size,
+            "faiss_equal_lists": float(np.mean(np.all(ids == reference, axis=1)))}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sets", default="cora-ca,20newsw100,mix200k")
@@ -99,7 +170,15 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--store", default="bench-out/knn.json", help="the store (JSON)")
+    ap.add_argument("--selection", action="store_true",
+                    help="time products vs selection (old and new rule) and faiss exact")
     args = ap.parse_args(argv)
+    if args.selection:
+        for name in args.sets.split(","):
+            print(f"{name}: load average {load_average()}", flush=True)
+            print(selection_costs(name, features(name), args.sample, args.runs),
+                  f"load average {load_average()}", flush=True)
+        return
     store = ResultStore(args.store, key=KEY)
     rows = []
     for name in args.sets.split(","):

@@ -14,6 +14,7 @@ import scipy.sparse as sp
 
 from .._validation import check_int
 from .base import safe_inverse
+from ._topk import order_by_value, top_k_sorted
 
 __all__ = ["EXACT_MAX_NODES", "KNN_METHODS", "exact_cosine_neighbors",
            "approximate_cosine_neighbors", "cosine_knn", "knn_affinity", "ann_available"]
@@ -46,19 +47,6 @@ def _unit_rows(X):
         raise ValueError(f"X must be 2-dimensional, got shape {X.shape}")
     norms = np.linalg.norm(X, axis=1, keepdims=True)
     return X / np.where(norms > 0, norms, 1.0)
-
-
-def _top_k_lowest_id(sim: np.ndarray, k: int) -> np.ndarray:
-    """Column positions of the ``k`` largest entries of each row, ties at the ``k``-th value
-    resolved towards the lowest positions; shape (rows, k), in increasing position."""
-    if k >= sim.shape[1]:
-        return np.broadcast_to(np.arange(sim.shape[1]), sim.shape).copy()
-    kth = -np.partition(-sim, k - 1, axis=1)[:, k - 1:k]
-    above = sim > kth
-    tied = sim == kth
-    need = k - above.sum(axis=1, keepdims=True)
-    take = above | (tied & (np.cumsum(tied, axis=1) <= need))
-    return np.nonzero(take)[1].reshape(-1, k)
 
 
 def exact_cosine_neighbors(X, n_neighbors: int, *, queries=None, candidates=None,
@@ -116,33 +104,12 @@ def exact_cosine_neighbors(X, n_neighbors: int, *, queries=None, candidates=None
     >>> bool(np.all(sim > 0.99))
     True
     """
-    n = X.shape[0]
     k = check_int(n_neighbors, "n_neighbors", 0)
-    if tie_break not in ("id", "random", "partition"):
-        raise ValueError(f"tie_break must be 'id', 'random' or 'partition', got {tie_break!r}")
-    if backend not in ("auto", "dense", "sparse"):
-        raise ValueError(f"backend must be 'auto', 'dense' or 'sparse', got {backend!r}")
-    Xn = _unit_rows(X)
-    size = max(1, Xn.shape[0] * Xn.shape[1])
-    if backend == "dense" and sp.issparse(Xn):
-        Xn = Xn.toarray()
-    elif backend == "sparse" and not sp.issparse(Xn):
-        Xn = sp.csr_matrix(Xn)
-    elif backend == "auto" and sp.issparse(Xn):
-        if Xn.nnz >= _SPARSE_DENSITY * size and size <= _DENSIFY_LIMIT:
-            Xn = Xn.toarray()
-    elif backend == "auto" and np.count_nonzero(Xn) < _SPARSE_DENSITY * size:
-        Xn = sp.csr_matrix(Xn)
-    queries = np.arange(n) if queries is None else np.asarray(queries, dtype=np.int64).reshape(-1)
-    all_cand = candidates is None
-    candidates = np.arange(n) if all_cand else np.asarray(candidates, dtype=np.int64).reshape(-1)
-    if tie_break == "random":  # ties go to the lowest position: shuffle the positions
-        candidates = candidates[np.random.default_rng(random_state).permutation(candidates.size)]
-        all_cand = False
-    pos_of = None
-    if exclude_self and not all_cand:
-        pos_of = np.full(n, -1, dtype=np.int64)
-        pos_of[candidates] = np.arange(candidates.size)
+    _check_choice(tie_break, "tie_break", ("id", "random", "partition"))
+    _check_choice(backend, "backend", ("auto", "dense", "sparse"))
+    Xn = _search_layout(_unit_rows(X), backend)
+    queries, candidates, self_pos = _query_layout(X.shape[0], queries, candidates, exclude_self,
+                                                  tie_break, random_state)
     n_excl = int(exclude_self and np.isin(queries, candidates).any())
     kk = max(0, min(k, candidates.size - n_excl))
     idx = np.empty((queries.size, kk), dtype=np.int64)
@@ -158,22 +125,66 @@ def exact_cosine_neighbors(X, n_neighbors: int, *, queries=None, candidates=None
         q = queries[start:start + chunk_size]
         sim = Xn[q] @ Ct
         sim = sim.toarray() if sp.issparse(sim) else np.asarray(sim)
-        if exclude_self:
-            p = q if all_cand else pos_of[q]
-            rows = np.flatnonzero(p >= 0)
-            sim[rows, p[rows]] = -np.inf
-        if tie_break != "partition":
-            top = _top_k_lowest_id(sim, kk)
-        elif kk < sim.shape[1]:
-            top = np.argpartition(-sim, kk - 1, axis=1)[:, :kk]
-        else:
-            top = np.broadcast_to(np.arange(sim.shape[1]), sim.shape).copy()
-        top_sim = np.take_along_axis(sim, top, axis=1)
-        order = np.lexsort((top, -top_sim), axis=1)[:, :kk]
-        top = np.take_along_axis(top, order, axis=1)
+        top = _block_top_k(sim, None if self_pos is None else self_pos[q], kk, tie_break)
         idx[start:start + q.size] = candidates[top]
         sims[start:start + q.size] = np.take_along_axis(sim, top, axis=1)
     return idx, sims
+
+
+def _block_top_k(sim, self_pos, k, tie_break):
+    """Positions of the ``k`` neighbours of each row of a similarity block (shape (q, c)),
+    most similar first, ties by position; ``self_pos`` (shape (q,), -1 for none) marks each
+    query's own column, set to ``-inf`` in ``sim`` so that it is never chosen."""
+    if self_pos is not None:
+        rows = np.flatnonzero(self_pos >= 0)
+        sim[rows, self_pos[rows]] = -np.inf
+    if tie_break != "partition":
+        return top_k_sorted(sim, k)
+    if k < sim.shape[1]:
+        return order_by_value(sim, np.argpartition(-sim, k - 1, axis=1)[:, :k])
+    return order_by_value(sim, np.broadcast_to(np.arange(sim.shape[1]), sim.shape))
+
+
+def _check_choice(value, name, options):
+    """A one-line ValueError unless ``value`` is one of ``options``."""
+    if value not in options:
+        listed = ", ".join(repr(o) for o in options)
+        raise ValueError(f"{name} must be one of {listed}, got {value!r}")
+
+
+def _search_layout(Xn, backend):
+    """Unit rows as dense or CSR for the products: ``backend`` forces one; ``"auto"`` takes
+    sparse products under 5% nonzeros and densifies a sparse input of at most 2^25 entries."""
+    size = max(1, Xn.shape[0] * Xn.shape[1])
+    if backend == "dense" and sp.issparse(Xn):
+        return Xn.toarray()
+    if backend == "sparse" and not sp.issparse(Xn):
+        return sp.csr_matrix(Xn)
+    if backend == "auto" and sp.issparse(Xn):
+        if Xn.nnz >= _SPARSE_DENSITY * size and size <= _DENSIFY_LIMIT:
+            return Xn.toarray()
+    elif backend == "auto" and np.count_nonzero(Xn) < _SPARSE_DENSITY * size:
+        return sp.csr_matrix(Xn)
+    return Xn
+
+
+def _query_layout(n, queries, candidates, exclude_self, tie_break, random_state):
+    """Query ids, candidate ids in search order (ties go to the lowest position, so
+    ``tie_break="random"`` shuffles them) and, when self matches are excluded, each node's
+    position among the candidates (-1 if absent; ``None`` when nothing is excluded)."""
+    queries = np.arange(n) if queries is None else np.asarray(queries, dtype=np.int64).reshape(-1)
+    all_cand = candidates is None and tie_break != "random"
+    candidates = np.arange(n) if candidates is None else \
+        np.asarray(candidates, dtype=np.int64).reshape(-1)
+    if tie_break == "random":
+        candidates = candidates[np.random.default_rng(random_state).permutation(candidates.size)]
+    if not exclude_self:
+        return queries, candidates, None
+    if all_cand:
+        return queries, candidates, np.arange(n)
+    self_pos = np.full(n, -1, dtype=np.int64)
+    self_pos[candidates] = np.arange(candidates.size)
+    return queries, candidates, self_pos
 
 
 def ann_available() -> bool:
@@ -240,9 +251,7 @@ def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m:
     fit); the re-ranking uses the original rows.
 
     Deterministic, and independent of the number of threads: the graph is built on one
-    thread (faiss builds it in parallel in an order that varies run to run), and the queries,
-    each computed independently of the others, run on the OpenMP threads in force (faiss's
-    default, or :func:`hyperclust.threads.thread_limit`).
+    thread; the queries run on the OpenMP threads in force.
 
     Parameters
     ----------
@@ -283,15 +292,29 @@ def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m:
     --------
     >>> import numpy as np
     >>> X = np.random.default_rng(0).normal(size=(200, 8))
-    >>> if ann_available():
-    ...     idx, _ = approximate_cosine_neighbors(X, 5)
-    ...     exact, _ = exact_cosine_neighbors(X, 5)
-    ...     recall = np.mean([len(set(a) & set(b)) / 5 for a, b in zip(idx, exact)])
-    ... else:
-    ...     recall = 1.0
-    >>> bool(recall > 0.9)
+    >>> search = approximate_cosine_neighbors if ann_available() else exact_cosine_neighbors
+    >>> idx, _ = search(X, 5)
+    >>> exact, _ = exact_cosine_neighbors(X, 5)
+    >>> bool(np.mean([len(set(a) & set(b)) / 5 for a, b in zip(idx, exact)]) > 0.9)
     True
     """
+    k = _check_ann_params(n_neighbors, hnsw_m, ef_construction, ef_search, n_candidates,
+                          tie_break)
+    n = X.shape[0]
+    k = min(k, n - 1)
+    if k < 1:
+        return np.empty((n, 0), dtype=np.int64), np.empty((n, 0))
+    n_cand = min(n - 1, 2 * k if n_candidates is None else int(n_candidates))
+    ef = max(96 if ef_search is None else int(ef_search), n_cand + 1)
+    cand = _hnsw_candidates(_ann_input(X, random_state), n_cand, int(hnsw_m),
+                            int(ef_construction), ef)
+    return _rerank(_unit_rows(X), cand, k, tie_break, random_state)
+
+
+def _check_ann_params(n_neighbors, hnsw_m, ef_construction, ef_search, n_candidates,
+                      tie_break) -> int:
+    """``n_neighbors`` after checking the parameters of :func:`approximate_cosine_neighbors`
+    (one-line errors) and that ``faiss`` can be imported."""
     k = check_int(n_neighbors, "n_neighbors", 1)
     check_int(hnsw_m, "hnsw_m", 2)
     check_int(ef_construction, "ef_construction", 1)
@@ -299,36 +322,44 @@ def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m:
         check_int(ef_search, "ef_search", 1)
     if n_candidates is not None:
         check_int(n_candidates, "n_candidates", k)
-    if tie_break not in ("id", "random"):
-        raise ValueError(f"tie_break must be 'id' or 'random', got {tie_break!r}")
+    _check_choice(tie_break, "tie_break", ("id", "random"))
     try:
-        import faiss
+        import faiss  # noqa: F401
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("approximate kNN needs the optional package faiss-cpu: "
                           "pip install 'hyperclust[ann]' (or use method='exact')") from exc
-    n = X.shape[0]
-    k = min(k, n - 1)
-    if k < 1:
-        return np.empty((n, 0), dtype=np.int64), np.empty((n, 0))
-    n_cand = min(n - 1, 2 * k if n_candidates is None else int(n_candidates))
-    ef = max(96 if ef_search is None else int(ef_search), n_cand + 1)
-    Xf = _ann_input(X, random_state)
-    index = faiss.IndexHNSWSQ(Xf.shape[1], faiss.ScalarQuantizer.QT_8bit, int(hnsw_m),
+    return k
+
+
+def _hnsw_candidates(Xf, n_cand, hnsw_m, ef_construction, ef_search):
+    """``n_cand`` approximate inner-product neighbours of every row of ``Xf`` (float32, shape
+    (n, d)) from an HNSW graph over 8-bit codes, built on one thread; shape (n, n_cand + 1),
+    int64, -1 for the row itself and for missing results."""
+    import faiss
+
+    index = faiss.IndexHNSWSQ(Xf.shape[1], faiss.ScalarQuantizer.QT_8bit, hnsw_m,
                               faiss.METRIC_INNER_PRODUCT)
-    index.hnsw.efConstruction = int(ef_construction)
+    index.hnsw.efConstruction = ef_construction
     threads = faiss.omp_get_max_threads()
-    faiss.omp_set_num_threads(1)
+    faiss.omp_set_num_threads(1)  # faiss's parallel build order varies run to run
     try:
         index.train(Xf)
         index.add(Xf)
     finally:
         faiss.omp_set_num_threads(threads)
-    index.hnsw.efSearch = ef
+    index.hnsw.efSearch = ef_search
     _, cand = index.search(Xf, n_cand + 1)
-    del index, Xf
     cand = cand.astype(np.int64)
-    cand[cand == np.arange(n)[:, None]] = -1
-    sims = _pair_similarities(_unit_rows(X), cand)
+    cand[cand == np.arange(Xf.shape[0])[:, None]] = -1
+    return cand
+
+
+def _rerank(Xn, cand, k, tie_break, random_state):
+    """The ``k`` candidates of each row with the largest exact similarity (unit rows ``Xn``),
+    ties by node id or by the rank of the permutation of ``tie_break="random"``; -1 and
+    similarity 0 where fewer than ``k`` candidates exist."""
+    n = Xn.shape[0]
+    sims = _pair_similarities(Xn, cand)
     sims[cand < 0] = -np.inf
     if tie_break == "random":
         rank = np.empty(n, dtype=np.int64)

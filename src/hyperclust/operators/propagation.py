@@ -83,7 +83,9 @@ class PropagationOperator(Operator):
     dtype : {float64, float32}, default float64
         Data type of the stored factors and of every product. float32 halves memory and
         traffic (:data:`BASIS_DTYPE`, used by ``hgnn`` and Uni-DHC); keep float64 under an
-        eigensolver. Inputs of another type are cast.
+        eigensolver. :meth:`apply` casts inputs of another type; ``P @ X`` (and ``matmat``,
+        ``P.T @ X``) keeps a float32 ``X`` in float32 on a float64 operator too (float32
+        factors built once), so a float32 pipeline never pays for float64 products.
     n_threads : int, optional
         Threads of the sparse products; default the thread policy's
         (:func:`hyperclust.operators.kernels.resolve_threads`), read at each product.
@@ -147,7 +149,7 @@ class PropagationOperator(Operator):
         self._down = _scaled_csr(Ht, root, self._right, dtype)
         self._up = _scaled_csr(H, self._left, root, dtype)
         self._self_diag = (self.self_loops * self._left * self._right).astype(dtype)
-        self._adjoint_factors = None
+        self._other_factors = {}
 
     @property
     def n_edges(self) -> int:
@@ -158,15 +160,22 @@ class PropagationOperator(Operator):
         """An uninitialised ``(n_edges, d)`` work block for :meth:`apply`."""
         return np.empty((self.n_edges, int(d)), dtype=self.dtype)
 
-    def _factors(self, adjoint: bool):
-        if not adjoint or self.kind == "sym":
-            return self._down, self._up
-        if self._adjoint_factors is None:
+    def _factors(self, adjoint: bool, dtype=None):
+        """``(down, up, self_diag)`` of ``P`` (or ``P^T``) in ``dtype`` (default: the
+        operator's); other dtypes and the random-walk adjoint are built once, on first use."""
+        dtype = self.dtype if dtype is None else np.dtype(dtype)
+        adjoint = adjoint and self.kind != "sym"
+        if not adjoint and dtype == self.dtype:
+            return self._down, self._up, self._self_diag
+        key = (adjoint, dtype)
+        if key not in self._other_factors:
             root = np.sqrt(self._edge_scale)
             # P^T = diag(right) H diag(es) H^T diag(left) + diag(self_diag)
-            self._adjoint_factors = (_scaled_csr(self._Ht, root, self._left, self.dtype),
-                                     _scaled_csr(self._H, self._right, root, self.dtype))
-        return self._adjoint_factors
+            left, right = (self._right, self._left) if adjoint else (self._left, self._right)
+            self._other_factors[key] = (
+                _scaled_csr(self._Ht, root, right, dtype), _scaled_csr(self._H, left, root, dtype),
+                (self.self_loops * self._left * self._right).astype(dtype))
+        return self._other_factors[key]
 
     def _check_block(self, X, name="X"):
         X = np.asarray(X)
@@ -207,14 +216,31 @@ class PropagationOperator(Operator):
                 or not work.flags.c_contiguous:
             raise ValueError(f"work must be a C-contiguous {self.dtype} array of shape "
                              f"{(self.n_edges, d)}, got {work.dtype} {work.shape}")
-        down, up = self._factors(adjoint)
+        return self._product(X, out, work, self._factors(adjoint))
+
+    def _product(self, X, out, work, factors):
+        """``out = up (down X) + diag(self_diag) X`` with ``factors = (down, up, self_diag)``
+        and C-contiguous blocks of the factors' dtype."""
+        down, up, self_diag = factors
         csr_matmat(down, X, work, n_threads=self.n_threads)
         if self.self_loops:
-            np.multiply(X, self._self_diag[:, None], out=out)  # out may be X: elementwise
+            np.multiply(X, self_diag[:, None], out=out)  # out may be X: elementwise
         else:
             out.fill(0)
         csr_matmat(up, work, out, accumulate=True, n_threads=self.n_threads)
         return out
+
+    def _apply_keeping_float32(self, X, adjoint=False):
+        """``P X`` for ``@``/``matmat``: a float32 block is computed and returned in float32
+        (float32 factors, built once) whatever the operator's dtype; other blocks as
+        :meth:`apply`."""
+        X = self._check_block(X)
+        if X.dtype != np.float32 or self.dtype == np.float32:
+            return self.apply(X, adjoint=adjoint)
+        X = np.ascontiguousarray(X)
+        out = np.empty(X.shape, dtype=np.float32)
+        work = np.empty((self.n_edges, X.shape[1]), dtype=np.float32)
+        return self._product(X, out, work, self._factors(adjoint, np.float32))
 
     def column_quadratic_forms(self, X) -> np.ndarray:
         """``x_j^T P x_j`` for every column ``x_j`` of a dense block, in float64.
@@ -252,11 +278,11 @@ class PropagationOperator(Operator):
         return out
 
     def _sparse_product(self, X, adjoint=False):
-        down, up = self._factors(adjoint)
+        down, up, self_diag = self._factors(adjoint)
         X = sp.csr_matrix(X, dtype=self.dtype)
         Y = up @ (down @ X)
         if self.self_loops:
-            Y = Y + sp.diags(self._self_diag) @ X
+            Y = Y + sp.diags(self_diag) @ X
         return sp.csr_matrix(Y, dtype=self.dtype)
 
     def _matmat(self, X):
@@ -265,18 +291,18 @@ class PropagationOperator(Operator):
         X = np.asarray(X)
         if X.ndim == 1:
             X = X.reshape(-1, 1)
-        return self.apply(X)
+        return self._apply_keeping_float32(X)
 
     def _matvec(self, x):
-        return self.apply(np.asarray(x).reshape(-1, 1)).ravel()
+        return self._apply_keeping_float32(np.asarray(x).reshape(-1, 1)).ravel()
 
     def _rmatvec(self, x):
-        return self.apply(np.asarray(x).reshape(-1, 1), adjoint=True).ravel()
+        return self._apply_keeping_float32(np.asarray(x).reshape(-1, 1), adjoint=True).ravel()
 
     def _rmatmat(self, X):
         if sp.issparse(X):
             return self._sparse_product(X, adjoint=True).toarray()
-        return self.apply(np.asarray(X), adjoint=True)
+        return self._apply_keeping_float32(np.asarray(X), adjoint=True)
 
     def _adjoint(self):
         if self.kind == "sym":
