@@ -18,5 +18,5 @@ __all__ = [
     "load_npy", "FORMATS", "Format", "register_format", "detect_format", "read_hypergcn", "read_le", "read_benson",
     "read_hsbm", "read_benson_edge_labelled", "read_edge_labels", "read_edgelist",
     "write_edgelist", "read_pairs", "write_pairs", "read_hif", "write_hif", "from_hif", "to_hif", "validate_hif",
-    "hif_schema", "read_hypergraphx", "read_pairs", "write_pairs", "attach_node_data", "read_node_table",
+    "hif_schema", "read_hypergraphx", "attach_node_data", "read_node_table",
 ]
