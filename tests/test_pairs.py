@@ -184,3 +184,10 @@ def test_a_format_without_examples_or_missing_its_own_example_is_refused():
                                         examples=({"x.zzz": "a\n"},)))
     assert not {"bare", "blind"} & set(FORMATS)
     assert np.all([name in FORMAT_NAMES for name in FORMATS])
+
+
+def test_a_written_file_never_loses_a_line_to_header_detection(tmp_path):
+    hg = Hypergraph.from_edges([["x", "y"], [1, 2]], edge_ids=["a", 5])  # words over ints
+    write_pairs(hg, tmp_path / "p.txt")
+    back = read_pairs(tmp_path / "p.txt")
+    assert back.n_edges == 2 and sorted(map(str, back.node_ids.tolist())) == ["1", "2", "x", "y"]

@@ -115,8 +115,9 @@ def read_pairs(path, *, sep: str | None = None, header: bool | None = None,
     sep : str, optional
         Field separator; default commas and/or whitespace.
     header : bool, optional
-        Whether the first non-comment line is a header; default as in ``read_edgelist``
-        (words only above lines of integers only, skipped with a warning).
+        Whether the first non-comment line is a header; default: False in a file
+        :func:`write_pairs` wrote, else as in ``read_edgelist`` (words only above lines of
+        integers only, skipped with a warning).
     weighted : bool, optional
         Whether a third field holds the hyperedge's weight (the same on each of its lines);
         default from the writer's header, else False.
@@ -144,10 +145,11 @@ def read_pairs(path, *, sep: str | None = None, header: bool | None = None,
     if sep is not None and (not isinstance(sep, str) or not sep or sep == "\n"):
         raise ValueError(f"sep must be a non-empty string other than a newline, got {sep!r}")
     tokens, line_no, comments = _read_records(path, sep)
+    written = next((c for c in comments if c.startswith(_HEADER)), None)
     if weighted is None:
-        weighted = any(c.startswith(_HEADER) and "weighted=true" in c for c in comments)
+        weighted = written is not None and "weighted=true" in written
     width = 3 if weighted else 2
-    if header is None and _looks_like_header(tokens, weighted):
+    if header is None and written is None and _looks_like_header(tokens, weighted):
         warnings.warn(f"{path}:{int(line_no[0])}: first line {' '.join(tokens[0])[:40]!r} "
                       "looks like a header and is skipped (pass header=False to keep it)",
                       stacklevel=2)
