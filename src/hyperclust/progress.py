@@ -40,7 +40,13 @@ def show_progress(enabled: bool = True):
 
 
 def progress_shown() -> bool:
-    """Whether bars are shown here (inside :func:`show_progress`)."""
+    """Whether bars are shown here (inside :func:`show_progress`).
+
+    Examples
+    --------
+    >>> progress_shown()  # the library's default
+    False
+    """
     return _SHOWN.get()
 
 
