@@ -13,14 +13,13 @@ pairs file of one-member hyperedges only is among them: name its format).
 from __future__ import annotations
 
 import itertools
-import warnings
 from pathlib import Path
 
 import numpy as np
 
 from ..hypergraph import Hypergraph, map_ids
 from ._common import build
-from .edgelist import _looks_like_header, _read_records
+from .edgelist import _is_float, _looks_like_header, _read_records, warn_header_skipped
 from .errors import DataFormatError
 from .text_fields import ids_from_tokens, iter_lines, quote_field, split_fields
 
@@ -150,9 +149,7 @@ def read_pairs(path, *, sep: str | None = None, header: bool | None = None,
         weighted = written is not None and "weighted=true" in written
     width = 3 if weighted else 2
     if header is None and written is None and _looks_like_header(tokens, weighted):
-        warnings.warn(f"{path}:{int(line_no[0])}: first line {' '.join(tokens[0])[:40]!r} "
-                      "looks like a header and is skipped (pass header=False to keep it)",
-                      stacklevel=2)
+        warn_header_skipped(path, line_no, tokens)
         header = True
     if header:
         tokens, line_no = tokens[1:], line_no[1:]
@@ -177,7 +174,7 @@ def _edge_weights(tokens, edges, n_edges, line_no, path):
     try:
         w = np.array([float(t[2]) for t in tokens], dtype=np.float64)
     except ValueError:
-        bad = next(i for i, t in enumerate(tokens) if not _is_number(t[2]))
+        bad = next(i for i, t in enumerate(tokens) if not _is_float(t[2]))
         raise DataFormatError(f"weight {tokens[bad][2]!r} is not a number", path,
                               int(line_no[bad])) from None
     bad = np.flatnonzero(~np.isfinite(w) | (w <= 0))
@@ -192,14 +189,6 @@ def _edge_weights(tokens, edges, n_edges, line_no, path):
                               f"{weights[edges[bad[0]]]!r} on an earlier line of hyperedge "
                               f"{tokens[bad[0]][1]!r}", path, int(line_no[bad[0]]))
     return weights
-
-
-def _is_number(tok: str) -> bool:
-    try:
-        float(tok)
-        return True
-    except ValueError:
-        return False
 
 
 def write_pairs(hg: Hypergraph, path, *, delimiter: str = " ", weighted: bool | None = None,
