@@ -191,3 +191,12 @@ def test_a_written_file_never_loses_a_line_to_header_detection(tmp_path):
     write_pairs(hg, tmp_path / "p.txt")
     back = read_pairs(tmp_path / "p.txt")
     assert back.n_edges == 2 and sorted(map(str, back.node_ids.tolist())) == ["1", "2", "x", "y"]
+
+
+def test_a_directory_format_shadowed_by_an_earlier_one_is_refused():
+    fmt = Format("a folder holding hyperedge.npy and more", True,
+                 lambda src: (src.path / "hyperedge.npy").is_file(),
+                 lambda src, **o: None, examples=({"hyperedge.npy": "", "extra.txt": ""},))
+    with pytest.raises(ValueError, match="format 'hsbm', tried before it, claims it"):
+        register_format("hsbm-extra", fmt)
+    assert "hsbm-extra" not in FORMATS
