@@ -92,3 +92,19 @@ def test_the_logger_is_silent_in_the_api(caplog):
     hg = Hypergraph.from_edges([[0, 1, 2], [1, 2], [3, 4, 5], [4, 5], [2, 3]])
     make_estimator("spectral-zhou", 2).fit(hg)
     assert [r for r in caplog.records if r.name.startswith("hyperclust")] == []
+
+
+@pytest.mark.parametrize("flags,shown", [([], True), (["--quiet"], False)])
+def test_the_bench_grid_bar_follows_the_top_level_quiet(monkeypatch, tmp_path, flags, shown):
+    from hyperclust.bench import runner
+
+    seen = {}
+
+    def fake_run_benchmark(*args, progress, **kwargs):
+        seen["progress"] = progress
+        return []
+
+    monkeypatch.setattr(runner, "run_benchmark", fake_run_benchmark)
+    main([*flags, "bench", "--datasets", "zoo", "--methods", "kmeans", "--seeds", "1",
+          "--out", str(tmp_path), "--no-plots", "--published", "none.csv"])
+    assert seen == {"progress": shown}
