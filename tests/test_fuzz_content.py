@@ -1,6 +1,6 @@
 """Property tests of content: random hypergraphs with hostile ids, written in every format
 (edge list with names, quotes, leading zeros, blank lines, CRLF/BOM, comments; HIF;
-hypergraphx; LE node-hyperedge pairs; feature and label tables), read back with the same
+hypergraphx; LE node-hyperedge pairs; (node, hyperedge) pairs; feature and label tables), read back with the same
 node ids, the same hyperedges and the same feature rows; the CLI writes one row per input
 node with its exact id.
 
@@ -26,7 +26,8 @@ from hypothesis import strategies as st  # noqa: E402
 from hyperclust import Hypergraph  # noqa: E402
 from hyperclust.cli import main  # noqa: E402
 from hyperclust.io import (attach_node_data, from_hif, read_edgelist, read_le,  # noqa: E402
-                           read_hypergraphx, read_node_table, to_hif, write_edgelist)
+                           read_hypergraphx, read_node_table, read_pairs, to_hif,
+                           write_edgelist, write_pairs)
 from hyperclust.io.text_fields import all_canonical, is_canonical_int  # noqa: E402
 
 SCALE = float(os.environ.get("HYPERCLUST_FUZZ_CONTENT", 1))
@@ -203,6 +204,40 @@ def test_le_pairs_keep_ids_features_and_hyperedges(graph, data):
     np.testing.assert_array_equal(hg.features[:, 0], X)
     assert sorted(map(tuple, _edges_as_ids(hg))) == \
         sorted(tuple(sorted(str(ids[v]) for v in e)) for e in edges)
+
+
+@_settings(600)
+@given(hypergraphs(), st.lists(tokens, min_size=9, max_size=9, unique=True),
+       st.sampled_from([",", " ", "\t", " ,"]), st.booleans(), st.booleans())
+def test_pairs_read_back_node_and_hyperedge_ids(graph, edge_tokens, sep, bom, crlf):
+    ids, edges = graph
+    lines = [f"{_quote(ids[v])}{sep}{_quote(edge_tokens[j])}" for j, e in enumerate(edges)
+             for v in e]
+    with tempfile.TemporaryDirectory() as d:
+        path = _write(Path(d), "p.txt", "\n".join(lines) + "\n", bom=bom, crlf=crlf)
+        hg = read_pairs(path, header=False, duplicates="keep")
+    assert hg.node_ids.tolist() == _expected_ids([ids[v] for e in edges for v in e])
+    written_edges = edge_tokens[:len(edges)]
+    assert [str(t) for t in hg.edge_ids.tolist()] == \
+        [str(t) for t in _expected_ids(written_edges)]
+    got = dict(zip(map(str, hg.edge_ids.tolist()), _edges_as_ids(hg)))
+    assert got == {str(_expected_ids([edge_tokens[j]])[0]): sorted(ids[v] for v in e)
+                   for j, e in enumerate(edges)}
+
+
+@_settings(300)
+@given(hypergraphs(), st.lists(names, min_size=9, max_size=9, unique=True),
+       st.sampled_from([",", " ", "\t"]))
+def test_write_pairs_then_read_gives_the_same_ids_and_hyperedges(graph, edge_names, delimiter):
+    ids, edges = graph
+    hg = Hypergraph.from_edges([[ids[v] for v in e] for e in edges],
+                               edge_ids=edge_names[:len(edges)])
+    with tempfile.TemporaryDirectory() as d:
+        write_pairs(hg, Path(d) / "p.txt", delimiter=delimiter)
+        back = read_pairs(Path(d) / "p.txt", duplicates="keep")
+    assert [str(t) for t in back.edge_ids.tolist()] == \
+        [str(t) for t in _expected_ids(edge_names[:len(edges)])]
+    assert _edges_as_ids(back) == _edges_as_ids(hg)
 
 
 @_settings(900)

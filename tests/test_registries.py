@@ -88,7 +88,8 @@ def test_letters_are_aliases_of_the_directory_formats():
         formats.canonical_format("F")
 
 
-@pytest.mark.parametrize("name,suffix", [("edgelist", ".csv"), ("hif", ".json")])
+@pytest.mark.parametrize("name,suffix", [("edgelist", ".csv"), ("hif", ".json"),
+                                         ("pairs", ".txt")])
 def test_written_files_are_detected_and_read_back(tmp_path, name, suffix):
     from hyperclust.io import read_hypergraph
 
@@ -117,7 +118,7 @@ def test_register_dataset_refuses_an_unknown_format():
 
 
 
-@pytest.mark.parametrize("fmt", ["edgelist", "hif", "hypergraphx"])
+@pytest.mark.parametrize("fmt", ["edgelist", "hif", "hypergraphx", "pairs"])
 def test_a_registered_dataset_loads_in_every_single_file_format(fmt, tmp_path):
     # the JSON readers took no name=, so load_dataset (which passes the spec's name) failed
     # with "build() got multiple values for keyword argument 'name'"
@@ -126,12 +127,14 @@ def test_a_registered_dataset_loads_in_every_single_file_format(fmt, tmp_path):
 
     from hyperclust.datasets import DatasetSpec, FileSpec, load_dataset, register_dataset
     from hyperclust.datasets.registry import DATASETS
-    from hyperclust.io import write_edgelist, write_hif
+    from hyperclust.io import write_edgelist, write_hif, write_pairs
 
     hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
-    path = tmp_path / f"toy.{'txt' if fmt == 'edgelist' else 'json'}"
+    path = tmp_path / f"toy.{'txt' if fmt in ('edgelist', 'pairs') else 'json'}"
     if fmt == "edgelist":
         write_edgelist(hg, path)
+    elif fmt == "pairs":
+        write_pairs(hg, path)
     elif fmt == "hif":
         write_hif(hg, path)
     else:

@@ -189,7 +189,8 @@ def run(args) -> int:
                              memory_limit=args.memory_limit or None, protocol=args.protocols,
                              device=args.device, threads=args.threads, retry=args.retry,
                              start_method=args.start_method,
-                             progress=not args.no_progress, report=True, published=published,
+                             progress=not (args.no_progress or getattr(args, "top_quiet", 0)),
+                             report=True, published=published,
                              plots=not args.no_plots, plugins=args.plugins)
     except (ValueError, TypeError) as exc:
         print(f"hyperclust: error: {exc}", file=sys.stderr)

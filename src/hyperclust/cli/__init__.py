@@ -13,6 +13,7 @@ import os
 import sys
 import warnings
 
+from ..progress import show_progress
 from . import cluster, datasets, demo, embed, info
 from ._common import UserError, check_data_dir, check_device, cli_words
 from .demo import DEMO_SUMMARY
@@ -140,7 +141,8 @@ def main(argv=None) -> int:
                 warnings.simplefilter("ignore")
                 if hasattr(args, "quiet"):  # a command's own --quiet (progress bars)
                     args.quiet = True
-            return _run_command(args)
+            with show_progress(not args.top_quiet):
+                return _run_command(args)
     except KeyboardInterrupt:
         print("hyperclust: interrupted", file=sys.stderr)
         return 130

@@ -4,10 +4,12 @@ provider is imported) and write labels, embedding and plot."""
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
 
+from ..progress import elapsed_bar
 from ._common import DATA_HELP, UserError, check_device, check_seed
 from .inputs import add_input_arguments, load_target
 from .outputs import check_outputs, write_atomically, write_embedding, write_labels
@@ -164,7 +166,8 @@ def run(args) -> int:
     if hasattr(est, "verbose"):
         est.verbose = not args.quiet  # training progress bar of the deep methods
     t0 = time.perf_counter()
-    est.fit(hg)
+    with nullcontext() if args.quiet or hasattr(est, "verbose") else elapsed_bar(args.method):
+        est.fit(hg)  # a bar for a fit with no progress of its own, after a few seconds
     elapsed = time.perf_counter() - t0
     labels = np.asarray(est.labels_)
     print(f"{args.method} on {hg!r}: {k} clusters in {elapsed:.2f} s "

@@ -27,7 +27,8 @@ def add_parser(sub) -> None:
     ('edges.csv', 'edgelist', False, True)
     """
     p = sub.add_parser("info", help="summary of a hypergraph: sizes, components, homophily")
-    p.add_argument("target", help="dataset name, directory (any public format) or file (HIF JSON, edge list)")
+    p.add_argument("target", help="dataset name, directory (any public format) or file (HIF "
+                                  "JSON, edge list, (node, hyperedge) pairs)")
     p.add_argument("--data-dir", default=None, help=DATA_HELP)
     add_input_arguments(p)
     p.set_defaults(func=run)
@@ -56,13 +57,16 @@ def run(args) -> int:
     ...     _ = path.write_text("0,1,2\\n2,3\\n")
     ...     code = run(parser.parse_args(["info", str(path)]))
     /...edges.txt: Hypergraph('edges', n_nodes=4, n_edges=2)
-      name            edges
-      n_nodes         4
-      n_edges         2
-      nnz             5
-      edge_size_min   2
-      edge_size_mean  2.500
-      edge_size_max   3
+      name                        edges
+      n_nodes                     4
+      n_edges                     2
+      nnz                         5
+      edge_size_min               2
+      edge_size_mean              2.500
+      edge_size_max               3
+    ...
+      duplicate_edges             0
+      duplicate_policy            merge
     ...
     >>> code
     0

@@ -17,11 +17,11 @@ def read_hypergraph(path, *, format: str | None = None, **options) -> Hypergraph
     path : str or PathLike
         A dataset directory in one of the benchmark formats (see
         :mod:`hyperclust.io.benchmark_formats`), a ``.json`` file (HIF or hypergraphx), or a
-        ``.txt``/``.csv``/``.tsv`` hyperedge list.
+        ``.txt``/``.csv``/``.tsv`` hyperedge list or (node, hyperedge) pairs file.
     format : str, optional
-        Force a format, by name (:data:`~hyperclust.io.formats.FORMATS`: ``"edgelist"``,
-        ``"hif"``, ``"hypergraphx"``, ``"hypergcn"``, ``"le"``, ``"benson"``, ``"hsbm"``,
-        ``"benson-edge-labelled"``; the letters ``"A"``..``"E"`` are aliases).
+        Force a format, by name (:data:`~hyperclust.io.formats.FORMATS`: ``"pairs"``,
+        ``"edgelist"``, ``"hif"``, ``"hypergraphx"``, ``"hypergcn"``, ``"le"``, ``"benson"``,
+        ``"hsbm"``, ``"benson-edge-labelled"``; the letters ``"A"``..``"E"`` are aliases).
     **options
         ``duplicates``, ``singletons``, ``empty`` (see :meth:`Hypergraph.from_pairs`) and the
         keyword arguments of the chosen reader (e.g. ``sep``, ``header`` for edge lists).

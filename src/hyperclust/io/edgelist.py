@@ -108,9 +108,7 @@ def read_edgelist(path, *, n_nodes: int | None = None, index_base: int | None = 
         raise ValueError(f"index_base must be 0 or 1, got {base!r}")
     weighted = file_header.get("weighted", False) if weighted is None else weighted
     if header is None and not file_header and _looks_like_header(tokens, weighted):
-        warnings.warn(f"{path}:{int(line_no[0])}: first line {' '.join(tokens[0])[:40]!r} "
-                      "looks like a header and is skipped (pass header=False to keep it)",
-                      stacklevel=2)
+        warn_header_skipped(path, line_no, tokens)
         header = True
     if header:
         tokens, line_no = tokens[1:], line_no[1:]
@@ -167,6 +165,14 @@ def _looks_like_header(tokens, weighted) -> bool:
     ids_part = (lambda toks: toks[:len(toks) - 1]) if weighted else (lambda toks: toks)
     return not any(map(_is_float, tokens[0])) and \
         all_canonical([t for toks in tokens[1:] for t in ids_part(toks)])
+
+
+def warn_header_skipped(path, line_no, tokens) -> None:
+    """Say that the first record (``tokens[0]``, on line ``line_no[0]``) is taken for a
+    header, from the reader's caller (two frames up)."""
+    warnings.warn(f"{path}:{int(line_no[0])}: first line {' '.join(tokens[0])[:40]!r} "
+                  "looks like a header and is skipped (pass header=False to keep it)",
+                  stacklevel=3)
 
 
 def _split_weights(tokens, line_no, path):
