@@ -225,7 +225,7 @@ def test_estimator_contract_and_errors(client, sbm):
 # ------------------------------------------------------------------ CLI
 def test_cli_partition_then_cluster_on_a_scheduler(tmp_path, client, capsys):
     hg = hypergraph_sbm(80, 2, homophily=0.85, n_edges=200, random_state=2)
-    assert hg.connected_components()[0] == 1  # tau = 0 (the CLI default) is then well posed
+    assert hg.connected_components()[0] == 1  # "auto" (the default) gives tau = 0 here
     lines = [" ".join(f"v{v}" for v in e) for e in hg.edges()]
     files = _write_files(tmp_path, lines, 2)
     out_dir, labels_csv = tmp_path / "parts", tmp_path / "labels.csv"
@@ -237,7 +237,7 @@ def test_cli_partition_then_cluster_on_a_scheduler(tmp_path, client, capsys):
     with open(labels_csv, newline="") as fh:
         rows = list(csv.reader(fh))
     ref_hg = read_edgelist(tmp_path / "all.txt")
-    ref = SpectralHypergraphClustering(2, operator="zhou", regularization=0.0).fit(ref_hg)
+    ref = SpectralHypergraphClustering(2, operator="zhou").fit(ref_hg)
     assert rows[0] == ["node", "cluster"]
     assert [r[0] for r in rows[1:]] == list(ref_hg.node_ids)
     assert [int(r[1]) for r in rows[1:]] == ref.labels_.tolist()

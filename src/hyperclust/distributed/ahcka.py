@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cluster.ahcka import check_iteration_params
+from ..cluster.ahcka import AHCKA, check_iteration_params
 from ..cluster.base import HypergraphClusterer
 from .._validation import check_int
+from ._params import twin_init
 from ._tasks import RETRIES
 from .client import resolve_client
 from .inputs import as_partitioned
@@ -141,6 +142,8 @@ class DistributedAHCKA(HypergraphClusterer):
     Parameters
     ----------
     n_clusters : int
+        This and the parameters down to ``random_state`` are those of
+        :class:`hyperclust.cluster.AHCKA`, with its defaults (read from it).
     n_neighbors : int, default 10
         ``K`` of the attribute kNN graph.
     beta : float in [0, 1], default 0.5
@@ -151,6 +154,9 @@ class DistributedAHCKA(HypergraphClusterer):
     patience : int, default 3
     init_steps : int, default 5
     n_hops : int, default 3
+    random_state : int, default 0
+        Seeds which of the attribute neighbours tied with the ``K``-th similarity are kept,
+        as in :class:`hyperclust.cluster.AHCKA`.
     discretize_iter : int, default 30
         Iterations of the Yu-Shi discretisation (``max_iter`` of
         :func:`hyperclust.cluster.ahcka.discretize`).
@@ -159,9 +165,6 @@ class DistributedAHCKA(HypergraphClusterer):
     client : dask.distributed.Client, str or None
         As in :class:`~hyperclust.distributed.DistributedSpectralClustering`.
     n_workers : int, default 2
-    random_state : int, default 0
-        Seeds which of the attribute neighbours tied with the ``K``-th similarity are kept,
-        as in :class:`hyperclust.cluster.AHCKA`.
 
     Attributes
     ----------
@@ -180,23 +183,12 @@ class DistributedAHCKA(HypergraphClusterer):
     [0, 0, 0, 1, 1, 1]
     """
 
-    def __init__(self, n_clusters=2, *, n_neighbors=10, beta=0.5, alpha=0.2, max_iter=200,
-                 check_interval=5, patience=3, init_steps=5, n_hops=3, discretize_iter=30,
-                 block_size=100_000, client=None, n_workers=2, random_state=0):
-        self.n_clusters = n_clusters
-        self.n_neighbors = n_neighbors
-        self.beta = beta
-        self.alpha = alpha
-        self.max_iter = max_iter
-        self.check_interval = check_interval
-        self.patience = patience
-        self.init_steps = init_steps
-        self.n_hops = n_hops
-        self.discretize_iter = discretize_iter
-        self.block_size = block_size
-        self.client = client
-        self.n_workers = n_workers
-        self.random_state = random_state
+    #: Parameters of :class:`hyperclust.cluster.AHCKA` not taken (the kNN search is exact).
+    NOT_DISTRIBUTED = ("knn_method",)
+    __init__ = twin_init(AHCKA, ("n_neighbors", "beta", "alpha", "max_iter", "check_interval",
+                                 "patience", "init_steps", "n_hops", "random_state"),
+                         {"discretize_iter": 30, "block_size": 100_000, "client": None,
+                          "n_workers": 2})
 
     def _validate(self, n):
         k = check_iteration_params(self, n)

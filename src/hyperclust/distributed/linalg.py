@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..cluster.thin_qr import zero_rows_exactly
 from ._tasks import RETRIES
 
 __all__ = ["scatter_blocks", "gather_blocks", "tsqr", "inner", "combine", "random_blocks"]
@@ -71,8 +72,9 @@ def _r_of(qr):
     return qr[1]
 
 
-def _times(qr, S):
-    return qr[0] @ S
+def _times(qr, S, X, r_diag):
+    """The block's rows of ``Q = X R^-1``, exact zeros where ``X`` is zero."""
+    return zero_rows_exactly(qr[0] @ S, X, r_diag)
 
 
 def tsqr(client, blocks):
@@ -111,8 +113,8 @@ def tsqr(client, blocks):
     signs = np.where(np.diag(R) < 0, -1.0, 1.0)
     Q2, R = Q2 * signs, signs[:, None] * R
     cuts = np.cumsum([0] + [r.shape[0] for r in Rs])
-    Q = [client.submit(_times, f, Q2[cuts[b]:cuts[b + 1]], retries=RETRIES, pure=False)
-         for b, f in enumerate(local)]
+    Q = [client.submit(_times, f, Q2[cuts[b]:cuts[b + 1]], X, np.diag(R).copy(),
+                       retries=RETRIES, pure=False) for b, (f, X) in enumerate(zip(local, blocks))]
     return Q, R
 
 
