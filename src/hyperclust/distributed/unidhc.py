@@ -306,7 +306,7 @@ class DistributedUniDHC(HypergraphClusterer):
     def _structural(self, phg, client, k, seed):
         """:func:`hyperclust.spectral.structural_features` on the blocks: the top eigenvectors
         of Zhou's affinity regularized by the mean weighted degree, times ``sqrt(n)``."""
-        from .linalg import combine
+        from .linalg import column_signs, combine
 
         n = phg.n_nodes
         dim = structural_dim(self.n_structural, k)
@@ -319,8 +319,9 @@ class DistributedUniDHC(HypergraphClusterer):
             raise ValueError("the structural input needs at least 2 nodes")
         _, V, _ = top_eigenpairs(normalized_affinity(phg, client, tau=tau), width,
                                  random_state=seed)
+        # the single process's sign convention: the network is not sign-invariant
         pad = np.zeros((width, dim))
-        pad[:, :width] = np.eye(width) * np.sqrt(n)
+        pad[:, :width] = np.diag(column_signs(client, V)) * np.sqrt(n)
         return combine(client, V, pad)
 
     def _initial_filter(self, P, X, files, order, seed):
