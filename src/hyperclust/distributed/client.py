@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 
 from ._deps import require
 
-__all__ = ["resolve_client", "parse_scheduler"]
+__all__ = ["resolve_client", "parse_scheduler", "check_scheduler", "CONNECT_TIMEOUT"]
 
 _LOCAL = re.compile(r"^local(?::(\d+))?$")
+
+#: Seconds a scheduler address has to answer Dask's handshake and an ``identity`` call.
+CONNECT_TIMEOUT = 10.0
 
 
 def parse_scheduler(scheduler: str):
@@ -29,6 +33,57 @@ def parse_scheduler(scheduler: str):
             raise ValueError(f"local:N needs N >= 1 workers, got {scheduler!r}")
         return "local", n
     return "address", scheduler.strip()
+
+
+async def _identity(address, timeout):
+    from distributed.comm import connect
+
+    comm = await connect(address, timeout=timeout)
+    try:
+        await comm.write({"op": "identity", "reply": True})
+        return await comm.read()
+    finally:
+        comm.abort()
+
+
+def check_scheduler(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
+    """``ConnectionError`` (one line) unless a Dask scheduler answers at ``address`` within
+    ``timeout`` seconds.
+
+    ``distributed.Client(address, timeout=...)`` does not bound everything: a server that
+    accepts the connection but is not a Dask scheduler (an HTTP server, a worker's port)
+    can leave it waiting for minutes, or make it read a text reply as a frame length and
+    report a memory error. The probe runs the handshake and one ``identity`` call under a
+    hard deadline on its own event loop.
+
+    Examples
+    --------
+    >>> import socket
+    >>> with socket.socket() as s:  # a port nobody listens on
+    ...     s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]
+    >>> check_scheduler(f"tcp://127.0.0.1:{port}", timeout=2)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ConnectionError: no Dask scheduler answered at tcp://127.0.0.1:...
+    """
+    require("distributed")
+    hint = ("; is it the address a Dask scheduler prints, e.g. tcp://host:8786, and is the "
+            "scheduler running?")
+    try:
+        reply = asyncio.run(asyncio.wait_for(_identity(address, timeout), timeout))
+    except asyncio.TimeoutError:
+        raise ConnectionError(f"no Dask scheduler answered at {address} within "
+                              f"{timeout:g} s{hint}") from None
+    except (MemoryError, ValueError, TypeError, KeyError, OverflowError):
+        # a reply that is not Dask's framing read as one (e.g. a length of exabytes)
+        raise ConnectionError(f"{address} does not speak Dask's protocol{hint}") from None
+    except Exception as exc:  # noqa: BLE001 - whatever the other end did, one line
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ConnectionError(f"no Dask scheduler answered at {address} ({reason}){hint}") \
+            from None
+    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+        kind = reply.get("type") if isinstance(reply, dict) else type(reply).__name__
+        raise ConnectionError(f"{address} is not a Dask scheduler (it answers as {kind}); "
+                              "pass the scheduler's address, not a worker's")
 
 
 @contextlib.contextmanager
@@ -75,8 +130,9 @@ def resolve_client(client=None, n_workers: int = 2):
                         f"None, got {type(client).__name__}")
     kind, value = parse_scheduler(client) if isinstance(client, str) else ("local", n_workers)
     if kind == "address":
+        check_scheduler(value)
         try:
-            c = distributed.Client(value, timeout="10s")
+            c = distributed.Client(value, timeout=f"{CONNECT_TIMEOUT:g}s")
         except OSError as exc:
             raise ConnectionError(f"cannot reach the Dask scheduler at {value}: {exc}") from None
         with c:
