@@ -4,11 +4,15 @@ a command runs, so the parser needs no Dask)."""
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import contextlib
 import csv
 import time
 from pathlib import Path
 
-__all__ = ["add_partition_parser", "cluster_partitioned", "DISTRIBUTED_METHODS"]
+__all__ = ["add_partition_parser", "cluster_partitioned", "cluster_failures_as_errors",
+           "DISTRIBUTED_METHODS"]
 
 #: ``--method`` values that run on a cluster, and what ``auto`` means there.
 DISTRIBUTED_METHODS = ("spectral-zhou", "ahcka", "unidhc")
@@ -55,6 +59,35 @@ def add_partition_parser(sub) -> None:
     p.set_defaults(func=cmd_partition)
 
 
+@contextlib.contextmanager
+def cluster_failures_as_errors():
+    """Turn what a Dask cluster raises when it cannot finish into one-line
+    :class:`~hyperclust.cli._common.UserError`s, and make ``SIGTERM`` end the command
+    through its ``finally`` blocks (scratch folders removed)."""
+    from ..distributed.client import WorkersStalled
+    from ..distributed.scratch import exit_on_sigterm
+    from ._common import UserError
+
+    exit_on_sigterm()
+    try:
+        yield
+    except WorkersStalled as exc:
+        raise UserError(str(exc)) from None
+    except (Exception, asyncio.CancelledError) as exc:  # asyncio's is a BaseException
+        from distributed import KilledWorker
+
+        if isinstance(exc, KilledWorker):
+            raise UserError(
+                "Dask workers kept dying while running a task (KilledWorker), most often "
+                "because they ran out of memory: give the workers more memory (dask worker "
+                "--memory-limit) or use smaller row blocks (hyperclust partition "
+                "--block-size)") from None
+        if isinstance(exc, (asyncio.CancelledError, concurrent.futures.CancelledError)):
+            raise UserError("the Dask cluster cancelled the run's tasks (was the scheduler "
+                            "restarted or the client closed?)") from None
+        raise
+
+
 def cmd_partition(args) -> int:
     from ..distributed.client import resolve_client
     from ..distributed.partition import partition_edgelists
@@ -66,7 +99,7 @@ def cmd_partition(args) -> int:
     if args.scheduler is None:
         phg = partition_edgelists(args.files, args.out, **kw)
     else:
-        with resolve_client(args.scheduler) as client:
+        with cluster_failures_as_errors(), resolve_client(args.scheduler) as client:
             phg = partition_edgelists(args.files, args.out, client=client, progress=True, **kw)
     with_features = "" if phg.n_features is None else f", {phg.n_features} feature columns"
     print(f"wrote {phg.path}: {phg.n_nodes} nodes, {phg.n_edges} hyperedges, {phg.nnz} "
@@ -124,7 +157,8 @@ def cluster_partitioned(args) -> int:
     phg = PartitionedHypergraph(args.target)
     est, steps = _estimator(method, args)
     t0 = time.perf_counter()
-    est.fit(phg)
+    with cluster_failures_as_errors():
+        est.fit(phg)
     print(f"{method} on {phg!r} via {args.scheduler}: {args.k} clusters in "
           f"{time.perf_counter() - t0:.2f} s ({steps()})")
     _write_outputs(est, phg, out, emb)

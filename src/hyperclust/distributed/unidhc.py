@@ -21,7 +21,6 @@ The steps of :class:`hyperclust.cluster.UniDHC`, each on row blocks:
 
 from __future__ import annotations
 
-import tempfile
 import time
 from pathlib import Path
 
@@ -39,6 +38,7 @@ from .batches import BasisFileBatches
 from .client import resolve_client
 from .eigen import top_eigenpairs
 from .inputs import as_partitioned
+from .scratch import scratch_folder
 from .kmeans import SAMPLE_SIZE, block_kmeans
 from .operator import normalized_affinity, propagation
 from .partitioned import load_feature_block, load_node_block
@@ -231,7 +231,7 @@ class DistributedUniDHC(HypergraphClusterer):
         base = Path(self.scratch_dir) if self.scratch_dir is not None else phg.path
         if not base.is_dir():
             raise FileNotFoundError(f"scratch_dir {base} is not a directory")
-        return tempfile.TemporaryDirectory(prefix="_unidhc-", dir=base)
+        return scratch_folder("_unidhc-", dir=base)
 
     # ------------------------------------------------------------ steps
     def _fit(self, phg, client, work, k, order, seed):
