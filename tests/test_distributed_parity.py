@@ -164,3 +164,24 @@ def test_cli_scheduler_labels_equal_single_process(tmp_path, client, shared_data
     assert set(b) <= set(a)
     nodes = sorted(b)
     assert adjusted_rand_score([a[v] for v in nodes], [b[v] for v in nodes]) >= 0.99
+
+
+@pytest.mark.parametrize("flags, options", [
+    ([], {}),
+    (["--header", "--duplicates", "drop", "--singletons", "drop"],
+     {"header": True, "duplicates": "drop", "singletons": "drop"}),
+    (["--duplicates", "keep"], {"duplicates": "keep"})])
+def test_cli_partition_reads_as_cluster_does(tmp_path, flags, options):
+    from hyperclust.distributed import PartitionedHypergraph
+    from hyperclust.io import read_edgelist
+
+    head = "node_a node_b\n" if options.get("header") else ""
+    path = tmp_path / "edges.txt"
+    path.write_text(head + "0 1 2\n3\n0 1 2\n3 4\n2 3 4\n1 2 0\n")
+    assert main(["partition", str(path), "--out", str(tmp_path / "p"), "--block-size", "2",
+                 *flags]) == 0
+    got = PartitionedHypergraph(tmp_path / "p").to_hypergraph()
+    ref = read_edgelist(path, **options)
+    assert (got.incidence != ref.incidence).nnz == 0
+    np.testing.assert_array_equal(got.weights, ref.weights)
+    assert list(got.node_ids) == list(ref.node_ids)

@@ -38,6 +38,9 @@ def add_partition_parser(sub) -> None:
     (['a.txt', 'b.txt'], 'parts', 100, None, None)
     >>> parser.parse_args(["partition", "a.txt", "--out", "p", "--features", "x.csv"]).features
     'x.csv'
+    >>> args = parser.parse_args(["partition", "a.txt", "--out", "p"])
+    >>> args.header, args.duplicates, args.singletons  # the defaults of `hyperclust cluster`
+    (None, 'merge', 'keep')
     """
     p = sub.add_parser("partition", help="split edge-list files into a partitioned hypergraph "
                                          "directory for `cluster --scheduler`")
@@ -50,6 +53,18 @@ def add_partition_parser(sub) -> None:
     p.add_argument("--weighted", action="store_true",
                    help="the last field of each line is the hyperedge weight")
     p.add_argument("--sep", default=None, help="field separator (default commas and/or spaces)")
+    header = p.add_mutually_exclusive_group()
+    header.add_argument("--header", dest="header", action="store_true", default=None,
+                        help="each file's first line is a header (default: detected, as "
+                             "`hyperclust cluster` does)")
+    header.add_argument("--no-header", dest="header", action="store_false",
+                        help="no file has a header line")
+    p.add_argument("--duplicates", choices=("merge", "drop", "keep"), default="merge",
+                   help="repeated hyperedges: merge (sum their weights; default, as "
+                        "`hyperclust cluster` reads them), drop the repeats, or keep each")
+    p.add_argument("--singletons", choices=("keep", "drop"), default="keep",
+                   help="hyperedges of one node: keep (default, as `hyperclust cluster`) "
+                        "or drop")
     p.add_argument("--features", default=None, metavar="FILE",
                    help="node features, stored per row block (a CSV whose first column "
                         "'node' names the node, or a positional .npy/.npz/CSV)")
@@ -93,7 +108,8 @@ def cmd_partition(args) -> int:
     from ..distributed.partition import partition_edgelists
 
     kw = dict(block_size=args.block_size, edge_block_size=args.edge_block_size,
-              weighted=True if args.weighted else None, sep=args.sep,
+              weighted=True if args.weighted else None, sep=args.sep, header=args.header,
+              duplicates=args.duplicates, singletons=args.singletons,
               features=args.features, overwrite=args.overwrite)
     t0 = time.perf_counter()
     if args.scheduler is None:
