@@ -36,14 +36,6 @@ from hyperclust.spectral import NormalizedAffinity  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=":0") as cluster, \
-            distributed.Client(cluster) as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
 def sbm():
     # three planted classes, a few small components (joined by the spectral tau > 0)
     return hypergraph_sbm(240, 3, homophily=0.9, random_state=1)

@@ -27,14 +27,6 @@ from hyperclust.distributed.linalg import gather_blocks, scatter_blocks, tsqr  #
 from hyperclust.distributed.operator import propagation  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=":0") as cluster, \
-            distributed.Client(cluster) as c:
-        yield c
-
-
 def _params(cls):
     return {name: p.default for name, p in inspect.signature(cls).parameters.items()}
 
@@ -138,8 +130,8 @@ def test_qr_factors_are_exactly_zero_on_zero_rows(client):
 
 
 # --------------------------------------------------------- the CLI on shared data
-@pytest.mark.parametrize("name, method", [("pubmed-cc", "spectral-zhou"),
-                                          ("cora-ca", "ahcka")])
+@pytest.mark.parametrize("name, method", [("pubmed-cc", "spectral-zhou"), ("pubmed-cc", "ahcka"),
+                                          ("cora-ca", "spectral-zhou"), ("cora-ca", "ahcka")])
 def test_cli_scheduler_labels_equal_single_process(tmp_path, client, shared_data, name,
                                                    method):
     from sklearn.metrics import adjusted_rand_score
@@ -147,10 +139,15 @@ def test_cli_scheduler_labels_equal_single_process(tmp_path, client, shared_data
     from hyperclust.datasets import resolve_dataset
 
     hg = resolve_dataset(name, shared_data)
+    lines = ["".join(" ".join(str(v) for v in e) + "\n") for e in hg.edges()]
     edges = tmp_path / "edges.txt"
-    edges.write_text("".join(" ".join(str(v) for v in e) + "\n" for e in hg.edges()))
+    edges.write_text("".join(lines))
+    thirds = [tmp_path / f"part{i}.txt" for i in range(3)]  # the edges in 3 files
+    for i, path in enumerate(thirds):
+        path.write_text("".join(lines[i::3]))
     parts, ours, theirs = tmp_path / "parts", tmp_path / "dist.csv", tmp_path / "single.csv"
-    assert main(["partition", str(edges), "--out", str(parts), "--block-size", "4000"]) == 0
+    assert main(["partition", *map(str, thirds), "--out", str(parts),
+                 "--block-size", "1000"]) == 0
     common = ["--method", method, "--k", str(hg.n_classes), "--quiet"]
     assert main(["cluster", str(parts), "--scheduler", client.scheduler.address,
                  "--out", str(ours), *common]) == 0

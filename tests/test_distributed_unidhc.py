@@ -26,14 +26,6 @@ from hyperclust.io.node_data import attach_node_data  # noqa: E402
 from hyperclust.models.unidhc import ArrayBatches  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=":0") as cluster, \
-            distributed.Client(cluster) as c:
-        yield c
-
-
 def _dense(X):
     return X.toarray() if hasattr(X, "toarray") else np.asarray(X)
 
