@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cluster.ahcka import (AHCKA, TIE_TOLERANCE, check_iteration_params,
-                             first_near_maximum, normalize_rows)
+from ..cluster.ahcka import AHCKA, check_iteration_params
+from ..cluster.rounding import TIE_TOLERANCE, first_near_maximum, normalize_rows
 from ..cluster.base import HypergraphClusterer
 from .._validation import check_int
 from ._params import twin_init
