@@ -29,3 +29,14 @@ def shared_data() -> Path:
         pytest.skip(f"benchmark data not found: set $HYPERCLUST_DATA or place the collection at "
                     f"{_SHARED_DATA}")
     return path
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A Dask client of a 2-worker in-process LocalCluster (one thread each), per module;
+    skips without the ``distributed`` extra."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster, \
+            distributed.Client(cluster) as c:
+        yield c

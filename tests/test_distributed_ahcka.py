@@ -24,14 +24,6 @@ from hyperclust.io import read_edgelist  # noqa: E402
 from hyperclust.operators.knn import MixedWalk, knn_affinity  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=":0") as cluster, \
-            distributed.Client(cluster) as c:
-        yield c
-
-
 def _features(kind, n, rng):
     if kind == "binary":  # dense 0/1 rows: many exactly tied similarities
         return (rng.random((n, 12)) < 0.25).astype(float)

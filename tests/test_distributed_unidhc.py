@@ -26,14 +26,6 @@ from hyperclust.io.node_data import attach_node_data  # noqa: E402
 from hyperclust.models.unidhc import ArrayBatches  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=":0") as cluster, \
-            distributed.Client(cluster) as c:
-        yield c
-
-
 def _dense(X):
     return X.toarray() if hasattr(X, "toarray") else np.asarray(X)
 
@@ -66,11 +58,30 @@ def test_partition_edgelists_matches_features_by_node_id(tmp_path):
     np.testing.assert_array_equal(got.features, ref.features)
     five = "node,x,y\n" + "".join(f"{i},{r[0]},{r[1]}\n" for i, r in zip(ids, rows[:5]))
     for message, text in (("node without a feature row", five),
-                          ("in no edge-list file", five + "zz,0,0\nd,1,1\n"),
                           ("names a node twice", five + "d,1,1\nd,2,2\n")):
         table.write_text(text)
         with pytest.raises(ValueError, match=message):
             partition_edgelists(files, tmp_path / "parts", features=table, overwrite=True)
+    table.write_text(five)
+    with pytest.raises(ValueError, match="node without a feature row"):
+        partition_edgelists(files, tmp_path / "fresh", features=table)
+    assert not (tmp_path / "fresh").exists()  # a failed build leaves no folder behind
+
+
+def test_partition_keeps_feature_rows_of_nodes_in_no_hyperedge(tmp_path):
+    # a full feature table: nodes in no hyperedge are appended in table order, as
+    # `hyperclust cluster FILE --features` keeps them
+
+    (tmp_path / "edges.txt").write_text("a b\nb c\n")
+    table = tmp_path / "features.csv"
+    table.write_text("node,x\nzz,5\nc,3\nb,2\nyy,6\na,1\n")
+    with pytest.warns(UserWarning, match="2 node ids of the features file are in no hyperedge"):
+        phg = partition_edgelists([tmp_path / "edges.txt"], tmp_path / "parts", block_size=2,
+                                  features=table)
+    got = phg.to_hypergraph()
+    assert list(got.node_ids) == ["a", "b", "c", "zz", "yy"]
+    np.testing.assert_array_equal(_dense(got.features).ravel(), [1, 2, 3, 5, 6])
+    np.testing.assert_array_equal(got.isolated, [False, False, False, True, True])
 
 
 # ------------------------------------------------------------------ batches from block files

@@ -4,11 +4,15 @@ a command runs, so the parser needs no Dask)."""
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import contextlib
 import csv
 import time
 from pathlib import Path
 
-__all__ = ["add_partition_parser", "cluster_partitioned", "DISTRIBUTED_METHODS"]
+__all__ = ["add_partition_parser", "cluster_partitioned", "cluster_failures_as_errors",
+           "DISTRIBUTED_METHODS"]
 
 #: ``--method`` values that run on a cluster, and what ``auto`` means there.
 DISTRIBUTED_METHODS = ("spectral-zhou", "ahcka", "unidhc")
@@ -34,6 +38,9 @@ def add_partition_parser(sub) -> None:
     (['a.txt', 'b.txt'], 'parts', 100, None, None)
     >>> parser.parse_args(["partition", "a.txt", "--out", "p", "--features", "x.csv"]).features
     'x.csv'
+    >>> args = parser.parse_args(["partition", "a.txt", "--out", "p"])
+    >>> args.header, args.duplicates, args.singletons  # the defaults of `hyperclust cluster`
+    (None, 'merge', 'keep')
     """
     p = sub.add_parser("partition", help="split edge-list files into a partitioned hypergraph "
                                          "directory for `cluster --scheduler`")
@@ -46,6 +53,18 @@ def add_partition_parser(sub) -> None:
     p.add_argument("--weighted", action="store_true",
                    help="the last field of each line is the hyperedge weight")
     p.add_argument("--sep", default=None, help="field separator (default commas and/or spaces)")
+    header = p.add_mutually_exclusive_group()
+    header.add_argument("--header", dest="header", action="store_true", default=None,
+                        help="each file's first line is a header (default: detected, as "
+                             "`hyperclust cluster` does)")
+    header.add_argument("--no-header", dest="header", action="store_false",
+                        help="no file has a header line")
+    p.add_argument("--duplicates", choices=("merge", "drop", "keep"), default="merge",
+                   help="repeated hyperedges: merge (sum their weights; default, as "
+                        "`hyperclust cluster` reads them), drop the repeats, or keep each")
+    p.add_argument("--singletons", choices=("keep", "drop"), default="keep",
+                   help="hyperedges of one node: keep (default, as `hyperclust cluster`) "
+                        "or drop")
     p.add_argument("--features", default=None, metavar="FILE",
                    help="node features, stored per row block (a CSV whose first column "
                         "'node' names the node, or a positional .npy/.npz/CSV)")
@@ -55,18 +74,48 @@ def add_partition_parser(sub) -> None:
     p.set_defaults(func=cmd_partition)
 
 
+@contextlib.contextmanager
+def cluster_failures_as_errors():
+    """Turn what a Dask cluster raises when it cannot finish into one-line
+    :class:`~hyperclust.cli._common.UserError`s, and make ``SIGTERM`` end the command
+    through its ``finally`` blocks (scratch folders removed)."""
+    from ..distributed.client import WorkersStalled
+    from ..distributed.scratch import exit_on_sigterm
+    from ._common import UserError
+
+    exit_on_sigterm()
+    try:
+        yield
+    except WorkersStalled as exc:
+        raise UserError(str(exc)) from None
+    except (Exception, asyncio.CancelledError) as exc:  # asyncio's is a BaseException
+        from distributed import KilledWorker
+
+        if isinstance(exc, KilledWorker):
+            raise UserError(
+                "Dask workers kept dying while running a task (KilledWorker), most often "
+                "because they ran out of memory: give the workers more memory (dask worker "
+                "--memory-limit) or use smaller row blocks (hyperclust partition "
+                "--block-size)") from None
+        if isinstance(exc, (asyncio.CancelledError, concurrent.futures.CancelledError)):
+            raise UserError("the Dask cluster cancelled the run's tasks (was the scheduler "
+                            "restarted or the client closed?)") from None
+        raise
+
+
 def cmd_partition(args) -> int:
     from ..distributed.client import resolve_client
     from ..distributed.partition import partition_edgelists
 
     kw = dict(block_size=args.block_size, edge_block_size=args.edge_block_size,
-              weighted=True if args.weighted else None, sep=args.sep,
+              weighted=True if args.weighted else None, sep=args.sep, header=args.header,
+              duplicates=args.duplicates, singletons=args.singletons,
               features=args.features, overwrite=args.overwrite)
     t0 = time.perf_counter()
     if args.scheduler is None:
         phg = partition_edgelists(args.files, args.out, **kw)
     else:
-        with resolve_client(args.scheduler) as client:
+        with cluster_failures_as_errors(), resolve_client(args.scheduler) as client:
             phg = partition_edgelists(args.files, args.out, client=client, progress=True, **kw)
     with_features = "" if phg.n_features is None else f", {phg.n_features} feature columns"
     print(f"wrote {phg.path}: {phg.n_nodes} nodes, {phg.n_edges} hyperedges, {phg.nnz} "
@@ -124,7 +173,8 @@ def cluster_partitioned(args) -> int:
     phg = PartitionedHypergraph(args.target)
     est, steps = _estimator(method, args)
     t0 = time.perf_counter()
-    est.fit(phg)
+    with cluster_failures_as_errors():
+        est.fit(phg)
     print(f"{method} on {phg!r} via {args.scheduler}: {args.k} clusters in "
           f"{time.perf_counter() - t0:.2f} s ({steps()})")
     _write_outputs(est, phg, out, emb, replace=args.force)

@@ -34,14 +34,10 @@ from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
 from .._validation import check_fraction, check_int
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 from .buffered_walk import BufferedMixedWalk
+from .rounding import first_near_maximum, first_near_minimum, normalize_rows
 from .thin_qr import thin_qr
 
 __all__ = ["AHCKA", "adaptive_iterations", "discretize", "rwr_seed_assignment"]
-
-
-def _row_normalize(V):
-    norms = np.linalg.norm(V, axis=1, keepdims=True)
-    return np.divide(V, norms, out=np.zeros_like(V), where=norms > 0)
 
 
 def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1e-10):
@@ -75,7 +71,8 @@ def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1
     >>> discretize(B @ R).tolist()                        # recovered from a rotation
     [0, 0, 1, 1, 2, 2]
     """
-    Xn = _row_normalize(np.asarray(V, dtype=np.float64))
+    V = np.asarray(V, dtype=np.float64)
+    Xn = normalize_rows(V, float(np.linalg.norm(V, axis=1).max(initial=0.0)))
     n, k = Xn.shape
     nonzero = np.any(Xn != 0, axis=1)
     if not nonzero.any():
@@ -87,11 +84,11 @@ def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1
     c = np.where(nonzero, 0.0, np.inf)
     for j in range(1, k):
         c += np.abs(Xn @ R[:, j - 1])
-        R[:, j] = Xn[int(np.argmin(c))]
+        R[:, j] = Xn[first_near_minimum(c)]
     last = np.inf
-    labels = np.argmax(Xn @ R, axis=1)
+    labels = first_near_maximum(Xn @ R)
     for _ in range(max_iter):
-        labels = np.argmax(Xn @ R, axis=1)
+        labels = first_near_maximum(Xn @ R)
         BtX = np.stack([np.bincount(labels, weights=Xn[:, j], minlength=k)
                         for j in range(k)], axis=1)  # B^T Xn, a loop over the k columns
         U, S, Wt = np.linalg.svd(BtX, full_matrices=False)

@@ -14,7 +14,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import get_lapack_funcs
 
-__all__ = ["thin_qr"]
+__all__ = ["thin_qr", "zero_rows_exactly"]
+
+#: ``R`` counts as singular when its smallest diagonal entry is below this times the largest.
+SINGULAR = 1e-12
 
 
 def thin_qr(A: np.ndarray) -> np.ndarray:
@@ -51,9 +54,55 @@ def thin_qr(A: np.ndarray) -> np.ndarray:
     if c > n:  # a wide block: Q is n x n, from the first n reflector columns
         qr = np.asfortranarray(qr[:, :n])
     lwork = _optimal_lwork(orgqr(qr, tau, lwork=-1, overwrite_a=True))
+    r_diag = np.diag(qr[:min(n, c), :min(n, c)]).copy()
     q, _, info = orgqr(qr, tau, lwork=lwork, overwrite_a=True)
     _check(info, "orgqr")
-    return q
+    return zero_rows_exactly(q, A, r_diag, rows=c)
+
+
+def zero_rows_exactly(Q: np.ndarray, A: np.ndarray, r_diag: np.ndarray,
+                      rows: int | None = None) -> np.ndarray:
+    """``Q`` with exact zeros in the rows where ``A`` is zero (modified in place).
+
+    With ``R`` nonsingular, ``Q = A R^-1``, so a zero row of ``A`` has a zero row of ``Q``.
+    Householder QR gives exact zeros there except in the first ``c`` rows, where the
+    reflectors' unit entries leave rounding noise (~1e-17); a blockwise QR (TSQR) leaves
+    it in the first rows of every block. The noise matters downstream: a row-normalised
+    embedding turns it into a unit row pointing anywhere, so a node in no hyperedge would
+    be clustered by rounding, differently by each QR.
+
+    Parameters
+    ----------
+    Q : ndarray, shape (n, c)
+        The orthonormal factor of ``A``.
+    A : ndarray, shape (n, c)
+    r_diag : ndarray, shape (c,)
+        Diagonal of ``R``; nothing is changed when ``R`` is (numerically) singular, where
+        ``Q``'s extra columns are not determined by ``A``, or when ``A`` is wide.
+    rows : int, optional
+        Check only the first ``rows`` rows (the only ones Householder QR leaves noisy).
+
+    Returns
+    -------
+    ndarray
+        ``Q``.
+
+    Examples
+    --------
+    >>> A = np.array([[0.0, 0.0], [1.0, 2.0], [3.0, 1.0], [0.0, 0.0]])
+    >>> Q, R = np.linalg.qr(A)
+    >>> zero_rows_exactly(Q, A, np.diag(R))[[0, 3]].tolist()
+    [[0.0, 0.0], [0.0, 0.0]]
+    """
+    n, c = A.shape
+    scale = np.abs(r_diag)
+    if n < c or scale.size < c or not scale.min() > SINGULAR * scale.max():
+        return Q
+    head = n if rows is None else min(n, rows)
+    zero = ~np.any(A[:head] != 0, axis=1)
+    if zero.any():
+        Q[:head][zero] = 0.0
+    return Q
 
 
 def _optimal_lwork(query) -> int:

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cluster.ahcka import check_iteration_params
+from ..cluster.ahcka import AHCKA, check_iteration_params
+from ..cluster.rounding import TIE_TOLERANCE, first_near_maximum, normalize_rows
 from ..cluster.base import HypergraphClusterer
 from .._validation import check_int
+from ._params import twin_init
 from ._tasks import RETRIES
 from .client import resolve_client
 from .inputs import as_partitioned
@@ -77,10 +79,12 @@ def _leading(q, k):
     return q[:, :k].copy()
 
 
-def _leading_normalized(q, k):
-    V = q[:, :k]
-    norms = np.linalg.norm(V, axis=1, keepdims=True)
-    return np.divide(V, norms, out=np.zeros_like(V), where=norms > 0)
+def _largest_row_norm(q, k):
+    return float(np.linalg.norm(q[:, :k], axis=1).max(initial=0.0))
+
+
+def _leading_normalized(q, k, scale):
+    return normalize_rows(q[:, :k], scale)
 
 
 def _first_nonzero(Xn):
@@ -98,19 +102,23 @@ def _accumulate(c, Xn, r):
     return c + np.abs(Xn @ r)
 
 
-def _argmin(c):
-    i = int(np.argmin(c)) if c.size else -1
-    return (float(c[i]) if c.size else np.inf), i
+def _minimum(c):
+    return float(c.min()) if c.size else np.inf
+
+
+def _first_near(c, m):
+    idx = np.flatnonzero(c <= m + TIE_TOLERANCE)
+    return int(idx[0]) if idx.size else -1
 
 
 def _discrete_stats(Xn, R, k):
-    labels = np.argmax(Xn @ R, axis=1)
+    labels = first_near_maximum(Xn @ R)
     return np.stack([np.bincount(labels, weights=Xn[:, j], minlength=k) for j in range(k)],
                     axis=1)
 
 
 def _discrete_labels(Xn, R):
-    return np.argmax(Xn @ R, axis=1).astype(np.int64)
+    return first_near_maximum(Xn @ R).astype(np.int64)
 
 
 def _cluster_columns(labels, present, counts):
@@ -141,6 +149,8 @@ class DistributedAHCKA(HypergraphClusterer):
     Parameters
     ----------
     n_clusters : int
+        This and the parameters down to ``random_state`` are those of
+        :class:`hyperclust.cluster.AHCKA`, with its defaults (read from it).
     n_neighbors : int, default 10
         ``K`` of the attribute kNN graph.
     beta : float in [0, 1], default 0.5
@@ -151,6 +161,9 @@ class DistributedAHCKA(HypergraphClusterer):
     patience : int, default 3
     init_steps : int, default 5
     n_hops : int, default 3
+    random_state : int, default 0
+        Seeds which of the attribute neighbours tied with the ``K``-th similarity are kept,
+        as in :class:`hyperclust.cluster.AHCKA`.
     discretize_iter : int, default 30
         Iterations of the Yu-Shi discretisation (``max_iter`` of
         :func:`hyperclust.cluster.ahcka.discretize`).
@@ -159,9 +172,6 @@ class DistributedAHCKA(HypergraphClusterer):
     client : dask.distributed.Client, str or None
         As in :class:`~hyperclust.distributed.DistributedSpectralClustering`.
     n_workers : int, default 2
-    random_state : int, default 0
-        Seeds which of the attribute neighbours tied with the ``K``-th similarity are kept,
-        as in :class:`hyperclust.cluster.AHCKA`.
 
     Attributes
     ----------
@@ -180,23 +190,12 @@ class DistributedAHCKA(HypergraphClusterer):
     [0, 0, 0, 1, 1, 1]
     """
 
-    def __init__(self, n_clusters=2, *, n_neighbors=10, beta=0.5, alpha=0.2, max_iter=200,
-                 check_interval=5, patience=3, init_steps=5, n_hops=3, discretize_iter=30,
-                 block_size=100_000, client=None, n_workers=2, random_state=0):
-        self.n_clusters = n_clusters
-        self.n_neighbors = n_neighbors
-        self.beta = beta
-        self.alpha = alpha
-        self.max_iter = max_iter
-        self.check_interval = check_interval
-        self.patience = patience
-        self.init_steps = init_steps
-        self.n_hops = n_hops
-        self.discretize_iter = discretize_iter
-        self.block_size = block_size
-        self.client = client
-        self.n_workers = n_workers
-        self.random_state = random_state
+    #: Parameters of :class:`hyperclust.cluster.AHCKA` not taken (the kNN search is exact).
+    NOT_DISTRIBUTED = ("knn_method",)
+    __init__ = twin_init(AHCKA, ("n_neighbors", "beta", "alpha", "max_iter", "check_interval",
+                                 "patience", "init_steps", "n_hops", "random_state"),
+                         {"discretize_iter": 30, "block_size": 100_000, "client": None,
+                          "n_workers": 2})
 
     def _validate(self, n):
         k = check_iteration_params(self, n)
@@ -256,7 +255,8 @@ class DistributedAHCKA(HypergraphClusterer):
             q, _ = tsqr(client, M.apply(q))
             if it % self.check_interval:
                 continue
-            Xn = [self._submit(_leading_normalized, qb, k) for qb in q]
+            scale = max(client.gather([self._submit(_largest_row_norm, qb, k) for qb in q]))
+            Xn = [self._submit(_leading_normalized, qb, k, scale) for qb in q]
             labels = self._discretize(Xn, bounds, int(seeds[0]), k, n)
             f = self._score(M, labels, k, n)
             history.append((it, f))
@@ -306,9 +306,11 @@ class DistributedAHCKA(HypergraphClusterer):
         c = [None] * len(Xn)
         for j in range(1, k):
             c = [self._submit(_accumulate, cb, x, R[:, j - 1]) for cb, x in zip(c, Xn)]
-            mins = client.gather([self._submit(_argmin, cb) for cb in c])
-            b = min(range(len(mins)), key=lambda i: (mins[i][0], i))
-            R[:, j] = client.gather(self._submit(_row, Xn[b], mins[b][1]))
+            # the first row within the tolerance of the global minimum, as one process
+            m = min(client.gather([self._submit(_minimum, cb) for cb in c]))
+            firsts = client.gather([self._submit(_first_near, cb, m) for cb in c])
+            b = next(b for b, i in enumerate(firsts) if i >= 0)
+            R[:, j] = client.gather(self._submit(_row, Xn[b], firsts[b]))
         last = np.inf
         for _ in range(int(self.discretize_iter)):
             used = R  # the labels returned are those of the rotation the last pass started with

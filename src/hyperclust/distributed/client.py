@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 
 from ._deps import require
 
-__all__ = ["resolve_client", "parse_scheduler"]
+__all__ = ["resolve_client", "parse_scheduler", "check_scheduler", "fail_when_stalled",
+           "WorkersStalled", "CONNECT_TIMEOUT", "STALL_TIMEOUT"]
 
 _LOCAL = re.compile(r"^local(?::(\d+))?$")
+
+#: Seconds a scheduler address has to answer Dask's handshake and an ``identity`` call.
+CONNECT_TIMEOUT = 10.0
 
 
 def parse_scheduler(scheduler: str):
@@ -31,11 +36,66 @@ def parse_scheduler(scheduler: str):
     return "address", scheduler.strip()
 
 
+async def _identity(address, timeout):
+    from distributed.comm import connect
+
+    comm = await connect(address, timeout=timeout)
+    try:
+        await comm.write({"op": "identity", "reply": True})
+        return await comm.read()
+    finally:
+        comm.abort()
+
+
+def check_scheduler(address: str, timeout: float | None = None) -> None:
+    """``ConnectionError`` (one line) unless a Dask scheduler answers at ``address`` within
+    ``timeout`` seconds.
+
+    ``distributed.Client(address, timeout=...)`` does not bound everything: a server that
+    accepts the connection but is not a Dask scheduler (an HTTP server, a worker's port)
+    can leave it waiting for minutes, or make it read a text reply as a frame length and
+    report a memory error. The probe runs the handshake and one ``identity`` call under a
+    hard deadline on its own event loop.
+
+    Examples
+    --------
+    >>> import socket
+    >>> with socket.socket() as s:  # a port nobody listens on
+    ...     s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]
+    >>> check_scheduler(f"tcp://127.0.0.1:{port}", timeout=2)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ConnectionError: no Dask scheduler answered at tcp://127.0.0.1:...
+    """
+    require("distributed")
+    timeout = CONNECT_TIMEOUT if timeout is None else float(timeout)
+    hint = ("; is it the address a Dask scheduler prints, e.g. tcp://host:8786, and is the "
+            "scheduler running?")
+    try:
+        reply = asyncio.run(asyncio.wait_for(_identity(address, timeout), timeout))
+    except asyncio.TimeoutError:
+        raise ConnectionError(f"no Dask scheduler answered at {address} within "
+                              f"{timeout:g} s{hint}") from None
+    except (MemoryError, ValueError, TypeError, KeyError, OverflowError):
+        # a reply that is not Dask's framing read as one (e.g. a length of exabytes)
+        raise ConnectionError(f"{address} does not speak Dask's protocol{hint}") from None
+    except Exception as exc:  # noqa: BLE001 - whatever the other end did, one line
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ConnectionError(f"no Dask scheduler answered at {address} ({reason}){hint}") \
+            from None
+    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+        kind = reply.get("type") if isinstance(reply, dict) else type(reply).__name__
+        raise ConnectionError(f"{address} is not a Dask scheduler (it answers as {kind}); "
+                              "pass the scheduler's address, not a worker's")
+
+
 @contextlib.contextmanager
 def resolve_client(client=None, n_workers: int = 2):
     """Yield a ``dask.distributed.Client``: ``client`` itself when given (left open), a
-    client of the scheduler at that address when a string, else of a new
-    ``LocalCluster(n_workers, threads_per_worker=1)`` (closed on exit).
+    client of the scheduler at that address when a string (checked by
+    :func:`check_scheduler` first), else of a new ``LocalCluster(n_workers,
+    threads_per_worker=1)`` (closed on exit). Inside the block, a cluster whose workers
+    all stay paused (out of memory) or gone for :data:`STALL_TIMEOUT` seconds raises
+    :class:`WorkersStalled` (:func:`fail_when_stalled`).
 
     Parameters
     ----------
@@ -68,21 +128,108 @@ def resolve_client(client=None, n_workers: int = 2):
     """
     distributed = require("distributed")
     if isinstance(client, distributed.Client):
-        yield client
+        with fail_when_stalled(client):
+            yield client
         return
     if client is not None and not isinstance(client, str):
         raise TypeError(f"client must be a dask.distributed.Client, a scheduler address or "
                         f"None, got {type(client).__name__}")
     kind, value = parse_scheduler(client) if isinstance(client, str) else ("local", n_workers)
     if kind == "address":
+        check_scheduler(value)
         try:
-            c = distributed.Client(value, timeout="10s")
+            c = distributed.Client(value, timeout=f"{CONNECT_TIMEOUT:g}s")  # after the probe
         except OSError as exc:
             raise ConnectionError(f"cannot reach the Dask scheduler at {value}: {exc}") from None
-        with c:
+        with c, fail_when_stalled(c):
             yield c
         return
     with distributed.LocalCluster(n_workers=value, threads_per_worker=1, processes=True,
                                   dashboard_address=":0") as cluster, \
-            distributed.Client(cluster) as c:
+            distributed.Client(cluster) as c, fail_when_stalled(c):
         yield c
+
+
+#: Seconds with no running worker (all paused for memory, or none left) before a run stops.
+STALL_TIMEOUT = 60.0
+
+
+class WorkersStalled(RuntimeError):
+    """No Dask worker could run tasks for :data:`STALL_TIMEOUT` seconds."""
+
+
+def _running_workers(client) -> tuple[int, int]:
+    workers = client.scheduler_info(n_workers=-1)["workers"].values()
+    return sum(w.get("status") == "running" for w in workers), len(workers)
+
+
+@contextlib.contextmanager
+def fail_when_stalled(client, seconds: float | None = None, poll: float = 1.0):
+    """Raise :class:`WorkersStalled` (one line) when, inside the block, no worker has been
+    running for ``seconds`` (default :data:`STALL_TIMEOUT`): every worker paused (Dask pauses a worker at 80% of its memory
+    limit, and a paused worker runs nothing, so the run would wait forever) or, after some
+    were seen, none left.
+
+    A watcher thread polls the scheduler; on a stall it cancels this client's futures,
+    which ends the block's blocking calls, and the block raises instead.
+
+    Examples
+    --------
+    A worker that pauses at its first memory check (at 1% of a 1 GiB limit):
+
+    >>> import time, dask, distributed
+    >>> paused = dask.config.set({"distributed.worker.memory.pause": 0.01})
+    >>> with paused, distributed.LocalCluster(n_workers=1, processes=False, memory_limit="1GiB",
+    ...                                       dashboard_address=":0") as cluster:
+    ...     time.sleep(1)
+    ...     with distributed.Client(cluster) as c, fail_when_stalled(c, seconds=1, poll=0.2):
+    ...         c.submit(sum, [1, 2]).result()  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    hyperclust.distributed.client.WorkersStalled: no Dask worker could run tasks for 1 s: all 1 workers paused ...
+    """
+    import threading
+    import time
+
+    seconds = STALL_TIMEOUT if seconds is None else float(seconds)
+    stop, stalled = threading.Event(), []
+
+    def watch():
+        since, seen = time.monotonic(), False
+        while not stop.wait(poll):
+            try:
+                running, total = _running_workers(client)
+            except Exception:  # noqa: BLE001 - the client is closing: nothing to watch
+                return
+            # no worker yet is not a stall: a batch-queue cluster may wait for its workers
+            seen = seen or total > 0
+            if running or not seen:
+                since = time.monotonic()
+            elif time.monotonic() - since >= seconds:
+                stalled.append(total)
+                from distributed import Future
+
+                client.cancel([Future(key, client) for key in list(client.futures)],
+                              force=True)
+                return
+
+    thread = threading.Thread(target=watch, name="hyperclust-stall-watch", daemon=True)
+    thread.start()
+    try:
+        yield client
+    except Exception:
+        if stalled:
+            raise _stall_error(stalled[0], seconds) from None
+        raise
+    finally:
+        stop.set()
+        thread.join()
+    if stalled:
+        raise _stall_error(stalled[0], seconds)
+
+
+def _stall_error(total, seconds):
+    why = (f"all {total} workers paused (each at 80% of its memory limit)" if total
+           else "no worker left")
+    return WorkersStalled(f"no Dask worker could run tasks for {seconds:g} s: {why}; give "
+                          "the workers more memory (dask worker --memory-limit) or use "
+                          "smaller row blocks (hyperclust partition --block-size)")

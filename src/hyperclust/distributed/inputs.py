@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 
 from ..hypergraph import Hypergraph
 from .partition import write_partitioned
 from .partitioned import PartitionedHypergraph
+from .scratch import scratch_folder
 
 __all__ = ["as_partitioned"]
 
@@ -17,7 +17,8 @@ __all__ = ["as_partitioned"]
 @contextlib.contextmanager
 def as_partitioned(data, block_size: int):
     """Yield a :class:`PartitionedHypergraph` for ``data``; an in-memory ``Hypergraph`` is
-    written under a temporary directory (removed on exit) that local workers can read.
+    written under a scratch folder (removed on every exit, see
+    :mod:`~hyperclust.distributed.scratch`) that local workers can read.
 
     Parameters
     ----------
@@ -47,7 +48,7 @@ def as_partitioned(data, block_size: int):
     elif isinstance(data, Hypergraph):
         if data.n_nodes == 0:
             raise ValueError("the hypergraph has no nodes")
-        with tempfile.TemporaryDirectory(prefix="hyperclust-partitioned-") as tmp:
+        with scratch_folder("hyperclust-partitioned-") as tmp:
             yield write_partitioned(data, tmp, block_size=block_size)
     else:
         raise TypeError(f"fit expects a hyperclust.Hypergraph (or what hyperclust.convert."

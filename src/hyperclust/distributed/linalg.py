@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..cluster.thin_qr import zero_rows_exactly
 from ._tasks import RETRIES
 
-__all__ = ["scatter_blocks", "gather_blocks", "tsqr", "inner", "combine", "random_blocks"]
+__all__ = ["scatter_blocks", "gather_blocks", "tsqr", "inner", "combine", "random_blocks",
+           "column_signs"]
 
 
 def scatter_blocks(client, X, bounds):
@@ -71,8 +73,9 @@ def _r_of(qr):
     return qr[1]
 
 
-def _times(qr, S):
-    return qr[0] @ S
+def _times(qr, S, X, r_diag):
+    """The block's rows of ``Q = X R^-1``, exact zeros where ``X`` is zero."""
+    return zero_rows_exactly(qr[0] @ S, X, r_diag)
 
 
 def tsqr(client, blocks):
@@ -111,8 +114,8 @@ def tsqr(client, blocks):
     signs = np.where(np.diag(R) < 0, -1.0, 1.0)
     Q2, R = Q2 * signs, signs[:, None] * R
     cuts = np.cumsum([0] + [r.shape[0] for r in Rs])
-    Q = [client.submit(_times, f, Q2[cuts[b]:cuts[b + 1]], retries=RETRIES, pure=False)
-         for b, f in enumerate(local)]
+    Q = [client.submit(_times, f, Q2[cuts[b]:cuts[b + 1]], X, np.diag(R).copy(),
+                       retries=RETRIES, pure=False) for b, (f, X) in enumerate(zip(local, blocks))]
     return Q, R
 
 
@@ -222,3 +225,47 @@ def random_blocks(client, bounds, k, seed):
     """
     return [client.submit(_random_block, int(seed), b, int(bounds[b + 1] - bounds[b]), int(k),
                           retries=RETRIES) for b in range(len(bounds) - 1)]
+
+
+def _largest_entries(X):
+    """Per column: the largest magnitude, its first row, the sign there."""
+    if X.shape[0] == 0:
+        return np.zeros(X.shape[1]), np.zeros(X.shape[1], dtype=np.int64), np.ones(X.shape[1])
+    idx = np.argmax(np.abs(X), axis=0)
+    values = X[idx, np.arange(X.shape[1])]
+    return np.abs(values), idx, np.sign(values)
+
+
+def column_signs(client, blocks):
+    """The signs that make each column's largest-magnitude entry (the first one on ties)
+    positive: :func:`hyperclust.operators.signs.fix_signs` over row blocks.
+
+    Parameters
+    ----------
+    client : dask.distributed.Client
+    blocks : list of futures
+        Row blocks of an ``(n, k)`` matrix, in row order.
+
+    Returns
+    -------
+    ndarray, shape (k,)
+        ``+1`` or ``-1`` per column (``+1`` for an all-zero column).
+
+    Examples
+    --------
+    >>> import numpy as np, distributed
+    >>> X = np.array([[1.0, -3.0], [-2.0, 1.0], [2.0, 3.0]])
+    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+    ...                         dashboard_address=":0") as c:
+    ...     signs = column_signs(c, scatter_blocks(c, X, [0, 1, 3]))
+    >>> signs.tolist()  # column 0: -2 is the first largest; column 1: -3
+    [-1.0, -1.0]
+    """
+    parts = client.gather([client.submit(_largest_entries, b, retries=RETRIES) for b in blocks])
+    best = np.zeros(len(parts[0][0]))
+    signs = np.ones_like(best)
+    for magnitude, _, sign in parts:  # blocks in row order: a later block wins only if larger
+        larger = magnitude > best
+        best[larger], signs[larger] = magnitude[larger], sign[larger]
+    signs[signs == 0] = 1.0
+    return signs

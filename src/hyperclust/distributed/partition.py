@@ -210,10 +210,13 @@ def _partition(client, out: Path, files_abs, opts, block_size, edge_block_size, 
     """The steps of :func:`partition_edgelists` (arguments checked), writing into ``out``."""
     # (1) node ids
     global_ids = _global_ids(client, files_abs, opts, progress)
+    # checked before anything is written: a table that does not fit the nodes stops here;
+    # its nodes in no hyperedge are added (after the others, in table order)
+    table = None
+    if features is not None:
+        global_ids, table = _features_by_node(features, features_sep, global_ids)
     n = int(global_ids.shape[0])
     n_blocks = max(1, -(-n // block_size))
-    # checked before anything is written: a table that does not fit the nodes stops here
-    table = None if features is None else _features_by_node(features, features_sep, global_ids)
 
     # (2) pairs per (file, block) and hyperedge keys, (3) global hyperedge ids in the pieces
     tmp = out / "_pieces"
@@ -296,15 +299,25 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
 
     files, block_size, edge_block_size = _check_inputs(files, block_size, edge_block_size,
                                                        duplicates, singletons, features)
+    created = not Path(out_dir).exists()
     out = _prepare_out(out_dir, overwrite)
     opts = {"weighted": weighted, "sep": sep, "header": header, "singletons": singletons}
-    _partition(client, out, [str(f.resolve()) for f in files], opts, block_size,
-               edge_block_size, duplicates, features, features_sep, progress)
+    try:
+        _partition(client, out, [str(f.resolve()) for f in files], opts, block_size,
+                   edge_block_size, duplicates, features, features_sep, progress)
+    except BaseException:
+        if created:  # a failed build leaves no folder behind it did not find
+            shutil.rmtree(out, ignore_errors=True)
+        raise
     return PartitionedHypergraph(out)
 
 
 def _features_by_node(path, sep, node_ids):
-    """``(values, row of each node)`` of a features file, rows matched by node id."""
+    """``(node ids, (values, row of each node))`` of a features file, rows matched by node
+    id; nodes of the table in no edge-list file are appended to the node ids in table order
+    (as ``hyperclust cluster FILE --features`` keeps them: nodes in no hyperedge)."""
+    import warnings
+
     from ..io.node_data import read_node_table
 
     ids, values = read_node_table(path, kind="features", sep=sep)
@@ -317,16 +330,22 @@ def _features_by_node(path, sep, node_ids):
     ids = np.asarray(ids)
     if np.unique(ids.astype(str)).size != ids.size:
         raise ValueError(f"{path}: the feature table names a node twice")
-    try:
-        map_ids(ids, ids=node_ids)
-    except ValueError as exc:
-        raise ValueError(f"{path}: a feature row for a node in no edge-list file ({exc}); a "
-                         "partitioned hypergraph holds the nodes of its edge lists") from None
+    extra = ids[~np.isin(ids.astype(str), node_ids.astype(str))]
+    if extra.size:
+        extra = map_ids(extra)[1]
+        if (extra.dtype == object) != (node_ids.dtype == object):
+            raise ValueError(f"{path}: the feature table names nodes in no hyperedge whose "
+                             f"ids are not of the edge lists' kind (e.g. {extra[0]!r}); "
+                             "write every id in one form")
+        warnings.warn(f"{extra.size} node ids of the features file are in no hyperedge "
+                      f"(e.g. {extra[0]!r}); they are kept as nodes in no hyperedge",
+                      stacklevel=3)
+        node_ids = np.concatenate([node_ids, extra])
     try:
         rows, _ = map_ids(node_ids, ids=ids)
     except ValueError as exc:
         raise ValueError(f"{path}: a node without a feature row ({exc})") from None
-    return values, rows
+    return node_ids, (values, rows)
 
 
 def _write_features(out, node_blocks, table):

@@ -6,39 +6,24 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_int, is_int
+from .._validation import is_int
 from ..cluster.base import HypergraphClusterer, check_n_clusters
+from ..cluster.spectral import SpectralHypergraphClustering, resolve_settings
+from ._params import twin_init
 from ._tasks import RETRIES
 from .client import resolve_client
+from .components import more_components_than
 from .eigen import top_eigenpairs
 from .inputs import as_partitioned
 from .kmeans import SAMPLE_SIZE, block_kmeans
 from .operator import normalized_affinity
+from .partitioned import load_node_block
 
 __all__ = ["DistributedSpectralClustering"]
 
 
-def _regularization(value, name):
-    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)
-                              or not np.isfinite(value) or value < 0):
-        raise ValueError(f"{name} must be a non-negative float or None, got {value!r}")
-
-
-def _positive_float(value, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
-        raise ValueError(f"{name} must be a positive float, got {value!r}")
-
-
-def _positive_int(value, name):
-    check_int(value, name, 1)
-
-
-#: One check per parameter that needs no data, in the order they are checked at the start
-#: of ``fit`` (as ``cluster/unidhc.py``'s table); ``n_clusters`` and ``n_components`` need
-#: the number of nodes.
-_PARAMETER_CHECKS = {"regularization": _regularization, "tol": _positive_float,
-                     "max_iter": _positive_int, "block_size": _positive_int,
-                     "n_workers": _positive_int}
+def _degree_sum(path):
+    return float(load_node_block(path)[2].sum())
 
 
 def _row_normalize(V):
@@ -64,16 +49,22 @@ class DistributedSpectralClustering(HypergraphClusterer):
     Parameters
     ----------
     n_clusters : int
-    regularization : float, default 0.0
-        ``tau`` (the single-process ``"auto"`` needs the connected components of the whole
-        hypergraph; pass the mean degree to regularize).
+        This and the parameters down to ``random_state`` are those of
+        :class:`~hyperclust.cluster.SpectralHypergraphClustering`, with its defaults (read
+        from it), so ``fit`` takes the same settings as on one process.
+    regularization : "auto", float or None, default "auto"
+        ``tau``; "auto": the mean weighted degree when the hypergraph has more connected
+        components than clusters (decided on the blocks by
+        :func:`~hyperclust.distributed.components.more_components_than`), else 0.
     n_components : int, optional
         Embedding dimension (default ``n_clusters``).
     row_normalize : bool, default True
-    n_init : int, default 10
-        k-means++ restarts on the sample.
-    tol : float, default 1e-8
-        Residual of the eigenpairs.
+    n_init : int or "auto", default "auto"
+        k-means++ restarts on the sample; "auto" as
+        :func:`~hyperclust.cluster.spectral.resolve_settings` (10 below 10^5 nodes, 3 above).
+    tol : float or "auto", default "auto"
+        Residual of the eigenpairs; "auto": 1e-8 below 10^5 nodes, 1e-3 above.
+    random_state : int, default 0
     max_iter : int, default 200
         Filtered subspace iterations (see :func:`~hyperclust.distributed.eigen.top_eigenpairs`).
     sample_size : int, default 100,000
@@ -87,7 +78,6 @@ class DistributedSpectralClustering(HypergraphClusterer):
         Workers of the local cluster made when ``client`` is None.
     progress : bool, default False
         Show the iterations' residuals on a progress bar.
-    random_state : int, default 0
 
     Attributes
     ----------
@@ -99,6 +89,8 @@ class DistributedSpectralClustering(HypergraphClusterer):
         The node ids of the rows (a partitioned input's ids; an in-memory input's ``node_ids``).
     n_iter_ : int
         Filtered subspace iterations (see :func:`~hyperclust.distributed.eigen.top_eigenpairs`).
+    tau_, tol_, n_init_ : float, float, int
+        The settings used (``"auto"`` resolved).
 
     Examples
     --------
@@ -111,23 +103,14 @@ class DistributedSpectralClustering(HypergraphClusterer):
     [1, 1, 1, 0, 0, 0]
     """
 
-    def __init__(self, n_clusters=2, *, regularization=0.0, n_components=None,
-                 row_normalize=True, n_init=10, tol=1e-8, max_iter=200,
-                 sample_size=SAMPLE_SIZE, block_size=100_000, client=None, n_workers=2,
-                 progress=False, random_state=0):
-        self.n_clusters = n_clusters
-        self.regularization = regularization
-        self.n_components = n_components
-        self.row_normalize = row_normalize
-        self.n_init = n_init
-        self.tol = tol
-        self.max_iter = max_iter
-        self.sample_size = sample_size
-        self.block_size = block_size
-        self.client = client
-        self.n_workers = n_workers
-        self.progress = progress
-        self.random_state = random_state
+    #: Parameters of :class:`hyperclust.cluster.SpectralHypergraphClustering` not taken:
+    #: the operator is Zhou's, the assignment k-means, and there is no kNN mixing.
+    NOT_DISTRIBUTED = ("operator", "assign", "eps", "knn_beta", "knn_neighbors")
+    __init__ = twin_init(SpectralHypergraphClustering,
+                         ("regularization", "n_components", "row_normalize", "n_init", "tol",
+                          "random_state"),
+                         {"max_iter": 200, "sample_size": SAMPLE_SIZE, "block_size": 100_000,
+                          "client": None, "n_workers": 2, "progress": False})
 
     def _validate(self, n):
         k = check_n_clusters(self.n_clusters, n)
@@ -137,9 +120,32 @@ class DistributedSpectralClustering(HypergraphClusterer):
         dim = k if self.n_components is None else self.n_components
         if not is_int(dim) or not 1 <= dim < n:
             raise ValueError(f"n_components must be an integer in [1, n_nodes), got {dim!r}")
-        for name, check in _PARAMETER_CHECKS.items():
-            check(getattr(self, name), name)
-        return k, int(dim), float(self.regularization or 0.0)
+        reg = self.regularization
+        if not (reg is None or (isinstance(reg, str) and reg == "auto") or (
+                isinstance(reg, numbers.Real) and not isinstance(reg, bool)
+                and np.isfinite(reg) and reg >= 0)):
+            raise ValueError(f"regularization must be 'auto', a non-negative float or None, "
+                             f"got {reg!r}")
+        tol, n_init = resolve_settings(n, self.tol, self.n_init)
+        for name in ("max_iter", "block_size", "n_workers"):
+            val = getattr(self, name)
+            if isinstance(val, bool) or not isinstance(val, numbers.Integral) or val < 1:
+                raise ValueError(f"{name} must be a positive integer, got {val!r}")
+        return k, int(dim), tol, n_init
+
+    def _tau(self, phg, client, k):
+        """``tau`` as the single process sets it: ``"auto"`` = the mean weighted degree when
+        there are more connected components than clusters (else 0)."""
+        if not (isinstance(self.regularization, str) and self.regularization == "auto"):
+            return float(self.regularization or 0.0)
+        op = normalized_affinity(phg, client, tau=0.0)
+        if not more_components_than(op, k):
+            return 0.0
+        total = sum(client.gather([client.submit(_degree_sum, phg.block_path(b),
+                                                 retries=RETRIES)
+                                   for b in range(phg.n_blocks)]))
+        mean = total / phg.n_nodes
+        return float(mean) if mean > 0 else 1.0
 
     def fit(self, hypergraph, y=None):
         """Cluster the nodes; ``hypergraph`` is a :class:`~hyperclust.Hypergraph`, a
@@ -147,18 +153,19 @@ class DistributedSpectralClustering(HypergraphClusterer):
         seed = self._rng_seed(self.random_state)
         with as_partitioned(hypergraph, self.block_size) as phg, \
                 resolve_client(self.client, self.n_workers) as client:
-            k, dim, tau = self._validate(phg.n_nodes)
+            k, dim, tol, n_init = self._validate(phg.n_nodes)
+            tau = self._tau(phg, client, k)
             op = normalized_affinity(phg, client, tau=tau)
-            bar = _progress_bar(self.progress, self.tol)
+            bar = _progress_bar(self.progress, tol)
             try:
-                mu, V, n_iter = top_eigenpairs(op, dim, tol=self.tol, max_iter=self.max_iter,
+                mu, V, n_iter = top_eigenpairs(op, dim, tol=tol, max_iter=self.max_iter,
                                                random_state=seed, callback=bar)
             finally:
                 if bar is not None:
                     bar.close()
             if self.row_normalize:
                 V = [client.submit(_row_normalize, v, retries=RETRIES) for v in V]
-            labels, _, _ = block_kmeans(client, V, phg.n_nodes, k, n_init=self.n_init,
+            labels, _, _ = block_kmeans(client, V, phg.n_nodes, k, n_init=n_init,
                                         sample_size=self.sample_size, random_state=seed)
             self.embedding_ = np.concatenate(client.gather(V))
             self.labels_ = np.concatenate(client.gather(labels)).astype(np.int64)
@@ -166,6 +173,7 @@ class DistributedSpectralClustering(HypergraphClusterer):
                 else phg.node_ids
         self.eigenvalues_ = 1.0 - mu
         self.n_iter_ = n_iter
+        self.tau_, self.tol_, self.n_init_ = tau, tol, n_init
         return self
 
 

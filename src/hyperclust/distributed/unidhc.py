@@ -21,7 +21,6 @@ The steps of :class:`hyperclust.cluster.UniDHC`, each on row blocks:
 
 from __future__ import annotations
 
-import tempfile
 import time
 from pathlib import Path
 
@@ -39,6 +38,7 @@ from .batches import BasisFileBatches
 from .client import resolve_client
 from .eigen import top_eigenpairs
 from .inputs import as_partitioned
+from .scratch import scratch_folder
 from .kmeans import SAMPLE_SIZE, block_kmeans
 from .operator import normalized_affinity, propagation
 from .partitioned import load_feature_block, load_node_block
@@ -231,7 +231,7 @@ class DistributedUniDHC(HypergraphClusterer):
         base = Path(self.scratch_dir) if self.scratch_dir is not None else phg.path
         if not base.is_dir():
             raise FileNotFoundError(f"scratch_dir {base} is not a directory")
-        return tempfile.TemporaryDirectory(prefix="_unidhc-", dir=base)
+        return scratch_folder("_unidhc-", dir=base)
 
     # ------------------------------------------------------------ steps
     def _fit(self, phg, client, work, k, order, seed):
@@ -306,7 +306,7 @@ class DistributedUniDHC(HypergraphClusterer):
     def _structural(self, phg, client, k, seed):
         """:func:`hyperclust.spectral.structural_features` on the blocks: the top eigenvectors
         of Zhou's affinity regularized by the mean weighted degree, times ``sqrt(n)``."""
-        from .linalg import combine
+        from .linalg import column_signs, combine
 
         n = phg.n_nodes
         dim = structural_dim(self.n_structural, k)
@@ -319,8 +319,9 @@ class DistributedUniDHC(HypergraphClusterer):
             raise ValueError("the structural input needs at least 2 nodes")
         _, V, _ = top_eigenpairs(normalized_affinity(phg, client, tau=tau), width,
                                  random_state=seed)
+        # the single process's sign convention: the network is not sign-invariant
         pad = np.zeros((width, dim))
-        pad[:, :width] = np.eye(width) * np.sqrt(n)
+        pad[:, :width] = np.diag(column_signs(client, V)) * np.sqrt(n)
         return combine(client, V, pad)
 
     def _initial_filter(self, P, X, files, order, seed):

@@ -1,0 +1,70 @@
+"""Choices that do not follow rounding noise: AHCKA's discretisation
+(:func:`hyperclust.cluster.ahcka.discretize` and its blockwise version in
+:mod:`hyperclust.distributed.ahcka`) meets rows that are zero in exact arithmetic and exact
+ties; rounding (~1e-17, which changes with the summation order: the order of the
+hyperedges, a blockwise product) would decide them, so the labels would depend on the order
+of the hyperedges and on the partition. These helpers decide them the same way whatever the
+rounding, in one process and on a cluster.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["normalize_rows", "first_near_minimum", "first_near_maximum", "TINY_ROW",
+           "TIE_TOLERANCE"]
+
+#: Rows of norm below this times the largest row norm are zero rows for the discretisation.
+TINY_ROW = 1e-12
+
+
+def normalize_rows(V: np.ndarray, scale: float) -> np.ndarray:
+    """Rows of ``V`` scaled to unit norm; rows of norm at most ``TINY_ROW * scale`` (``scale``
+    the largest row norm) set to zero.
+
+    A row that is zero in exact arithmetic (a node the leading iterates do not reach) comes
+    out of the QR as rounding noise (~1e-18); normalised, the noise would be a unit row
+    pointing anywhere, and the node's label would follow the rounding, which changes with
+    the order of the hyperedges and with a blockwise computation.
+
+    Examples
+    --------
+    >>> normalize_rows(np.array([[3.0, 4.0], [1e-18, -1e-18], [0.0, 2.0]]), 5.0).tolist()
+    [[0.6, 0.8], [0.0, 0.0], [0.0, 1.0]]
+    """
+    norms = np.linalg.norm(V, axis=1, keepdims=True)
+    return np.divide(V, norms, out=np.zeros_like(V), where=norms > TINY_ROW * scale)
+
+
+#: Values within this of the best count as tied in the discretisation's choices.
+TIE_TOLERANCE = 1e-10
+
+
+def first_near_minimum(c: np.ndarray, tol: float = TIE_TOLERANCE) -> int:
+    """The first index whose value is within ``tol`` of the minimum of ``c``.
+
+    The discretisation's choices meet exact ties (rows of other connected components are
+    orthogonal to every row taken, so their scores are all 0); rounding (~1e-17, which
+    changes with the summation order: the order of the hyperedges, a blockwise product)
+    would break them at random. With a tolerance the first tied entry wins whatever the
+    rounding, so the labels do not depend on the order of the hyperedges or on the
+    partition.
+
+    Examples
+    --------
+    >>> first_near_minimum(np.array([3.0, 1e-17, 0.0, 2.0]))
+    1
+    """
+    return int(np.flatnonzero(c <= c.min() + tol)[0])
+
+
+def first_near_maximum(P: np.ndarray, tol: float = TIE_TOLERANCE) -> np.ndarray:
+    """Per row of ``P``, the first column within ``tol`` of the row's maximum (an
+    ``argmax`` whose ties do not depend on rounding, see :func:`first_near_minimum`).
+
+    Examples
+    --------
+    >>> first_near_maximum(np.array([[1e-17, 0.0, -1e-17], [0.1, 0.5, 0.2]])).tolist()
+    [0, 1]
+    """
+    return np.argmax(P >= P.max(axis=1, keepdims=True) - tol, axis=1)

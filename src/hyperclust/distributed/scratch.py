@@ -1,0 +1,108 @@
+"""Scratch folders that do not outlive their process.
+
+A scratch folder is removed when its ``with`` block ends (normally or by an exception), at
+interpreter exit for any still open (``atexit``), on ``SIGTERM`` once
+:func:`exit_on_sigterm` is installed (the default action would end the process without
+running either), and, for a process killed outright (``SIGKILL``, a lost machine), by the
+next process that makes a scratch folder in the same place: folder names carry the host
+and process id, and folders of a process no longer running on this host are removed.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import tempfile
+from pathlib import Path
+
+__all__ = ["scratch_folder", "exit_on_sigterm"]
+
+_OPEN: set[str] = set()
+
+
+def _host() -> str:
+    return socket.gethostname().replace("-", "_") or "host"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
+
+
+def _sweep(base: Path, prefix: str) -> None:
+    """Remove ``prefix<host>-<pid>-*`` folders under ``base`` whose process has ended."""
+    host = _host()
+    for path in base.glob(f"{prefix}{host}-*-*"):
+        try:
+            pid = int(path.name[len(prefix) + len(host) + 1:].split("-", 1)[0])
+        except ValueError:
+            continue
+        if pid != os.getpid() and not _alive(pid):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+@atexit.register
+def _remove_open() -> None:
+    for path in list(_OPEN):
+        shutil.rmtree(path, ignore_errors=True)
+        _OPEN.discard(path)
+
+
+@contextlib.contextmanager
+def scratch_folder(prefix: str, dir=None):
+    """A new folder ``<dir>/<prefix><host>-<pid>-<random>``, removed on exit (see the
+    module); stale folders of ended processes with the same prefix are removed first.
+
+    Parameters
+    ----------
+    prefix : str
+    dir : str or PathLike, optional
+        Where (default: the system's temporary folder).
+
+    Yields
+    ------
+    str
+        The folder's path.
+
+    Examples
+    --------
+    >>> import os
+    >>> with scratch_folder("hyperclust-doc-") as path:
+    ...     print(os.path.isdir(path), os.path.basename(path).startswith("hyperclust-doc-"))
+    True True
+    >>> os.path.exists(path)
+    False
+    """
+    base = Path(tempfile.gettempdir() if dir is None else dir)
+    _sweep(base, prefix)
+    path = tempfile.mkdtemp(prefix=f"{prefix}{_host()}-{os.getpid()}-", dir=base)
+    _OPEN.add(path)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+        _OPEN.discard(path)
+
+
+def _raise_exit(signum, frame):
+    raise SystemExit(128 + signum)
+
+
+def exit_on_sigterm() -> None:
+    """Make ``SIGTERM`` raise ``SystemExit`` in the main thread (so ``finally`` blocks and
+    ``atexit`` run and scratch folders are removed); only where ``SIGTERM`` still has its
+    default action and this is the main thread."""
+    try:
+        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _raise_exit)
+    except ValueError:  # not the main thread
+        pass

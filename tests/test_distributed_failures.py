@@ -1,0 +1,151 @@
+"""Failures of a distributed run are one line within a minute, and leave no scratch: a
+non-Dask address, workers paused for memory, KilledWorker, SIGTERM and SIGKILL."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+dask = pytest.importorskip("dask")
+
+from hyperclust.cli import main  # noqa: E402
+from hyperclust.distributed import client as client_module  # noqa: E402
+from hyperclust.distributed import partition_edgelists  # noqa: E402
+from hyperclust.distributed.scratch import scratch_folder  # noqa: E402
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+
+@pytest.fixture
+def parts(tmp_path):
+    edges = tmp_path / "edges.txt"
+    edges.write_text("0 1 2\n1 2\n3 4 5\n4 5\n2 3\n")
+    return str(partition_edgelists([str(edges)], str(tmp_path / "parts"), block_size=3).path)
+
+
+def _one_line_error(capsys):
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err
+    return err
+
+
+def _serve(reply: bytes):
+    """A TCP server on 127.0.0.1 that answers every connection with ``reply`` (or nothing)
+    and keeps it open: not a Dask scheduler."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    held = []
+
+    def accept():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            held.append(conn)
+            if reply:
+                conn.sendall(reply)
+
+    threading.Thread(target=accept, daemon=True).start()
+    return server, f"tcp://127.0.0.1:{server.getsockname()[1]}"
+
+
+@pytest.mark.parametrize("reply", [b"", b"HTTP/1.0 400 Bad Request\r\n\r\n" * 4])
+def test_a_non_dask_address_is_one_line_within_the_timeout(parts, capsys, monkeypatch, reply):
+    monkeypatch.setattr(client_module, "CONNECT_TIMEOUT", 2.0)
+    server, address = _serve(reply)
+    try:
+        t0 = time.monotonic()
+        assert main(["cluster", parts, "--scheduler", address, "--k", "2", "--quiet"]) == 2
+        assert time.monotonic() - t0 < 15
+    finally:
+        server.close()
+    err = _one_line_error(capsys)
+    assert address in err and ("no Dask scheduler answered" in err or "Dask's protocol" in err)
+
+
+def test_workers_paused_for_memory_are_one_line(parts, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(client_module, "STALL_TIMEOUT", 2.0)
+    out = tmp_path / "labels.csv"
+    # every worker pauses at its first memory check: nothing can run
+    with dask.config.set({"distributed.worker.memory.pause": 0.01}), \
+            distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                     memory_limit="1GiB", dashboard_address=":0") as cluster:
+        time.sleep(1)
+        t0 = time.monotonic()
+        code = main(["cluster", parts, "--scheduler", cluster.scheduler.address, "--k", "2",
+                     "--out", str(out), "--quiet"])
+        assert time.monotonic() - t0 < 30
+    assert code == 2 and not out.exists()
+    err = _one_line_error(capsys)
+    assert "no Dask worker could run tasks for 2 s: all 1 workers paused" in err
+
+
+def test_killed_worker_is_one_line(parts, capsys, monkeypatch):
+    from hyperclust.distributed.spectral import DistributedSpectralClustering
+
+    def die(self, hypergraph, y=None):
+        raise distributed.KilledWorker("('_load_node-abc', 0)", "tcp://10.0.0.1:1234")
+
+    monkeypatch.setattr(DistributedSpectralClustering, "fit", die)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster:
+        assert main(["cluster", parts, "--scheduler", cluster.scheduler.address,
+                     "--k", "2", "--quiet"]) == 2
+    assert "KilledWorker" in _one_line_error(capsys)
+
+
+# ------------------------------------------------------------------ scratch
+def test_scratch_folder_is_removed_on_an_exception(tmp_path):
+    with pytest.raises(RuntimeError), scratch_folder("hc-", dir=tmp_path) as path:
+        (Path(path) / "x.npy").write_bytes(b"0")
+        raise RuntimeError("boom")
+    assert list(tmp_path.iterdir()) == []
+
+
+def _run_holding_scratch(tmp_path, sig):
+    """A process that makes a scratch folder under ``tmp_path`` and waits; killed by
+    ``sig``; returns the folder's path."""
+    code = textwrap.dedent(f"""
+        import sys, time
+        from hyperclust.distributed.scratch import exit_on_sigterm, scratch_folder
+        exit_on_sigterm()
+        with scratch_folder("hc-", dir={str(tmp_path)!r}) as path:
+            print(path, flush=True)
+            time.sleep(60)
+    """)
+    env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                            env=env)
+    path = Path(proc.stdout.readline().strip())
+    assert path.is_dir()
+    proc.send_signal(sig)
+    proc.wait(timeout=30)
+    return path
+
+
+def test_scratch_folder_is_removed_on_sigterm(tmp_path):
+    assert not _run_holding_scratch(tmp_path, signal.SIGTERM).exists()
+
+
+def test_scratch_of_a_killed_process_is_removed_by_the_next_one(tmp_path):
+    stale = _run_holding_scratch(tmp_path, signal.SIGKILL)
+    assert stale.exists()  # SIGKILL runs nothing
+    with scratch_folder("hc-", dir=tmp_path) as path:
+        assert not stale.exists() and Path(path).is_dir()
+    other = tmp_path / "hc-otherhost-1-abc"  # another host's folder is left alone
+    other.mkdir()
+    with scratch_folder("hc-", dir=tmp_path):
+        pass
+    assert other.exists()
