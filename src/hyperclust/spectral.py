@@ -8,11 +8,12 @@ import numbers
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-from scipy.sparse.linalg import aslinearoperator, eigsh
+from scipy.sparse.linalg import LinearOperator, aslinearoperator, eigsh
 
 from .hypergraph import Hypergraph
 from .operators.base import SymmetricOperator
 from .operators.signs import fix_signs
+from .progress import progress_bar, progress_shown
 
 __all__ = ["fix_signs", "eigsh_seeded", "smallest_eigenpairs", "NormalizedAffinity",
            "regularized_embedding", "heat_kernel_signature", "hks_times",
@@ -78,10 +79,21 @@ def eigsh_seeded(op, k: int, which: str = "LA", random_state=0, tol: float = 1e-
         if k >= n - 1:
             raise ValueError(f"k={k} must be smaller than n - 1 = {n - 1} for the iterative solver")
         v0 = np.random.default_rng(random_state).standard_normal(n)
-        vals, vecs = eigsh(aslinearoperator(op) if not sp.issparse(op) else op, k=k, which=which,
-                           v0=v0, tol=tol, maxiter=maxiter, ncv=ncv)
+        with progress_bar("eigensolver", unit="product") as bar:
+            A = aslinearoperator(op) if not sp.issparse(op) or progress_shown() else op
+            vals, vecs = eigsh(_counted(A, bar) if progress_shown() else A, k=k, which=which,
+                               v0=v0, tol=tol, maxiter=maxiter, ncv=ncv)
     order = np.argsort(-vals if which == "LA" else vals, kind="stable")
     return vals[order], fix_signs(vecs[:, order])
+
+
+def _counted(A, bar):
+    """``A`` whose products advance ``bar`` (the same products: ARPACK has no callback)."""
+    def matvec(x):
+        bar.update()
+        return A.matvec(x)
+
+    return LinearOperator(A.shape, matvec=matvec, dtype=A.dtype)
 
 
 def smallest_eigenpairs(op, k: int, random_state=0, tol: float | None = None, **kwargs):

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..objectives import cluster_indicators, is_degenerate, rwr_conductance
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
+from ..progress import progress_bar
 from .._validation import check_fraction, check_int
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 from .buffered_walk import BufferedMixedWalk
@@ -231,6 +232,7 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
                     checks.clear()
             last = f
 
+    bar = progress_bar("AHCKA iterations", total=max_iter)
     apply_walk = BufferedMixedWalk(walk)
     stacked = np.empty(0)
     open_check(0, init_labels, np.ascontiguousarray(q[:, :k]))
@@ -253,10 +255,12 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
         if advance:
             q = thin_qr(MX[:, :width])
             it += 1
+            bar.update()
         _walk_one_hop(checks, MX[:, width if advance else 0:], alpha)
         close_finished()
         if advance and stopped_at is None and it % check_interval == 0:
             open_check(it, *_discretized(q, k, start))
+    bar.close()
     return best[1:], history, (it if stopped_at is None else stopped_at)
 
 
