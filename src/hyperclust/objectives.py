@@ -249,6 +249,33 @@ def is_degenerate(labels, n_clusters: int) -> bool:
     return effective_n_clusters(labels) < 1.0 + (int(n_clusters) - 1) / 2.0
 
 
+def sizes_are_degenerate(sizes, n_clusters: int) -> bool:
+    """:func:`is_degenerate` from the cluster sizes alone (e.g. summed over the blocks of a
+    partitioned hypergraph, without gathering the labels).
+
+    Parameters
+    ----------
+    sizes : array-like of int, shape (n_clusters_found,)
+        Nodes per cluster (zeros are ignored).
+    n_clusters : int
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> sizes_are_degenerate([9944, 56], 2), sizes_are_degenerate([60, 0, 40], 2)
+    (True, False)
+    """
+    sizes = np.asarray(sizes, dtype=np.float64).reshape(-1)
+    sizes = sizes[sizes > 0]
+    if sizes.size == 0:
+        return True
+    p = sizes / sizes.sum()
+    return float(np.exp(-np.sum(p * np.log(p)))) < 1.0 + (int(n_clusters) - 1) / 2.0
+
+
 def _average_conductance(A_inner, vol) -> float:
     """``mean_c (1 - inner_c / vol_c)``, a zero-volume cluster counting 1."""
     terms = np.ones_like(vol)

@@ -38,7 +38,7 @@ from .buffered_walk import BufferedMixedWalk
 from .rounding import first_near_maximum, first_near_minimum, normalize_rows
 from .thin_qr import thin_qr
 
-__all__ = ["AHCKA", "adaptive_iterations", "discretize", "rwr_seed_assignment"]
+__all__ = ["AHCKA", "adaptive_iterations", "discretize", "kmeans_on_rows", "rwr_seed_assignment"]
 
 
 def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1e-10):
@@ -426,7 +426,7 @@ class AHCKA(HypergraphClusterer):
         self.labels_ = np.asarray(self.labels_, dtype=np.int64)
         self.degenerate_ = is_degenerate(self.labels_, k)
         if self.degenerate_:
-            self.labels_ = _kmeans_rows(self.embedding_, k, self._rng_seed(self.random_state))
+            self.labels_ = kmeans_on_rows(self.embedding_, k, self._rng_seed(self.random_state))
             self.objective_ = rwr_conductance(hg, self.labels_, walk=M, alpha=alpha,
                                               n_hops=int(self.n_hops))
         self.objective_history_ = history
@@ -469,11 +469,30 @@ def _start_block(walk, seeds, alpha, init_steps):
     return q, np.where(assigned, init, 0)
 
 
-def _kmeans_rows(embedding, k, seed):
+def kmeans_on_rows(embedding, k, seed):
     """k-means (10 restarts) on the row-normalised embedding: the fallback when every
-    discretised check is degenerate."""
+    discretised check is degenerate (also :class:`~hyperclust.distributed.DistributedAHCKA`'s).
+
+    Parameters
+    ----------
+    embedding : ndarray, shape (n, k)
+    k : int
+    seed : int
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+
+    Examples
+    --------
+    >>> V = np.array([[1.0, 0.0], [2.0, 0.1], [0.0, 1.0], [0.1, 3.0]])
+    >>> labels = kmeans_on_rows(V, 2, 0)
+    >>> bool(labels[0] == labels[1] != labels[2] == labels[3])
+    True
+    """
     from sklearn.cluster import KMeans
-    X = _row_normalize(np.asarray(embedding, dtype=np.float64))
+    X = np.asarray(embedding, dtype=np.float64)
+    X = normalize_rows(X, float(np.linalg.norm(X, axis=1).max(initial=0.0)))
     return KMeans(k, n_init=10, random_state=seed).fit_predict(X).astype(np.int64)
 
 

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cluster.ahcka import AHCKA, check_iteration_params
+from ..cluster.ahcka import AHCKA, check_iteration_params, kmeans_on_rows
 from ..cluster.rounding import TIE_TOLERANCE, first_near_maximum, normalize_rows
 from ..cluster.base import HypergraphClusterer
 from .._validation import check_int
+from ..objectives import sizes_are_degenerate
 from ._params import twin_init
 from ._tasks import RETRIES
 from .client import resolve_client
@@ -247,10 +248,12 @@ class DistributedAHCKA(HypergraphClusterer):
         counts = np.sum(client.gather([self._submit(_count, lb, k) for lb in init]), axis=0)
         q, _ = tsqr(client, [self._submit(_start_block, lb, counts, n) for lb in init])
         init_labels = [self._submit(_zero_unassigned, lb) for lb in init]
-        best = (self._score(M, init_labels, k, n), init_labels,
+        # (degenerate, objective, labels, embedding, iteration): as the single process, a
+        # degenerate check (a giant cluster plus slivers) is kept only when every one is
+        best = (*self._check(M, init_labels, k, n), init_labels,
                 [self._submit(_leading, qb, k) for qb in q], 0)
-        history = [(0, best[0])]
-        rises, last, it = 0, best[0], 0
+        history = [(0, best[1])]
+        rises, last, it = 0, best[1], 0
         for it in range(1, int(self.max_iter) + 1):
             q, _ = tsqr(client, M.apply(q))
             if it % self.check_interval:
@@ -258,25 +261,35 @@ class DistributedAHCKA(HypergraphClusterer):
             scale = max(client.gather([self._submit(_largest_row_norm, qb, k) for qb in q]))
             Xn = [self._submit(_leading_normalized, qb, k, scale) for qb in q]
             labels = self._discretize(Xn, bounds, int(seeds[0]), k, n)
-            f = self._score(M, labels, k, n)
+            bad, f = self._check(M, labels, k, n)
             history.append((it, f))
-            if f < best[0]:
-                best = (f, labels, [self._submit(_leading, qb, k) for qb in q], it)
+            if (bad, f) < best[:2]:
+                best = (bad, f, labels, [self._submit(_leading, qb, k) for qb in q], it)
             rises = rises + 1 if f > last else 0
             last = f
             if rises >= self.patience:
                 break
-        f, labels, embedding, best_it = best
-        self.objective_ = f
+        self.degenerate_, f, labels, embedding, best_it = best
         self.labels_ = np.concatenate(client.gather(labels)).astype(np.int64)
         self.embedding_ = np.concatenate(client.gather(embedding))
+        if self.degenerate_:
+            self.labels_ = kmeans_on_rows(self.embedding_, k, self._rng_seed(self.random_state))
+            f = self._score(M, client.scatter([self.labels_[bounds[b]:bounds[b + 1]]
+                                               for b in range(phg.n_blocks)]), k, n)[0]
+        self.objective_ = f
         self.objective_history_ = history
         self.n_iter_ = it
         self.best_iter_ = best_it
         del self._client
 
+    def _check(self, M, labels, k, n):
+        """``(degenerate, objective)`` of one check's labels."""
+        f, counts = self._score(M, labels, k, n)
+        return sizes_are_degenerate(counts, k), f
+
     def _score(self, M, labels, k, n):
-        """:func:`hyperclust.objectives.rwr_conductance` (balance "mean") on ``M``."""
+        """:func:`hyperclust.objectives.rwr_conductance` (balance "mean") on ``M``, and the
+        cluster sizes."""
         client, alpha = self._client, float(self.alpha)
         counts = np.sum(client.gather([self._submit(np.bincount, lb, None, k)
                                        for lb in labels]), axis=0)
@@ -286,7 +299,7 @@ class DistributedAHCKA(HypergraphClusterer):
         for _ in range(int(self.n_hops)):
             z = M.apply(z, then=[(_restart_step, alpha, y) for y in Y])
         total = sum(client.gather([self._submit(_trace_part, y, zb) for y, zb in zip(Y, z)]))
-        return float(1.0 - total / present.size)
+        return float(1.0 - total / present.size), counts
 
     def _discretize(self, Xn, bounds, start, k, n):
         """:func:`hyperclust.cluster.ahcka.discretize` over the row blocks."""
