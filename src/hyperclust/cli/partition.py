@@ -78,7 +78,17 @@ def add_partition_parser(sub) -> None:
 def cluster_failures_as_errors():
     """Turn what a Dask cluster raises when it cannot finish into one-line
     :class:`~hyperclust.cli._common.UserError`s, and make ``SIGTERM`` end the command
-    through its ``finally`` blocks (scratch folders removed)."""
+    through its ``finally`` blocks (scratch folders removed).
+
+    Examples
+    --------
+    >>> from hyperclust.distributed.client import WorkersStalled
+    >>> with cluster_failures_as_errors():  # doctest: +ELLIPSIS
+    ...     raise WorkersStalled("no Dask worker could run tasks for 60 s")
+    Traceback (most recent call last):
+    ...
+    hyperclust.cli._common.UserError: no Dask worker could run tasks for 60 s
+    """
     from ..distributed.client import WorkersStalled
     from ..distributed.scratch import exit_on_sigterm
     from ._common import UserError

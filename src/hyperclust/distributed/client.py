@@ -155,7 +155,13 @@ STALL_TIMEOUT = 60.0
 
 
 class WorkersStalled(RuntimeError):
-    """No Dask worker could run tasks for :data:`STALL_TIMEOUT` seconds."""
+    """No Dask worker could run tasks for :data:`STALL_TIMEOUT` seconds.
+
+    Examples
+    --------
+    >>> isinstance(WorkersStalled("every worker paused for memory"), RuntimeError)
+    True
+    """
 
 
 def _running_workers(client) -> tuple[int, int]:

@@ -100,7 +100,16 @@ def _raise_exit(signum, frame):
 def exit_on_sigterm() -> None:
     """Make ``SIGTERM`` raise ``SystemExit`` in the main thread (so ``finally`` blocks and
     ``atexit`` run and scratch folders are removed); only where ``SIGTERM`` still has its
-    default action and this is the main thread."""
+    default action and this is the main thread.
+
+    Examples
+    --------
+    >>> import signal
+    >>> previous = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    >>> exit_on_sigterm(); signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    False
+    >>> _ = signal.signal(signal.SIGTERM, previous)
+    """
     try:
         if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
             signal.signal(signal.SIGTERM, _raise_exit)
