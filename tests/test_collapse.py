@@ -72,7 +72,7 @@ def test_fallback_when_every_check_is_degenerate():
     assert est.degenerate_
     from threadpoolctl import threadpool_limits
 
-    from hyperclust.cluster.ahcka import kmeans_on_rows
+    from hyperclust.cluster.rounding import kmeans_on_rows
     with threadpool_limits(1):  # the fit of an input this small runs on one thread
         np.testing.assert_array_equal(est.labels_, kmeans_on_rows(est.embedding_, 3, 0))
     assert est.best_iter_ == 0

@@ -35,10 +35,10 @@ from ..progress import progress_bar
 from .._validation import check_fraction, check_int
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 from .buffered_walk import BufferedMixedWalk
-from .rounding import first_near_maximum, first_near_minimum, normalize_rows
+from .rounding import first_near_maximum, first_near_minimum, kmeans_on_rows, normalize_rows
 from .thin_qr import thin_qr
 
-__all__ = ["AHCKA", "adaptive_iterations", "discretize", "kmeans_on_rows", "rwr_seed_assignment"]
+__all__ = ["AHCKA", "adaptive_iterations", "discretize", "rwr_seed_assignment"]
 
 
 def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1e-10):
@@ -467,33 +467,6 @@ def _start_block(walk, seeds, alpha, init_steps):
         Y0[assigned] = _indicator_columns(init[assigned], k)
     q = thin_qr(np.column_stack([Y0, np.full(n, 1.0 / np.sqrt(n))]))
     return q, np.where(assigned, init, 0)
-
-
-def kmeans_on_rows(embedding, k, seed):
-    """k-means (10 restarts) on the row-normalised embedding: the fallback when every
-    discretised check is degenerate (also :class:`~hyperclust.distributed.DistributedAHCKA`'s).
-
-    Parameters
-    ----------
-    embedding : ndarray, shape (n, k)
-    k : int
-    seed : int
-
-    Returns
-    -------
-    ndarray of int64, shape (n,)
-
-    Examples
-    --------
-    >>> V = np.array([[1.0, 0.0], [2.0, 0.1], [0.0, 1.0], [0.1, 3.0]])
-    >>> labels = kmeans_on_rows(V, 2, 0)
-    >>> bool(labels[0] == labels[1] != labels[2] == labels[3])
-    True
-    """
-    from sklearn.cluster import KMeans
-    X = np.asarray(embedding, dtype=np.float64)
-    X = normalize_rows(X, float(np.linalg.norm(X, axis=1).max(initial=0.0)))
-    return KMeans(k, n_init=10, random_state=seed).fit_predict(X).astype(np.int64)
 
 
 def _indicator_columns(labels, k):

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["normalize_rows", "first_near_minimum", "first_near_maximum", "TINY_ROW",
-           "TIE_TOLERANCE"]
+__all__ = ["normalize_rows", "first_near_minimum", "first_near_maximum", "kmeans_on_rows",
+           "TINY_ROW", "TIE_TOLERANCE"]
 
 #: Rows of norm below this times the largest row norm are zero rows for the discretisation.
 TINY_ROW = 1e-12
@@ -68,3 +68,30 @@ def first_near_maximum(P: np.ndarray, tol: float = TIE_TOLERANCE) -> np.ndarray:
     [0, 1]
     """
     return np.argmax(P >= P.max(axis=1, keepdims=True) - tol, axis=1)
+
+
+def kmeans_on_rows(embedding, k, seed):
+    """k-means (10 restarts) on the row-normalised embedding: the fallback when every
+    discretised check is degenerate (also :class:`~hyperclust.distributed.DistributedAHCKA`'s).
+
+    Parameters
+    ----------
+    embedding : ndarray, shape (n, k)
+    k : int
+    seed : int
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+
+    Examples
+    --------
+    >>> V = np.array([[1.0, 0.0], [2.0, 0.1], [0.0, 1.0], [0.1, 3.0]])
+    >>> labels = kmeans_on_rows(V, 2, 0)
+    >>> bool(labels[0] == labels[1] != labels[2] == labels[3])
+    True
+    """
+    from sklearn.cluster import KMeans
+    X = np.asarray(embedding, dtype=np.float64)
+    X = normalize_rows(X, float(np.linalg.norm(X, axis=1).max(initial=0.0)))
+    return KMeans(k, n_init=10, random_state=seed).fit_predict(X).astype(np.int64)

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cluster.ahcka import AHCKA, check_iteration_params, kmeans_on_rows
-from ..cluster.rounding import TIE_TOLERANCE, first_near_maximum, normalize_rows
+from ..cluster.ahcka import AHCKA, check_iteration_params
+from ..cluster.rounding import (TIE_TOLERANCE, first_near_maximum, kmeans_on_rows,
+                                normalize_rows)
 from ..cluster.base import HypergraphClusterer
 from .._validation import check_int
 from ..objectives import sizes_are_degenerate
