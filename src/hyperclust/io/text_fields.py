@@ -19,7 +19,11 @@ CHUNK_BYTES = 1 << 20
 MAX_LINE_BYTES = 16 << 20
 
 _CANONICAL_INT = re.compile(r"-?(?:0|[1-9][0-9]{0,18})")
-_FIELD = re.compile(r'"((?:[^"]|"")*)"|([^\s,"]+)|([\s,]+)|(")')
+# Fields are separated by commas, spaces and tabs only: other Unicode white space (a
+# no-break space copied from a web page) is part of an id, as a spreadsheet keeps it.
+_FIELD = re.compile(r'"((?:[^"]|"")*)"|([^ \t,"]+)|([ \t,]+)|(")')
+_SEPARATORS = re.compile(r"[ \t,]+")
+_BLANKS = " \t"
 
 
 def is_canonical_int(token: str) -> bool:
@@ -140,11 +144,15 @@ def split_fields(line: str, sep: str | None = None, keep_empty: bool = False) ->
     ['x y', 'p;q']
     >>> split_fields("1.0,,2.0", keep_empty=True)
     ['1.0', '', '2.0']
+    >>> split_fields("New\u00a0York, Oslo")  # a no-break space is part of the id
+    ['New\xa0York', 'Oslo']
     """
     if sep is None and keep_empty and "," in line:
         sep = ","
     if sep is None:
-        return _split_default(line) if '"' in line else line.replace(",", " ").split()
+        if '"' in line:
+            return _split_default(line)
+        return [t for t in _SEPARATORS.split(line) if t]
     if len(sep) == 1 and ('"' in line or keep_empty):
         try:
             fields = next(csv.reader([line], delimiter=sep, strict=True))
@@ -152,7 +160,7 @@ def split_fields(line: str, sep: str | None = None, keep_empty: bool = False) ->
             raise ValueError(f"bad quoting ({exc})") from None
     else:
         fields = line.split(sep)
-    return [t.strip() for t in fields if keep_empty or t.strip()]
+    return [t.strip(_BLANKS) for t in fields if keep_empty or t.strip(_BLANKS)]
 
 
 def _decode(block: bytes, path, line_no: int, first: bool) -> str:
