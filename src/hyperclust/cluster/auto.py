@@ -269,8 +269,7 @@ class AutoClusterer(HypergraphClusterer):
         self.degenerate_ = {c: is_degenerate(labels[c], wanted) for c in names}
         # A labelling with fewer clusters than asked for, or a giant cluster plus slivers,
         # does not answer the question (one cluster leaks nothing): it ranks last.
-        best = min(names, key=lambda c: (self.n_found_[c] < wanted, self.degenerate_[c],
-                                         scores[c], names.index(c)))
+        best = self._ranked(names, scores, wanted)[0]
         self.selected_, self.scores_ = best, scores
         self.candidates_ = labels if self.keep_candidates else {}
         if self.split_ is not None:  # refit the pick on all the data
@@ -341,15 +340,19 @@ class AutoClusterer(HypergraphClusterer):
                                     ("attribute columns", self.split_.attribute_coverage)) if w]
             what = ("held-out error (1 - AUC on the held-out " + " and ".join(views or ["nothing"])
                     + ", weighted by the share of nodes each view sees)")
-        ranked = sorted(self.scores_, key=lambda c: (self.n_found_[c] < min(k, len(self.labels_)),
-                                                     self.degenerate_[c], self.scores_[c]))
         parts = []
-        for c in ranked:
+        for c in self._ranked(list(self.scores_), self.scores_, min(k, len(self.labels_))):
             note = (" (fewer clusters: ranked last)" if self.n_found_[c] < min(k, len(self.labels_))
                     else " (giant cluster plus slivers: ranked last)" if self.degenerate_[c]
                     else "")
             parts.append(f"{c} {self.scores_[c]:.4f}{note}")
         return f"selected {self.selected_} by {what}, lower is better: " + ", ".join(parts)
+
+    def _ranked(self, names, scores, wanted):
+        """``names`` best first: fewer clusters than ``wanted`` or a giant cluster plus slivers
+        last, then by score; ties keep the order of ``names`` (the sort is stable)."""
+        return sorted(names, key=lambda c: (self.n_found_[c] < wanted, self.degenerate_[c],
+                                            scores[c]))
 
     def _resolve_beta(self, hg):
         """``(beta, alignment)``: the kNN weight to use and the test that chose it."""
