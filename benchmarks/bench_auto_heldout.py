@@ -25,7 +25,8 @@ from scipy.stats import spearmanr
 
 from hyperclust.bench import ResultStore, fmt_mean_std, markdown_row, markdown_table, mean_std, \
     run_seeds
-from hyperclust.cluster.auto import AutoClusterer, _make
+from hyperclust.cluster.auto import AutoClusterer
+from hyperclust.cluster.candidates import make_candidate
 from hyperclust.cluster.hsbm_heldout import heldout_error
 from hyperclust.datasets import hypergraph_sbm, load_dataset
 from hyperclust.metrics import evaluate
@@ -67,7 +68,8 @@ def measure(name, full_candidates):
         if full_candidates:
             row["full_acc"] = {}
             for c in est.scores_:
-                cand = _make(c, k, seed, est.beta_, 10, "auto")[0].fit(hg)
+                cand = make_candidate(c, k, seed, {"beta": est.beta_, "n_neighbors": 10,
+                                                   "knn_method": "auto"})[0].fit(hg)
                 row["full_acc"][c] = evaluate(y, cand.labels_)["acc"]
         return row
     return at_seed

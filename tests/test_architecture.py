@@ -22,7 +22,7 @@ LAYERS = (
     ("hyperclust.io", "hyperclust.convert", "hyperclust.operators"),
     ("hyperclust.spectral", "hyperclust.datasets"),
     ("hyperclust.encodings", "hyperclust.smoothing", "hyperclust.objectives",
-     "hyperclust.alignment"),
+     "hyperclust.alignment", "hyperclust.selection"),
     ("hyperclust.models",),
     ("hyperclust.cluster",),
     ("hyperclust.bench", "hyperclust.distributed", "hyperclust.plotting"),

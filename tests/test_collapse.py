@@ -8,7 +8,8 @@ import pytest
 
 from hyperclust import Hypergraph
 from hyperclust.cluster import AHCKA
-from hyperclust.cluster.auto import CANDIDATES, STRUCTURE_CANDIDATES, _make
+from hyperclust.cluster.auto import CANDIDATES, STRUCTURE_CANDIDATES
+from hyperclust.cluster.candidates import make_candidate
 from hyperclust.datasets.synthetic import hypergraph_sbm
 from hyperclust.objectives import effective_n_clusters, is_degenerate
 
@@ -56,7 +57,8 @@ def test_no_candidate_collapses(features):
     hg = _planted(k, 0, features)
     names = CANDIDATES if features else STRUCTURE_CANDIDATES
     for name in names + ("hsbm",):
-        est, _ = _make(name, k, 0, 0.5, 10, "auto")
+        est, _ = make_candidate(name, k, 0, {"beta": 0.5, "n_neighbors": 10,
+                                             "knn_method": "auto"})
         labels = est.fit(hg).labels_
         largest = np.bincount(labels).max()
         assert largest <= 0.8 * hg.n_nodes, (name, np.bincount(labels).tolist())

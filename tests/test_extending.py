@@ -19,9 +19,10 @@ def _examples() -> list[str]:
 
 def test_there_is_one_short_example_per_concept():
     examples = _examples()
-    assert len(examples) == 4
-    for code, call in zip(examples, ("register_method(", "register_operator(",
-                                     "register_format(", "register_dataset(")):
+    assert len(examples) == 5
+    for code, call in zip(examples, ("register_method(", "register_candidate(",
+                                     "register_operator(", "register_format(",
+                                     "register_dataset(")):
         assert call in code
         lines = [line for line in code.splitlines() if line.strip()]
         assert len(lines) < 20, (call, len(lines))

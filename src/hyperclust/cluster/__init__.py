@@ -14,7 +14,19 @@ Examples
 
 import importlib
 
-from .registry import METHODS, available_methods, make_estimator
+from .registry import DESCRIPTIONS, METHODS, Method, available_methods, make_estimator
+
+#: The default method. ``auto`` makes its candidates from the method registry, so the
+#: registry cannot name it (that would be an import circle): its package lists it, first.
+_AUTO = Method("hyperclust.cluster.auto:AutoClusterer",
+               "the default: fit ahcka, hgnn, spectral (on the hypergraph and on the "
+               "hypergraph + attribute-kNN walk), k-means and hsbm on most of the data; keep "
+               "the one that best predicts the held-out hyperedges and attribute columns")
+if "auto" not in METHODS:
+    for _table, _value in ((METHODS, _AUTO), (DESCRIPTIONS, _AUTO.description)):
+        _rest = dict(_table)
+        _table.clear()
+        _table.update({"auto": _value, **_rest})
 
 #: ``{class name: module}`` of the estimators of the method registry defined in this
 #: package, read from :data:`~hyperclust.cluster.registry.METHODS` (so none is left out).

@@ -19,67 +19,44 @@ import time
 import numpy as np
 
 from ..alignment import attribute_alignment
-from ..objectives import hyperedge_cohesion, is_degenerate, rwr_conductance
+from ..objectives import hyperedge_cohesion, rwr_conductance
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
-from .ahcka import AHCKA
+from ..selection import fit_candidates, rank_candidates
 from .._validation import check_fraction, check_int
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
-from .baselines import HGNNSmoothingKMeans, KMeansFeatures, shared_reductions
-from .hsbm import HypergraphSBM
+from .baselines import shared_reductions
+from .candidates import CANDIDATE_TABLE, default_candidates, make_candidate
 from .hsbm_heldout import heldout_error, split_hypergraph
-from .signed import SignedSpectralClustering
-from .spectral import SpectralHypergraphClustering
 
 __all__ = ["AutoClusterer", "CANDIDATES", "STRUCTURE_CANDIDATES", "HETEROPHILIC_CANDIDATES"]
 
-#: Candidates with node attributes, in tie-breaking order (first wins a tie).
-CANDIDATES = ("ahcka", "hgnn-mixed", "spectral-zhou-mixed", "hgnn", "spectral-zhou",
-              "spectral-clique", "kmeans", "hsbm")
-#: Candidates that need no attributes (used when the hypergraph has none).
-STRUCTURE_CANDIDATES = ("ahcka", "hgnn", "spectral-zhou", "spectral-clique", "hsbm")
 #: Selection scores: held-out prediction (the default) or the random-walk conductance.
 SELECTIONS = ("heldout", "rwr")
-#: Added to the candidates when the hyperedges are heterophilic (``beta="auto"`` fired).
-HETEROPHILIC_CANDIDATES = ("spectral-signed",)
-_KNOWN = CANDIDATES + HETEROPHILIC_CANDIDATES
-_NEEDS_FEATURES = {"hgnn-mixed", "spectral-zhou-mixed", "kmeans", "spectral-signed"}
 #: kNN weight of ``beta="auto"`` unless the hyperedges are heterophilic.
 DEFAULT_BETA = 0.5
 
 
-def _make(name, k, seed, beta, n_neighbors, knn_method):
-    """``(estimator, walk_kind)``: walk_kind names the shared walk passed to ``fit``."""
-    if name == "ahcka":
-        return AHCKA(k, beta=beta, n_neighbors=n_neighbors, knn_method=knn_method,
-                     random_state=seed), "plain"
-    if name == "hgnn-mixed":
-        return HGNNSmoothingKMeans(k, knn_beta=beta, knn_neighbors=n_neighbors,
-                                   random_state=seed), "lazy"
-    if name == "spectral-zhou-mixed":
-        return SpectralHypergraphClustering(k, operator="zhou", knn_beta=beta,
-                                            knn_neighbors=n_neighbors, random_state=seed), "plain"
-    if name == "hgnn":
-        return HGNNSmoothingKMeans(k, random_state=seed), None
-    if name == "spectral-zhou":
-        return SpectralHypergraphClustering(k, operator="zhou", random_state=seed), None
-    if name == "spectral-clique":
-        return SpectralHypergraphClustering(k, operator="clique", random_state=seed), None
-    if name == "kmeans":
-        return KMeansFeatures(k, random_state=seed), None
-    if name == "hsbm":
-        return HypergraphSBM(k, random_state=seed), None
-    if name == "spectral-signed":
-        return SignedSpectralClustering(k, n_neighbors=n_neighbors, knn_method=knn_method,
-                                        random_state=seed), "affinity"
-    raise ValueError(f"unknown candidate {name!r}; choose from {_KNOWN}")
+def __getattr__(name):
+    """The candidate lists, read from :data:`~hyperclust.cluster.candidates.CANDIDATE_TABLE`
+    when asked for (so a candidate registered later is in them): ``CANDIDATES`` with
+    attributes, ``STRUCTURE_CANDIDATES`` without, ``HETEROPHILIC_CANDIDATES`` added when the
+    hyperedges are heterophilic."""
+    if name == "CANDIDATES":
+        return default_candidates(has_features=True)
+    if name == "STRUCTURE_CANDIDATES":
+        return default_candidates(has_features=False)
+    if name == "HETEROPHILIC_CANDIDATES":
+        return tuple(n for n, c in CANDIDATE_TABLE.items() if c.heterophilic)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class AutoClusterer(HypergraphClusterer):
     """Fit every candidate method on most of the data and return the one whose partition
     best predicts the rest.
 
-    Candidates (:data:`CANDIDATES`; without attributes :data:`STRUCTURE_CANDIDATES`):
-    ``ahcka`` (:class:`~hyperclust.cluster.ahcka.AHCKA`), ``hgnn-mixed`` / ``hgnn``
+    Candidates: the registered methods in
+    :data:`~hyperclust.cluster.candidates.CANDIDATE_TABLE` (:data:`CANDIDATES`; without
+    attributes :data:`STRUCTURE_CANDIDATES`), by default ``ahcka`` (:class:`~hyperclust.cluster.ahcka.AHCKA`), ``hgnn-mixed`` / ``hgnn``
     (:class:`~hyperclust.cluster.baselines.HGNNSmoothingKMeans` on the mixed walk / on the
     hypergraph), ``spectral-zhou-mixed`` / ``spectral-zhou`` / ``spectral-clique``
     (:class:`~hyperclust.cluster.spectral.SpectralHypergraphClustering`), ``kmeans`` on
@@ -104,7 +81,7 @@ class AutoClusterer(HypergraphClusterer):
     ----------
     n_clusters : int
     candidates : "default" or sequence of str, default "default"
-        Names from :data:`CANDIDATES`; attribute-only names are skipped on hypergraphs
+        Names from :data:`~hyperclust.cluster.candidates.CANDIDATE_TABLE`; attribute-only names are skipped on hypergraphs
         without attributes.
     n_neighbors : int, default 10
         ``K`` of the shared attribute kNN graph.
@@ -144,12 +121,16 @@ class AutoClusterer(HypergraphClusterer):
     ----------
     labels_ : ndarray of int64, shape (n_nodes,)
     embedding_ : ndarray, shape (n_nodes, d)
-        The selected candidate's embedding.
+        The selected candidate's embedding (the one-hot indicator of its labels,
+        ``d = max label + 1``, for a method that has none).
     selected_ : str
     scores_ : dict of str -> float
         Selection score of every candidate (lower is better). Candidates whose labelling
         has fewer distinct clusters than ``min(n_clusters, n_nodes)``, or is degenerate,
         rank after every candidate that is not, whatever their score.
+    ranking_ : Ranking
+        The candidates best first, with their scores and why any ranks last
+        (:class:`~hyperclust.selection.Ranking`).
     selection_reason_ : str
         One line: the pick, the score used and every candidate's score in rank order.
     split_ : HoldoutSplit or None
@@ -210,19 +191,18 @@ class AutoClusterer(HypergraphClusterer):
         self.verbose = verbose
         self.random_state = random_state
 
-    def _candidate_names(self, has_features):
+    def _candidate_names(self, has_features, heterophilic):
         if isinstance(self.candidates, str):
             if self.candidates != "default":
                 raise ValueError(f"candidates must be 'default' or a sequence of names, "
                                  f"got {self.candidates!r}")
-            names = CANDIDATES if has_features else STRUCTURE_CANDIDATES
-        else:
-            names = tuple(self.candidates)
-            bad = [c for c in names if c not in _KNOWN]
-            if bad or not names:
-                raise ValueError(f"unknown or no candidates {bad!r}; choose from {_KNOWN}")
+            return default_candidates(has_features, heterophilic)
+        names, known = tuple(self.candidates), tuple(CANDIDATE_TABLE)
+        bad = [c for c in names if c not in known]
+        if bad or not names:
+            raise ValueError(f"unknown or no candidates {bad!r}; choose from {known}")
         if not has_features:
-            names = tuple(c for c in names if c not in _NEEDS_FEATURES)
+            names = tuple(c for c in names if not CANDIDATE_TABLE[c].needs_features)
             if not names:
                 raise ValueError("every requested candidate needs node attributes, and this "
                                  "hypergraph has none")
@@ -252,39 +232,41 @@ class AutoClusterer(HypergraphClusterer):
         k = self._validate(hg)
         seed = self._rng_seed(self.random_state)
         beta, self.alignment_ = self._resolve_beta(hg)
-        names = self._candidate_names(hg.features is not None)
         self.heterophilic_ = bool(self.alignment_ is not None and self.alignment_.heterophilic)
-        if self.heterophilic_ and isinstance(self.candidates, str) and hg.features is not None:
-            names = names + HETEROPHILIC_CANDIDATES
+        names = self._candidate_names(hg.features is not None, self.heterophilic_)
         splits = self._splits(hg, seed)
         self.split_ = splits[0]
         times = {}
         fits = [self._fit_on(hg if s is None else s.train, s, k, seed, names, beta, times)
                 for s in splits]
         labels, fitted, walks = fits[0][:3]
-        names = tuple(c for c in names if c in labels)  # less the candidates skipped
-        scores = {c: float(np.mean([f[3][c] for f in fits])) for c in names}
-        wanted = min(k, hg.n_nodes)
-        self.n_found_ = {c: int(np.unique(labels[c]).size) for c in names}
-        self.degenerate_ = {c: is_degenerate(labels[c], wanted) for c in names}
-        # A labelling with fewer clusters than asked for, or a giant cluster plus slivers,
-        # does not answer the question (one cluster leaks nothing): it ranks last.
-        best = self._ranked(names, scores, wanted)[0]
+        scores = {c: float(np.mean([f[3][c] for f in fits])) for c in labels}
+        self.ranking_ = rank_candidates(labels, scores, k)
+        self.n_found_, self.degenerate_ = self.ranking_.n_found, self.ranking_.degenerate
+        best = self.ranking_.selected
         self.selected_, self.scores_ = best, scores
         self.candidates_ = labels if self.keep_candidates else {}
         if self.split_ is not None:  # refit the pick on all the data
             walks, A = self._shared_walks(hg, beta, seed, (best,), times, key="knn-full")
-            fitted, labels = {}, {}
-            self._fit_candidates(hg, k, seed, (best,), walks, A, beta, labels, fitted, times,
-                                 key=best + "-full")
+            fitted = {}
+            refit = self._candidate_fitter(hg, k, seed, (best,), walks, A, beta, fitted, times,
+                                           key=best + "-full")
+            labels = {best: refit(best)}
         self.best_estimator_ = fitted[best]
         self.labels_ = np.asarray(labels[best], dtype=np.int64)
-        self.embedding_ = np.asarray(fitted[best].embedding_)
+        self.embedding_ = self._embedding(fitted[best])
         self.fit_times_ = times
         self.walk_ = walks["plain"]
         self.beta_ = beta
         self.selection_reason_ = self._reason(k)
         return self
+
+    def _embedding(self, est):
+        """The pick's ``embedding_``, or the one-hot indicator of its labels when the
+        method has none (a registered candidate need only set ``labels_``)."""
+        if hasattr(est, "embedding_"):
+            return np.asarray(est.embedding_)
+        return np.eye(int(self.labels_.max()) + 1)[self.labels_]
 
     def _splits(self, hg, seed):
         """The hold-out splits, or ``[None]`` (every candidate fitted on all the data and
@@ -302,11 +284,12 @@ class AutoClusterer(HypergraphClusterer):
     def _fit_on(self, train, split, k, seed, names, beta, times):
         """``(labels, fitted, walks, scores)`` of the candidates fitted on ``train`` and scored
         on ``split`` (the random-walk score on ``train`` when ``split`` is None)."""
-        labels, fitted = {}, {}
+        fitted = {}
         walks, A = self._shared_walks(train, beta, seed, names, times)
         with shared_reductions():  # one truncated SVD of the features for all candidates
-            self._fit_candidates(train, k, seed, names, walks, A, beta, labels, fitted, times)
-        scores = {c: self._score(train, split, labels[c], walks["plain"]) for c in labels}
+            fit = self._candidate_fitter(train, k, seed, names, walks, A, beta, fitted, times)
+            labels, scores = fit_candidates(
+                names, fit, lambda c, y: self._score(train, split, y, walks["plain"]))
         return labels, fitted, walks, scores
 
     def _shared_walks(self, hg, beta, seed, names, times, key="knn"):
@@ -318,7 +301,7 @@ class AutoClusterer(HypergraphClusterer):
                          random_state=seed) if has_features else None
         times[key] = times.get(key, 0.0) + time.perf_counter() - t0
         walks = {"plain": MixedWalk(hg, A, beta=beta)}
-        if "hgnn-mixed" in names:
+        if any(CANDIDATE_TABLE[c].walk == "lazy" for c in names):
             walks["lazy"] = MixedWalk(hg, A, beta=beta, self_loops=1.0)
         return walks, A
 
@@ -340,19 +323,9 @@ class AutoClusterer(HypergraphClusterer):
                                     ("attribute columns", self.split_.attribute_coverage)) if w]
             what = ("held-out error (1 - AUC on the held-out " + " and ".join(views or ["nothing"])
                     + ", weighted by the share of nodes each view sees)")
-        parts = []
-        for c in self._ranked(list(self.scores_), self.scores_, min(k, len(self.labels_))):
-            note = (" (fewer clusters: ranked last)" if self.n_found_[c] < min(k, len(self.labels_))
-                    else " (giant cluster plus slivers: ranked last)" if self.degenerate_[c]
-                    else "")
-            parts.append(f"{c} {self.scores_[c]:.4f}{note}")
+        parts = [f"{c} {self.scores_[c]:.4f}{self.ranking_.note(c)}"
+                 for c in self.ranking_.order]
         return f"selected {self.selected_} by {what}, lower is better: " + ", ".join(parts)
-
-    def _ranked(self, names, scores, wanted):
-        """``names`` best first: fewer clusters than ``wanted`` or a giant cluster plus slivers
-        last, then by score; ties keep the order of ``names`` (the sort is stable)."""
-        return sorted(names, key=lambda c: (self.n_found_[c] < wanted, self.degenerate_[c],
-                                            scores[c]))
 
     def _resolve_beta(self, hg):
         """``(beta, alignment)``: the kNN weight to use and the test that chose it."""
@@ -363,25 +336,31 @@ class AutoClusterer(HypergraphClusterer):
         alignment = attribute_alignment(hg)
         return (1.0 if alignment.heterophilic else DEFAULT_BETA), alignment
 
-    def _fit_candidates(self, hg, k, seed, names, walks, A, beta, labels, fitted, times,
-                        key=None):
+    def _candidate_fitter(self, hg, k, seed, names, walks, A, beta, fitted, times,
+                          key=None):
+        """``fit(name) -> labels or None``: fits candidate ``name`` on ``hg`` with the shared
+        walks (None, recorded in ``skipped_``, when it cannot run on this input)."""
         self.skipped_ = getattr(self, "skipped_", {}) if key else {}
-        for i, name in enumerate(names):
+        settings = {"beta": beta, "n_neighbors": int(self.n_neighbors),
+                    "knn_method": self.knn_method}
+
+        def fit(name):
             if name.startswith("spectral") and k >= hg.n_nodes:
                 self.skipped_[name] = "spectral clustering needs n_clusters < n_nodes"
-                continue
+                return None
             t0 = time.perf_counter()
-            est, kind = _make(name, k, seed, beta, int(self.n_neighbors),
-                              self.knn_method)
-            if kind is None or (name != "ahcka" and A is None):
+            est, candidate = make_candidate(name, k, seed, settings)
+            if candidate.walk is None or (A is None and not candidate.walk_without_features):
                 est.fit(hg)
-            elif kind == "affinity":
+            elif candidate.walk == "affinity":
                 est.fit(hg, affinity=A)
             else:
-                est.fit(hg, walk=walks[kind])
+                est.fit(hg, walk=walks[candidate.walk])
             times[key or name] = times.get(key or name, 0.0) + time.perf_counter() - t0
-            labels[name] = np.asarray(est.labels_, dtype=np.int64)
             fitted[name] = est
             if self.verbose:
                 print(f"auto: {key or name} fitted in {time.perf_counter() - t0:.2f} s "
-                      f"({i + 1}/{len(names)})", file=sys.stderr, flush=True)
+                      f"({names.index(name) + 1}/{len(names)})", file=sys.stderr, flush=True)
+            return est.labels_
+
+        return fit

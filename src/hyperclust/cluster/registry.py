@@ -129,11 +129,10 @@ _AFFINE_OPERATORS, _OWN_SOLVER_OPERATORS = _embeddable_operators()
 #: ``spectral-<operator>`` methods are derived from the operator registry
 #: (:data:`hyperclust.operators.registry.OPERATORS`): one per operator spectral clustering
 #: can embed, those registered later included (:func:`_sync_operator_methods`).
+#: The default method ``auto`` is listed first; its entry is added by the package
+#: :mod:`hyperclust.cluster`, since ``auto`` makes its candidates from this
+#: registry and so this module cannot name it without an import circle.
 METHODS: dict[str, Method] = {
-    "auto": Method("hyperclust.cluster.auto:AutoClusterer",
-                   "the default: fit ahcka, hgnn, spectral (on the hypergraph and on the "
-                   "hypergraph + attribute-kNN walk), k-means and hsbm on most of the data; keep "
-                   "the one that best predicts the held-out hyperedges and attribute columns"),
     "ahcka": Method("hyperclust.cluster.ahcka:AHCKA",
                     "AHCKA (Li, Yang & Shi 2023): attribute-kNN augmented random walk, "
                     "orthogonal iterations, label-free iteration selection"),
@@ -142,6 +141,15 @@ METHODS: dict[str, Method] = {
     "hgnn": Method(f"{_BASELINES}:HGNNSmoothingKMeans",
                    "k-means on HGNN-smoothed features P^2 X (structural input when "
                    "feature-less)"),
+    "hgnn-mixed": Method(f"{_BASELINES}:HGNNSmoothingKMeans",
+                         "k-means on features smoothed twice by the hypergraph + attribute-kNN "
+                         "walk (beta=0.5, 10 neighbours; the hypergraph alone when "
+                         "feature-less)", params={"knn_beta": 0.5, "knn_neighbors": 10}),
+    "spectral-zhou-mixed": Method(_SPECTRAL, "regularized spectral clustering, Zhou "
+                                  "normalized hypergraph Laplacian + attribute-kNN graph "
+                                  "(beta=0.5, 10 neighbours)",
+                                  params={"operator": "zhou", "knn_beta": 0.5,
+                                          "knn_neighbors": 10}),
     "hsbm": Method("hyperclust.cluster.hsbm:HypergraphSBM",
                    "attributed degree-corrected hypergraph SBM, mean-field EM; attribute weight "
                    "chosen by held-out hyperedge and attribute prediction"),

@@ -444,8 +444,11 @@ class UniDHC(HypergraphClusterer):
     def _select_output(self, hg, k, seed, order, B, blocks):
         """``embedding="auto"``: cluster every candidate output and keep the one with the
         lowest :func:`~hyperclust.objectives.rwr_conductance` (``balance="min"``) on the mixed
-        hypergraph + attribute-kNN walk, the objective ``auto`` selects with."""
+        hypergraph + attribute-kNN walk, the objective ``auto`` selects with, ranked by the
+        selection loop ``auto`` uses (:func:`~hyperclust.selection.select`: an output whose
+        clustering has fewer than k clusters or is degenerate ranks last)."""
         from ..objectives import rwr_conductance
+        from ..selection import select
         from ..operators.knn import MixedWalk, knn_affinity
         from .baselines import kmeans_labels
 
@@ -464,13 +467,11 @@ class UniDHC(HypergraphClusterer):
         if hg.features is not None and hg.n_nodes > 1:
             A = knn_affinity(hg.features, SELECTION_NEIGHBORS, random_state=seed)
         walk = MixedWalk(hg, A, beta=0.5)
-        scores, labels = {}, {}
-        for name, (emb, _) in candidates.items():
-            labels[name] = kmeans_labels(emb, k, self.n_init_, seed)
-            scores[name] = rwr_conductance(hg, labels[name], walk=walk, balance="min")
-        names = list(candidates)
-        best = min(names, key=lambda c: (scores[c], names.index(c)))
-        self.selected_, self.scores_, self.candidate_labels_ = best, scores, labels
+        ranking, labels = select(
+            candidates, lambda c: kmeans_labels(candidates[c][0], k, self.n_init_, seed),
+            lambda c, y: rwr_conductance(hg, y, walk=walk, balance="min"), k)
+        best = ranking.selected
+        self.selected_, self.scores_, self.candidate_labels_ = best, ranking.scores, labels
         self.embedding_, self.n_filter_columns_ = candidates[best]
         self.labels_ = labels[best]
 

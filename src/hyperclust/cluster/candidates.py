@@ -1,0 +1,119 @@
+"""The table of ``auto``'s candidates: which registered methods
+(:data:`~hyperclust.cluster.registry.METHODS`) ``auto`` fits and compares, and how it hands
+each one the attribute kNN graph and walks it builds once for all of them.
+
+Making a registered method an ``auto`` candidate is adding one :class:`Candidate` to
+:data:`CANDIDATE_TABLE` (:func:`register_candidate`); the table's order breaks ties.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .._registry import add_entry
+from .registry import METHODS, make_estimator
+
+__all__ = ["Candidate", "CANDIDATE_TABLE", "WALKS", "default_candidates", "make_candidate",
+           "register_candidate"]
+
+#: What ``auto`` can pass to a candidate's ``fit``: the mixed walk ``(1 - beta) P + beta Q``
+#: (``"plain"``), the same with self-loops (``"lazy"``, HGNN's smoothing walk) or the kNN
+#: affinity (``"affinity"``, as ``fit(hg, affinity=A)``).
+WALKS = ("plain", "lazy", "affinity")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """How ``auto`` makes and fits one candidate method.
+
+    Attributes
+    ----------
+    walk : {"plain", "lazy", "affinity"} or None
+        The shared structure passed to ``fit`` (:data:`WALKS`); None: ``fit(hg)`` alone.
+    settings : dict of str -> str
+        ``{auto's parameter: the estimator's keyword}`` set on the estimator, from
+        ``beta``, ``n_neighbors`` and ``knn_method``.
+    needs_features : bool
+        Left out on hypergraphs without node attributes.
+    heterophilic : bool
+        A default candidate only when ``auto`` finds the hyperedges heterophilic.
+    walk_without_features : bool
+        Takes the walk also when there is no kNN graph (the hypergraph walk alone);
+        otherwise such a fit is ``fit(hg)``.
+    """
+
+    walk: str | None = None
+    settings: dict = field(default_factory=dict)
+    needs_features: bool = False
+    heterophilic: bool = False
+    walk_without_features: bool = False
+
+    def __post_init__(self):
+        if self.walk is not None and self.walk not in WALKS:
+            raise ValueError(f"walk must be None or one of {WALKS}, got {self.walk!r}")
+        bad = set(self.settings) - {"beta", "n_neighbors", "knn_method"}
+        if bad:
+            raise ValueError(f"settings can pass beta, n_neighbors, knn_method; got {sorted(bad)}")
+
+
+_MIXED = {"beta": "knn_beta", "n_neighbors": "knn_neighbors"}
+
+#: ``{method: Candidate}``: ``auto``'s candidates in tie-breaking order (first wins a tie).
+CANDIDATE_TABLE: dict[str, Candidate] = {
+    "ahcka": Candidate("plain", {"beta": "beta", "n_neighbors": "n_neighbors",
+                                 "knn_method": "knn_method"}, walk_without_features=True),
+    "hgnn-mixed": Candidate("lazy", _MIXED, needs_features=True),
+    "spectral-zhou-mixed": Candidate("plain", _MIXED, needs_features=True),
+    "hgnn": Candidate(),
+    "spectral-zhou": Candidate(),
+    "spectral-clique": Candidate(),
+    "kmeans": Candidate(needs_features=True),
+    "hsbm": Candidate(),
+    "spectral-signed": Candidate("affinity", {"n_neighbors": "n_neighbors",
+                                              "knn_method": "knn_method"},
+                                 needs_features=True, heterophilic=True),
+}
+
+
+def register_candidate(name: str, candidate: Candidate, *, replace: bool = False) -> None:
+    """Make the registered method ``name`` an ``auto`` candidate (last in tie order).
+
+    Examples
+    --------
+    >>> register_candidate("spectral-star", Candidate())
+    >>> "spectral-star" in default_candidates(has_features=False)
+    True
+    >>> del CANDIDATE_TABLE["spectral-star"]
+    """
+    if name not in METHODS:
+        raise ValueError(f"{name!r} is not a registered method; register_method it first")
+    add_entry(CANDIDATE_TABLE, name, candidate, Candidate, "auto candidate", replace=replace)
+
+
+def default_candidates(has_features: bool, heterophilic: bool = False) -> tuple:
+    """The default candidate names, in tie order: those that need attributes only with
+    ``has_features``; the heterophilic ones only with ``heterophilic`` (and, as in ``auto``,
+    after the others)."""
+    names = tuple(n for n, c in CANDIDATE_TABLE.items()
+                  if not c.heterophilic and (has_features or not c.needs_features))
+    if heterophilic and has_features:
+        names += tuple(n for n, c in CANDIDATE_TABLE.items() if c.heterophilic)
+    return names
+
+
+def make_candidate(name: str, n_clusters: int, random_state, settings: dict):
+    """``(estimator, candidate)``: the unfitted estimator of candidate ``name`` with
+    ``settings`` (``beta``, ``n_neighbors``, ``knn_method``) set as its table entry says.
+
+    Examples
+    --------
+    >>> est, c = make_candidate("hgnn-mixed", 3, 0, {"beta": 0.25, "n_neighbors": 5,
+    ...                                              "knn_method": "auto"})
+    >>> est.knn_beta, est.knn_neighbors, c.walk
+    (0.25, 5, 'lazy')
+    """
+    if name not in CANDIDATE_TABLE:
+        raise ValueError(f"unknown candidate {name!r}; choose from {tuple(CANDIDATE_TABLE)}")
+    candidate = CANDIDATE_TABLE[name]
+    est = make_estimator(name, n_clusters, random_state=random_state)
+    return est.set_params(**{kw: settings[p] for p, kw in candidate.settings.items()}), candidate

@@ -1,0 +1,132 @@
+"""The one candidate-selection loop: fit several candidate clusterings, score each without
+labels and rank them, used by :class:`~hyperclust.cluster.auto.AutoClusterer` (candidate
+methods) and :class:`~hyperclust.cluster.unidhc.UniDHC` (candidate embeddings).
+
+A labelling with fewer distinct clusters than asked for, or a giant cluster plus slivers
+(:func:`~hyperclust.objectives.is_degenerate`), does not answer the question (one cluster
+leaks nothing, so it would win most scores): it ranks after every labelling that does,
+whatever its score. Ties keep the candidates' order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+import numpy as np
+
+from .objectives import is_degenerate
+
+__all__ = ["Ranking", "fit_candidates", "rank_candidates", "select"]
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Candidates ranked best first.
+
+    Attributes
+    ----------
+    order : tuple of str
+        Every scored candidate, best first.
+    scores : dict of str -> float
+        Each candidate's score (lower is better).
+    n_found : dict of str -> int
+        Distinct clusters in each candidate's labelling.
+    degenerate : dict of str -> bool
+        Whether each labelling is a giant cluster plus slivers.
+    wanted : int
+        The number of clusters a labelling must have not to rank last.
+    """
+
+    order: tuple
+    scores: dict
+    n_found: dict
+    degenerate: dict
+    wanted: int
+
+    @property
+    def selected(self) -> str:
+        """The best candidate."""
+        return self.order[0]
+
+    def note(self, name: str) -> str:
+        """Why ``name`` ranks last, or ``""``."""
+        if self.n_found[name] < self.wanted:
+            return " (fewer clusters: ranked last)"
+        return " (giant cluster plus slivers: ranked last)" if self.degenerate[name] else ""
+
+
+def fit_candidates(names: Iterable[str], fit: Callable, score: Callable) -> tuple[dict, dict]:
+    """Fit every candidate, then score every labelling.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Candidates, in tie-breaking order.
+    fit : callable ``fit(name) -> labels or None``
+        Labels of shape (n_nodes,) of one candidate; None skips it.
+    score : callable ``score(name, labels) -> float``
+        Label-free score, lower is better.
+
+    Returns
+    -------
+    labels : dict of str -> ndarray of int64, shape (n_nodes,)
+        The candidates fitted, in ``names`` order.
+    scores : dict of str -> float
+    """
+    labels = {}
+    for name in names:
+        found = fit(name)
+        if found is not None:
+            labels[name] = np.asarray(found, dtype=np.int64)
+    return labels, {name: float(score(name, y)) for name, y in labels.items()}
+
+
+def rank_candidates(labels: dict, scores: dict, n_clusters: int) -> Ranking:
+    """Rank ``scores``' candidates: fewer clusters than ``min(n_clusters, n_nodes)`` last,
+    then a giant cluster plus slivers, then by score; ties keep the order of ``scores``.
+
+    Parameters
+    ----------
+    labels : dict of str -> array of shape (n_nodes,)
+        Each candidate's labelling (a superset of ``scores``' keys is fine).
+    scores : dict of str -> float
+        Lower is better.
+    n_clusters : int
+
+    Returns
+    -------
+    Ranking
+
+    Examples
+    --------
+    >>> labels = {"a": [0, 0, 0, 0], "b": [0, 0, 1, 1], "c": [0, 1, 0, 1]}
+    >>> rank_candidates(labels, {"a": 0.1, "b": 0.5, "c": 0.5}, 2).order
+    ('b', 'c', 'a')
+    """
+    names = list(scores)
+    wanted = min(int(n_clusters), len(labels[names[0]])) if names else int(n_clusters)
+    n_found = {c: int(np.unique(np.asarray(labels[c])).size) for c in names}
+    degenerate = {c: is_degenerate(labels[c], wanted) for c in names}
+    order = sorted(names, key=lambda c: (n_found[c] < wanted, degenerate[c], scores[c]))
+    return Ranking(tuple(order), dict(scores), n_found, degenerate, wanted)
+
+
+def select(names: Iterable[str], fit: Callable, score: Callable,
+           n_clusters: int) -> tuple[Ranking, dict]:
+    """Fit, score and rank candidates (:func:`fit_candidates` then :func:`rank_candidates`).
+
+    Returns
+    -------
+    ranking : Ranking
+    labels : dict of str -> ndarray of int64, shape (n_nodes,)
+
+    Examples
+    --------
+    >>> fits = {"one": [0, 0, 0, 0], "two": [0, 0, 1, 1]}
+    >>> ranking, _ = select(fits, fits.get, lambda name, y: float(y.max()), 2)
+    >>> ranking.selected, ranking.note("one")
+    ('two', ' (fewer clusters: ranked last)')
+    """
+    labels, scores = fit_candidates(names, fit, score)
+    return rank_candidates(labels, scores, n_clusters), labels
