@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
-from .._validation import is_int
+from .._validation import RANDOM_STATE, check_parameter, check_parameters, is_int
 from ..hypergraph import Hypergraph
 from ..threads import current_limit, limit_threads_in
 
@@ -59,6 +59,7 @@ def _fit_on_any_input(fit):
     labelled node)."""
     @functools.wraps(fit)
     def wrapped(self, *args, **kwargs):
+        self._check_parameters()
         if args:
             args = (as_hypergraph(args[0]),) + args[1:]
         elif "hypergraph" in kwargs:
@@ -208,6 +209,19 @@ class HypergraphClusterer(ClusterMixin, BaseEstimator):
         if fit is not None:
             cls.fit = fit
 
+    #: ``{parameter: [constraint, ...]}``: what each ``__init__`` parameter accepts (see
+    #: :mod:`hyperclust._validation`), checked at the start of every ``fit``. A subclass
+    #: lists every parameter of its ``__init__``; one without a table is not checked.
+    _parameter_constraints: dict = {}
+
+    def _check_parameters(self) -> None:
+        """Check the parameters against :attr:`_parameter_constraints`: one line naming the
+        parameter, its value and what is allowed (:class:`~hyperclust._validation.InvalidParameterError`)."""
+        table = type(self)._parameter_constraints
+        if table:
+            check_parameters(table, {name: getattr(self, name) for name in table
+                                     if hasattr(self, name)})
+
     def fit(self, hypergraph, y=None):  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -227,13 +241,11 @@ class HypergraphClusterer(ClusterMixin, BaseEstimator):
 
     @staticmethod
     def _rng_seed(random_state) -> int:
+        check_parameter("random_state", random_state, [RANDOM_STATE])
         if random_state is None:
             return int(np.random.SeedSequence().entropy % (2**31))
         if isinstance(random_state, numbers.Integral):
             return int(random_state)
         if isinstance(random_state, np.random.RandomState):
             return int(random_state.randint(0, 2**31 - 1))
-        if isinstance(random_state, np.random.Generator):
-            return int(random_state.integers(0, 2**31 - 1))
-        raise TypeError("random_state must be None, an int, a numpy.random.RandomState or a "
-                        f"numpy.random.Generator, got {random_state!r}")
+        return int(random_state.integers(0, 2**31 - 1))  # a numpy.random.Generator
