@@ -11,13 +11,18 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
-from .._validation import RANDOM_STATE, check_parameter, check_parameters, is_int
+from .._validation import RANDOM_STATE, Interval, check_parameter, check_parameters, is_int
 from ..hypergraph import Hypergraph
 from ..threads import current_limit, limit_threads_in
 
 _log = logging.getLogger("hyperclust")
 
-__all__ = ["HypergraphClusterer", "check_hypergraph", "check_n_clusters", "as_hypergraph"]
+__all__ = ["HypergraphClusterer", "check_hypergraph", "check_n_clusters", "as_hypergraph",
+           "SHARED_CONSTRAINTS"]
+
+#: The constraints of the parameters every method takes (``n_clusters`` is checked against
+#: the number of nodes by :func:`check_n_clusters` in ``fit``).
+SHARED_CONSTRAINTS = {"n_clusters": [Interval(int, 1)], "random_state": [RANDOM_STATE]}
 
 
 def as_hypergraph(obj):
