@@ -22,8 +22,8 @@ from ..alignment import attribute_alignment
 from ..objectives import hyperedge_cohesion, is_degenerate, rwr_conductance
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
 from .ahcka import AHCKA
-from .._validation import check_fraction, check_int
-from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
+from .._validation import Check, Interval, Options
+from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import HGNNSmoothingKMeans, KMeansFeatures, shared_reductions
 from .hsbm import HypergraphSBM
 from .hsbm_heldout import heldout_error, split_hypergraph
@@ -191,6 +191,23 @@ class AutoClusterer(HypergraphClusterer):
     True
     """
 
+    _parameter_constraints = {
+        **SHARED_CONSTRAINTS,
+        "candidates": ["default", Check(lambda v: not isinstance(v, (str, bytes))
+                                        and hasattr(v, "__iter__"), "a sequence of names")],
+        "n_neighbors": [Interval(int, 1)],
+        "beta": ["auto", Interval(float, 0, 1)],
+        "alpha": [Interval(float, 0, 1, closed="right")],
+        "n_hops": [Interval(int, 0)],
+        "balance": [Options(("min", "mean"))],
+        "knn_method": [Options(KNN_METHODS)],
+        "keep_candidates": [bool],
+        "selection": [Options(SELECTIONS)],
+        "holdout_share": [Interval(float, 0, 1)],
+        "n_splits": [Interval(int, 1)],
+        "verbose": [bool, Interval(int, 0)],
+    }
+
     def __init__(self, n_clusters=2, *, candidates="default", n_neighbors=10, beta="auto",
                  alpha=0.2, n_hops=3, balance="min", knn_method="auto", keep_candidates=True,
                  selection="heldout", holdout_share=0.1, n_splits=1, verbose=False,
@@ -211,10 +228,7 @@ class AutoClusterer(HypergraphClusterer):
         self.random_state = random_state
 
     def _candidate_names(self, has_features):
-        if isinstance(self.candidates, str):
-            if self.candidates != "default":
-                raise ValueError(f"candidates must be 'default' or a sequence of names, "
-                                 f"got {self.candidates!r}")
+        if isinstance(self.candidates, str):  # "default", checked by the table
             names = CANDIDATES if has_features else STRUCTURE_CANDIDATES
         else:
             names = tuple(self.candidates)
@@ -228,28 +242,11 @@ class AutoClusterer(HypergraphClusterer):
                                  "hypergraph has none")
         return names
 
-    def _validate(self, hg):
-        k = check_n_clusters(self.n_clusters, hg.n_nodes)
-        check_int(self.n_neighbors, "n_neighbors", 1)
-        if not (isinstance(self.beta, str) and self.beta == "auto"):
-            check_fraction(self.beta, "beta")
-        check_fraction(self.alpha, "alpha", lo_open=True)
-        check_int(self.n_hops, "n_hops", 0)
-        if self.knn_method not in KNN_METHODS:
-            raise ValueError(f"knn_method must be one of {KNN_METHODS}, got {self.knn_method!r}")
-        if self.balance not in ("min", "mean"):
-            raise ValueError(f"balance must be 'min' or 'mean', got {self.balance!r}")
-        if self.selection not in SELECTIONS:
-            raise ValueError(f"selection must be one of {SELECTIONS}, got {self.selection!r}")
-        check_fraction(self.holdout_share, "holdout_share")
-        check_int(self.n_splits, "n_splits", 1)
-        return k
-
     def fit(self, hypergraph, y=None):
         """Fit the candidates on ``hypergraph`` (its training part, with the held-out
         selection) and keep the best-scoring clustering."""
         hg = check_hypergraph(hypergraph)
-        k = self._validate(hg)
+        k = check_n_clusters(self.n_clusters, hg.n_nodes)
         seed = self._rng_seed(self.random_state)
         beta, self.alignment_ = self._resolve_beta(hg)
         names = self._candidate_names(hg.features is not None)
