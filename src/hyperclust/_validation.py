@@ -18,7 +18,7 @@ import numbers
 import numpy as np
 
 __all__ = ["InvalidParameterError", "Interval", "Options", "Check", "RANDOM_STATE",
-           "FINITE_ARRAY", "check_parameter", "check_parameters", "is_int", "check_int",
+           "FINITE_ARRAY", "DEVICE", "check_parameter", "check_parameters", "is_int", "check_int",
            "check_fraction", "check_nonnegative"]
 
 
@@ -163,6 +163,12 @@ def _finite_array(value) -> bool:
 
 #: A one-dimensional sequence of finite numbers (e.g. filter coefficients).
 FINITE_ARRAY = Check(_finite_array, "a finite 1-D array of numbers")
+
+
+#: A torch device: its name (``"cpu"``, ``"cuda:0"``), a ``torch.device`` (matched by its
+#: type's name: torch is optional and not imported to check) or None.
+DEVICE = Check(lambda v: v is None or isinstance(v, str) or type(v).__name__ == "device",
+               "a device name, a torch.device or None")
 
 
 def _either(words: list) -> str:

@@ -64,7 +64,7 @@ def _fit_on_any_input(fit):
     labelled node)."""
     @functools.wraps(fit)
     def wrapped(self, *args, **kwargs):
-        self._check_parameters()
+        self._validate_params()
         if args:
             args = (as_hypergraph(args[0]),) + args[1:]
         elif "hypergraph" in kwargs:
@@ -219,9 +219,10 @@ class HypergraphClusterer(ClusterMixin, BaseEstimator):
     #: lists every parameter of its ``__init__``; one without a table is not checked.
     _parameter_constraints: dict = {}
 
-    def _check_parameters(self) -> None:
-        """Check the parameters against :attr:`_parameter_constraints`: one line naming the
-        parameter, its value and what is allowed (:class:`~hyperclust._validation.InvalidParameterError`)."""
+    def _validate_params(self) -> None:
+        """Check the parameters against :attr:`_parameter_constraints` (scikit-learn's
+        method name, with hyperclust's constraints): one line naming the parameter, its
+        value and what is allowed (:class:`~hyperclust._validation.InvalidParameterError`)."""
         table = type(self)._parameter_constraints
         if table:
             check_parameters(table, {name: getattr(self, name) for name in table
