@@ -11,6 +11,8 @@ from hyperclust._validation import (FINITE_ARRAY, RANDOM_STATE, Check, Interval,
                                     InvalidParameterError, Options, check_parameter,
                                     check_parameters)
 from hyperclust.cluster.base import HypergraphClusterer, check_hypergraph
+import hyperclust.bench  # noqa: F401  (registers the peer libraries' methods)
+from hyperclust.cluster import registry
 
 
 @pytest.mark.parametrize("constraint, good, bad, words", [
@@ -85,3 +87,33 @@ def test_fit_checks_the_table_before_anything_else():
         _Toy(n_clusters=2.0).fit(hg)
     with pytest.raises(ValueError, match="^random_state must be None, an int"):
         _Toy(random_state="0").fit(hg)
+
+
+def _in_package_classes():
+    """``{class: first method name}`` of every registered method made by hyperclust (peers'
+    wrappers included)."""
+    registry.available_methods(peers=True)  # derives the spectral-<operator> entries
+    seen = {}
+    for name, entry in registry.METHODS.items():
+        cls = registry._import_object(entry.estimator)
+        if cls.__module__.startswith("hyperclust."):
+            seen.setdefault(cls, name)
+    return seen
+
+
+def test_every_registered_method_declares_every_parameter():
+    classes = _in_package_classes()
+    assert len(classes) >= 8
+    for cls, name in classes.items():
+        params = set(inspect.signature(cls.__init__).parameters) - {"self"}
+        table = cls._parameter_constraints
+        assert set(table) == params, (name, sorted(params ^ set(table)))
+        for allowed in table.values():
+            assert allowed and isinstance(allowed, list)
+
+
+def test_every_default_is_allowed():
+    for cls in _in_package_classes():
+        defaults = {p.name: p.default for p in inspect.signature(cls.__init__).parameters.values()
+                    if p.name != "self"}
+        check_parameters(cls._parameter_constraints, defaults)
