@@ -30,13 +30,13 @@ from collections import deque
 import numpy as np
 
 from ..objectives import cluster_indicators, is_degenerate, rwr_conductance
+from ..operators.buffered_walk import BufferedMixedWalk
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
+from ..operators.thin_qr import thin_qr
 from ..progress import progress_bar
 from .._validation import Interval, Options, check_parameters
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
-from .buffered_walk import BufferedMixedWalk
 from .rounding import first_near_maximum, first_near_minimum, kmeans_on_rows, normalize_rows
-from .thin_qr import thin_qr
 
 __all__ = ["AHCKA", "adaptive_iterations", "discretize", "rwr_seed_assignment"]
 
