@@ -68,7 +68,7 @@ among() { local d; for d in $*; do [[ $chosen == *" $d "* ]] && printf '%s ' "$d
 bench() {
   local datasets rc; datasets=$(among "$1"); shift
   [[ -n $datasets ]] || return 0
-  python -m hyperclust.bench.cli --data-dir "$DATA" --seeds "$SEEDS" --threads "$THREADS" \
+  python -m hyperclust bench --data-dir "$DATA" --seeds "$SEEDS" --threads "$THREADS" \
          --no-plots --published "$PUBLISHED" "$@" --datasets $datasets || {
     rc=$?; (( rc == 1 )) || return $rc; }
 }
@@ -112,7 +112,7 @@ if [[ $STAGE == all || $STAGE == report ]]; then
   fi
   stores=()
   for d in "$WORK"/*/; do [[ -f $d/results.json ]] && stores+=("$d"); done
-  python -m hyperclust.bench.cli --out "$OUT" --report-only --published "$PUBLISHED" \
+  python -m hyperclust bench --out "$OUT" --report-only --published "$PUBLISHED" \
          ${stores[@]+--merge "${stores[@]}"}
   gzip -9 -n -c "$OUT/results.json" > "$OUT/results.json.gz"
   rm -f "$OUT/results.json"

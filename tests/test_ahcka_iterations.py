@@ -7,8 +7,8 @@ import pytest
 import scipy.sparse as sp
 
 from hyperclust.cluster.ahcka import AHCKA, adaptive_iterations, discretize
-from hyperclust.cluster.buffered_walk import BufferedMixedWalk
-from hyperclust.cluster.thin_qr import thin_qr
+from hyperclust.operators.buffered_walk import BufferedMixedWalk
+from hyperclust.operators.thin_qr import thin_qr
 from hyperclust.datasets.synthetic import hypergraph_sbm
 from hyperclust.objectives import is_degenerate, rwr_conductance
 from hyperclust.operators import kernels

@@ -17,7 +17,7 @@ import pytest
 
 from hyperclust import Hypergraph
 from hyperclust.bench import ResultStore, run_benchmark
-from hyperclust.bench.cli import add_parser, run as cli_run
+from hyperclust.cli.bench import add_parser, run as cli_run
 from hyperclust.bench.data import apply_protocol, canonical_protocol, resolve_dataset
 from hyperclust.bench.plots import loglog_slope, sweep_family, write_plots
 from hyperclust.bench.report import aggregate, markdown_report, write_report

@@ -16,7 +16,7 @@ from hyperclust import Hypergraph  # noqa: E402
 from hyperclust.cli import main  # noqa: E402
 from hyperclust.cluster import AHCKA  # noqa: E402
 from hyperclust.cluster.spectral import SpectralHypergraphClustering  # noqa: E402
-from hyperclust.cluster.thin_qr import thin_qr  # noqa: E402
+from hyperclust.operators.thin_qr import thin_qr  # noqa: E402
 from hyperclust.cluster.unidhc import UniDHC  # noqa: E402
 from hyperclust.datasets import hypergraph_sbm  # noqa: E402
 from hyperclust.distributed import (DistributedAHCKA,  # noqa: E402

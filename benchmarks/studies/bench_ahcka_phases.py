@@ -63,7 +63,7 @@ def wrap(owner, name, key, width=False):
 wrap(A, "discretize", "discretize")
 wrap(A, "rwr_seed_assignment", "seed walks")
 if hasattr(A, "adaptive_iterations"):  # fused loop: products in BufferedMixedWalk
-    from hyperclust.cluster.buffered_walk import BufferedMixedWalk
+    from hyperclust.operators.buffered_walk import BufferedMixedWalk
     wrap(BufferedMixedWalk, "__call__", "products", width=True)
     wrap(A, "thin_qr", "QR")
     wrap(A, "cluster_indicators", "objective")

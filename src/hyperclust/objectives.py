@@ -52,7 +52,7 @@ import scipy.sparse as sp
 
 from ._validation import check_fraction, check_int
 from .hypergraph import Hypergraph
-from .operators.base import safe_inverse
+from .operators.base import edge_scale
 from .operators.knn import KNN_METHODS, MixedWalk, knn_affinity, mixed_walk
 
 __all__ = ["cluster_indicators", "rwr_conductance", "hypergraph_ncut", "knn_conductance",
@@ -310,7 +310,7 @@ def hypergraph_ncut(hypergraph, labels) -> float:
     hg = _check_hypergraph(hypergraph)
     y = _check_labels(labels, hg.n_nodes)
     counts, k = _edge_cluster_counts(hg, y)
-    scale = hg.weights * safe_inverse(hg.edge_sizes)
+    scale = edge_scale(hg)
     inner = np.asarray((sp.diags(scale) @ counts.multiply(counts)).sum(axis=0)).ravel()
     vol = np.bincount(y, weights=np.asarray(hg.weighted_degrees, dtype=np.float64), minlength=k)
     return _average_conductance(inner, vol)

@@ -21,7 +21,7 @@ import importlib
 
 import numpy as np
 
-from ..cluster.base import HypergraphClusterer, check_hypergraph, check_n_clusters
+from ..cluster.base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from ..cluster.registry import MissingDependency
 
 __all__ = ["PeerClusterer", "HySCPeer", "XGIPeer", "HyperNetXPeer", "DHGPeer", "make_peer"]
@@ -66,6 +66,7 @@ class PeerClusterer(HypergraphClusterer):
     """
 
     library = ""
+    _parameter_constraints = SHARED_CONSTRAINTS
 
     def __init__(self, n_clusters=2, random_state=0):
         self.n_clusters = n_clusters

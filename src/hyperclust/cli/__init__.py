@@ -14,8 +14,8 @@ import sys
 import warnings
 
 from ..progress import show_progress
-from . import cluster, datasets, demo, embed, info
-from ._common import UserError, check_data_dir, check_device, cli_words
+from . import bench, cluster, datasets, demo, embed, info
+from ._common import UserError, check_device, cli_words
 from .demo import DEMO_SUMMARY
 
 __all__ = ["main", "build_parser", "UserError", "DEMO_SUMMARY"]
@@ -47,15 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="only errors and results: no warnings, no progress")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    for command in (datasets, info, cluster, embed, demo):
+    for command in (datasets, info, cluster, embed, demo, bench):
         command.add_parser(sub)
-
-    try:
-        from ..bench import cli as bench_cli
-    except ImportError:
-        bench_cli = None
-    if bench_cli is not None and hasattr(bench_cli, "add_parser"):
-        bench_cli.add_parser(sub)
     return parser
 
 
@@ -89,13 +82,6 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
 
 
 def _run_command(args) -> int:
-    if args.command == "bench":
-        from ..bench import cli as bench_cli
-
-        # checked here, before any run: the bench layer sits below the CLI's checks
-        args.device = check_device(args.device)
-        check_data_dir(args.data_dir)
-        return int(bench_cli.run(args) or 0)
     if getattr(args, "device", None) is not None and args.command == "demo":
         args.device = check_device(args.device)
     return int(args.func(args) or 0)

@@ -30,13 +30,13 @@ from collections import deque
 import numpy as np
 
 from ..objectives import cluster_indicators, is_degenerate, rwr_conductance
+from ..operators.buffered_walk import BufferedMixedWalk
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
+from ..operators.thin_qr import thin_qr
 from ..progress import progress_bar
-from .._validation import check_fraction, check_int
-from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
-from .buffered_walk import BufferedMixedWalk
+from .._validation import Interval, Options, check_parameters
+from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .rounding import first_near_maximum, first_near_minimum, kmeans_on_rows, normalize_rows
-from .thin_qr import thin_qr
 
 __all__ = ["AHCKA", "adaptive_iterations", "discretize", "rwr_seed_assignment"]
 
@@ -367,6 +367,19 @@ class AHCKA(HypergraphClusterer):
     True
     """
 
+    _parameter_constraints = {
+        **SHARED_CONSTRAINTS,
+        "n_neighbors": [Interval(int, 1)],
+        "beta": [Interval(float, 0, 1)],
+        "alpha": [Interval(float, 0, 1, closed="right")],
+        "max_iter": [Interval(int, 0)],
+        "check_interval": [Interval(int, 1)],
+        "patience": [Interval(int, 1)],
+        "init_steps": [Interval(int, 0)],
+        "n_hops": [Interval(int, 0)],
+        "knn_method": [Options(KNN_METHODS)],
+    }
+
     def __init__(self, n_clusters=2, *, n_neighbors=10, beta=0.5, alpha=0.2, max_iter=200,
                  check_interval=5, patience=3, init_steps=5, n_hops=3, knn_method="auto",
                  random_state=0):
@@ -381,12 +394,6 @@ class AHCKA(HypergraphClusterer):
         self.n_hops = n_hops
         self.knn_method = knn_method
         self.random_state = random_state
-
-    def _validate(self, hg):
-        k = check_iteration_params(self, hg.n_nodes)
-        if self.knn_method not in KNN_METHODS:
-            raise ValueError(f"knn_method must be one of {KNN_METHODS}, got {self.knn_method!r}")
-        return k
 
     def build_walk(self, hypergraph) -> MixedWalk:
         """The mixed walk ``M`` this estimator uses on ``hypergraph``."""
@@ -409,7 +416,7 @@ class AHCKA(HypergraphClusterer):
             A prebuilt :meth:`build_walk` of the same hypergraph (saves the kNN search).
         """
         hg = check_hypergraph(hypergraph)
-        k = self._validate(hg)
+        k = check_n_clusters(self.n_clusters, hg.n_nodes)
         n = hg.n_nodes
         M = self.build_walk(hg) if walk is None else walk
         if M.shape != (n, n):
@@ -436,24 +443,18 @@ class AHCKA(HypergraphClusterer):
 
 
 def check_iteration_params(est, n_nodes: int) -> int:
-    """Check the parameters AHCKA's iteration shares with its Dask version
-    (:class:`hyperclust.distributed.DistributedAHCKA`); returns ``n_clusters``.
+    """Check the parameters ``est`` shares with :class:`AHCKA` against AHCKA's table (for
+    its Dask version, :class:`hyperclust.distributed.DistributedAHCKA`); returns
+    ``n_clusters``.
 
     Examples
     --------
     >>> check_iteration_params(AHCKA(3), 10)
     3
     """
-    k = check_n_clusters(est.n_clusters, n_nodes)
-    check_int(est.n_neighbors, "n_neighbors", 1)
-    check_fraction(est.beta, "beta")
-    check_fraction(est.alpha, "alpha", lo_open=True)
-    check_int(est.max_iter, "max_iter", 0)
-    check_int(est.check_interval, "check_interval", 1)
-    check_int(est.patience, "patience", 1)
-    check_int(est.init_steps, "init_steps", 0)
-    check_int(est.n_hops, "n_hops", 0)
-    return k
+    table = AHCKA._parameter_constraints
+    check_parameters(table, {name: getattr(est, name) for name in table if hasattr(est, name)})
+    return check_n_clusters(est.n_clusters, n_nodes)
 
 
 def _start_block(walk, seeds, alpha, init_steps):

@@ -22,8 +22,8 @@ from ..alignment import attribute_alignment
 from ..objectives import hyperedge_cohesion, rwr_conductance
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
 from ..selection import fit_candidates, rank_candidates
-from .._validation import check_fraction, check_int
-from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
+from .._validation import Check, Interval, Options
+from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import shared_reductions
 from .candidates import CANDIDATE_TABLE, default_candidates, make_candidate
 from .hsbm_heldout import heldout_error, split_hypergraph
@@ -172,6 +172,23 @@ class AutoClusterer(HypergraphClusterer):
     True
     """
 
+    _parameter_constraints = {
+        **SHARED_CONSTRAINTS,
+        "candidates": ["default", Check(lambda v: not isinstance(v, (str, bytes))
+                                        and hasattr(v, "__iter__"), "a sequence of names")],
+        "n_neighbors": [Interval(int, 1)],
+        "beta": ["auto", Interval(float, 0, 1)],
+        "alpha": [Interval(float, 0, 1, closed="right")],
+        "n_hops": [Interval(int, 0)],
+        "balance": [Options(("min", "mean"))],
+        "knn_method": [Options(KNN_METHODS)],
+        "keep_candidates": [bool],
+        "selection": [Options(SELECTIONS)],
+        "holdout_share": [Interval(float, 0, 1)],
+        "n_splits": [Interval(int, 1)],
+        "verbose": [bool, Interval(int, 0)],
+    }
+
     def __init__(self, n_clusters=2, *, candidates="default", n_neighbors=10, beta="auto",
                  alpha=0.2, n_hops=3, balance="min", knn_method="auto", keep_candidates=True,
                  selection="heldout", holdout_share=0.1, n_splits=1, verbose=False,
@@ -192,10 +209,7 @@ class AutoClusterer(HypergraphClusterer):
         self.random_state = random_state
 
     def _candidate_names(self, has_features, heterophilic):
-        if isinstance(self.candidates, str):
-            if self.candidates != "default":
-                raise ValueError(f"candidates must be 'default' or a sequence of names, "
-                                 f"got {self.candidates!r}")
+        if isinstance(self.candidates, str):  # "default", checked by the table
             return default_candidates(has_features, heterophilic)
         names, known = tuple(self.candidates), tuple(CANDIDATE_TABLE)
         bad = [c for c in names if c not in known]
@@ -208,28 +222,11 @@ class AutoClusterer(HypergraphClusterer):
                                  "hypergraph has none")
         return names
 
-    def _validate(self, hg):
-        k = check_n_clusters(self.n_clusters, hg.n_nodes)
-        check_int(self.n_neighbors, "n_neighbors", 1)
-        if not (isinstance(self.beta, str) and self.beta == "auto"):
-            check_fraction(self.beta, "beta")
-        check_fraction(self.alpha, "alpha", lo_open=True)
-        check_int(self.n_hops, "n_hops", 0)
-        if self.knn_method not in KNN_METHODS:
-            raise ValueError(f"knn_method must be one of {KNN_METHODS}, got {self.knn_method!r}")
-        if self.balance not in ("min", "mean"):
-            raise ValueError(f"balance must be 'min' or 'mean', got {self.balance!r}")
-        if self.selection not in SELECTIONS:
-            raise ValueError(f"selection must be one of {SELECTIONS}, got {self.selection!r}")
-        check_fraction(self.holdout_share, "holdout_share")
-        check_int(self.n_splits, "n_splits", 1)
-        return k
-
     def fit(self, hypergraph, y=None):
         """Fit the candidates on ``hypergraph`` (its training part, with the held-out
         selection) and keep the best-scoring clustering."""
         hg = check_hypergraph(hypergraph)
-        k = self._validate(hg)
+        k = check_n_clusters(self.n_clusters, hg.n_nodes)
         seed = self._rng_seed(self.random_state)
         beta, self.alignment_ = self._resolve_beta(hg)
         self.heterophilic_ = bool(self.alignment_ is not None and self.alignment_.heterophilic)

@@ -11,13 +11,18 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
-from .._validation import is_int
+from .._validation import RANDOM_STATE, Interval, check_parameter, check_parameters, is_int
 from ..hypergraph import Hypergraph
 from ..threads import current_limit, limit_threads_in
 
 _log = logging.getLogger("hyperclust")
 
-__all__ = ["HypergraphClusterer", "check_hypergraph", "check_n_clusters", "as_hypergraph"]
+__all__ = ["HypergraphClusterer", "check_hypergraph", "check_n_clusters", "as_hypergraph",
+           "SHARED_CONSTRAINTS"]
+
+#: The constraints of the parameters every method takes (``n_clusters`` is checked against
+#: the number of nodes by :func:`check_n_clusters` in ``fit``).
+SHARED_CONSTRAINTS = {"n_clusters": [Interval(int, 1)], "random_state": [RANDOM_STATE]}
 
 
 def as_hypergraph(obj):
@@ -59,6 +64,7 @@ def _fit_on_any_input(fit):
     labelled node)."""
     @functools.wraps(fit)
     def wrapped(self, *args, **kwargs):
+        self._validate_params()
         if args:
             args = (as_hypergraph(args[0]),) + args[1:]
         elif "hypergraph" in kwargs:
@@ -208,6 +214,20 @@ class HypergraphClusterer(ClusterMixin, BaseEstimator):
         if fit is not None:
             cls.fit = fit
 
+    #: ``{parameter: [constraint, ...]}``: what each ``__init__`` parameter accepts (see
+    #: :mod:`hyperclust._validation`), checked at the start of every ``fit``. A subclass
+    #: lists every parameter of its ``__init__``; one without a table is not checked.
+    _parameter_constraints: dict = {}
+
+    def _validate_params(self) -> None:
+        """Check the parameters against :attr:`_parameter_constraints` (scikit-learn's
+        method name, with hyperclust's constraints): one line naming the parameter, its
+        value and what is allowed (:class:`~hyperclust._validation.InvalidParameterError`)."""
+        table = type(self)._parameter_constraints
+        if table:
+            check_parameters(table, {name: getattr(self, name) for name in table
+                                     if hasattr(self, name)})
+
     def fit(self, hypergraph, y=None):  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -227,13 +247,11 @@ class HypergraphClusterer(ClusterMixin, BaseEstimator):
 
     @staticmethod
     def _rng_seed(random_state) -> int:
+        check_parameter("random_state", random_state, [RANDOM_STATE])
         if random_state is None:
             return int(np.random.SeedSequence().entropy % (2**31))
         if isinstance(random_state, numbers.Integral):
             return int(random_state)
         if isinstance(random_state, np.random.RandomState):
             return int(random_state.randint(0, 2**31 - 1))
-        if isinstance(random_state, np.random.Generator):
-            return int(random_state.integers(0, 2**31 - 1))
-        raise TypeError("random_state must be None, an int, a numpy.random.RandomState or a "
-                        f"numpy.random.Generator, got {random_state!r}")
+        return int(random_state.integers(0, 2**31 - 1))  # a numpy.random.Generator

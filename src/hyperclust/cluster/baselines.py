@@ -11,10 +11,10 @@ from sklearn.cluster import KMeans
 from sklearn.decomposition import TruncatedSVD
 from sklearn.preprocessing import normalize
 
-from .._validation import check_fraction, check_int
+from .._validation import Interval, Options, check_parameter
 from ..operators import propagation
 from ..operators.propagation import PropagationOperator
-from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
+from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 
 __all__ = ["KMeansFeatures", "HGNNSmoothingKMeans", "kmeans_labels", "node_input",
            "reduce_features", "structural_dim"]
@@ -34,6 +34,11 @@ def kmeans_labels(embedding: np.ndarray, n_clusters: int, n_init: int, random_st
 
 
 STRUCTURAL_MAX_DIM = 32
+
+#: What the node-input parameters accept (the estimators' tables and the helpers below).
+INPUT = [Options(("auto", "features", "structural"))]
+N_COMPONENTS = [Interval(int, 1), "auto", None]
+N_STRUCTURAL = [Interval(int, 1), "auto"]
 
 
 _REDUCTIONS = contextvars.ContextVar("hyperclust_reductions", default=None)
@@ -88,7 +93,7 @@ def _reduce_features(X, n_components, random_state):
         n_components = 128 if d > 256 else None
     if n_components is None or n_components >= d:
         return X
-    n_components = check_int(n_components, "n_components", 1, alternatives="'auto' or None")
+    n_components = int(check_parameter("n_components", n_components, N_COMPONENTS))
     svd = TruncatedSVD(n_components=n_components, random_state=random_state)
     return svd.fit_transform(X)
 
@@ -107,9 +112,9 @@ def structural_dim(n_structural, n_clusters: int) -> int:
     >>> structural_dim("auto", 2), structural_dim("auto", 7), structural_dim("auto", 40)
     (4, 14, 32)
     """
-    if isinstance(n_structural, str) and n_structural == "auto":
+    if check_parameter("n_structural", n_structural, N_STRUCTURAL) == "auto":
         return int(min(STRUCTURAL_MAX_DIM, 2 * max(2, n_clusters)))
-    return check_int(n_structural, "n_structural", 1, alternatives="'auto'")
+    return int(n_structural)
 
 
 def node_input(hypergraph, input: str, random_state: int,
@@ -139,8 +144,7 @@ def node_input(hypergraph, input: str, random_state: int,
     >>> X.shape, kind
     ((6, 2), 'structural')
     """
-    if input not in ("auto", "features", "structural"):
-        raise ValueError(f"input must be 'auto', 'features' or 'structural', got {input!r}")
+    check_parameter("input", input, INPUT)
     if input == "features" or (input == "auto" and hypergraph.features is not None):
         if hypergraph.features is None:
             raise ValueError("this hypergraph has no node features; use input='structural' "
@@ -188,6 +192,9 @@ class KMeansFeatures(_EmbeddingKMeans):
     >>> KMeansFeatures(2, random_state=0).fit_predict(hg).tolist()
     [1, 1, 0, 0]
     """
+
+    _parameter_constraints = {**SHARED_CONSTRAINTS, "n_components": N_COMPONENTS,
+                              "normalize_rows": [bool], "n_init": [Interval(int, 1)]}
 
     def __init__(self, n_clusters=2, *, n_components="auto", normalize_rows=True, n_init=10,
                  random_state=0):
@@ -255,6 +262,16 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
     ((200,), (200, 8), 'features')
     """
 
+    _parameter_constraints = {
+        **KMeansFeatures._parameter_constraints,
+        "n_hops": [Interval(int, 0)],
+        "self_loops": [Interval(float, 0)],
+        "input": INPUT,
+        "n_structural": N_STRUCTURAL,
+        "knn_beta": [Interval(float, 0, 1)],
+        "knn_neighbors": [Interval(int, 1)],
+    }
+
     def __init__(self, n_clusters=2, *, n_hops=2, self_loops=1.0, input="auto",
                  n_structural="auto", n_components="auto", normalize_rows=True, n_init=10,
                  knn_beta=0.0, knn_neighbors=10, random_state=0):
@@ -279,8 +296,7 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
         """
         hg = check_hypergraph(hypergraph)
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
-        check_int(self.n_hops, "n_hops", 0)
-        beta = check_fraction(self.knn_beta, "knn_beta")
+        beta = float(self.knn_beta)
         n_structural = structural_dim(self.n_structural, k)
         seed = self._rng_seed(self.random_state)
         X, self.input_kind_ = node_input(hg, self.input, seed, n_structural)
@@ -289,8 +305,7 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
             if walk is None:
                 from ..operators.knn import MixedWalk, knn_affinity
 
-                n_neighbors = check_int(self.knn_neighbors, "knn_neighbors", 1)
-                walk = MixedWalk(hg, knn_affinity(hg.features, n_neighbors,
+                walk = MixedWalk(hg, knn_affinity(hg.features, int(self.knn_neighbors),
                                                   random_state=seed),
                                  beta=float(beta), self_loops=self.self_loops)
             elif walk.shape != (hg.n_nodes, hg.n_nodes):

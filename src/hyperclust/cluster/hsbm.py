@@ -22,9 +22,9 @@ from __future__ import annotations
 import numpy as np
 from sklearn.preprocessing import normalize
 
-from .._validation import check_int
+from .._validation import Interval
 from ..objectives import is_degenerate
-from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
+from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import HGNNSmoothingKMeans, reduce_features
 from .hsbm_heldout import heldout_error, split_hypergraph
 from .hsbm_likelihood import CliqueExpansion, attribute_loglik, block_rates, one_hot, \
@@ -77,6 +77,11 @@ class HypergraphSBM(HypergraphClusterer):
     (True, True)
     """
 
+    _parameter_constraints = {**SHARED_CONSTRAINTS,
+                              "attribute_weight": ["auto", Interval(float, 0)],
+                              "n_iter": [Interval(int, 0)], "tol": [Interval(float, 0)],
+                              "n_components": [Interval(int, 1)]}
+
     def __init__(self, n_clusters=2, *, attribute_weight="auto", n_iter=50, tol=1e-4,
                  n_components=32, random_state=0):
         self.n_clusters = n_clusters
@@ -86,24 +91,10 @@ class HypergraphSBM(HypergraphClusterer):
         self.n_components = n_components
         self.random_state = random_state
 
-    def _validate(self, hg):
-        k = check_n_clusters(self.n_clusters, hg.n_nodes)
-        check_int(self.n_iter, "n_iter", 0)
-        check_int(self.n_components, "n_components", 1)
-        w = self.attribute_weight
-        if not (isinstance(w, str) and w == "auto"):
-            try:
-                ok = not isinstance(w, str) and np.isfinite(float(w)) and float(w) >= 0
-            except (TypeError, ValueError):
-                ok = False
-            if not ok:
-                raise ValueError(f"attribute_weight must be 'auto' or a number >= 0, got {w!r}")
-        return k
-
     def fit(self, hypergraph, y=None):
         """Fit the block model to ``hypergraph``; sets ``labels_`` and ``embedding_``."""
         hg = check_hypergraph(hypergraph)
-        k = self._validate(hg)
+        k = check_n_clusters(self.n_clusters, hg.n_nodes)
         seed = self._rng_seed(self.random_state)
         start = one_hot(_initial_labels(hg, k, seed), k)
         self.heldout_errors_ = {}

@@ -7,10 +7,10 @@ import numpy as np
 from scipy.sparse.linalg import eigsh
 from sklearn.preprocessing import normalize
 
-from .._validation import check_int, check_nonnegative
+from .._validation import Interval, Options
 from ..operators.knn import KNN_METHODS, knn_affinity
 from ..operators.signed import SignedAffinity
-from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
+from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import kmeans_labels
 
 __all__ = ["SignedSpectralClustering"]
@@ -61,6 +61,10 @@ class SignedSpectralClustering(HypergraphClusterer):
     True
     """
 
+    _parameter_constraints = {**SHARED_CONSTRAINTS, "n_neighbors": [Interval(int, 1)],
+                              "repulsion": [Interval(float, 0)],
+                              "knn_method": [Options(KNN_METHODS)], "n_init": [Interval(int, 1)]}
+
     def __init__(self, n_clusters=2, *, n_neighbors=10, repulsion=1.0, knn_method="auto",
                  n_init=10, random_state=0):
         self.n_clusters = n_clusters
@@ -75,11 +79,6 @@ class SignedSpectralClustering(HypergraphClusterer):
         affinity of its nodes (saves the search). Returns ``self``."""
         hg = check_hypergraph(hypergraph)
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
-        check_int(self.n_neighbors, "n_neighbors", 1)
-        check_nonnegative(self.repulsion, "repulsion")
-        check_int(self.n_init, "n_init", 1)
-        if self.knn_method not in KNN_METHODS:
-            raise ValueError(f"knn_method must be one of {KNN_METHODS}, got {self.knn_method!r}")
         if k >= hg.n_nodes:
             raise ValueError(f"signed spectral clustering needs n_clusters < n_nodes; got "
                              f"n_clusters={k} for {hg.n_nodes} nodes")

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.linalg as sla
 from sklearn.cluster import KMeans
 
-from .._validation import check_fraction, check_int, is_int
+from .._validation import Interval, Options, check_parameter
 from ..operators.registry import OPERATORS as _OPERATOR_REGISTRY
 from ..operators.registry import affinity, operator_names
 from ..spectral import NormalizedAffinity, eigsh_seeded, regularized_embedding
-from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
+from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 
 __all__ = ["SpectralHypergraphClustering", "OPERATORS", "spectral_operators", "resolve_settings",
            "LARGE_GRAPH"]
@@ -44,6 +42,9 @@ ASSIGNERS = ("kmeans", "cpqr")
 #: From this many nodes on, ``tol="auto"`` and ``n_init="auto"`` take the faster settings.
 LARGE_GRAPH = 100_000
 _AUTO = {"small": (1e-8, 10), "large": (1e-3, 3)}
+#: What ``tol`` and ``n_init`` accept (the estimator's table and :func:`resolve_settings`).
+TOL = ["auto", Interval(float, 0)]
+N_INIT = [Interval(int, 1), "auto"]
 
 
 def resolve_settings(n_nodes: int, tol="auto", n_init="auto") -> tuple[float, int]:
@@ -63,15 +64,9 @@ def resolve_settings(n_nodes: int, tol="auto", n_init="auto") -> tuple[float, in
     ((1e-08, 10), (0.001, 3), (0.0001, 2))
     """
     key = "large" if n_nodes >= LARGE_GRAPH else "small"
-    if isinstance(tol, str) and tol == "auto":
-        tol = _AUTO[key][0]
-    elif isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not np.isfinite(tol) \
-            or tol < 0:
-        raise ValueError(f"tol must be 'auto' or a non-negative float, got {tol!r}")
-    if isinstance(n_init, str) and n_init == "auto":
-        n_init = _AUTO[key][1]
-    else:
-        n_init = check_int(n_init, "n_init", 1, alternatives="'auto'")
+    tol, n_init = check_parameter("tol", tol, TOL), check_parameter("n_init", n_init, N_INIT)
+    tol = _AUTO[key][0] if isinstance(tol, str) else tol
+    n_init = _AUTO[key][1] if isinstance(n_init, str) else n_init
     return float(tol), int(n_init)
 
 
@@ -178,6 +173,20 @@ class SpectralHypergraphClustering(HypergraphClusterer):
     ([1, 1, 1, 0, 0, 0], (6, 2))
     """
 
+    _parameter_constraints = {
+        **SHARED_CONSTRAINTS,
+        "operator": [Options(spectral_operators)],
+        "assign": [Options(ASSIGNERS)],
+        "regularization": ["auto", Interval(float, 0), None],
+        "eps": [Interval(float, 0)],
+        "n_components": [Interval(int, 1), None],
+        "row_normalize": [bool],
+        "n_init": N_INIT,
+        "tol": TOL,
+        "knn_beta": [Interval(float, 0, 1)],
+        "knn_neighbors": [Interval(int, 1)],
+    }
+
     def __init__(self, n_clusters=2, operator="zhou", assign="kmeans", regularization="auto",
                  eps=1.0, n_components=None, row_normalize=True, n_init="auto", tol="auto",
                  knn_beta=0.0, knn_neighbors=10, random_state=0):
@@ -195,34 +204,23 @@ class SpectralHypergraphClustering(HypergraphClusterer):
         self.random_state = random_state
 
     def _validate(self, hg):
-        names = spectral_operators()
-        if self.operator not in names:
-            raise ValueError(f"operator must be one of {names}, got {self.operator!r}")
+        """The checks that need the data or several parameters (the table is checked by
+        ``fit``); returns ``(n_clusters, n_components)``."""
         own_solver = "affinity" not in _OPERATOR_REGISTRY[self.operator].protocols
-        if self.assign not in ASSIGNERS:
-            raise ValueError(f"assign must be one of {ASSIGNERS}, got {self.assign!r}")
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
         if k >= hg.n_nodes:
             raise ValueError(f"spectral clustering needs n_clusters < n_nodes; got n_clusters={k} "
                              f"for {hg.n_nodes} nodes")
         dim = k if self.n_components is None else self.n_components
-        if not is_int(dim) or not 1 <= dim < hg.n_nodes:
+        if dim >= hg.n_nodes:
             raise ValueError(f"n_components must be an integer in [1, n_nodes), got {dim!r}")
-        reg = self.regularization
-        if not (reg is None or reg == "auto" or (isinstance(reg, numbers.Real) and not isinstance(reg, bool)
-                                                  and np.isfinite(reg) and reg >= 0)):
-            raise ValueError(f"regularization must be 'auto', a non-negative float or None, got {reg!r}")
-        if not (isinstance(self.eps, numbers.Real) and np.isfinite(self.eps) and self.eps >= 0):
-            raise ValueError(f"eps must be a non-negative float, got {self.eps!r}")
         if own_solver and self.eps == 0:
             raise ValueError(f"operator={self.operator!r} needs eps > 0")
-        beta = check_fraction(self.knn_beta, "knn_beta")
-        if beta > 0 and own_solver:
+        if self.knn_beta > 0 and own_solver:
             raise ValueError(f"knn_beta > 0 is not available with operator={self.operator!r}")
-        if beta > 0 and not _OPERATOR_REGISTRY[self.operator].node_rows_only:
+        if self.knn_beta > 0 and not _OPERATOR_REGISTRY[self.operator].node_rows_only:
             raise ValueError("knn_beta > 0 needs a node operator; operator='star' embeds "
                              "nodes and hyperedges")
-        check_int(self.knn_neighbors, "knn_neighbors", 1)
         return k, int(dim)
 
     def fit(self, hypergraph, y=None, *, walk=None):

@@ -27,13 +27,14 @@ from sklearn.preprocessing import normalize
 from threadpoolctl import threadpool_limits
 
 from ..models.adaptivity import choose_family, smoothness_zscore
-from .._validation import check_fraction, check_int, check_nonnegative
+from .._validation import DEVICE, FINITE_ARRAY, Interval, Options
 from ..models.basis import basis_response, borrow_for_isolated, feature_neighbors, polynomial_basis
 from ..operators import propagation
 from ..operators.propagation import PropagationOperator
 from ..threads import OtherCpu, current_limit
-from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
-from .spectral import resolve_settings
+from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
+from .baselines import INPUT, N_COMPONENTS, N_STRUCTURAL
+from .spectral import N_INIT, resolve_settings
 
 __all__ = ["UniDHC", "family_coefficients"]
 
@@ -106,55 +107,6 @@ def _deep():
     from ..models.unidhc import train_unidhc
 
     return torch, train_unidhc
-
-
-def _choice(options):
-    def check(value, name):
-        if not isinstance(value, str) or value not in options:
-            raise ValueError(f"{name} must be one of {options}, got {value!r}")
-        return value
-    return check
-
-
-def _optional(check):
-    return lambda value, name: None if value is None else check(value, name)
-
-
-def _dropout(value, name):
-    if check_fraction(value, name) == 1.0:
-        raise ValueError(f"{name} must be a float in [0, 1), got {value!r}")
-    return float(value)
-
-
-def _n_structural(value, name):
-    from .baselines import structural_dim
-
-    structural_dim(value, 2)
-    return value
-
-
-_PARAMETER_CHECKS = {
-    "order": lambda v, name: check_int(v, name, 0),
-    "self_loops": check_nonnegative,
-    "n_structural": _n_structural,
-    "isolated_neighbors": _optional(lambda v, name: check_int(v, name, 0)),
-    "hidden_dim": lambda v, name: check_int(v, name, 1),
-    "epochs": lambda v, name: check_int(v, name, 0),
-    "lr": check_nonnegative,
-    "gamma_lr": check_nonnegative,
-    "batch_size": lambda v, name: check_int(v, name, 2),
-    "decorrelation_weight": check_nonnegative,
-    "gamma_reg": check_nonnegative,
-    "consistency_weight": check_nonnegative,
-    "order_penalty": check_nonnegative,
-    "dropout": _dropout,
-    "embedding": _choice(EMBEDDINGS),
-    "n_init": lambda v, name: v if isinstance(v, str) and v == "auto" else check_int(v, name, 1,
-                                                                alternatives="'auto'"),
-}
-"""One check per parameter, run once at the start of ``fit`` (``input`` and
-``n_components`` are checked where they are used, by the shared input helpers;
-``gamma_init`` needs ``order``)."""
 
 
 class UniDHC(HypergraphClusterer):
@@ -284,6 +236,31 @@ class UniDHC(HypergraphClusterer):
     ((120,), (120, 16), (3,))
     """
 
+    _parameter_constraints = {
+        **SHARED_CONSTRAINTS,
+        "order": [Interval(int, 0)],
+        "gamma_init": [Options(_LEARNED + _FAMILIES), FINITE_ARRAY],  # length: _validate
+        "order_penalty": [Interval(float, 0)],
+        "self_loops": [Interval(float, 0)],
+        "input": INPUT,
+        "n_components": N_COMPONENTS,
+        "n_structural": N_STRUCTURAL,
+        "isolated_neighbors": [Interval(int, 0), None],
+        "hidden_dim": [Interval(int, 1)],
+        "epochs": [Interval(int, 0)],
+        "lr": [Interval(float, 0)],
+        "gamma_lr": [Interval(float, 0)],
+        "batch_size": [Interval(int, 2)],
+        "decorrelation_weight": [Interval(float, 0)],
+        "consistency_weight": [Interval(float, 0)],
+        "gamma_reg": [Interval(float, 0)],
+        "dropout": [Interval(float, 0, 1, closed="left")],
+        "embedding": [Options(EMBEDDINGS)],
+        "n_init": N_INIT,
+        "device": [DEVICE],
+        "verbose": [bool, Interval(int, 0)],
+    }
+
     def __init__(self, n_clusters=2, *, order=2, gamma_init="alignment", order_penalty=0.03,
                  self_loops=1.0, input="auto", n_components="auto", n_structural="auto",
                  isolated_neighbors=10, hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=0.0,
@@ -316,18 +293,13 @@ class UniDHC(HypergraphClusterer):
 
     # ------------------------------------------------------------------ validation
     def _validate(self):
-        for name, check in _PARAMETER_CHECKS.items():
-            check(getattr(self, name), name)
+        """The check of two parameters together (the table is checked by ``fit``):
+        ``gamma_init`` coefficients need ``order + 1`` of them; returns ``order``."""
         order = int(self.order)
-        if isinstance(self.gamma_init, str):
-            _choice(_LEARNED + _FAMILIES)(self.gamma_init, "gamma_init")
-        else:
-            g = np.asarray(self.gamma_init, dtype=np.float64)
-            if g.shape != (order + 1,) or not np.all(np.isfinite(g)):
-                raise ValueError(f"gamma_init must be a finite array of length order + 1 = "
-                                 f"{order + 1}, got shape {g.shape}")
+        if not isinstance(self.gamma_init, str) and np.shape(self.gamma_init) != (order + 1,):
+            raise ValueError(f"gamma_init must be a finite array of length order + 1 = "
+                             f"{order + 1}, got shape {np.shape(self.gamma_init)}")
         return order
-
     # ------------------------------------------------------------------ fitting
     def _prepare_input(self, hg, seed, n_clusters):
         from .baselines import node_input, reduce_features, structural_dim

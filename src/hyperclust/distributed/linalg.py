@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cluster.thin_qr import zero_rows_exactly
+from ..operators.thin_qr import zero_rows_exactly
 from ._tasks import RETRIES
 
 __all__ = ["scatter_blocks", "gather_blocks", "tsqr", "inner", "combine", "random_blocks",

@@ -27,10 +27,10 @@ from pathlib import Path
 import numpy as np
 
 from ..cluster.base import HypergraphClusterer, check_n_clusters
-from ..cluster.unidhc import _PARAMETER_CHECKS, _choice, UniDHC, family_coefficients
+from ..cluster.unidhc import UniDHC, family_coefficients
 from ..cluster.baselines import structural_dim
 from ..models.adaptivity import choose_family
-from .._validation import check_int
+from .._validation import Interval, Options, check_parameters
 from ..threads import current_limit
 from ._tasks import RETRIES
 from .basis import write_hyperedge_means, write_power_basis
@@ -196,14 +196,13 @@ class DistributedUniDHC(HypergraphClusterer):
         self.verbose = verbose
 
     def _check_parameters(self):
-        """Every parameter but ``n_clusters`` (which needs ``n``); returns ``order``."""
-        for name, check in _PARAMETER_CHECKS.items():
-            if hasattr(self, name):
-                check(getattr(self, name), name)
-        _choice(("concat", "filter"))(self.embedding, "embedding")
-        _choice(("auto", "features", "structural"))(self.input, "input")
-        for name in ("sample_size", "block_size", "n_workers"):
-            check_int(getattr(self, name), name, 1)
+        """Every parameter against ``UniDHC``'s constraints where shared (``n_clusters``
+        against ``n`` in ``fit``); returns ``order``."""
+        table = {**UniDHC._parameter_constraints, "embedding": [Options(("concat", "filter"))],
+                 **{name: [Interval(int, 1)] for name in ("sample_size", "block_size",
+                                                           "n_workers")}}
+        check_parameters(table, {name: getattr(self, name) for name in table
+                                 if hasattr(self, name)})
         # UniDHC's own check of gamma_init against order
         return UniDHC(order=self.order, gamma_init=self.gamma_init)._validate()
 

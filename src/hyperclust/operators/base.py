@@ -10,7 +10,7 @@ from scipy.sparse.linalg import LinearOperator
 
 __all__ = ["Operator", "SymmetricOperator", "FactoredOperator", "OperatorTooLargeError",
            "check_sparse_budget", "clique_nnz_estimate", "to_torch_sparse", "safe_inverse",
-           "as_dense_block", "check_hypergraph"]
+           "as_dense_block", "check_hypergraph", "edge_scale", "loop_degrees"]
 
 #: Default cap on the number of stored entries of an explicit clique-sized matrix.
 DEFAULT_MAX_NNZ = 100_000_000
@@ -53,6 +53,41 @@ def safe_inverse(x: np.ndarray) -> np.ndarray:
     out = np.zeros_like(x)
     np.divide(1.0, x, out=out, where=x > 0)
     return out
+
+
+def edge_scale(hypergraph) -> np.ndarray:
+    """``w_e / |e|`` of each hyperedge (0 for an empty one), the scale of the hyperedge
+    term of Zhou's operator ``H W De^-1 H^T``, computed as ``w_e * (1 / |e|)``, the one
+    rounding every operator and objective uses.
+
+    Parameters
+    ----------
+    hypergraph : Hypergraph
+
+    Returns
+    -------
+    ndarray of float64, shape (n_edges,)
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> edge_scale(Hypergraph.from_edges([[0, 1], [0, 1, 2, 3]], weights=[1.0, 2.0])).tolist()
+    [0.5, 0.5]
+    """
+    return hypergraph.weights * safe_inverse(hypergraph.edge_sizes)
+
+
+def loop_degrees(hypergraph, self_loops: float) -> np.ndarray:
+    """``Dv + s``: the weighted degree ``sum_e w_e H[v, e]`` of each node plus a self-loop
+    weight ``s``, shape (n_nodes,).
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> loop_degrees(Hypergraph.from_edges([[0, 1], [1, 2]]), 1.0).tolist()
+    [2.0, 3.0, 2.0]
+    """
+    return hypergraph.weighted_degrees + self_loops
 
 
 def check_hypergraph(hypergraph) -> None:

@@ -25,7 +25,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from .base import Operator, SymmetricOperator, safe_inverse
+from .base import Operator, SymmetricOperator, edge_scale, loop_degrees, safe_inverse
 from .neighbors import (EXACT_MAX_NODES, KNN_METHODS, ann_available,
                         approximate_cosine_neighbors, cosine_knn, exact_cosine_neighbors,
                         knn_affinity)
@@ -131,9 +131,9 @@ class MixedWalk(Operator):
         self.self_loops = float(self_loops)
         self._H = hypergraph.incidence
         self._Ht = hypergraph.incidence_t
-        self._edge_scale = hypergraph.weights * safe_inverse(hypergraph.edge_sizes)
+        self._edge_scale = edge_scale(hypergraph)
         dv = np.asarray(hypergraph.weighted_degrees, dtype=np.float64)
-        self._pinv = safe_inverse(dv + self.self_loops)
+        self._pinv = safe_inverse(loop_degrees(hypergraph, self.self_loops))
         if knn is not None and beta > 0:
             if not sp.issparse(knn) or knn.shape != (n, n):
                 raise ValueError(f"knn must be a sparse ({n}, {n}) matrix, got "

@@ -11,7 +11,8 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
 from ..hypergraph import Hypergraph
-from .base import FactoredOperator, check_hypergraph, clique_nnz_estimate, safe_inverse
+from .base import (FactoredOperator, check_hypergraph, clique_nnz_estimate, edge_scale,
+                   loop_degrees, safe_inverse)
 from .propagation import PropagationOperator
 
 __all__ = ["GramOperator", "ZhouLaplacian", "zhou_laplacian", "LAPLACIAN_KINDS"]
@@ -118,9 +119,8 @@ class ZhouLaplacian(FactoredOperator):
         """``(M, d)`` with ``M = H W De^-1 H^T + s I`` (a :class:`GramOperator`) and
         ``d = Dv + s`` such that the unnormalized Laplacian is ``diag(d) - M``."""
         hg = self.hypergraph
-        scale = hg.weights * safe_inverse(hg.edge_sizes.astype(np.float64))
-        M = GramOperator(hg.incidence, scale, self.self_loops, Ht=hg.incidence_t)
-        return M, hg.weighted_degrees + self.self_loops
+        M = GramOperator(hg.incidence, edge_scale(hg), self.self_loops, Ht=hg.incidence_t)
+        return M, loop_degrees(hg, self.self_loops)
 
     def _apply(self, X):
         if self.kind == "unnormalized":

@@ -22,7 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph
-from .base import Operator, safe_inverse
+from .base import Operator, edge_scale, loop_degrees, safe_inverse
 from .kernels import csr_matmat
 
 __all__ = ["PropagationOperator", "propagation_operator", "PROPAGATION_DTYPES",
@@ -135,8 +135,8 @@ class PropagationOperator(Operator):
         Ht = hypergraph.incidence_t
         self._H = H
         self._Ht = Ht
-        self._edge_scale = hypergraph.weights * safe_inverse(hypergraph.edge_sizes.astype(np.float64))
-        dv = hypergraph.weighted_degrees + self.self_loops
+        self._edge_scale = edge_scale(hypergraph)
+        dv = loop_degrees(hypergraph, self.self_loops)
         if kind == "sym":
             self._left = np.sqrt(safe_inverse(dv))
             self._right = self._left

@@ -1,4 +1,5 @@
-"""The ``hyperclust bench`` subcommand: ``add_parser(subparsers)`` and ``run(args)``."""
+"""The ``hyperclust bench`` subcommand: ``add_parser(subparsers)`` and ``run(args)``, over
+the benchmark harness :mod:`hyperclust.bench`."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 from pathlib import Path
 
 from ..cluster.registry import available_methods
+from ._common import check_data_dir, check_device
 
 __all__ = ["add_parser", "run", "default_published", "DEFAULT_SWEEP"]
 
@@ -111,6 +113,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="modules imported here and first in every run: the methods, "
                         "operators (with their spectral-<operator> methods), formats and "
                         "datasets they register can be named")
+    p.set_defaults(func=run)
     return p
 
 
@@ -163,8 +166,10 @@ def run(args) -> int:
     >>> run(parser.parse_args(["bench"]))  # no datasets: 'error: ...' on stderr
     2
     """
-    from .runner import run_benchmark
+    from ..bench.runner import run_benchmark
 
+    args.device = check_device(args.device)  # before any run: one line, not one per run
+    check_data_dir(args.data_dir)
     published = args.published if args.published is not None else default_published()
     if published is None:
         print("hyperclust: note: no published-results CSV found (looked for "
@@ -208,8 +213,8 @@ class _UsageError(Exception):
 def _report_only(out: Path, merge, published, plots: bool) -> int:
     """``--report-only``: merge the ``merge`` directories' results into ``out`` and rewrite
     its report."""
-    from .report import write_report
-    from .runner import ResultStore
+    from ..bench.report import write_report
+    from ..bench.runner import ResultStore
 
     store = ResultStore(out / "results.json")
     for d in merge or ():
@@ -239,7 +244,7 @@ def _grid_names(args) -> tuple[list, list]:
         methods = list(available_methods())
         if not methods:
             raise _UsageError("hyperclust: error: no method is registered; give --methods")
-    from .data import check_dataset_name, check_method_name
+    from ..bench.data import check_dataset_name, check_method_name
 
     try:
         for m in methods:
@@ -264,30 +269,3 @@ def _summary(runs, out: Path) -> int:
               f"{first.get('status')}); see {out / 'logs'}", file=sys.stderr)
         return 1
     return 0
-
-
-def main(argv=None) -> int:
-    """Stand-alone entry point: ``python -m hyperclust.bench.cli ...``.
-
-    Parameters
-    ----------
-    argv : list of str, optional
-        Starting with ``"bench"``.
-
-    Returns
-    -------
-    int
-        The exit code of :func:`run`.
-
-    Examples
-    --------
-    >>> main(["bench", "--datasets", "zooo", "--methods", "kmeans"])  # one-line error on stderr
-    2
-    """
-    parser = argparse.ArgumentParser(prog="hyperclust")
-    add_parser(parser.add_subparsers(dest="command", required=True))
-    return run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    sys.exit(main(["bench"] + sys.argv[1:]))

@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..operators.kernels import csr_matmat
-from ..operators.knn import MixedWalk
+from .kernels import csr_matmat
+from .knn import MixedWalk
 
 __all__ = ["BufferedMixedWalk"]
 
