@@ -197,11 +197,6 @@ MAX_FUNCTION_LINES = 80
 KNOWN_LONG_FUNCTIONS = {
     "cli/cluster.py:run",
     "cluster/ahcka.py:adaptive_iterations",
-    "io/benchmark_formats.py:read_le",
-    "io/edgelist.py:read_edgelist",
-    "io/hif.py:from_hif",
-    "io/node_data.py:read_node_table",
-    "io/node_data.py:attach_node_data",
     "models/unidhc.py:train_on_batches",
 }
 
