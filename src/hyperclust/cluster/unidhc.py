@@ -165,8 +165,9 @@ class UniDHC(HypergraphClusterer):
     lr : float, default 1e-3
         Adam learning rate of the encoder.
     gamma_lr : float, default 0.0
-        Adam learning rate of gamma during the encoder's training. 0 keeps the filter where ``gamma_init`` put it: the consistency and decorrelation
-        losses move gamma to one shape whatever the data (docs/unidhc.md).
+        Adam learning rate of gamma during the encoder's training. 0 keeps the filter where
+        ``gamma_init`` put it: the consistency and decorrelation losses move gamma to one
+        shape whatever the data (docs/unidhc.md).
     batch_size : int, default 512
         Nodes per step; each step also draws ``batch_size // 2`` hyperedges.
     decorrelation_weight : float, default 0.1
