@@ -117,3 +117,32 @@ def test_every_default_is_allowed():
         defaults = {p.name: p.default for p in inspect.signature(cls.__init__).parameters.values()
                     if p.name != "self"}
         check_parameters(cls._parameter_constraints, defaults)
+
+
+_PROBES = (object(), "no-such-option", -7, -0.5, 2.5, True, None, [[1.0]])
+
+
+def _refused_value(allowed):
+    """A probe value that none of ``allowed`` accepts (None when each probe is accepted)."""
+    for value in _PROBES:
+        try:
+            check_parameter("p", value, allowed)
+        except InvalidParameterError:
+            return value
+    return None
+
+
+def test_fit_refuses_each_parameter_with_one_line_naming_it():
+    """For every parameter of every registered method, a value its constraints refuse makes
+    ``fit`` fail at once with the table's one line (before any work, peers' libraries too)."""
+    hg = Hypergraph.from_edges([[0, 1, 2], [2, 3], [3, 4, 5]], features=np.eye(6))
+    for cls, name in _in_package_classes().items():
+        for param, allowed in cls._parameter_constraints.items():
+            bad = _refused_value(allowed)
+            assert bad is not None, (name, param)
+            params = {**registry.METHODS[name].params, "n_clusters": 2, param: bad}
+            est = cls(**params)  # not make_estimator: a peer's library may be missing
+            with pytest.raises(InvalidParameterError) as err:
+                est.fit(hg)
+            assert str(err.value).startswith(f"{param} must be "), (name, param, str(err.value))
+            assert "\n" not in str(err.value)

@@ -221,6 +221,7 @@ def check_int(value, name: str, minimum: int = 0, *, alternatives: str = "") -> 
     >>> check_int(3, "n_hops")
     3
     """
+    # the caller has handled the alternatives; they are only named in the message
     allowed = [Interval(int, minimum)] + ([Check(lambda v: False, alternatives)]
                                           if alternatives else [])
     return int(check_parameter(name, value, allowed))

@@ -1,7 +1,8 @@
 """The benchmark harness: one seed loop, one result store, one aggregation, one report writer.
 
 The grid (datasets x methods x seeds x protocols, each run in its own capped process) is
-:func:`run_benchmark` (its command line, ``hyperclust bench``, is :mod:`hyperclust.cli.bench`). The scripts in ``benchmarks/``
+:func:`run_benchmark` (its command line, ``hyperclust bench``, is
+:mod:`hyperclust.cli.bench`). The scripts in ``benchmarks/``
 measure other things (settings, operators, scaling) with the same parts. Importing the
 package registers the peer libraries' methods (:mod:`hyperclust.bench.peer_methods`). The parts:
 

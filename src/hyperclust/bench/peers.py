@@ -21,7 +21,8 @@ import importlib
 
 import numpy as np
 
-from ..cluster.base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
+from ..cluster.base import (SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph,
+                            check_n_clusters)
 from ..cluster.registry import MissingDependency
 
 __all__ = ["PeerClusterer", "HySCPeer", "XGIPeer", "HyperNetXPeer", "DHGPeer", "make_peer"]

@@ -153,15 +153,7 @@ def run(args) -> int:
         raise UserError(f"--k must be a positive number of clusters, got {args.k}")
     check_seed(args.seed)
     outputs = check_outputs(args)
-    hg = load_target(args)
-    if args.drop_isolated:
-        hg = hg.drop_isolated()
-        if hg.n_nodes == 0:
-            raise UserError("--drop-isolated leaves no node: every node is in no hyperedge")
-    k = _number_of_clusters(args, hg)
-    hg = _with_pe(hg, args)
-    if k > hg.n_nodes:
-        raise UserError(f"--k {k} is more than the {hg.n_nodes} nodes")
+    hg, k = _input_and_k(args)
     est = registry.make_estimator(args.method, k, random_state=args.seed, device=device)
     if hasattr(est, "verbose"):
         est.verbose = not args.quiet  # training progress bar of the deep methods
@@ -172,13 +164,39 @@ def run(args) -> int:
     labels = np.asarray(est.labels_)
     print(f"{args.method} on {hg!r}: {k} clusters in {elapsed:.2f} s "
           f"(protocol: {'isolated removed' if args.drop_isolated else 'all nodes'})")
+    _print_selection(est, k, hg.n_nodes)
+    if hg.labels is not None and (hg.labels >= 0).any():
+        scores = evaluate(hg.labels, labels)
+        print("  ".join(f"{m.upper()} {v:.4f}" for m, v in scores.items()))
+    _write_outputs(args, outputs, est, hg, labels, k)
+    return 0
+
+
+def _input_and_k(args):
+    """``(hypergraph, k)``: the target loaded (isolated nodes dropped on request, positional
+    encodings attached) and the number of clusters, checked against its nodes."""
+    hg = load_target(args)
+    if args.drop_isolated:
+        hg = hg.drop_isolated()
+        if hg.n_nodes == 0:
+            raise UserError("--drop-isolated leaves no node: every node is in no hyperedge")
+    k = _number_of_clusters(args, hg)
+    hg = _with_pe(hg, args)
+    if k > hg.n_nodes:
+        raise UserError(f"--k {k} is more than the {hg.n_nodes} nodes")
+    return hg, k
+
+
+def _print_selection(est, k: int, n_nodes: int) -> None:
+    """What a selecting method (``auto``, Uni-DHC's output choice) picked and why, and the
+    heterophily note of ``auto``."""
     if getattr(est, "selection_reason_", None) is not None:
         print(est.selection_reason_)
         for name, why in getattr(est, "skipped_", {}).items():
             print(f"skipped {name}: {why}")
     elif getattr(est, "selected_", None) is not None:
         found = getattr(est, "n_found_", {})
-        wanted = min(k, hg.n_nodes)
+        wanted = min(k, n_nodes)
 
         def shown(name, score):
             few = found.get(name, wanted) < wanted
@@ -195,9 +213,10 @@ def run(args) -> int:
         print(f"hyperedges join less similar nodes than random pairs (t = {alignment.t:.1f}): "
               "clustered on the attribute kNN walk (beta = 1), with the hyperedges as repulsion "
               "(candidate spectral-signed; the score adds their cohesion)")
-    if hg.labels is not None and (hg.labels >= 0).any():
-        scores = evaluate(hg.labels, labels)
-        print("  ".join(f"{m.upper()} {v:.4f}" for m, v in scores.items()))
+
+
+def _write_outputs(args, outputs: dict, est, hg, labels, k: int) -> None:
+    """Write the requested ``--out`` labels, ``--embedding-out`` and ``--plot``."""
     out = outputs.get("out")
     if out is not None:
         write_atomically(out, lambda fh: write_labels(fh, hg, labels), replace=args.force)
@@ -224,7 +243,6 @@ def run(args) -> int:
                          replace=args.force)
         print(f"wrote {png} (embedding map by cluster{' and label' if hg.labels is not None else ''}"
               ", cluster sizes)")
-    return 0
 
 
 def _add_pe_arguments(p) -> None:

@@ -154,15 +154,12 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
     :func:`~hyperclust.objectives.rwr_conductance` (balance ``"mean"``) on ``M``; the
     iterations stop when the score has risen ``patience`` checks in a row.
 
-    The score's ``n_hops`` walk steps are not run as separate products: each is appended as
-    extra columns to the products ``M q`` of the next iterations (one sparse product of
-    width ``k + 1 + k`` instead of two). Once the blocks leave the cache a product's cost is
-    mostly its random reads of input rows, which grows much less than the width (at 10^6
-    nodes, ``k = 4``: width 9 cost ~1.5x width 5), so this removes most of the cost of the
-    score's products (3 of every 8 products at the defaults). The products run on each
-    column independently, so every iterate, score and decision is the one of the plain
-    loop; when a check stops the loop, the (at most ``n_hops``) iterations run meanwhile are
-    discarded.
+    The score's ``n_hops`` walk steps ride as extra columns on the products ``M q`` of the
+    next iterations (one product of width ``k + 1 + k``, not two): out of cache a product
+    costs mostly its random row reads, which grow much less than the width (10^6 nodes,
+    ``k = 4``: width 9 costs ~1.5x width 5), so most of the score's products (3 of 8 at the
+    defaults) cost little. Columns are independent, so every iterate, score and decision
+    is the plain loop's; iterations run after the stopping check are discarded.
 
     Parameters
     ----------
@@ -205,63 +202,83 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
     >>> best[1].tolist(), best[3], [it for it, _ in history], n_iter
     ([0, 0, 0, 1, 1, 1], 5, [0, 5, 10, 15, 20], 20)
     """
-    n, width = q.shape
-    checks = deque()  # open checks, oldest first; each walks one hop per product
-    history = []
-    best = None  # (degenerate, objective, labels, embedding, iteration)
-    rises, last, stopped_at = 0, None, None
-
-    def open_check(it, labels, embedding):
-        Y = cluster_indicators(labels).toarray()
-        checks.append(_Check(it, labels, embedding, Y))
-        close_finished()
-
-    def close_finished():
-        nonlocal best, rises, last, stopped_at
-        while checks and checks[0].hops == n_hops and stopped_at is None:
-            c = checks.popleft()
-            f = float(1.0 - np.sum(c.Y * c.z) / c.Y.shape[1])
-            history.append((c.it, f))
-            bad = is_degenerate(c.labels, k)
-            if best is None or (bad, f) < best[:2]:
-                best = (bad, f, c.labels, c.embedding, c.it)
-            if c.it > 0:
-                rises = rises + 1 if f > last else 0
-                if rises >= patience:
-                    stopped_at = c.it
-                    checks.clear()
-            last = f
-
+    width = q.shape[1]
+    checks = _CheckQueue(k, patience, n_hops)
     bar = progress_bar("AHCKA iterations", total=max_iter)
     apply_walk = BufferedMixedWalk(walk)
     stacked = np.empty(0)
-    open_check(0, init_labels, np.ascontiguousarray(q[:, :k]))
+    checks.add(0, init_labels, np.ascontiguousarray(q[:, :k]))
     it = 0
-    while stopped_at is None and (it < max_iter or checks):
+    while checks.stopped_at is None and (it < max_iter or checks.open):
         advance = it < max_iter
-        blocks = ([q] if advance else []) + [c.z for c in checks]
-        size = n * sum(b.shape[1] for b in blocks)
-        if stacked.size < size:
-            stacked = np.empty(size)
-        X = stacked[:size].reshape(n, -1)
-        col = 0
-        for b in blocks:
-            X[:, col:col + b.shape[1]] = b
-            col += b.shape[1]
-        # the blocks are in X now: none is kept beside it (memory at 10^6 nodes and more)
-        q = blocks = None
-        _drop_walks(checks)
-        MX = apply_walk(X, overwrite_input=True)
+        head, q = ([q] if advance else []), None  # emptied once copied (memory at 10^6 nodes)
+        MX, stacked = _walk_stacked(apply_walk, head, checks.open, stacked)
         if advance:
             q = thin_qr(MX[:, :width])
             it += 1
             bar.update()
-        _walk_one_hop(checks, MX[:, width if advance else 0:], alpha)
-        close_finished()
-        if advance and stopped_at is None and it % check_interval == 0:
-            open_check(it, *_discretized(q, k, start))
+        _walk_one_hop(checks.open, MX[:, width if advance else 0:], alpha)
+        checks.close_finished()
+        if advance and checks.stopped_at is None and it % check_interval == 0:
+            checks.add(it, *_discretized(q, k, start))
     bar.close()
-    return best[1:], history, (it if stopped_at is None else stopped_at)
+    stopped_at = checks.stopped_at
+    return checks.best[1:], checks.history, (it if stopped_at is None else stopped_at)
+
+
+class _CheckQueue:
+    """The open checks of :func:`adaptive_iterations`, oldest first (each walks one hop per
+    product), and what the closed ones decided: ``history``, ``best`` (degenerate,
+    objective, labels, embedding, iteration) and ``stopped_at``."""
+
+    def __init__(self, k: int, patience: int, n_hops: int):
+        self.k, self.patience, self.n_hops = k, patience, n_hops
+        self.open = deque()
+        self.history = []
+        self.best = None
+        self.rises, self.last, self.stopped_at = 0, None, None
+
+    def add(self, it, labels, embedding):
+        """Open the check of iteration ``it`` (closed at once when ``n_hops`` is 0)."""
+        Y = cluster_indicators(labels).toarray()
+        self.open.append(_Check(it, labels, embedding, Y))
+        self.close_finished()
+
+    def close_finished(self):
+        """Score the checks that walked all their hops; stop after ``patience`` rises."""
+        while self.open and self.open[0].hops == self.n_hops and self.stopped_at is None:
+            c = self.open.popleft()
+            f = float(1.0 - np.sum(c.Y * c.z) / c.Y.shape[1])
+            self.history.append((c.it, f))
+            bad = is_degenerate(c.labels, self.k)
+            if self.best is None or (bad, f) < self.best[:2]:
+                self.best = (bad, f, c.labels, c.embedding, c.it)
+            if c.it > 0:
+                self.rises = self.rises + 1 if f > self.last else 0
+                if self.rises >= self.patience:
+                    self.stopped_at = c.it
+                    self.open.clear()
+            self.last = f
+
+
+def _walk_stacked(apply_walk, head: list, checks, stacked: np.ndarray):
+    """``(M X, stacked)``: the walk applied to ``X``, the ``head`` blocks and the open
+    checks' walks side by side in the reused buffer ``stacked`` (grown when too small). The
+    checks drop their walks once copied: no block is kept beside ``X``."""
+    blocks = head + [c.z for c in checks]
+    n = blocks[0].shape[0]
+    size = n * sum(b.shape[1] for b in blocks)
+    if stacked.size < size:
+        stacked = np.empty(size)
+    X = stacked[:size].reshape(n, -1)
+    col = 0
+    for b in blocks:
+        X[:, col:col + b.shape[1]] = b
+        col += b.shape[1]
+    head.clear()
+    blocks = None
+    _drop_walks(checks)
+    return apply_walk(X, overwrite_input=True), stacked
 
 
 def _drop_walks(checks):

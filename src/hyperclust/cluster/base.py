@@ -7,6 +7,7 @@ import logging
 import numbers
 import time
 import warnings
+from types import MappingProxyType
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
@@ -22,7 +23,8 @@ __all__ = ["HypergraphClusterer", "check_hypergraph", "check_n_clusters", "as_hy
 
 #: The constraints of the parameters every method takes (``n_clusters`` is checked against
 #: the number of nodes by :func:`check_n_clusters` in ``fit``).
-SHARED_CONSTRAINTS = {"n_clusters": [Interval(int, 1)], "random_state": [RANDOM_STATE]}
+SHARED_CONSTRAINTS = MappingProxyType({"n_clusters": [Interval(int, 1)],
+                                       "random_state": [RANDOM_STATE]})
 
 
 def as_hypergraph(obj):

@@ -216,8 +216,23 @@ def read_le(directory, *, name=None, **options) -> Hypergraph:
     epath = cpath.with_suffix(".edges")
     if not epath.is_file():
         raise DataFormatError(f"{epath.name} not found next to {cpath.name}", d)
-    text = read_text(cpath)
-    rows = text.split("\n")
+    table, ids, order = _read_content(cpath)
+    n = ids.shape[0]
+    labels, classes = encode_labels(table[:, -1], cpath)
+    X = np.ascontiguousarray(table[:, 1:-1])
+    nodes, raw_e = _read_le_pairs(epath, ids[order], order, cpath.name)
+    edge_ids, eidx = np.unique(raw_e, return_inverse=True)
+    notes = {"format": "B", "source": str(d), "raw_edges": int(edge_ids.size),
+             "classes": classes.tolist()}
+    return build(nodes, eidx.reshape(-1), n, edge_ids.size, labels=labels, features=X,
+                 edge_names=[str(e + n) for e in edge_ids], name=name or d.name, notes=notes,
+                 node_ids=ids, **options)
+
+
+def _read_content(cpath):
+    """``(table, ids, order)`` of an LE ``.content`` file: its float64 table, the int64 id
+    column (integers below 2^53, each once) and the stable order sorting the ids."""
+    rows = read_text(cpath).split("\n")
     try:
         table = np.loadtxt(rows, dtype=np.float64, ndmin=2)
     except ValueError as exc:
@@ -233,16 +248,19 @@ def read_le(directory, *, name=None, **options) -> Hypergraph:
         raise DataFormatError("node id beyond 2^53 cannot be read exactly from a .content "
                               "table; renumber the nodes", cpath, row + 1)
     ids = ids.astype(np.int64)
-    n = ids.shape[0]
     order = np.argsort(ids, kind="stable")
     sorted_ids = ids[order]
     dup = np.flatnonzero(sorted_ids[1:] == sorted_ids[:-1])
     if dup.size:
         raise DataFormatError(f"node id {sorted_ids[dup[0]]} appears twice", cpath,
                               int(order[dup[0] + 1]) + 1)
-    labels, classes = encode_labels(table[:, -1], cpath)
-    X = np.ascontiguousarray(table[:, 1:-1])
+    return table, ids, order
 
+
+def _read_le_pairs(epath, sorted_ids, order, content_name: str):
+    """``(node row, hyperedge id - n)`` of each ``node_id hyperedge_id`` line of an LE
+    ``.edges`` file; unknown node ids and hyperedge ids below ``n`` are errors."""
+    n = sorted_ids.shape[0]
     vals, sizes, line_no = parse_int_lines(epath, skip_blank=True, comment="#", what="id")
     bad = np.flatnonzero(sizes != 2)
     if bad.size:
@@ -253,20 +271,14 @@ def read_le(directory, *, name=None, **options) -> Hypergraph:
     pos = np.minimum(pos, n - 1)
     unknown = np.flatnonzero(sorted_ids[pos] != pairs[:, 0]) if n else np.arange(pairs.shape[0])
     if unknown.size:
-        raise DataFormatError(f"node id {pairs[unknown[0], 0]} is not in {cpath.name} "
+        raise DataFormatError(f"node id {pairs[unknown[0], 0]} is not in {content_name} "
                               f"({unknown.size} such rows)", epath, int(line_no[unknown[0]]))
-    nodes = order[pos]
     raw_e = pairs[:, 1] - n
     low = np.flatnonzero(raw_e < 0)
     if low.size:
         raise DataFormatError(f"hyperedge id {pairs[low[0], 1]} is below the offset n={n}",
                               epath, int(line_no[low[0]]))
-    edge_ids, eidx = np.unique(raw_e, return_inverse=True)
-    notes = {"format": "B", "source": str(d), "raw_edges": int(edge_ids.size),
-             "classes": classes.tolist()}
-    return build(nodes, eidx.reshape(-1), n, edge_ids.size, labels=labels, features=X,
-                 edge_names=[str(e + n) for e in edge_ids], name=name or d.name, notes=notes,
-                 node_ids=ids, **options)
+    return order[pos], raw_e
 
 
 # ---------------------------------------------------------------------------------- format C

@@ -120,20 +120,26 @@ def read_edgelist(path, *, n_nodes: int | None = None, index_base: int | None = 
     eids = np.repeat(np.arange(sizes.size), sizes)
     flat = list(itertools.chain.from_iterable(tokens))
     if positional:
-        bad = None if all_canonical(flat) else next(t for t in flat if not is_canonical_int(t))
-        if bad is not None:
-            at = int(line_no[np.searchsorted(np.cumsum(sizes), flat.index(bad), side="right")])
-            raise DataFormatError(f"node id {bad!r} is not a plain integer position (the "
-                                  "header or index_base says ids are positions)", path, at)
-        vals, sizes = tokens_to_ints(tokens, line_no, path, "node id")
-        n = n_nodes if n_nodes is not None else (int(vals.max()) + 1 - base if vals.size else 0)
-        check_id_range(vals, sizes, line_no, base, n - 1 + base, path)
-        ids = np.arange(base, base + n) if base else None
-        return build(vals - base, eids, n, sizes.size, weights=weights, name=name or path.stem,
-                     notes=notes, node_ids=ids, **options)
-    index, ids = map_ids(ids_from_tokens(flat))
-    return build(index, eids, ids.shape[0], sizes.size, weights=weights, name=name or path.stem,
+        index, n, ids = _positions(tokens, flat, sizes, line_no, n_nodes, base, path)
+    else:
+        index, ids = map_ids(ids_from_tokens(flat))
+        n = ids.shape[0]
+    return build(index, eids, n, sizes.size, weights=weights, name=name or path.stem,
                  notes=notes, node_ids=ids, **options)
+
+
+def _positions(tokens, flat, sizes, line_no, n_nodes, base: int, path):
+    """``(node position of each member, n_nodes, node_ids or None)`` of a positional file:
+    every token a plain integer in ``base..base + n_nodes - 1``."""
+    bad = None if all_canonical(flat) else next(t for t in flat if not is_canonical_int(t))
+    if bad is not None:
+        at = int(line_no[np.searchsorted(np.cumsum(sizes), flat.index(bad), side="right")])
+        raise DataFormatError(f"node id {bad!r} is not a plain integer position (the "
+                              "header or index_base says ids are positions)", path, at)
+    vals, sizes = tokens_to_ints(tokens, line_no, path, "node id")
+    n = n_nodes if n_nodes is not None else (int(vals.max()) + 1 - base if vals.size else 0)
+    check_id_range(vals, sizes, line_no, base, n - 1 + base, path)
+    return vals - base, n, (np.arange(base, base + n) if base else None)
 
 
 def _read_records(path, sep):

@@ -242,55 +242,17 @@ def from_hif(doc: dict, *, label_key: str = "label", validate: bool = True, path
     n, m = len(nidx), len(eidx)
     nodes = np.fromiter((nidx[_key(v)] for v in inc_nodes), dtype=np.int64, count=len(inc))
     edges = np.fromiter((eidx[_key(e)] for e in inc_edges), dtype=np.int64, count=len(inc))
-    if doc.get("network-type") == "directed" or any("direction" in r for r in inc):
-        warnings.warn(f"{path or 'HIF'}: incidence directions are ignored (undirected "
-                      "hypergraph)", stacklevel=2)
-    if any(r.get("weight", 1) != 1 for r in inc):
-        warnings.warn(f"{path or 'HIF'}: incidence weights are ignored (binary incidence)",
-                      stacklevel=2)
-    weights = None
-    given = [(eidx[_key(r["edge"])], w) for r in edge_recs
-             if (w := _edge_weight(r, path)) is not None]
-    if given:
-        weights = np.ones(m)
-        weights[[j for j, _ in given]] = [w for _, w in given]
-        bad = np.flatnonzero(~np.isfinite(weights) | (weights <= 0))
-        if bad.size:
-            raise DataFormatError(f"hyperedge weights must be positive (edge {bad[0]} has "
-                                  f"{weights[bad[0]]})", path)
+    _warn_ignored(doc, inc, path)
+    weights = _hif_weights(edge_recs, eidx, m, path)
     attrs = [None] * n
     for r in node_recs:
         attrs[nidx[_key(r["node"])]] = r.get("attrs") or {}
     attrs = [a or {} for a in attrs]
-    labels = classes = None
-    if any(label_key in a for a in attrs):
-        raw = [a.get(label_key) for a in attrs]
-        present = [x for x in raw if x is not None]
-        if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in present):
-            labels, classes = encode_labels([-1 if x is None else x for x in raw], path)
-        else:
-            names = sorted({str(x) for x in present})
-            code = {s: c for c, s in enumerate(names)}
-            labels = np.array([-1 if x is None else code[str(x)] for x in raw], dtype=np.int64)
-            classes = np.array(names, dtype=object)
-    features = None
-    has_features = [("features" in a) for a in attrs]
-    if n and any(has_features) and not all(has_features):
-        missing = has_features.index(False)
-        raise DataFormatError(
-            f"node {list(nidx)[missing][1]!r} has no 'features' attr while "
-            f"{sum(has_features)} of {n} nodes do; give every node features, or none", path)
-    if n and all(has_features):
-        try:
-            features = np.array([a["features"] for a in attrs], dtype=np.float64)
-        except (TypeError, ValueError):
-            raise DataFormatError("node attrs 'features' must be equal-length number lists",
-                                  path) from None
-    ids = [k[1] for k in nidx]
+    labels, classes = _hif_labels(attrs, label_key, path)
+    features = _hif_features(attrs, [k[1] for k in nidx], path)
     node_names = [str(a["name"]) for a in attrs] if n and all("name" in a for a in attrs) \
         else None
     eattrs = {eidx[_key(r["edge"])]: (r.get("attrs") or {}) for r in edge_recs}
-    eids = [k[1] for k in eidx]
     if m and len(eattrs) == m and all("name" in a for a in eattrs.values()):
         edge_names = [str(eattrs[j]["name"]) for j in range(m)]
     else:
@@ -301,8 +263,69 @@ def from_hif(doc: dict, *, label_key: str = "label", validate: bool = True, path
         notes["classes"] = classes.tolist()
     return build(nodes, edges, n, m, labels=labels, features=features, weights=weights,
                  node_names=node_names, edge_names=edge_names, name=name or meta.get("name"),
-                 notes=notes, node_ids=_hif_ids(ids, "node"), edge_ids=_hif_ids(eids, "edge"),
-                 **options)
+                 notes=notes, node_ids=_hif_ids([k[1] for k in nidx], "node"),
+                 edge_ids=_hif_ids([k[1] for k in eidx], "edge"), **options)
+
+
+def _warn_ignored(doc: dict, inc: list, path) -> None:
+    """Warn (at the reader's caller) that directions and incidence weights are dropped."""
+    if doc.get("network-type") == "directed" or any("direction" in r for r in inc):
+        warnings.warn(f"{path or 'HIF'}: incidence directions are ignored (undirected "
+                      "hypergraph)", stacklevel=3)
+    if any(r.get("weight", 1) != 1 for r in inc):
+        warnings.warn(f"{path or 'HIF'}: incidence weights are ignored (binary incidence)",
+                      stacklevel=3)
+
+
+def _hif_weights(edge_recs: list, eidx: dict, m: int, path):
+    """The hyperedge weights (1 where an edge gives none), or None when no edge gives one;
+    a weight that is not positive and finite is an error."""
+    given = [(eidx[_key(r["edge"])], w) for r in edge_recs
+             if (w := _edge_weight(r, path)) is not None]
+    if not given:
+        return None
+    weights = np.ones(m)
+    weights[[j for j, _ in given]] = [w for _, w in given]
+    bad = np.flatnonzero(~np.isfinite(weights) | (weights <= 0))
+    if bad.size:
+        raise DataFormatError(f"hyperedge weights must be positive (edge {bad[0]} has "
+                              f"{weights[bad[0]]})", path)
+    return weights
+
+
+def _hif_labels(attrs: list, label_key: str, path):
+    """``(labels, classes)`` from the node attribute ``label_key`` (numbers as
+    :func:`encode_labels` codes them, else names coded in sorted order; -1 where absent),
+    or ``(None, None)`` when no node has it."""
+    if not any(label_key in a for a in attrs):
+        return None, None
+    raw = [a.get(label_key) for a in attrs]
+    present = [x for x in raw if x is not None]
+    if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in present):
+        return encode_labels([-1 if x is None else x for x in raw], path)
+    names = sorted({str(x) for x in present})
+    code = {s: c for c, s in enumerate(names)}
+    labels = np.array([-1 if x is None else code[str(x)] for x in raw], dtype=np.int64)
+    return labels, np.array(names, dtype=object)
+
+
+def _hif_features(attrs: list, ids: list, path):
+    """The ``(n, d)`` float64 node features of the ``features`` attrs, None when no node has
+    them; some nodes with and some without is an error naming the first without."""
+    has_features = [("features" in a) for a in attrs]
+    if not attrs or not any(has_features):
+        return None
+    if not all(has_features):
+        missing = has_features.index(False)
+        raise DataFormatError(
+            f"node {ids[missing]!r} has no 'features' attr while "
+            f"{sum(has_features)} of {len(attrs)} nodes do; give every node features, or none",
+            path)
+    try:
+        return np.array([a["features"] for a in attrs], dtype=np.float64)
+    except (TypeError, ValueError):
+        raise DataFormatError("node attrs 'features' must be equal-length number lists",
+                              path) from None
 
 
 def _hif_ids(ids: list, what: str):

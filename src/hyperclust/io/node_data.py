@@ -88,6 +88,12 @@ def read_node_table(path, *, kind: str = "features", sep: str | None = None):
         return None, _shape_check(values, kind, path)
     if suffix == ".npz":
         return None, _shape_check(_read_npz(path), kind, path)
+    return _read_text_table(path, sep, kind)
+
+
+def _read_text_table(path: Path, sep, kind: str):
+    """``(ids or None, values)`` of a text features/labels table (see
+    :func:`read_node_table`)."""
     line_no, rows = _read_rows(path, sep, kind)
     first = rows[0]
     second = next((r for r in rows[1:] if r is not None), None)
@@ -108,6 +114,12 @@ def read_node_table(path, *, kind: str = "features", sep: str | None = None):
         rows = [r[1:] for r in rows]
     if kind == "labels":
         return ids, np.asarray([r[0] for r in rows], dtype=object)
+    return ids, _feature_values(rows, line_no, path)
+
+
+def _feature_values(rows, line_no, path: Path) -> np.ndarray:
+    """The feature rows as a float64 ``(n_rows, n_features)`` array; the first token that is
+    not a number is an error naming its line."""
     try:
         values = np.asarray(rows, dtype=np.float64)
     except ValueError:
@@ -119,7 +131,7 @@ def read_node_table(path, *, kind: str = "features", sep: str | None = None):
         raise
     if values.ndim != 2 or values.shape[1] == 0:
         raise DataFormatError("no feature columns", path)
-    return ids, values
+    return values
 
 
 def _read_rows(path, sep, kind):
@@ -285,41 +297,12 @@ def attach_node_data(hg: Hypergraph, *, features=None, feature_ids=None, labels=
     ...
     ValueError: node 4 has no feature row (1 nodes have none; the table has 3 rows, check index_base)
     """
-    tables = {}
-    for what, values, ids in (("features", features, feature_ids), ("labels", labels, label_ids)):
-        if values is None:
-            continue
-        n_rows = values.shape[0] if hasattr(values, "shape") else len(values)
-        if ids is None:
-            if hg.node_ids.dtype == object:
-                raise ValueError(f"the node ids are names, so {what} rows cannot be matched by "
-                                 f"position; give a CSV whose first column '{ID_COLUMNS[0]}' "
-                                 "holds the node id")
-            ids = np.arange(index_base, index_base + n_rows)
-        ids = np.asarray(ids)
-        if ids.shape[0] != n_rows:
-            raise ValueError(f"{what}: {ids.shape[0]} ids for {n_rows} rows")
-        tables[what] = (ids, values)
+    tables = _id_tables(hg, {"features": (features, feature_ids),
+                             "labels": (labels, label_ids)}, index_base)
     if not tables:
         return hg
-    all_ids = hg.node_ids
-    extra_parts = []
-    for what, (ids, _) in tables.items():
-        try:
-            map_ids(ids, all_ids)
-        except ValueError:
-            known = set(map(str, all_ids.tolist()))
-            extra_parts.append([i for i in ids.tolist() if str(i) not in known])
     n_old = hg.n_nodes
-    if extra_parts:
-        extra = list(dict.fromkeys(x for part in extra_parts for x in part))
-        if all_ids.dtype != object and all(isinstance(x, (int, np.integer)) for x in extra):
-            all_ids = np.concatenate([all_ids, np.asarray(extra, dtype=np.int64)])
-        else:
-            all_ids = np.asarray([*map(str, all_ids.tolist()), *map(str, extra)], dtype=object)
-        warnings.warn(f"{len(extra)} node ids of the {'/'.join(tables)} file(s) are in no "
-                      f"hyperedge (e.g. {extra[0]!r}); they are kept as nodes in no hyperedge",
-                      stacklevel=2)
+    all_ids = _ids_with_table_only_nodes(hg.node_ids, tables)
     n = all_ids.shape[0]
     H = sp.vstack([hg.incidence, sp.csr_matrix((n - n_old, hg.n_edges))], format="csr")
     X = hg.features
@@ -330,23 +313,10 @@ def attach_node_data(hg: Hypergraph, *, features=None, feature_ids=None, labels=
         raise ValueError("the hypergraph already has features; cannot add nodes to it")
     classes = None
     if "features" in tables:
-        ids, values = tables["features"]
-        rows, _ = map_ids(ids, all_ids)
-        if np.unique(rows).size != rows.size:
-            raise ValueError("features: a node id occurs on more than one row")
-        if rows.size != n:
-            covered = np.zeros(n, dtype=bool)
-            covered[rows] = True
-            missing = np.flatnonzero(~covered)
-            raise ValueError(f"node {all_ids.tolist()[missing[0]]!r} has no feature row ({missing.size} "
-                             f"nodes have none; the table has {rows.size} rows"
-                             + (", check index_base" if feature_ids is None else "") + ")")
-        X = values[np.argsort(rows)]
+        X = _features_by_id(*tables["features"], all_ids, positional=feature_ids is None)
     if "labels" in tables:
         ids, values = tables["labels"]
-        rows, _ = map_ids(ids, all_ids)
-        if np.unique(rows).size != rows.size:
-            raise ValueError("labels: a node id occurs on more than one row")
+        rows = _rows_of(ids, all_ids, "labels")
         codes, classes = _encode(values)
         y = np.full(n, -1, dtype=np.int64)
         y[rows] = codes
@@ -360,3 +330,70 @@ def attach_node_data(hg: Hypergraph, *, features=None, feature_ids=None, labels=
     return Hypergraph(H, weights=hg.weights, features=X, labels=y, node_names=node_names,
                       edge_names=hg.edge_names, cleaning=cleaning, name=hg.name,
                       node_ids=all_ids, edge_ids=hg.edge_ids)
+
+
+def _id_tables(hg: Hypergraph, given: dict, index_base: int) -> dict:
+    """``{what: (ids, values)}`` of the tables given as ``{what: (values, ids or None)}``;
+    a positional table gets ids ``index_base + row`` (refused when the node ids are names)."""
+    tables = {}
+    for what, (values, ids) in given.items():
+        if values is None:
+            continue
+        n_rows = values.shape[0] if hasattr(values, "shape") else len(values)
+        if ids is None:
+            if hg.node_ids.dtype == object:
+                raise ValueError(f"the node ids are names, so {what} rows cannot be matched by "
+                                 f"position; give a CSV whose first column '{ID_COLUMNS[0]}' "
+                                 "holds the node id")
+            ids = np.arange(index_base, index_base + n_rows)
+        ids = np.asarray(ids)
+        if ids.shape[0] != n_rows:
+            raise ValueError(f"{what}: {ids.shape[0]} ids for {n_rows} rows")
+        tables[what] = (ids, values)
+    return tables
+
+
+def _ids_with_table_only_nodes(all_ids: np.ndarray, tables: dict) -> np.ndarray:
+    """The node ids, then the ids found only in the tables (a warning says how many):
+    they become nodes in no hyperedge."""
+    extra_parts = []
+    for ids, _ in tables.values():
+        try:
+            map_ids(ids, all_ids)
+        except ValueError:
+            known = set(map(str, all_ids.tolist()))
+            extra_parts.append([i for i in ids.tolist() if str(i) not in known])
+    if not extra_parts:
+        return all_ids
+    extra = list(dict.fromkeys(x for part in extra_parts for x in part))
+    if all_ids.dtype != object and all(isinstance(x, (int, np.integer)) for x in extra):
+        all_ids = np.concatenate([all_ids, np.asarray(extra, dtype=np.int64)])
+    else:
+        all_ids = np.asarray([*map(str, all_ids.tolist()), *map(str, extra)], dtype=object)
+    warnings.warn(f"{len(extra)} node ids of the {'/'.join(tables)} file(s) are in no "
+                  f"hyperedge (e.g. {extra[0]!r}); they are kept as nodes in no hyperedge",
+                  stacklevel=3)
+    return all_ids
+
+
+def _rows_of(ids, all_ids: np.ndarray, what: str) -> np.ndarray:
+    """The node position of each table row; a node on two rows is an error."""
+    rows, _ = map_ids(ids, all_ids)
+    if np.unique(rows).size != rows.size:
+        raise ValueError(f"{what}: a node id occurs on more than one row")
+    return rows
+
+
+def _features_by_id(ids, values, all_ids: np.ndarray, *, positional: bool):
+    """The feature rows in node order; a node without a row is an error (``positional``:
+    the table had no id column, so the message points at ``index_base``)."""
+    n = all_ids.shape[0]
+    rows = _rows_of(ids, all_ids, "features")
+    if rows.size != n:
+        covered = np.zeros(n, dtype=bool)
+        covered[rows] = True
+        missing = np.flatnonzero(~covered)
+        raise ValueError(f"node {all_ids.tolist()[missing[0]]!r} has no feature row ({missing.size} "
+                         f"nodes have none; the table has {rows.size} rows"
+                         + (", check index_base" if positional else "") + ")")
+    return values[np.argsort(rows)]
