@@ -56,8 +56,8 @@ class Ranking:
         return " (giant cluster plus slivers: ranked last)" if self.degenerate[name] else ""
 
 
-def fit_candidates(names: Iterable[str], fit: Callable, score: Callable) -> tuple[dict, dict]:
-    """Fit every candidate, then score every labelling.
+def fit_candidates(names: Iterable[str], fit: Callable) -> dict:
+    """Fit every candidate.
 
     Parameters
     ----------
@@ -65,21 +65,18 @@ def fit_candidates(names: Iterable[str], fit: Callable, score: Callable) -> tupl
         Candidates, in tie-breaking order.
     fit : callable ``fit(name) -> labels or None``
         Labels of shape (n_nodes,) of one candidate; None skips it.
-    score : callable ``score(name, labels) -> float``
-        Label-free score, lower is better.
 
     Returns
     -------
-    labels : dict of str -> ndarray of int64, shape (n_nodes,)
+    dict of str -> ndarray of int64, shape (n_nodes,)
         The candidates fitted, in ``names`` order.
-    scores : dict of str -> float
     """
     labels = {}
     for name in names:
         found = fit(name)
         if found is not None:
             labels[name] = np.asarray(found, dtype=np.int64)
-    return labels, {name: float(score(name, y)) for name, y in labels.items()}
+    return labels
 
 
 def rank_candidates(labels: dict, scores: dict, n_clusters: int) -> Ranking:
@@ -114,7 +111,8 @@ def rank_candidates(labels: dict, scores: dict, n_clusters: int) -> Ranking:
 
 def select(names: Iterable[str], fit: Callable, score: Callable,
            n_clusters: int) -> tuple[Ranking, dict]:
-    """Fit, score and rank candidates (:func:`fit_candidates` then :func:`rank_candidates`).
+    """Fit, score and rank candidates: :func:`fit_candidates`, then ``score(name, labels)``
+    (label-free, lower is better) of each, then :func:`rank_candidates`.
 
     Returns
     -------
@@ -128,5 +126,6 @@ def select(names: Iterable[str], fit: Callable, score: Callable,
     >>> ranking.selected, ranking.note("one")
     ('two', ' (fewer clusters: ranked last)')
     """
-    labels, scores = fit_candidates(names, fit, score)
+    labels = fit_candidates(names, fit)
+    scores = {name: float(score(name, y)) for name, y in labels.items()}
     return rank_candidates(labels, scores, n_clusters), labels
