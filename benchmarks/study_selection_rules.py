@@ -29,7 +29,7 @@ from hyperclust.cluster.candidates import make_candidate
 from hyperclust.cluster.hsbm_heldout import (heldout_error, heldout_errors, heldout_terms,
                                              split_hypergraph)
 from hyperclust.metrics import evaluate
-from hyperclust.selection import rank_candidates
+from hyperclust.selection import rank_candidates, rank_rounds
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_auto_heldout import _dataset  # noqa: E402
@@ -143,13 +143,16 @@ def picks(d, hg, seed):
         out[f"precision-weighted {n}"] = ranked(
             {c: float(np.mean([prec[r][c] for r in range(n)])) for c in names}).selected
     # racing: every candidate on split 0, the best few also on splits 1 and 2
-    for error, label in ((lambda r, c: errs[r][c], "error"),
-                         (lambda r, c: prec[r][c], "precision")):
-        first = ranked({c: error(0, c) for c in names}).order
+    for label in ("error", "precision"):
+        first = ranked(errs[0] if label == "error" else prec[0]).order
         for top in (2, 3, 4):
             kept = [c for c in names if c in first[:top]]
-            out[f"race top{top} {label}"] = ranked(
-                {c: float(np.mean([error(r, c) for r in range(3)])) for c in kept}).selected
+            # as AutoClusterer(n_splits=3, race=top): later splits weigh over the survivors
+            later = [errs[r] if label == "error" else heldout_errors(
+                splits[r], {c: lab[r][c] for c in kept}, "precision") for r in (1, 2)]
+            first_scores = errs[0] if label == "error" else prec[0]
+            out[f"race top{top} {label}"] = rank_rounds(
+                lab[0], [first_scores] + [{c: e[c] for c in kept} for e in later], k).selected
     return out
 
 

@@ -221,3 +221,26 @@ def test_auto_coverage_weights_score_each_candidate_by_its_heldout_error(weak_ed
     assert "share of nodes" in est.selection_reason_
     with pytest.raises(ValueError, match="view_weights"):
         AutoClusterer(3, view_weights="equal").fit(weak_edges)
+
+
+def test_auto_races_the_best_of_the_first_split_through_the_others(weak_edges):
+    names = ("kmeans", "hgnn", "spectral-zhou", "spectral-clique")
+    est = AutoClusterer(3, candidates=names, n_splits=3, race=2,
+                        random_state=0).fit(weak_edges)
+    first = est.split_candidates_[0]
+    assert list(first) == list(names) and len(est.split_candidates_) == 3
+    ahead = set(est.split_candidates_[1])
+    assert len(ahead) == 2 and set(est.split_candidates_[2]) == ahead
+    # those two were the best of the first split and rank first, by the mean over splits
+    one = AutoClusterer(3, candidates=names, random_state=0).fit(weak_edges)
+    assert ahead == set(one.ranking_.order[:2])
+    assert set(est.ranking_.order[:2]) == ahead and est.selected_ in ahead
+    assert est.scores_[est.ranking_.order[0]] <= est.scores_[est.ranking_.order[1]]
+    # the others keep their first-split score
+    for c in set(names) - ahead:
+        assert est.scores_[c] == pytest.approx(one.scores_[c])
+    full = AutoClusterer(3, candidates=names, n_splits=3, race=None,
+                         random_state=0).fit(weak_edges)
+    assert all(set(f) == set(names) for f in full.split_candidates_)
+    with pytest.raises(ValueError, match="race"):
+        AutoClusterer(3, race=0).fit(weak_edges)

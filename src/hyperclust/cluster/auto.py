@@ -21,7 +21,7 @@ import numpy as np
 from ..alignment import attribute_alignment
 from ..objectives import hyperedge_cohesion, rwr_conductance
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
-from ..selection import fit_candidates, rank_candidates
+from ..selection import fit_candidates, rank_candidates, rank_rounds
 from .._validation import check_fraction, check_int
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import shared_reductions
@@ -111,8 +111,13 @@ class AutoClusterer(HypergraphClusterer):
     holdout_share : float in [0, 1], default 0.1
         Share of the hyperedges held out.
     n_splits : int, default 1
-        Independent hold-out splits whose errors are averaged (each refits every
-        candidate; more splits, less noise in the pick).
+        Independent hold-out splits whose errors are averaged (each refits the candidates
+        still in the ``race``; more splits, less noise in the pick).
+    race : int or None, default 3
+        With ``n_splits > 1``, only the ``race`` best candidates of the first split are
+        fitted and scored on the other splits (None: every candidate): a race, costing
+        ``race / n_candidates`` of each further split. Those candidates rank ahead of the
+        others, by their error averaged over the splits.
     view_weights : {"precision", "coverage"}, default "precision"
         How the held-out error weighs its two views
         (:func:`~hyperclust.cluster.hsbm_heldout.heldout_errors`): ``"precision"``, by
@@ -184,8 +189,8 @@ class AutoClusterer(HypergraphClusterer):
 
     def __init__(self, n_clusters=2, *, candidates="default", n_neighbors=10, beta="auto",
                  alpha=0.2, n_hops=3, balance="min", knn_method="auto", keep_candidates=True,
-                 selection="heldout", holdout_share=0.1, n_splits=1, view_weights="precision",
-                 verbose=False, random_state=0):
+                 selection="heldout", holdout_share=0.1, n_splits=1, race=3,
+                 view_weights="precision", verbose=False, random_state=0):
         self.n_clusters = n_clusters
         self.candidates = candidates
         self.n_neighbors = n_neighbors
@@ -198,6 +203,7 @@ class AutoClusterer(HypergraphClusterer):
         self.selection = selection
         self.holdout_share = holdout_share
         self.n_splits = n_splits
+        self.race = race
         self.view_weights = view_weights
         self.verbose = verbose
         self.random_state = random_state
@@ -234,6 +240,8 @@ class AutoClusterer(HypergraphClusterer):
             raise ValueError(f"selection must be one of {SELECTIONS}, got {self.selection!r}")
         check_fraction(self.holdout_share, "holdout_share")
         check_int(self.n_splits, "n_splits", 1)
+        if self.race is not None:
+            check_int(self.race, "race", 1)
         if self.view_weights not in WEIGHTINGS:
             raise ValueError(f"view_weights must be one of {WEIGHTINGS}, "
                              f"got {self.view_weights!r}")
@@ -251,14 +259,17 @@ class AutoClusterer(HypergraphClusterer):
         splits = self._splits(hg, seed)
         self.split_ = splits[0]
         times = {}
-        fits = [self._fit_on(hg if s is None else s.train, s, k, seed, names, beta, times)
-                for s in splits]
+        fits = [self._fit_on(hg if splits[0] is None else splits[0].train, splits[0], k, seed,
+                             names, beta, times)]
         labels, fitted, walks = fits[0][:3]
-        scores = {c: float(np.mean([f[3][c] for f in fits])) for c in labels}
-        self.ranking_ = rank_candidates(labels, scores, k)
+        if len(splits) > 1:  # the race: the best of the first split go on to the others
+            ahead = rank_candidates(labels, fits[0][3], k).order[:self.race or len(labels)]
+            names = tuple(c for c in labels if c in ahead)
+            fits += [self._fit_on(s.train, s, k, seed, names, beta, times) for s in splits[1:]]
+        self.ranking_ = rank_rounds(labels, [f[3] for f in fits], k)
         self.n_found_, self.degenerate_ = self.ranking_.n_found, self.ranking_.degenerate
         best = self.ranking_.selected
-        self.selected_, self.scores_ = best, scores
+        self.selected_, self.scores_ = best, self.ranking_.scores
         self.candidates_ = labels if self.keep_candidates else {}
         self.split_candidates_ = [f[0] for f in fits] if self.keep_candidates else []
         if self.split_ is not None:  # refit the pick on all the data
