@@ -10,7 +10,7 @@ from hyperclust.cluster import (AutoClusterer, HGNNSmoothingKMeans,
 from hyperclust.cluster.auto import CANDIDATES, STRUCTURE_CANDIDATES
 from hyperclust.datasets.synthetic import hypergraph_sbm
 from hyperclust.metrics import acc
-from hyperclust.cluster.hsbm_heldout import heldout_error
+from hyperclust.cluster.hsbm_heldout import heldout_error, heldout_errors
 from hyperclust.objectives import rwr_conductance
 from hyperclust.operators.knn import MixedWalk, knn_affinity
 
@@ -30,8 +30,9 @@ def test_auto_picks_the_lowest_heldout_error_and_records_everything(weak_edges):
     # candidates are fitted on the training part; the scores are the held-out error there
     assert est.split_.train.n_edges < hg.n_edges
     assert est.split_.train.features.shape[1] < hg.features.shape[1]
+    expected = heldout_errors(est.split_, est.candidates_, "precision")  # the default
     for name, lab in est.candidates_.items():
-        assert est.scores_[name] == pytest.approx(heldout_error(est.split_, lab))
+        assert est.scores_[name] == pytest.approx(expected[name])
     # the pick is refitted on all the data: the same method, fitted with every hyperedge
     refit = type(est.best_estimator_)(**est.best_estimator_.get_params()).fit(hg)
     if est.selected_ not in ("ahcka", "hgnn-mixed", "spectral-zhou-mixed"):
@@ -211,3 +212,35 @@ def test_heldout_selection_on_an_input_too_small_to_hold_out():
     groups = {frozenset(hg.node_ids[est.labels_ == c].tolist()) for c in (0, 1)}
     assert groups == {frozenset({"milk", "bread", "butter", "jam"}),
                       frozenset({"nails", "hammer", "glue", "saw"})}
+
+
+def test_auto_coverage_weights_score_each_candidate_by_its_heldout_error(weak_edges):
+    est = AutoClusterer(3, view_weights="coverage", random_state=1).fit(weak_edges)
+    for name, lab in est.candidates_.items():
+        assert est.scores_[name] == pytest.approx(heldout_error(est.split_, lab))
+    assert "share of nodes" in est.selection_reason_
+    with pytest.raises(ValueError, match="view_weights"):
+        AutoClusterer(3, view_weights="equal").fit(weak_edges)
+
+
+def test_auto_races_the_best_of_the_first_split_through_the_others(weak_edges):
+    names = ("kmeans", "hgnn", "spectral-zhou", "spectral-clique")
+    est = AutoClusterer(3, candidates=names, n_splits=3, race=2,
+                        random_state=0).fit(weak_edges)
+    first = est.split_candidates_[0]
+    assert list(first) == list(names) and len(est.split_candidates_) == 3
+    ahead = set(est.split_candidates_[1])
+    assert len(ahead) == 2 and set(est.split_candidates_[2]) == ahead
+    # those two were the best of the first split and rank first, by the mean over splits
+    one = AutoClusterer(3, candidates=names, random_state=0).fit(weak_edges)
+    assert ahead == set(one.ranking_.order[:2])
+    assert set(est.ranking_.order[:2]) == ahead and est.selected_ in ahead
+    assert est.scores_[est.ranking_.order[0]] <= est.scores_[est.ranking_.order[1]]
+    # the others keep their first-split score
+    for c in set(names) - ahead:
+        assert est.scores_[c] == pytest.approx(one.scores_[c])
+    full = AutoClusterer(3, candidates=names, n_splits=3, race=None,
+                         random_state=0).fit(weak_edges)
+    assert all(set(f) == set(names) for f in full.split_candidates_)
+    with pytest.raises(ValueError, match="race"):
+        AutoClusterer(3, race=0).fit(weak_edges)

@@ -37,7 +37,7 @@ def test_rank_known_answers():
     assert rank_candidates({"a": [0, 1], "b": [0, 0]}, {"a": 1.0, "b": 0.0}, 5).order == ("a", "b")
 
 
-def test_fit_candidates_skips_and_scores_each_labelling_once():
+def test_fit_candidates_skips_and_select_scores_each_labelling_once():
     calls = []
     fits = {"a": [0, 1, 1], "b": None, "c": [1, 1, 0]}
 
@@ -46,10 +46,10 @@ def test_fit_candidates_skips_and_scores_each_labelling_once():
         assert y.dtype == np.int64
         return float(y.sum())
 
-    labels, scores = fit_candidates(fits, fits.get, score)
-    assert list(labels) == ["a", "c"] and calls == ["a", "c"]
-    assert scores == {"a": 2.0, "c": 2.0}
+    labels = fit_candidates(fits, fits.get)
+    assert list(labels) == ["a", "c"] and not calls
     ranking, labels2 = select(fits, fits.get, score, 2)
+    assert calls == ["a", "c"] and ranking.scores == {"a": 2.0, "c": 2.0}
     assert ranking.selected == "a" and list(labels2) == ["a", "c"]
 
 
@@ -131,3 +131,56 @@ def test_the_mixed_methods_on_their_own_build_the_walk_auto_shares():
         alone = make_estimator(name, 3, random_state=0).fit(hg).labels_
         shared = make_estimator(name, 3, random_state=0).fit(hg, walk=walk).labels_
         np.testing.assert_array_equal(alone, shared)
+
+
+def _mann_whitney(pos, neg):
+    """Dense reference: the share of (positive, negative) pairs the positive wins."""
+    diff = np.asarray(pos)[:, None] - np.asarray(neg)[None, :]
+    return float(np.mean((diff > 0) + 0.5 * (diff == 0)))
+
+
+def test_heldout_terms_average_to_the_aucs_of_a_dense_reference():
+    from hyperclust.cluster.hsbm_heldout import (_edge_scores, _placements, heldout_aucs,
+                                                 heldout_terms, split_hypergraph)
+    from hyperclust.cluster.hsbm_likelihood import block_rates, one_hot
+
+    rng = np.random.default_rng(0)
+    pos, neg = rng.integers(0, 5, 40).astype(float), rng.integers(0, 5, 70).astype(float)
+    assert _placements(pos, neg).mean() == pytest.approx(_mann_whitney(pos, neg))  # ties
+    hg = hypergraph_sbm(500, 3, homophily=0.7, n_features=10, random_state=2)
+    s = split_hypergraph(hg, random_state=1)
+    y = np.asarray(hg.labels)
+    terms = heldout_terms(s, y)
+    omega = np.exp(block_rates(s.expansion @ one_hot(y, 3), one_hot(y, 3), s.expansion.degrees))
+    edge_auc = _mann_whitney(_edge_scores(s.heldout, y, 3, omega),
+                             _edge_scores(s.fakes, y, 3, omega))
+    assert 1 - terms["edges"].mean() == pytest.approx(edge_auc)
+    assert heldout_aucs(s, y)["edges"] == pytest.approx(edge_auc)
+    assert terms["attributes"].shape == s.rows.shape
+
+
+def test_precision_weights_known_answer_and_properties():
+    from hyperclust.cluster.hsbm_heldout import (heldout_error, heldout_errors, heldout_terms,
+                                                 split_hypergraph)
+
+    hg = hypergraph_sbm(600, 3, homophily=0.7, n_features=10, random_state=4)
+    s = split_hypergraph(hg, random_state=0)
+    y = np.asarray(hg.labels)
+    labels = {"truth": y, "merged": np.minimum(y, 1),
+              "shuffled": np.random.default_rng(0).permutation(y)}
+    got = heldout_errors(s, labels, "precision")
+    terms = {c: heldout_terms(s, v) for c, v in labels.items()}
+    w = {v: 1.0 / np.mean([t[v].var() / t[v].size for t in terms.values()])
+         for v in ("edges", "attributes")}
+    for c, t in terms.items():
+        by_hand = sum(w[v] * t[v].mean() for v in w) / sum(w.values())
+        assert got[c] == pytest.approx(by_hand)
+    assert got["truth"] < got["shuffled"] - 0.05 and got["merged"] < got["shuffled"]
+    assert heldout_errors(s, labels) == {c: heldout_error(s, v) for c, v in labels.items()}
+    # one view only (no attributes): both weightings are that view's error
+    plain = hypergraph_sbm(400, 2, homophily=0.8, n_features=0, random_state=0)
+    s1 = split_hypergraph(plain, random_state=0)
+    one = {"a": plain.labels, "b": np.random.default_rng(1).permutation(plain.labels)}
+    assert heldout_errors(s1, one, "precision") == pytest.approx(heldout_errors(s1, one))
+    with pytest.raises(ValueError, match="weighting"):
+        heldout_errors(s1, one, "equal")

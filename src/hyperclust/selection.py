@@ -17,7 +17,7 @@ import numpy as np
 
 from .objectives import is_degenerate
 
-__all__ = ["Ranking", "fit_candidates", "rank_candidates", "select"]
+__all__ = ["Ranking", "fit_candidates", "rank_candidates", "rank_rounds", "select"]
 
 
 @dataclass(frozen=True)
@@ -56,8 +56,8 @@ class Ranking:
         return " (giant cluster plus slivers: ranked last)" if self.degenerate[name] else ""
 
 
-def fit_candidates(names: Iterable[str], fit: Callable, score: Callable) -> tuple[dict, dict]:
-    """Fit every candidate, then score every labelling.
+def fit_candidates(names: Iterable[str], fit: Callable) -> dict:
+    """Fit every candidate.
 
     Parameters
     ----------
@@ -65,21 +65,18 @@ def fit_candidates(names: Iterable[str], fit: Callable, score: Callable) -> tupl
         Candidates, in tie-breaking order.
     fit : callable ``fit(name) -> labels or None``
         Labels of shape (n_nodes,) of one candidate; None skips it.
-    score : callable ``score(name, labels) -> float``
-        Label-free score, lower is better.
 
     Returns
     -------
-    labels : dict of str -> ndarray of int64, shape (n_nodes,)
+    dict of str -> ndarray of int64, shape (n_nodes,)
         The candidates fitted, in ``names`` order.
-    scores : dict of str -> float
     """
     labels = {}
     for name in names:
         found = fit(name)
         if found is not None:
             labels[name] = np.asarray(found, dtype=np.int64)
-    return labels, {name: float(score(name, y)) for name, y in labels.items()}
+    return labels
 
 
 def rank_candidates(labels: dict, scores: dict, n_clusters: int) -> Ranking:
@@ -112,9 +109,43 @@ def rank_candidates(labels: dict, scores: dict, n_clusters: int) -> Ranking:
     return Ranking(tuple(order), dict(scores), n_found, degenerate, wanted)
 
 
+def rank_rounds(labels: dict, rounds: list, n_clusters: int) -> Ranking:
+    """Rank candidates scored in several rounds (e.g. hold-out splits), where a later round
+    may score only some of them (a race: the best of the first round go on).
+
+    The candidates scored in every round rank first, by their mean score (fewer clusters or
+    degenerate last among them, as :func:`rank_candidates`); the others follow in their
+    first-round order. ``scores`` holds each candidate's mean over the rounds that scored it.
+
+    Parameters
+    ----------
+    labels : dict of str -> array of shape (n_nodes,)
+    rounds : list of dict of str -> float
+        Scores per round; the first scores every candidate.
+    n_clusters : int
+
+    Returns
+    -------
+    Ranking
+
+    Examples
+    --------
+    >>> labels = {"a": [0, 1, 0, 1], "b": [0, 0, 1, 1], "c": [0, 1, 1, 0]}
+    >>> rank_rounds(labels, [{"a": 0.1, "b": 0.2, "c": 0.3}, {"a": 0.4, "b": 0.1}], 2).order
+    ('b', 'a', 'c')
+    """
+    first = rank_candidates(labels, rounds[0], n_clusters)
+    means = {c: float(np.mean([r[c] for r in rounds if c in r])) for c in rounds[0]}
+    survivors = [c for c in rounds[0] if all(c in r for r in rounds)]
+    ahead = rank_candidates(labels, {c: means[c] for c in survivors}, n_clusters).order
+    order = ahead + tuple(c for c in first.order if c not in survivors)
+    return Ranking(order, means, first.n_found, first.degenerate, first.wanted)
+
+
 def select(names: Iterable[str], fit: Callable, score: Callable,
            n_clusters: int) -> tuple[Ranking, dict]:
-    """Fit, score and rank candidates (:func:`fit_candidates` then :func:`rank_candidates`).
+    """Fit, score and rank candidates: :func:`fit_candidates`, then ``score(name, labels)``
+    (label-free, lower is better) of each, then :func:`rank_candidates`.
 
     Returns
     -------
@@ -128,5 +159,6 @@ def select(names: Iterable[str], fit: Callable, score: Callable,
     >>> ranking.selected, ranking.note("one")
     ('two', ' (fewer clusters: ranked last)')
     """
-    labels, scores = fit_candidates(names, fit, score)
+    labels = fit_candidates(names, fit)
+    scores = {name: float(score(name, y)) for name, y in labels.items()}
     return rank_candidates(labels, scores, n_clusters), labels

@@ -2,7 +2,7 @@
 predicts data no candidate saw: a share of the hyperedges and of the attribute columns is
 held out, every candidate is fitted on the rest, and each partition is scored by how well a
 block model of it predicts the held-out part
-(:func:`~hyperclust.cluster.hsbm_heldout.heldout_error`); the pick is then refitted on all
+(:func:`~hyperclust.cluster.hsbm_heldout.heldout_errors`); the pick is then refitted on all
 the data. (``selection="rwr"``: the former score, the label-free
 :func:`~hyperclust.objectives.rwr_conductance` on the mixed walk most candidates optimise.)
 
@@ -21,12 +21,12 @@ import numpy as np
 from ..alignment import attribute_alignment
 from ..objectives import hyperedge_cohesion, rwr_conductance
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
-from ..selection import fit_candidates, rank_candidates
+from ..selection import fit_candidates, rank_candidates, rank_rounds
 from .._validation import Check, Interval, Options
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import shared_reductions
 from .candidates import CANDIDATE_TABLE, default_candidates, make_candidate
-from .hsbm_heldout import heldout_error, split_hypergraph
+from .hsbm_heldout import WEIGHTINGS, heldout_errors, split_hypergraph
 
 __all__ = ["AutoClusterer", "CANDIDATES", "STRUCTURE_CANDIDATES", "HETEROPHILIC_CANDIDATES"]
 
@@ -65,10 +65,11 @@ class AutoClusterer(HypergraphClusterer):
     With ``selection="heldout"`` (the default) a share ``holdout_share`` of the hyperedges
     and 20% of the attribute columns are held out
     (:func:`~hyperclust.cluster.hsbm_heldout.split_hypergraph`); every candidate is fitted
-    on the rest and scored by :func:`~hyperclust.cluster.hsbm_heldout.heldout_error` (how
+    on the rest and scored by :func:`~hyperclust.cluster.hsbm_heldout.heldout_errors` (how
     much worse than perfectly its partition's block model tells the held-out hyperedges from
     degree-matched fakes, and how much worse than perfectly its clusters' centroids match the
-    held-out columns; averaged over ``n_splits`` independent splits). No candidate optimises
+    held-out columns, the two views weighted by ``view_weights``; averaged over ``n_splits``
+    independent splits). No candidate optimises
     this score, unlike the random-walk conductance most of them relax. The lowest error
     wins (ties to the earlier candidate), and the winner is refitted on all the data. With
     ``selection="rwr"`` every candidate is fitted on all the data and scored by
@@ -110,8 +111,19 @@ class AutoClusterer(HypergraphClusterer):
     holdout_share : float in [0, 1], default 0.1
         Share of the hyperedges held out.
     n_splits : int, default 1
-        Independent hold-out splits whose errors are averaged (each refits every
-        candidate; more splits, less noise in the pick).
+        Independent hold-out splits whose errors are averaged (each refits the candidates
+        still in the ``race``; more splits, less noise in the pick).
+    race : int or None, default 3
+        With ``n_splits > 1``, only the ``race`` best candidates of the first split are
+        fitted and scored on the other splits (None: every candidate): a race, costing
+        ``race / n_candidates`` of each further split. Those candidates rank ahead of the
+        others, by their error averaged over the splits.
+    view_weights : {"precision", "coverage"}, default "precision"
+        How the held-out error weighs its two views
+        (:func:`~hyperclust.cluster.hsbm_heldout.heldout_errors`): ``"precision"``, by
+        ``1 / SE^2`` of each view's error over the candidates (the fewer or noisier the
+        held-out items, the less a view sways the pick; the scores then depend on the set of
+        candidates); ``"coverage"``, by the share of the nodes each view judges.
     verbose : bool, default False
         Print one progress line per candidate fit to stderr (the CLI turns it on).
     random_state : int, default 0
@@ -148,6 +160,9 @@ class AutoClusterer(HypergraphClusterer):
     candidates_ : dict of str -> ndarray of shape (n_nodes,)
         Every candidate's labels (when ``keep_candidates``): with ``selection="heldout"``
         their fits on the training part of the first split.
+    split_candidates_ : list of dict of str -> ndarray of shape (n_nodes,)
+        Every candidate's labels fitted on each split's training part, one dict per split
+        (when ``keep_candidates``; the first is ``candidates_``).
     best_estimator_ : HypergraphClusterer
         The fitted winning estimator.
     fit_times_ : dict of str -> float
@@ -186,13 +201,15 @@ class AutoClusterer(HypergraphClusterer):
         "selection": [Options(SELECTIONS)],
         "holdout_share": [Interval(float, 0, 1)],
         "n_splits": [Interval(int, 1)],
+        "race": [None, Interval(int, 1)],
+        "view_weights": [Options(WEIGHTINGS)],
         "verbose": [bool, Interval(int, 0)],
     }
 
     def __init__(self, n_clusters=2, *, candidates="default", n_neighbors=10, beta="auto",
                  alpha=0.2, n_hops=3, balance="min", knn_method="auto", keep_candidates=True,
-                 selection="heldout", holdout_share=0.1, n_splits=1, verbose=False,
-                 random_state=0):
+                 selection="heldout", holdout_share=0.1, n_splits=1, race=3,
+                 view_weights="precision", verbose=False, random_state=0):
         self.n_clusters = n_clusters
         self.candidates = candidates
         self.n_neighbors = n_neighbors
@@ -205,6 +222,8 @@ class AutoClusterer(HypergraphClusterer):
         self.selection = selection
         self.holdout_share = holdout_share
         self.n_splits = n_splits
+        self.race = race
+        self.view_weights = view_weights
         self.verbose = verbose
         self.random_state = random_state
 
@@ -234,15 +253,19 @@ class AutoClusterer(HypergraphClusterer):
         splits = self._splits(hg, seed)
         self.split_ = splits[0]
         times = {}
-        fits = [self._fit_on(hg if s is None else s.train, s, k, seed, names, beta, times)
-                for s in splits]
+        fits = [self._fit_on(hg if splits[0] is None else splits[0].train, splits[0], k, seed,
+                             names, beta, times)]
         labels, fitted, walks = fits[0][:3]
-        scores = {c: float(np.mean([f[3][c] for f in fits])) for c in labels}
-        self.ranking_ = rank_candidates(labels, scores, k)
+        if len(splits) > 1:  # the race: the best of the first split go on to the others
+            ahead = rank_candidates(labels, fits[0][3], k).order[:self.race or len(labels)]
+            names = tuple(c for c in labels if c in ahead)
+            fits += [self._fit_on(s.train, s, k, seed, names, beta, times) for s in splits[1:]]
+        self.ranking_ = rank_rounds(labels, [f[3] for f in fits], k)
         self.n_found_, self.degenerate_ = self.ranking_.n_found, self.ranking_.degenerate
         best = self.ranking_.selected
-        self.selected_, self.scores_ = best, scores
+        self.selected_, self.scores_ = best, self.ranking_.scores
         self.candidates_ = labels if self.keep_candidates else {}
+        self.split_candidates_ = [f[0] for f in fits] if self.keep_candidates else []
         if self.split_ is not None:  # refit the pick on all the data
             walks, A = self._shared_walks(hg, beta, seed, (best,), times, key="knn-full")
             fitted = {}
@@ -285,9 +308,8 @@ class AutoClusterer(HypergraphClusterer):
         walks, A = self._shared_walks(train, beta, seed, names, times)
         with shared_reductions():  # one truncated SVD of the features for all candidates
             fit = self._candidate_fitter(train, k, seed, names, walks, A, beta, fitted, times)
-            labels, scores = fit_candidates(
-                names, fit, lambda c, y: self._score(train, split, y, walks["plain"]))
-        return labels, fitted, walks, scores
+            labels = fit_candidates(names, fit)
+        return labels, fitted, walks, self._scores(train, split, labels, walks["plain"])
 
     def _shared_walks(self, hg, beta, seed, names, times, key="knn"):
         """``(walks, A)``: the kNN affinity (None without attributes) and the walks the
@@ -302,13 +324,14 @@ class AutoClusterer(HypergraphClusterer):
             walks["lazy"] = MixedWalk(hg, A, beta=beta, self_loops=1.0)
         return walks, A
 
-    def _score(self, hg, split, labels, walk):
-        """The selection score of one candidate's labels (lower is better)."""
+    def _scores(self, hg, split, labels, walk):
+        """The selection score of every candidate's labels (lower is better)."""
         if split is not None:
-            return heldout_error(split, labels)
-        score = rwr_conductance(hg, labels, walk=walk, alpha=float(self.alpha),
-                                n_hops=int(self.n_hops), balance=self.balance)
-        return score + (hyperedge_cohesion(hg, labels) if self.heterophilic_ else 0.0)
+            return heldout_errors(split, labels, self.view_weights)
+        return {c: rwr_conductance(hg, y, walk=walk, alpha=float(self.alpha),
+                                   n_hops=int(self.n_hops), balance=self.balance)
+                + (hyperedge_cohesion(hg, y) if self.heterophilic_ else 0.0)
+                for c, y in labels.items()}
 
     def _reason(self, k):
         """One line saying why ``selected_`` was picked (the CLI prints it)."""
@@ -318,8 +341,10 @@ class AutoClusterer(HypergraphClusterer):
         if self.split_ is not None:
             views = [v for v, w in (("hyperedges", self.split_.edge_coverage),
                                     ("attribute columns", self.split_.attribute_coverage)) if w]
+            how = {"precision": "by its precision over the candidates",
+                   "coverage": "by the share of nodes it sees"}[self.view_weights]
             what = ("held-out error (1 - AUC on the held-out " + " and ".join(views or ["nothing"])
-                    + ", weighted by the share of nodes each view sees)")
+                    + ", each view weighted " + how + ")")
         parts = [f"{c} {self.scores_[c]:.4f}{self.ranking_.note(c)}"
                  for c in self.ranking_.order]
         return f"selected {self.selected_} by {what}, lower is better: " + ", ".join(parts)

@@ -1,0 +1,204 @@
+"""Which label-free rule picks ``auto``'s candidate best? Fits once, replays every rule.
+
+Usage::
+
+    HYPERCLUST_NUM_THREADS=1 python benchmarks/study_selection_rules.py fit cora-ca h=0.3 \\
+        holdout:iris-knn5 [--seeds 5]
+    python benchmarks/study_selection_rules.py report cora-ca h=0.3 holdout:iris-knn5
+
+``fit`` caches, per (set, seed), every candidate's labels fitted on the training part of
+three hold-out splits (``AutoClusterer(n_splits=3).split_candidates_``) and on all the data
+(what ``auto`` would refit), in ``bench-out/selection_rules/``. ``report`` replays the rules
+of :data:`RULES` on the cache (labels only score the picks) and prints mean ACC / NMI per set
+and rule, and each rule's gap to the best candidate's full fit. Set names: shared sets, the
+synthetic sweep ``h=<h>`` (``hypergraph_sbm(2000, 4, h, 32 features, snr .35)``), or
+``<pool>:<set>`` of ``bench_holdout.py``'s pools (sets never used to choose anything).
+Results: docs/results/auto.md, "Selection rules".
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from hyperclust.cluster.auto import AutoClusterer
+from hyperclust.cluster.candidates import make_candidate
+from hyperclust.cluster.hsbm_heldout import (heldout_error, heldout_errors, heldout_terms,
+                                             split_hypergraph)
+from hyperclust.metrics import evaluate
+from hyperclust.selection import rank_candidates, rank_rounds
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_auto_heldout import _dataset  # noqa: E402
+
+OUT = Path(__file__).resolve().parents[1] / "bench-out" / "selection_rules"
+
+
+def load(name, seed):
+    """The labelled hypergraph of a set name (see module)."""
+    if ":" in name:
+        from bench_holdout import pool_sets
+
+        pool, set_name = name.split(":", 1)
+        return dict(pool_sets(pool))[set_name]()
+    return _dataset(name, seed)
+
+
+def _path(name, seed):
+    return OUT / f"{name.replace(':', '_').replace('=', '')}-s{seed}.npz"
+
+
+def fit(name, seed):
+    """Cache the training fits of 3 splits and the full fits of every candidate."""
+    path = _path(name, seed)
+    if path.exists():
+        return
+    hg = load(name, seed)
+    y = np.asarray(hg.labels)
+    k = int(np.unique(y[y >= 0]).size)
+    est = AutoClusterer(k, n_splits=3, random_state=seed).fit(hg)
+    out = {"y": y, "k": k, "beta": est.beta_, "names": np.array(list(est.scores_))}
+    for r, labels in enumerate(est.split_candidates_):
+        for c, lab in labels.items():
+            out[f"split{r}/{c}"] = lab
+    settings = {"beta": est.beta_, "n_neighbors": 10, "knn_method": "auto"}
+    for c in est.scores_:
+        out[f"full/{c}"] = make_candidate(c, k, seed, settings)[0].fit(hg).labels_
+    OUT.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, **out)
+    print(f"{name} seed {seed}: cached", flush=True)
+
+
+def item_errors(split, labels):
+    """``(edge terms, attribute terms)`` (:func:`heldout_terms`)."""
+    t = heldout_terms(split, labels)
+    return t["edges"], t["attributes"]
+
+
+def _combined(split, terms):
+    """The error and its per-view term arrays with their weights."""
+    views = [(t, w) for t, w in zip(terms, (split.edge_coverage, split.attribute_coverage))
+             if t is not None and w > 0]
+    total = sum(w for _, w in views)
+    return views, total
+
+
+def paired_se(split, ta, tb):
+    """Standard error of error(a) - error(b) on the same held-out items."""
+    var = 0.0
+    for (a, w), (b, _) in zip(_combined(split, ta)[0], _combined(split, tb)[0]):
+        var += (w ** 2) * np.var(a - b) / a.size
+    return np.sqrt(var) / max(_combined(split, ta)[1], 1e-12)
+
+
+def _error(split, terms):
+    views, total = _combined(split, terms)
+    return sum(w * t.mean() for t, w in views) / total if views else 0.5
+
+
+def _band(names, errs, terms, split, z):
+    best = min(names, key=errs.get)
+    return [c for c in names if errs[c] - errs[best] <= z * paired_se(split, terms[c], terms[best])]
+
+
+def _medoid(names, labels):
+    from sklearn.metrics import normalized_mutual_info_score as nmi
+
+    if len(names) <= 2:
+        return names[0]
+    agree = {c: np.mean([nmi(labels[c], labels[o]) for o in names if o != c]) for c in names}
+    return max(names, key=agree.get)
+
+
+def picks(d, hg, seed):
+    """``{rule: candidate}`` of every rule on one cached (set, seed)."""
+    names = [str(c) for c in d["names"]]
+    k = int(d["k"])
+    splits = [split_hypergraph(hg, edge_share=0.1, random_state=seed + 7919 * r) for r in range(3)]
+    lab = [{c: d[f"split{r}/{c}"] for c in names} for r in range(3)]
+    terms = [{c: item_errors(splits[r], lab[r][c]) for c in names} for r in range(3)]
+    errs = [{c: _error(splits[r], terms[r][c]) for c in names} for r in range(3)]
+    for c in names:  # the replay scores as auto does
+        assert abs(errs[0][c] - heldout_error(splits[0], lab[0][c])) < 1e-9, c
+    ranked = lambda e, r=0: rank_candidates(lab[r], e, k)  # noqa: E731
+    out = {f"{n} split{'s' if n > 1 else ''}": ranked(
+        {c: float(np.mean([errs[r][c] for r in range(n)])) for c in names}).selected
+        for n in (1, 2, 3)}
+    usable = [c for c in ranked(errs[0]).order
+              if not (ranked(errs[0]).n_found[c] < ranked(errs[0]).wanted
+                      or ranked(errs[0]).degenerate[c])] or names
+    for z in (1.0, 2.0):
+        band = _band(usable, errs[0], terms[0], splits[0], z)
+        out[f"band{z:g} table order"] = [c for c in names if c in band][0]
+        out[f"band{z:g} medoid"] = _medoid([c for c in names if c in band], lab[0])
+    for v, view in ((0, "edges only"), (1, "attributes only")):
+        only = {c: float(terms[0][c][v].mean()) if terms[0][c][v] is not None else 0.5
+                for c in names}
+        out[view] = ranked(only).selected
+    prec = [heldout_errors(splits[r], lab[r], "precision") for r in range(3)]
+    for n in (1, 2, 3):
+        out[f"precision-weighted {n}"] = ranked(
+            {c: float(np.mean([prec[r][c] for r in range(n)])) for c in names}).selected
+    # racing: every candidate on split 0, the best few also on splits 1 and 2
+    for label in ("error", "precision"):
+        first = ranked(errs[0] if label == "error" else prec[0]).order
+        for top in (2, 3, 4):
+            kept = [c for c in names if c in first[:top]]
+            # as AutoClusterer(n_splits=3, race=top): later splits weigh over the survivors
+            later = [errs[r] if label == "error" else heldout_errors(
+                splits[r], {c: lab[r][c] for c in kept}, "precision") for r in (1, 2)]
+            first_scores = errs[0] if label == "error" else prec[0]
+            out[f"race top{top} {label}"] = rank_rounds(
+                lab[0], [first_scores] + [{c: e[c] for c in kept} for e in later], k).selected
+    return out
+
+
+def report(sets, n_seeds):
+    """Print mean ACC / NMI of each rule's pick (full fit) and the best full fit per set."""
+    rows = {}
+    for name in sets:
+        for seed in range(n_seeds):
+            path = _path(name, seed)
+            if not path.exists():
+                continue
+            d = np.load(path)
+            hg = load(name, seed)
+            y = d["y"]
+            full = {str(c): evaluate(y, d[f"full/{c}"]) for c in d["names"]}
+            best = max(full, key=lambda c: full[c]["acc"])
+            for rule, c in picks(d, hg, seed).items():
+                rows.setdefault((name, rule), []).append(
+                    (full[c]["acc"], full[c]["nmi"], full[best]["acc"], c))
+    by_rule = {}
+    for (name, rule), v in rows.items():
+        a = np.array([x[:3] for x in v])
+        gap = a[:, 0].mean() - a[:, 2].mean()
+        by_rule.setdefault(rule, []).append(gap)
+        print(f"{name:34s} {rule:22s} ACC {a[:, 0].mean():.3f}±{a[:, 0].std():.3f} "
+              f"NMI {a[:, 1].mean():.3f} best-full {a[:, 2].mean():.3f} gap {gap:+.3f} "
+              f"n={len(v)} picks {[x[3] for x in v]}")
+    for rule, gaps in by_rule.items():
+        g = np.array(gaps)
+        print(f"RULE {rule:22s} mean gap {g.mean():+.4f}  sets within .02 {np.sum(g >= -0.02)}"
+              f"/{g.size}  worst {g.min():+.3f}")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("action", choices=("fit", "report"))
+    ap.add_argument("sets", nargs="+")
+    ap.add_argument("--seeds", type=int, default=5)
+    args = ap.parse_args(argv)
+    if args.action == "fit":
+        for name in args.sets:
+            for seed in range(args.seeds):
+                fit(name, seed)
+        return
+    report(args.sets, args.seeds)
+
+
+if __name__ == "__main__":
+    main()
