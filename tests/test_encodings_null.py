@@ -20,10 +20,12 @@ def many():
 
 def dense_laplacian(hg, operator):
     from hyperclust.operators.collapsed import CoboundaryCollapsed
-    from hyperclust.operators.registry import affinity
+    from hyperclust.operators.registry import OPERATORS, affinity, make_operator
 
     if operator == "collapsed-cells":
         return CoboundaryCollapsed(hg, method="dense").to_dense()
+    if "affinity" not in OPERATORS[operator].protocols:
+        return make_operator(operator, hg).to_dense()
     M, d = affinity(operator, hg)
     s = np.divide(1.0, np.sqrt(d), out=np.zeros(d.size), where=d > 0)
     A = np.asarray(M @ np.eye(hg.n_nodes))

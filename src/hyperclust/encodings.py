@@ -28,7 +28,7 @@ def encoding_operator_names() -> tuple:
     Examples
     --------
     >>> encoding_operator_names()
-    ('zhou', 'clique', 'clique-unit', 'collapsed', 'collapsed-cells')
+    ('zhou', 'clique', 'clique-unit', 'collapsed', 'collapsed-cells', 'collapsed-closure')
     """
     from .operators.registry import OPERATORS
 
@@ -136,7 +136,7 @@ def null_space(hypergraph: Hypergraph, operator: str = "collapsed-cells", eps: f
     --------
     >>> hg = Hypergraph.from_edges([[0, 1], [2]], n_nodes=4)
     >>> [null_space(hg, op).shape[1] for op in encoding_operator_names()]
-    [2, 1, 1, 0, 3]
+    [2, 1, 1, 0, 3, 3]
     """
     return _spectrum(hypergraph, 0, operator, eps, 0)[0]
 
