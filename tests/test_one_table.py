@@ -105,6 +105,8 @@ def test_derived_methods_keep_the_builtin_names_and_parameters():
                         "spectral-clique-unit": {"operator": "clique-unit"},
                         "spectral-star": {"operator": "star"},
                         "spectral-collapsed": {"operator": "collapsed"},
-                        "spectral-collapsed-cells": {"operator": "collapsed-cells", "eps": 1e-2}}
+                        "spectral-collapsed-cells": {"operator": "collapsed-cells", "eps": 1e-2},
+                        "spectral-collapsed-closure": {"operator": "collapsed-closure",
+                                                       "eps": 1e-2}}
     assert list(METHODS).index("spectral-signed") == list(METHODS).index("spectral-collapsed") + 1
     assert np.isclose(make_estimator("spectral-collapsed-cells", 2).eps, 1e-2)

@@ -1,5 +1,8 @@
 """Spectral positional encodings of hypergraph nodes: eigenvectors or heat kernel signatures
-of a hypergraph Laplacian, including the collapsed effective operator S_eps."""
+of any registered hypergraph operator (:mod:`hyperclust.operators.registry`) whose rows are
+the nodes: the normalized Laplacian ``I - D^-1/2 M D^-1/2`` of an operator with an affinity
+``(M, d)``, or the operator itself when it has its own eigensolver (the collapsed S_eps).
+``register_operator`` therefore gives encodings too."""
 
 from __future__ import annotations
 
@@ -10,20 +13,41 @@ import numpy as np
 from .hypergraph import Hypergraph
 from .spectral import heat_kernel_signature, hks_times
 
-__all__ = ["ENCODING_OPERATORS", "ENCODING_KINDS", "encoding_affinity", "null_space", "laplacian_spectrum",
-           "laplacian_eigenpairs", "node_encoding", "with_encoding"]
+__all__ = ["ENCODING_KINDS", "encoding_operator_names", "encoding_operator", "encoding_affinity",
+           "null_space", "laplacian_spectrum", "laplacian_eigenpairs", "node_encoding",
+           "with_encoding"]
 
-#: Operators whose smallest eigenpairs encode node positions.
-ENCODING_OPERATORS = ("zhou", "clique", "collapsed", "collapsed-cells")
 #: ``"eigvec"``: the eigenvectors; ``"heat"``: heat kernel signatures over log-spaced times.
 ENCODING_KINDS = ("eigvec", "heat")
+
+
+def encoding_operator_names() -> tuple:
+    """Registered operators that give node encodings: node rows, and an affinity or their own
+    eigensolver (read from the registry when called, so later registrations count).
+
+    Examples
+    --------
+    >>> encoding_operator_names()
+    ('zhou', 'clique', 'clique-unit', 'collapsed', 'collapsed-cells', 'collapsed-closure')
+    """
+    from .operators.registry import OPERATORS
+
+    return tuple(name for name, spec in OPERATORS.items() if spec.node_rows_only
+                 and {"affinity", "eigenpairs"} & set(spec.protocols))
+
+
+def _has_affinity(operator: str) -> bool:
+    from .operators.registry import OPERATORS
+
+    return "affinity" in OPERATORS[operator].protocols
 
 
 def _check_request(hypergraph, k, operator, eps):
     if not isinstance(hypergraph, Hypergraph):
         raise TypeError(f"expected a Hypergraph, got {type(hypergraph).__name__}")
-    if operator not in ENCODING_OPERATORS:
-        raise ValueError(f"operator must be one of {ENCODING_OPERATORS}, got {operator!r}")
+    names = encoding_operator_names()
+    if operator not in names:
+        raise ValueError(f"operator must be one of {names}, got {operator!r}")
     n = hypergraph.n_nodes
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 0 <= k < n:
         raise ValueError(f"k must be an integer in [1, {n - 1}] (fewer than the {n} nodes), got {k!r}")
@@ -31,42 +55,25 @@ def _check_request(hypergraph, k, operator, eps):
         raise ValueError(f"eps must be a positive float, got {eps!r}")
 
 
-def null_space(hypergraph: Hypergraph, operator: str = "collapsed-cells"):
-    """The null space of a hypergraph Laplacian (see :func:`laplacian_spectrum`), from the
-    components alone (the operator is not built).
-
-    Returns
-    -------
-    scipy.sparse CSC matrix, shape (n_nodes, c), orthonormal columns in component order
+def encoding_operator(hypergraph: Hypergraph, operator: str, eps: float | None = None):
+    """The registered operator ``operator`` on ``hypergraph``, by
+    :func:`~hyperclust.operators.registry.make_operator` (``eps`` passed when given, to the
+    operators that take it; otherwise each keeps its own default).
 
     Examples
     --------
-    >>> hg = Hypergraph.from_edges([[0, 1], [2]], n_nodes=4)
-    >>> [null_space(hg, op).shape[1] for op in ENCODING_OPERATORS]
-    [2, 1, 0, 3]
+    >>> encoding_operator(Hypergraph.from_edges([[0, 1, 2], [2, 3]]), "collapsed", eps=0.5).eps
+    0.5
     """
-    from .operators.components import ComponentLayout, null_basis
+    from .operators.registry import make_operator
 
-    _check_request(hypergraph, 0, operator, None)
-    n = hypergraph.n_nodes
-    if operator == "collapsed":
-        return null_basis(ComponentLayout(np.arange(n)), np.zeros(n))[0]
-    if operator == "zhou":
-        labels = hypergraph.connected_components()[1]
-        return null_basis(ComponentLayout(labels), np.sqrt(hypergraph.weighted_degrees))[0]
-    from .operators.collapsed_eigen import clique_components
-    from .operators.expansions import clique_adjacency, clique_pair_weights
-
-    pair = clique_pair_weights(hypergraph, "normalized")
-    labels = clique_components(hypergraph.incidence[:, np.flatnonzero(pair > 0)])
-    weights = (np.ones(n) if operator == "collapsed-cells"
-               else np.sqrt(np.maximum(clique_adjacency(hypergraph, "normalized")[1], 0.0)))
-    return null_basis(ComponentLayout(labels), weights)[0]
+    _check_request(hypergraph, 0, operator, eps)
+    return make_operator(operator, hypergraph, **({} if eps is None else {"eps": float(eps)}))
 
 
 def encoding_affinity(hypergraph: Hypergraph, operator: str, eps: float | None = None):
     """``(M, d)``: the affinity and degrees whose ``I - D^-1/2 M D^-1/2`` is the normalized
-    Laplacian ``operator`` (``"zhou"``, ``"clique"`` or ``"collapsed"``; see
+    Laplacian of ``operator`` (one with the ``"affinity"`` protocol; see
     :func:`laplacian_spectrum`).
 
     Examples
@@ -75,20 +82,63 @@ def encoding_affinity(hypergraph: Hypergraph, operator: str, eps: float | None =
     >>> d.tolist()
     [1.0, 1.0, 2.0, 1.0]
     """
-    if operator == "zhou":
-        from .operators.laplacians import ZhouLaplacian
+    op = encoding_operator(hypergraph, operator, eps)
+    if not _has_affinity(operator):
+        raise ValueError(f"operator {operator!r} has no affinity form; operators with one: "
+                         f"{', '.join(n for n in encoding_operator_names() if _has_affinity(n))}")
+    return op.affinity()
 
-        return ZhouLaplacian(hypergraph, kind="unnormalized").affinity()
-    if operator == "clique":
-        from .operators.expansions import clique_adjacency
 
-        return clique_adjacency(hypergraph, "normalized")
-    if operator == "collapsed":
-        from .operators.collapsed import StarCollapsedOperator
+def _own_spectrum(op, hypergraph, r, random_state):
+    """``(null, values, vectors)`` of an operator with its own eigensolver: its ``spectrum``
+    method when it has one, else its ``c + r`` smallest eigenpairs (``c`` connected
+    components) with those of eigenvalue 0 (to 1e-10) taken as the null space."""
+    import scipy.sparse as sp
 
-        return StarCollapsedOperator(hypergraph, eps=1.0 if eps is None else float(eps)).affinity()
-    raise ValueError(f"operator {operator!r} has no affinity form; use one of 'zhou', 'clique', "
-                     "'collapsed'")
+    own = getattr(op, "spectrum", None)
+    if callable(own):
+        return own(r, random_state=random_state)
+    n = hypergraph.n_nodes
+    vals, V = op.smallest_eigenpairs(min(hypergraph.connected_components()[0] + r, n - 1),
+                                     random_state=random_state)
+    zero = np.abs(vals) <= 1e-10 * max(1.0, float(np.abs(vals).max(initial=0.0)))
+    return sp.csc_matrix(V[:, zero]), vals[~zero][:r], V[:, ~zero][:, :r]
+
+
+def _spectrum(hypergraph, k, operator, eps, random_state, cap=False):
+    """:func:`laplacian_spectrum`; with ``cap``, ``k`` is lowered to the number of
+    eigenpairs off the null space."""
+    from .operators.components import (ComponentLayout, affinity_null_weights, null_basis,
+                                       normalized_laplacian_spectrum)
+
+    op = encoding_operator(hypergraph, operator, eps)
+    n = hypergraph.n_nodes
+    if not _has_affinity(operator):
+        if cap:
+            k = min(k, n - _own_spectrum(op, hypergraph, 0, random_state)[0].shape[1])
+        return _own_spectrum(op, hypergraph, int(k), random_state)
+    M, d = op.affinity()
+    labels = hypergraph.connected_components()[1]
+    if cap:
+        layout = ComponentLayout(labels)
+        k = min(k, n - null_basis(layout, affinity_null_weights(M, d, layout))[0].shape[1])
+    return normalized_laplacian_spectrum(M, d, labels, int(k), random_state=random_state)
+
+
+def null_space(hypergraph: Hypergraph, operator: str = "collapsed-cells", eps: float | None = None):
+    """The null space of a hypergraph Laplacian (see :func:`laplacian_spectrum`).
+
+    Returns
+    -------
+    scipy.sparse CSC matrix, shape (n_nodes, c), orthonormal columns in component order
+
+    Examples
+    --------
+    >>> hg = Hypergraph.from_edges([[0, 1], [2]], n_nodes=4)
+    >>> [null_space(hg, op).shape[1] for op in encoding_operator_names()]
+    [2, 1, 1, 0, 3, 3]
+    """
+    return _spectrum(hypergraph, 0, operator, eps, 0)[0]
 
 
 def laplacian_spectrum(hypergraph: Hypergraph, k: int, operator: str = "collapsed-cells",
@@ -96,31 +146,32 @@ def laplacian_spectrum(hypergraph: Hypergraph, k: int, operator: str = "collapse
     """The null space of a hypergraph Laplacian, written down, and its ``k`` smallest
     eigenpairs off it.
 
-    The null space is known, so it is never searched for (a Krylov solver returns an
-    arbitrary, seed-dependent part of a large null space): one vector per connected
-    component, the component's indicator weighted for the operator and normalized (``1``
-    for ``"collapsed-cells"``, ``sqrt(degree)`` for ``"zhou"`` and ``"clique"``; none for
-    ``"collapsed"``, which ``eps > 0`` grounds; nodes of degree 0 have eigenvalue 1 in the
-    normalized operators, 0 in ``"collapsed-cells"``). The other eigenpairs are computed per
-    component (:mod:`hyperclust.operators.components`), so they do not depend on
-    ``random_state`` apart from the sign convention (first entry of largest magnitude
-    positive) and the basis inside an eigenvalue repeated within one large component.
+    The Laplacian of a registered operator (:func:`encoding_operator_names`): for one with an
+    affinity ``(M, d)`` the normalized ``I - D^-1/2 M D^-1/2``, whose null space is
+    ``sqrt(d)`` on every connected component where ``M 1 = d`` (none where the operator is
+    grounded, as the star collapse ``"collapsed"`` with ``eps > 0``; nodes of degree 0 have
+    eigenvalue 1); for one with its own eigensolver the operator itself (``"collapsed-cells"``:
+    S_eps, null space the component indicators, isolated nodes included). The null space is
+    known, so it is never searched for (a Krylov solver returns an arbitrary, seed-dependent
+    part of a large null space); the other eigenpairs are computed per component
+    (:mod:`hyperclust.operators.components`), so they do not depend on ``random_state`` apart
+    from the sign convention (first entry of largest magnitude positive) and the basis inside
+    an eigenvalue repeated within one large component.
 
     Parameters
     ----------
     hypergraph : Hypergraph
     k : int
         Eigenpairs off the null space, ``0 <= k < n_nodes`` (and at most the number that exist).
-    operator : {"zhou", "clique", "collapsed", "collapsed-cells"}
-        ``"zhou"``: normalized Zhou Laplacian ``I - Dv^-1/2 H W De^-1 H^T Dv^-1/2``;
-        ``"clique"``: normalized clique-expansion Laplacian (pair weight ``w_e / (|e| - 1)``);
-        ``"collapsed"``: normalized star collapse ``Dv^-1/2 S_eps Dv^-1/2``
-        (:class:`~hyperclust.operators.StarCollapsedOperator`, default ``eps = 1``);
-        ``"collapsed-cells"``: S_eps of the graded complex vertices / clique edges / hyperedge
-        cells (:class:`~hyperclust.operators.CoboundaryCollapsed`, default ``eps = 1e-2``,
-        the route chosen by size).
+    operator : str, default "collapsed-cells"
+        A name of :func:`encoding_operator_names`: ``"zhou"`` (normalized Zhou Laplacian),
+        ``"clique"`` / ``"clique-unit"`` (normalized clique-expansion Laplacian, pair weight
+        ``w_e / (|e| - 1)`` / ``w_e``), ``"collapsed"`` (normalized star collapse, its default
+        ``eps = 1``), ``"collapsed-cells"`` (S_eps of the graded complex vertices / clique
+        edges / hyperedge cells, its default ``eps = 1e-2``, route chosen by size), or any
+        registered later.
     eps : float, optional
-        The operator's ``eps`` (``"collapsed"``, ``"collapsed-cells"`` only).
+        The operator's ``eps`` (for the operators that take one).
     random_state : int, default 0
 
     Returns
@@ -137,18 +188,7 @@ def laplacian_spectrum(hypergraph: Hypergraph, k: int, operator: str = "collapse
     ((6, 2), (2,), (6, 2))
     """
     _check_request(hypergraph, k, operator, eps)
-    if operator == "collapsed-cells":
-        from .operators.collapsed import CoboundaryCollapsed
-        from .operators.collapsed_eigen import coboundary_spectrum
-
-        S = CoboundaryCollapsed(hypergraph, eps=1e-2 if eps is None else float(eps))
-        return coboundary_spectrum(S, int(k), random_state=random_state)
-    from .operators.components import normalized_laplacian_spectrum
-
-    M, d = encoding_affinity(hypergraph, operator, eps)
-    labels = hypergraph.connected_components()[1]
-    return normalized_laplacian_spectrum(M, d, labels, int(k), grounded=operator == "collapsed",
-                                         random_state=random_state)
+    return _spectrum(hypergraph, int(k), operator, eps, random_state)
 
 
 def laplacian_eigenpairs(hypergraph: Hypergraph, k: int, operator: str = "collapsed-cells",
@@ -179,11 +219,11 @@ def laplacian_eigenpairs(hypergraph: Hypergraph, k: int, operator: str = "collap
     _check_request(hypergraph, k, operator, eps)
     if k < 1:
         raise ValueError(f"k must be an integer in [1, {hypergraph.n_nodes - 1}], got {k!r}")
-    null = null_space(hypergraph, operator)
+    null = null_space(hypergraph, operator, eps)
     c = null.shape[1]
     if k <= c:
         return np.zeros(k), null[:, :k].toarray()
-    _, vals, vecs = laplacian_spectrum(hypergraph, k - c, operator, eps, random_state)
+    _, vals, vecs = _spectrum(hypergraph, k - c, operator, eps, random_state)
     return np.concatenate([np.zeros(c), vals]), np.hstack([null.toarray(), vecs])
 
 
@@ -236,9 +276,8 @@ def node_encoding(hypergraph: Hypergraph, kind: str = "heat", k: int = 16,
         raise ValueError(f"n_times must be a positive integer, got {n_times!r}")
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}")
-    null = null_space(hypergraph, operator)
-    k = min(int(k), hypergraph.n_nodes - null.shape[1])
-    _, vals, vecs = laplacian_spectrum(hypergraph, k, operator, eps, random_state)
+    _check_request(hypergraph, 0, operator, eps)
+    null, vals, vecs = _spectrum(hypergraph, int(k), operator, eps, random_state, cap=True)
     if kind == "eigvec":
         return vecs
     base = np.asarray(null.multiply(null).sum(axis=1)).ravel()

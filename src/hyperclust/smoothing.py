@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
-from .encodings import ENCODING_OPERATORS, encoding_affinity
+from .encodings import encoding_affinity, encoding_operator
 from .hypergraph import Hypergraph
 
 __all__ = ["SMOOTHING_KINDS", "laplacian_operator", "smooth_features"]
@@ -25,9 +25,9 @@ SMOOTHING_KINDS = ("resolvent", "heat")
 def laplacian_operator(hypergraph: Hypergraph, operator: str = "collapsed-cells",
                        eps: float | None = None) -> LinearOperator:
     """The Laplacian named ``operator`` (see :func:`~hyperclust.encodings.laplacian_spectrum`)
-    as a symmetric PSD ``LinearOperator``, shape (n, n); ``"collapsed-cells"`` is the
-    :class:`~hyperclust.operators.CoboundaryCollapsed` S_eps (route chosen by size), the
-    others ``I - D^-1/2 M D^-1/2`` in factored form.
+    as a symmetric PSD ``LinearOperator``, shape (n, n): an operator with its own eigensolver
+    (``"collapsed-cells"``: the :class:`~hyperclust.operators.CoboundaryCollapsed` S_eps,
+    route chosen by size) itself, one with an affinity ``I - D^-1/2 M D^-1/2`` in factored form.
 
     Examples
     --------
@@ -36,15 +36,13 @@ def laplacian_operator(hypergraph: Hypergraph, operator: str = "collapsed-cells"
     >>> np.round(L @ np.sqrt(hg.weighted_degrees), 12) + 0.0
     array([0., 0., 0., 0.])
     """
-    if operator not in ENCODING_OPERATORS:
-        raise ValueError(f"operator must be one of {ENCODING_OPERATORS}, got {operator!r}")
-    n = hypergraph.n_nodes
-    if operator == "collapsed-cells":
-        from .operators.collapsed import CoboundaryCollapsed
-
-        return CoboundaryCollapsed(hypergraph, eps=1e-2 if eps is None else float(eps))
     from .operators.components import NormalizedAffinityApply
+    from .operators.registry import OPERATORS
 
+    n = hypergraph.n_nodes
+    op = encoding_operator(hypergraph, operator, eps)
+    if "affinity" not in OPERATORS[operator].protocols:
+        return op
     M, d = encoding_affinity(hypergraph, operator, eps)
     N = NormalizedAffinityApply(M, d)
 
@@ -69,7 +67,8 @@ def smooth_features(hypergraph: Hypergraph, features=None, kind: str = "resolven
         Default: ``hypergraph.features``. Densified (the result is dense, ``n x d``).
     kind : {"resolvent", "heat"}
     tau : float, >= 0
-    operator : {"zhou", "clique", "collapsed", "collapsed-cells"}, default "collapsed-cells"
+    operator : str, default "collapsed-cells"
+        A name of :func:`~hyperclust.encodings.encoding_operator_names`.
     eps : float, optional
     tol : float
         Relative residual of the block conjugate gradients (resolvent), Chebyshev

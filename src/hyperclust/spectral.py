@@ -33,8 +33,15 @@ def _dense(op, n):
 
 
 def eigsh_seeded(op, k: int, which: str = "LA", random_state=0, tol: float = 1e-8,
-                 maxiter: int | None = None, dense_limit: int = DENSE_LIMIT, ncv: int | None = None):
+                 maxiter: int | None = None, dense_limit: int = DENSE_LIMIT, ncv: int | None = None,
+                 components=None, extreme_weights=None):
     """Extreme eigenpairs of a symmetric operator, deterministic given ``random_state``.
+
+    An operator block diagonal over several connected components repeats eigenvalues across
+    them (a Laplacian's null space is one dimension per component), and one Krylov start
+    vector returns only part of such an eigenspace. Given the ``components``, each is
+    solved on its own (:func:`~hyperclust.operators.blockwise.blockwise_smallest`), so every
+    copy is returned.
 
     Parameters
     ----------
@@ -46,12 +53,22 @@ def eigsh_seeded(op, k: int, which: str = "LA", random_state=0, tol: float = 1e-
     random_state : int
         Seeds the Lanczos start vector.
     dense_limit : int
-        At or below this size (or when ``k > n / 3``) the operator is densified and ``eigh`` used.
+        At or below this size (or when ``k > n / 3``) the operator is densified and ``eigh`` used;
+        with ``components``, components up to this size are solved densely.
+    components : array-like of int, shape (n,), optional
+        Labels over which ``op`` is block diagonal. With more than one label, the eigenpairs
+        are computed per component (eigenvalue ties: by component, first node first).
+    extreme_weights : array-like, shape (n,), optional
+        Per component, a known eigenvector for its eigenvalue at the requested end (e.g.
+        ``sqrt(d)`` for a normalized affinity with "LA", ``1`` for a Laplacian with "SA"); used
+        (not computed) on the components where one product confirms it, ignored elsewhere.
+        Only with ``components``.
 
     Returns
     -------
     values : ndarray, shape (k,), ordered from the requested end (descending for "LA")
-    vectors : ndarray, shape (n, k), sign-fixed
+    vectors : ndarray, shape (n, k), sign-fixed (per component:
+        :func:`~hyperclust.operators.components.canonical_signs`)
 
     Examples
     --------
@@ -68,6 +85,13 @@ def eigsh_seeded(op, k: int, which: str = "LA", random_state=0, tol: float = 1e-
         raise ValueError(f"k must be a positive integer, got {k!r}")
     if k > n:
         raise ValueError(f"k={k} eigenpairs requested but the operator has size {n}")
+    if components is not None:
+        labels = np.asarray(components).reshape(-1)
+        if labels.shape[0] != n:
+            raise ValueError(f"components has {labels.shape[0]} labels for an operator of size {n}")
+        if np.unique(labels).size > 1:
+            return _blockwise(op, k, which, labels, extreme_weights, random_state, tol, maxiter,
+                              dense_limit, ncv)
     if n <= dense_limit or k > n / 3:
         if n > 20_000:
             raise ValueError(f"k={k} is too large for an iterative solver on n={n}")
@@ -85,6 +109,24 @@ def eigsh_seeded(op, k: int, which: str = "LA", random_state=0, tol: float = 1e-
                                v0=v0, tol=tol, maxiter=maxiter, ncv=ncv)
     order = np.argsort(-vals if which == "LA" else vals, kind="stable")
     return vals[order], fix_signs(vecs[:, order])
+
+
+def _blockwise(op, k, which, labels, extreme_weights, random_state, tol, maxiter, dense_limit, ncv):
+    """:func:`eigsh_seeded` per component ("LA" as the smallest of ``-op``)."""
+    from .operators.blockwise import blockwise_smallest, restricted_lanczos_solver
+    from .operators.components import ComponentLayout
+
+    n = op.shape[0]
+    sign = -1.0 if which == "LA" else 1.0
+    A = op if sp.issparse(op) or isinstance(op, np.ndarray) else aslinearoperator(op)
+
+    def apply(X):
+        return sign * np.asarray(A @ X)
+    weights = np.zeros(n) if extreme_weights is None else extreme_weights
+    solver = restricted_lanczos_solver(apply, n, tol, random_state, maxiter, ncv)
+    vals, vecs = blockwise_smallest(apply, ComponentLayout(labels), weights, k, solver,
+                                    dense_max=min(dense_limit, n))
+    return sign * vals, vecs
 
 
 def _counted(A, bar):
@@ -207,9 +249,14 @@ class NormalizedAffinity(SymmetricOperator):
 
 
 def regularized_embedding(M, degrees, k: int, tau: float = 0.0, random_state=0,
-                          tol: float = 1e-8, row_normalize: bool = False):
+                          tol: float = 1e-8, row_normalize: bool = False, components=None):
     """Top-``k`` eigenvectors of :class:`NormalizedAffinity`, i.e. the ``k`` smallest of the
     (regularized) normalized Laplacian.
+
+    With ``tau = 0`` the operator is block diagonal over the connected components, each
+    with the eigenvalue 1 (eigenvector ``sqrt(d)`` on it): given ``components`` (labels of
+    ``M``'s rows), :func:`eigsh_seeded` solves per component and returns every copy of it.
+    ``tau > 0`` joins the components, and ``components`` is not used.
 
     Returns
     -------
@@ -228,7 +275,10 @@ def regularized_embedding(M, degrees, k: int, tau: float = 0.0, random_state=0,
     (array([0.    , 0.1075]), (6, 2))
     """
     N = NormalizedAffinity(M, degrees, tau)
-    mu, V = eigsh_seeded(N, k, which="LA", random_state=random_state, tol=tol)
+    blocks = {} if tau or components is None else {
+        "components": components,
+        "extreme_weights": np.sqrt(np.maximum(np.asarray(degrees, dtype=np.float64), 0.0))}
+    mu, V = eigsh_seeded(N, k, which="LA", random_state=random_state, tol=tol, **blocks)
     if row_normalize:
         norms = np.linalg.norm(V, axis=1, keepdims=True)
         V = np.divide(V, norms, out=np.zeros_like(V), where=norms > 0)

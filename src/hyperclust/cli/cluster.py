@@ -248,13 +248,13 @@ def _write_outputs(args, outputs: dict, est, hg, labels, k: int) -> None:
 def _add_pe_arguments(p) -> None:
     """``--pe KIND`` (+ ``--pe-operator``, ``--pe-k``): spectral positional encodings
     appended to the node features before fitting (:func:`hyperclust.encodings.with_encoding`)."""
-    from ..encodings import ENCODING_OPERATORS
+    from ..encodings import encoding_operator_names
 
     p.add_argument("--pe", choices=("heat", "eigvec"), default=None,
                    help="append positional encodings to the node features (standardized, "
                         "scaled like an average feature column) for methods that use features: "
                         "heat kernel signatures or eigenvectors of --pe-operator")
-    p.add_argument("--pe-operator", choices=ENCODING_OPERATORS, default="collapsed-cells",
+    p.add_argument("--pe-operator", choices=encoding_operator_names(), default="collapsed-cells",
                    help="Laplacian of --pe (default collapsed-cells: S_eps)")
     p.add_argument("--pe-k", type=int, default=16, help="eigenpairs of --pe (default 16)")
 

@@ -30,7 +30,7 @@ def add_parser(sub) -> None:
     >>> args.pe, args.operator, args.k, args.times, args.func is run
     ('heat', 'collapsed-cells', 16, 8, True)
     """
-    from ..encodings import ENCODING_OPERATORS
+    from ..encodings import encoding_operator_names
 
     p = sub.add_parser(
         "embed", help="write spectral positional encodings of the nodes (.npy or .npz)")
@@ -38,7 +38,7 @@ def add_parser(sub) -> None:
     p.add_argument("--pe", choices=("heat", "eigvec"), default="heat",
                    help="heat: heat kernel signatures at --times log-spaced times (default); "
                         "eigvec: the --k smallest eigenvectors, sign-fixed")
-    p.add_argument("--operator", choices=ENCODING_OPERATORS, default="collapsed-cells",
+    p.add_argument("--operator", choices=encoding_operator_names(), default="collapsed-cells",
                    help="Laplacian whose smallest eigenpairs are used (default collapsed-cells: "
                         "S_eps of vertices / clique edges / hyperedge cells)")
     p.add_argument("--k", type=int, default=16, help="eigenpairs used (default 16)")

@@ -100,8 +100,9 @@ _SPECTRAL_WORDING = {
     "collapsed": "star expansion collapsed onto vertices (S_eps, eps=1)",
     "collapsed-cells": "S_eps of the graded complex vertices / clique edges / hyperedge "
                        "cells (eps=1e-2)",
+    "collapsed-closure": "S_eps of the downward closure, simplices up to triangles (eps=1e-2)",
 }
-_SPECTRAL_PARAMS = {"collapsed-cells": {"eps": 1e-2}}
+_SPECTRAL_PARAMS = {"collapsed-cells": {"eps": 1e-2}, "collapsed-closure": {"eps": 1e-2}}
 
 
 def _spectral(operator: str) -> Method:

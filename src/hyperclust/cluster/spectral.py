@@ -7,6 +7,7 @@ import scipy.linalg as sla
 from sklearn.cluster import KMeans
 
 from .._validation import Interval, Options, check_parameter
+from ..operators.blockwise import row_components
 from ..operators.registry import OPERATORS as _OPERATOR_REGISTRY
 from ..operators.registry import affinity, operator_names
 from ..spectral import NormalizedAffinity, eigsh_seeded, regularized_embedding
@@ -249,7 +250,9 @@ class SpectralHypergraphClustering(HypergraphClusterer):
         if self.knn_beta > 0 and hg.features is not None and n > 1:
             vals, V = self._mixed_embedding(hg, M, d, tau, dim, seed, walk)
         else:
-            vals, V = regularized_embedding(M, d, dim, tau=tau, random_state=seed, tol=self.tol_)
+            labels = None if tau else row_components(hg, M.shape[0])
+            vals, V = regularized_embedding(M, d, dim, tau=tau, random_state=seed, tol=self.tol_,
+                                            components=labels)
         return self._assign(V[:n], vals, k, seed, tau)
 
     def _assign(self, V, vals, k, seed, tau):

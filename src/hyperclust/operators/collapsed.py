@@ -455,3 +455,11 @@ class CoboundaryCollapsed(Operator):
         from .collapsed_eigen import coboundary_eigenpairs
 
         return coboundary_eigenpairs(self, k, sigma, tol, random_state)
+
+    def spectrum(self, r: int, random_state=0):
+        """``(null, values, vectors)``: the null space (orthonormal component indicators,
+        sparse ``(n, c)``) and the ``r`` smallest eigenpairs off it (see
+        :func:`~hyperclust.operators.collapsed_eigen.coboundary_spectrum`)."""
+        from .collapsed_eigen import coboundary_spectrum
+
+        return coboundary_spectrum(self, r, random_state=random_state)

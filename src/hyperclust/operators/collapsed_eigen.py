@@ -20,8 +20,8 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
-from scipy.sparse.linalg import LinearOperator, eigsh, splu
 
+from .blockwise import shift_invert_solver
 from .components import ComponentLayout, canonical_signs, nonzero_eigenpairs, null_basis
 
 __all__ = ["clique_components", "coboundary_spectrum", "coboundary_eigenpairs"]
@@ -41,35 +41,6 @@ def clique_components(Hq) -> np.ndarray:
     bip = sp.bmat([[None, sp.csr_matrix(Hq)], [sp.csr_matrix(Hq).T, None]], format="csr")
     _, comp = connected_components(bip, directed=False)
     return comp[:n]
-
-
-def _shift_invert_solver(op, sigma, tol, random_state):
-    """``(nodes, m, q) -> (values, vectors)``: the ``m`` eigenvalues of S_eps nearest
-    ``sigma`` on one component, orthogonal to ``q``, by Lanczos on ``(S - sigma I)^-1``
-    restricted to the component (one sparse LU of the whole system, made on first use)."""
-    rng = np.random.default_rng(random_state)
-    state = {}
-
-    def solve(nodes, m, q):
-        if "lu" not in state:
-            state["lu"] = splu(op._system(sigma))
-        lu = state["lu"]
-        pad = np.zeros(lu.shape[0])
-
-        def deflate(v):
-            return v if q is None else v - q * (q @ v)
-
-        def opinv(v):
-            pad[:] = 0.0
-            pad[nodes] = deflate(np.ravel(v))
-            return deflate(lu.solve(pad)[nodes])
-        s = nodes.size
-        OP = LinearOperator((s, s), matvec=opinv, dtype=np.float64)
-        mu, V = eigsh(OP, k=m, which="LM", tol=tol, v0=deflate(rng.standard_normal(s)))
-        vals = sigma + 1.0 / mu
-        order = np.argsort(vals)
-        return vals[order], V[:, order]
-    return solve
 
 
 def coboundary_spectrum(op, r: int, sigma: float | None = None, tol: float | None = None,
@@ -114,7 +85,8 @@ def coboundary_spectrum(op, r: int, sigma: float | None = None, tol: float | Non
     else:
         if sigma is None:
             sigma = -1e-3 * max(float(np.abs(op._delta).mean()) * op.b1, 1e-12)
-        solver = _shift_invert_solver(op, sigma, 1e-10 if tol is None else tol, random_state)
+        solver = shift_invert_solver(lambda: op._system(sigma), sigma,
+                                     1e-10 if tol is None else tol, random_state)
         vals, V = nonzero_eigenpairs(op._matmat, layout, np.ones(n), r, large_solver=solver)
     if vals.size and vals.min() < -1e-8 * max(1.0, float(np.abs(vals).max())):
         warnings.warn(f"S_eps has an eigenvalue {vals.min():.3g} < 0: it is indefinite with "

@@ -22,7 +22,7 @@ import scipy.sparse as sp
 
 
 __all__ = ["ComponentLayout", "canonical_signs", "null_basis", "nonzero_eigenpairs", "smallest_with_null",
-           "normalized_laplacian_spectrum", "NormalizedAffinityApply",
+           "normalized_laplacian_spectrum", "affinity_null_weights", "NormalizedAffinityApply",
            "DENSE_COMPONENT_MAX"]
 
 #: Components up to this size are solved densely (all at once, batched by size).
@@ -336,7 +336,27 @@ class NormalizedAffinityApply:
         return self.s[:, None] * np.asarray(self.M @ (self.s[:, None] * X))
 
 
-def normalized_laplacian_spectrum(M, degrees, labels, k: int, grounded: bool = False,
+def affinity_null_weights(M, degrees, layout: ComponentLayout, rtol: float = 1e-10) -> np.ndarray:
+    """``sqrt(d)`` on the components where ``M 1 = d`` (to ``rtol`` of the component's volume),
+    zero elsewhere: the null vectors of ``I - D^-1/2 M D^-1/2``. A component whose rows of
+    ``M`` sum to less than their degrees (grounded, e.g. the star collapse with ``eps > 0``)
+    has none.
+
+    Examples
+    --------
+    >>> M = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.5]])
+    >>> affinity_null_weights(M, np.ones(3), ComponentLayout([0, 0, 1])).tolist()
+    [1.0, 1.0, 0.0]
+    """
+    d = np.asarray(degrees, dtype=np.float64).reshape(-1)
+    leak = np.abs(d - np.ravel(M @ np.ones((d.size, 1))))
+    c = layout.n_components
+    grounded = (np.bincount(layout.labels, weights=leak, minlength=c)
+                > rtol * np.bincount(layout.labels, weights=np.abs(d), minlength=c))
+    return np.where(grounded[layout.labels], 0.0, np.sqrt(np.maximum(d, 0.0)))
+
+
+def normalized_laplacian_spectrum(M, degrees, labels, k: int, grounded: bool | None = None,
                                   tol: float = 1e-10, random_state=0,
                                   dense_max: int = DENSE_COMPONENT_MAX):
     """Null space and the ``k`` smallest other eigenpairs of ``I - D^-1/2 M D^-1/2``.
@@ -345,8 +365,11 @@ def normalized_laplacian_spectrum(M, degrees, labels, k: int, grounded: bool = F
     ----------
     M : operator, shape (n, n), symmetric non-negative affinity, block diagonal over ``labels``
     degrees : ndarray, shape (n,)
-        ``M 1`` unless ``grounded`` (then ``M 1 < degrees``: no null space, e.g. the star
-        collapse with ``eps > 0``). Nodes with degree 0 have identity rows (eigenvalue 1).
+        Nodes with degree 0 have identity rows (eigenvalue 1).
+    grounded : bool, optional
+        True: no null space (``M 1 < degrees``, e.g. the star collapse with ``eps > 0``);
+        False: ``sqrt(d)`` on every component of positive degree; None (default): per
+        component as :func:`affinity_null_weights` finds.
     labels : array-like, shape (n,)
         Connected components.
     k : int
@@ -354,7 +377,7 @@ def normalized_laplacian_spectrum(M, degrees, labels, k: int, grounded: bool = F
     Returns
     -------
     null : scipy.sparse CSC, shape (n, c0)
-        ``sqrt(d)`` on each component of positive degree, normalized (none if ``grounded``).
+        ``sqrt(d)`` on each component of positive degree that is not grounded, normalized.
     values : ndarray, shape (k,), ascending
     vectors : ndarray, shape (n, k), sign convention of :func:`canonical_signs`
 
@@ -371,9 +394,14 @@ def normalized_laplacian_spectrum(M, degrees, labels, k: int, grounded: bool = F
     """
     d = np.asarray(degrees, dtype=np.float64)
     apply_n = NormalizedAffinityApply(M, d)
-    weights = np.zeros_like(d) if grounded else np.sqrt(np.maximum(d, 0.0))
     layout = ComponentLayout(labels)
+    if grounded is None:
+        weights = affinity_null_weights(M, d, layout)
+    else:
+        weights = np.zeros_like(d) if grounded else np.sqrt(np.maximum(d, 0.0))
     Q, _ = null_basis(layout, weights)
+    if k == 0:
+        return Q, np.zeros(0), np.zeros((d.size, 0))
     vals, V = nonzero_eigenpairs(lambda X: X - apply_n(X), layout, weights, k,
                                  _normalized_large_solver(apply_n, tol, random_state), dense_max)
     return Q, vals, V

@@ -135,9 +135,26 @@ class GradedComplex:
         A, X, C = self.split()
         if method == "auto" and C.shape[0] > 5000:
             method = "lifted"
+        known = {"components": self.vertex_components(), "null_weights": np.ones(self.sizes[0])}
         if method == "lifted":
-            return SchurComplement(A, X, C, eps=eps, method="lifted", lifted=self, **kwargs)
-        return SchurComplement(A, X, C, eps=eps, method=method, **kwargs)
+            return SchurComplement(A, X, C, eps=eps, method="lifted", lifted=self, **known, **kwargs)
+        return SchurComplement(A, X, C, eps=eps, method=method, **known, **kwargs)
+
+    def vertex_components(self) -> np.ndarray:
+        """Connected component (of the sparsity graph of L*) of every vertex: ``S_eps`` is
+        block diagonal over them, and constant on a component of the 1-skeleton is in its
+        null space (``B_1^T 1 = 0`` there, so ``A 1 = 0`` and ``X^T 1 = 0``).
+
+        Examples
+        --------
+        >>> B1 = sp.csr_matrix(np.array([[-1.0], [1.0], [0.0]]))
+        >>> GradedComplex([B1]).vertex_components().tolist()
+        [0, 0, 1]
+        """
+        from scipy.sparse.csgraph import connected_components
+
+        _, labels = connected_components(self.laplacian(), directed=False)
+        return labels[:self.sizes[0]]
 
     def lifted_matrix(self, shift0: float | None, eps: float) -> tuple[sp.csc_matrix, slice]:
         """A sparse symmetric indefinite system equivalent to the shifted L*.

@@ -88,6 +88,11 @@ OPERATORS: dict[str, OperatorSpec] = {
                                     "S_eps of the graded complex vertices / clique edges / "
                                     "hyperedge cells, through H (its own eigensolver)",
                                     frozenset({"matvec", "eigenpairs"}), options=("eps",)),
+    "collapsed-closure": OperatorSpec("hyperclust.operators.closure:closure_collapsed",
+                                      "S_eps of the downward closure (simplices up to "
+                                      "triangles, unit weights) through the generic Schur "
+                                      "complement", frozenset({"matvec", "eigenpairs"}),
+                                      options=("eps",)),
 }
 
 

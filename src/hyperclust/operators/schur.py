@@ -61,6 +61,15 @@ class SchurComplement(Operator):
     lifted : GradedComplex, optional
         The complex whose lifted system ``method="lifted"`` factors (set by
         :meth:`GradedComplex.collapsed`).
+    components : array-like of int, shape (n0,), optional
+        Labels over which ``S_eps`` is block diagonal (set by :meth:`GradedComplex.collapsed`:
+        the connected components of L*). With more than one, :meth:`smallest_eigenpairs`
+        solves each component on its own, so an eigenvalue repeated across components (the
+        null space: one dimension per component) is returned with its full multiplicity.
+    null_weights : array-like, shape (n0,), optional
+        Per component, a vector of its null space (the indicator ``1`` for a graded complex:
+        ``B_1^T 1 = 0`` on a component of the 1-skeleton); written down, not computed, where
+        one product confirms it.
 
     Attributes
     ----------
@@ -82,7 +91,8 @@ class SchurComplement(Operator):
 
     def __init__(self, A, X, C, eps: float = 1e-3, method: str = "auto", tol: float = 1e-10,
                  maxiter: int | None = None, exact_max_size: int = 500_000,
-                 exact_max_nnz: int = 20_000_000, lifted=None):
+                 exact_max_nnz: int = 20_000_000, lifted=None, components=None,
+                 null_weights=None):
         if method not in SCHUR_METHODS:
             raise ValueError(f"method must be one of {SCHUR_METHODS}, got {method!r}")
         if not np.isfinite(eps) or eps < 0:
@@ -99,6 +109,10 @@ class SchurComplement(Operator):
         self.cg_iterations_ = []
         self._lu = None
         self.lifted = lifted
+        self.components = None if components is None else np.asarray(components).reshape(-1)
+        if self.components is not None and self.components.shape[0] != n0:
+            raise ValueError(f"components has {self.components.shape[0]} labels, expected {n0}")
+        self.null_weights = null_weights
         if method == "lifted":
             if lifted is None:
                 raise ValueError("method='lifted' needs the GradedComplex (use GradedComplex.collapsed)")
@@ -229,6 +243,9 @@ class SchurComplement(Operator):
                 method = "lifted"
             if method == "shift-invert" and not (sp.issparse(self.A) and sp.issparse(self.C)):
                 method = "lobpcg"
+        if (method in ("dense", "shift-invert", "lifted") and self.components is not None
+                and np.unique(self.components).size > 1):
+            return self._blockwise_eigenpairs(k, sigma, tol, random_state, method)
         if method == "dense":
             vals, vecs = sla.eigh(self.to_dense(), subset_by_index=[0, k - 1])
         elif method in ("shift-invert", "lifted"):
@@ -268,3 +285,25 @@ class SchurComplement(Operator):
         else:
             raise ValueError(f"unknown method {method!r}")
         return vals, fix_signs(vecs)
+
+    def _blockwise_eigenpairs(self, k, sigma, tol, random_state, method):
+        """:meth:`smallest_eigenpairs` per component (dense blocks, or shift-invert Lanczos
+        restricted to each large component with one LU of the whole system)."""
+        from .blockwise import blockwise_smallest, shift_invert_solver
+        from .components import ComponentLayout
+
+        n0 = self.shape[0]
+        layout = ComponentLayout(self.components)
+        weights = np.zeros(n0) if self.null_weights is None else self.null_weights
+        if method == "dense":
+            D = self.to_dense()
+            return blockwise_smallest(lambda X: D @ X, layout, weights, k,
+                                      extract=lambda m: D[m[:, :, None], m[:, None, :]])
+        if method == "lifted":
+            if self.lifted is None:
+                raise ValueError("method='lifted' needs a SchurComplement built by GradedComplex.collapsed")
+            system = lambda: self.lifted.lifted_matrix(-sigma, self.eps)[0]  # noqa: E731
+        else:
+            system = lambda: self.block_system(sigma)  # noqa: E731
+        solver = shift_invert_solver(system, sigma, tol, random_state)
+        return blockwise_smallest(self._matmat, layout, weights, k, large_solver=solver)

@@ -1,0 +1,204 @@
+"""Extreme eigenpairs of any symmetric operator that is block diagonal over known components
+(the connected components of a hypergraph), solved component by component.
+
+One Krylov start vector cannot return an eigenvalue that repeats across components: the
+null space of a Laplacian with ``c`` components is ``c``-fold, and identical small
+components repeat every eigenvalue. Solving each component on its own removes the
+repetition (:func:`~hyperclust.operators.components.nonzero_eigenpairs`: small components
+densely in batches, large ones by a Lanczos solver restricted to the component). Where the
+caller knows each component's extreme eigenvector (the indicator of a Laplacian's null space,
+``sqrt(d)`` for a normalized affinity), it is written down instead of computed, after one
+product confirms that it is an eigenvector.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator, eigsh
+
+from .components import DENSE_COMPONENT_MAX, ComponentLayout, nonzero_eigenpairs, null_basis
+
+__all__ = ["verified_null", "blockwise_smallest", "restricted_lanczos_solver",
+           "shift_invert_solver", "row_components"]
+
+
+def verified_null(apply, layout: ComponentLayout, weights, rtol: float = 1e-8):
+    """Keep the per-component vectors ``weights`` only on the components where they are
+    eigenvectors of the operator.
+
+    Parameters
+    ----------
+    apply : callable, ``X (n, p) -> operator @ X``
+    layout : ComponentLayout
+    weights : array-like, shape (n,)
+    rtol : float
+        A component's unit vector ``q`` counts as an eigenvector when
+        ``||A q - rho q|| <= rtol * max(1, |rho|)``, ``rho = q^T A q``.
+
+    Returns
+    -------
+    weights : ndarray, shape (n,), zero on the components where they are not eigenvectors
+    rho : ndarray, shape (n_components,), the Rayleigh quotients (0 where no vector)
+
+    Examples
+    --------
+    >>> L = np.array([[1.0, -1, 0], [-1, 1, 0], [0, 0, 2]])
+    >>> w, rho = verified_null(lambda X: L @ X, ComponentLayout([0, 0, 1]), np.ones(3))
+    >>> w.tolist(), rho.tolist()
+    ([1.0, 1.0, 1.0], [0.0, 2.0])
+    """
+    w = np.asarray(weights, dtype=np.float64).reshape(-1)
+    Q, has = null_basis(layout, w)
+    q = np.asarray(Q.sum(axis=1)).ravel()      # each component's unit vector, one product
+    Aq = np.ravel(apply(q[:, None]))
+    c = layout.n_components
+    rho = np.bincount(layout.labels, weights=q * Aq, minlength=c)
+    res = np.sqrt(np.bincount(layout.labels, weights=(Aq - rho[layout.labels] * q) ** 2,
+                              minlength=c))
+    ok = has & (res <= rtol * np.maximum(1.0, np.abs(rho)))
+    return np.where(ok[layout.labels], w, 0.0), np.where(ok, rho, 0.0)
+
+
+def blockwise_smallest(apply, layout: ComponentLayout, weights, k: int, large_solver=None,
+                       dense_max: int = DENSE_COMPONENT_MAX, extract=None):
+    """The ``k`` smallest eigenpairs of a symmetric operator block diagonal over ``layout``.
+
+    Per component with nonzero ``weights`` that :func:`verified_null` confirms, that unit
+    vector is taken as the component's smallest eigenvector (its eigenvalue the Rayleigh
+    quotient) and the others are computed on its complement; elsewhere all are computed.
+
+    Parameters
+    ----------
+    apply, layout, weights
+        As in :func:`verified_null`.
+    k : int, ``1 <= k <= n``
+    large_solver, dense_max, extract
+        As in :func:`~hyperclust.operators.components.nonzero_eigenpairs`.
+
+    Returns
+    -------
+    values : ndarray, shape (k,), ascending (ties: known vectors first, in component order)
+    vectors : ndarray, shape (n, k), each supported on one component, sign convention of
+        :func:`~hyperclust.operators.components.canonical_signs`
+
+    Examples
+    --------
+    Three identical edges: eigenvalue 0 and 2, three times each, every one returned:
+
+    >>> L = np.kron(np.eye(3), [[1.0, -1.0], [-1.0, 1.0]])
+    >>> vals, V = blockwise_smallest(lambda X: L @ X, ComponentLayout([0, 0, 1, 1, 2, 2]),
+    ...                              np.ones(6), 4)
+    >>> np.round(vals, 12).tolist(), (np.round(V[:, 3], 4) + 0.0).tolist()
+    ([0.0, 0.0, 0.0, 2.0], [0.7071, -0.7071, 0.0, 0.0, 0.0, 0.0])
+    """
+    w, rho = verified_null(apply, layout, weights)
+    Q, has = null_basis(layout, w)
+    c0 = Q.shape[1]
+    r = min(int(k), layout.n - c0)
+    if r > 0:
+        vals, V = nonzero_eigenpairs(apply, layout, w, r, large_solver, dense_max, extract)
+    else:
+        vals, V = np.zeros(0), np.zeros((layout.n, 0))
+    every = np.concatenate([rho[has], vals])
+    order = np.argsort(every, kind="stable")[:k]
+    known = order[order < c0]
+    out = np.empty((layout.n, order.size))
+    out[:, order < c0] = Q[:, known].toarray()
+    out[:, order >= c0] = V[:, order[order >= c0] - c0]
+    return every[order], out
+
+
+def restricted_lanczos_solver(apply, n: int, tol: float, random_state, maxiter=None, ncv=None):
+    """``(nodes, m, q) -> (values, vectors)``: the ``m`` smallest eigenpairs of the operator
+    restricted to ``nodes``, orthogonal to the unit vector ``q`` (the component's smallest
+    eigenvector, or None), by Lanczos on the restriction.
+
+    With ``q`` given, ``m + 1`` are computed and the one along ``q`` dropped: the smallest
+    eigenvalue of a connected component is simple (Perron-Frobenius for the Laplacians and
+    normalized affinities this is used for), so it is found and separated reliably.
+    """
+    rng = np.random.default_rng(random_state)
+
+    def solve(nodes, m, q):
+        pad = np.zeros((n, 1))
+
+        def matvec(v):
+            pad[:] = 0.0
+            pad[nodes, 0] = np.ravel(v)
+            return np.ravel(apply(pad))[nodes]
+        s = nodes.size
+        extra = 0 if q is None else 1
+        OP = LinearOperator((s, s), matvec=matvec, dtype=np.float64)
+        vals, V = eigsh(OP, k=m + extra, which="SA", tol=tol, v0=rng.standard_normal(s),
+                        maxiter=maxiter, ncv=ncv)
+        order = np.argsort(vals, kind="stable")
+        vals, V = vals[order], V[:, order]
+        if q is not None:
+            keep = np.arange(m + 1) != np.argmax(np.abs(q @ V))
+            vals, V = vals[keep], V[:, keep] - np.outer(q, q @ V[:, keep])
+            V /= np.linalg.norm(V, axis=0)
+        return vals, V
+    return solve
+
+
+def shift_invert_solver(system, sigma: float, tol: float, random_state):
+    """``(nodes, m, q) -> (values, vectors)``: the ``m`` eigenvalues nearest ``sigma`` (below
+    the spectrum: the smallest) on one component, orthogonal to ``q``, by Lanczos on
+    ``(S - sigma I)^-1`` restricted to the component.
+
+    Parameters
+    ----------
+    system : callable
+        ``() -> K``, a sparse square matrix whose solve with ``[v; 0]`` gives
+        ``(S - sigma I)^-1 v`` in its first ``n`` entries (a block system of ``S``); one
+        sparse LU of it is made on first use and serves every component.
+    """
+    from scipy.sparse.linalg import splu
+
+    rng = np.random.default_rng(random_state)
+    state = {}
+
+    def solve(nodes, m, q):
+        if "lu" not in state:
+            state["lu"] = splu(sp.csc_matrix(system()))
+        lu = state["lu"]
+        pad = np.zeros(lu.shape[0])
+
+        def deflate(v):
+            return v if q is None else v - q * (q @ v)
+
+        def opinv(v):
+            pad[:] = 0.0
+            pad[nodes] = deflate(np.ravel(v))
+            return deflate(lu.solve(pad)[nodes])
+        s = nodes.size
+        OP = LinearOperator((s, s), matvec=opinv, dtype=np.float64)
+        mu, V = eigsh(OP, k=m, which="LM", tol=tol, v0=deflate(rng.standard_normal(s)))
+        vals = sigma + 1.0 / mu
+        order = np.argsort(vals)
+        return vals[order], V[:, order]
+    return solve
+
+
+def row_components(hypergraph, n_rows: int) -> np.ndarray:
+    """Component labels of an operator's rows: the nodes' connected components, then (when
+    ``n_rows`` exceeds the nodes, as for the star expansion) each hyperedge in its nodes'
+    component (an empty hyperedge on its own).
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1], [2, 3]], n_nodes=5)
+    >>> row_components(hg, 5).tolist(), row_components(hg, 7).tolist()[5:]
+    ([0, 0, 1, 1, 2], [0, 1])
+    """
+    n_comp, labels = hypergraph.connected_components()
+    extra = n_rows - hypergraph.n_nodes
+    if extra <= 0:
+        return np.asarray(labels)
+    Ht = sp.csr_matrix(hypergraph.incidence_t)
+    first = Ht.indices[np.minimum(Ht.indptr[:-1], max(Ht.nnz - 1, 0))] if Ht.nnz else np.zeros(extra, dtype=np.int64)
+    empty = np.diff(Ht.indptr) == 0
+    edge_labels = np.where(empty, n_comp + np.cumsum(empty) - 1, np.asarray(labels)[first])
+    return np.concatenate([labels, edge_labels])
