@@ -6,13 +6,13 @@ import numbers
 
 import numpy as np
 import scipy.linalg as sla
-from sklearn.cluster import KMeans
 
 from .._validation import check_fraction, check_int, is_int
 from ..operators.registry import OPERATORS as _OPERATOR_REGISTRY
 from ..operators.registry import affinity, operator_names
 from ..spectral import NormalizedAffinity, eigsh_seeded, regularized_embedding
 from .base import HypergraphClusterer, check_hypergraph, check_n_clusters
+from .rounding import kmeans_labels
 
 __all__ = ["SpectralHypergraphClustering", "OPERATORS", "spectral_operators", "resolve_settings",
            "LARGE_GRAPH"]
@@ -260,8 +260,7 @@ class SpectralHypergraphClustering(HypergraphClusterer):
             norms = np.linalg.norm(V, axis=1, keepdims=True)
             V = np.divide(V, norms, out=np.zeros_like(V), where=norms > 0)
         if self.assign == "kmeans":
-            km = KMeans(n_clusters=k, n_init=self.n_init_, random_state=seed)
-            labels = km.fit_predict(V)
+            labels = kmeans_labels(V, k, self.n_init_, seed)
         else:
             labels = cpqr_assign(V[:, :k] if V.shape[1] >= k else V)
         self.labels_ = np.asarray(labels, dtype=np.int64)
