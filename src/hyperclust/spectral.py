@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, aslinearoperator, eigsh
 
 from .hypergraph import Hypergraph
+from .kernel_threads import kernel_thread_limit
 from .operators.base import SymmetricOperator
 from .operators.signs import fix_signs
 from .progress import progress_bar, progress_shown
@@ -103,7 +104,9 @@ def eigsh_seeded(op, k: int, which: str = "LA", random_state=0, tol: float = 1e-
         if k >= n - 1:
             raise ValueError(f"k={k} must be smaller than n - 1 = {n - 1} for the iterative solver")
         v0 = np.random.default_rng(random_state).standard_normal(n)
-        with progress_bar("eigensolver", unit="product") as bar:
+        basis = n * (ncv or min(n, max(2 * k + 1, 20)))  # ARPACK's Krylov basis, n x ncv
+        with progress_bar("eigensolver", unit="product") as bar, \
+                kernel_thread_limit("lanczos", basis):
             A = aslinearoperator(op) if not sp.issparse(op) or progress_shown() else op
             vals, vecs = eigsh(_counted(A, bar) if progress_shown() else A, k=k, which=which,
                                v0=v0, tol=tol, maxiter=maxiter, ncv=ncv)

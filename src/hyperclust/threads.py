@@ -53,7 +53,7 @@ from ._validation import check_int
 
 __all__ = ["available_cores", "busy_cores", "free_cores", "default_threads", "thread_limit",
            "current_limit", "input_work", "OtherCpu", "threads_beside", "env_thread_limit",
-           "ENV_VAR", "PARALLEL_MIN_WORK", "USER_LIMIT_VARS"]
+           "cached_controller", "ENV_VAR", "PARALLEL_MIN_WORK", "USER_LIMIT_VARS"]
 
 ENV_VAR = "HYPERCLUST_NUM_THREADS"
 #: Inputs with fewer stored nonzeros (incidence plus features) run on one thread by default.
@@ -62,6 +62,7 @@ PARALLEL_MIN_WORK = 1_000_000
 USER_LIMIT_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                    "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 _state = threading.local()
+_controller_cache: dict = {}
 
 
 def env_thread_limit() -> int | None:
@@ -333,10 +334,8 @@ def thread_limit(n_threads: int | None = None, *, work: int | None = None):
     if outer is not None and n_threads is None:
         yield outer
         return
-    from threadpoolctl import ThreadpoolController
-
     # Each library only ever goes down: its count now is the caller's limit for it.
-    libraries = [(lib, lib.num_threads) for lib in ThreadpoolController().lib_controllers]
+    libraries = [(lib, lib.num_threads) for lib in cached_controller().lib_controllers]
     if n_threads is None:
         # The policy's count, under the caller's limits: the *_NUM_THREADS variables and a
         # threadpool_limits block around the call (torch's count is left out: it depends
@@ -359,6 +358,31 @@ def thread_limit(n_threads: int | None = None, *, work: int | None = None):
             lib.set_num_threads(before)
         if torch is not None and torch_before is not None:
             torch.set_num_threads(torch_before)
+
+
+def cached_controller():
+    """A ``threadpoolctl.ThreadpoolController`` of the loaded BLAS/OpenMP libraries, built
+    again only when the process or its set of imported modules changed.
+
+    Building one scans every loaded shared library (20-90 ms on a busy machine); a kernel
+    that sets its pools on every call (:mod:`hyperclust.kernel_threads`) cannot pay that. A
+    library that brings a thread pool is loaded by an import, which changes the count of
+    ``sys.modules``, so the controller is rebuilt then.
+
+    Examples
+    --------
+    >>> cached_controller() is cached_controller()
+    True
+    """
+    from threadpoolctl import ThreadpoolController
+
+    key = (os.getpid(), len(sys.modules))
+    controller = _controller_cache.get(key)
+    if controller is None:
+        controller = ThreadpoolController()
+        _controller_cache.clear()
+        _controller_cache[key] = controller
+    return controller
 
 
 def current_limit() -> int | None:

@@ -34,6 +34,7 @@ from ..operators.buffered_walk import BufferedMixedWalk
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
 from ..operators.thin_qr import thin_qr
 from ..progress import progress_bar
+from ..kernel_threads import kernel_thread_limit
 from .._validation import Interval, Options, check_parameters
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .rounding import first_near_maximum, first_near_minimum, kmeans_on_rows, normalize_rows
@@ -441,11 +442,13 @@ class AHCKA(HypergraphClusterer):
         alpha = float(self.alpha)
         deg = np.asarray(hg.weighted_degrees, dtype=np.float64)
         seeds = np.argsort(-deg, kind="stable")[:k]
-        q, init_labels = _start_block(M, seeds, alpha, self.init_steps)
-        best, history, it = adaptive_iterations(
-            M, q, init_labels, k=k, start=int(seeds[0]), alpha=alpha,
-            max_iter=int(self.max_iter), check_interval=int(self.check_interval),
-            patience=int(self.patience), n_hops=int(self.n_hops))
+        # QR and rotations of n x (k + 1) blocks: BLAS threads only where they pay
+        with kernel_thread_limit("tall_skinny", float(n) * (k + 1) ** 2):
+            q, init_labels = _start_block(M, seeds, alpha, self.init_steps)
+            best, history, it = adaptive_iterations(
+                M, q, init_labels, k=k, start=int(seeds[0]), alpha=alpha,
+                max_iter=int(self.max_iter), check_interval=int(self.check_interval),
+                patience=int(self.patience), n_hops=int(self.n_hops))
         self.objective_, self.labels_, self.embedding_, self.best_iter_ = best
         self.labels_ = np.asarray(self.labels_, dtype=np.int64)
         self.degenerate_ = is_degenerate(self.labels_, k)

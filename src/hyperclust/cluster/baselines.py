@@ -7,7 +7,6 @@ import contextvars
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.cluster import KMeans
 from sklearn.decomposition import TruncatedSVD
 from sklearn.preprocessing import normalize
 
@@ -15,22 +14,10 @@ from .._validation import Interval, Options, check_parameter
 from ..operators import propagation
 from ..operators.propagation import PropagationOperator
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
+from .rounding import kmeans_labels
 
 __all__ = ["KMeansFeatures", "HGNNSmoothingKMeans", "kmeans_labels", "node_input",
            "reduce_features", "structural_dim"]
-
-
-def kmeans_labels(embedding: np.ndarray, n_clusters: int, n_init: int, random_state: int):
-    """k-means with ``n_init`` seeded restarts; returns labels, shape (n_nodes,).
-
-    Examples
-    --------
-    >>> Z = np.array([[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]])
-    >>> kmeans_labels(Z, 2, n_init=4, random_state=0).tolist()
-    [1, 1, 0, 0]
-    """
-    km = KMeans(n_clusters=n_clusters, n_init=n_init, random_state=random_state)
-    return km.fit_predict(embedding)
 
 
 STRUCTURAL_MAX_DIM = 32

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["normalize_rows", "first_near_minimum", "first_near_maximum", "kmeans_on_rows",
-           "TINY_ROW", "TIE_TOLERANCE"]
+from ..kernel_threads import kernel_thread_limit
+
+__all__ = ["normalize_rows", "first_near_minimum", "first_near_maximum", "kmeans_labels",
+           "kmeans_on_rows", "TINY_ROW", "TIE_TOLERANCE"]
 
 #: Rows of norm below this times the largest row norm are zero rows for the discretisation.
 TINY_ROW = 1e-12
@@ -91,7 +93,25 @@ def kmeans_on_rows(embedding, k, seed):
     >>> bool(labels[0] == labels[1] != labels[2] == labels[3])
     True
     """
-    from sklearn.cluster import KMeans
     X = np.asarray(embedding, dtype=np.float64)
     X = normalize_rows(X, float(np.linalg.norm(X, axis=1).max(initial=0.0)))
-    return KMeans(k, n_init=10, random_state=seed).fit_predict(X).astype(np.int64)
+    return kmeans_labels(X, k, 10, seed).astype(np.int64)
+
+
+def kmeans_labels(embedding: np.ndarray, n_clusters: int, n_init: int, random_state: int):
+    """k-means with ``n_init`` seeded restarts, on the threads its size pays for (the
+    ``"kmeans"`` rule of :mod:`hyperclust.kernel_threads`); returns labels, shape (n_nodes,).
+
+    Examples
+    --------
+    >>> Z = np.array([[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]])
+    >>> kmeans_labels(Z, 2, n_init=4, random_state=0).tolist()
+    [1, 1, 0, 0]
+    """
+    from sklearn.cluster import KMeans
+
+    shape = np.shape(embedding)
+    work = float(shape[0]) * n_clusters * (shape[1] if len(shape) > 1 else 1)
+    with kernel_thread_limit("kmeans", work):
+        km = KMeans(n_clusters=n_clusters, n_init=n_init, random_state=random_state)
+        return km.fit_predict(embedding)

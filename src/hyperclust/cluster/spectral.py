@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg as sla
-from sklearn.cluster import KMeans
 
 from .._validation import Interval, Options, check_parameter
 from ..operators.blockwise import row_components
@@ -12,6 +11,7 @@ from ..operators.registry import OPERATORS as _OPERATOR_REGISTRY
 from ..operators.registry import affinity, operator_names
 from ..spectral import NormalizedAffinity, eigsh_seeded, regularized_embedding
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
+from .rounding import kmeans_labels
 
 __all__ = ["SpectralHypergraphClustering", "OPERATORS", "spectral_operators", "resolve_settings",
            "LARGE_GRAPH"]
@@ -261,8 +261,7 @@ class SpectralHypergraphClustering(HypergraphClusterer):
             norms = np.linalg.norm(V, axis=1, keepdims=True)
             V = np.divide(V, norms, out=np.zeros_like(V), where=norms > 0)
         if self.assign == "kmeans":
-            km = KMeans(n_clusters=k, n_init=self.n_init_, random_state=seed)
-            labels = km.fit_predict(V)
+            labels = kmeans_labels(V, k, self.n_init_, seed)
         else:
             labels = cpqr_assign(V[:, :k] if V.shape[1] >= k else V)
         self.labels_ = np.asarray(labels, dtype=np.int64)

@@ -30,6 +30,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import scipy.sparse as sp
 
+from ..kernel_threads import KERNELS
+
 try:  # the compiled kernel behind ``csr_matrix @ ndarray``; accumulates into its output
     from scipy.sparse._sparsetools import csr_matvecs as _csr_matvecs
 except ImportError:  # pragma: no cover - depends on the scipy build
@@ -38,8 +40,9 @@ except ImportError:  # pragma: no cover - depends on the scipy build
 __all__ = ["csr_matmat", "resolve_threads", "row_blocks", "PARALLEL_MIN_WORK"]
 
 #: Below this many multiply-adds (nnz * width) a product runs on one thread: starting the
-#: pool's tasks costs more than it saves.
-PARALLEL_MIN_WORK = 1 << 20
+#: pool's tasks costs more than it saves (the ``"spmm"`` rule of
+#: :data:`hyperclust.kernel_threads.KERNELS`, where it is measured).
+PARALLEL_MIN_WORK = KERNELS["spmm"].min_work
 
 _pool_lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
