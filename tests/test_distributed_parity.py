@@ -34,10 +34,7 @@ def _params(cls):
 @pytest.mark.parametrize("dist, twin", [
     (DistributedSpectralClustering, SpectralHypergraphClustering),
     (DistributedAHCKA, AHCKA),
-    pytest.param(DistributedUniDHC, UniDHC, marks=pytest.mark.xfail(
-        strict=True, reason="DistributedUniDHC's parameters are being changed elsewhere: "
-                            "n_init=10 (twin 'auto'), no n_components, isolated_neighbors, "
-                            "no NOT_DISTRIBUTED list"))])
+    (DistributedUniDHC, UniDHC)])
 def test_defaults_are_the_twins(dist, twin):
     ours, theirs = _params(dist), _params(twin)
     not_taken = set(getattr(dist, "NOT_DISTRIBUTED", ()))
