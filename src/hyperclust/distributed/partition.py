@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._hashing import mix64
 from ..hypergraph import map_ids
 from ..io.edgelist import read_edgelist
 from ._tasks import run_tasks
@@ -52,15 +53,6 @@ def _file_ids(path, opts):
     return hg.node_ids, hg.n_edges
 
 
-def _mix64(x):
-    """SplitMix64 finaliser: a fixed pseudo-random 64-bit word per integer."""
-    z = x.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15)
-    with np.errstate(over="ignore"):
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
 def _piece_name(tmp, f, b):
     return os.path.join(tmp, f"f{f:05d}-b{b:05d}.npz")
 
@@ -79,8 +71,8 @@ def _file_pairs(path, opts, global_ids, f, tmp, block_size, n_blocks):
     if nodes.size:
         starts = Hc.indptr[:-1]
         with np.errstate(over="ignore"):
-            keys[:, 1] = np.add.reduceat(_mix64(nodes), starts).view(np.int64)
-            keys[:, 2] = np.add.reduceat(_mix64(nodes ^ 0x5DEECE66D), starts).view(np.int64)
+            keys[:, 1] = np.add.reduceat(mix64(nodes), starts).view(np.int64)
+            keys[:, 2] = np.add.reduceat(mix64(nodes ^ 0x5DEECE66D), starts).view(np.int64)
     block = nodes // block_size
     order = np.argsort(block, kind="stable")
     bounds = np.searchsorted(block[order], np.arange(n_blocks + 1))

@@ -5,7 +5,8 @@ The steps of :class:`hyperclust.cluster.UniDHC`, each on row blocks:
 
 1. input: the node features stored with the partitioned hypergraph (at most
    :data:`MAX_FEATURES` columns; the single-process truncated SVD is not distributed), or
-   the structural spectral features (top eigenvectors of Zhou's affinity regularized by the
+   the structural spectral features (:mod:`~hyperclust.distributed.structural`: top
+   eigenvectors of Zhou's affinity regularized by the
    mean degree, :func:`~hyperclust.distributed.eigen.top_eigenpairs`), rescaled to unit mean
    row norm; its blocks are saved to a scratch directory;
 2. the basis ``[X, PX, .., P^K X]`` and the hyperedge means ``De^-1 H^T P^k X`` written per
@@ -44,13 +45,13 @@ from .alignment import alignment_start
 from .basis import write_hyperedge_means, write_power_basis
 from .batches import BasisFileBatches
 from .client import resolve_client
-from .eigen import top_eigenpairs
 from .inputs import as_partitioned
 from .scratch import scratch_folder
 from .kmeans import SAMPLE_SIZE, block_kmeans
-from .operator import normalized_affinity, propagation
-from .partitioned import load_feature_block, load_node_block
+from .operator import propagation
+from .partitioned import load_feature_block
 from .smoothness import block_smoothness_zscore
+from .structural import structural_blocks
 
 __all__ = ["DistributedUniDHC", "MAX_FEATURES"]
 
@@ -99,10 +100,6 @@ def _check_projection(n_components, width: int) -> None:
         raise ValueError(f"n_components={n_components} asks for a truncated SVD of the "
                          f"{width} input columns, which is not distributed; project them "
                          "before partitioning, or pass n_components=None")
-
-
-def _degree_sum(path):
-    return float(load_node_block(path)[2].sum())
 
 
 def _square_sum(X):
@@ -328,7 +325,7 @@ consistency_weight, gamma_reg, dropout
             self.input_kind_ = "features"
         else:
             _check_projection(self.n_components, structural_dim(self.n_structural, k))
-            raw = self._structural(phg, client, k, seed)
+            raw = structural_blocks(phg, client, structural_dim(self.n_structural, k), seed)
             self.input_kind_ = "structural"
         total = sum(client.gather([client.submit(_square_sum, x, retries=RETRIES)
                                    for x in raw]))
@@ -340,27 +337,6 @@ consistency_weight, gamma_reg, dropout
                                              pure=False)
                                for b, x in enumerate(X)])
         return X, files
-
-    def _structural(self, phg, client, k, seed):
-        """:func:`hyperclust.spectral.structural_features` on the blocks: the top eigenvectors
-        of Zhou's affinity regularized by the mean weighted degree, times ``sqrt(n)``."""
-        from .linalg import column_signs, combine
-
-        n = phg.n_nodes
-        dim = structural_dim(self.n_structural, k)
-        mean_degree = sum(client.gather([client.submit(_degree_sum, phg.block_path(b),
-                                                       retries=RETRIES)
-                                         for b in range(phg.n_blocks)])) / n
-        tau = mean_degree if mean_degree > 0 else 1.0
-        width = min(dim, n - 1)
-        if width < 1:
-            raise ValueError("the structural input needs at least 2 nodes")
-        _, V, _ = top_eigenpairs(normalized_affinity(phg, client, tau=tau), width,
-                                 random_state=seed)
-        # the single process's sign convention: the network is not sign-invariant
-        pad = np.zeros((width, dim))
-        pad[:, :width] = np.diag(column_signs(client, V)) * np.sqrt(n)
-        return combine(client, V, pad)
 
     def _initial_filter(self, phg, client, P, X, files, basis_files, order, seed):
         """The filter's coefficients (power basis) before the encoder's training, as
