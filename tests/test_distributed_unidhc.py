@@ -13,6 +13,7 @@ import pytest
 distributed = pytest.importorskip("distributed")
 torch = pytest.importorskip("torch")
 
+from hyperclust import Hypergraph  # noqa: E402
 from hyperclust.cli import main  # noqa: E402
 from hyperclust.cluster import UniDHC  # noqa: E402
 from hyperclust.datasets import hypergraph_sbm  # noqa: E402
@@ -104,6 +105,18 @@ def test_file_batches_equal_in_memory_batches(tmp_path, client):
     assert torch.equal(src.nodes(nodes), ref.nodes(nodes))
     # the means: float32 sums on one side, float64 sums rounded to float32 on the other
     torch.testing.assert_close(src.edges(edges), ref.edges(edges), rtol=0, atol=1e-6)
+
+
+def test_hyperedge_means_of_a_partition_of_one_member_hyperedges(tmp_path, client):
+    # the last hyperedge partition holds only one-member hyperedges: none is usable
+    hg = Hypergraph.from_edges([[0, 1, 2], [2, 3], [3, 4], [5], [6], [7]])
+    phg = write_partitioned(hg, tmp_path / "parts", block_size=4, edge_block_size=3)
+    P = propagation(phg, client)
+    write_power_basis(P, np.arange(16.0).reshape(8, 2), 1, tmp_path / "basis")
+    assert write_hyperedge_means(P, tmp_path / "basis") == [3, 0]
+    src = BasisFileBatches(tmp_path / "basis", "cpu")
+    assert src.n_edges == 3
+    np.testing.assert_allclose(src.edges(np.array([1]))[0].numpy(), [[5.0, 6.0]])  # (2 + 3) / 2
 
 
 # ------------------------------------------------------------------ the estimator
