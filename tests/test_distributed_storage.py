@@ -123,3 +123,35 @@ def test_node_table_keeps_the_row_order_of_many_blocks(tmp_path, ids):
     got_ids, got_labels, emb = read_node_table(tmp_path / "out.parquet")
     assert got_ids.tolist() == ids.tolist() and emb is None
     np.testing.assert_array_equal(got_labels, labels)
+
+
+def test_cli_parquet_in_and_out(tmp_path, client, capsys):
+    inp = tmp_path / "pairs.parquet"
+    frame = _pairs_frame(EDGES[:5], weights=[1.0, 2.0, 1.5, 1.0, 3.0])
+    frame.rename(columns={"node": "author", "hyperedge": "paper", "weight": "w"}).to_parquet(inp)
+    parts = tmp_path / "parts"
+    assert main(["partition", str(inp), "--out", str(parts), "--block-size", "2",
+                 "--pair-columns", "author,paper,w"]) == 0
+    text = tmp_path / "all.txt"
+    text.write_text("".join(" ".join(e) + f" {w}\n"
+                            for e, w in zip(EDGES[:5], [1.0, 2.0, 1.5, 1.0, 3.0])))
+    _same(PartitionedHypergraph(parts).to_hypergraph(), read_edgelist(text, weighted=True))
+    out, emb, csv_out = (tmp_path / "labels.parquet", tmp_path / "emb.parquet",
+                         tmp_path / "labels.csv")
+    args = ["cluster", str(parts), "--scheduler", client.scheduler.address, "--k", "2",
+            "--quiet"]
+    assert main([*args, "--out", str(out), "--embedding-out", str(emb)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    assert main([*args, "--out", str(csv_out)]) == 0
+    ids, labels, none = read_node_table(out)
+    rows = [line.split(",") for line in csv_out.read_text().split()[1:]]
+    assert ids.tolist() == [r[0] for r in rows] and none is None
+    assert labels.tolist() == [int(r[1]) for r in rows]
+    assert read_node_table(emb)[2].shape == (6, 2)
+    assert len(list(out.iterdir())) == 3  # one file per row block
+    capsys.readouterr()
+    assert main([*args, "--out", str(out)]) == 2  # exists, no --force
+    assert "exists; pass --force" in capsys.readouterr().err
+    assert main(["partition", str(inp), "--out", str(tmp_path / "p2"),
+                 "--pair-columns", "author,article"]) == 2
+    assert "no column 'article' (columns: author, paper, w)" in capsys.readouterr().err
