@@ -2,7 +2,7 @@
 
 For each size: ``hypergraph_sbm(n, 4, homophily=0.7, n_features=16)``, written with
 :func:`hyperclust.distributed.write_partitioned` into 4 row blocks and 2 hyperedge
-partitions; ``DistributedUniDHC(4)`` with its defaults (order 4, 20 epochs, batches of 512,
+partitions; ``DistributedUniDHC(4)`` with its defaults, which are ``UniDHC``'s (20 epochs, batches of 512,
 hidden width 256) on a ``LocalCluster(n_workers=2, threads_per_worker=1, processes=True)``,
 ``--repeats`` fits, each under Dask's task stream, recording:
 

@@ -5,6 +5,7 @@ the hyperedge means and the file-backed batch source, DistributedUniDHC against 
 from __future__ import annotations
 
 import csv
+import inspect
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ import pytest
 distributed = pytest.importorskip("distributed")
 torch = pytest.importorskip("torch")
 
+from hyperclust import Hypergraph  # noqa: E402
 from hyperclust.cli import main  # noqa: E402
 from hyperclust.cluster import UniDHC  # noqa: E402
 from hyperclust.datasets import hypergraph_sbm  # noqa: E402
@@ -105,23 +107,45 @@ def test_file_batches_equal_in_memory_batches(tmp_path, client):
     torch.testing.assert_close(src.edges(edges), ref.edges(edges), rtol=0, atol=1e-6)
 
 
+def test_hyperedge_means_of_a_partition_of_one_member_hyperedges(tmp_path, client):
+    # the last hyperedge partition holds only one-member hyperedges: none is usable
+    hg = Hypergraph.from_edges([[0, 1, 2], [2, 3], [3, 4], [5], [6], [7]])
+    phg = write_partitioned(hg, tmp_path / "parts", block_size=4, edge_block_size=3)
+    P = propagation(phg, client)
+    write_power_basis(P, np.arange(16.0).reshape(8, 2), 1, tmp_path / "basis")
+    assert write_hyperedge_means(P, tmp_path / "basis") == [3, 0]
+    src = BasisFileBatches(tmp_path / "basis", "cpu")
+    assert src.n_edges == 3
+    np.testing.assert_allclose(src.edges(np.array([1]))[0].numpy(), [[5.0, 6.0]])  # (2 + 3) / 2
+
+
 # ------------------------------------------------------------------ the estimator
-# the distributed twin keeps the z-score start (UniDHC's default until 2026-12-05); the
-# single-process reference is pinned to it
-_DISTRIBUTED_FILTER = dict(order=4, gamma_init="auto", gamma_lr=1e-3)
 # features: the input is the same array, coefficients agree to float32 rounding (7e-7
 # measured); structural: the two eigensolvers (ARPACK, block Chebyshev) agree to their 1e-8
-# residual, and Adam's normalised steps carry that into gamma (1e-5 measured)
-@pytest.mark.parametrize("n_features, gamma_tol", [(12, 1e-6), (0, 5e-5)])
-def test_unidhc_equals_single_process(client, n_features, gamma_tol):
-    hg = hypergraph_sbm(240, 3, homophily=0.85, n_features=n_features, random_state=3)
-    kw = dict(epochs=3, hidden_dim=16, batch_size=64, n_init=4, random_state=2)
-    ref = UniDHC(3, isolated_neighbors=None, **_DISTRIBUTED_FILTER, **kw).fit(hg)
+# residual, and Adam's normalised steps carry that into gamma (1e-5 measured). The default
+# start (the alignment) and the z-score start (gamma_init="auto"), with isolated nodes.
+_ZSCORE_START = dict(order=4, gamma_init="auto", gamma_lr=1e-3)
+
+
+@pytest.mark.parametrize("n_features, gamma_tol, start", [
+    (12, 1e-6, {}), (0, 5e-5, {}), (12, 1e-6, _ZSCORE_START), (0, 5e-5, _ZSCORE_START)])
+def test_unidhc_equals_single_process(client, n_features, gamma_tol, start):
+    hg = hypergraph_sbm(240, 3, homophily=0.85, n_features=n_features, isolated_fraction=0.1,
+                        random_state=3)
+    kw = dict(epochs=3, hidden_dim=16, batch_size=64, n_init=4, random_state=2, **start)
+    ref = UniDHC(3, isolated_neighbors=None, **kw).fit(hg)
     est = DistributedUniDHC(3, block_size=100, client=client, **kw).fit(hg)
     assert est.input_kind_ == ref.input_kind_ == ("features" if n_features else "structural")
     assert est.filter_family_ == ref.filter_family_
-    assert est.smoothness_z_ == pytest.approx(ref.smoothness_z_, abs=1e-4)
-    np.testing.assert_array_equal(est.initial_coefficients_, ref.initial_coefficients_)
+    if not start:
+        assert est.filter_family_ == "alignment" and est.smoothness_z_ is None
+        assert est.smoothness_z_ is None
+        np.testing.assert_allclose(est.mixture_weights_, ref.mixture_weights_, atol=1e-6)
+    else:
+        assert est.smoothness_z_ == pytest.approx(ref.smoothness_z_, abs=1e-4)
+        assert est.mixture_weights_ is None
+    np.testing.assert_allclose(est.initial_coefficients_, ref.initial_coefficients_,
+                               rtol=0, atol=1e-6)
     np.testing.assert_allclose(est.coefficients_, ref.coefficients_, rtol=0, atol=gamma_tol)
     np.testing.assert_allclose([h["total"] for h in est.loss_history_],
                                [h["total"] for h in ref.loss_history_], rtol=1e-5)
@@ -129,6 +153,37 @@ def test_unidhc_equals_single_process(client, n_features, gamma_tol):
     np.testing.assert_allclose(est.embedding_, ref.embedding_, rtol=0, atol=1e-5)
     np.testing.assert_array_equal(est.labels_, ref.labels_)
     np.testing.assert_array_equal(est.node_ids_, hg.node_ids)
+    assert est.n_init_ == ref.n_init_ == 4
+
+
+def test_alignment_samples_the_single_process_rows(tmp_path, client, monkeypatch):
+    from hyperclust.distributed import alignment
+    from hyperclust.models import contrast
+
+    hg = hypergraph_sbm(300, 3, n_features=6, isolated_fraction=0.3, random_state=4)
+    phg = write_partitioned(hg, tmp_path / "parts", block_size=70)
+    connected = np.flatnonzero(~hg.isolated)
+    # every connected node when they fit the budget
+    np.testing.assert_array_equal(alignment.sampled_connected_rows(phg, client, 5), connected)
+    monkeypatch.setattr(alignment, "ALIGNMENT_ROWS", 40)
+    monkeypatch.setattr(contrast, "ALIGNMENT_ROWS", 40)
+    expected = np.sort(np.random.default_rng(5).choice(connected, size=40, replace=False))
+    np.testing.assert_array_equal(alignment.sampled_connected_rows(phg, client, 5), expected)
+    # with the budget below the connected nodes, the learned start still agrees
+    kw = dict(epochs=1, hidden_dim=8, n_init=2, random_state=5)
+    ref = UniDHC(3, isolated_neighbors=None, **kw).fit(hg)
+    est = DistributedUniDHC(3, block_size=70, client=client, **kw).fit(hg)
+    np.testing.assert_allclose(est.mixture_weights_, ref.mixture_weights_, atol=1e-6)
+
+
+def test_every_shared_parameter_is_used():
+    from hyperclust.distributed.unidhc import FIT_PARAMETERS, training_parameters
+
+    shared = set(inspect.signature(UniDHC).parameters) - {"n_clusters"} \
+        - set(DistributedUniDHC.NOT_DISTRIBUTED)
+    used = set(FIT_PARAMETERS) | set(training_parameters())
+    assert shared <= used, f"taken but not passed on: {sorted(shared - used)}"
+    assert {"consistency_weight", "dropout", "epochs"} <= set(training_parameters())
 
 
 def test_unidhc_errors(tmp_path, client):
@@ -142,6 +197,14 @@ def test_unidhc_errors(tmp_path, client):
         DistributedUniDHC(2, client=client).fit(wide)
     with pytest.raises(ValueError, match="gamma_init"):
         DistributedUniDHC(2, gamma_init=[1.0], client=client).fit(hg)
+    with pytest.raises(ValueError, match="gamma_init='contrast' is not distributed"):
+        DistributedUniDHC(2, gamma_init="contrast", client=client).fit(hg)
+    with pytest.raises(ValueError, match="n_components=2 asks for a truncated SVD of the 3"):
+        DistributedUniDHC(2, n_components=2, client=client).fit(hg)
+    with pytest.raises(ValueError, match="n_components must be"):
+        DistributedUniDHC(2, n_components="many", client=client).fit(hg)
+    with pytest.raises(TypeError, match="isolated_neighbors"):
+        DistributedUniDHC(2, isolated_neighbors=10)
     with pytest.raises(FileNotFoundError, match="scratch_dir"):
         DistributedUniDHC(2, scratch_dir=str(tmp_path / "nowhere"), client=client).fit(hg)
     phg = write_partitioned(hg.replace(features=None), tmp_path / "parts", block_size=20)
@@ -172,7 +235,7 @@ def test_cli_partition_with_features_then_unidhc(tmp_path, client, capsys):
     assert "epochs, input features" in capsys.readouterr().out
     with open(labels_csv, newline="") as fh:
         rows = list(csv.reader(fh))
-    ref = UniDHC(2, isolated_neighbors=None, random_state=1, **_DISTRIBUTED_FILTER).fit(
+    ref = UniDHC(2, isolated_neighbors=None, random_state=1).fit(
         ref_hg.replace(features=X))
     assert [r[0] for r in rows[1:]] == list(ref_hg.node_ids)
     assert [int(r[1]) for r in rows[1:]] == ref.labels_.tolist()

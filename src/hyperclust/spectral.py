@@ -18,7 +18,7 @@ from .progress import progress_bar, progress_shown
 
 __all__ = ["fix_signs", "eigsh_seeded", "smallest_eigenpairs", "NormalizedAffinity",
            "regularized_embedding", "heat_kernel_signature", "hks_times",
-           "positional_encoding", "structural_features"]
+           "positional_encoding", "structural_features", "structural_width"]
 
 DENSE_LIMIT = 1500
 
@@ -376,7 +376,14 @@ def structural_features(hypergraph: Hypergraph, n_components: int = 32, random_s
     ``D_tau^-1/2 (H W De^-1 H^T + tau/n 1 1^T) D_tau^-1/2`` with ``tau`` = mean weighted
     degree, sign-fixed and scaled by ``sqrt(n)``. The regularization keeps isolated nodes and
     many small components from filling the spectrum with component indicators; isolated
-    nodes get identical entries in every column outside the degenerate zero eigenspace. When ``n_components >= n`` the missing columns are zeros.
+    nodes get identical entries in every column outside the degenerate zero eigenspace.
+    Above ``DENSE_LIMIT`` nodes the eigenpairs come from a block solver
+    (:func:`~hyperclust.operators.subspace.subspace_eigenpairs`; Lanczos misses copies of
+    repeated eigenvalues), and the columns depend on the eigenspaces only, not on the
+    solver (:mod:`hyperclust.operators.eigenbasis`): a repeated eigenvalue (isomorphic small
+    components give many) is cut only whole, so when it continues past column
+    ``n_components`` its columns are dropped and left zero, and a kept one is rotated to
+    a fixed basis. When ``n_components >= n`` the missing columns are zeros.
 
     Parameters
     ----------
@@ -401,6 +408,9 @@ def structural_features(hypergraph: Hypergraph, n_components: int = 32, random_s
         raise TypeError(f"expected a Hypergraph, got {type(hypergraph).__name__}")
     if isinstance(n_components, bool) or not isinstance(n_components, numbers.Integral) or n_components < 1:
         raise ValueError(f"n_components must be a positive integer, got {n_components!r}")
+    from .operators.eigenbasis import canonical_rotation, probe_vectors
+    from .operators.subspace import subspace_eigenpairs
+
     n = hypergraph.n_nodes
     out = np.zeros((n, n_components))
     k = min(n_components, n if n <= DENSE_LIMIT else n - 2)
@@ -408,6 +418,25 @@ def structural_features(hypergraph: Hypergraph, n_components: int = 32, random_s
         return out
     M, d = ZhouLaplacian(hypergraph, kind="unnormalized").affinity()
     tau = float(d.mean()) if d.size and d.mean() > 0 else 1.0
-    _, V = regularized_embedding(M, d, k, tau=tau, random_state=random_state)
-    out[:, :k] = V * np.sqrt(n)
+    width = structural_width(k, n)
+    if n <= DENSE_LIMIT:
+        values, V = regularized_embedding(M, d, width, tau=tau, random_state=random_state)
+    else:  # a block solver: Lanczos misses copies of repeated eigenvalues
+        values, V = subspace_eigenpairs(NormalizedAffinity(M, d, tau), width,
+                                        random_state=random_state)
+    T = canonical_rotation(values, V.T @ probe_vectors(np.arange(n), width), k)
+    out[:, :T.shape[1]] = fix_signs(V @ T) * np.sqrt(n)
     return out
+
+
+def structural_width(k: int, n: int) -> int:
+    """Eigenpairs computed for ``k`` structural columns of ``n`` nodes: one more when the
+    solvers allow it, which shows a repeated eigenvalue continuing past column ``k``
+    (:func:`hyperclust.operators.eigenbasis.canonical_rotation`).
+
+    Examples
+    --------
+    >>> structural_width(14, 2708), structural_width(4, 6)
+    (15, 4)
+    """
+    return k + 1 if k + 1 <= n - 2 else k

@@ -44,7 +44,10 @@ def add_partition_parser(sub) -> None:
     """
     p = sub.add_parser("partition", help="split edge-list files into a partitioned hypergraph "
                                          "directory for `cluster --scheduler`")
-    p.add_argument("files", nargs="+", help="edge-list files (one hyperedge per line), in order")
+    p.add_argument("files", nargs="+",
+                   help="edge-list files (one hyperedge per line), in order; a name ending in "
+                        ".parquet is a table of (node, hyperedge[, weight]) pairs, local or at "
+                        "an fsspec URL (s3://, gs://, ...)")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
     p.add_argument("--block-size", type=int, default=1_000_000, metavar="N",
                    help="nodes per row block (default 1,000,000)")
@@ -67,7 +70,11 @@ def add_partition_parser(sub) -> None:
                         "or drop")
     p.add_argument("--features", default=None, metavar="FILE",
                    help="node features, stored per row block (a CSV whose first column "
-                        "'node' names the node, or a positional .npy/.npz/CSV)")
+                        "'node' names the node, or a positional .npy/.npz/CSV, or a .parquet "
+                        "table with a 'node' column)")
+    p.add_argument("--pair-columns", default="node,hyperedge", metavar="NODE,HYPEREDGE[,WEIGHT]",
+                   help="column names of .parquet pair tables (default node,hyperedge: "
+                        "weight 1)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS|local:N",
                    help="run the per-file and per-block work on a Dask cluster (default: here)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing DIR")
@@ -113,6 +120,14 @@ def cluster_failures_as_errors():
         raise
 
 
+def _pair_columns(text: str) -> tuple:
+    names = [c.strip() for c in text.split(",")]
+    if len(names) not in (2, 3) or not all(names):
+        raise ValueError(f"--pair-columns {text!r}: give NODE,HYPEREDGE or "
+                         "NODE,HYPEREDGE,WEIGHT")
+    return (*names, None) if len(names) == 2 else tuple(names)
+
+
 def cmd_partition(args) -> int:
     from ..distributed.client import resolve_client
     from ..distributed.partition import partition_edgelists
@@ -120,7 +135,8 @@ def cmd_partition(args) -> int:
     kw = dict(block_size=args.block_size, edge_block_size=args.edge_block_size,
               weighted=True if args.weighted else None, sep=args.sep, header=args.header,
               duplicates=args.duplicates, singletons=args.singletons,
-              features=args.features, overwrite=args.overwrite)
+              features=args.features, overwrite=args.overwrite,
+              pair_columns=_pair_columns(args.pair_columns))
     t0 = time.perf_counter()
     if args.scheduler is None:
         phg = partition_edgelists(args.files, args.out, **kw)
@@ -219,16 +235,24 @@ def _check_options(args) -> str:
 
 def _check_outputs(args) -> tuple:
     """The checked ``--out`` and ``--embedding-out`` paths (None when not asked for)."""
+    from ..distributed.storage import is_parquet, path_exists
     from .outputs import check_output
 
-    inputs = [Path(args.target)]
-    out = None if args.out is None else check_output(args.out, inputs, args.force)
+    def check(path, flag):
+        if is_parquet(path):  # a folder of one file per row block, on any fsspec path
+            if path_exists(path) and not args.force:
+                raise ValueError(f"{flag} {path} exists; pass --force to replace it")
+            return str(path)
+        return check_output(path, [Path(args.target)], args.force, flag)
+
+    out = None if args.out is None else check(args.out, "--out")
     emb = None
     if args.embedding_out is not None:
-        if Path(args.embedding_out).suffix.lower() not in (".npy", ".npz"):
+        if Path(str(args.embedding_out).rstrip("/")).suffix.lower() not in (
+                ".npy", ".npz", ".parquet"):
             raise ValueError(f"--embedding-out {args.embedding_out}: the file name must end "
-                             "in .npy or .npz")
-        emb = check_output(args.embedding_out, inputs, args.force, "--embedding-out")
+                             "in .npy, .npz or .parquet")
+        emb = check(args.embedding_out, "--embedding-out")
     return out, emb
 
 
@@ -256,8 +280,17 @@ def _estimator(method: str, args):
 
 def _write_outputs(est, phg, out, emb, replace: bool) -> None:
     """Write the fitted labels (``out``: node,cluster CSV) and embedding (``emb``)."""
+    from ..distributed.storage import is_parquet, write_node_table
     from .outputs import write_atomically, write_embedding
 
+    for path, emb_columns in ((out, None), (emb, est.embedding_)):
+        if path is not None and is_parquet(path):
+            write_node_table(path, est.node_ids_, est.labels_, emb_columns,
+                             bounds=phg.block_bounds)
+            print(f"wrote {path} ({phg.n_blocks} parquet files, {phg.n_nodes} rows: node id, "
+                  f"cluster{'' if emb_columns is None else ', embedding e0..'})")
+    out = None if out is None or is_parquet(out) else out
+    emb = None if emb is None or is_parquet(emb) else emb
     if out is not None:
         def write(fh):
             w = csv.writer(fh)

@@ -130,7 +130,9 @@ def _write_means(path, edge_file, means, n_orders, dtype):
     """Keep the hyperedges with at least 2 members, write ``(K+1, u_j, d)``; return ``u_j``."""
     _, sizes = load_edge_block(edge_file)
     usable = means[sizes >= 2]
-    np.save(path, usable.reshape(usable.shape[0], n_orders, -1).transpose(1, 0, 2)
+    # the width from the means, not -1: a partition of one-member hyperedges keeps none
+    np.save(path, usable.reshape(usable.shape[0], n_orders, means.shape[1] // n_orders)
+            .transpose(1, 0, 2)
             .astype(dtype), allow_pickle=False)
     return int(usable.shape[0])
 

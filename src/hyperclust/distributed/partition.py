@@ -32,10 +32,12 @@ from pathlib import Path
 
 import numpy as np
 
+from .._hashing import mix64
 from ..hypergraph import map_ids
 from ..io.edgelist import read_edgelist
 from ._tasks import run_tasks
 from .partitioned import FORMAT_VERSION, MANIFEST, PartitionedHypergraph
+from .storage import is_parquet, is_url, path_exists, read_feature_table, read_pairs
 
 __all__ = ["partition_edgelists", "write_partitioned", "MANIFEST", "FORMAT_VERSION"]
 
@@ -44,21 +46,17 @@ _DUPLICATES = ("merge", "drop", "keep")
 
 def _read(path, opts):
     # duplicates are resolved across files by the driver, so each file keeps its own
-    return read_edgelist(path, duplicates="keep", **opts)
+    if is_parquet(path):
+        return read_pairs(path, node=opts.get("node_column", "node"),
+                          hyperedge=opts.get("edge_column", "hyperedge"),
+                          weight=opts.get("weight_column"), singletons=opts["singletons"])
+    return read_edgelist(path, duplicates="keep",
+                         **{k: opts.get(k) for k in ("weighted", "sep", "header", "singletons")})
 
 
 def _file_ids(path, opts):
     hg = _read(path, opts)
     return hg.node_ids, hg.n_edges
-
-
-def _mix64(x):
-    """SplitMix64 finaliser: a fixed pseudo-random 64-bit word per integer."""
-    z = x.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15)
-    with np.errstate(over="ignore"):
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
 
 
 def _piece_name(tmp, f, b):
@@ -79,8 +77,8 @@ def _file_pairs(path, opts, global_ids, f, tmp, block_size, n_blocks):
     if nodes.size:
         starts = Hc.indptr[:-1]
         with np.errstate(over="ignore"):
-            keys[:, 1] = np.add.reduceat(_mix64(nodes), starts).view(np.int64)
-            keys[:, 2] = np.add.reduceat(_mix64(nodes ^ 0x5DEECE66D), starts).view(np.int64)
+            keys[:, 1] = np.add.reduceat(mix64(nodes), starts).view(np.int64)
+            keys[:, 2] = np.add.reduceat(mix64(nodes ^ 0x5DEECE66D), starts).view(np.int64)
     block = nodes // block_size
     order = np.argsort(block, kind="stable")
     bounds = np.searchsorted(block[order], np.arange(n_blocks + 1))
@@ -124,7 +122,8 @@ def _check_inputs(files, block_size, edge_block_size, duplicates, singletons,
                   features) -> tuple:
     """``(files as paths, block_size, edge_block_size)``; errors for bad options and missing
     files."""
-    files = [Path(f) for f in ([files] if isinstance(files, (str, os.PathLike)) else files)]
+    files = [f if is_url(f) else Path(f)
+             for f in ([files] if isinstance(files, (str, os.PathLike)) else files)]
     if not files:
         raise ValueError("no edge-list files given")
     block_size, edge_block_size = _check_sizes(block_size, edge_block_size)
@@ -132,10 +131,11 @@ def _check_inputs(files, block_size, edge_block_size, duplicates, singletons,
         raise ValueError(f"duplicates must be one of {_DUPLICATES}, got {duplicates!r}")
     if singletons not in ("keep", "drop"):
         raise ValueError(f"singletons must be 'keep' or 'drop', got {singletons!r}")
-    missing = next((f for f in files if not f.is_file()), None)
+    missing = next((f for f in files if not path_exists(f)
+                    or (not is_url(f) and not is_parquet(f) and not f.is_file())), None)
     if missing is not None:
         raise FileNotFoundError(f"edge-list file not found: {missing}")
-    if features is not None and not Path(features).is_file():
+    if features is not None and not path_exists(features):
         raise FileNotFoundError(f"features file not found: {features}")
     return files, block_size, edge_block_size
 
@@ -241,7 +241,7 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
                         header: bool | None = None, duplicates: str = "merge",
                         singletons: str = "keep", features=None,
                         features_sep: str | None = None, overwrite: bool = False,
-                        progress: bool = False):
+                        progress: bool = False, pair_columns=("node", "hyperedge", None)):
     """Partition the hypergraph of several edge-list files into row blocks on disk.
 
     The result equals reading the concatenated files with
@@ -252,7 +252,9 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
     ----------
     files : sequence of str or PathLike
         Edge-list files (one hyperedge per line), in order: hyperedges are numbered file
-        after file.
+        after file. A name ending in ``.parquet`` is a table of membership pairs
+        (:func:`~hyperclust.distributed.storage.read_pairs`, columns ``pair_columns``),
+        local or at an fsspec URL (``s3://...``, ``memory://...``) every worker reaches.
     out_dir : str or PathLike
         Output directory; with a Dask client it must be on a file system every worker sees.
     block_size : int, default 1,000,000
@@ -270,7 +272,8 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
     features : str or PathLike, optional
         A node features file (:func:`hyperclust.io.node_data.read_node_table`: a CSV whose
         first column names the node, or a positional ``.npy``/``.npz``/CSV whose row ``i``
-        is node id ``i``), stored per row block. Every node needs a row, and every row must
+        is node id ``i``; or a parquet table whose column ``node`` names the node,
+        :func:`~hyperclust.distributed.storage.read_feature_table`), stored per row block. Every node needs a row, and every row must
         name a node of the edge lists. The driver reads this file whole (``n d`` numbers).
     features_sep : str, optional
         Field separator of a text features file.
@@ -278,6 +281,8 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
         Replace an existing partitioned hypergraph in ``out_dir``.
     progress : bool, default False
         With a client, show Dask's progress bar for each round of tasks.
+    pair_columns : (str, str, str or None), default ("node", "hyperedge", None)
+        Node, hyperedge and weight columns of parquet inputs (no weight column: weight 1).
 
     Returns
     -------
@@ -301,9 +306,11 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
                                                        duplicates, singletons, features)
     created = not Path(out_dir).exists()
     out = _prepare_out(out_dir, overwrite)
-    opts = {"weighted": weighted, "sep": sep, "header": header, "singletons": singletons}
+    opts = {"weighted": weighted, "sep": sep, "header": header, "singletons": singletons,
+            **dict(zip(("node_column", "edge_column", "weight_column"), pair_columns))}
     try:
-        _partition(client, out, [str(f.resolve()) for f in files], opts, block_size,
+        _partition(client, out, [f if is_url(f) else str(f.resolve()) for f in files], opts,
+                   block_size,
                    edge_block_size, duplicates, features, features_sep, progress)
     except BaseException:
         if created:  # a failed build leaves no folder behind it did not find
@@ -320,7 +327,8 @@ def _features_by_node(path, sep, node_ids):
 
     from ..io.node_data import read_node_table
 
-    ids, values = read_node_table(path, kind="features", sep=sep)
+    ids, values = read_feature_table(path) if is_parquet(path) else read_node_table(
+        path, kind="features", sep=sep)
     if ids is None:
         if node_ids.dtype == object:
             raise ValueError(f"{path}: the node ids are names, so feature rows cannot be "

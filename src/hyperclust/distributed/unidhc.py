@@ -5,13 +5,16 @@ The steps of :class:`hyperclust.cluster.UniDHC`, each on row blocks:
 
 1. input: the node features stored with the partitioned hypergraph (at most
    :data:`MAX_FEATURES` columns; the single-process truncated SVD is not distributed), or
-   the structural spectral features (top eigenvectors of Zhou's affinity regularized by the
+   the structural spectral features (:mod:`~hyperclust.distributed.structural`: top
+   eigenvectors of Zhou's affinity regularized by the
    mean degree, :func:`~hyperclust.distributed.eigen.top_eigenpairs`), rescaled to unit mean
    row norm; its blocks are saved to a scratch directory;
-2. ``gamma_init="auto"``: :func:`~hyperclust.distributed.smoothness.block_smoothness_zscore`
-   (permuted blocks read their rows from the saved input);
-3. the basis ``[X, PX, .., P^K X]`` and the hyperedge means ``De^-1 H^T P^k X`` written per
+2. the basis ``[X, PX, .., P^K X]`` and the hyperedge means ``De^-1 H^T P^k X`` written per
    block (:mod:`~hyperclust.distributed.basis`);
+3. the filter's start: ``gamma_init="alignment"`` learns it from the basis rows of at most
+   2^14 sampled connected nodes (:mod:`~hyperclust.distributed.alignment`); ``"auto"``
+   takes :func:`~hyperclust.distributed.smoothness.block_smoothness_zscore` (permuted
+   blocks read their rows from the saved input);
 4. :func:`hyperclust.models.unidhc.train_on_batches` in this process, the training code of
    the single-process estimator, on :class:`~hyperclust.distributed.batches.BasisFileBatches`
    (each batch reads its rows from the block files);
@@ -21,28 +24,33 @@ The steps of :class:`hyperclust.cluster.UniDHC`, each on row blocks:
 
 from __future__ import annotations
 
+import inspect
 import time
 from pathlib import Path
 
 import numpy as np
 
 from ..cluster.base import HypergraphClusterer, check_n_clusters
-from ..cluster.unidhc import UniDHC, family_coefficients
+from ..cluster.spectral import resolve_settings
+from ..cluster.unidhc import CONTRAST_STEPS, UniDHC, family_coefficients
 from ..cluster.baselines import structural_dim
 from ..models.adaptivity import choose_family
-from .._validation import Interval, Options, check_parameters
+from ..models.contrast import atom_coefficients
+from .._validation import Interval, Options, check_int, check_parameters
 from ..threads import current_limit
+from ._params import twin_init
 from ._tasks import RETRIES
+from .alignment import alignment_start
 from .basis import write_hyperedge_means, write_power_basis
 from .batches import BasisFileBatches
 from .client import resolve_client
-from .eigen import top_eigenpairs
 from .inputs import as_partitioned
 from .scratch import scratch_folder
 from .kmeans import SAMPLE_SIZE, block_kmeans
-from .operator import normalized_affinity, propagation
-from .partitioned import load_feature_block, load_node_block
+from .operator import propagation
+from .partitioned import load_feature_block
 from .smoothness import block_smoothness_zscore
+from .structural import structural_blocks
 
 __all__ = ["DistributedUniDHC", "MAX_FEATURES"]
 
@@ -51,8 +59,46 @@ __all__ = ["DistributedUniDHC", "MAX_FEATURES"]
 MAX_FEATURES = 256
 
 
-def _degree_sum(path):
-    return float(load_node_block(path)[2].sum())
+#: Values of ``gamma_init`` the distributed estimator refuses: the energy contrast needs a
+#: row-shuffled copy of the whole input.
+UNSUPPORTED_STARTS = ("contrast",)
+#: Parameters ``fit`` reads itself; every other shared one is a training option.
+FIT_PARAMETERS = ("order", "gamma_init", "order_penalty", "self_loops", "input",
+                  "n_components", "n_structural", "embedding", "n_init", "random_state",
+                  "device", "verbose")
+
+
+def _shared_parameters(twin, not_taken):
+    return [name for name in inspect.signature(twin.__init__).parameters
+            if name not in ("self", "n_clusters", *not_taken)]
+
+
+def training_parameters() -> list:
+    """Parameters of :func:`~hyperclust.models.unidhc.train_on_batches` that ``UniDHC``
+    also takes, other than those ``fit`` sets itself (seed, device, verbosity)."""
+    from ..models.unidhc import train_on_batches
+
+    shared = set(_shared_parameters(UniDHC, DistributedUniDHC.NOT_DISTRIBUTED))
+    return [name for name in inspect.signature(train_on_batches).parameters
+            if name in shared and name not in FIT_PARAMETERS]
+
+
+def _check_projection(n_components, width: int) -> None:
+    """Refuse (one line) an ``n_components`` that would project an input of ``width``
+    columns: the single-process truncated SVD is not distributed."""
+    if n_components is None:
+        return
+    if isinstance(n_components, str) and n_components == "auto":
+        if width > MAX_FEATURES:
+            raise ValueError(f"the node features have {width} columns; the distributed "
+                             f"Uni-DHC takes at most {MAX_FEATURES} (project them, e.g. by "
+                             "a truncated SVD, before partitioning)")
+        return
+    n_components = check_int(n_components, "n_components", 1, alternatives="'auto' or None")
+    if n_components < width:
+        raise ValueError(f"n_components={n_components} asks for a truncated SVD of the "
+                         f"{width} input columns, which is not distributed; project them "
+                         "before partitioning, or pass n_components=None")
 
 
 def _square_sum(X):
@@ -96,33 +142,37 @@ def _embed_block(path, gamma, encoder_state, hidden_dim, concat, device):
 class DistributedUniDHC(HypergraphClusterer):
     """Uni-DHC (:class:`hyperclust.cluster.UniDHC`) on a Dask cluster.
 
-    The parameters shared with ``UniDHC`` mean the same. On a hypergraph that fits one
-    machine, with the same parameters and seed, the filter choice and the training batches
+    Every parameter of ``UniDHC`` but those in :attr:`NOT_DISTRIBUTED` is taken with
+    ``UniDHC``'s default and meaning (read from ``UniDHC.__init__`` by
+    :func:`~hyperclust.distributed._params.twin_init`). On a hypergraph that fits one
+    machine, with the same parameters and seed, the filter start and the training batches
     are those of ``UniDHC(isolated_neighbors=None)``; the basis agrees to float32 rounding
     (computed in float64 by blocks, stored in float32, where ``UniDHC`` propagates in
-    float32), and the training carries that difference along: after 3 epochs the
-    coefficients agree to 1e-6 and the labels are identical (tests), after the default 20
-    epochs at 10^4 nodes the coefficients agree to 2e-5 and the labels to an adjusted Rand
-    index of 0.997, cluster numbers aside (docs/distributed.md). Differences from
-    ``UniDHC``:
+    float32), and the training carries that difference along (docs/distributed.md).
+    Differences from ``UniDHC``:
 
     * isolated nodes keep their raw input in the propagated terms (no feature-neighbour
       borrowing, which needs a global kNN search): ``UniDHC(isolated_neighbors=None)``;
-    * node features are used as stored, at most :data:`MAX_FEATURES` columns (no truncated
-      SVD); reduce wider features before partitioning;
-    * ``embedding="auto"`` (selection on the attribute kNN walk) is not available.
+    * an input is used as it is, at most :data:`MAX_FEATURES` columns: an ``n_components``
+      that would project it (a truncated SVD) is refused; reduce wider features before
+      partitioning;
+    * ``embedding="auto"`` (selection on the attribute kNN walk) and
+      ``gamma_init="contrast"`` (a row-shuffled copy of the whole input) are refused.
 
     Parameters
     ----------
     n_clusters : int
-    order, gamma_init, self_loops, input, n_structural
-        As in :class:`hyperclust.cluster.UniDHC`.
-    hidden_dim, epochs, lr, gamma_lr, batch_size, decorrelation_weight, gamma_reg, dropout
+    order, gamma_init, order_penalty, self_loops, input, n_components, n_structural
+        As in :class:`hyperclust.cluster.UniDHC` (the values above refused).
+    hidden_dim, epochs, lr, gamma_lr, batch_size, decorrelation_weight, \
+consistency_weight, gamma_reg, dropout
         As in :class:`hyperclust.cluster.UniDHC`, whose training loop this estimator runs
-        (:func:`hyperclust.models.unidhc.train_on_batches`).
-    n_init, random_state, verbose
-        As in :class:`hyperclust.cluster.UniDHC`.
+        (:func:`hyperclust.models.unidhc.train_on_batches`); every training option the two
+        share is passed on (:func:`training_parameters`).
     embedding : {"concat", "filter"}, default "concat"
+    n_init, random_state, device, verbose
+        As in :class:`hyperclust.cluster.UniDHC`; ``device`` is the torch device of the
+        trainer (this process) and of the per-block inference (workers).
     sample_size : int, default 100,000
         Rows of the k-means++ sample (:func:`~hyperclust.distributed.kmeans.block_kmeans`).
     block_size : int, default 100,000
@@ -134,8 +184,6 @@ class DistributedUniDHC(HypergraphClusterer):
     client : dask.distributed.Client, str or None
         A client, a scheduler address, or None for a new ``LocalCluster(n_workers)``.
     n_workers : int, default 2
-    device : str, default "cpu"
-        Torch device of the trainer (this process) and of the per-block inference (workers).
 
     Attributes
     ----------
@@ -143,14 +191,17 @@ class DistributedUniDHC(HypergraphClusterer):
     embedding_ : ndarray, shape (n_nodes, 2 d) (``"concat"``) or (n_nodes, d)
     n_filter_columns_ : int
     coefficients_, initial_coefficients_ : ndarray, shape (order + 1,)
+    mixture_weights_ : ndarray, shape (2 order + 1,) or None
+    filter_trajectory_ : list of dict
     loss_history_ : list of dict
     input_kind_ : str
     smoothness_z_ : float or None
     filter_family_ : str
+    n_init_ : int
     node_ids_ : ndarray, shape (n_nodes,)
     timings_ : dict
-        Wall seconds of each step: ``input``, ``filter_choice``, ``basis`` (with the
-        hyperedge means), ``training``, ``inference_kmeans``.
+        Wall seconds of each step: ``input``, ``basis`` (with the hyperedge means),
+        ``filter_choice``, ``training``, ``inference_kmeans``.
 
     Examples
     --------
@@ -161,39 +212,16 @@ class DistributedUniDHC(HypergraphClusterer):
     ...     est = DistributedUniDHC(2, epochs=2, hidden_dim=16, block_size=50,
     ...                             client=c).fit(hg)
     >>> est.labels_.shape, est.embedding_.shape, est.coefficients_.shape
-    ((120,), (120, 16), (5,))
+    ((120,), (120, 16), (3,))
     """
 
-    def __init__(self, n_clusters=2, *, order=4, gamma_init="auto", self_loops=1.0,
-                 input="auto", n_structural="auto", hidden_dim=256, epochs=20, lr=1e-3,
-                 gamma_lr=1e-3, batch_size=512, decorrelation_weight=0.1, gamma_reg=1.0,
-                 dropout=0.2, embedding="concat", n_init=10, sample_size=SAMPLE_SIZE,
-                 block_size=100_000, scratch_dir=None, client=None, n_workers=2,
-                 random_state=0, device="cpu", verbose=False):
-        self.n_clusters = n_clusters
-        self.order = order
-        self.gamma_init = gamma_init
-        self.self_loops = self_loops
-        self.input = input
-        self.n_structural = n_structural
-        self.hidden_dim = hidden_dim
-        self.epochs = epochs
-        self.lr = lr
-        self.gamma_lr = gamma_lr
-        self.batch_size = batch_size
-        self.decorrelation_weight = decorrelation_weight
-        self.gamma_reg = gamma_reg
-        self.dropout = dropout
-        self.embedding = embedding
-        self.n_init = n_init
-        self.sample_size = sample_size
-        self.block_size = block_size
-        self.scratch_dir = scratch_dir
-        self.client = client
-        self.n_workers = n_workers
-        self.random_state = random_state
-        self.device = device
-        self.verbose = verbose
+    #: Parameters of :class:`hyperclust.cluster.UniDHC` not taken: the feature-neighbour
+    #: borrowing of isolated nodes needs a global kNN search (isolated nodes keep their raw
+    #: input in the propagated terms, as ``UniDHC(isolated_neighbors=None)``).
+    NOT_DISTRIBUTED = ("isolated_neighbors",)
+    __init__ = twin_init(UniDHC, _shared_parameters(UniDHC, NOT_DISTRIBUTED),
+                         {"sample_size": SAMPLE_SIZE, "block_size": 100_000,
+                          "scratch_dir": None, "client": None, "n_workers": 2})
 
     def _check_parameters(self):
         """Every parameter against ``UniDHC``'s constraints where shared (``n_clusters``
@@ -203,6 +231,9 @@ class DistributedUniDHC(HypergraphClusterer):
                                                            "n_workers")}}
         check_parameters(table, {name: getattr(self, name) for name in table
                                  if hasattr(self, name)})
+        if isinstance(self.gamma_init, str) and self.gamma_init in UNSUPPORTED_STARTS:
+            raise ValueError(f"gamma_init={self.gamma_init!r} is not distributed; use "
+                             f"'alignment', 'auto', a filter family or an array")
         # UniDHC's own check of gamma_init against order
         return UniDHC(order=self.order, gamma_init=self.gamma_init)._validate()
 
@@ -244,20 +275,18 @@ class DistributedUniDHC(HypergraphClusterer):
             self.timings_[step] = now - clock[0]
             clock[0] = now
 
+        self.n_init_ = resolve_settings(phg.n_nodes, n_init=self.n_init)[1]
         P = propagation(phg, client, self_loops=float(self.self_loops))
         X, files = self._input(phg, client, work, k, seed)
         lap("input")
-        g0 = self._initial_filter(P, X, files, order, seed)
-        lap("filter_choice")
         basis_files = write_power_basis(P, X, order, work / "basis")
         write_hyperedge_means(P, work / "basis")
         lap("basis")
+        g0 = self._initial_filter(phg, client, P, X, files, basis_files, order, seed)
+        lap("filter_choice")
         net, self.loss_history_ = train_on_batches(
-            BasisFileBatches(work / "basis", self.device), g0, hidden_dim=self.hidden_dim,
-            epochs=self.epochs, lr=self.lr, gamma_lr=self.gamma_lr,
-            batch_size=self.batch_size, decorrelation_weight=self.decorrelation_weight,
-            gamma_reg=self.gamma_reg, dropout=float(self.dropout), random_state=seed,
-            device=self.device, verbose=self.verbose)
+            BasisFileBatches(work / "basis", self.device), g0, **self._training_options(),
+            random_state=seed, device=self.device, verbose=self.verbose)
         lap("training")
         self.coefficients_ = net.filter.gamma.detach().cpu().numpy().astype(np.float64)
         state = {name: t.detach().cpu().numpy() for name, t in net.encoder.state_dict().items()}
@@ -265,12 +294,18 @@ class DistributedUniDHC(HypergraphClusterer):
         blocks = [client.submit(_embed_block, f, self.coefficients_, state, self.hidden_dim,
                                 concat, self.device, retries=RETRIES, pure=False)
                   for f in basis_files]
-        labels, _, _ = block_kmeans(client, blocks, phg.n_nodes, k, n_init=self.n_init,
+        labels, _, _ = block_kmeans(client, blocks, phg.n_nodes, k, n_init=self.n_init_,
                                     sample_size=self.sample_size, random_state=seed)
         self.embedding_ = np.concatenate(client.gather(blocks))
         self.labels_ = np.concatenate(client.gather(labels)).astype(np.int64)
         self.n_filter_columns_ = int(np.load(basis_files[0], mmap_mode="r").shape[2])
         lap("inference_kmeans")
+
+    def _training_options(self) -> dict:
+        """The training parameters of :func:`hyperclust.models.unidhc.train_on_batches` this
+        estimator shares with ``UniDHC`` (read from its signature, so a training option
+        added to both is passed on without a change here)."""
+        return {name: getattr(self, name) for name in training_parameters()}
 
     def _input(self, phg, client, work, k, seed):
         """Blocks of the input (futures, float64, unit mean row norm) and their saved files."""
@@ -281,15 +316,13 @@ class DistributedUniDHC(HypergraphClusterer):
             if phg.n_features is None:
                 raise ValueError("this hypergraph has no node features; use "
                                  "input='structural' or partition it with features")
-            if phg.n_features > MAX_FEATURES:
-                raise ValueError(f"the node features have {phg.n_features} columns; the "
-                                 f"distributed Uni-DHC takes at most {MAX_FEATURES} (project "
-                                 "them, e.g. by a truncated SVD, before partitioning)")
+            _check_projection(self.n_components, phg.n_features)
             raw = [client.submit(load_feature_block, phg.features_path(b), retries=RETRIES)
                    for b in range(phg.n_blocks)]
             self.input_kind_ = "features"
         else:
-            raw = self._structural(phg, client, k, seed)
+            _check_projection(self.n_components, structural_dim(self.n_structural, k))
+            raw = structural_blocks(phg, client, structural_dim(self.n_structural, k), seed)
             self.input_kind_ = "structural"
         total = sum(client.gather([client.submit(_square_sum, x, retries=RETRIES)
                                    for x in raw]))
@@ -302,30 +335,22 @@ class DistributedUniDHC(HypergraphClusterer):
                                for b, x in enumerate(X)])
         return X, files
 
-    def _structural(self, phg, client, k, seed):
-        """:func:`hyperclust.spectral.structural_features` on the blocks: the top eigenvectors
-        of Zhou's affinity regularized by the mean weighted degree, times ``sqrt(n)``."""
-        from .linalg import column_signs, combine
-
-        n = phg.n_nodes
-        dim = structural_dim(self.n_structural, k)
-        mean_degree = sum(client.gather([client.submit(_degree_sum, phg.block_path(b),
-                                                       retries=RETRIES)
-                                         for b in range(phg.n_blocks)])) / n
-        tau = mean_degree if mean_degree > 0 else 1.0
-        width = min(dim, n - 1)
-        if width < 1:
-            raise ValueError("the structural input needs at least 2 nodes")
-        _, V, _ = top_eigenpairs(normalized_affinity(phg, client, tau=tau), width,
-                                 random_state=seed)
-        # the single process's sign convention: the network is not sign-invariant
-        pad = np.zeros((width, dim))
-        pad[:, :width] = np.diag(column_signs(client, V)) * np.sqrt(n)
-        return combine(client, V, pad)
-
-    def _initial_filter(self, P, X, files, order, seed):
-        self.smoothness_z_ = None
-        if isinstance(self.gamma_init, str):
+    def _initial_filter(self, phg, client, P, X, files, basis_files, order, seed):
+        """The filter's coefficients (power basis) before the encoder's training, as
+        :meth:`hyperclust.cluster.UniDHC._initial_filter` sets them."""
+        self.smoothness_z_, self.mixture_weights_, self.filter_trajectory_ = None, None, []
+        if not isinstance(self.gamma_init, str):
+            self.filter_family_ = "custom"
+            g0 = np.asarray(self.gamma_init, dtype=np.float64)
+        elif self.gamma_init == "alignment":
+            self.filter_family_ = "alignment"
+            learned = alignment_start(phg, client, basis_files, order, seed, CONTRAST_STEPS)
+            if learned is None:
+                g0 = family_coefficients("identity", order)
+            else:
+                self.mixture_weights_, self.filter_trajectory_ = learned
+                g0 = self.mixture_weights_ @ atom_coefficients(order)
+        else:
             family = self.gamma_init
             if family == "auto":
                 self.smoothness_z_ = block_smoothness_zscore(P, X, files, random_state=seed)
@@ -334,8 +359,5 @@ class DistributedUniDHC(HypergraphClusterer):
                 family = "identity"
             self.filter_family_ = family
             g0 = family_coefficients(family, order)
-        else:
-            self.filter_family_ = "custom"
-            g0 = np.asarray(self.gamma_init, dtype=np.float64)
         self.initial_coefficients_ = g0.copy()
         return g0

@@ -1,0 +1,104 @@
+"""Uni-DHC's learned filter start (``gamma_init="alignment"``) on a basis written per block.
+
+The feature-split alignment (:mod:`hyperclust.models.contrast`) reduces to small tensors of
+the basis rows of at most :data:`~hyperclust.models.contrast.ALIGNMENT_ROWS` connected nodes
+(a seeded sample when there are more), so only those rows leave the blocks: the workers
+count and locate the connected nodes, the driver draws the same sample as
+:func:`~hyperclust.models.contrast.filter_objective` and reads those rows from the block
+files (``(K+1) d`` floats per row).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..models.contrast import ALIGNMENT_ROWS
+from ._tasks import RETRIES
+from .batches import _gather_rows
+from .partitioned import load_node_block
+
+__all__ = ["sampled_connected_rows", "alignment_start"]
+
+
+def _connected_count(path) -> int:
+    return int(np.count_nonzero(np.diff(load_node_block(path)[0])))
+
+
+def _connected_at(path, positions, offset):
+    """Global ids of the block's connected nodes at ``positions`` among them."""
+    return offset + np.flatnonzero(np.diff(load_node_block(path)[0]) > 0)[positions]
+
+
+def sampled_connected_rows(phg, client, random_state) -> np.ndarray:
+    """The nodes the alignment reads: every node in a hyperedge, or a seeded sample of
+    :data:`~hyperclust.models.contrast.ALIGNMENT_ROWS` of them, the rows
+    :func:`~hyperclust.models.contrast.filter_objective` takes on the whole hypergraph.
+
+    ``Generator.choice`` of an array picks by position, so drawing positions among the
+    ``c`` connected nodes and mapping them to node ids per block gives its sample without
+    any process holding the ``c`` ids.
+
+    Parameters
+    ----------
+    phg : PartitionedHypergraph
+    client : distributed.Client
+    random_state : int
+
+    Returns
+    -------
+    ndarray of int64, shape (min(c, ALIGNMENT_ROWS),)
+        Sorted global node indices.
+    """
+    counts = np.asarray(client.gather([
+        client.submit(_connected_count, phg.block_path(b), retries=RETRIES)
+        for b in range(phg.n_blocks)]), dtype=np.int64)
+    total = int(counts.sum())
+    if total > ALIGNMENT_ROWS:
+        rng = np.random.default_rng(random_state)
+        positions = np.sort(rng.choice(total, size=ALIGNMENT_ROWS, replace=False))
+    else:
+        positions = np.arange(total)
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    cuts = np.searchsorted(positions, starts)
+    parts = [client.submit(_connected_at, phg.block_path(b),
+                           positions[cuts[b]:cuts[b + 1]] - starts[b],
+                           int(phg.block_bounds[b]), retries=RETRIES)
+             for b in range(phg.n_blocks) if cuts[b + 1] > cuts[b]]
+    rows = client.gather(parts)
+    return np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, dtype=np.int64)
+
+
+def alignment_start(phg, client, basis_files, order: int, random_state, steps: int):
+    """Atom weights learned by :func:`~hyperclust.models.contrast.learn_mixture` on the
+    feature-split alignment of the sampled basis rows.
+
+    Parameters
+    ----------
+    phg : PartitionedHypergraph
+    client : distributed.Client
+    basis_files : list of str
+        The ``(K+1, n_b, d)`` block files of
+        :func:`~hyperclust.distributed.basis.write_power_basis`, readable here.
+    order : int
+        ``K``.
+    random_state : int
+    steps : int
+        Adam steps.
+
+    Returns
+    -------
+    (weights, trajectory) or None
+        As :func:`~hyperclust.models.contrast.learn_mixture`; None when there is nothing to
+        learn (``K = 0``, fewer than 2 connected nodes, one input column).
+    """
+    from ..models.contrast import filter_objective, learn_mixture
+
+    rows = sampled_connected_rows(phg, client, random_state)
+    arrays = [np.load(f, mmap_mode="r") for f in basis_files]
+    offsets = np.asarray(phg.block_bounds[:-1], dtype=np.int64)
+    sample = _gather_rows(arrays, offsets, rows)
+    objective, _ = filter_objective("alignment", None, None, sample,
+                                    np.ones(rows.size, dtype=bool), random_state)
+    if objective is None:
+        return None
+    return learn_mixture(objective, order, 0.0, steps=steps)

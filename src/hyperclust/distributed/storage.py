@@ -1,0 +1,216 @@
+"""Parquet tables on any fsspec path (local, ``memory://``, ``s3://``, ``gs://``...): the
+input as (node, hyperedge[, weight]) pairs and node feature tables, and the fitted labels
+and embedding written per row block and read back.
+
+The readers return what the edge-list readers return (a :class:`~hyperclust.Hypergraph`,
+or ids and values), so :func:`~hyperclust.distributed.partition_edgelists` takes parquet
+files beside edge-list files; the writer goes through ``dask.dataframe.to_parquet`` (one
+file per row block, written by the workers when given a client's partitions).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["is_parquet", "is_url", "path_exists", "read_pairs", "read_feature_table",
+           "write_node_table", "read_node_table"]
+
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+def is_parquet(path) -> bool:
+    """Whether ``path`` names a parquet file or dataset (by its suffix)."""
+    return str(path).lower().rstrip("/").endswith(PARQUET_SUFFIXES)
+
+
+def is_url(path) -> bool:
+    """Whether ``path`` carries an fsspec protocol (``memory://``, ``s3://``, ...)."""
+    return "://" in str(path)
+
+
+def path_exists(path) -> bool:
+    """Whether a file or folder exists at a local path or fsspec URL."""
+    if not is_url(path):
+        return Path(path).exists()
+    import fsspec
+
+    fs, inner = fsspec.core.url_to_fs(str(path))
+    return fs.exists(inner)
+
+
+def _pyarrow():
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ImportError("reading and writing parquet needs pyarrow: pip install "
+                          "'hyperclust[distributed]'") from None
+    return pq
+
+
+def _read_table(path, columns, what: str, every_column: bool = False):
+    """The columns ``columns`` (every column with ``every_column``) of the parquet file or
+    dataset at ``path``, as a pandas DataFrame; one-line errors for a missing path or
+    column."""
+    import fsspec
+
+    pq = _pyarrow()
+    if not path_exists(path):
+        raise FileNotFoundError(f"{what} not found: {path}")
+    fs, inner = fsspec.core.url_to_fs(str(path))
+    try:
+        schema = pq.ParquetDataset(inner, filesystem=fs).schema
+    except Exception as exc:  # pyarrow's own errors name no column or path clearly
+        raise ValueError(f"{path}: not a parquet table ({exc})") from None
+    names = list(schema.names)
+    missing = [c for c in columns if c not in names]
+    if missing:
+        raise ValueError(f"{path}: no column {missing[0]!r} (columns: {', '.join(names)})")
+    return pq.read_table(inner, filesystem=fs,
+                         columns=None if every_column else list(columns)).to_pandas()
+
+
+def read_pairs(path, *, node="node", hyperedge="hyperedge", weight=None,
+               singletons: str = "keep"):
+    """A hypergraph from a parquet table of (node, hyperedge[, weight]) membership pairs.
+
+    Hyperedges are numbered in order of first appearance, nodes as
+    :func:`hyperclust.hypergraph.map_ids` numbers ids (sorted integers, or strings in order
+    of first appearance). Every pair of a hyperedge must carry the same weight.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        A parquet file or dataset folder, local or an fsspec URL.
+    node, hyperedge : str
+        Column names.
+    weight : str, optional
+        Column of hyperedge weights (default: all 1).
+    singletons : {"keep", "drop"}
+
+    Returns
+    -------
+    Hypergraph
+        Duplicate hyperedges kept (the partition merges them across files).
+
+    Examples
+    --------
+    >>> import pandas as pd, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "pairs.parquet")
+    >>> pd.DataFrame({"node": ["b", "a", "a", "c"], "hyperedge": [7, 7, 3, 3]}).to_parquet(path)
+    >>> hg = read_pairs(path)
+    >>> hg.node_ids.tolist(), [sorted(e.tolist()) for e in hg.edges()]
+    (['b', 'a', 'c'], [[0, 1], [1, 2]])
+    """
+    import pandas as pd
+
+    from ..hypergraph import Hypergraph, map_ids
+
+    columns = [node, hyperedge] + ([weight] if weight is not None else [])
+    table = _read_table(path, columns, "parquet pairs table")
+    if table[[node, hyperedge]].isna().any().any():
+        raise ValueError(f"{path}: an empty node or hyperedge cell")
+    node_index, node_ids = map_ids(table[node].to_numpy())
+    edge_index, _ = pd.factorize(table[hyperedge], sort=False)
+    weights = None
+    if weight is not None:
+        w = table[weight].to_numpy(dtype=np.float64)
+        first = np.zeros(edge_index.max() + 1 if edge_index.size else 0)
+        first[edge_index[::-1]] = w[::-1]  # the first pair's weight of each hyperedge
+        if np.any(first[edge_index] != w):
+            raise ValueError(f"{path}: the pairs of one hyperedge carry different weights "
+                             f"in column {weight!r}")
+        weights = first
+    return Hypergraph.from_pairs(node_index, edge_index, node_ids=node_ids, weights=weights,
+                                 singletons=singletons)
+
+
+def read_feature_table(path, node="node"):
+    """``(node ids, values)`` of a parquet feature table: the column ``node`` names the
+    node, every other column is a feature.
+
+    Returns
+    -------
+    ids : ndarray, shape (r,)
+    values : ndarray of float64, shape (r, d)
+    """
+    from ..hypergraph import map_ids
+
+    table = _read_table(path, [node], "parquet feature table", every_column=True)
+    rest = [c for c in table.columns if c != node]
+    if not rest:
+        raise ValueError(f"{path}: no feature column beside {node!r}")
+    try:
+        values = table[rest].to_numpy(dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{path}: a feature column is not numeric") from None
+    _, ids = map_ids(table[node].to_numpy())
+    if ids.size != len(table):
+        raise ValueError(f"{path}: the feature table names a node twice")
+    return ids, values
+
+
+def _identity(part):
+    return part
+
+
+def _part_name(i: int) -> str:
+    # zero-padded: readers list a folder's files in name order
+    return f"part-{i:05d}.parquet"
+
+
+def write_node_table(url, node_ids, labels, embedding=None, *, bounds=None, client=None):
+    """Write one parquet file per row block: columns ``node``, ``cluster`` and, with an
+    embedding, ``e0 .. e{d-1}``.
+
+    Parameters
+    ----------
+    url : str or PathLike
+        A folder, local or an fsspec URL; created (an existing one is replaced).
+    node_ids, labels : ndarray, shape (n,)
+    embedding : ndarray, shape (n, d), optional
+    bounds : sequence of int, optional
+        Row block boundaries ``[0, ..., n]`` (one file each); default one block.
+    client : distributed.Client, optional
+        Writes the blocks as Dask tasks (every worker must reach ``url``).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> out = os.path.join(tempfile.mkdtemp(), "labels.parquet")
+    >>> write_node_table(out, np.array(["a", "b", "c"]), np.array([1, 0, 1]),
+    ...                  np.eye(3)[:, :2], bounds=[0, 2, 3])
+    >>> ids, labels, emb = read_node_table(out)
+    >>> ids.tolist(), labels.tolist(), emb.shape
+    (['a', 'b', 'c'], [1, 0, 1], (3, 2))
+    """
+    import dask.dataframe as dd
+    import pandas as pd
+
+    _pyarrow()
+    n = len(labels)
+    bounds = [0, n] if bounds is None else [int(b) for b in bounds]
+    columns = {"node": np.asarray(node_ids), "cluster": np.asarray(labels, dtype=np.int64)}
+    if embedding is not None:
+        columns.update({f"e{j}": np.asarray(embedding)[:, j]
+                        for j in range(np.asarray(embedding).shape[1])})
+    frame = pd.DataFrame(columns)
+    parts = [frame.iloc[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:])]
+    write = dd.from_map(_identity, parts).to_parquet(
+        str(url), write_index=False, overwrite=True, compute=False,
+        name_function=_part_name)
+    if client is not None:
+        client.compute(write).result()
+    else:
+        write.compute(scheduler="sync")
+
+
+def read_node_table(url):
+    """``(node ids, labels, embedding or None)`` of :func:`write_node_table`'s output, rows
+    in the order written."""
+    table = _read_table(url, ["node", "cluster"], "parquet label table", every_column=True)
+    emb = [c for c in table.columns if c.startswith("e") and c[1:].isdigit()]
+    emb.sort(key=lambda c: int(c[1:]))
+    return (table["node"].to_numpy(), table["cluster"].to_numpy(dtype=np.int64),
+            table[emb].to_numpy(dtype=np.float64) if emb else None)

@@ -1,0 +1,125 @@
+"""A basis of computed eigenvectors that depends on the eigenspaces only.
+
+An eigensolver returns some orthonormal basis of a repeated eigenvalue's eigenspace; which
+one depends on its start vector, its block sizes and rounding (ARPACK and the distributed
+block solver give different ones). Whatever is not invariant to rotations of the columns
+(a neural network, a random split of the columns) then differs too. Two rules make the
+columns a function of the operator alone:
+
+* the columns are cut only at a gap: a repeated eigenvalue that continues past the last
+  column asked for is dropped whole (the columns kept span a subspace the operator fixes);
+* inside a kept repeated eigenvalue the basis is the orthonormalised projection of fixed
+  probe vectors ``R`` (pseudo-random per row and column, :func:`probe_vectors`):
+  ``V M (M^T M)^-1/2`` with ``M = V^T R``, the polar factor of ``M``; for another basis
+  ``V Q`` of the eigenspace ``M`` becomes ``Q^T M`` and the product is the same.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._hashing import mix64
+
+__all__ = ["EIGENVALUE_TIE", "probe_vectors", "repeated_runs", "canonical_rotation"]
+
+EIGENVALUE_TIE = 1e-6
+"""Eigenvalues closer than this count as one repeated eigenvalue: solvers stopped at a
+residual of 1e-8 determine the vectors of a pair this close only to ~1e-2 anyway."""
+
+_COLUMN_SPAN = 1 << 20
+
+
+def probe_vectors(rows, width: int) -> np.ndarray:
+    """Fixed pseudo-random values in ``[-1, 1)`` for the given global rows.
+
+    Parameters
+    ----------
+    rows : ndarray of int, shape (r,)
+        Global row indices (any subset, so blocks can make their own rows).
+    width : int
+        Columns, at most 2^20.
+
+    Returns
+    -------
+    ndarray of float64, shape (r, width)
+
+    Examples
+    --------
+    >>> R = probe_vectors(np.arange(5), 3)
+    >>> R.shape, bool(np.all(R == probe_vectors(np.arange(5), 3)))
+    ((5, 3), True)
+    >>> bool(np.all(probe_vectors(np.array([3, 4]), 3) == R[3:]))
+    True
+    """
+    keys = np.asarray(rows, dtype=np.int64)[:, None] * _COLUMN_SPAN + np.arange(width)
+    return (mix64(keys) >> np.uint64(11)).astype(np.float64) * 2.0 ** -52 - 1.0
+
+
+def repeated_runs(values, tol: float = EIGENVALUE_TIE) -> list:
+    """``(start, stop)`` of every run of at least 2 consecutive values within ``tol`` of
+    their neighbour.
+
+    Examples
+    --------
+    >>> repeated_runs([0.0, 0.3, 0.3 + 1e-9, 0.3, 0.5, 0.7, 0.7])
+    [(1, 4), (5, 7)]
+    """
+    same = np.abs(np.diff(np.asarray(values, dtype=np.float64))) <= tol
+    runs, start = [], None
+    for i, tie in enumerate(np.append(same, False)):
+        if tie and start is None:
+            start = i
+        elif not tie and start is not None:
+            runs.append((start, i + 1))
+            start = None
+    return runs
+
+
+def canonical_rotation(values, VtR, k: int) -> np.ndarray:
+    """The small matrix ``T`` with ``V T`` the canonical basis (module docstring).
+
+    Parameters
+    ----------
+    values : ndarray, shape (w,)
+        Eigenvalues of the ``w >= k`` computed columns of ``V``, in column order (sorted);
+        with ``w > k`` a repeated eigenvalue continuing past column ``k`` is seen.
+    VtR : ndarray, shape (w, w)
+        ``V^T probe_vectors(all rows, w)``.
+    k : int
+        Columns asked for.
+
+    Returns
+    -------
+    ndarray, shape (w, k')
+        ``k'`` = ``k``, or the first column of a repeated eigenvalue that continues past
+        column ``k`` (when that is not column 0: then ``k`` and that run's basis as given).
+
+    Examples
+    --------
+    A double eigenvalue at columns 1-2: any rotation of those columns gives the same result.
+
+    >>> rng = np.random.default_rng(0)
+    >>> V = np.linalg.qr(rng.normal(size=(6, 4)))[0]
+    >>> c, s = np.cos(0.7), np.sin(0.7)
+    >>> W = V.copy(); W[:, 1:3] = V[:, 1:3] @ np.array([[c, -s], [s, c]])
+    >>> vals = np.array([0.1, 0.4, 0.4, 0.6])
+    >>> R = probe_vectors(np.arange(6), 4)
+    >>> a = V @ canonical_rotation(vals, V.T @ R, 3)
+    >>> b = W @ canonical_rotation(vals, W.T @ R, 3)
+    >>> bool(np.allclose(a, b))
+    True
+    >>> canonical_rotation(vals, V.T @ R, 2).shape  # the run crosses the cut: dropped
+    (4, 1)
+    """
+    w = len(values)
+    runs = repeated_runs(values)
+    keep = k
+    for start, stop in runs:
+        if start < k < stop and start > 0:
+            keep = start
+    T = np.eye(w)[:, :keep]
+    for start, stop in runs:
+        if stop <= keep:
+            U, _, Wt = np.linalg.svd(VtR[start:stop, start:stop])
+            T[start:stop, start:stop] = U @ Wt
+    return T
