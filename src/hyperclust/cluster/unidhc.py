@@ -7,8 +7,8 @@ Our reconstruction of "A Unified Framework for Deep Hypergraph Clustering Beyond
    :func:`hyperclust.spectral.structural_features` with ``2 * n_clusters`` columns), rescaled
    to unit mean row norm;
 2. the filter is learned from a neutral start (the uniform mixture of low- and high-pass atoms)
-   by a label-free objective (:mod:`hyperclust.models.contrast`): the alignment of the
-   filtered half of the feature columns with the raw other half;
+   by a label-free objective (:mod:`hyperclust.models.canonical`): the canonical
+   correlation of the filtered half of the feature columns with the raw other half;
 3. the basis ``[T_0(P) X, ..., T_K(P) X]`` is precomputed in factored form; isolated nodes
    take half of each propagated term from their nearest connected nodes in feature space;
 4. a residual encoder ``Z + MLP(Z)`` (the identity at the start) is trained on the filter
@@ -38,7 +38,7 @@ from .spectral import resolve_settings
 __all__ = ["UniDHC", "family_coefficients"]
 
 _FAMILIES = ("low-pass", "identity", "high-pass", "uniform")
-_LEARNED = ("alignment", "contrast", "auto")
+_LEARNED = ("canonical", "alignment", "contrast", "auto")
 CONTRAST_STEPS = 300
 """Adam steps of the filter objective (on ``2 K + 1`` weights; converged well before)."""
 EMBEDDINGS = ("concat", "filter", "auto")
@@ -171,13 +171,17 @@ class UniDHC(HypergraphClusterer):
         (:data:`hyperclust.operators.propagation.BASIS_DTYPE`; the network trains in
         float32): mean ACC/NMI within 0.006 of float64 (less than one std) over 5 seeds
         on 10 shared sets (docs/results/bench/dtype_settings.md).
-    gamma_init : {"alignment", "contrast", "auto", "low-pass", "identity", "high-pass", \
-"uniform"} or array
-        Filter before the encoder's training. ``"alignment"``: learned from the uniform
+    gamma_init : {"canonical", "alignment", "contrast", "auto", "low-pass", "identity", \
+"high-pass", "uniform"} or array
+        Filter before the encoder's training. ``"canonical"``: learned from the uniform
         mixture of the atoms ``I, P..P^K, (I-P)..(I-P)^K`` (no family chosen beforehand) by
-        the label-free feature-split alignment
-        (:func:`hyperclust.models.contrast.feature_split_alignment`: the filtered half of
-        the feature columns against the raw other half). ``"contrast"``: the same mixture
+        the label-free feature-split canonical correlation
+        (:func:`hyperclust.models.canonical.canonical_correlation`: the ``n_clusters - 1``
+        largest squared canonical correlations of the filtered half of the feature columns
+        with the raw other half). ``"alignment"``: the same mixture learned by the linear
+        kernel alignment of the two halves
+        (:func:`hyperclust.models.contrast.feature_split_alignment`; smooths too much at
+        mid homophily, docs/unidhc.md). ``"contrast"``: the same mixture
         learned by the energy contrast against a row-shuffled input
         (:func:`~hyperclust.models.contrast.energy_contrast`, ``order_penalty`` per
         order; over-smooths at mid homophily, docs/unidhc.md). ``"auto"`` (the default
@@ -264,7 +268,7 @@ class UniDHC(HypergraphClusterer):
     smoothness_z_ : float or None
         The z-score (``None`` when ``gamma_init`` is not ``"auto"``).
     filter_family_ : str
-        Family of the initial filter (``"alignment"`` or ``"contrast"`` when learned,
+        Family of the initial filter (the objective's name when learned,
         ``"custom"`` for an explicit array).
     mixture_weights_ : ndarray, shape (2 order + 1,) or None
         Learned atom weights (atoms ``I, P..P^K, (I-P)..(I-P)^K``), ``None`` unless learned.
@@ -284,7 +288,7 @@ class UniDHC(HypergraphClusterer):
     ((120,), (120, 16), (3,))
     """
 
-    def __init__(self, n_clusters=2, *, order=2, gamma_init="alignment", order_penalty=0.03,
+    def __init__(self, n_clusters=2, *, order=2, gamma_init="canonical", order_penalty=0.03,
                  self_loops=1.0, input="auto", n_components="auto", n_structural="auto",
                  isolated_neighbors=10, hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=0.0,
                  batch_size=512, decorrelation_weight=0.1, consistency_weight=1.0,
@@ -343,19 +347,19 @@ class UniDHC(HypergraphClusterer):
         scale = np.sqrt(np.mean(np.sum(X * X, axis=1)))
         return (X / scale if scale > 0 else X), kind
 
-    def _initial_filter(self, hg, P, X, B, order, seed):
+    def _initial_filter(self, hg, P, X, B, order, seed, k):
         """Step 2: the filter's coefficients (power basis) before the encoder's training."""
         self.smoothness_z_, self.mixture_weights_, self.filter_trajectory_ = None, None, []
         if not isinstance(self.gamma_init, str):
             self.filter_family_ = "custom"
             return np.asarray(self.gamma_init, dtype=np.float64)
         family = self.gamma_init
-        if family in ("alignment", "contrast"):
+        if family in ("canonical", "alignment", "contrast"):
             self.filter_family_ = family
             from ..models.contrast import atom_coefficients, filter_objective, learn_mixture
 
             objective, penalty = filter_objective(family, P, X, B, ~hg.isolated, seed,
-                                                  float(self.order_penalty))
+                                                  float(self.order_penalty), n_clusters=k)
             if objective is None:
                 return family_coefficients("identity", order)
             self.mixture_weights_, self.filter_trajectory_ = learn_mixture(
@@ -407,7 +411,7 @@ class UniDHC(HypergraphClusterer):
         # float32 propagation (propagation.BASIS_DTYPE): the basis is trained in float32
         P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE)
         B = polynomial_basis(P, X, order)
-        g0 = self._initial_filter(hg, P, X, B, order, seed)
+        g0 = self._initial_filter(hg, P, X, B, order, seed, k)
         self.initial_coefficients_ = g0.copy()
         B = self._borrow_for_isolated(hg, X, B, seed)
         net, self.loss_history_ = train_unidhc(

@@ -365,26 +365,29 @@ def feature_split_alignment(gamma, parts):
 
 
 def filter_objective(kind: str, operator, X, basis, connected, random_state,
-                     order_penalty: float = 0.03):
+                     order_penalty: float = 0.03, n_clusters: int = 2):
     """The objective :func:`learn_mixture` minimises for a learned filter of ``kind``.
 
     Parameters
     ----------
-    kind : {"alignment", "contrast"}
-        :func:`feature_split_alignment` (no penalty) or :func:`energy_contrast`
-        (``order_penalty`` per order).
+    kind : {"canonical", "alignment", "contrast"}
+        :func:`hyperclust.models.canonical.canonical_correlation` (``n_clusters - 1``
+        directions), :func:`feature_split_alignment` (both without penalty) or
+        :func:`energy_contrast` (``order_penalty`` per order).
     operator : LinearOperator, shape (n, n)
     X : ndarray, shape (n, d)
         The input of ``basis``.
     basis : ndarray, shape (K+1, n, d)
     connected : ndarray of bool, shape (n,)
     random_state : int
+    order_penalty : float
+    n_clusters : int
 
     Returns
     -------
     (objective, penalty)
         ``objective``: ``gamma -> (value, grad)``; ``(None, 0.0)`` when there is nothing
-        to learn (``K = 0``, fewer than 2 connected nodes, or one column for the alignment).
+        to learn (``K = 0``, fewer than 2 connected nodes, or one column for a feature split).
 
     Examples
     --------
@@ -400,7 +403,7 @@ def filter_objective(kind: str, operator, X, basis, connected, random_state,
 
     order = basis.shape[0] - 1
     rows = np.flatnonzero(connected)
-    if order < 1 or rows.size < 2 or (kind == "alignment" and basis.shape[2] < 2):
+    if order < 1 or rows.size < 2 or (kind != "contrast" and basis.shape[2] < 2):
         return None, 0.0
     if kind == "contrast":
         G, G_shuffled = contrast_grams(operator, X, order, connected, random_state)
@@ -408,4 +411,9 @@ def filter_objective(kind: str, operator, X, basis, connected, random_state,
     if rows.size > ALIGNMENT_ROWS:
         rows = np.sort(np.random.default_rng(random_state).choice(rows, size=ALIGNMENT_ROWS,
                                                                    replace=False))
+    if kind == "canonical":
+        from .canonical import canonical_correlation, canonical_parts
+
+        return partial(canonical_correlation, parts=canonical_parts(basis, rows, random_state),
+                       n_components=max(1, int(n_clusters) - 1)), 0.0
     return partial(feature_split_alignment, parts=alignment_parts(basis, rows, random_state)), 0.0
