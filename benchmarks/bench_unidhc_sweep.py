@@ -18,6 +18,10 @@ per h, seed and method; a rerun replaces the rows it measures; ``report`` reads 
 Low-pass share of a filter: ``(g(0) - g(1)) / max |g|`` of its response
 ``g(lambda) = sum_k gamma_k (1 - lambda)^k`` on the Laplacian spectrum [0, 1]
 (:func:`hyperclust.models.contrast.low_pass_share`): +1 low-pass, -1 high-pass, 0 flat.
+It is a function of gamma alone, so it sits at +1 wherever the learned mixture reaches the
+``P^K`` corner. The output smoothness (:func:`output_smoothness`, the Rayleigh quotient of
+``P`` on what k-means clusters) is measured beside it: it keeps moving there, but it also
+moves with how smooth the input itself is, so it is not a measure of the filter alone.
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ LEVELS = [round(0.1 * i, 1) for i in range(11)]
 FIXED = {"X": [1, 0, 0], "PX": [0, 1, 0], "P^2 X": [0, 0, 1], "X - PX": [1, -1, 0]}
 VARIANTS = {
     "unidhc": {},
+    "kernel alignment": {"gamma_init": "alignment"},
+    "dropout views": {"views": "dropout"},
     "no decorrelation": {"decorrelation_weight": 0.0},
     "no consistency": {"consistency_weight": 0.0},
     "gamma trained by the losses": {"gamma_lr": 1e-2, "gamma_reg": 0.0},
@@ -66,6 +72,17 @@ def _row(h, seed, method, labels, pred, **extra):
             **extra}
 
 
+def output_smoothness(hg, Z):
+    """``tr(Zc^T P Zc) / tr(Zc^T Zc)`` of the column-centred ``Z``, shape (n, d), in [0, 1]:
+    the share of the output's energy that one propagation keeps (1: constant on every
+    connected component)."""
+    from hyperclust.operators.propagation import PropagationOperator
+
+    Zc = np.asarray(Z, dtype=np.float64)
+    Zc = Zc - Zc.mean(axis=0)
+    return float(np.sum(Zc * PropagationOperator(hg).matmat(Zc)) / np.sum(Zc * Zc))
+
+
 def run_level(h, seed):
     """Every method of ``run`` at one homophily level and seed."""
     hg = _graph(h, seed)
@@ -78,7 +95,9 @@ def run_level(h, seed):
         t = time.perf_counter()
         est = UniDHC(4, random_state=seed, **params).fit(hg)
         extra = {"time": time.perf_counter() - t, "gamma": est.coefficients_.tolist(),
-                 "share": low_pass_share(est.coefficients_)}
+                 "share": low_pass_share(est.coefficients_),
+                 "output_smoothness": output_smoothness(
+                     hg, est.embedding_[:, :est.n_filter_columns_])}
         if name == "unidhc":
             extra["trajectory"] = [t_["gamma"] for t_ in est.filter_trajectory_]
             block = kmeans_labels(est.embedding_[:, :est.n_filter_columns_], 4, est.n_init_,

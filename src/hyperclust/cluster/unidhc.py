@@ -42,6 +42,7 @@ _LEARNED = ("canonical", "alignment", "contrast", "auto")
 CONTRAST_STEPS = 300
 """Adam steps of the filter objective (on ``2 K + 1`` weights; converged well before)."""
 EMBEDDINGS = ("concat", "filter", "auto")
+VIEWS = ("complementary", "dropout")
 SELECTION_NEIGHBORS = 10
 """Attribute neighbours of the kNN walk that scores the candidate outputs (as in ``auto``)."""
 NEIGHBOR_PAIR_BUDGET = 2 ** 25
@@ -148,6 +149,7 @@ _PARAMETER_CHECKS = {
     "consistency_weight": check_nonnegative,
     "order_penalty": check_nonnegative,
     "dropout": _dropout,
+    "views": _choice(VIEWS),
     "embedding": _choice(EMBEDDINGS),
     "n_init": lambda v, name: v if isinstance(v, str) and v == "auto" else check_int(v, name, 1,
                                                                 alternatives="'auto'"),
@@ -231,7 +233,13 @@ class UniDHC(HypergraphClusterer):
     gamma_reg : float, default 1.0
         Weight of ``||gamma - gamma_init||^2``.
     dropout : float, default 0.2
-        Feature dropout making the two views.
+        Feature dropout making the two views when ``views="dropout"``.
+    views : {"complementary", "dropout"}, default "complementary"
+        The encoder's two views of a node: complementary random halves of its filter
+        output's entries (they share no feature noise, so agreeing needs the class
+        signal), or two independent dropout copies (``"dropout"``, the default until
+        2026-12-05; they share most of the noise, and the consistency loss's uniformity
+        term then spreads the clusters: docs/unidhc.md, "The deep part").
     embedding : {"concat", "filter", "auto"}, default "concat"
         What k-means clusters: the L2-normalised filter output beside the L2-normalised
         encoder output, or the filter output alone; ``"auto"`` clusters each of these, the
@@ -292,7 +300,8 @@ class UniDHC(HypergraphClusterer):
                  self_loops=1.0, input="auto", n_components="auto", n_structural="auto",
                  isolated_neighbors=10, hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=0.0,
                  batch_size=512, decorrelation_weight=0.1, consistency_weight=1.0,
-                 gamma_reg=1.0, dropout=0.2, embedding="concat", n_init="auto",
+                 gamma_reg=1.0, dropout=0.2, views="complementary", embedding="concat",
+                 n_init="auto",
                  random_state=0, device="cpu", verbose=False):
         self.n_clusters = n_clusters
         self.order = order
@@ -312,6 +321,7 @@ class UniDHC(HypergraphClusterer):
         self.consistency_weight = consistency_weight
         self.gamma_reg = gamma_reg
         self.dropout = dropout
+        self.views = views
         self.embedding = embedding
         self.n_init = n_init
         self.random_state = random_state
@@ -354,6 +364,11 @@ class UniDHC(HypergraphClusterer):
             self.filter_family_ = "custom"
             return np.asarray(self.gamma_init, dtype=np.float64)
         family = self.gamma_init
+        if family in ("canonical", "alignment") and self.input_kind_ == "structural":
+            # the structural columns are eigenvectors of the hypergraph itself: a filter only
+            # rescales them (the canonical correlation is blind to that) and the two halves
+            # share no independent noise; P^K weighs them by diffusion time K
+            family = "low-pass"
         if family in ("canonical", "alignment", "contrast"):
             self.filter_family_ = family
             from ..models.contrast import atom_coefficients, filter_objective, learn_mixture
@@ -419,7 +434,7 @@ class UniDHC(HypergraphClusterer):
             gamma_lr=self.gamma_lr, batch_size=self.batch_size,
             decorrelation_weight=self.decorrelation_weight, gamma_reg=self.gamma_reg,
             consistency_weight=self.consistency_weight,
-            dropout=float(self.dropout), random_state=seed, device=self.device,
+            dropout=float(self.dropout), views=self.views, random_state=seed, device=self.device,
             verbose=self.verbose, load_meter=load_meter)
         self.coefficients_ = net.filter.gamma.detach().cpu().numpy().astype(np.float64)
         Z = _filter_output(self.coefficients_, B)
