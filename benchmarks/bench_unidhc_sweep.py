@@ -83,15 +83,16 @@ def output_smoothness(hg, Z):
     return float(np.sum(Zc * PropagationOperator(hg).matmat(Zc)) / np.sum(Zc * Zc))
 
 
-def run_level(h, seed):
-    """Every method of ``run`` at one homophily level and seed."""
+def run_level(h, seed, variants=tuple(VARIANTS)):
+    """The fixed filters, k-means on X and the ``variants`` at one homophily level and seed."""
     hg = _graph(h, seed)
     rows = [_row(h, seed, "kmeans(X)", hg.labels,
                  KMeansFeatures(4, random_state=seed).fit(hg).labels_)]
     for name, gamma in FIXED.items():
         est = UniDHC(4, gamma_init=gamma, epochs=0, embedding="filter", random_state=seed)
         rows.append(_row(h, seed, name, hg.labels, est.fit(hg).labels_))
-    for name, params in VARIANTS.items():
+    for name in variants:
+        params = VARIANTS[name]
         t = time.perf_counter()
         est = UniDHC(4, random_state=seed, **params).fit(hg)
         extra = {"time": time.perf_counter() - t, "gamma": est.coefficients_.tolist(),
@@ -138,6 +139,8 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     ap.add_argument("--levels", type=float, nargs="+", default=LEVELS)
     ap.add_argument("--tag", default="", help="suffix of the store's name (parallel runs)")
+    ap.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS),
+                    help="Uni-DHC variants of `run` (default: all)")
     args = ap.parse_args(argv)
     if args.stage == "report":
         from bench_unidhc_sweep_report import report  # noqa: E402 (sibling script)
@@ -150,7 +153,8 @@ def main(argv=None):
     commit = _commit()
     for seed in args.seeds:
         for h in args.levels:
-            rows = [dict(r, commit=commit) for r in step(h, seed)]
+            found = step(h, seed, args.variants) if args.stage == "run" else step(h, seed)
+            rows = [dict(r, commit=commit) for r in found]
             _save(rows, _store(args.stage, args.tag))
             print(f"h={h} seed={seed}: " + ", ".join(f"{r['method']} {r['acc']:.3f}"
                                                   for r in rows), flush=True)
