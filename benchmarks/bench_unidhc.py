@@ -99,7 +99,7 @@ def run(hg, seeds, protocol, store, extra=None, only=None):
                                init=est.initial_coefficients_.tolist(),
                                z=est.smoothness_z_, family=est.filter_family_)
                 d = est.n_filter_columns_
-                lab = kmeans_labels(est.embedding_[:, :d], k, est.n_init_, seed)  # the fit's restarts
+                lab = kmeans_labels(est.embedding_[:, :d], k, est.n_init_, seed)
                 out.append({"method": "unidhc (filter block)", **evaluate(hg.labels, lab),
                             "time": dt})
         return out

@@ -10,10 +10,10 @@ when a direction of ``Z`` is mostly between-class variation: everything in ``Z``
 raw half cannot predict (feature noise, and the within-class spread that smoothing across
 classes creates) counts against it, whatever its direction. That is Fisher's ratio, the
 quantity k-means needs, on ``k - 1`` directions, measured against a target the hypergraph
-cannot fake. The linear kernel alignment (:func:`hyperclust.models.contrast.feature_split_alignment`)
-weighs each direction by its variance squared instead, so the within-class spread of a
-few strong directions counts less than it should, and it smooths too much at mid
-homophily.
+cannot fake. The linear kernel alignment
+(:func:`hyperclust.models.contrast.feature_split_alignment`) weighs each direction by
+its variance squared instead, so the within-class spread of a few strong directions
+counts less than it should, and it smooths too much at mid homophily.
 
 Everything reduces to small tensors of the basis (:func:`canonical_parts`): the Grams
 ``A_k^T A_l`` and the cross products with the whitened raw half, ``O((K+1)^2 r d^2)`` once
