@@ -13,6 +13,7 @@ from hyperclust.datasets import hypergraph_sbm
 from hyperclust.models.basis import polynomial_basis
 from hyperclust.models.canonical import RIDGE, canonical_correlation, canonical_parts
 from hyperclust.operators.propagation import PropagationOperator
+from test_unidhc_contrast import _dense_filter
 
 
 def _tiny(d=6, seed=4):
@@ -20,15 +21,6 @@ def _tiny(d=6, seed=4):
                                n_nodes=11)  # node 7 and 10 isolated
     X = np.random.default_rng(seed).normal(size=(11, d))
     return hg, PropagationOperator(hg), X
-
-
-def _dense_filter(P, gamma):
-    """``sum_k gamma_k P^k`` as a dense torch matrix (gamma a torch vector)."""
-    Pd = torch.tensor(P.matmat(np.eye(P.shape[0])))
-    out, power = 0, torch.eye(P.shape[0], dtype=torch.float64)
-    for g in gamma:
-        out, power = out + g * power, power @ Pd
-    return out
 
 
 def _ridged(C):

@@ -26,20 +26,44 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-__all__ = ["RIDGE", "canonical_parts", "canonical_correlation"]
+__all__ = ["RIDGE", "split_directions", "canonical_parts", "canonical_correlation"]
 
 RIDGE = 0.01
 """Ridge on each side's covariance, as a fraction of its mean eigenvalue: keeps the
 chance correlations of few rows (zoo: 101 nodes) and near-constant directions out."""
 
 
-def _split_blocks(basis, rows, random_state):
-    """Column-centred basis rows and the two column halves, as :func:`alignment_parts`."""
+def split_directions(basis: np.ndarray, rows: np.ndarray, random_state) -> list:
+    """Both directions of a seeded random split of the feature columns into two halves.
+
+    Parameters
+    ----------
+    basis : ndarray, shape (K+1, n, d)
+    rows : ndarray of int
+        Nodes that enter the criterion.
+    random_state : int
+        Seed of the column split.
+
+    Returns
+    -------
+    list of two (W, R)
+        ``W = [A_0 | ... | A_K]``, shape (r, (K+1) d_a), ``A_k`` the column-centred
+        ``B[k][rows]`` on one half; ``R``, shape (r, d_b), the column-centred raw input
+        ``B[0][rows]`` on the other half; then the same with the halves swapped.
+
+    Examples
+    --------
+    >>> basis = np.random.default_rng(0).normal(size=(3, 10, 5))
+    >>> [(W.shape, R.shape) for W, R in split_directions(basis, np.arange(10), 0)]
+    [((10, 6), (10, 3)), ((10, 9), (10, 2))]
+    """
     d = basis.shape[2]
     cols = np.random.default_rng(random_state).permutation(d)
     block = np.asarray(basis[:, rows], dtype=np.float64)
     block -= block.mean(axis=1, keepdims=True)
-    return block, (cols[:d // 2], cols[d // 2:])
+    r = block.shape[1]
+    return [(block[:, :, a].transpose(1, 0, 2).reshape(r, -1), block[0][:, b])
+            for a, b in ((cols[:d // 2], cols[d // 2:]), (cols[d // 2:], cols[:d // 2]))]
 
 
 def _inverse_sqrt(C, ridge):
@@ -80,17 +104,15 @@ def canonical_parts(basis: np.ndarray, rows: np.ndarray, random_state, ridge: fl
     """
     from threadpoolctl import threadpool_limits
 
-    block, halves = _split_blocks(basis, rows, random_state)
-    n_orders, r = block.shape[:2]
+    n_orders = basis.shape[0]
     parts = []
     # one BLAS thread: the same bits whatever the thread count
     with threadpool_limits(1, user_api="blas"):
-        for a, b in (halves, halves[::-1]):
-            W = block[:, :, a].transpose(1, 0, 2).reshape(r, -1)  # [A_0 | ... | A_K]
-            R = block[0][:, b]
+        for W, R in split_directions(basis, rows, random_state):
             Rw = R @ _inverse_sqrt(R.T @ R, ridge)
-            G = (W.T @ W).reshape(n_orders, a.size, n_orders, a.size)
-            C = (W.T @ Rw).reshape(n_orders, a.size, b.size)
+            d_a = W.shape[1] // n_orders
+            G = (W.T @ W).reshape(n_orders, d_a, n_orders, d_a)
+            C = (W.T @ Rw).reshape(n_orders, d_a, R.shape[1])
             parts.append((G, C))
     return parts
 

@@ -298,21 +298,17 @@ def alignment_parts(basis: np.ndarray, rows: np.ndarray, random_state):
     """
     from threadpoolctl import threadpool_limits
 
-    d = basis.shape[2]
-    cols = np.random.default_rng(random_state).permutation(d)
-    halves = (cols[:d // 2], cols[d // 2:])
-    block = np.asarray(basis[:, rows], dtype=np.float64)
-    block -= block.mean(axis=1, keepdims=True)
-    n_orders, r = block.shape[:2]
+    from .canonical import split_directions
+
+    n_orders = basis.shape[0]
     parts = []
     # one BLAS thread: the same bits whatever the thread count (a product's rounding
     # depends on how many threads split it)
     with threadpool_limits(1, user_api="blas"):
-        for a, b in (halves, halves[::-1]):
-            W = block[:, :, a].transpose(1, 0, 2).reshape(r, -1)  # [A_0 | ... | A_K]
-            R = block[0][:, b]
+        for W, R in split_directions(basis, rows, random_state):
+            d_a = W.shape[1] // n_orders
             C = (W.T @ R).reshape(n_orders, -1)  # row k: A_k^T R, flattened
-            gram = (W.T @ W).reshape(n_orders, a.size, n_orders, a.size)  # A_k^T A_l
+            gram = (W.T @ W).reshape(n_orders, d_a, n_orders, d_a)  # A_k^T A_l
             T = np.einsum("kalb,manb->klmn", gram, gram)
             parts.append((C @ C.T, T, float(np.sum((R.T @ R) ** 2))))
     return parts
