@@ -70,6 +70,7 @@ def methods(k, seed, featured=True, isolated=False):
         "uniform P^0..P^8": UniDHC(k, order=8, gamma_init="uniform", **fixed),
         "X - PX (high-pass)": UniDHC(k, gamma_init="high-pass", **fixed),
         "unidhc": UniDHC(k, random_state=seed),
+        "unidhc (dropout views)": UniDHC(k, views="dropout", random_state=seed),
     }
 
 
@@ -99,7 +100,7 @@ def run(hg, seeds, protocol, store, extra=None, only=None):
                                init=est.initial_coefficients_.tolist(),
                                z=est.smoothness_z_, family=est.filter_family_)
                 d = est.n_filter_columns_
-                lab = kmeans_labels(est.embedding_[:, :d], k, est.n_init, seed)
+                lab = kmeans_labels(est.embedding_[:, :d], k, est.n_init_, seed)
                 out.append({"method": "unidhc (filter block)", **evaluate(hg.labels, lab),
                             "time": dt})
         return out

@@ -18,6 +18,10 @@ per h, seed and method; a rerun replaces the rows it measures; ``report`` reads 
 Low-pass share of a filter: ``(g(0) - g(1)) / max |g|`` of its response
 ``g(lambda) = sum_k gamma_k (1 - lambda)^k`` on the Laplacian spectrum [0, 1]
 (:func:`hyperclust.models.contrast.low_pass_share`): +1 low-pass, -1 high-pass, 0 flat.
+It is a function of gamma alone, so it sits at +1 wherever the learned mixture reaches the
+``P^K`` corner. The output smoothness (:func:`output_smoothness`, the Rayleigh quotient of
+``P`` on what k-means clusters) is measured beside it: it keeps moving there, but it also
+moves with how smooth the input itself is, so it is not a measure of the filter alone.
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ LEVELS = [round(0.1 * i, 1) for i in range(11)]
 FIXED = {"X": [1, 0, 0], "PX": [0, 1, 0], "P^2 X": [0, 0, 1], "X - PX": [1, -1, 0]}
 VARIANTS = {
     "unidhc": {},
+    "kernel alignment": {"gamma_init": "alignment"},
+    "dropout views": {"views": "dropout"},
     "no decorrelation": {"decorrelation_weight": 0.0},
     "no consistency": {"consistency_weight": 0.0},
     "gamma trained by the losses": {"gamma_lr": 1e-2, "gamma_reg": 0.0},
@@ -66,19 +72,33 @@ def _row(h, seed, method, labels, pred, **extra):
             **extra}
 
 
-def run_level(h, seed):
-    """Every method of ``run`` at one homophily level and seed."""
+def output_smoothness(hg, Z):
+    """``tr(Zc^T P Zc) / tr(Zc^T Zc)`` of the column-centred ``Z``, shape (n, d), in [0, 1]:
+    the share of the output's energy that one propagation keeps (1: constant on every
+    connected component)."""
+    from hyperclust.operators.propagation import PropagationOperator
+
+    Zc = np.asarray(Z, dtype=np.float64)
+    Zc = Zc - Zc.mean(axis=0)
+    return float(np.sum(Zc * PropagationOperator(hg).matmat(Zc)) / np.sum(Zc * Zc))
+
+
+def run_level(h, seed, variants=tuple(VARIANTS)):
+    """The fixed filters, k-means on X and the ``variants`` at one homophily level and seed."""
     hg = _graph(h, seed)
     rows = [_row(h, seed, "kmeans(X)", hg.labels,
                  KMeansFeatures(4, random_state=seed).fit(hg).labels_)]
     for name, gamma in FIXED.items():
         est = UniDHC(4, gamma_init=gamma, epochs=0, embedding="filter", random_state=seed)
         rows.append(_row(h, seed, name, hg.labels, est.fit(hg).labels_))
-    for name, params in VARIANTS.items():
+    for name in variants:
+        params = VARIANTS[name]
         t = time.perf_counter()
         est = UniDHC(4, random_state=seed, **params).fit(hg)
         extra = {"time": time.perf_counter() - t, "gamma": est.coefficients_.tolist(),
-                 "share": low_pass_share(est.coefficients_)}
+                 "share": low_pass_share(est.coefficients_),
+                 "output_smoothness": output_smoothness(
+                     hg, est.embedding_[:, :est.n_filter_columns_])}
         if name == "unidhc":
             extra["trajectory"] = [t_["gamma"] for t_ in est.filter_trajectory_]
             block = kmeans_labels(est.embedding_[:, :est.n_filter_columns_], 4, est.n_init_,
@@ -119,6 +139,8 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     ap.add_argument("--levels", type=float, nargs="+", default=LEVELS)
     ap.add_argument("--tag", default="", help="suffix of the store's name (parallel runs)")
+    ap.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS),
+                    help="Uni-DHC variants of `run` (default: all)")
     args = ap.parse_args(argv)
     if args.stage == "report":
         from bench_unidhc_sweep_report import report  # noqa: E402 (sibling script)
@@ -131,7 +153,8 @@ def main(argv=None):
     commit = _commit()
     for seed in args.seeds:
         for h in args.levels:
-            rows = [dict(r, commit=commit) for r in step(h, seed)]
+            found = step(h, seed, args.variants) if args.stage == "run" else step(h, seed)
+            rows = [dict(r, commit=commit) for r in found]
             _save(rows, _store(args.stage, args.tag))
             print(f"h={h} seed={seed}: " + ", ".join(f"{r['method']} {r['acc']:.3f}"
                                                   for r in rows), flush=True)

@@ -8,7 +8,8 @@ from scipy.stats import spearmanr
 from hyperclust.models.basis import basis_response
 
 FIXED = ("kmeans(X)", "X", "PX", "P^2 X", "X - PX")
-LOSS_ROWS = ("unidhc", "no decorrelation", "no consistency",
+LOSS_ROWS = ("unidhc", "kernel alignment", "dropout views", "no decorrelation",
+             "no consistency",
              "gamma trained by the losses", "z-score start, gamma_lr 1e-3",
              "energy contrast")
 
@@ -50,13 +51,20 @@ def share_table(by, levels, seeds):
     body = [[h, _ms([r["share"] for r in by[("unidhc", h)]]),
              " ".join(f"{g:+.2f}" for g in np.mean([r["gamma"] for r in by[("unidhc", h)]],
                                                     axis=0))] for h in levels]
-    rho = []
-    for s in seeds:
-        shares = [next(r["share"] for r in by[("unidhc", h)] if r["seed"] == s) for h in levels]
-        rho.append(spearmanr(levels, shares)[0])
-    text = _table(["h", "low-pass share", "mean gamma (P^0..P^K)"], body)
-    return text + "\n\nSpearman(h, share) per seed: " + ", ".join(
-        f"seed {s}: {r:.3f}" for s, r in zip(seeds, rho))
+    smooth = "output_smoothness" in by[("unidhc", levels[0])][0]
+    if smooth:
+        for row, h in zip(body, levels):
+            row.append(_ms([r["output_smoothness"] for r in by[("unidhc", h)]]))
+    text = _table(["h", "low-pass share", "mean gamma (P^0..P^K)"]
+                  + (["output smoothness"] if smooth else []), body)
+    for key, name in (("share", "share"), ("output_smoothness", "output smoothness")):
+        if key == "output_smoothness" and not smooth:
+            continue
+        rho = [spearmanr(levels, [next(r[key] for r in by[("unidhc", h)] if r["seed"] == s)
+                                  for h in levels])[0] for s in seeds]
+        text += f"\n\nSpearman(h, {name}) per seed: " + ", ".join(
+            f"seed {s}: {r:.3f}" for s, r in zip(seeds, rho))
+    return text
 
 
 def loss_table(by, levels):

@@ -152,4 +152,4 @@ def test_bad_order_penalty_is_a_clear_error():
 def test_order_zero_keeps_the_identity():
     hg = hypergraph_sbm(60, 2, homophily=0.9, n_features=4, random_state=0)
     est = UniDHC(2, order=0, epochs=0).fit(hg)
-    assert est.coefficients_.tolist() == [1.0] and est.filter_family_ == "alignment"
+    assert est.coefficients_.tolist() == [1.0] and est.filter_family_ == "canonical"

@@ -7,8 +7,8 @@ Our reconstruction of "A Unified Framework for Deep Hypergraph Clustering Beyond
    :func:`hyperclust.spectral.structural_features` with ``2 * n_clusters`` columns), rescaled
    to unit mean row norm;
 2. the filter is learned from a neutral start (the uniform mixture of low- and high-pass atoms)
-   by a label-free objective (:mod:`hyperclust.models.contrast`): the alignment of the
-   filtered half of the feature columns with the raw other half;
+   by a label-free objective (:mod:`hyperclust.models.canonical`): the canonical
+   correlation of the filtered half of the feature columns with the raw other half;
 3. the basis ``[T_0(P) X, ..., T_K(P) X]`` is precomputed in factored form; isolated nodes
    take half of each propagated term from their nearest connected nodes in feature space;
 4. a residual encoder ``Z + MLP(Z)`` (the identity at the start) is trained on the filter
@@ -39,10 +39,11 @@ from .spectral import N_INIT, resolve_settings
 __all__ = ["UniDHC", "family_coefficients"]
 
 _FAMILIES = ("low-pass", "identity", "high-pass", "uniform")
-_LEARNED = ("alignment", "contrast", "auto")
+_LEARNED = ("canonical", "alignment", "contrast", "auto")
 CONTRAST_STEPS = 300
 """Adam steps of the filter objective (on ``2 K + 1`` weights; converged well before)."""
 EMBEDDINGS = ("concat", "filter", "auto")
+VIEWS = ("complementary", "dropout")
 SELECTION_NEIGHBORS = 10
 """Attribute neighbours of the kNN walk that scores the candidate outputs (as in ``auto``)."""
 NEIGHBOR_PAIR_BUDGET = 2 ** 25
@@ -123,13 +124,17 @@ class UniDHC(HypergraphClusterer):
         (:data:`hyperclust.operators.propagation.BASIS_DTYPE`; the network trains in
         float32): mean ACC/NMI within 0.006 of float64 (less than one std) over 5 seeds
         on 10 shared sets (docs/results/bench/dtype_settings.md).
-    gamma_init : {"alignment", "contrast", "auto", "low-pass", "identity", "high-pass", \
-"uniform"} or array
-        Filter before the encoder's training. ``"alignment"``: learned from the uniform
+    gamma_init : {"canonical", "alignment", "contrast", "auto", "low-pass", "identity", \
+"high-pass", "uniform"} or array
+        Filter before the encoder's training. ``"canonical"``: learned from the uniform
         mixture of the atoms ``I, P..P^K, (I-P)..(I-P)^K`` (no family chosen beforehand) by
-        the label-free feature-split alignment
-        (:func:`hyperclust.models.contrast.feature_split_alignment`: the filtered half of
-        the feature columns against the raw other half). ``"contrast"``: the same mixture
+        the label-free feature-split canonical correlation
+        (:func:`hyperclust.models.canonical.canonical_correlation`: the ``n_clusters - 1``
+        largest squared canonical correlations of the filtered half of the feature columns
+        with the raw other half). ``"alignment"``: the same mixture learned by the linear
+        kernel alignment of the two halves
+        (:func:`hyperclust.models.contrast.feature_split_alignment`; smooths too much at
+        mid homophily, docs/unidhc.md). ``"contrast"``: the same mixture
         learned by the energy contrast against a row-shuffled input
         (:func:`~hyperclust.models.contrast.energy_contrast`, ``order_penalty`` per
         order; over-smooths at mid homophily, docs/unidhc.md). ``"auto"``: the smoothness
@@ -178,7 +183,13 @@ class UniDHC(HypergraphClusterer):
     gamma_reg : float, default 1.0
         Weight of ``||gamma - gamma_init||^2``.
     dropout : float, default 0.2
-        Feature dropout making the two views.
+        Feature dropout making the two views when ``views="dropout"``.
+    views : {"complementary", "dropout"}, default "complementary"
+        The encoder's two views of a node: complementary random halves of its filter
+        output's entries (they share no feature noise, so agreeing needs the class
+        signal), or two independent dropout copies (``"dropout"``, the default until
+        2026-12-05; they share most of the noise, and the consistency loss's uniformity
+        term then spreads the clusters: docs/unidhc.md, "The deep part").
     embedding : {"concat", "filter", "auto"}, default "concat"
         What k-means clusters: the L2-normalised filter output beside the L2-normalised
         encoder output, or the filter output alone; ``"auto"`` clusters each of these, the
@@ -215,7 +226,7 @@ class UniDHC(HypergraphClusterer):
     smoothness_z_ : float or None
         The z-score (``None`` when ``gamma_init`` is not ``"auto"``).
     filter_family_ : str
-        Family of the initial filter (``"alignment"`` or ``"contrast"`` when learned,
+        Family of the initial filter (the objective's name when learned,
         ``"custom"`` for an explicit array).
     mixture_weights_ : ndarray, shape (2 order + 1,) or None
         Learned atom weights (atoms ``I, P..P^K, (I-P)..(I-P)^K``), ``None`` unless learned.
@@ -254,17 +265,19 @@ class UniDHC(HypergraphClusterer):
         "consistency_weight": [Interval(float, 0)],
         "gamma_reg": [Interval(float, 0)],
         "dropout": [Interval(float, 0, 1, closed="left")],
+        "views": [Options(VIEWS)],
         "embedding": [Options(EMBEDDINGS)],
         "n_init": N_INIT,
         "device": [DEVICE],
         "verbose": [bool, Interval(int, 0)],
     }
 
-    def __init__(self, n_clusters=2, *, order=2, gamma_init="alignment", order_penalty=0.03,
+    def __init__(self, n_clusters=2, *, order=2, gamma_init="canonical", order_penalty=0.03,
                  self_loops=1.0, input="auto", n_components="auto", n_structural="auto",
                  isolated_neighbors=10, hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=0.0,
                  batch_size=512, decorrelation_weight=0.1, consistency_weight=1.0,
-                 gamma_reg=1.0, dropout=0.2, embedding="concat", n_init="auto",
+                 gamma_reg=1.0, dropout=0.2, views="complementary", embedding="concat",
+                 n_init="auto",
                  random_state=0, device="cpu", verbose=False):
         self.n_clusters = n_clusters
         self.order = order
@@ -284,6 +297,7 @@ class UniDHC(HypergraphClusterer):
         self.consistency_weight = consistency_weight
         self.gamma_reg = gamma_reg
         self.dropout = dropout
+        self.views = views
         self.embedding = embedding
         self.n_init = n_init
         self.random_state = random_state
@@ -314,19 +328,24 @@ class UniDHC(HypergraphClusterer):
         scale = np.sqrt(np.mean(np.sum(X * X, axis=1)))
         return (X / scale if scale > 0 else X), kind
 
-    def _initial_filter(self, hg, P, X, B, order, seed):
+    def _initial_filter(self, hg, P, X, B, order, seed, k):
         """Step 2: the filter's coefficients (power basis) before the encoder's training."""
         self.smoothness_z_, self.mixture_weights_, self.filter_trajectory_ = None, None, []
         if not isinstance(self.gamma_init, str):
             self.filter_family_ = "custom"
             return np.asarray(self.gamma_init, dtype=np.float64)
         family = self.gamma_init
-        if family in ("alignment", "contrast"):
+        if family in ("canonical", "alignment") and self.input_kind_ == "structural":
+            # the structural columns are eigenvectors of the hypergraph itself: a filter only
+            # rescales them (the canonical correlation is blind to that) and the two halves
+            # share no independent noise; P^K weighs them by diffusion time K
+            family = "low-pass"
+        if family in ("canonical", "alignment", "contrast"):
             self.filter_family_ = family
             from ..models.contrast import atom_coefficients, filter_objective, learn_mixture
 
             objective, penalty = filter_objective(family, P, X, B, ~hg.isolated, seed,
-                                                  float(self.order_penalty))
+                                                  float(self.order_penalty), n_clusters=k)
             if objective is None:
                 return family_coefficients("identity", order)
             self.mixture_weights_, self.filter_trajectory_ = learn_mixture(
@@ -378,7 +397,7 @@ class UniDHC(HypergraphClusterer):
         # float32 propagation (propagation.BASIS_DTYPE): the basis is trained in float32
         P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE)
         B = polynomial_basis(P, X, order)
-        g0 = self._initial_filter(hg, P, X, B, order, seed)
+        g0 = self._initial_filter(hg, P, X, B, order, seed, k)
         self.initial_coefficients_ = g0.copy()
         B = self._borrow_for_isolated(hg, X, B, seed)
         net, self.loss_history_ = train_unidhc(
@@ -386,7 +405,7 @@ class UniDHC(HypergraphClusterer):
             gamma_lr=self.gamma_lr, batch_size=self.batch_size,
             decorrelation_weight=self.decorrelation_weight, gamma_reg=self.gamma_reg,
             consistency_weight=self.consistency_weight,
-            dropout=float(self.dropout), random_state=seed, device=self.device,
+            dropout=float(self.dropout), views=self.views, random_state=seed, device=self.device,
             verbose=self.verbose, load_meter=load_meter)
         self.coefficients_ = net.filter.gamma.detach().cpu().numpy().astype(np.float64)
         Z = _filter_output(self.coefficients_, B)

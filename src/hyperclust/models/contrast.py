@@ -298,21 +298,17 @@ def alignment_parts(basis: np.ndarray, rows: np.ndarray, random_state):
     """
     from threadpoolctl import threadpool_limits
 
-    d = basis.shape[2]
-    cols = np.random.default_rng(random_state).permutation(d)
-    halves = (cols[:d // 2], cols[d // 2:])
-    block = np.asarray(basis[:, rows], dtype=np.float64)
-    block -= block.mean(axis=1, keepdims=True)
-    n_orders, r = block.shape[:2]
+    from .canonical import split_directions
+
+    n_orders = basis.shape[0]
     parts = []
     # one BLAS thread: the same bits whatever the thread count (a product's rounding
     # depends on how many threads split it)
     with threadpool_limits(1, user_api="blas"):
-        for a, b in (halves, halves[::-1]):
-            W = block[:, :, a].transpose(1, 0, 2).reshape(r, -1)  # [A_0 | ... | A_K]
-            R = block[0][:, b]
+        for W, R in split_directions(basis, rows, random_state):
+            d_a = W.shape[1] // n_orders
             C = (W.T @ R).reshape(n_orders, -1)  # row k: A_k^T R, flattened
-            gram = (W.T @ W).reshape(n_orders, a.size, n_orders, a.size)  # A_k^T A_l
+            gram = (W.T @ W).reshape(n_orders, d_a, n_orders, d_a)  # A_k^T A_l
             T = np.einsum("kalb,manb->klmn", gram, gram)
             parts.append((C @ C.T, T, float(np.sum((R.T @ R) ** 2))))
     return parts
@@ -365,26 +361,29 @@ def feature_split_alignment(gamma, parts):
 
 
 def filter_objective(kind: str, operator, X, basis, connected, random_state,
-                     order_penalty: float = 0.03):
+                     order_penalty: float = 0.03, n_clusters: int = 2):
     """The objective :func:`learn_mixture` minimises for a learned filter of ``kind``.
 
     Parameters
     ----------
-    kind : {"alignment", "contrast"}
-        :func:`feature_split_alignment` (no penalty) or :func:`energy_contrast`
-        (``order_penalty`` per order).
+    kind : {"canonical", "alignment", "contrast"}
+        :func:`hyperclust.models.canonical.canonical_correlation` (``n_clusters - 1``
+        directions), :func:`feature_split_alignment` (both without penalty) or
+        :func:`energy_contrast` (``order_penalty`` per order).
     operator : LinearOperator, shape (n, n)
     X : ndarray, shape (n, d)
         The input of ``basis``.
     basis : ndarray, shape (K+1, n, d)
     connected : ndarray of bool, shape (n,)
     random_state : int
+    order_penalty : float
+    n_clusters : int
 
     Returns
     -------
     (objective, penalty)
         ``objective``: ``gamma -> (value, grad)``; ``(None, 0.0)`` when there is nothing
-        to learn (``K = 0``, fewer than 2 connected nodes, or one column for the alignment).
+        to learn (``K = 0``, fewer than 2 connected nodes, or one column for a feature split).
 
     Examples
     --------
@@ -400,7 +399,7 @@ def filter_objective(kind: str, operator, X, basis, connected, random_state,
 
     order = basis.shape[0] - 1
     rows = np.flatnonzero(connected)
-    if order < 1 or rows.size < 2 or (kind == "alignment" and basis.shape[2] < 2):
+    if order < 1 or rows.size < 2 or (kind != "contrast" and basis.shape[2] < 2):
         return None, 0.0
     if kind == "contrast":
         G, G_shuffled = contrast_grams(operator, X, order, connected, random_state)
@@ -408,4 +407,9 @@ def filter_objective(kind: str, operator, X, basis, connected, random_state,
     if rows.size > ALIGNMENT_ROWS:
         rows = np.sort(np.random.default_rng(random_state).choice(rows, size=ALIGNMENT_ROWS,
                                                                    replace=False))
+    if kind == "canonical":
+        from .canonical import canonical_correlation, canonical_parts
+
+        return partial(canonical_correlation, parts=canonical_parts(basis, rows, random_state),
+                       n_components=max(1, int(n_clusters) - 1)), 0.0
     return partial(feature_split_alignment, parts=alignment_parts(basis, rows, random_state)), 0.0

@@ -178,26 +178,53 @@ class UniDHCNet(nn.Module):
         Z = self.filter(basis)
         return (Z,) + self.paired_views([Z], dropout)
 
-    def paired_views(self, blocks, dropout: float) -> tuple:
-        """Two encoded feature-dropout views of each filter-output block, in one encoder call.
+    def paired_views(self, blocks, dropout: float, views: str = "dropout") -> tuple:
+        """Two encoded views of each filter-output block, in one encoder call.
 
-        The encoder acts row by row, so stacking the blocks (and their two dropout copies)
-        gives each row what a separate call would, in a quarter of the small kernel calls a
+        ``views="dropout"``: two independent feature-dropout copies (rate ``dropout``).
+        ``views="complementary"``: one random half of the entries of each row in the first
+        view, the other half in the second (both scaled by 2, dropout at rate 1/2 with
+        complementary masks). The filter acts on nodes, not columns, so feature noise that
+        is independent across columns stays independent between the two views: they share
+        only what the columns share (the class signal), and the node-level consistency
+        cannot be met by carrying noise from one view to the other (docs/unidhc.md,
+        "The deep part").
+
+        The encoder acts row by row, so stacking the blocks (and their two copies) gives
+        each row what a separate call would, in a quarter of the small kernel calls a
         training step would otherwise make with a node and a hyperedge batch.
 
         Parameters
         ----------
         blocks : sequence of torch.Tensor, each of shape (b_i, d)
         dropout : float
+            Rate of the ``"dropout"`` views.
+        views : {"dropout", "complementary"}
 
         Returns
         -------
         tuple of torch.Tensor
             ``(view1 of block 0, view2 of block 0, view1 of block 1, ...)``, shapes (b_i, d).
+
+        Examples
+        --------
+        >>> import torch
+        >>> net = UniDHCNet([1.0], in_dim=4, hidden_dim=3)  # encoder = identity at the start
+        >>> v1, v2 = net.paired_views([torch.ones(2, 4)], 0.0, views="complementary")
+        >>> torch.equal(v1 + v2, 2 * torch.ones(2, 4)), bool(((v1 == 0) | (v2 == 0)).all())
+        (True, True)
         """
         doubled = [blk for blk in blocks for _ in (0, 1)]
-        Z = torch.cat(doubled) if len(doubled) > 1 else doubled[0]
-        H = self.encoder(F.dropout(Z, p=dropout, training=dropout > 0))
+        if views == "complementary":
+            halves = []
+            for blk in blocks:
+                keep = torch.bernoulli(torch.full_like(blk, 0.5))
+                halves += [2 * blk * keep, 2 * blk * (1 - keep)]
+            Z = torch.cat(halves) if len(halves) > 1 else halves[0]
+        else:
+            Z = torch.cat(doubled) if len(doubled) > 1 else doubled[0]
+            Z = F.dropout(Z, p=dropout, training=dropout > 0)
+        H = self.encoder(Z)
         return tuple(torch.split(H, [blk.shape[0] for blk in doubled]))
 
 
@@ -329,8 +356,8 @@ def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, devic
 
 def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=1e-3,
                      batch_size=512, decorrelation_weight=0.1, gamma_reg=1.0, dropout=0.2,
-                     consistency_weight=1.0, random_state=0, device="cpu", verbose=False,
-                     load_meter=None):
+                     consistency_weight=1.0, views="dropout", random_state=0, device="cpu",
+                     verbose=False, load_meter=None):
     """Train :class:`UniDHCNet` with Adam on node / hyperedge mini-batches of a batch source.
 
     The batches depend only on ``random_state``, ``source.n_nodes`` and ``source.n_edges``:
@@ -361,7 +388,9 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     decorrelation_weight, gamma_reg, consistency_weight : float
         Loss weights; ``gamma_reg`` multiplies ``||gamma - gamma_init||^2``.
     dropout : float
-        Feature-dropout rate that makes the two views.
+        Feature-dropout rate that makes the two views (``views="dropout"``).
+    views : {"dropout", "complementary"}
+        How the two views are made (:meth:`UniDHCNet.paired_views`).
     random_state : int
     device : str or torch.device
     verbose : bool
@@ -432,11 +461,11 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
                     eb = rng.choice(source.n_edges, size=min(edge_batch, source.n_edges),
                                     replace=False)
                     blocks.append(net.filter(source.edges(eb)))
-                views = net.paired_views(blocks, dropout)
-                l_node = node_consistency_loss(views[0], views[1])
+                encoded = net.paired_views(blocks, dropout, views)
+                l_node = node_consistency_loss(encoded[0], encoded[1])
                 l_edge = torch.zeros((), device=device)
                 if use_edges:
-                    l_edge = decorrelation_loss(views[2], views[3])
+                    l_edge = decorrelation_loss(encoded[2], encoded[3])
                 l_reg = (net.filter.gamma - g0).pow(2).sum()
                 loss = (consistency_weight * l_node + decorrelation_weight * l_edge
                         + gamma_reg * l_reg)
