@@ -24,6 +24,24 @@ def check_options(options: dict) -> dict:
     return options
 
 
+def require_dir(directory) -> Path:
+    """``directory`` as a Path, or :class:`DataFormatError` when it is not a folder."""
+    d = Path(directory)
+    if not d.is_dir():
+        raise DataFormatError("not a directory" if d.exists() else "directory not found", d)
+    return d
+
+
+def single_match(d: Path, pattern: str, what: str) -> Path | None:
+    """The one file of ``d`` matching ``pattern`` (None when none does); several are an
+    error asking for the file name."""
+    found = sorted(d.glob(pattern))
+    if len(found) > 1:
+        raise DataFormatError(f"several {what} files ({', '.join(p.name for p in found)}); "
+                              "pass the file name explicitly", d)
+    return found[0] if found else None
+
+
 def read_text(path) -> str:
     """Read a UTF-8 text file, raising :class:`DataFormatError` on a missing/undecodable file."""
     try:

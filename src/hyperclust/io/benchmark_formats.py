@@ -7,7 +7,8 @@ A      HyperGCN pickles: ``hypergraph.pickle`` (dict key -> node ids, 0-based),
        ``labels.pickle`` (length n), optional ``features.pickle`` (CSR or array).
 B      LE text: ``NAME.content`` rows ``id feature... label``; ``NAME.edges`` rows
        ``node_id hyperedge_id`` with hyperedge ids offset by n. Node ids are mapped through
-       the ``.content`` id column (row order defines the node index).
+       the ``.content`` id column (row order defines the node index); read by
+       :func:`hyperclust.io.le.read_le`.
 C      Benson/Chodrow text: ``hyperedges-NAME.txt`` (one hyperedge per line, 1-based ids),
        ``node-labels-NAME.txt`` (label of node i on line i, 1-based), optional
        ``label-names-NAME.txt`` and ``node-names-NAME.txt``.
@@ -34,29 +35,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph
-from ._common import build, check_id_range, encode_labels, parse_int_lines, read_text
+from ._common import (build, check_id_range, encode_labels, parse_int_lines, read_text,
+                      require_dir)
 from .errors import DataFormatError
 from .safe_pickle import load_npy, safe_load
 
 __all__ = [
-    "read_hypergcn", "read_le", "read_benson", "read_hsbm", "read_benson_edge_labelled",
+    "read_hypergcn", "read_benson", "read_hsbm", "read_benson_edge_labelled",
     "read_edge_labels",
 ]
-
-def _require_dir(directory) -> Path:
-    d = Path(directory)
-    if not d.is_dir():
-        raise DataFormatError("not a directory" if d.exists() else "directory not found", d)
-    return d
-
-
-def _single(d: Path, pattern: str, what: str) -> Path | None:
-    found = sorted(d.glob(pattern))
-    if len(found) > 1:
-        raise DataFormatError(f"several {what} files ({', '.join(p.name for p in found)}); "
-                              "pass the file name explicitly", d)
-    return found[0] if found else None
-
 
 def _dict_of_edges(obj, path):
     """Flatten a dict hyperedge-key -> node ids into (node ids, sizes, names)."""
@@ -145,7 +132,7 @@ def read_hypergcn(directory, *, features: bool = True, name=None, **options) -> 
     >>> [e.tolist() for e in hg.edges()], hg.labels.tolist(), hg.cleaning.extra["classes"]
     ([[0, 1, 2], [2, 3]], [0, 0, 1, 1], [7, 9])
     """
-    d = _require_dir(directory)
+    d = require_dir(directory)
     hpath = d / "hypergraph.pickle"
     if not hpath.is_file():
         raise DataFormatError("hypergraph.pickle not found", d)
@@ -175,113 +162,6 @@ def read_hypergcn(directory, *, features: bool = True, name=None, **options) -> 
 
 
 # ---------------------------------------------------------------------------------- format B
-def read_le(directory, *, name=None, **options) -> Hypergraph:
-    """Read an LE-style directory (format B): ``NAME.content`` and ``NAME.edges``.
-
-    Node ``i`` is row ``i`` of ``.content``; the ``.edges`` file refers to nodes by the id in
-    the first column of ``.content`` (not necessarily ``0..n-1``, e.g. 20newsW100) and to
-    hyperedges by ``n + j``. Features are the middle columns (dense float64), the label is
-    the last column.
-
-    Parameters
-    ----------
-    directory : str or PathLike
-        Holds exactly one ``NAME.content`` and its ``NAME.edges``.
-    name, **options
-        As for :func:`read_hypergcn`.
-
-    Returns
-    -------
-    Hypergraph
-        ``n_nodes`` = rows of ``.content``; features of shape ``(n_nodes, n_columns - 2)``;
-        ``node_ids`` the ``.content`` id column.
-
-    Examples
-    --------
-    Node ids 10..13 are rows 0..3; hyperedge ids start at n = 4 (features: 1 column):
-
-    >>> import pathlib, tempfile
-    >>> with tempfile.TemporaryDirectory() as d:
-    ...     d = pathlib.Path(d)
-    ...     _ = (d / "toy.content").write_text("10 0.5 1\\n11 0.1 1\\n12 0.9 2\\n13 0.3 2\\n")
-    ...     _ = (d / "toy.edges").write_text("10 4\\n11 4\\n12 4\\n12 5\\n13 5\\n")
-    ...     hg = read_le(d)
-    >>> [e.tolist() for e in hg.edges()], hg.labels.tolist(), hg.node_ids.tolist()
-    ([[0, 1, 2], [2, 3]], [0, 0, 1, 1], [10, 11, 12, 13])
-    """
-    d = _require_dir(directory)
-    cpath = _single(d, "*.content", ".content")
-    if cpath is None:
-        raise DataFormatError("no .content file", d)
-    epath = cpath.with_suffix(".edges")
-    if not epath.is_file():
-        raise DataFormatError(f"{epath.name} not found next to {cpath.name}", d)
-    table, ids, order = _read_content(cpath)
-    n = ids.shape[0]
-    labels, classes = encode_labels(table[:, -1], cpath)
-    X = np.ascontiguousarray(table[:, 1:-1])
-    nodes, raw_e = _read_le_pairs(epath, ids[order], order, cpath.name)
-    edge_ids, eidx = np.unique(raw_e, return_inverse=True)
-    notes = {"format": "B", "source": str(d), "raw_edges": int(edge_ids.size),
-             "classes": classes.tolist()}
-    return build(nodes, eidx.reshape(-1), n, edge_ids.size, labels=labels, features=X,
-                 edge_names=[str(e + n) for e in edge_ids], name=name or d.name, notes=notes,
-                 node_ids=ids, **options)
-
-
-def _read_content(cpath):
-    """``(table, ids, order)`` of an LE ``.content`` file: its float64 table, the int64 id
-    column (integers below 2^53, each once) and the stable order sorting the ids."""
-    rows = read_text(cpath).split("\n")
-    try:
-        table = np.loadtxt(rows, dtype=np.float64, ndmin=2)
-    except ValueError as exc:
-        raise DataFormatError(f"malformed table ({exc})", cpath) from None
-    if table.shape[1] < 2:
-        raise DataFormatError("rows must hold an id, features and a label", cpath)
-    ids = table[:, 0]
-    if np.any(ids != np.round(ids)):
-        row = int(np.flatnonzero(ids != np.round(ids))[0])
-        raise DataFormatError(f"node id {ids[row]!r} is not an integer", cpath, row + 1)
-    if ids.size and np.abs(ids).max() >= 2.0**53:  # read as float64: beyond 2^53 ids merge
-        row = int(np.argmax(np.abs(ids)))
-        raise DataFormatError("node id beyond 2^53 cannot be read exactly from a .content "
-                              "table; renumber the nodes", cpath, row + 1)
-    ids = ids.astype(np.int64)
-    order = np.argsort(ids, kind="stable")
-    sorted_ids = ids[order]
-    dup = np.flatnonzero(sorted_ids[1:] == sorted_ids[:-1])
-    if dup.size:
-        raise DataFormatError(f"node id {sorted_ids[dup[0]]} appears twice", cpath,
-                              int(order[dup[0] + 1]) + 1)
-    return table, ids, order
-
-
-def _read_le_pairs(epath, sorted_ids, order, content_name: str):
-    """``(node row, hyperedge id - n)`` of each ``node_id hyperedge_id`` line of an LE
-    ``.edges`` file; unknown node ids and hyperedge ids below ``n`` are errors."""
-    n = sorted_ids.shape[0]
-    vals, sizes, line_no = parse_int_lines(epath, skip_blank=True, comment="#", what="id")
-    bad = np.flatnonzero(sizes != 2)
-    if bad.size:
-        raise DataFormatError(f"expected 'node_id hyperedge_id', got {sizes[bad[0]]} fields",
-                              epath, int(line_no[bad[0]]))
-    pairs = vals.reshape(-1, 2)
-    pos = np.searchsorted(sorted_ids, pairs[:, 0])
-    pos = np.minimum(pos, n - 1)
-    unknown = np.flatnonzero(sorted_ids[pos] != pairs[:, 0]) if n else np.arange(pairs.shape[0])
-    if unknown.size:
-        raise DataFormatError(f"node id {pairs[unknown[0], 0]} is not in {content_name} "
-                              f"({unknown.size} such rows)", epath, int(line_no[unknown[0]]))
-    raw_e = pairs[:, 1] - n
-    low = np.flatnonzero(raw_e < 0)
-    if low.size:
-        raise DataFormatError(f"hyperedge id {pairs[low[0], 1]} is below the offset n={n}",
-                              epath, int(line_no[low[0]]))
-    return order[pos], raw_e
-
-
-# ---------------------------------------------------------------------------------- format C
 def _name_lines(path, expected=None):
     lines = read_text(path).splitlines()
     while lines and not lines[-1].strip():
@@ -329,7 +209,7 @@ def read_benson(directory, *, dataset: str | None = None, name=None, **options) 
     >>> [e.tolist() for e in hg.edges()], hg.labels.tolist(), hg.node_ids.tolist()
     ([[0, 1, 2], [2, 3]], [0, 0, 1, 1, 1], [1, 2, 3, 4, 5])
     """
-    d = _require_dir(directory)
+    d = require_dir(directory)
     ds = dataset or _benson_name(d, "hyperedges")
     epath = d / f"hyperedges-{ds}.txt"
     lpath = d / f"node-labels-{ds}.txt"
@@ -398,7 +278,7 @@ def read_hsbm(directory, *, name=None, **options) -> Hypergraph:
     >>> hg.n_nodes, [e.tolist() for e in hg.edges()], hg.labels.tolist()
     (4, [[0, 1, 2], [2, 3]], [0, 0, 1, 1])
     """
-    d = _require_dir(directory)
+    d = require_dir(directory)
     hpath, lpath = d / "hyperedge.npy", d / "labels.npy"
     arr = load_npy(hpath)
     obj = arr.item() if arr.dtype == object and arr.shape == () else arr
@@ -491,7 +371,7 @@ def read_benson_edge_labelled(directory, *, n_nodes: int | None = None, name=Non
     >>> hg.n_nodes, [e.tolist() for e in hg.edges()], list(hg.edge_names), hg.labels is None
     (5, [[0, 1, 2], [2, 3]], ['1', '2'], True)
     """
-    d = _require_dir(directory)
+    d = require_dir(directory)
     epath = d / "hyperedges.txt"
     vals, sizes, line_no = parse_int_lines(epath, what="node id")
     n = int(n_nodes) if n_nodes is not None else (int(vals.max()) if vals.size else 0)

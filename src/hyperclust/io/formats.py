@@ -17,6 +17,7 @@ from typing import Callable
 
 from .._registry import add_entry
 from . import benchmark_formats as bf
+from . import le
 from ._common import read_json
 from .errors import DataFormatError
 from .edgelist import read_edgelist, write_edgelist
@@ -130,7 +131,7 @@ FORMATS: dict[str, Format] = {
         lambda src: (src.path / "hypergraph.pickle").is_file(),
         {"hypergraph.pickle": "", "labels.pickle": "", "features.pickle": ""}),
     "le": _dir_format(
-        bf.read_le, "B", "directory: NAME.content and NAME.edges (LE / LEGCN text)",
+        le.read_le, "B", "directory: NAME.content and NAME.edges (LE / LEGCN text)",
         lambda src: src.has("*.content", "*.edges"), {"x.content": "", "x.edges": ""}),
     "benson": _dir_format(
         bf.read_benson, "C",
