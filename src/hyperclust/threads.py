@@ -16,6 +16,10 @@ with :func:`default_threads` threads:
    they save, and auto fitted 1.6x slower with two threads than with one);
 3. else the cores this process may use (``sched_getaffinity``).
 
+Inside a fit each kernel uses that count only where its work pays for the threads, one
+thread below a measured size (:mod:`hyperclust.kernel_threads`: ARPACK's BLAS, k-means,
+QR of tall blocks, the sparse products).
+
 Whatever the policy says, a fit never raises a thread count above the caller's own limit:
 the ``*_NUM_THREADS`` variables (``OMP_NUM_THREADS=1`` holds), and each library's count as
 it is when the fit starts (a ``threadpoolctl.threadpool_limits(1)`` block, or

@@ -23,6 +23,7 @@ import numpy as np
 from sklearn.preprocessing import normalize
 
 from .._validation import Interval
+from ..kernel_threads import kernel_thread_limit
 from ..objectives import is_degenerate
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import HGNNSmoothingKMeans, reduce_features
@@ -134,16 +135,19 @@ class HypergraphSBM(HypergraphClusterer):
         if gamma > 0 and hg.features is not None:
             Z, has_row = _attribute_rows(hg.features, int(self.n_components), seed)
         it = 0
-        for it in range(1, int(self.n_iter) + 1):
-            AQ = A @ Q
-            L = AQ @ block_rates(AQ, Q, A.degrees) + np.log(Q.mean(axis=0) + 1e-12)
-            if Z is not None:
-                L += gamma * attribute_loglik(Z, Q, has_row)
-            Q_new = soft_assign(L)
-            moved = float(np.abs(Q_new - Q).max())
-            Q = Q_new
-            if moved < float(self.tol):
-                break
+        width = max(k, 1 if Z is None else Z.shape[1])
+        # n x k and n x d blocks times small matrices: BLAS threads only where they pay
+        with kernel_thread_limit("tall_skinny", float(hg.n_nodes) * k * width):
+            for it in range(1, int(self.n_iter) + 1):
+                AQ = A @ Q
+                L = AQ @ block_rates(AQ, Q, A.degrees) + np.log(Q.mean(axis=0) + 1e-12)
+                if Z is not None:
+                    L += gamma * attribute_loglik(Z, Q, has_row)
+                Q_new = soft_assign(L)
+                moved = float(np.abs(Q_new - Q).max())
+                Q = Q_new
+                if moved < float(self.tol):
+                    break
         return Q, it
 
 

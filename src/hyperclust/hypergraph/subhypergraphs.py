@@ -66,11 +66,12 @@ def node_positions(nodes, n_nodes: int) -> np.ndarray:
     return idx
 
 
-def induced_subhypergraph(hg, nodes, *, keep_empty_edges: bool = False):
+def induced_subhypergraph(hg, nodes, *, keep_empty_edges: bool = False, edge_order=None):
     """The sub-hypergraph of ``hg`` induced on ``nodes`` (as :func:`node_positions` takes):
     hyperedges restricted to them, those left empty removed unless ``keep_empty_edges``;
     ids, names, features and labels follow their nodes and hyperedges, ``original_ids``
-    maps to ``hg``'s positions (composed with its own).
+    maps to ``hg``'s positions (composed with its own). ``edge_order`` (a permutation of
+    the hyperedges; only with ``keep_empty_edges``) puts the hyperedges in that order.
 
     Examples
     --------
@@ -83,6 +84,11 @@ def induced_subhypergraph(hg, nodes, *, keep_empty_edges: bool = False):
     H = hg.incidence[idx]
     sizes = np.asarray(H.sum(axis=0)).ravel()
     cols = np.arange(hg.n_edges) if keep_empty_edges else np.flatnonzero(sizes > 0)
+    if edge_order is not None:
+        cols = np.asarray(edge_order, dtype=np.int64)
+        if not keep_empty_edges or not np.array_equal(np.sort(cols), np.arange(hg.n_edges)):
+            raise ValueError("edge_order must be a permutation of the hyperedges, with "
+                             "keep_empty_edges=True")
     H = H[:, cols]
     features = None if hg.features is None else hg.features[idx]
     labels = None if hg.labels is None else hg.labels[idx]

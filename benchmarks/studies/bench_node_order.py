@@ -1,0 +1,114 @@
+"""Does a cache-friendly numbering speed up the sparse product? (issue 32 item 2)
+
+For each input, the SpMM pair ``Y = H (H^T X)`` (float32, ``X`` of width ``--width``,
+hyperclust's kernel on one thread, into preallocated buffers) with the nodes and
+hyperedges numbered as given, by reverse Cuthill-McKee on the bipartite graph
+(:func:`hyperclust.hypergraph.ordering.cache_order`), and by the first hyperedge a node is
+in (a cheap alternative), interleaved round by round; CPU time (``process_time``), min and
+median of ``--rounds``. Beside it the compulsory-bytes bound: every byte the pair must move
+once, ``2 nnz (4 + 4)`` (values and indices of ``H^T`` and ``H``) ``+ 2 (n + m + 2) 4``
+(row pointers) ``+ 2 n d 4`` (``X`` read, ``Y`` written) ``+ 2 m d 4`` (``E = H^T X``
+written and read back), over the copy bandwidth (``np.copyto`` of 256 MiB, read + write,
+best of 5) measured in the same process. Prints the ordering's own CPU time.
+
+    PYTHONPATH=src python benchmarks/studies/bench_node_order.py hsbm:1e5 hsbm:1e6 walmart-trips mag-10 dblp-ca
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from hyperclust.hypergraph.ordering import cache_order
+from hyperclust.operators.kernels import csr_matmat
+
+
+def load(spec: str):
+    if spec.startswith("hsbm:"):
+        from hyperclust.datasets.synthetic import hypergraph_sbm
+
+        return hypergraph_sbm(int(float(spec[5:])), 4, homophily=0.7, n_features=0,
+                              random_state=0)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from _datasets import load as load_shared
+
+    return load_shared(spec)
+
+
+def orders(H):
+    """``{name: (node_order, edge_order)}`` and the RCM's CPU seconds."""
+    n, m = H.shape
+    c0 = time.process_time()
+    rcm = cache_order(H)
+    t_rcm = time.process_time() - c0
+    first = np.full(n, m, dtype=np.int64)
+    covered = np.diff(H.indptr) > 0
+    first[covered] = np.minimum.reduceat(H.indices, H.indptr[:-1][covered])
+    return {"given": (np.arange(n), np.arange(m)), "rcm": rcm,
+            "first-edge": (np.argsort(first, kind="stable"), np.arange(m))}, t_rcm
+
+
+def compulsory_bytes(nnz, n, m, d):
+    return 2 * nnz * (4 + 4) + 2 * (n + m + 2) * 4 + 2 * n * d * 4 + 2 * m * d * 4
+
+
+def copy_bandwidth():
+    a = np.ones(2 ** 25)
+    b = np.empty_like(a)
+    np.copyto(b, a)
+    best = np.inf
+    for _ in range(5):
+        t0 = time.perf_counter()
+        np.copyto(b, a)
+        best = min(best, time.perf_counter() - t0)
+    return 2 * a.nbytes / best
+
+
+def measure(spec, width, rounds):
+    hg = load(spec)
+    H = sp.csr_matrix(hg.incidence, dtype=np.float32)
+    n, m = H.shape
+    found, t_rcm = orders(H)
+    X = np.random.default_rng(0).standard_normal((n, width)).astype(np.float32)
+    cases = {}
+    for name, (nodes, edges) in found.items():
+        Hp = H[nodes][:, edges].tocsr()
+        Hp.sort_indices()
+        Htp = Hp.T.tocsr()
+        Htp.sort_indices()
+        cases[name] = (Hp, Htp, np.ascontiguousarray(X[nodes]),
+                       np.empty((m, width), np.float32), np.empty((n, width), np.float32))
+    times = {name: [] for name in cases}
+    for _ in range(rounds):
+        for name, (Hp, Htp, Xp, E, Y) in cases.items():
+            c0 = time.process_time()
+            csr_matmat(Htp, Xp, E, n_threads=1)
+            csr_matmat(Hp, E, Y, n_threads=1)
+            times[name].append(time.process_time() - c0)
+    bound = compulsory_bytes(H.nnz, n, m, width) / copy_bandwidth()
+    print(f"{spec}: n={n} m={m} nnz={H.nnz} width={width}; RCM {t_rcm:.3f} s CPU; "
+          f"bound {bound * 1e3:.2f} ms; load {open('/proc/loadavg').read().split()[:3]}")
+    for name, v in times.items():
+        v = sorted(v)
+        print(f"  {name:10s} pair CPU min {v[0] * 1e3:9.2f} ms  median {v[len(v) // 2] * 1e3:9.2f}"
+              f" ms  min/bound {v[0] / bound:5.1f}  vs given {v[0] / min(times['given']):5.2f}",
+              flush=True)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("inputs", nargs="+", help="hsbm:<n> or a shared dataset name")
+    ap.add_argument("--width", type=int, default=32)
+    ap.add_argument("--rounds", type=int, default=5)
+    args = ap.parse_args(argv)
+    for spec in args.inputs:
+        measure(spec, args.width, args.rounds)
+
+
+if __name__ == "__main__":
+    main()
