@@ -252,3 +252,17 @@ def test_the_default_races_four_candidates_over_three_splits(weak_edges):
     assert len(est.split_candidates_) == 3 and len(est.split_candidates_[0]) == len(CANDIDATES)
     assert all(len(f) == 4 for f in est.split_candidates_[1:])
     assert est.selected_ in est.split_candidates_[2]
+
+
+def test_the_reason_names_the_race(weak_edges):
+    names = ("kmeans", "hgnn", "spectral-zhou")
+    est = AutoClusterer(3, candidates=names, n_splits=2, race=2, keep_candidates=False,
+                        random_state=0).fit(weak_edges)
+    assert est.n_splits_ == 2 and len(est.raced_) == 2 and est.selected_ in est.raced_
+    out = set(names) - set(est.raced_)
+    reason = est.selection_reason_
+    assert "averaged over 2 splits for the 2 best of the first" in reason
+    assert f"{out.pop()} " in reason and reason.count("(first split only)") == 1
+    one = AutoClusterer(3, candidates=names, n_splits=1, random_state=0).fit(weak_edges)
+    assert one.n_splits_ == 1 and "averaged" not in one.selection_reason_
+    assert "first split only" not in one.selection_reason_

@@ -166,6 +166,11 @@ class AutoClusterer(HypergraphClusterer):
     split_candidates_ : list of dict of str -> ndarray of shape (n_nodes,)
         Every candidate's labels fitted on each split's training part, one dict per split
         (when ``keep_candidates``; the first is ``candidates_``).
+    n_splits_ : int
+        Hold-out splits used (1 with ``selection="rwr"`` or an input too small to split).
+    raced_ : tuple of str
+        The candidates scored on every split (all of them unless the ``race`` left some
+        after the first).
     best_estimator_ : HypergraphClusterer
         The fitted winning estimator.
     fit_times_ : dict of str -> float
@@ -275,6 +280,7 @@ class AutoClusterer(HypergraphClusterer):
         self.selected_, self.scores_ = best, self.ranking_.scores
         self.candidates_ = labels if self.keep_candidates else {}
         self.split_candidates_ = [f[0] for f in fits] if self.keep_candidates else []
+        self.n_splits_, self.raced_ = len(fits), tuple(fits[-1][0])
         if self.split_ is not None:  # refit the pick on all the data
             walks, A = self._shared_walks(hg, beta, seed, (best,), times, key="knn-full")
             fitted = {}
@@ -354,7 +360,12 @@ class AutoClusterer(HypergraphClusterer):
                    "coverage": "by the share of nodes it sees"}[self.view_weights]
             what = ("held-out error (1 - AUC on the held-out " + " and ".join(views or ["nothing"])
                     + ", each view weighted " + how + ")")
+        raced = len(self.raced_) < len(self.scores_)
+        if self.n_splits_ > 1:
+            what += f", averaged over {self.n_splits_} splits" + (
+                f" for the {len(self.raced_)} best of the first" if raced else "")
         parts = [f"{c} {self.scores_[c]:.4f}{self.ranking_.note(c)}"
+                 + (" (first split only)" if c not in self.raced_ else "")
                  for c in self.ranking_.order]
         return f"selected {self.selected_} by {what}, lower is better: " + ", ".join(parts)
 
