@@ -266,7 +266,7 @@ class AutoClusterer(HypergraphClusterer):
         names = self._candidate_names(hg.features is not None, self.heterophilic_)
         splits = self._splits(hg, seed)
         self.split_ = splits[0]
-        times = {}
+        times, self.skipped_ = {}, {}
         fits = [self._fit_on(hg if splits[0] is None else splits[0].train, splits[0], k, seed,
                              names, beta, times)]
         labels, fitted, walks = fits[0][:3]
@@ -382,7 +382,6 @@ class AutoClusterer(HypergraphClusterer):
                           key=None):
         """``fit(name) -> labels or None``: fits candidate ``name`` on ``hg`` with the shared
         walks (None, recorded in ``skipped_``, when it cannot run on this input)."""
-        self.skipped_ = getattr(self, "skipped_", {}) if key else {}
         settings = {"beta": beta, "n_neighbors": int(self.n_neighbors),
                     "knn_method": self.knn_method}
 
