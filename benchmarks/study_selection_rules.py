@@ -59,7 +59,7 @@ def fit(name, seed):
     hg = load(name, seed)
     y = np.asarray(hg.labels)
     k = int(np.unique(y[y >= 0]).size)
-    est = AutoClusterer(k, n_splits=3, random_state=seed).fit(hg)
+    est = AutoClusterer(k, n_splits=3, race=None, random_state=seed).fit(hg)
     out = {"y": y, "k": k, "beta": est.beta_, "names": np.array(list(est.scores_))}
     for r, labels in enumerate(est.split_candidates_):
         for c, lab in labels.items():
