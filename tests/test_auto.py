@@ -24,7 +24,7 @@ def weak_edges():
 
 def test_auto_picks_the_lowest_heldout_error_and_records_everything(weak_edges):
     hg = weak_edges
-    est = AutoClusterer(3, random_state=1).fit(hg)
+    est = AutoClusterer(3, n_splits=1, random_state=1).fit(hg)
     assert set(est.scores_) == set(CANDIDATES) == set(est.candidates_)
     assert est.selected_ == min(est.scores_, key=est.scores_.get)
     # candidates are fitted on the training part; the scores are the held-out error there
@@ -40,7 +40,7 @@ def test_auto_picks_the_lowest_heldout_error_and_records_everything(weak_edges):
     assert est.walk_.shape == (hg.n_nodes, hg.n_nodes)
     assert acc(hg.labels, est.labels_) >= max(acc(hg.labels, v) for v in est.candidates_.values()) - 0.05
     assert est.selected_ in est.selection_reason_ and "held-out" in est.selection_reason_
-    again = AutoClusterer(3, random_state=1).fit(hg)
+    again = AutoClusterer(3, n_splits=1, random_state=1).fit(hg)
     np.testing.assert_array_equal(again.labels_, est.labels_)
     assert again.scores_ == est.scores_
 
@@ -185,7 +185,8 @@ def test_shared_reductions_give_the_uncached_result():
 
 
 def test_auto_averages_the_heldout_error_over_splits(weak_edges):
-    one = AutoClusterer(3, candidates=("kmeans", "hgnn"), random_state=0).fit(weak_edges)
+    one = AutoClusterer(3, candidates=("kmeans", "hgnn"), n_splits=1,
+                        random_state=0).fit(weak_edges)
     two = AutoClusterer(3, candidates=("kmeans", "hgnn"), n_splits=2,
                         random_state=0).fit(weak_edges)
     # the first split and its fits are shared; the second split's errors enter the mean
@@ -215,7 +216,7 @@ def test_heldout_selection_on_an_input_too_small_to_hold_out():
 
 
 def test_auto_coverage_weights_score_each_candidate_by_its_heldout_error(weak_edges):
-    est = AutoClusterer(3, view_weights="coverage", random_state=1).fit(weak_edges)
+    est = AutoClusterer(3, view_weights="coverage", n_splits=1, random_state=1).fit(weak_edges)
     for name, lab in est.candidates_.items():
         assert est.scores_[name] == pytest.approx(heldout_error(est.split_, lab))
     assert "share of nodes" in est.selection_reason_
@@ -232,7 +233,7 @@ def test_auto_races_the_best_of_the_first_split_through_the_others(weak_edges):
     ahead = set(est.split_candidates_[1])
     assert len(ahead) == 2 and set(est.split_candidates_[2]) == ahead
     # those two were the best of the first split and rank first, by the mean over splits
-    one = AutoClusterer(3, candidates=names, random_state=0).fit(weak_edges)
+    one = AutoClusterer(3, candidates=names, n_splits=1, random_state=0).fit(weak_edges)
     assert ahead == set(one.ranking_.order[:2])
     assert set(est.ranking_.order[:2]) == ahead and est.selected_ in ahead
     assert est.scores_[est.ranking_.order[0]] <= est.scores_[est.ranking_.order[1]]
@@ -244,3 +245,24 @@ def test_auto_races_the_best_of_the_first_split_through_the_others(weak_edges):
     assert all(set(f) == set(names) for f in full.split_candidates_)
     with pytest.raises(ValueError, match="race"):
         AutoClusterer(3, race=0).fit(weak_edges)
+
+
+def test_the_default_races_four_candidates_over_three_splits(weak_edges):
+    est = AutoClusterer(3, random_state=1).fit(weak_edges)
+    assert len(est.split_candidates_) == 3 and len(est.split_candidates_[0]) == len(CANDIDATES)
+    assert all(len(f) == 4 for f in est.split_candidates_[1:])
+    assert est.selected_ in est.split_candidates_[2]
+
+
+def test_the_reason_names_the_race(weak_edges):
+    names = ("kmeans", "hgnn", "spectral-zhou")
+    est = AutoClusterer(3, candidates=names, n_splits=2, race=2, keep_candidates=False,
+                        random_state=0).fit(weak_edges)
+    assert est.n_splits_ == 2 and len(est.raced_) == 2 and est.selected_ in est.raced_
+    out = set(names) - set(est.raced_)
+    reason = est.selection_reason_
+    assert "averaged over 2 splits for the 2 best of the first" in reason
+    assert f"{out.pop()} " in reason and reason.count("(first split only)") == 1
+    one = AutoClusterer(3, candidates=names, n_splits=1, random_state=0).fit(weak_edges)
+    assert one.n_splits_ == 1 and "averaged" not in one.selection_reason_
+    assert "first split only" not in one.selection_reason_

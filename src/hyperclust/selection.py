@@ -120,9 +120,11 @@ def rank_rounds(labels: dict, rounds: list, n_clusters: int) -> Ranking:
     Parameters
     ----------
     labels : dict of str -> array of shape (n_nodes,)
+        Each candidate's labelling (of the first round).
     rounds : list of dict of str -> float
-        Scores per round; the first scores every candidate.
+        Scores per round, lower is better; the first scores every candidate.
     n_clusters : int
+        Asked for: a labelling with fewer clusters ranks last.
 
     Returns
     -------

@@ -176,6 +176,7 @@ def heldout_terms(split: HoldoutSplit, labels) -> dict:
     ----------
     split : HoldoutSplit
     labels : array-like of int, shape (n,)
+        A partition of the split's nodes (cluster ids are arbitrary).
 
     Returns
     -------
