@@ -14,7 +14,8 @@ from hyperclust.bench import ResultStore
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
 SCRIPTS = ("bench_collapsed", "bench_distributed", "bench_knn", "bench_unidhc",
-           "bench_unidhc_select", "bench_unidhc_speed", "plot_unidhc_gamma", "bench_holdout", "study_truth_score")
+           "bench_unidhc_select", "bench_unidhc_speed", "plot_unidhc_gamma", "bench_holdout", "study_truth_score",
+           "bench_collapsed_1e5", "collapsed_closure", "collapsed_pe")
 
 
 def _script(name):
@@ -137,3 +138,10 @@ def test_collapsed_scale_report_says_idle_only_when_every_run_was_measured_idle(
     busy = script.idle_statement([{"other_cpu": 0.02}, {"other_cpu": 0.9}])
     assert "under load" in busy and "up to 0.90 cores" in busy
     assert "under load" in script.idle_statement([{"other_cpu": 0.0}, {}])  # not measured
+
+
+def test_collapsed_1e5_script_is_correct_at_small_size(capsys):
+    """The timing script's input and route agree with dense eigh (null space and the 16
+    smallest nonzero eigenpairs) at 600 nodes."""
+    assert _script("bench_collapsed_1e5").check(600, 1e-9) == 0
+    assert "PASS" in capsys.readouterr().out

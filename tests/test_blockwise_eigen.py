@@ -136,3 +136,19 @@ def test_schur_complement_eigenpairs_equal_dense(graded_many, method, extra):
     vals, V = S.smallest_eigenpairs(k, method=method)
     assert_equal_to_dense(vals, V, w, U, k)
     assert np.all(np.abs(vals[:40]) < 1e-12)        # the written-down indicators
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.5])
+def test_star_complex_eigenpairs_equal_dense(eps):
+    """The star collapse through the generic Schur complement: at eps = 0 its null space is
+    one indicator per component (40 here), at eps > 0 it is positive definite."""
+    from hyperclust.operators.collapsed import star_complex
+
+    hg = many_component_hypergraph()
+    S = star_complex(hg, eps=eps)
+    w, U = np.linalg.eigh(S.to_dense())
+    assert int(np.sum(np.abs(w) < 1e-9)) == (40 if eps == 0 else 7)   # isolated nodes: 0 rows
+    k = gapped_k(w, 52)
+    for method in ("dense", "shift-invert"):
+        vals, V = S.smallest_eigenpairs(k, method=method)
+        assert_equal_to_dense(vals, V, w, U, k)

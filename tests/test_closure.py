@@ -81,6 +81,10 @@ def test_the_face_budget_is_a_one_line_error():
     assert "\n" not in str(err.value)
     with pytest.raises(ValueError, match="max_grade must be a positive integer"):
         downward_closure(hg, 0)
+    # 40 nodes: each of the 780 edges lies in 38 triangles, 780 * 38^2 = 1,126,320 nonzeros
+    with pytest.raises(ValueError, match=r"^the closure's grade-2 block B_2\^T B_2 has up to "
+                                         r"1,126,320 nonzeros, over max_block_nnz=1,000,000"):
+        closure_complex(hg, 2, max_block_nnz=1_000_000)
 
 
 def test_collapsed_closure_clusters_two_planted_groups():

@@ -9,7 +9,7 @@ seeds (the encodings do not depend on the seed; the method's seed varies).
 
 Usage: OMP_NUM_THREADS=1 python benchmarks/studies/collapsed_pe.py
            [--datasets cora-ca,cora-cc,citeseer-cc] [--methods kmeans] [--seeds 5]
-           [--out docs/results/collapsed_pe.md]
+           [--out docs/results/collapsed_pe.md] [--variants features,seps-heat,...]
 """
 
 from __future__ import annotations
@@ -30,10 +30,14 @@ from hyperclust.encodings import with_encoding  # noqa: E402
 from hyperclust.metrics import evaluate  # noqa: E402
 from hyperclust.smoothing import smooth_features  # noqa: E402
 
-VARIANTS = (("features", None, None), ("+ S_eps heat", "heat", "collapsed-cells"),
-            ("+ S_eps eigvec", "eigvec", "collapsed-cells"), ("+ Zhou heat", "heat", "zhou"),
-            ("+ Zhou eigvec", "eigvec", "zhou"), ("smoothed by S_eps", "smooth", "collapsed-cells"),
-            ("smoothed by Zhou", "smooth", "zhou"))
+#: ``{key: (label, kind, operator)}``; ``--variants`` picks by key.
+VARIANTS = {"features": ("features", None, None),
+            "seps-heat": ("+ S_eps heat", "heat", "collapsed-cells"),
+            "seps-eigvec": ("+ S_eps eigvec", "eigvec", "collapsed-cells"),
+            "zhou-heat": ("+ Zhou heat", "heat", "zhou"),
+            "zhou-eigvec": ("+ Zhou eigvec", "eigvec", "zhou"),
+            "smooth-seps": ("smoothed by S_eps", "smooth", "collapsed-cells"),
+            "smooth-zhou": ("smoothed by Zhou", "smooth", "zhou")}
 
 
 def main(argv=None):
@@ -42,11 +46,16 @@ def main(argv=None):
     ap.add_argument("--methods", default="kmeans")
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--out", default="docs/results/collapsed_pe.md")
+    ap.add_argument("--variants", default=",".join(VARIANTS),
+                    help=f"comma-separated keys of {', '.join(VARIANTS)}")
     args = ap.parse_args(argv)
+    unknown = set(args.variants.split(",")) - set(VARIANTS)
+    if unknown:
+        ap.error(f"unknown variants {sorted(unknown)}; use {', '.join(VARIANTS)}")
     rows = []
     for name in args.datasets.split(","):
         hg = load(name)
-        for label, kind, operator in VARIANTS:
+        for label, kind, operator in (VARIANTS[v] for v in args.variants.split(",")):
             t = time.perf_counter()
             if kind == "smooth":
                 data = hg.replace(features=smooth_features(hg, tau=1.0, operator=operator))

@@ -9,7 +9,12 @@ hyperedge) and refused, before anything is built, when its face count passes
 ``max_faces``. Memory: at most ``F = n + sum_e sum_{g=1..G} C(|e|, g + 1)`` faces (fewer
 after shared faces are merged), stored as ``F`` rows of at most ``G + 1`` int64 node ids,
 and boundary maps with ``(g + 1) F_g`` nonzeros at grade ``g``; about
-``8 (G + 1) F + 12 (G + 1) F`` bytes in all for the faces and the maps.
+``8 (G + 1) F + 12 (G + 1) F`` bytes in all for the faces and the maps. The graded
+Laplacian adds ``B_g^T B_g`` on every grade, whose nonzeros are ``sum_f c_f^2`` over the
+faces ``f`` of grade ``g - 1`` with ``c_f`` cofaces (an edge inside a hyperedge of ``s``
+nodes lies in ``s - 2`` of its triangles): quadratic in the hyperedge sizes, and the sparse
+factorization behind S_eps fills in further, so :func:`closure_complex` refuses past
+``max_block_nnz`` too.
 """
 
 from __future__ import annotations
@@ -24,10 +29,13 @@ from ..hypergraph import Hypergraph
 from .graded import GradedComplex, eps_gamma_bound
 
 __all__ = ["closure_face_bound", "downward_closure", "closure_boundaries", "closure_complex",
-           "closure_collapsed", "MAX_CLOSURE_FACES"]
+           "closure_collapsed", "MAX_CLOSURE_FACES", "MAX_BLOCK_NNZ"]
 
-#: Default cap on the faces of a downward closure (about 0.5 GB of faces and maps at grade 2).
-MAX_CLOSURE_FACES = 10_000_000
+#: Default cap on the faces of a downward closure (faces and maps about 60 MB at grade 2;
+#: the sparse factorization of the higher block, not the faces, is then the larger cost).
+MAX_CLOSURE_FACES = 1_000_000
+#: Default cap on the nonzeros of the graded Laplacian's diagonal blocks ``B_g^T B_g``.
+MAX_BLOCK_NNZ = 2_000_000
 
 
 def closure_face_bound(hypergraph: Hypergraph, max_grade: int) -> np.ndarray:
@@ -128,10 +136,12 @@ def closure_boundaries(faces: list) -> list:
 
 
 def closure_complex(hypergraph: Hypergraph, max_grade: int = 2, beta=None, gamma="auto",
-                    eps: float = 1e-2, max_faces: int = MAX_CLOSURE_FACES) -> GradedComplex:
+                    eps: float = 1e-2, max_faces: int = MAX_CLOSURE_FACES,
+                    max_block_nnz: int = MAX_BLOCK_NNZ) -> GradedComplex:
     """The downward closure up to ``max_grade`` as a :class:`GradedComplex` (unit face
     weights: a face shared by several hyperedges counts once). ``gamma="auto"`` takes the
-    couplings ``sqrt(beta eps)`` that keep S_eps PSD for this ``eps``.
+    couplings ``sqrt(beta eps)`` that keep S_eps PSD for this ``eps``. Refused (ValueError,
+    one line) past ``max_faces`` faces or ``max_block_nnz`` nonzeros in a block ``B_g^T B_g``.
 
     Examples
     --------
@@ -140,16 +150,23 @@ def closure_complex(hypergraph: Hypergraph, max_grade: int = 2, beta=None, gamma
     ([4, 4, 1], True)
     """
     faces = downward_closure(hypergraph, max_grade, max_faces)
+    maps = closure_boundaries(faces)
+    for g, B in enumerate(maps, start=1):
+        nnz = int(np.sum(np.diff(B.indptr).astype(np.int64) ** 2))
+        if nnz > max_block_nnz:
+            raise ValueError(f"the closure's grade-{g} block B_{g}^T B_{g} has up to {nnz:,} "
+                             f"nonzeros, over max_block_nnz={max_block_nnz:,}; lower max_grade "
+                             "or raise max_block_nnz")
     beta = np.ones(len(faces) - 1) if beta is None else beta
     if isinstance(gamma, str):
         if gamma != "auto":
             raise ValueError(f"gamma must be 'auto' or numbers, got {gamma!r}")
         gamma = eps_gamma_bound(np.broadcast_to(beta, (len(faces) - 1,)), eps)
-    return GradedComplex(closure_boundaries(faces), beta=beta, gamma=gamma)
+    return GradedComplex(maps, beta=beta, gamma=gamma)
 
 
 def closure_collapsed(hypergraph: Hypergraph, eps: float = 1e-2, max_grade: int = 2,
-                      max_faces: int = MAX_CLOSURE_FACES):
+                      max_faces: int = MAX_CLOSURE_FACES, max_block_nnz: int = MAX_BLOCK_NNZ):
     """S_eps of the downward closure collapsed onto the nodes (a
     :class:`~hyperclust.operators.schur.SchurComplement` that knows its components and
     null space; registry name ``"collapsed-closure"``).
@@ -163,4 +180,5 @@ def closure_collapsed(hypergraph: Hypergraph, eps: float = 1e-2, max_grade: int 
     """
     if not (np.isfinite(eps) and eps > 0):
         raise ValueError(f"eps must be a positive float, got {eps!r}")
-    return closure_complex(hypergraph, max_grade, eps=eps, max_faces=max_faces).collapsed(eps=eps)
+    return closure_complex(hypergraph, max_grade, eps=eps, max_faces=max_faces,
+                           max_block_nnz=max_block_nnz).collapsed(eps=eps)

@@ -48,7 +48,8 @@ def star_complex(hypergraph: Hypergraph, eps: float = 0.0, **kwargs) -> SchurCom
     onto the vertices by the generic :class:`SchurComplement` (``eps`` on the hyperedge block).
 
     Hyperedges of weight ``w_e |e| = 0`` do not occur (hyperedges are non-empty), so ``eps = 0``
-    is allowed.
+    is allowed. The operator knows its components (and, at ``eps = 0``, its null space: the
+    component indicators), so its smallest eigenpairs are solved per component.
 
     Examples
     --------
@@ -62,6 +63,10 @@ def star_complex(hypergraph: Hypergraph, eps: float = 0.0, **kwargs) -> SchurCom
     A = sp.diags(hypergraph.weighted_degrees).tocsr()
     X = -(hypergraph.incidence @ sp.diags(w)).tocsr()
     C = sp.diags(w * hypergraph.edge_sizes.astype(np.float64)).tocsr()
+    # Block diagonal over the hypergraph's components; the indicators are its null space
+    # when eps = 0 (with eps > 0 the check in smallest_eigenpairs drops them).
+    kwargs = {"components": hypergraph.connected_components()[1],
+              "null_weights": np.ones(hypergraph.n_nodes), **kwargs}
     return SchurComplement(A, X, C, eps=eps, **kwargs)
 
 
