@@ -20,9 +20,11 @@ from hyperclust.bench.provenance import git, package_root
 
 __all__ = ["method_source_files", "provenance_marks", "code_signature", "last_code_change"]
 #: hyperclust modules whose changes do not count as changes of a method's code: the
-#: benchmark machinery, readers, datasets, the CLI, the thread policy, package __init__s.
+#: benchmark machinery, readers, datasets, the CLI, the thread policy (fit-wide and per
+#: kernel: it only lowers thread counts, and the stored rows ran on one thread), package
+#: __init__s.
 _NOT_METHOD_CODE = ("hyperclust.bench", "hyperclust.io", "hyperclust.datasets",
-                    "hyperclust.cli", "hyperclust.threads")
+                    "hyperclust.cli", "hyperclust.threads", "hyperclust.kernel_threads")
 
 
 def _provider_module(method: str) -> str | None:

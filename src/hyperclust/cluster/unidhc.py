@@ -50,6 +50,8 @@ NEIGHBOR_PAIR_BUDGET = 2 ** 25
 """Most (isolated, connected) pairs compared exactly (about 1 s at d = 128 on one core;
 every shared dataset needs under 2 ** 22); beyond it the candidates are a seeded uniform
 sample of the connected nodes (a budget of 2 ** 30 costs 10 s and 4.6 GB at 10^5 nodes)."""
+ENCODE_ROWS = 2 ** 16
+"""Rows per encoder pass in the embedding (its hidden layer: ENCODE_ROWS x hidden_dim)."""
 
 
 def _family_power(family: str, order: int) -> np.ndarray:
@@ -425,11 +427,16 @@ class UniDHC(HypergraphClusterer):
         return self
 
     def _encode(self, net, Z):
+        # rows in blocks: the encoder's hidden layer (hidden_dim wide, two tensors of it) for
+        # all 10^6 rows at once was 2 GB, most of the fit's peak memory
         torch = _deep()[0]
+        out = np.empty(Z.shape, dtype=np.float32)
         with torch.no_grad():
-            Hh = net.encoder(torch.as_tensor(Z, dtype=torch.float32,
-                                             device=torch.device(self.device)))
-        return normalize(Hh.cpu().numpy())
+            for lo in range(0, Z.shape[0], ENCODE_ROWS):
+                block = torch.as_tensor(Z[lo:lo + ENCODE_ROWS], dtype=torch.float32,
+                                        device=torch.device(self.device))
+                out[lo:lo + ENCODE_ROWS] = net.encoder(block).cpu().numpy()
+        return normalize(out, copy=False)
 
     def _select_output(self, hg, k, seed, order, B, blocks):
         """``embedding="auto"``: cluster every candidate output and keep the one with the
