@@ -70,7 +70,7 @@ def methods(k, seed, featured=True, isolated=False):
         "uniform P^0..P^8": UniDHC(k, order=8, gamma_init="uniform", **fixed),
         "X - PX (high-pass)": UniDHC(k, gamma_init="high-pass", **fixed),
         "unidhc": UniDHC(k, random_state=seed),
-        "unidhc (dropout views)": UniDHC(k, views="dropout", random_state=seed),
+        "unidhc (complementary views)": UniDHC(k, views="complementary", random_state=seed),
     }
 
 

@@ -8,7 +8,7 @@ from scipy.stats import spearmanr
 from hyperclust.models.basis import basis_response
 
 FIXED = ("kmeans(X)", "X", "PX", "P^2 X", "X - PX")
-LOSS_ROWS = ("unidhc", "kernel alignment", "dropout views", "no decorrelation",
+LOSS_ROWS = ("unidhc", "kernel alignment", "complementary views", "no decorrelation",
              "no consistency",
              "gamma trained by the losses", "z-score start, gamma_lr 1e-3",
              "energy contrast")

@@ -106,9 +106,9 @@ def test_file_batches_equal_in_memory_batches(tmp_path, client):
 
 
 # ------------------------------------------------------------------ the estimator
-# the distributed twin keeps the z-score start and dropout views (UniDHC's defaults until
-# 2026-12-05); the single-process reference is pinned to them
-_DISTRIBUTED_FILTER = dict(order=4, gamma_init="auto", gamma_lr=1e-3, views="dropout")
+# the distributed twin keeps the z-score start (UniDHC's default until 2026-12-05); the
+# single-process reference is pinned to it
+_DISTRIBUTED_FILTER = dict(order=4, gamma_init="auto", gamma_lr=1e-3)
 # features: the input is the same array, coefficients agree to float32 rounding (7e-7
 # measured); structural: the two eigensolvers (ARPACK, block Chebyshev) agree to their 1e-8
 # residual, and Adam's normalised steps carry that into gamma (1e-5 measured)
