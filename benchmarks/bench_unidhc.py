@@ -251,14 +251,15 @@ def targets(pub):
 
 
 UNIDHC_SOURCES = ["src/hyperclust/cluster/unidhc.py", "src/hyperclust/models/contrast.py",
+                  "src/hyperclust/models/canonical.py",
                   "src/hyperclust/models/unidhc.py", "src/hyperclust/models/losses.py"]
 
 
 def unidhc_marks(rows):
     """``{(dataset, protocol, method): "stale" or "unknown provenance" or None}`` for the
-    Uni-DHC rows (:func:`hyperclust.bench.staleness.provenance_marks` against the Uni-DHC
+    Uni-DHC rows (``benchmarks/staleness.py``'s ``provenance_marks`` against the Uni-DHC
     source files: a row made before their last change is stale)."""
-    from hyperclust.bench.staleness import provenance_marks
+    from staleness import provenance_marks  # sibling script (benchmarks/ is on the path)
 
     own = [r for r in rows if r["method"].startswith("unidhc")]
     sources = {r["method"]: UNIDHC_SOURCES for r in own}
