@@ -70,7 +70,7 @@ def methods(k, seed, featured=True, isolated=False):
         "uniform P^0..P^8": UniDHC(k, order=8, gamma_init="uniform", **fixed),
         "X - PX (high-pass)": UniDHC(k, gamma_init="high-pass", **fixed),
         "unidhc": UniDHC(k, random_state=seed),
-        "unidhc (dropout views)": UniDHC(k, views="dropout", random_state=seed),
+        "unidhc (complementary views)": UniDHC(k, views="complementary", random_state=seed),
     }
 
 
@@ -251,14 +251,15 @@ def targets(pub):
 
 
 UNIDHC_SOURCES = ["src/hyperclust/cluster/unidhc.py", "src/hyperclust/models/contrast.py",
+                  "src/hyperclust/models/canonical.py",
                   "src/hyperclust/models/unidhc.py", "src/hyperclust/models/losses.py"]
 
 
 def unidhc_marks(rows):
     """``{(dataset, protocol, method): "stale" or "unknown provenance" or None}`` for the
-    Uni-DHC rows (:func:`hyperclust.bench.staleness.provenance_marks` against the Uni-DHC
+    Uni-DHC rows (``benchmarks/staleness.py``'s ``provenance_marks`` against the Uni-DHC
     source files: a row made before their last change is stale)."""
-    from hyperclust.bench.staleness import provenance_marks
+    from staleness import provenance_marks  # sibling script (benchmarks/ is on the path)
 
     own = [r for r in rows if r["method"].startswith("unidhc")]
     sources = {r["method"]: UNIDHC_SOURCES for r in own}

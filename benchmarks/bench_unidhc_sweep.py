@@ -47,7 +47,7 @@ FIXED = {"X": [1, 0, 0], "PX": [0, 1, 0], "P^2 X": [0, 0, 1], "X - PX": [1, -1, 
 VARIANTS = {
     "unidhc": {},
     "kernel alignment": {"gamma_init": "alignment"},
-    "dropout views": {"views": "dropout"},
+    "complementary views": {"views": "complementary"},
     "no decorrelation": {"decorrelation_weight": 0.0},
     "no consistency": {"consistency_weight": 0.0},
     "gamma trained by the losses": {"gamma_lr": 1e-2, "gamma_reg": 0.0},

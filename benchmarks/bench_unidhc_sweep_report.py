@@ -8,7 +8,7 @@ from scipy.stats import spearmanr
 from hyperclust.models.basis import basis_response
 
 FIXED = ("kmeans(X)", "X", "PX", "P^2 X", "X - PX")
-LOSS_ROWS = ("unidhc", "kernel alignment", "dropout views", "no decorrelation",
+LOSS_ROWS = ("unidhc", "kernel alignment", "complementary views", "no decorrelation",
              "no consistency",
              "gamma trained by the losses", "z-score start, gamma_lr 1e-3",
              "energy contrast")
@@ -113,6 +113,9 @@ def plot(by, levels, out):
     ax[0].legend(fontsize=7, ncol=2)
     share = [np.mean([r["share"] for r in by[("unidhc", h)]]) for h in levels]
     ax[1].plot(levels, share, "k-o", label="low-pass share")
+    if "output_smoothness" in by[("unidhc", levels[0])][0]:
+        ax[1].plot(levels, [np.mean([r["output_smoothness"] for r in by[("unidhc", h)]])
+                            for h in levels], "k--s", label="output smoothness")
     for m in ("unidhc", "X", "PX", "P^2 X", "X - PX"):
         ax[1].plot(levels, [np.mean([r["acc"] for r in by[(m, h)]]) for h in levels],
                    "-" if m == "unidhc" else ":", label=f"ACC {m}")

@@ -602,8 +602,8 @@ def test_complementary_views_share_no_entry_and_dropout_views_do():
 
 
 def test_views_option_changes_the_training_and_is_deterministic(hg):
-    a = _small(random_state=1).fit(hg)
-    b = _small(random_state=1).fit(hg)
-    c = _small(random_state=1, views="dropout").fit(hg)
-    assert a.views == "complementary" and np.array_equal(a.embedding_, b.embedding_)
+    a = _small(random_state=1, views="complementary").fit(hg)
+    b = _small(random_state=1, views="complementary").fit(hg)
+    c = _small(random_state=1).fit(hg)
+    assert c.views == "dropout" and np.array_equal(a.embedding_, b.embedding_)
     assert not np.array_equal(a.embedding_, c.embedding_)

@@ -43,7 +43,7 @@ _LEARNED = ("canonical", "alignment", "contrast", "auto")
 CONTRAST_STEPS = 300
 """Adam steps of the filter objective (on ``2 K + 1`` weights; converged well before)."""
 EMBEDDINGS = ("concat", "filter", "auto")
-VIEWS = ("complementary", "dropout")
+VIEWS = ("dropout", "complementary")
 SELECTION_NEIGHBORS = 10
 """Attribute neighbours of the kNN walk that scores the candidate outputs (as in ``auto``)."""
 NEIGHBOR_PAIR_BUDGET = 2 ** 25
@@ -186,12 +186,11 @@ class UniDHC(HypergraphClusterer):
         Weight of ``||gamma - gamma_init||^2``.
     dropout : float, default 0.2
         Feature dropout making the two views when ``views="dropout"``.
-    views : {"complementary", "dropout"}, default "complementary"
-        The encoder's two views of a node: complementary random halves of its filter
-        output's entries (they share no feature noise, so agreeing needs the class
-        signal), or two independent dropout copies (``"dropout"``, the default until
-        2026-12-05; they share most of the noise, and the consistency loss's uniformity
-        term then spreads the clusters: docs/unidhc.md, "The deep part").
+    views : {"dropout", "complementary"}, default "dropout"
+        The encoder's two views of a node: two independent dropout copies of its filter
+        output, or complementary random halves of its entries (``"complementary"``: they
+        share no feature noise; it fixes some sets where the encoder loses to its own
+        filter and breaks others, measured in docs/unidhc.md, "The deep part").
     embedding : {"concat", "filter", "auto"}, default "concat"
         What k-means clusters: the L2-normalised filter output beside the L2-normalised
         encoder output, or the filter output alone; ``"auto"`` clusters each of these, the
@@ -278,7 +277,7 @@ class UniDHC(HypergraphClusterer):
                  self_loops=1.0, input="auto", n_components="auto", n_structural="auto",
                  isolated_neighbors=10, hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=0.0,
                  batch_size=512, decorrelation_weight=0.1, consistency_weight=1.0,
-                 gamma_reg=1.0, dropout=0.2, views="complementary", embedding="concat",
+                 gamma_reg=1.0, dropout=0.2, views="dropout", embedding="concat",
                  n_init="auto",
                  random_state=0, device="cpu", verbose=False):
         self.n_clusters = n_clusters
