@@ -68,10 +68,11 @@ def shell_cluster(tmp: str, n_workers: int = 2):
             proc.wait(timeout=60)
 
 
-def drive(method: str, path: str, trace: bool) -> dict:
+def drive(method: str, path: str, trace: bool, output: bool) -> dict:
     """Fit ``method`` on the partitioned ``path`` in this process; memory figures of this
     process (the driver) and of the scheduler (with ``trace``, also tracemalloc's, which
-    slows the fit several times)."""
+    slows the fit several times). With ``output`` the labels and embedding are written
+    per row block by the workers (the estimators' ``output``) instead of gathered here."""
     import tracemalloc
 
     import distributed
@@ -85,7 +86,9 @@ def drive(method: str, path: str, trace: bool) -> dict:
             distributed.Client(scheduler_file=sfile) as client:
         client.wait_for_workers(2)
         phg = hd.PartitionedHypergraph(path)
-        est = getattr(hd, METHODS[method])(4, client=client, random_state=0)
+        est = getattr(hd, METHODS[method])(
+            4, client=client, random_state=0,
+            output=os.path.join(tmp, "labels.parquet") if output else None)
         base, sbase = me.memory_info().rss, psutil.Process(spid).memory_info().rss
         if trace:
             tracemalloc.start(1)
@@ -100,7 +103,8 @@ def drive(method: str, path: str, trace: bool) -> dict:
             traced_peak = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
     peak = rss.peak[os.getpid()]
-    return {"method": method, "n": phg.n_nodes, "nnz": phg.nnz, "blocks": phg.n_blocks,
+    return {"method": method, "output": "written by the workers" if output else "gathered",
+            "n": phg.n_nodes, "nnz": phg.nnz, "blocks": phg.n_blocks,
             "baseline_mb": base / 2**20, "peak_mb": peak / 2**20,
             "above_baseline_mb": (peak - base) / 2**20,
             "bytes_per_node": (peak - base) / phg.n_nodes,
@@ -117,11 +121,11 @@ def _child(args: list) -> dict:
 
 
 def _table(rows) -> str:
-    head = ("| method | nodes | nnz(H) | driver baseline MB | driver peak MB | above baseline "
+    head = ("| method | labels, embedding | nodes | nnz(H) | driver baseline MB | driver peak MB | above baseline "
             "MB | bytes per node | scheduler baseline / peak MB | tracemalloc peak MB |\n"
-            "|---|---|---|---|---|---|---|---|---|\n")
+            "|---|---|---|---|---|---|---|---|---|---|\n")
     return head + "".join(
-        f"| {r['method']} | {r['n']:,} | {r['nnz']:,} | {r['baseline_mb']:.0f} | "
+        f"| {r['method']} | {r.get('output', 'gathered')} | {r['n']:,} | {r['nnz']:,} | {r['baseline_mb']:.0f} | "
         f"{r['peak_mb']:.0f} | {r['above_baseline_mb']:.0f} | {r['bytes_per_node']:.0f} | "
         f"{r['scheduler_baseline_mb']:.0f} / {r['scheduler_peak_mb']:.0f} | "
         f"{r['traced_peak_mb']:.0f} |\n" for r in rows)
@@ -132,6 +136,8 @@ def main() -> None:
     p.add_argument("--sizes", type=int, nargs="+", default=[100_000])
     p.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     p.add_argument("--out", default="docs/results/distributed_driver_memory")
+    p.add_argument("--output", action="store_true",
+                   help="labels and embedding written per row block by the workers")
     p.add_argument("--trace", action="store_true",
                    help="also tracemalloc's peak and largest sites (slows the fits)")
     p.add_argument("--child", nargs=3, metavar=("KIND", "ARG", "PATH"), help=argparse.SUPPRESS)
@@ -142,7 +148,8 @@ def main() -> None:
             build(int(arg), path)
             print("{}")
         else:
-            print(json.dumps(drive(arg, path, kind == "trace")))
+            print(json.dumps(drive(arg, path, kind.startswith("trace"),
+                                   kind.endswith("output"))))
         return
     from hyperclust.bench.provenance import git_commit
 
@@ -154,7 +161,7 @@ def main() -> None:
             path = os.path.join(tmp, f"hsbm-{n}")
             _child(["--child", "build", str(n), path])
             for method in args.methods:
-                kind = "trace" if args.trace else "drive"
+                kind = ("trace" if args.trace else "drive") + ("-output" if args.output else "")
                 row = {**_child(["--child", kind, method, path]), "commit": commit}
                 rows.append(row)
                 print(_table([row]).splitlines()[-1], flush=True)

@@ -155,3 +155,28 @@ def test_cli_parquet_in_and_out(tmp_path, client, capsys):
     assert main(["partition", str(inp), "--out", str(tmp_path / "p2"),
                  "--pair-columns", "author,article"]) == 2
     assert "no column 'article' (columns: author, paper, w)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("method", ["spectral", "ahcka"])
+def test_output_written_by_the_workers_equals_the_gathered_one(tmp_path, client, method):
+    from hyperclust.datasets import hypergraph_sbm
+    from hyperclust.distributed import DistributedAHCKA, write_partitioned
+
+    cls = DistributedSpectralClustering if method == "spectral" else DistributedAHCKA
+    from hyperclust import Hypergraph
+
+    hg = hypergraph_sbm(150, 3, homophily=0.8, n_features=0, isolated_fraction=0.1,
+                        random_state=1)
+    named = Hypergraph.from_incidence(hg.incidence, node_ids=np.array(
+        [f"v{i}" for i in range(150)], dtype=object))  # string ids
+    phg = write_partitioned(named, tmp_path / "parts", block_size=40)
+    kw = {} if method == "spectral" else {"max_iter": 10}
+    ref = cls(3, client=client, **kw).fit(phg)
+    out = tmp_path / "out.parquet"
+    est = cls(3, client=client, output=str(out), **kw).fit(phg)
+    assert est.labels_ is None and est.embedding_ is None and est.node_ids_ is None
+    assert len(list(out.iterdir())) == phg.n_blocks
+    ids, labels, emb = read_node_table(out)
+    assert ids.tolist() == ref.node_ids_.tolist()
+    np.testing.assert_array_equal(labels, ref.labels_)
+    np.testing.assert_array_equal(emb, ref.embedding_)
