@@ -147,11 +147,19 @@ def test_cli_parquet_in_and_out(tmp_path, client, capsys):
     rows = [line.split(",") for line in csv_out.read_text().split()[1:]]
     assert ids.tolist() == [r[0] for r in rows] and none is None
     assert labels.tolist() == [int(r[1]) for r in rows]
-    assert read_node_table(emb)[2].shape == (6, 2)
+    emb_ids, emb_labels, emb_values = read_node_table(emb)
+    assert emb_values.shape == (6, 2) and emb_labels.tolist() == labels.tolist()
     assert len(list(out.iterdir())) == 3  # one file per row block
     capsys.readouterr()
     assert main([*args, "--out", str(out)]) == 2  # exists, no --force
     assert "exists; pass --force" in capsys.readouterr().err
+    # --out alone: the workers write it (with the embedding), nothing gathered here
+    assert main([*args, "--out", str(out), "--force"]) == 0
+    assert "written by the workers" in capsys.readouterr().out
+    by_workers = read_node_table(out)
+    assert by_workers[0].tolist() == ids.tolist()
+    np.testing.assert_array_equal(by_workers[1], labels)
+    np.testing.assert_array_equal(by_workers[2], emb_values)
     assert main(["partition", str(inp), "--out", str(tmp_path / "p2"),
                  "--pair-columns", "author,article"]) == 2
     assert "no column 'article' (columns: author, paper, w)" in capsys.readouterr().err
