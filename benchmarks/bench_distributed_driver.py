@@ -120,15 +120,19 @@ def _child(args: list) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _row(r) -> str:
+    traced = f"{r['traced_peak_mb']:.0f}" if r["traced_peak_mb"] else "-"
+    return (f"| {r['method']} | {r.get('output', 'gathered')} | {r['n']:,} | {r['nnz']:,} | "
+            f"{r['baseline_mb']:.0f} | {r['peak_mb']:.0f} | {r['above_baseline_mb']:.0f} | "
+            f"{r['bytes_per_node']:.0f} | {r['scheduler_baseline_mb']:.0f} / "
+            f"{r['scheduler_peak_mb']:.0f} | {traced} |\n")
+
+
 def _table(rows) -> str:
-    head = ("| method | labels, embedding | nodes | nnz(H) | driver baseline MB | driver peak MB | above baseline "
-            "MB | bytes per node | scheduler baseline / peak MB | tracemalloc peak MB |\n"
-            "|---|---|---|---|---|---|---|---|---|---|\n")
-    return head + "".join(
-        f"| {r['method']} | {r.get('output', 'gathered')} | {r['n']:,} | {r['nnz']:,} | {r['baseline_mb']:.0f} | "
-        f"{r['peak_mb']:.0f} | {r['above_baseline_mb']:.0f} | {r['bytes_per_node']:.0f} | "
-        f"{r['scheduler_baseline_mb']:.0f} / {r['scheduler_peak_mb']:.0f} | "
-        f"{r['traced_peak_mb']:.0f} |\n" for r in rows)
+    head = ("| method | labels, embedding | nodes | nnz(H) | driver baseline MB | driver peak "
+            "MB | above baseline MB | bytes per node | scheduler baseline / peak MB | "
+            "tracemalloc peak MB |\n|---|---|---|---|---|---|---|---|---|---|\n")
+    return head + "".join(_row(r) for r in rows)
 
 
 def main() -> None:
