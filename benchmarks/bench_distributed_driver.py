@@ -135,7 +135,7 @@ def _table(rows) -> str:
     return head + "".join(_row(r) for r in rows)
 
 
-def main() -> None:
+def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sizes", type=int, nargs="+", default=[100_000])
     p.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
@@ -145,7 +145,7 @@ def main() -> None:
     p.add_argument("--trace", action="store_true",
                    help="also tracemalloc's peak and largest sites (slows the fits)")
     p.add_argument("--child", nargs=3, metavar=("KIND", "ARG", "PATH"), help=argparse.SUPPRESS)
-    args = p.parse_args()
+    args = p.parse_args(argv)
     if args.child:
         kind, arg, path = args.child
         if kind == "build":
