@@ -32,7 +32,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -40,35 +39,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _cluster_load import ClusterOtherCpu, idle_phrase  # noqa: E402
-
-
-class _PeakRSS:
-    """Peak RSS of some processes, sampled in a thread."""
-
-    def __init__(self, pids, every=0.05):
-        import psutil
-
-        self.procs = {pid: psutil.Process(pid) for pid in pids}
-        self.peak = {pid: 0 for pid in pids}
-        self.every, self._stop = every, threading.Event()
-
-    def _run(self):
-        while not self._stop.is_set():
-            for pid, p in self.procs.items():
-                try:
-                    self.peak[pid] = max(self.peak[pid], p.memory_info().rss)
-                except Exception:  # a worker restarting: skip the sample
-                    pass
-            time.sleep(self.every)
-
-    def __enter__(self):
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
+from _rss import PeakRSS  # noqa: E402
 
 
 def _task_name(key):
@@ -95,7 +66,7 @@ def measure(n, repeats, workdir, d=16, order=4):
         pids = list(c.run(os.getpid).values())
         with ClusterOtherCpu(c) as other:
             for _ in range(repeats):
-                with _PeakRSS(pids + [os.getpid()]) as rss, distributed.get_task_stream(c) as ts:
+                with PeakRSS(pids + [os.getpid()]) as rss, distributed.get_task_stream(c) as ts:
                     t = time.perf_counter()
                     est = DistributedUniDHC(4, client=c, random_state=0).fit(phg)
                     walls.append(time.perf_counter() - t)

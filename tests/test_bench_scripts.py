@@ -13,9 +13,10 @@ from hyperclust.bench import ResultStore
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
-SCRIPTS = ("bench_collapsed", "bench_distributed", "bench_knn", "bench_unidhc",
-           "bench_unidhc_select", "bench_unidhc_speed", "plot_unidhc_gamma", "bench_holdout", "study_truth_score",
-           "bench_collapsed_1e5", "collapsed_closure", "collapsed_pe")
+SCRIPTS = ("bench_collapsed", "bench_distributed", "bench_distributed_driver", "bench_knn",
+           "bench_unidhc", "bench_unidhc_select", "bench_unidhc_speed", "plot_unidhc_gamma",
+           "bench_holdout", "study_truth_score", "bench_collapsed_1e5", "collapsed_closure",
+           "collapsed_pe")
 
 
 def _script(name):
@@ -47,6 +48,16 @@ def test_distributed_table_from_the_converted_store_is_the_committed_one():
     rows = ResultStore(RESULTS / "distributed_scale.json", key=script.KEY).runs
     assert len(rows) == 3 and len({r["commit"] for r in rows}) == 1  # one run
     assert script.table(rows) == (RESULTS / "distributed_scale.md").read_text().splitlines()
+
+
+def test_driver_memory_table_is_made_from_the_stored_rows():
+    import json
+
+    rows = json.loads((RESULTS / "distributed_driver_memory.json").read_text())
+    table = _script("bench_distributed_driver")._table(rows)
+    committed = (RESULTS / "distributed_driver_memory.md").read_text()
+    assert _cells(table.splitlines()) == _cells(committed.splitlines())
+    assert {(r["method"], r["n"]) for r in rows} >= {("spectral", 10**5), ("spectral", 10**6)}
 
 
 def test_collapsed_grid_table_from_the_converted_store_is_the_committed_one():

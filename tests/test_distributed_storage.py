@@ -147,11 +147,44 @@ def test_cli_parquet_in_and_out(tmp_path, client, capsys):
     rows = [line.split(",") for line in csv_out.read_text().split()[1:]]
     assert ids.tolist() == [r[0] for r in rows] and none is None
     assert labels.tolist() == [int(r[1]) for r in rows]
-    assert read_node_table(emb)[2].shape == (6, 2)
+    emb_ids, emb_labels, emb_values = read_node_table(emb)
+    assert emb_values.shape == (6, 2) and emb_labels.tolist() == labels.tolist()
     assert len(list(out.iterdir())) == 3  # one file per row block
     capsys.readouterr()
     assert main([*args, "--out", str(out)]) == 2  # exists, no --force
     assert "exists; pass --force" in capsys.readouterr().err
+    # --out alone: the workers write it (with the embedding), nothing gathered here
+    assert main([*args, "--out", str(out), "--force"]) == 0
+    assert "written by the workers" in capsys.readouterr().out
+    by_workers = read_node_table(out)
+    assert by_workers[0].tolist() == ids.tolist()
+    np.testing.assert_array_equal(by_workers[1], labels)
+    np.testing.assert_array_equal(by_workers[2], emb_values)
     assert main(["partition", str(inp), "--out", str(tmp_path / "p2"),
                  "--pair-columns", "author,article"]) == 2
     assert "no column 'article' (columns: author, paper, w)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("method", ["spectral", "ahcka"])
+def test_output_written_by_the_workers_equals_the_gathered_one(tmp_path, client, method):
+    from hyperclust.datasets import hypergraph_sbm
+    from hyperclust.distributed import DistributedAHCKA, write_partitioned
+
+    cls = DistributedSpectralClustering if method == "spectral" else DistributedAHCKA
+    from hyperclust import Hypergraph
+
+    hg = hypergraph_sbm(150, 3, homophily=0.8, n_features=0, isolated_fraction=0.1,
+                        random_state=1)
+    named = Hypergraph.from_incidence(hg.incidence, node_ids=np.array(
+        [f"v{i}" for i in range(150)], dtype=object))  # string ids
+    phg = write_partitioned(named, tmp_path / "parts", block_size=40)
+    kw = {} if method == "spectral" else {"max_iter": 10}
+    ref = cls(3, client=client, **kw).fit(phg)
+    out = tmp_path / "out.parquet"
+    est = cls(3, client=client, output=str(out), **kw).fit(phg)
+    assert est.labels_ is None and est.embedding_ is None and est.node_ids_ is None
+    assert len(list(out.iterdir())) == phg.n_blocks
+    ids, labels, emb = read_node_table(out)
+    assert ids.tolist() == ref.node_ids_.tolist()
+    np.testing.assert_array_equal(labels, ref.labels_)
+    np.testing.assert_array_equal(emb, ref.embedding_)

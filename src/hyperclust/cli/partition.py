@@ -198,12 +198,21 @@ def cluster_partitioned(args) -> int:
     out, emb = _check_outputs(args)
     phg = PartitionedHypergraph(args.target)
     est, steps = _estimator(method, args)
+    from ..distributed.storage import is_parquet
+
+    by_workers = out is not None and is_parquet(out) and emb is None and method != "unidhc"
+    if by_workers:  # the workers write it: this process holds nothing of size n
+        est.set_params(output=out)
     t0 = time.perf_counter()
     with cluster_failures_as_errors():
         est.fit(phg)
     print(f"{method} on {phg!r} via {args.scheduler}: {args.k} clusters in "
           f"{time.perf_counter() - t0:.2f} s ({steps()})")
-    _write_outputs(est, phg, out, emb, replace=args.force)
+    if by_workers:
+        print(f"wrote {out} ({phg.n_blocks} parquet files written by the workers, "
+              f"{phg.n_nodes} rows: node id, cluster, embedding e0..)")
+    else:
+        _write_outputs(est, phg, out, emb, replace=args.force)
     return 0
 
 

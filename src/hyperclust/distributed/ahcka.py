@@ -32,6 +32,7 @@ from .knn import knn_affinity_blocks
 from .linalg import tsqr
 from .operator import propagation
 from .partitioned import load_node_block
+from .storage import keep_output
 from .walk import MixedBlockWalk
 
 __all__ = ["DistributedAHCKA"]
@@ -174,6 +175,9 @@ class DistributedAHCKA(HypergraphClusterer):
     client : dask.distributed.Client, str or None
         As in :class:`~hyperclust.distributed.DistributedSpectralClustering`.
     n_workers : int, default 2
+    output : str, optional
+        As in :class:`~hyperclust.distributed.DistributedSpectralClustering` (when every
+        check is degenerate the embedding is gathered here for the k-means fallback).
 
     Attributes
     ----------
@@ -197,7 +201,7 @@ class DistributedAHCKA(HypergraphClusterer):
     __init__ = twin_init(AHCKA, ("n_neighbors", "beta", "alpha", "max_iter", "check_interval",
                                  "patience", "init_steps", "n_hops", "random_state"),
                          {"discretize_iter": 30, "block_size": 100_000, "client": None,
-                          "n_workers": 2})
+                          "n_workers": 2, "output": None})
 
     def _validate(self, n):
         k = check_iteration_params(self, n)
@@ -213,8 +217,9 @@ class DistributedAHCKA(HypergraphClusterer):
                 resolve_client(self.client, self.n_workers) as client:
             k = self._validate(phg.n_nodes)
             self._fit(phg, client, k)
-            self.node_ids_ = hypergraph.node_ids if hasattr(hypergraph, "incidence") \
-                else phg.node_ids
+            keep_output(self, client, phg, hypergraph, self._labels_blocks,
+                        self._embedding_blocks)
+            del self._labels_blocks, self._embedding_blocks
         return self
 
     # ------------------------------------------------------------ steps
@@ -271,12 +276,13 @@ class DistributedAHCKA(HypergraphClusterer):
             if rises >= self.patience:
                 break
         self.degenerate_, f, labels, embedding, best_it = best
-        self.labels_ = np.concatenate(client.gather(labels)).astype(np.int64)
-        self.embedding_ = np.concatenate(client.gather(embedding))
-        if self.degenerate_:
-            self.labels_ = kmeans_on_rows(self.embedding_, k, self._rng_seed(self.random_state))
-            f = self._score(M, client.scatter([self.labels_[bounds[b]:bounds[b + 1]]
-                                               for b in range(phg.n_blocks)]), k, n)[0]
+        if self.degenerate_:  # k-means on the gathered rows, as the single process
+            rows = kmeans_on_rows(np.concatenate(client.gather(embedding)), k,
+                                  self._rng_seed(self.random_state))
+            labels = client.scatter([rows[bounds[b]:bounds[b + 1]]
+                                     for b in range(phg.n_blocks)])
+            f = self._score(M, labels, k, n)[0]
+        self._labels_blocks, self._embedding_blocks = labels, embedding
         self.objective_ = f
         self.objective_history_ = history
         self.n_iter_ = it

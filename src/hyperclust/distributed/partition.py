@@ -252,9 +252,8 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
     ----------
     files : sequence of str or PathLike
         Edge-list files (one hyperedge per line), in order: hyperedges are numbered file
-        after file. A name ending in ``.parquet`` is a table of membership pairs
-        (:func:`~hyperclust.distributed.storage.read_pairs`, columns ``pair_columns``),
-        local or at an fsspec URL (``s3://...``, ``memory://...``) every worker reaches.
+        after file; ``*.parquet``: a pairs table (``storage.read_pairs``, ``pair_columns``),
+        also at an fsspec URL (``s3://...``) every worker reaches.
     out_dir : str or PathLike
         Output directory; with a Dask client it must be on a file system every worker sees.
     block_size : int, default 1,000,000
@@ -281,8 +280,7 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
         Replace an existing partitioned hypergraph in ``out_dir``.
     progress : bool, default False
         With a client, show Dask's progress bar for each round of tasks.
-    pair_columns : (str, str, str or None), default ("node", "hyperedge", None)
-        Node, hyperedge and weight columns of parquet inputs (no weight column: weight 1).
+    pair_columns : (node, hyperedge, weight or None), default ("node", "hyperedge", None)
 
     Returns
     -------

@@ -18,6 +18,7 @@ from .inputs import as_partitioned
 from .kmeans import SAMPLE_SIZE, block_kmeans
 from .operator import normalized_affinity
 from .partitioned import load_node_block
+from .storage import keep_output
 
 __all__ = ["DistributedSpectralClustering"]
 
@@ -78,6 +79,12 @@ class DistributedSpectralClustering(HypergraphClusterer):
         Workers of the local cluster made when ``client`` is None.
     progress : bool, default False
         Show the iterations' residuals on a progress bar.
+    output : str, optional
+        A folder (local or an fsspec URL every worker reaches) where the workers write the
+        labels and the embedding, one parquet file per row block
+        (:func:`~hyperclust.distributed.storage.write_block_tables`); then ``labels_``,
+        ``embedding_`` and ``node_ids_`` are None and this process holds nothing of size
+        ``n``. Default: gather them here.
 
     Attributes
     ----------
@@ -110,7 +117,7 @@ class DistributedSpectralClustering(HypergraphClusterer):
                          ("regularization", "n_components", "row_normalize", "n_init", "tol",
                           "random_state"),
                          {"max_iter": 200, "sample_size": SAMPLE_SIZE, "block_size": 100_000,
-                          "client": None, "n_workers": 2, "progress": False})
+                          "client": None, "n_workers": 2, "progress": False, "output": None})
 
     def _validate(self, n):
         k = check_n_clusters(self.n_clusters, n)
@@ -167,10 +174,7 @@ class DistributedSpectralClustering(HypergraphClusterer):
                 V = [client.submit(_row_normalize, v, retries=RETRIES) for v in V]
             labels, _, _ = block_kmeans(client, V, phg.n_nodes, k, n_init=n_init,
                                         sample_size=self.sample_size, random_state=seed)
-            self.embedding_ = np.concatenate(client.gather(V))
-            self.labels_ = np.concatenate(client.gather(labels)).astype(np.int64)
-            self.node_ids_ = hypergraph.node_ids if hasattr(hypergraph, "incidence") \
-                else phg.node_ids
+            keep_output(self, client, phg, hypergraph, labels, V)
         self.eigenvalues_ = 1.0 - mu
         self.n_iter_ = n_iter
         self.tau_, self.tol_, self.n_init_ = tau, tol, n_init

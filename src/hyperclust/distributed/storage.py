@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["is_parquet", "is_url", "path_exists", "read_pairs", "read_feature_table",
-           "write_node_table", "read_node_table"]
+           "write_node_table", "write_block_tables", "read_node_table", "keep_output"]
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
 
@@ -206,6 +206,56 @@ def write_node_table(url, node_ids, labels, embedding=None, *, bounds=None, clie
         write.compute(scheduler="sync")
 
 
+def _block_frame(ids_file, str_ids, lo, labels, embedding=None):
+    """The node table of one row block, built where its labels live (node ids read from
+    the partition's ``node_ids.npy``, memory-mapped)."""
+    import pandas as pd
+
+    ids = np.load(ids_file, mmap_mode="r", allow_pickle=False)[lo:lo + len(labels)]
+    columns = {"node": ids.astype(object) if str_ids else np.asarray(ids),
+               "cluster": np.asarray(labels, dtype=np.int64)}
+    if embedding is not None:
+        columns.update({f"e{j}": embedding[:, j] for j in range(embedding.shape[1])})
+    return pd.DataFrame(columns)
+
+
+def _empty_like(frame):
+    return frame.iloc[:0]
+
+
+def write_block_tables(client, url, phg, label_blocks, embedding_blocks=None) -> None:
+    """Write the row blocks' labels (and embedding) as :func:`write_node_table` does, one
+    file per block, each built and written by the workers from the blocks' futures: this
+    process holds no array of size ``n``.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    url : str
+        Folder, local or an fsspec URL every worker reaches (replaced if it exists).
+    phg : PartitionedHypergraph
+        Whose row blocks the futures are (node ids read from its directory).
+    label_blocks : list of futures
+        int labels per row block.
+    embedding_blocks : list of futures, optional
+        ``(n_b, d)`` embedding per row block.
+    """
+    import dask.dataframe as dd
+    from dask import delayed
+
+    _pyarrow()
+    ids_file = str(phg.path / phg.manifest["node_ids"])
+    str_ids = phg.manifest["node_id_kind"] == "str"
+    embedding_blocks = embedding_blocks or [None] * len(label_blocks)
+    frames = [client.submit(_block_frame, ids_file, str_ids, int(lo), lb, eb, pure=False)
+              for lo, lb, eb in zip(phg.block_bounds[:-1], label_blocks, embedding_blocks)]
+    meta = client.submit(_empty_like, frames[0]).result()
+    write = dd.from_delayed([delayed(f) for f in frames], meta=meta, verify_meta=False) \
+        .to_parquet(str(url), write_index=False, overwrite=True, compute=False,
+                    name_function=_part_name)
+    client.compute(write).result()
+
+
 def read_node_table(url):
     """``(node ids, labels, embedding or None)`` of :func:`write_node_table`'s output, rows
     in the order written."""
@@ -214,3 +264,27 @@ def read_node_table(url):
     emb.sort(key=lambda c: int(c[1:]))
     return (table["node"].to_numpy(), table["cluster"].to_numpy(dtype=np.int64),
             table[emb].to_numpy(dtype=np.float64) if emb else None)
+
+
+def keep_output(est, client, phg, source, label_blocks, embedding_blocks) -> None:
+    """Set a fitted distributed estimator's ``labels_``, ``embedding_`` and ``node_ids_``
+    (gathered here), or, when its ``output`` names a folder, write them there per row block
+    from the workers (:func:`write_block_tables`) and set them to None: then this process
+    holds nothing of size ``n``.
+
+    Parameters
+    ----------
+    est : estimator with an ``output`` parameter
+    client : distributed.Client
+    phg : PartitionedHypergraph
+    source : Hypergraph, PartitionedHypergraph or path
+        What ``fit`` got (an in-memory hypergraph gives its own node ids).
+    label_blocks, embedding_blocks : list of futures
+    """
+    if est.output is not None:
+        write_block_tables(client, est.output, phg, label_blocks, embedding_blocks)
+        est.labels_ = est.embedding_ = est.node_ids_ = None
+        return
+    est.embedding_ = np.concatenate(client.gather(embedding_blocks))
+    est.labels_ = np.concatenate(client.gather(label_blocks)).astype(np.int64)
+    est.node_ids_ = source.node_ids if hasattr(source, "incidence") else phg.node_ids
