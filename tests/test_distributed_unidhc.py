@@ -123,7 +123,7 @@ def test_hyperedge_means_of_a_partition_of_one_member_hyperedges(tmp_path, clien
 # features: the input is the same array, coefficients agree to float32 rounding (7e-7
 # measured); structural: the two eigensolvers (ARPACK, block Chebyshev) agree to their 1e-8
 # residual, and Adam's normalised steps carry that into gamma (1e-5 measured). The default
-# start (the alignment) and the z-score start (gamma_init="auto"), with isolated nodes.
+# start (the canonical correlation) and the z-score start (gamma_init="auto"), with isolated nodes.
 _ZSCORE_START = dict(order=4, gamma_init="auto", gamma_lr=1e-3)
 
 
@@ -137,10 +137,11 @@ def test_unidhc_equals_single_process(client, n_features, gamma_tol, start):
     est = DistributedUniDHC(3, block_size=100, client=client, **kw).fit(hg)
     assert est.input_kind_ == ref.input_kind_ == ("features" if n_features else "structural")
     assert est.filter_family_ == ref.filter_family_
-    if not start:
-        assert est.filter_family_ == "alignment" and est.smoothness_z_ is None
-        assert est.smoothness_z_ is None
+    if not start and n_features:
+        assert est.filter_family_ == "canonical" and est.smoothness_z_ is None
         np.testing.assert_allclose(est.mixture_weights_, ref.mixture_weights_, atol=1e-6)
+    elif not start:  # structural input: P^K, as UniDHC (nothing for a feature split to learn)
+        assert est.filter_family_ == "low-pass" and est.mixture_weights_ is None
     else:
         assert est.smoothness_z_ == pytest.approx(ref.smoothness_z_, abs=1e-4)
         assert est.mixture_weights_ is None

@@ -1,6 +1,8 @@
-"""Uni-DHC's learned filter start (``gamma_init="alignment"``) on a basis written per block.
+"""Uni-DHC's learned filter start (``gamma_init="canonical"`` or ``"alignment"``) on a basis
+written per block.
 
-The feature-split alignment (:mod:`hyperclust.models.contrast`) reduces to small tensors of
+The feature-split objectives (:mod:`hyperclust.models.canonical`,
+:mod:`hyperclust.models.contrast`) reduce to small tensors of
 the basis rows of at most :data:`~hyperclust.models.contrast.ALIGNMENT_ROWS` connected nodes
 (a seeded sample when there are more), so only those rows leave the blocks: the workers
 count and locate the connected nodes, the driver draws the same sample as
@@ -68,9 +70,11 @@ def sampled_connected_rows(phg, client, random_state) -> np.ndarray:
     return np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, dtype=np.int64)
 
 
-def alignment_start(phg, client, basis_files, order: int, random_state, steps: int):
-    """Atom weights learned by :func:`~hyperclust.models.contrast.learn_mixture` on the
-    feature-split alignment of the sampled basis rows.
+def alignment_start(phg, client, basis_files, order: int, random_state, steps: int,
+                    kind: str = "canonical", n_clusters: int = 2):
+    """Atom weights learned by :func:`~hyperclust.models.contrast.learn_mixture` on a
+    feature-split objective of the sampled basis rows (the canonical correlation or the
+    kernel alignment, as :func:`~hyperclust.models.contrast.filter_objective`).
 
     Parameters
     ----------
@@ -84,6 +88,10 @@ def alignment_start(phg, client, basis_files, order: int, random_state, steps: i
     random_state : int
     steps : int
         Adam steps.
+    kind : {"canonical", "alignment"}
+        The objective (``UniDHC``'s ``gamma_init``).
+    n_clusters : int
+        ``k``: the canonical correlation keeps ``k - 1`` directions.
 
     Returns
     -------
@@ -97,8 +105,8 @@ def alignment_start(phg, client, basis_files, order: int, random_state, steps: i
     arrays = [np.load(f, mmap_mode="r") for f in basis_files]
     offsets = np.asarray(phg.block_bounds[:-1], dtype=np.int64)
     sample = _gather_rows(arrays, offsets, rows)
-    objective, _ = filter_objective("alignment", None, None, sample,
-                                    np.ones(rows.size, dtype=bool), random_state)
+    objective, _ = filter_objective(kind, None, None, sample, np.ones(rows.size, dtype=bool),
+                                    random_state, n_clusters=n_clusters)
     if objective is None:
         return None
     return learn_mixture(objective, order, 0.0, steps=steps)

@@ -282,7 +282,7 @@ consistency_weight, gamma_reg, dropout
         basis_files = write_power_basis(P, X, order, work / "basis")
         write_hyperedge_means(P, work / "basis")
         lap("basis")
-        g0 = self._initial_filter(phg, client, P, X, files, basis_files, order, seed)
+        g0 = self._initial_filter(phg, client, P, X, files, basis_files, order, seed, k)
         lap("filter_choice")
         net, self.loss_history_ = train_on_batches(
             BasisFileBatches(work / "basis", self.device), g0, **self._training_options(),
@@ -335,16 +335,21 @@ consistency_weight, gamma_reg, dropout
                                for b, x in enumerate(X)])
         return X, files
 
-    def _initial_filter(self, phg, client, P, X, files, basis_files, order, seed):
+    def _initial_filter(self, phg, client, P, X, files, basis_files, order, seed, k):
         """The filter's coefficients (power basis) before the encoder's training, as
         :meth:`hyperclust.cluster.UniDHC._initial_filter` sets them."""
         self.smoothness_z_, self.mixture_weights_, self.filter_trajectory_ = None, None, []
         if not isinstance(self.gamma_init, str):
             self.filter_family_ = "custom"
             g0 = np.asarray(self.gamma_init, dtype=np.float64)
-        elif self.gamma_init == "alignment":
-            self.filter_family_ = "alignment"
-            learned = alignment_start(phg, client, basis_files, order, seed, CONTRAST_STEPS)
+        elif self.gamma_init in ("canonical", "alignment") and self.input_kind_ == "structural":
+            # as UniDHC: a filter only rescales the hypergraph's own eigenvectors
+            self.filter_family_ = "low-pass"
+            g0 = family_coefficients("low-pass", order)
+        elif self.gamma_init in ("canonical", "alignment"):
+            self.filter_family_ = self.gamma_init
+            learned = alignment_start(phg, client, basis_files, order, seed, CONTRAST_STEPS,
+                                      kind=self.gamma_init, n_clusters=k)
             if learned is None:
                 g0 = family_coefficients("identity", order)
             else:
