@@ -11,8 +11,9 @@ The steps of :class:`hyperclust.cluster.UniDHC`, each on row blocks:
    row norm; its blocks are saved to a scratch directory;
 2. the basis ``[X, PX, .., P^K X]`` and the hyperedge means ``De^-1 H^T P^k X`` written per
    block (:mod:`~hyperclust.distributed.basis`);
-3. the filter's start: ``gamma_init="alignment"`` learns it from the basis rows of at most
-   2^14 sampled connected nodes (:mod:`~hyperclust.distributed.alignment`); ``"auto"``
+3. the filter's start: ``gamma_init="canonical"`` (the default) or ``"alignment"`` learns
+   it from the basis rows of at most 2^14 sampled connected nodes (``P^K`` on structural
+   input, as ``UniDHC``) (:mod:`~hyperclust.distributed.alignment`); ``"auto"``
    takes :func:`~hyperclust.distributed.smoothness.block_smoothness_zscore` (permuted
    blocks read their rows from the saved input);
 4. :func:`hyperclust.models.unidhc.train_on_batches` in this process, the training code of
