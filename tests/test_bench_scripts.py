@@ -14,7 +14,8 @@ from hyperclust.bench import ResultStore
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
 SCRIPTS = ("bench_collapsed", "bench_distributed", "bench_knn", "bench_unidhc",
-           "bench_unidhc_select", "bench_unidhc_speed", "plot_unidhc_gamma", "bench_holdout", "study_truth_score")
+           "bench_unidhc_select", "bench_unidhc_speed", "plot_unidhc_gamma", "bench_holdout", "study_truth_score",
+           "bench_unidhc_sweep", "unidhc_filter_criteria")
 
 
 def _script(name):
