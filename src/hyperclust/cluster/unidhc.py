@@ -167,8 +167,8 @@ class UniDHC(HypergraphClusterer):
     n_clusters : int
     order : int, default 2
         Highest polynomial order ``K`` (4 until 2026-12-05; with the learned filter, K = 2
-        has the best mean ACC along the homophily sweep, and on the real sets the
-        alignment takes the highest order offered: docs/unidhc.md, "K sweep"). The basis
+        ties K = 3 for the best mean ACC along the homophily sweep and is one product
+        cheaper: docs/unidhc.md, "K sweep"). The basis
         ``[X, PX, ..., P^K X]`` is computed in float32
         (:data:`hyperclust.operators.propagation.BASIS_DTYPE`; the network trains in
         float32): mean ACC/NMI within 0.006 of float64 (less than one std) over 5 seeds
