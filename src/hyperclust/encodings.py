@@ -105,24 +105,26 @@ def _own_spectrum(op, hypergraph, r, random_state):
     return sp.csc_matrix(V[:, zero]), vals[~zero][:r], V[:, ~zero][:, :r]
 
 
-def _spectrum(hypergraph, k, operator, eps, random_state, cap=False):
-    """:func:`laplacian_spectrum`; with ``cap``, ``k`` is lowered to the number of
-    eigenpairs off the null space."""
+def _spectrum(hypergraph, operator, eps, random_state, wanted):
+    """``(null, values, vectors)`` as :func:`laplacian_spectrum`, the operator built once and
+    ``wanted(c)`` eigenpairs taken off a null space of ``c`` vectors."""
+    import scipy.sparse as sp
+
     from .operators.components import (ComponentLayout, affinity_null_weights, null_basis,
                                        normalized_laplacian_spectrum)
 
     op = encoding_operator(hypergraph, operator, eps)
-    n = hypergraph.n_nodes
     if not _has_affinity(operator):
-        if cap:
-            k = min(k, n - _own_spectrum(op, hypergraph, 0, random_state)[0].shape[1])
-        return _own_spectrum(op, hypergraph, int(k), random_state)
+        null = _own_spectrum(op, hypergraph, 0, random_state)[0]
+        r = int(wanted(null.shape[1]))
+        if r == 0:
+            return sp.csc_matrix(null), np.zeros(0), np.zeros((hypergraph.n_nodes, 0))
+        return _own_spectrum(op, hypergraph, r, random_state)
     M, d = op.affinity()
     labels = hypergraph.connected_components()[1]
-    if cap:
-        layout = ComponentLayout(labels)
-        k = min(k, n - null_basis(layout, affinity_null_weights(M, d, layout))[0].shape[1])
-    return normalized_laplacian_spectrum(M, d, labels, int(k), random_state=random_state)
+    layout = ComponentLayout(labels)
+    c = null_basis(layout, affinity_null_weights(M, d, layout))[0].shape[1]
+    return normalized_laplacian_spectrum(M, d, labels, int(wanted(c)), random_state=random_state)
 
 
 def null_space(hypergraph: Hypergraph, operator: str = "collapsed-cells", eps: float | None = None):
@@ -138,7 +140,7 @@ def null_space(hypergraph: Hypergraph, operator: str = "collapsed-cells", eps: f
     >>> [null_space(hg, op).shape[1] for op in encoding_operator_names()]
     [2, 1, 1, 0, 3, 3]
     """
-    return _spectrum(hypergraph, 0, operator, eps, 0)[0]
+    return _spectrum(hypergraph, operator, eps, 0, lambda c: 0)[0]
 
 
 def laplacian_spectrum(hypergraph: Hypergraph, k: int, operator: str = "collapsed-cells",
@@ -188,7 +190,7 @@ def laplacian_spectrum(hypergraph: Hypergraph, k: int, operator: str = "collapse
     ((6, 2), (2,), (6, 2))
     """
     _check_request(hypergraph, k, operator, eps)
-    return _spectrum(hypergraph, int(k), operator, eps, random_state)
+    return _spectrum(hypergraph, operator, eps, random_state, lambda c: int(k))
 
 
 def laplacian_eigenpairs(hypergraph: Hypergraph, k: int, operator: str = "collapsed-cells",
@@ -219,11 +221,11 @@ def laplacian_eigenpairs(hypergraph: Hypergraph, k: int, operator: str = "collap
     _check_request(hypergraph, k, operator, eps)
     if k < 1:
         raise ValueError(f"k must be an integer in [1, {hypergraph.n_nodes - 1}], got {k!r}")
-    null = null_space(hypergraph, operator, eps)
+    null, vals, vecs = _spectrum(hypergraph, operator, eps, random_state,
+                                 lambda c: max(int(k) - c, 0))
     c = null.shape[1]
     if k <= c:
         return np.zeros(k), null[:, :k].toarray()
-    _, vals, vecs = _spectrum(hypergraph, k - c, operator, eps, random_state)
     return np.concatenate([np.zeros(c), vals]), np.hstack([null.toarray(), vecs])
 
 
@@ -277,7 +279,9 @@ def node_encoding(hypergraph: Hypergraph, kind: str = "heat", k: int = 16,
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}")
     _check_request(hypergraph, 0, operator, eps)
-    null, vals, vecs = _spectrum(hypergraph, int(k), operator, eps, random_state, cap=True)
+    n = hypergraph.n_nodes
+    null, vals, vecs = _spectrum(hypergraph, operator, eps, random_state,
+                                 lambda c: min(int(k), n - c))
     if kind == "eigvec":
         return vecs
     base = np.asarray(null.multiply(null).sum(axis=1)).ravel()
