@@ -65,6 +65,11 @@ def test_read_errors_are_one_line(tmp_path):
         read_feature_table(only_ids)
     with pytest.raises(ValueError, match="no column 'cluster'"):
         read_node_table(path)
+    with pytest.raises(ValueError, match="at a URL give .parquet pair tables"):
+        partition_edgelists(["memory://x/edges.txt"], tmp_path / "out")
+    with pytest.raises(FileNotFoundError, match="edge-list file not found: memory://x/no"):
+        partition_edgelists(["memory://x/no.parquet"], tmp_path / "out")
+    assert not (tmp_path / "out").exists()
 
 
 def test_partition_from_parquet_equals_edge_lists(tmp_path):

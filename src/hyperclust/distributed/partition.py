@@ -131,6 +131,10 @@ def _check_inputs(files, block_size, edge_block_size, duplicates, singletons,
         raise ValueError(f"duplicates must be one of {_DUPLICATES}, got {duplicates!r}")
     if singletons not in ("keep", "drop"):
         raise ValueError(f"singletons must be 'keep' or 'drop', got {singletons!r}")
+    remote_text = next((f for f in files if is_url(f) and not is_parquet(f)), None)
+    if remote_text is not None:
+        raise ValueError(f"{remote_text}: edge-list text files are read from a local or shared "
+                         "file system; at a URL give .parquet pair tables")
     missing = next((f for f in files if not path_exists(f)
                     or (not is_url(f) and not is_parquet(f) and not f.is_file())), None)
     if missing is not None:
