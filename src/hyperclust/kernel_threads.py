@@ -64,6 +64,13 @@ class Kernel:
     pools : tuple of str
         threadpoolctl ``user_api`` names the kernel's threads come from (``"blas"``,
         ``"openmp"``); empty for hyperclust's own thread pool.
+
+    Examples
+    --------
+    >>> KERNELS["kmeans"].pools
+    ('openmp', 'blas')
+    >>> Kernel(1e6, "n x d").min_work
+    1000000.0
     """
 
     min_work: float

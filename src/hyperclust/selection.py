@@ -36,6 +36,13 @@ class Ranking:
         Whether each labelling is a giant cluster plus slivers.
     wanted : int
         The number of clusters a labelling must have not to rank last.
+
+    Examples
+    --------
+    >>> r = Ranking(order=("a", "b"), scores={"a": 0.5, "b": 0.1}, n_found={"a": 2, "b": 1},
+    ...             degenerate={"a": False, "b": False}, wanted=2)
+    >>> r.selected, r.note("b")
+    ('a', ' (fewer clusters: ranked last)')
     """
 
     order: tuple
@@ -70,6 +77,12 @@ def fit_candidates(names: Iterable[str], fit: Callable) -> dict:
     -------
     dict of str -> ndarray of int64, shape (n_nodes,)
         The candidates fitted, in ``names`` order.
+
+    Examples
+    --------
+    >>> fitted = fit_candidates(["a", "b", "c"], lambda n: None if n == "c" else [0, 1])
+    >>> list(fitted), fitted["a"].dtype
+    (['a', 'b'], dtype('int64'))
     """
     labels = {}
     for name in names:

@@ -40,6 +40,12 @@ class Candidate:
     walk_without_features : bool
         Takes the walk also when there is no kNN graph (the hypergraph walk alone);
         otherwise such a fit is ``fit(hg)``.
+
+    Examples
+    --------
+    >>> c = Candidate(walk="lazy", needs_features=True)
+    >>> c.walk, c.needs_features, c.heterophilic
+    ('lazy', True, False)
     """
 
     walk: str | None = None
@@ -93,7 +99,17 @@ def register_candidate(name: str, candidate: Candidate, *, replace: bool = False
 def default_candidates(has_features: bool, heterophilic: bool = False) -> tuple:
     """The default candidate names, in tie order: those that need attributes only with
     ``has_features``; the heterophilic ones only with ``heterophilic`` (and, as in ``auto``,
-    after the others)."""
+    after the others).
+
+    Examples
+    --------
+    >>> default_candidates(has_features=False)
+    ('ahcka', 'hgnn', 'spectral-zhou', 'spectral-clique', 'hsbm')
+    >>> "kmeans" in default_candidates(has_features=True)
+    True
+    >>> default_candidates(True, heterophilic=True)[-1]
+    'spectral-signed'
+    """
     names = tuple(n for n, c in CANDIDATE_TABLE.items()
                   if not c.heterophilic and (has_features or not c.needs_features))
     if heterophilic and has_features:

@@ -117,6 +117,18 @@ def restricted_lanczos_solver(apply, n: int, tol: float, random_state, maxiter=N
     With ``q`` given, ``m + 1`` are computed and the one along ``q`` dropped: the smallest
     eigenvalue of a connected component is simple (Perron-Frobenius for the Laplacians and
     normalized affinities this is used for), so it is found and separated reliably.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> path = sp.diags([[-1.0] * 5, [-1.0] * 5], [-1, 1]).tolil()
+    >>> path.setdiag(-np.asarray(path.sum(axis=1)).ravel())
+    >>> L = sp.block_diag([path, path]).tocsr()  # two paths of 6 nodes
+    >>> q = np.full(6, 6 ** -0.5)  # each component's null vector
+    >>> solve = restricted_lanczos_solver(lambda X: L @ X, 12, tol=1e-12, random_state=0)
+    >>> vals, V = solve(np.arange(6, 12), 2, q)  # the path's 2 - 2 cos(pi j / 6), j = 1, 2
+    >>> np.round(vals, 6), V.shape
+    (array([0.267949, 1.      ]), (6, 2))
     """
     rng = np.random.default_rng(random_state)
 
@@ -153,6 +165,19 @@ def shift_invert_solver(system, sigma: float, tol: float, random_state):
         ``() -> K``, a sparse square matrix whose solve with ``[v; 0]`` gives
         ``(S - sigma I)^-1 v`` in its first ``n`` entries (a block system of ``S``); one
         sparse LU of it is made on first use and serves every component.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> path = sp.diags([[-1.0] * 5, [-1.0] * 5], [-1, 1]).tolil()
+    >>> path.setdiag(-np.asarray(path.sum(axis=1)).ravel())
+    >>> L = sp.block_diag([path, path]).tocsr()  # two paths of 6 nodes
+    >>> q = np.full(6, 6 ** -0.5)  # each component's null vector
+    >>> solve = shift_invert_solver(lambda: L + 0.1 * sp.identity(12), -0.1, tol=1e-12,
+    ...                             random_state=0)
+    >>> vals, V = solve(np.arange(6), 2, q)
+    >>> np.round(vals, 6), V.shape
+    (array([0.267949, 1.      ]), (6, 2))
     """
     from scipy.sparse.linalg import splu
 
