@@ -50,6 +50,21 @@ def sampled_connected_rows(phg, client, random_state) -> np.ndarray:
     -------
     ndarray of int64, shape (min(c, ALIGNMENT_ROWS),)
         Sorted global node indices.
+
+    Examples
+    --------
+    Node 3 is in no hyperedge; fewer than ``ALIGNMENT_ROWS`` connected nodes: all of them.
+
+    >>> import tempfile, distributed
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.distributed import write_partitioned
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [4, 5]], n_nodes=6)
+    >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2)
+    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+    ...                         dashboard_address=":0") as c:
+    ...     rows = sampled_connected_rows(phg, c, random_state=0)
+    >>> rows.tolist()
+    [0, 1, 2, 4, 5]
     """
     counts = np.asarray(client.gather([
         client.submit(_connected_count, phg.block_path(b), retries=RETRIES)
@@ -98,6 +113,25 @@ def alignment_start(phg, client, basis_files, order: int, random_state, steps: i
     (weights, trajectory) or None
         As :func:`~hyperclust.models.contrast.learn_mixture`; None when there is nothing to
         learn (``K = 0``, fewer than 2 connected nodes, one input column).
+
+    Examples
+    --------
+    >>> import tempfile, distributed
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.distributed import write_partitioned
+    >>> from hyperclust.distributed.basis import write_power_basis
+    >>> from hyperclust.distributed.operator import propagation
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3], [3, 4]])
+    >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2)
+    >>> X = np.random.default_rng(0).normal(size=(5, 4))
+    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+    ...                         dashboard_address=":0") as c:
+    ...     files = write_power_basis(propagation(phg, c), X, 2, tempfile.mkdtemp())
+    ...     weights, trajectory = alignment_start(phg, c, files, 2, 0, steps=20)
+    ...     files0 = write_power_basis(propagation(phg, c), X, 0, tempfile.mkdtemp())
+    ...     nothing = alignment_start(phg, c, files0, 0, 0, steps=20)
+    >>> weights.shape, bool(np.isclose(weights.sum(), 1.0)), nothing is None
+    ((5,), True, True)
     """
     from ..models.contrast import filter_objective, learn_mixture
 

@@ -21,17 +21,40 @@ PARQUET_SUFFIXES = (".parquet", ".pq")
 
 
 def is_parquet(path) -> bool:
-    """Whether ``path`` names a parquet file or dataset (by its suffix)."""
+    """Whether ``path`` names a parquet file or dataset (by its suffix).
+
+    Examples
+    --------
+    >>> is_parquet("out/labels.PARQUET/"), is_parquet("part.pq"), is_parquet("edges.txt")
+    (True, True, False)
+    """
     return str(path).lower().rstrip("/").endswith(PARQUET_SUFFIXES)
 
 
 def is_url(path) -> bool:
-    """Whether ``path`` carries an fsspec protocol (``memory://``, ``s3://``, ...)."""
+    """Whether ``path`` carries an fsspec protocol (``memory://``, ``s3://``, ...).
+
+    Examples
+    --------
+    >>> is_url("memory://run/labels.parquet"), is_url("s3://bucket/x"), is_url("/tmp/x")
+    (True, True, False)
+    """
     return "://" in str(path)
 
 
 def path_exists(path) -> bool:
-    """Whether a file or folder exists at a local path or fsspec URL."""
+    """Whether a file or folder exists at a local path or fsspec URL.
+
+    Examples
+    --------
+    >>> import fsspec, tempfile
+    >>> with fsspec.open("memory://hyperclust-doc/path_exists.txt", "w") as f:
+    ...     _ = f.write("x")
+    >>> path_exists("memory://hyperclust-doc/path_exists.txt")
+    True
+    >>> path_exists("memory://hyperclust-doc/missing.txt"), path_exists(tempfile.mkdtemp())
+    (False, True)
+    """
     if not is_url(path):
         return Path(path).exists()
     import fsspec
@@ -134,6 +157,15 @@ def read_feature_table(path, node="node"):
     -------
     ids : ndarray, shape (r,)
     values : ndarray of float64, shape (r, d)
+
+    Examples
+    --------
+    >>> import pandas as pd, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "features.parquet")
+    >>> pd.DataFrame({"node": ["b", "a"], "f0": [1.0, 2.0], "f1": [0, 1]}).to_parquet(path)
+    >>> ids, values = read_feature_table(path)
+    >>> ids.tolist(), values.tolist()
+    (['b', 'a'], [[1.0, 0.0], [2.0, 1.0]])
     """
     from ..hypergraph import map_ids
 
@@ -239,6 +271,24 @@ def write_block_tables(client, url, phg, label_blocks, embedding_blocks=None) ->
         int labels per row block.
     embedding_blocks : list of futures, optional
         ``(n_b, d)`` embedding per row block.
+
+    Examples
+    --------
+    >>> import os, tempfile, distributed
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.distributed import write_partitioned
+    >>> phg = write_partitioned(Hypergraph.from_edges([[0, 1, 2], [2, 3]]),
+    ...                         tempfile.mkdtemp(), block_size=2)
+    >>> out = os.path.join(tempfile.mkdtemp(), "labels.parquet")
+    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+    ...                         dashboard_address=":0") as c:
+    ...     labels = [c.scatter(np.array([0, 0])), c.scatter(np.array([1, 1]))]
+    ...     write_block_tables(c, out, phg, labels)
+    >>> sorted(os.listdir(out))
+    ['part-00000.parquet', 'part-00001.parquet']
+    >>> ids, labels, emb = read_node_table(out)
+    >>> ids.tolist(), labels.tolist(), emb
+    ([0, 1, 2, 3], [0, 0, 1, 1], None)
     """
     import dask.dataframe as dd
     from dask import delayed
@@ -258,7 +308,16 @@ def write_block_tables(client, url, phg, label_blocks, embedding_blocks=None) ->
 
 def read_node_table(url):
     """``(node ids, labels, embedding or None)`` of :func:`write_node_table`'s output, rows
-    in the order written."""
+    in the order written.
+
+    Examples
+    --------
+    >>> url = "memory://hyperclust-doc/read_node_table.parquet"
+    >>> write_node_table(url, np.array([10, 20]), np.array([1, 0]), np.ones((2, 1)))
+    >>> ids, labels, emb = read_node_table(url)
+    >>> ids.tolist(), labels.tolist(), emb.tolist()
+    ([10, 20], [1, 0], [[1.0], [1.0]])
+    """
     table = _read_table(url, ["node", "cluster"], "parquet label table", every_column=True)
     emb = [c for c in table.columns if c.startswith("e") and c[1:].isdigit()]
     emb.sort(key=lambda c: int(c[1:]))
@@ -280,6 +339,26 @@ def keep_output(est, client, phg, source, label_blocks, embedding_blocks) -> Non
     source : Hypergraph, PartitionedHypergraph or path
         What ``fit`` got (an in-memory hypergraph gives its own node ids).
     label_blocks, embedding_blocks : list of futures
+
+    Examples
+    --------
+    >>> import tempfile, types, distributed
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.distributed import write_partitioned
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2)
+    >>> kept = types.SimpleNamespace(output=None)
+    >>> written = types.SimpleNamespace(output="memory://hyperclust-doc/keep_output.parquet")
+    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+    ...                         dashboard_address=":0") as c:
+    ...     labels = [c.scatter(np.array([0, 0])), c.scatter(np.array([1, 1]))]
+    ...     emb = [c.scatter(np.zeros((2, 2))), c.scatter(np.ones((2, 2)))]
+    ...     keep_output(kept, c, phg, hg, labels, emb)
+    ...     keep_output(written, c, phg, phg, labels, emb)
+    >>> kept.labels_.tolist(), kept.embedding_.shape, kept.node_ids_.tolist()
+    ([0, 0, 1, 1], (4, 2), [0, 1, 2, 3])
+    >>> written.labels_ is None, read_node_table(written.output)[1].tolist()
+    (True, [0, 0, 1, 1])
     """
     if est.output is not None:
         write_block_tables(client, est.output, phg, label_blocks, embedding_blocks)
