@@ -193,11 +193,7 @@ def test_known_upward_imports_still_exist():
 # ------------------------------------------------------------------- function length
 MAX_FUNCTION_LINES = 80
 
-#: Functions over :data:`MAX_FUNCTION_LINES` lines today (docstring included); this list may
-#: only shrink. Modules over 500 lines are checked by ``tests/test_registries.py::test_no_module_over_500_lines``.
-KNOWN_LONG_FUNCTIONS = {
-    "models/unidhc.py:train_on_batches",
-}
+# Modules over 500 lines are checked by ``tests/test_registries.py::test_no_module_over_500_lines``.
 
 
 def long_functions(src: Path = SRC, limit: int = MAX_FUNCTION_LINES) -> dict:
@@ -234,8 +230,6 @@ def test_long_function_finder(tmp_path):
                                                  "m.py:f.inner": 6}
 
 
-def test_no_new_function_over_80_lines():
-    long = long_functions()
-    new = {name: n for name, n in long.items() if name not in KNOWN_LONG_FUNCTIONS}
-    assert not new, f"functions over {MAX_FUNCTION_LINES} lines: {new}"
-    assert sorted(KNOWN_LONG_FUNCTIONS - set(long)) == [], "shortened: take them off the list"
+def test_no_function_over_80_lines():
+    long = long_functions()  # docstring included
+    assert not long, f"functions over {MAX_FUNCTION_LINES} lines: {long}"

@@ -354,6 +354,89 @@ def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, devic
     return train_on_batches(source, gamma_init, device=device, **options)
 
 
+def _adam(net, lr: float, gamma_lr: float):
+    """Adam over the encoder's parameters (``lr``) and gamma (``gamma_lr``)."""
+    encoder = [p for name, p in net.named_parameters() if not name.startswith("filter.")]
+    return torch.optim.Adam([{"params": encoder},
+                             {"params": [net.filter.gamma], "lr": gamma_lr}], lr=lr)
+
+
+class _LoadFollower:
+    """Torch threads per epoch of :func:`train_on_batches`.
+
+    On CPU the training's result is the same with any number of torch threads (every sum of
+    the losses is :func:`~hyperclust.models.losses.thread_invariant_sum`), so each epoch runs
+    on the cores that other processes left free during the previous one
+    (:class:`hyperclust.threads.OtherCpu`), at most the threads torch had on entry, which
+    :meth:`restore` sets back. Two threads beside a process that keeps a core busy made these
+    small steps 3-5x slower than one thread. ``load_meter``: a meter started earlier (its
+    reading picks the first epoch's threads); by default one is started here and read after
+    a 50 ms pause, only when more than one thread is allowed.
+    """
+
+    def __init__(self, device, load_meter=None):
+        from ..threads import OtherCpu
+
+        self.limit = self.threads = torch.get_num_threads()
+        self.follow = device.type == "cpu" and self.limit > 1
+        self.meter = load_meter
+        if self.follow and load_meter is None:
+            self.meter = OtherCpu()
+            time.sleep(_FIRST_READING_S)
+
+    def epoch_threads(self) -> int:
+        """The threads for the next epoch (set in torch); the meter restarts."""
+        from ..threads import threads_beside
+
+        if self.follow:
+            other = self.meter.read(min_seconds=_FIRST_READING_S)
+            if other is not None:
+                self.threads = threads_beside(self.limit, other)
+                torch.set_num_threads(self.threads)
+                self.meter.restart()
+        return self.threads
+
+    def restore(self):
+        if self.follow:
+            torch.set_num_threads(self.limit)
+
+
+def _train_epoch(net, source, opt, rng, g0, *, batch_size, edge_batch, weights, dropout,
+                 views, device):
+    """One epoch of :func:`train_on_batches`: Adam steps on the node batches of a fresh
+    permutation (at most :data:`MAX_BATCHES_PER_EPOCH`; ``edge_batch`` hyperedges per step,
+    0: none); returns the mean ``(total, consistency, decorrelation, gamma_reg)`` losses,
+    shape (4,)."""
+    consistency_weight, decorrelation_weight, gamma_reg = weights
+    steps = min(max(1, int(np.ceil(source.n_nodes / batch_size))), MAX_BATCHES_PER_EPOCH)
+    net.train()
+    perm = rng.permutation(source.n_nodes)
+    sums, taken = np.zeros(4), 0
+    for s in range(steps):
+        batch = perm[s * batch_size:(s + 1) * batch_size]
+        if batch.size < 2:
+            continue
+        blocks = [net.filter(source.nodes(batch))]
+        if edge_batch:
+            eb = rng.choice(source.n_edges, size=min(edge_batch, source.n_edges),
+                            replace=False)
+            blocks.append(net.filter(source.edges(eb)))
+        encoded = net.paired_views(blocks, dropout, views)
+        l_node = node_consistency_loss(encoded[0], encoded[1])
+        l_edge = torch.zeros((), device=device)
+        if edge_batch:
+            l_edge = decorrelation_loss(encoded[2], encoded[3])
+        l_reg = (net.filter.gamma - g0).pow(2).sum()
+        loss = (consistency_weight * l_node + decorrelation_weight * l_edge
+                + gamma_reg * l_reg)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sums += [loss.item(), l_node.item(), l_edge.item(), l_reg.item()]
+        taken += 1
+    return sums / max(taken, 1)
+
+
 def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=1e-3,
                      batch_size=512, decorrelation_weight=0.1, gamma_reg=1.0, dropout=0.2,
                      consistency_weight=1.0, views="dropout", random_state=0, device="cpu",
@@ -361,16 +444,10 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     """Train :class:`UniDHCNet` with Adam on node / hyperedge mini-batches of a batch source.
 
     The batches depend only on ``random_state``, ``source.n_nodes`` and ``source.n_edges``:
-    two sources holding the same basis give the same training, whatever they read from.
-
-    On CPU the result is also the same with any number of torch threads (every sum of the
-    losses is :func:`~hyperclust.models.losses.thread_invariant_sum`), so the steps follow the
-    load: each epoch runs on the cores that other processes left free during the previous
-    one (:class:`hyperclust.threads.OtherCpu`), at most the threads torch had on entry,
-    which are restored on return. Two threads beside a process that keeps a core busy made
-    these small steps 3-5x slower than one thread.
-    Parameters are checked by :class:`hyperclust.cluster.UniDHC`, which calls this through
-    :func:`train_unidhc`; the defaults are its defaults.
+    two sources holding the same basis give the same training, whatever they read from. On
+    CPU the result is the same with any number of torch threads, so each epoch's threads
+    follow the load (:class:`_LoadFollower`). Parameters are checked by
+    :class:`hyperclust.cluster.UniDHC` (via :func:`train_unidhc`); the defaults are its own.
 
     Parameters
     ----------
@@ -380,9 +457,8 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     hidden_dim : int
         Hidden width of the encoder's correction MLP.
     epochs : int
-        One epoch = one pass over the nodes in batches of ``batch_size`` (at most
-        :data:`MAX_BATCHES_PER_EPOCH` batches); each step also draws ``batch_size // 2``
-        hyperedges for the decorrelation loss.
+        Passes over the nodes in batches of ``batch_size`` (<= :data:`MAX_BATCHES_PER_EPOCH`
+        a pass); each step also draws ``batch_size // 2`` hyperedges for the decorrelation.
     lr, gamma_lr : float
         Adam learning rates of the encoder and of gamma.
     decorrelation_weight, gamma_reg, consistency_weight : float
@@ -396,9 +472,7 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     verbose : bool
         Show a tqdm progress bar.
     load_meter : hyperclust.threads.OtherCpu, optional
-        A meter started earlier (:class:`hyperclust.cluster.UniDHC` starts one when its fit
-        starts); its reading picks the first epoch's threads. By default one is started
-        here and read after a 50 ms pause (only when more than one thread is allowed).
+        A meter started earlier, whose reading picks the first epoch's threads.
 
     Returns
     -------
@@ -419,67 +493,27 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     """
     from tqdm.auto import tqdm
 
-    from ..threads import OtherCpu, threads_beside
-
     device = torch.device(device)
-    limit = torch.get_num_threads()
-    follow_load = device.type == "cpu" and limit > 1
-    if follow_load and load_meter is None:
-        load_meter = OtherCpu()
-        time.sleep(_FIRST_READING_S)
+    follower = _LoadFollower(device, load_meter)
     torch.manual_seed(random_state)
     rng = np.random.default_rng(random_state)
-    n = source.n_nodes
     net = UniDHCNet(gamma_init, source.dim, hidden_dim).to(device)
     g0 = net.filter.gamma.detach().clone()
-    enc_params = [p for name, p in net.named_parameters() if not name.startswith("filter.")]
-    opt = torch.optim.Adam([{"params": enc_params},
-                            {"params": [net.filter.gamma], "lr": gamma_lr}], lr=lr)
-    edge_batch = max(2, batch_size // 2)
+    opt = _adam(net, lr, gamma_lr)
     use_edges = bool(decorrelation_weight) and source.n_edges >= 2
-    steps = min(max(1, int(np.ceil(n / batch_size))), MAX_BATCHES_PER_EPOCH)
     history = []
     bar = tqdm(range(int(epochs)), desc="Uni-DHC", disable=not verbose, leave=False)
-    threads = limit
     try:
         for epoch in bar:
-            if follow_load:
-                other = load_meter.read(min_seconds=_FIRST_READING_S)
-                if other is not None:
-                    threads = threads_beside(limit, other)
-                    torch.set_num_threads(threads)
-                    load_meter.restart()
-            net.train()
-            perm = rng.permutation(n)
-            sums, taken = np.zeros(4), 0
-            for s in range(steps):
-                batch = perm[s * batch_size:(s + 1) * batch_size]
-                if batch.size < 2:
-                    continue
-                blocks = [net.filter(source.nodes(batch))]
-                if use_edges:
-                    eb = rng.choice(source.n_edges, size=min(edge_batch, source.n_edges),
-                                    replace=False)
-                    blocks.append(net.filter(source.edges(eb)))
-                encoded = net.paired_views(blocks, dropout, views)
-                l_node = node_consistency_loss(encoded[0], encoded[1])
-                l_edge = torch.zeros((), device=device)
-                if use_edges:
-                    l_edge = decorrelation_loss(encoded[2], encoded[3])
-                l_reg = (net.filter.gamma - g0).pow(2).sum()
-                loss = (consistency_weight * l_node + decorrelation_weight * l_edge
-                        + gamma_reg * l_reg)
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                sums += [loss.item(), l_node.item(), l_edge.item(), l_reg.item()]
-                taken += 1
-            sums /= max(taken, 1)
+            threads = follower.epoch_threads()
+            sums = _train_epoch(net, source, opt, rng, g0, batch_size=batch_size,
+                                edge_batch=max(2, batch_size // 2) if use_edges else 0,
+                                weights=(consistency_weight, decorrelation_weight, gamma_reg),
+                                dropout=dropout, views=views, device=device)
             history.append({"epoch": epoch + 1, "total": sums[0], "consistency": sums[1],
                             "decorrelation": sums[2], "gamma_reg": sums[3], "threads": threads})
             bar.set_postfix(loss=f"{sums[0]:.4f}")
     finally:
-        if follow_load:
-            torch.set_num_threads(limit)
+        follower.restore()
     net.eval()
     return net, history
