@@ -11,6 +11,7 @@ import torch
 from hyperclust import threads
 from hyperclust.datasets import hypergraph_sbm
 from hyperclust.models.basis import polynomial_basis
+from hyperclust.models import load_following
 from hyperclust.models import unidhc as unidhc_module
 from hyperclust.models.losses import thread_invariant_sum
 from hyperclust.models.unidhc import train_unidhc
@@ -85,7 +86,7 @@ def test_training_runs_on_the_cores_other_processes_leave_free():
 
 def test_one_allowed_thread_never_measures_the_load(monkeypatch):
     basis, H = _training_input(n=256, d=8)
-    monkeypatch.setattr(unidhc_module.time, "sleep",
+    monkeypatch.setattr(load_following.time, "sleep",
                         lambda s: pytest.fail("slept to measure the load on one thread"))
     _, history = _train(1, None, basis, H)
     assert [h["threads"] for h in history] == [1, 1]

@@ -19,14 +19,13 @@ members, which is linear in the basis: ``mean_{v in e} Z_v = sum_k gamma_k E[k, 
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import scipy.sparse as sp
 import torch
 from torch import nn
 import torch.nn.functional as F
 
+from .load_following import LoadFollower
 from .losses import decorrelation_loss, node_consistency_loss, thread_invariant_sum
 
 __all__ = ["MAX_BATCHES_PER_EPOCH", "PolynomialFilter", "ScalarPReLU", "ResidualEncoder",
@@ -37,8 +36,6 @@ MAX_BATCHES_PER_EPOCH = 32
 """An epoch is a pass over at most this many node batches (a fresh seeded sample of the
 nodes each epoch beyond ``32 * batch_size`` nodes): training cost stops growing with ``n``.
 Every shared dataset (at most 16,242 nodes, 20newsw100) still trains full passes."""
-#: Shortest window (s) of other processes' CPU use that picks an epoch's threads.
-_FIRST_READING_S = 0.05
 
 
 class PolynomialFilter(nn.Module):
@@ -361,46 +358,6 @@ def _adam(net, lr: float, gamma_lr: float):
                              {"params": [net.filter.gamma], "lr": gamma_lr}], lr=lr)
 
 
-class _LoadFollower:
-    """Torch threads per epoch of :func:`train_on_batches`.
-
-    On CPU the training's result is the same with any number of torch threads (every sum of
-    the losses is :func:`~hyperclust.models.losses.thread_invariant_sum`), so each epoch runs
-    on the cores that other processes left free during the previous one
-    (:class:`hyperclust.threads.OtherCpu`), at most the threads torch had on entry, which
-    :meth:`restore` sets back. Two threads beside a process that keeps a core busy made these
-    small steps 3-5x slower than one thread. ``load_meter``: a meter started earlier (its
-    reading picks the first epoch's threads); by default one is started here and read after
-    a 50 ms pause, only when more than one thread is allowed.
-    """
-
-    def __init__(self, device, load_meter=None):
-        from ..threads import OtherCpu
-
-        self.limit = self.threads = torch.get_num_threads()
-        self.follow = device.type == "cpu" and self.limit > 1
-        self.meter = load_meter
-        if self.follow and load_meter is None:
-            self.meter = OtherCpu()
-            time.sleep(_FIRST_READING_S)
-
-    def epoch_threads(self) -> int:
-        """The threads for the next epoch (set in torch); the meter restarts."""
-        from ..threads import threads_beside
-
-        if self.follow:
-            other = self.meter.read(min_seconds=_FIRST_READING_S)
-            if other is not None:
-                self.threads = threads_beside(self.limit, other)
-                torch.set_num_threads(self.threads)
-                self.meter.restart()
-        return self.threads
-
-    def restore(self):
-        if self.follow:
-            torch.set_num_threads(self.limit)
-
-
 def _train_epoch(net, source, opt, rng, g0, *, batch_size, edge_batch, weights, dropout,
                  views, device):
     """One epoch of :func:`train_on_batches`: Adam steps on the node batches of a fresh
@@ -446,7 +403,7 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     The batches depend only on ``random_state``, ``source.n_nodes`` and ``source.n_edges``:
     two sources holding the same basis give the same training, whatever they read from. On
     CPU the result is the same with any number of torch threads, so each epoch's threads
-    follow the load (:class:`_LoadFollower`). Parameters are checked by
+    follow the load (:class:`~hyperclust.models.load_following.LoadFollower`). Parameters are checked by
     :class:`hyperclust.cluster.UniDHC` (via :func:`train_unidhc`); the defaults are its own.
 
     Parameters
@@ -494,7 +451,7 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     from tqdm.auto import tqdm
 
     device = torch.device(device)
-    follower = _LoadFollower(device, load_meter)
+    follower = LoadFollower(device, load_meter)
     torch.manual_seed(random_state)
     rng = np.random.default_rng(random_state)
     net = UniDHCNet(gamma_init, source.dim, hidden_dim).to(device)
