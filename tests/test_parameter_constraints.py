@@ -146,3 +146,23 @@ def test_fit_refuses_each_parameter_with_one_line_naming_it():
                 est.fit(hg)
             assert str(err.value).startswith(f"{param} must be "), (name, param, str(err.value))
             assert "\n" not in str(err.value)
+
+
+def test_dask_estimators_check_the_twins_table_before_any_client():
+    pytest.importorskip("distributed")
+    from hyperclust import Hypergraph
+    from hyperclust.cluster import AHCKA, SpectralHypergraphClustering
+    from hyperclust.distributed import DistributedAHCKA, DistributedSpectralClustering
+
+    for dask, twin, name in [(DistributedAHCKA, AHCKA, "alpha"),
+                             (DistributedSpectralClustering, SpectralHypergraphClustering,
+                              "regularization")]:
+        assert dask._parameter_constraints[name] == twin._parameter_constraints[name]
+    hg = Hypergraph.from_edges([[0, 1], [1, 2], [3, 4]])
+    for est, line in [(DistributedAHCKA(2, alpha=2.0), "^alpha must be"),
+                      (DistributedAHCKA(2, block_size=0), "^block_size must be"),
+                      (DistributedSpectralClustering(2, regularization=-1.0),
+                       "^regularization must be"),
+                      (DistributedSpectralClustering(2, n_workers=0), "^n_workers must be")]:
+        with pytest.raises(ValueError, match=line):
+            est.fit(hg)  # refused before a client is made (none is given here)

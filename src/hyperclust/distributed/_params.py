@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 
-__all__ = ["twin_init", "twin_defaults"]
+__all__ = ["twin_init", "twin_defaults", "twin_constraints"]
 
 
 def twin_defaults(twin, names) -> dict:
@@ -28,6 +28,21 @@ def twin_defaults(twin, names) -> dict:
     if missing:
         raise TypeError(f"{twin.__name__} has no parameters {missing}")
     return {name: params[name].default for name in names}
+
+
+def twin_constraints(twin, shared, own: dict) -> dict:
+    """The ``_parameter_constraints`` of a distributed estimator: ``n_clusters`` and the
+    ``shared`` parameters as ``twin``'s table says, then ``own`` (name -> constraints).
+
+    Examples
+    --------
+    >>> from hyperclust.cluster import AHCKA
+    >>> table = twin_constraints(AHCKA, ["alpha"], {"block_size": [int]})
+    >>> list(table), table["alpha"] == AHCKA._parameter_constraints["alpha"]
+    (['n_clusters', 'alpha', 'block_size'], True)
+    """
+    table = twin._parameter_constraints
+    return {**{name: table[name] for name in ("n_clusters", *shared) if name in table}, **own}
 
 
 def twin_init(twin, shared, own: dict):

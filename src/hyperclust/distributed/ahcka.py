@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cluster.ahcka import AHCKA, check_iteration_params
+from ..cluster.ahcka import AHCKA
 from ..cluster.rounding import (TIE_TOLERANCE, first_near_maximum, kmeans_on_rows,
                                 normalize_rows)
-from ..cluster.base import HypergraphClusterer
-from .._validation import check_int
+from ..cluster.base import HypergraphClusterer, check_n_clusters
+from .._validation import Interval
 from ..objectives import sizes_are_degenerate
-from ._params import twin_init
+from ._params import twin_constraints, twin_init
 from ._tasks import RETRIES
 from .client import resolve_client
 from .inputs import as_partitioned
@@ -198,17 +198,17 @@ class DistributedAHCKA(HypergraphClusterer):
 
     #: Parameters of :class:`hyperclust.cluster.AHCKA` not taken (the kNN search is exact).
     NOT_DISTRIBUTED = ("knn_method",)
-    __init__ = twin_init(AHCKA, ("n_neighbors", "beta", "alpha", "max_iter", "check_interval",
-                                 "patience", "init_steps", "n_hops", "random_state"),
+    _SHARED = ("n_neighbors", "beta", "alpha", "max_iter", "check_interval", "patience",
+               "init_steps", "n_hops", "random_state")
+    __init__ = twin_init(AHCKA, _SHARED,
                          {"discretize_iter": 30, "block_size": 100_000, "client": None,
                           "n_workers": 2, "output": None})
+    _parameter_constraints = twin_constraints(
+        AHCKA, _SHARED, {name: [Interval(int, 1)]
+                         for name in ("discretize_iter", "block_size", "n_workers")})
 
     def _validate(self, n):
-        k = check_iteration_params(self, n)
-        check_int(self.discretize_iter, "discretize_iter", 1)
-        check_int(self.block_size, "block_size", 1)
-        check_int(self.n_workers, "n_workers", 1)
-        return k
+        return check_n_clusters(self.n_clusters, n)
 
     def fit(self, hypergraph, y=None):
         """Cluster the nodes; ``hypergraph`` is a :class:`~hyperclust.Hypergraph`, a

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from .._validation import is_int
+from .._validation import Interval, is_int
 from ..cluster.base import HypergraphClusterer, check_n_clusters
 from ..cluster.spectral import SpectralHypergraphClustering, resolve_settings
-from ._params import twin_init
+from ._params import twin_constraints, twin_init
 from ._tasks import RETRIES
 from .client import resolve_client
 from .components import more_components_than
@@ -113,11 +111,15 @@ class DistributedSpectralClustering(HypergraphClusterer):
     #: Parameters of :class:`hyperclust.cluster.SpectralHypergraphClustering` not taken:
     #: the operator is Zhou's, the assignment k-means, and there is no kNN mixing.
     NOT_DISTRIBUTED = ("operator", "assign", "eps", "knn_beta", "knn_neighbors")
-    __init__ = twin_init(SpectralHypergraphClustering,
-                         ("regularization", "n_components", "row_normalize", "n_init", "tol",
-                          "random_state"),
+    _SHARED = ("regularization", "n_components", "row_normalize", "n_init", "tol",
+               "random_state")
+    __init__ = twin_init(SpectralHypergraphClustering, _SHARED,
                          {"max_iter": 200, "sample_size": SAMPLE_SIZE, "block_size": 100_000,
                           "client": None, "n_workers": 2, "progress": False, "output": None})
+    _parameter_constraints = twin_constraints(
+        SpectralHypergraphClustering, _SHARED,
+        {**{name: [Interval(int, 1)] for name in ("max_iter", "sample_size", "block_size",
+                                                  "n_workers")}, "progress": [bool]})
 
     def _validate(self, n):
         k = check_n_clusters(self.n_clusters, n)
@@ -127,17 +129,7 @@ class DistributedSpectralClustering(HypergraphClusterer):
         dim = k if self.n_components is None else self.n_components
         if not is_int(dim) or not 1 <= dim < n:
             raise ValueError(f"n_components must be an integer in [1, n_nodes), got {dim!r}")
-        reg = self.regularization
-        if not (reg is None or (isinstance(reg, str) and reg == "auto") or (
-                isinstance(reg, numbers.Real) and not isinstance(reg, bool)
-                and np.isfinite(reg) and reg >= 0)):
-            raise ValueError(f"regularization must be 'auto', a non-negative float or None, "
-                             f"got {reg!r}")
         tol, n_init = resolve_settings(n, self.tol, self.n_init)
-        for name in ("max_iter", "block_size", "n_workers"):
-            val = getattr(self, name)
-            if isinstance(val, bool) or not isinstance(val, numbers.Integral) or val < 1:
-                raise ValueError(f"{name} must be a positive integer, got {val!r}")
         return k, int(dim), tol, n_init
 
     def _tau(self, phg, client, k):
