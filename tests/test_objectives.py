@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 from hyperclust.hypergraph import Hypergraph
-from hyperclust.objectives import (cluster_indicators, clustering_objectives, hypergraph_ncut,
+from hyperclust.selection.objectives import (cluster_indicators, clustering_objectives, hypergraph_ncut,
                                    knn_conductance, rwr_conductance)
 from hyperclust.operators.knn import knn_affinity
 
@@ -210,7 +210,7 @@ def test_min_balance_penalises_a_giant_cluster_only():
     np.array([10**12, 3, 3, 10**12]),
 ])
 def test_label_codes_equal_sorted_unique(labels):
-    from hyperclust.objectives import _dense_codes
+    from hyperclust.selection.objectives import _dense_codes
 
     codes, counts = _dense_codes(labels)
     _, inv, ref_counts = np.unique(labels, return_inverse=True, return_counts=True)

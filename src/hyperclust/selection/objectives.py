@@ -50,10 +50,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_fraction, check_int
-from .hypergraph import Hypergraph
-from .operators.base import edge_scale
-from .operators.knn import KNN_METHODS, MixedWalk, knn_affinity, mixed_walk
+from .._validation import check_fraction, check_int
+from ..hypergraph import Hypergraph
+from ..operators.base import edge_scale
+from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity, mixed_walk
 
 __all__ = ["cluster_indicators", "rwr_conductance", "hypergraph_ncut", "knn_conductance",
            "hyperedge_cohesion", "clustering_objectives", "effective_n_clusters",
