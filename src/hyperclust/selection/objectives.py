@@ -227,7 +227,7 @@ def is_degenerate(labels, n_clusters: int) -> bool:
     slivers: fewer than ``1 + (n_clusters - 1) / 2`` effective clusters
     (:func:`effective_n_clusters`), i.e. less than halfway from one cluster to the
     ``n_clusters`` asked for. Label-free; a convention, not fitted to any data set. For
-    ``k = 2`` it flags a largest cluster above ~89% of the nodes; for ``k = 3`` one of
+    ``k = 2`` it flags a largest cluster above ~86% of the nodes; for ``k = 3`` one of
     80% with the rest split evenly; unequal real classes (e.g. zoo's 41/20/13/10/8/5/4,
     5.3 effective clusters of 7) pass.
 
