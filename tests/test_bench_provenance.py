@@ -35,8 +35,11 @@ def _git(repo, *args):
                           capture_output=True, text=True).stdout.strip()
 
 
-def _commit(repo, path, text, msg):
+def _commit(repo, path, text, msg, moved_from=None):
+    """Commit ``text`` as ``path`` (``git mv`` from ``moved_from`` first); the commit."""
     (repo / path).parent.mkdir(parents=True, exist_ok=True)
+    if moved_from is not None:
+        _git(repo, "mv", moved_from, path)
     (repo / path).write_text(text)
     _git(repo, "add", path)
     _git(repo, "commit", "-q", "-m", msg)
@@ -225,14 +228,13 @@ def test_a_docstring_or_comment_edit_does_not_make_rows_stale(history):
 
 
 def _move(repo, old, new, edits, msg):
-    """Commit ``git mv old new`` plus ``{path: text}`` edits; returns the commit."""
-    (repo / new).parent.mkdir(parents=True, exist_ok=True)
-    _git(repo, "mv", old, new)
+    """Commit ``git mv old new`` with the moved file's text ``edits[new]`` (unchanged when
+    absent) and the other files' texts of ``edits``; the commit."""
     for path, text in edits.items():
-        (repo / path).write_text(text)
-        _git(repo, "add", path)
-    _git(repo, "commit", "-q", "-m", msg)
-    return _git(repo, "rev-parse", "HEAD")
+        if path != new:
+            (repo / path).write_text(text)
+            _git(repo, "add", path)
+    return _commit(repo, new, edits.get(new, (repo / old).read_text()), msg, moved_from=old)
 
 
 @pytest.fixture()
