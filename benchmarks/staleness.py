@@ -80,12 +80,24 @@ def _module_imports(name: str) -> tuple[str | None, list[str]]:
     return spec.origin, [f for f in found if f == "hyperclust" or f.startswith("hyperclust.")]
 
 
+def _methods_built_by_name(method: str) -> list[str]:
+    """The registered methods ``method`` builds by their registry names, which no import
+    statement shows: ``auto``'s candidates
+    (:data:`hyperclust.cluster.candidates.CANDIDATE_TABLE`)."""
+    if method != "auto":
+        return []
+    from hyperclust.cluster.candidates import CANDIDATE_TABLE
+
+    return list(CANDIDATE_TABLE)
+
+
 def method_source_files(method: str) -> list[str] | None:
     """Files whose changes count as changes of ``method``'s code (a documented
     approximation): the module defining its estimator (``METHODS`` provider, the peers
-    module, or the ``module`` of ``module:factory``) and, transitively, every hyperclust
-    module imported from it, except the benchmark machinery, readers, datasets, CLI, thread
-    policy and package ``__init__`` files. None when the provider cannot be found.
+    module, or the ``module`` of ``module:factory``) and those of the methods it builds by
+    name (``auto``'s candidates) and, transitively, every hyperclust module imported from
+    them, except the benchmark machinery, readers, datasets, CLI, thread policy and package
+    ``__init__`` files. None when the provider cannot be found.
 
     Examples
     --------
@@ -94,11 +106,14 @@ def method_source_files(method: str) -> list[str] | None:
     True
     >>> any("/bench/" in f for f in files)   # the benchmark machinery does not count
     False
+    >>> any(f.endswith("cluster/ahcka.py") for f in method_source_files("auto"))
+    True
     """
     root = _provider_module(method)
     if root is None:
         return None
-    files, seen, todo = set(), set(), [root]
+    roots = [root] + [_provider_module(m) for m in _methods_built_by_name(method)]
+    files, seen, todo = set(), set(), [r for r in roots if r is not None]
     while todo:
         name = todo.pop()
         if name in seen:
@@ -107,7 +122,7 @@ def method_source_files(method: str) -> list[str] | None:
         path, imports = _module_imports(name)
         if path is None:
             continue
-        excluded = name != root and (name.startswith(_NOT_METHOD_CODE)
+        excluded = name not in roots and (name.startswith(_NOT_METHOD_CODE)
                                      or path.endswith("__init__.py"))
         if not excluded:
             files.add(path)

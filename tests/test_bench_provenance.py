@@ -151,6 +151,12 @@ def test_method_source_files_follow_imports():
     assert any(f.endswith("hyperclust/operators/kernels.py") for f in files)  # transitively
     assert not any("/bench/" in f or f.endswith("threads.py") or f.endswith("__init__.py")
                    for f in files)
+    auto = [f.replace("\\", "/") for f in method_source_files("auto")]
+    assert any(f.endswith("hyperclust/cluster/auto.py") for f in auto)
+    # its candidates are named in a table, not imported: their code counts too
+    assert any(f.endswith("hyperclust/cluster/ahcka.py") for f in auto)
+    assert any(f.endswith("hyperclust/cluster/hsbm.py") for f in auto)
+    assert not any(f.endswith("hyperclust/cluster/ahcka.py") for f in files)
     unidhc = method_source_files("unidhc")
     assert any(f.replace("\\", "/").endswith("hyperclust/models/basis.py") for f in unidhc)
     assert method_source_files("no-such-method") is None
