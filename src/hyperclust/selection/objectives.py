@@ -218,8 +218,18 @@ def effective_n_clusters(labels) -> float:
     y = np.asarray(labels).reshape(-1)
     if y.size == 0:
         return 1.0
-    p = _dense_codes(y)[1] / y.size
+    return _effective_count(_dense_codes(y)[1])
+
+
+def _effective_count(sizes) -> float:
+    """``exp(entropy)`` of the cluster shares of positive ``sizes``, shape (n_clusters,)."""
+    p = sizes / sizes.sum()
     return float(np.exp(-np.sum(p * np.log(p))))
+
+
+def _below_halfway(effective: float, n_clusters: int) -> bool:
+    """The degeneracy rule: fewer than ``1 + (n_clusters - 1) / 2`` effective clusters."""
+    return effective < 1.0 + (int(n_clusters) - 1) / 2.0
 
 
 def is_degenerate(labels, n_clusters: int) -> bool:
@@ -246,7 +256,7 @@ def is_degenerate(labels, n_clusters: int) -> bool:
     >>> is_degenerate([0] * 9944 + [1] * 56, 2), is_degenerate([0] * 60 + [1] * 40, 2)
     (True, False)
     """
-    return effective_n_clusters(labels) < 1.0 + (int(n_clusters) - 1) / 2.0
+    return _below_halfway(effective_n_clusters(labels), n_clusters)
 
 
 def sizes_are_degenerate(sizes, n_clusters: int) -> bool:
@@ -272,8 +282,7 @@ def sizes_are_degenerate(sizes, n_clusters: int) -> bool:
     sizes = sizes[sizes > 0]
     if sizes.size == 0:
         return True
-    p = sizes / sizes.sum()
-    return float(np.exp(-np.sum(p * np.log(p)))) < 1.0 + (int(n_clusters) - 1) / 2.0
+    return _below_halfway(_effective_count(sizes), n_clusters)
 
 
 def _average_conductance(A_inner, vol) -> float:
