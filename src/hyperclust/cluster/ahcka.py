@@ -35,7 +35,7 @@ from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
 from ..operators.thin_qr import thin_qr
 from ..progress import progress_bar
 from ..kernel_threads import kernel_thread_limit
-from .._validation import Interval, Options, check_parameters
+from .._validation import Interval, Options
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .rounding import first_near_maximum, first_near_minimum, kmeans_on_rows, normalize_rows
 
@@ -460,21 +460,6 @@ class AHCKA(HypergraphClusterer):
         self.n_iter_ = it
         self.walk_ = M
         return self
-
-
-def check_iteration_params(est, n_nodes: int) -> int:
-    """Check the parameters ``est`` shares with :class:`AHCKA` against AHCKA's table (for
-    its Dask version, :class:`hyperclust.distributed.DistributedAHCKA`); returns
-    ``n_clusters``.
-
-    Examples
-    --------
-    >>> check_iteration_params(AHCKA(3), 10)
-    3
-    """
-    table = AHCKA._parameter_constraints
-    check_parameters(table, {name: getattr(est, name) for name in table if hasattr(est, name)})
-    return check_n_clusters(est.n_clusters, n_nodes)
 
 
 def _start_block(walk, seeds, alpha, init_steps):
