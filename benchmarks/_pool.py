@@ -14,7 +14,7 @@ import numpy as np
 
 from hyperclust.bench import ResultStore
 from hyperclust.datasets import load_dataset
-from hyperclust.objectives import hypergraph_ncut, knn_conductance, rwr_conductance
+from hyperclust.selection.objectives import hypergraph_ncut, knn_conductance, rwr_conductance
 from hyperclust.operators.knn import MixedWalk, knn_affinity
 
 ROOT = Path(__file__).resolve().parents[1]

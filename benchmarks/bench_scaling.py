@@ -122,7 +122,7 @@ class _Counter:
     """Counts applications of ``NormalizedAffinity`` (each column of a block counts once)."""
 
     def __init__(self):
-        from hyperclust.spectral import NormalizedAffinity
+        from hyperclust.operators.eigensolvers import NormalizedAffinity
 
         self.count = 0
         self._cls = NormalizedAffinity
@@ -179,7 +179,7 @@ def _setup(op, hg, rng):
     if op in ("eigsh", "spectral-zhou"):
         from hyperclust.cluster.spectral import SpectralHypergraphClustering, resolve_settings
         from hyperclust.operators.laplacians import ZhouLaplacian
-        from hyperclust.spectral import regularized_embedding
+        from hyperclust.operators.eigensolvers import regularized_embedding
 
         A64 = sp.csr_matrix(hg.incidence_t, dtype=np.float64)
         At64 = sp.csr_matrix(hg.incidence, dtype=np.float64)

@@ -33,7 +33,7 @@ from hyperclust.cluster.auto import AutoClusterer
 from hyperclust.cluster.hsbm_heldout import heldout_error
 from hyperclust.datasets import load_dataset
 from hyperclust.metrics import evaluate
-from hyperclust.objectives import hyperedge_cohesion, rwr_conductance
+from hyperclust.selection.objectives import hyperedge_cohesion, rwr_conductance
 
 try:
     from _pool import DATA

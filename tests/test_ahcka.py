@@ -10,7 +10,7 @@ from hyperclust.cluster.ahcka import discretize, rwr_seed_assignment
 from hyperclust.datasets.synthetic import hypergraph_sbm
 from hyperclust.hypergraph import Hypergraph
 from hyperclust.metrics import acc, nmi
-from hyperclust.objectives import rwr_conductance
+from hyperclust.selection.objectives import rwr_conductance
 from hyperclust.operators.knn import MixedWalk
 
 

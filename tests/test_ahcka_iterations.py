@@ -10,7 +10,7 @@ from hyperclust.cluster.ahcka import AHCKA, adaptive_iterations, discretize
 from hyperclust.operators.buffered_walk import BufferedMixedWalk
 from hyperclust.operators.thin_qr import thin_qr
 from hyperclust.datasets.synthetic import hypergraph_sbm
-from hyperclust.objectives import is_degenerate, rwr_conductance
+from hyperclust.selection.objectives import is_degenerate, rwr_conductance
 from hyperclust.operators import kernels
 from hyperclust.operators.knn import MixedWalk, knn_affinity
 

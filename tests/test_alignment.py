@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 
 from hyperclust import Hypergraph
-from hyperclust.alignment import HETEROPHILY_T, attribute_alignment
+from hyperclust.selection.alignment import HETEROPHILY_T, attribute_alignment
 from hyperclust.datasets import hypergraph_sbm
 
 

@@ -21,9 +21,8 @@ LAYERS = (
     ("hyperclust", "hyperclust.threads", "hyperclust.kernel_threads", "hyperclust.hypergraph",
      "hyperclust.metrics"),
     ("hyperclust.io", "hyperclust.convert", "hyperclust.operators"),
-    ("hyperclust.spectral", "hyperclust.datasets"),
-    ("hyperclust.encodings", "hyperclust.smoothing", "hyperclust.objectives",
-     "hyperclust.alignment", "hyperclust.selection"),
+    ("hyperclust.datasets",),
+    ("hyperclust.smoothing", "hyperclust.selection"),
     ("hyperclust.models",),
     ("hyperclust.cluster",),
     ("hyperclust.bench", "hyperclust.distributed", "hyperclust.plotting"),
@@ -164,7 +163,9 @@ def test_cycle_finder_and_layer_lookup():
     assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert import_cycles({"a": {"b"}, "b": set()}) == []
     assert layer_of("hyperclust.cluster.spectral") == layer_of("hyperclust.cluster")
-    assert layer_of("hyperclust.spectral") < layer_of("hyperclust.cluster.spectral")
+    assert layer_of("hyperclust.operators.eigensolvers") < layer_of("hyperclust.cluster.spectral")
+    assert layer_of("hyperclust.operators.encodings") == layer_of("hyperclust.operators")
+    assert layer_of("hyperclust.selection.objectives") == layer_of("hyperclust.selection")
     assert layer_of("hyperclust") < layer_of("hyperclust.io")
 
 

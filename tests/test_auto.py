@@ -11,7 +11,7 @@ from hyperclust.cluster.auto import CANDIDATES, STRUCTURE_CANDIDATES
 from hyperclust.datasets.synthetic import hypergraph_sbm
 from hyperclust.metrics import acc
 from hyperclust.cluster.hsbm_heldout import heldout_error, heldout_errors
-from hyperclust.objectives import rwr_conductance
+from hyperclust.selection.objectives import rwr_conductance
 from hyperclust.operators.knn import MixedWalk, knn_affinity
 
 

@@ -38,7 +38,7 @@ def test_report_row_on_hand_made_rows():
 
 def test_splits_study_answers_help(capsys):
     spec = importlib.util.spec_from_file_location(
-        "study_auto_splits", ROOT / "benchmarks" / "study_auto_splits.py")
+        "auto_splits", ROOT / "benchmarks" / "studies" / "auto_splits.py")
     module = importlib.util.module_from_spec(spec)
     import sys
     sys.path.insert(0, str(ROOT / "benchmarks"))

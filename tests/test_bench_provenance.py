@@ -35,8 +35,11 @@ def _git(repo, *args):
                           capture_output=True, text=True).stdout.strip()
 
 
-def _commit(repo, path, text, msg):
+def _commit(repo, path, text, msg, moved_from=None):
+    """Commit ``text`` as ``path`` (``git mv`` from ``moved_from`` first); the commit."""
     (repo / path).parent.mkdir(parents=True, exist_ok=True)
+    if moved_from is not None:
+        _git(repo, "mv", moved_from, path)
     (repo / path).write_text(text)
     _git(repo, "add", path)
     _git(repo, "commit", "-q", "-m", msg)
@@ -148,6 +151,12 @@ def test_method_source_files_follow_imports():
     assert any(f.endswith("hyperclust/operators/kernels.py") for f in files)  # transitively
     assert not any("/bench/" in f or f.endswith("threads.py") or f.endswith("__init__.py")
                    for f in files)
+    auto = [f.replace("\\", "/") for f in method_source_files("auto")]
+    assert any(f.endswith("hyperclust/cluster/auto.py") for f in auto)
+    # its candidates are named in a table, not imported: their code counts too
+    assert any(f.endswith("hyperclust/cluster/ahcka.py") for f in auto)
+    assert any(f.endswith("hyperclust/cluster/hsbm.py") for f in auto)
+    assert not any(f.endswith("hyperclust/cluster/ahcka.py") for f in files)
     unidhc = method_source_files("unidhc")
     assert any(f.replace("\\", "/").endswith("hyperclust/models/basis.py") for f in unidhc)
     assert method_source_files("no-such-method") is None
@@ -222,3 +231,80 @@ def test_a_docstring_or_comment_edit_does_not_make_rows_stale(history):
     assert marks[("before-doc", "all", "m-a")]["mark"] == STALE
     assert marks[("doc", "all", "m-a")]["mark"] == STALE
     assert marks[("doc", "all", "m-a")]["touched"] == c6
+
+
+def _move(repo, old, new, edits, msg):
+    """Commit ``git mv old new`` with the moved file's text ``edits[new]`` (unchanged when
+    absent) and the other files' texts of ``edits``; the commit."""
+    for path, text in edits.items():
+        if path != new:
+            (repo / path).write_text(text)
+            _git(repo, "add", path)
+    return _commit(repo, new, edits.get(new, (repo / old).read_text()), msg, moved_from=old)
+
+
+@pytest.fixture()
+def moved(tmp_path):
+    """A module ``pkg.tools`` with two importers (relative and absolute), committed once."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    tools = "def f(x):\n    return x + 1\n\n\ndef g(x):\n    return 2 * x\n"
+    _commit(repo, "src/pkg/tools.py", tools, "tools")
+    _commit(repo, "src/pkg/user.py", "from .tools import f\n\ny = f(1)\n", "user")
+    first = _commit(repo, "src/pkg/other.py", "from pkg import tools\n\nz = tools.g(2)\n",
+                    "other")
+    return repo, tools, first
+
+
+_IMPORTS_AFTER_MOVE = {"src/pkg/user.py": "from .ops.tools_moved import f\n\ny = f(1)\n",
+                       "src/pkg/other.py": "from pkg.ops import tools_moved as tools\n\n"
+                                           "z = tools.g(2)\n"}
+_FILES_AFTER_MOVE = ["src/pkg/ops/tools_moved.py", "src/pkg/user.py", "src/pkg/other.py"]
+
+
+@needs_git
+def test_a_move_with_rewritten_imports_is_not_a_code_change(moved):
+    repo, tools, first = moved
+    moves = {"pkg.tools": "pkg.ops.tools_moved"}
+    c_move = _move(repo, "src/pkg/tools.py", "src/pkg/ops/tools_moved.py", _IMPORTS_AFTER_MOVE,
+                   "move tools, imports follow")
+    files = [str(repo / f) for f in _FILES_AFTER_MOVE]
+    assert _TOOL.last_code_change(files, repo, moves=moves) == first
+    # without the table the rewritten imports name another module: a change of code
+    assert _TOOL.last_code_change(files, repo, moves={}) == c_move
+
+
+@needs_git
+def test_a_move_with_one_changed_line_is_a_code_change(moved):
+    repo, tools, first = moved
+    moves = {"pkg.tools": "pkg.ops.tools_moved"}
+    edits = dict(_IMPORTS_AFTER_MOVE)
+    edits["src/pkg/ops/tools_moved.py"] = tools.replace("x + 1", "x + 2")
+    c_move = _move(repo, "src/pkg/tools.py", "src/pkg/ops/tools_moved.py", edits,
+                   "move tools and change f")
+    files = [str(repo / f) for f in _FILES_AFTER_MOVE]
+    assert _TOOL.last_code_change(files, repo, moves=moves) == c_move
+    # the importers alone did not change: only the moved module's line counts
+    assert _TOOL.last_code_change(files[1:], repo, moves=moves) == first
+
+
+@needs_git
+def test_an_importer_binding_another_name_is_a_code_change(moved):
+    repo, tools, first = moved
+    moves = {"pkg.tools": "pkg.ops.tools_moved"}
+    edits = dict(_IMPORTS_AFTER_MOVE)
+    edits["src/pkg/other.py"] = "from pkg.ops import tools_moved\n\nz = tools_moved.g(2)\n"
+    c_move = _move(repo, "src/pkg/tools.py", "src/pkg/ops/tools_moved.py", edits,
+                   "move tools, other names it anew")
+    files = [str(repo / f) for f in _FILES_AFTER_MOVE]
+    assert _TOOL.last_code_change(files, repo, moves=moves) == c_move
+
+
+def test_the_committed_moves_table_names_modules_that_exist():
+    import importlib.util
+
+    moves = _TOOL.module_moves()
+    for old, new in moves.items():
+        assert importlib.util.find_spec(new) is not None, new
+        assert old not in moves.values()  # one step per move: names are read through once

@@ -16,7 +16,7 @@ from hyperclust.operators import GradedComplex, ZhouLaplacian
 from hyperclust.operators.blockwise import blockwise_smallest, row_components, verified_null
 from hyperclust.operators.collapsed import coboundary_complex
 from hyperclust.operators.components import ComponentLayout
-from hyperclust.spectral import NormalizedAffinity, eigsh_seeded, regularized_embedding
+from hyperclust.operators.eigensolvers import NormalizedAffinity, eigsh_seeded, regularized_embedding
 from test_collapsed_eigen import gapped_k, many_component_hypergraph
 
 

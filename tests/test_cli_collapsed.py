@@ -85,7 +85,7 @@ def test_cluster_with_pe_appends_encoding_columns(tmp_path, capsys):
 
 def test_with_encoding_scales_columns_like_the_features():
     from hyperclust import Hypergraph
-    from hyperclust.encodings import with_encoding
+    from hyperclust.operators.encodings import with_encoding
 
     X = np.random.default_rng(0).standard_normal((7, 5)) * 3.0
     hg = Hypergraph.from_edges([[0, 1, 2], [1, 2, 3], [3, 4], [4, 5, 6], [5, 6]], features=X)

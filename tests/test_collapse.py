@@ -11,7 +11,7 @@ from hyperclust.cluster import AHCKA
 from hyperclust.cluster.auto import CANDIDATES, STRUCTURE_CANDIDATES
 from hyperclust.cluster.candidates import make_candidate
 from hyperclust.datasets.synthetic import hypergraph_sbm
-from hyperclust.objectives import effective_n_clusters, is_degenerate
+from hyperclust.selection.objectives import effective_n_clusters, is_degenerate
 
 
 def _planted(k, seed, features):

@@ -32,7 +32,7 @@ from hyperclust.io import read_edgelist  # noqa: E402
 from hyperclust.models.basis import polynomial_basis  # noqa: E402
 from hyperclust.operators.laplacians import ZhouLaplacian  # noqa: E402
 from hyperclust.operators.propagation import PropagationOperator  # noqa: E402
-from hyperclust.spectral import NormalizedAffinity  # noqa: E402
+from hyperclust.operators.eigensolvers import NormalizedAffinity  # noqa: E402
 
 
 @pytest.fixture(scope="module")

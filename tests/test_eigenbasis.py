@@ -12,7 +12,7 @@ from hyperclust.operators.eigenbasis import canonical_rotation, probe_vectors, r
 from hyperclust.operators.laplacians import ZhouLaplacian
 from hyperclust.operators.signs import fix_signs
 from hyperclust.operators.subspace import subspace_eigenpairs
-from hyperclust.spectral import NormalizedAffinity, eigsh_seeded, structural_features
+from hyperclust.operators.eigensolvers import NormalizedAffinity, eigsh_seeded, structural_features
 
 
 def _orthonormal(rng, n, k):

@@ -8,7 +8,7 @@ import pytest
 from scipy.linalg import subspace_angles
 
 from hyperclust import Hypergraph
-from hyperclust.encodings import (encoding_operator_names, laplacian_eigenpairs,
+from hyperclust.operators.encodings import (encoding_operator_names, laplacian_eigenpairs,
                                   laplacian_spectrum, node_encoding, null_space)
 from test_collapsed_eigen import gapped_k, many_component_hypergraph
 
@@ -63,7 +63,7 @@ def test_heat_adds_the_exact_null_space_term():
     L = dense_laplacian(hg, "collapsed-cells")
     w, U = np.linalg.eigh(L)
     assert np.sum(np.abs(w) < 1e-9) == 3 and w[4] - w[3] > 1e-3
-    from hyperclust.spectral import hks_times
+    from hyperclust.operators.eigensolvers import hks_times
 
     t = hks_times(w[3:4], 3)
     expected = np.array([1 / 4] * 4 + [1 / 2] * 2 + [1.0])[:, None] \

@@ -47,7 +47,8 @@ def test_docs_site_covers_every_public_module_and_the_gallery(tmp_path):
               if not any(part.startswith("_") for part in m.name.split("."))]
     missing = [m for m in public if not (out / (m.replace(".", "/") + ".html")).is_file()]
     assert not missing, missing
-    assert {"hyperclust.objectives", "hyperclust.alignment", "hyperclust.threads",
-            "hyperclust.distributed"} <= set(public)
+    assert {"hyperclust.selection.objectives", "hyperclust.selection.alignment",
+            "hyperclust.operators.eigensolvers", "hyperclust.operators.encodings",
+            "hyperclust.threads", "hyperclust.distributed"} <= set(public)
     gallery = (out / "examples.html").read_text(encoding="utf-8")
     assert all(f"<h2 id='{p.stem}'>" in gallery for p in EXAMPLES)

@@ -69,7 +69,7 @@ def test_arpack_and_kmeans_run_on_one_thread_at_small_sizes(monkeypatch):
     """What each kernel saw while it ran: ARPACK's BLAS and k-means' OpenMP on one thread
     at a size under their thresholds, although the fit's limit is 2."""
     import sklearn.cluster
-    import hyperclust.spectral as spectral_module
+    import hyperclust.operators.eigensolvers as spectral_module
     from hyperclust.cluster import SpectralHypergraphClustering
 
     seen = {}

@@ -146,7 +146,7 @@ def test_mixed_walk_beta_zero_ignores_knn():
 
 def test_symmetric_mixed_affinity_bounds():
     hg = _small_hg()
-    from hyperclust.spectral import NormalizedAffinity
+    from hyperclust.operators.eigensolvers import NormalizedAffinity
     from hyperclust.operators.laplacians import ZhouLaplacian
 
     Mh, d = ZhouLaplacian(hg, kind="unnormalized").affinity()

@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 from hyperclust.hypergraph import Hypergraph
-from hyperclust.objectives import (cluster_indicators, clustering_objectives, hypergraph_ncut,
+from hyperclust.selection.objectives import (cluster_indicators, clustering_objectives, hypergraph_ncut,
                                    knn_conductance, rwr_conductance)
 from hyperclust.operators.knn import knn_affinity
 
@@ -210,8 +210,25 @@ def test_min_balance_penalises_a_giant_cluster_only():
     np.array([10**12, 3, 3, 10**12]),
 ])
 def test_label_codes_equal_sorted_unique(labels):
-    from hyperclust.objectives import _dense_codes
+    from hyperclust.selection.objectives import _dense_codes
 
     codes, counts = _dense_codes(labels)
     _, inv, ref_counts = np.unique(labels, return_inverse=True, return_counts=True)
     assert np.array_equal(codes, inv) and np.array_equal(counts, ref_counts)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_sizes_are_degenerate_is_is_degenerate_on_the_sizes(seed):
+    """The rule from cluster sizes alone (summed over blocks) answers as the labels do,
+    at the threshold's edge too: k = 2 flags a largest share above ~86%."""
+    from hyperclust.selection.objectives import is_degenerate, sizes_are_degenerate
+
+    rng = np.random.default_rng(seed)
+    for _ in range(50):
+        k = int(rng.integers(2, 8))
+        labels = rng.choice(k, size=int(rng.integers(1, 300)),
+                            p=rng.dirichlet(np.full(k, rng.choice([0.1, 1.0, 10.0]))))
+        sizes = np.bincount(labels, minlength=k + 2)   # zero-sized clusters are ignored
+        assert sizes_are_degenerate(sizes, k) == is_degenerate(labels, k)
+    assert sizes_are_degenerate([85, 15], 2) is False and sizes_are_degenerate([87, 13], 2)
+    assert sizes_are_degenerate([0, 0], 3)

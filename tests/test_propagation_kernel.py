@@ -207,7 +207,7 @@ def test_folded_normalized_affinity_matches_unfolded(tau, which):
     from scipy.sparse.linalg import LinearOperator, aslinearoperator
 
     from hyperclust.operators import StarCollapsedOperator, ZhouLaplacian
-    from hyperclust.spectral import NormalizedAffinity
+    from hyperclust.operators.eigensolvers import NormalizedAffinity
 
     hg = _hypergraph()  # isolated nodes 7, 8
     if which == "collapsed":

@@ -13,7 +13,7 @@ from hyperclust.cluster.auto import HETEROPHILIC_CANDIDATES, AutoClusterer
 from hyperclust.cluster.signed import SignedSpectralClustering
 from hyperclust.datasets.synthetic import hypergraph_sbm
 from hyperclust.metrics import acc
-from hyperclust.objectives import hyperedge_cohesion, rwr_conductance
+from hyperclust.selection.objectives import hyperedge_cohesion, rwr_conductance
 from hyperclust.operators.signed import SignedAffinity
 
 

@@ -11,7 +11,7 @@ from hyperclust.cluster.spectral import OPERATORS, SpectralHypergraphClustering
 from hyperclust.metrics import ari
 from hyperclust.operators import (GradedComplex, StarCollapsedOperator, ZhouLaplacian,
                                   coboundary_complex, heat_diffusion, resolvent_smooth)
-from hyperclust.spectral import (eigsh_seeded, fix_signs, heat_kernel_signature, hks_times,
+from hyperclust.operators.eigensolvers import (eigsh_seeded, fix_signs, heat_kernel_signature, hks_times,
                                  positional_encoding, structural_features)
 
 

@@ -566,7 +566,7 @@ def test_isolated_neighbour_search_samples_candidates_beyond_budget(hg, monkeypa
 
 # ---------------------------------------------------------------- label-free output selection
 def test_auto_embedding_keeps_the_lowest_objective(hg):
-    from hyperclust.objectives import rwr_conductance
+    from hyperclust.selection.objectives import rwr_conductance
     from hyperclust.operators.knn import MixedWalk, knn_affinity
 
     est = _small(random_state=0, embedding="auto").fit(hg)

@@ -1,6 +1,6 @@
 """Positional encodings as extra node features, and smoothed features: a feature-based method
 on the features alone, with S_eps (coboundary, ``collapsed-cells``) encodings appended, with
-Zhou encodings appended (``hyperclust.encodings.with_encoding``: k = 16 eigenpairs off the
+Zhou encodings appended (``hyperclust.operators.encodings.with_encoding``: k = 16 eigenpairs off the
 null space, heat kernel signatures at 8 times or the eigenvectors; columns standardized and
 scaled like an average feature column), and on the features smoothed by
 ``(I + tau L)^-1`` with L = S_eps or the normalized Zhou Laplacian scaled to unit top
@@ -26,7 +26,7 @@ from _datasets import load  # noqa: E402
 
 from hyperclust.bench import markdown_table, write_markdown  # noqa: E402
 from hyperclust.cluster import make_estimator  # noqa: E402
-from hyperclust.encodings import with_encoding  # noqa: E402
+from hyperclust.operators.encodings import with_encoding  # noqa: E402
 from hyperclust.metrics import evaluate  # noqa: E402
 from hyperclust.smoothing import smooth_features  # noqa: E402
 

@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
-from .encodings import encoding_affinity, encoding_operator
+from .operators.encodings import encoding_affinity, encoding_operator
 from .hypergraph import Hypergraph
 
 __all__ = ["SMOOTHING_KINDS", "laplacian_operator", "smooth_features"]
@@ -24,7 +24,7 @@ SMOOTHING_KINDS = ("resolvent", "heat")
 
 def laplacian_operator(hypergraph: Hypergraph, operator: str = "collapsed-cells",
                        eps: float | None = None) -> LinearOperator:
-    """The Laplacian named ``operator`` (see :func:`~hyperclust.encodings.laplacian_spectrum`)
+    """The Laplacian named ``operator`` (see :func:`~hyperclust.operators.encodings.laplacian_spectrum`)
     as a symmetric PSD ``LinearOperator``, shape (n, n): an operator with its own eigensolver
     (``"collapsed-cells"``: the :class:`~hyperclust.operators.CoboundaryCollapsed` S_eps,
     route chosen by size) itself, one with an affinity ``I - D^-1/2 M D^-1/2`` in factored form.
@@ -68,7 +68,7 @@ def smooth_features(hypergraph: Hypergraph, features=None, kind: str = "resolven
     kind : {"resolvent", "heat"}
     tau : float, >= 0
     operator : str, default "collapsed-cells"
-        A name of :func:`~hyperclust.encodings.encoding_operator_names`.
+        A name of :func:`~hyperclust.operators.encodings.encoding_operator_names`.
     eps : float, optional
     tol : float
         Relative residual of the block conjugate gradients (resolvent), Chebyshev

@@ -247,8 +247,8 @@ def _write_outputs(args, outputs: dict, est, hg, labels, k: int) -> None:
 
 def _add_pe_arguments(p) -> None:
     """``--pe KIND`` (+ ``--pe-operator``, ``--pe-k``): spectral positional encodings
-    appended to the node features before fitting (:func:`hyperclust.encodings.with_encoding`)."""
-    from ..encodings import encoding_operator_names
+    appended to the node features before fitting (:func:`hyperclust.operators.encodings.with_encoding`)."""
+    from ..operators.encodings import encoding_operator_names
 
     p.add_argument("--pe", choices=("heat", "eigvec"), default=None,
                    help="append positional encodings to the node features (standardized, "
@@ -263,7 +263,7 @@ def _with_pe(hg, args):
     """``hg`` with ``--pe`` encodings appended to its features (unchanged without ``--pe``)."""
     if getattr(args, "pe", None) is None:
         return hg
-    from ..encodings import with_encoding
+    from ..operators.encodings import with_encoding
 
     if args.pe_k < 1:
         raise UserError(f"--pe-k must be positive, got {args.pe_k}")

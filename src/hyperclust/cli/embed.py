@@ -30,7 +30,7 @@ def add_parser(sub) -> None:
     >>> args.pe, args.operator, args.k, args.times, args.func is run
     ('heat', 'collapsed-cells', 16, 8, True)
     """
-    from ..encodings import encoding_operator_names
+    from ..operators.encodings import encoding_operator_names
 
     p = sub.add_parser(
         "embed", help="write spectral positional encodings of the nodes (.npy or .npz)")
@@ -109,7 +109,7 @@ def run(args) -> int:
                             eps=args.eps)
         what = f"{args.diffuse} smoothing (tau {args.tau:g}) of the features"
     else:
-        from ..encodings import node_encoding
+        from ..operators.encodings import node_encoding
 
         Z = node_encoding(hg, args.pe, k=args.k, operator=args.operator, n_times=args.times,
                           eps=args.eps, random_state=args.seed)

@@ -11,11 +11,11 @@ iterations (Li, Yang & Shi, SIGMOD 2023), written from the algorithm's published
    constant vector;
 4. orthogonal iterations ``q <- QR(M q)``;
 5. every ``check_interval`` iterations the leading ``k`` columns are discretised (Yu & Shi
-   2003) and scored by :func:`~hyperclust.objectives.rwr_conductance` on ``M``; the best
+   2003) and scored by :func:`~hyperclust.selection.objectives.rwr_conductance` on ``M``; the best
    clustering is kept and the iterations stop when the score has risen ``patience`` checks
    in a row.
 6. a check whose clustering is degenerate (a giant cluster plus slivers,
-   :func:`~hyperclust.objectives.is_degenerate`) is kept only when every check is: the
+   :func:`~hyperclust.selection.objectives.is_degenerate`) is kept only when every check is: the
    iterations can converge towards eigenvectors localised on a few loosely attached nodes,
    whose split leaks little by the mean leak and would otherwise win (hsbm-edge-0.8: 9944 /
    56 nodes). If every check is degenerate, k-means on the rows of the selected embedding
@@ -29,13 +29,13 @@ from collections import deque
 
 import numpy as np
 
-from ..objectives import cluster_indicators, is_degenerate, rwr_conductance
+from ..selection.objectives import cluster_indicators, is_degenerate, rwr_conductance
 from ..operators.buffered_walk import BufferedMixedWalk
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
 from ..operators.thin_qr import thin_qr
 from ..progress import progress_bar
 from ..kernel_threads import kernel_thread_limit
-from .._validation import Interval, Options, check_parameters
+from .._validation import Interval, Options
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .rounding import first_near_maximum, first_near_minimum, kmeans_on_rows, normalize_rows
 
@@ -152,7 +152,7 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
 
     ``q <- QR(M q)``; at iteration 0 (``init_labels``) and every ``check_interval``
     iterations the leading ``k`` columns are discretised (:func:`discretize`) and scored by
-    :func:`~hyperclust.objectives.rwr_conductance` (balance ``"mean"``) on ``M``; the
+    :func:`~hyperclust.selection.objectives.rwr_conductance` (balance ``"mean"``) on ``M``; the
     iterations stop when the score has risen ``patience`` checks in a row.
 
     The score's ``n_hops`` walk steps ride as extra columns on the products ``M q`` of the
@@ -182,7 +182,7 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
     -------
     best : tuple (objective, labels, embedding, iteration)
         The lowest-scoring check whose clustering is not degenerate
-        (:func:`~hyperclust.objectives.is_degenerate`), or the lowest-scoring check when
+        (:func:`~hyperclust.selection.objectives.is_degenerate`), or the lowest-scoring check when
         every one is (the first one among equal scores); ``embedding`` is the leading ``k``
         columns of ``q`` at that check.
     history : list of (int, float)
@@ -321,7 +321,7 @@ class AHCKA(HypergraphClusterer):
     ``P``, cosine kNN walk ``Q`` of the attributes), started from random-walk-with-restart
     assignments to the ``k`` highest-degree nodes; every ``check_interval`` iterations the
     leading ``k`` columns are discretised (Yu & Shi) and scored with the label-free
-    :func:`~hyperclust.objectives.rwr_conductance` on ``M``; the lowest-scoring clustering is
+    :func:`~hyperclust.selection.objectives.rwr_conductance` on ``M``; the lowest-scoring clustering is
     returned. Cost ``O((nnz(H) + n K) k)`` per iteration plus the kNN search; memory
     ``O(n k + nnz(H) + n K)``.
 
@@ -371,7 +371,7 @@ class AHCKA(HypergraphClusterer):
         Iteration of the selected clustering (0 = the initial assignment).
     degenerate_ : bool
         Whether every check was degenerate (a giant cluster plus slivers,
-        :func:`~hyperclust.objectives.is_degenerate`), so that ``labels_`` come from
+        :func:`~hyperclust.selection.objectives.is_degenerate`), so that ``labels_`` come from
         k-means on the rows of ``embedding_`` (row-normalised) instead.
     walk_ : MixedWalk
         The operator ``M`` (reusable, e.g. for scoring other clusterings).
@@ -460,21 +460,6 @@ class AHCKA(HypergraphClusterer):
         self.n_iter_ = it
         self.walk_ = M
         return self
-
-
-def check_iteration_params(est, n_nodes: int) -> int:
-    """Check the parameters ``est`` shares with :class:`AHCKA` against AHCKA's table (for
-    its Dask version, :class:`hyperclust.distributed.DistributedAHCKA`); returns
-    ``n_clusters``.
-
-    Examples
-    --------
-    >>> check_iteration_params(AHCKA(3), 10)
-    3
-    """
-    table = AHCKA._parameter_constraints
-    check_parameters(table, {name: getattr(est, name) for name in table if hasattr(est, name)})
-    return check_n_clusters(est.n_clusters, n_nodes)
 
 
 def _start_block(walk, seeds, alpha, init_steps):

@@ -4,7 +4,7 @@ held out, every candidate is fitted on the rest, and each partition is scored by
 block model of it predicts the held-out part
 (:func:`~hyperclust.cluster.hsbm_heldout.heldout_errors`); the pick is then refitted on all
 the data. (``selection="rwr"``: the former score, the label-free
-:func:`~hyperclust.objectives.rwr_conductance` on the mixed walk most candidates optimise.)
+:func:`~hyperclust.selection.objectives.rwr_conductance` on the mixed walk most candidates optimise.)
 
 The candidate set is fixed (no per-dataset switches): the same methods for every input,
 less those that need attributes when there are none. One kNN graph and one walk are built and
@@ -18,10 +18,10 @@ import time
 
 import numpy as np
 
-from ..alignment import attribute_alignment
-from ..objectives import hyperedge_cohesion, rwr_conductance
+from ..selection.alignment import attribute_alignment
+from ..selection.objectives import hyperedge_cohesion, rwr_conductance
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
-from ..selection import fit_candidates, rank_candidates, rank_rounds
+from ..selection.loop import fit_candidates, rank_candidates, rank_rounds
 from .._validation import Check, Interval, Options
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import shared_reductions
@@ -73,9 +73,9 @@ class AutoClusterer(HypergraphClusterer):
     this score, unlike the random-walk conductance most of them relax. The lowest error
     wins (ties to the earlier candidate), and the winner is refitted on all the data. With
     ``selection="rwr"`` every candidate is fitted on all the data and scored by
-    :func:`~hyperclust.objectives.rwr_conductance` on ``M = (1 - beta) P + beta Q`` with
+    :func:`~hyperclust.selection.objectives.rwr_conductance` on ``M = (1 - beta) P + beta Q`` with
     ``balance``. Either way, a candidate with fewer distinct clusters than asked for, or a
-    giant cluster plus slivers (:func:`~hyperclust.objectives.is_degenerate`), ranks last.
+    giant cluster plus slivers (:func:`~hyperclust.selection.objectives.is_degenerate`), ranks last.
     Cost: every candidate's fit on the first split, the ``race`` best candidates' fits on
     each further split, one refit and one more kNN search (about 1.7x the cost of one split
     with the defaults, CPU time on cora-ca).
@@ -91,20 +91,20 @@ class AutoClusterer(HypergraphClusterer):
     beta : float in [0, 1] or "auto", default "auto"
         Weight of the kNN walk, in the mixed candidates and in the score. ``"auto"``: 0.5,
         or 1 (the kNN walk alone) when the hyperedges join clearly *less* similar nodes than
-        random pairs do (:func:`~hyperclust.alignment.attribute_alignment`, ``t < -3``): on
+        random pairs do (:func:`~hyperclust.selection.alignment.attribute_alignment`, ``t < -3``): on
         such a heterophilic hypergraph a walk along hyperedges crosses between the groups
         the attributes form, and mixing it in pulls every candidate away from them. There
         the hyperedges are used as evidence *against* grouping their members: the default
         candidates gain :data:`HETEROPHILIC_CANDIDATES` (signed spectral clustering:
         kNN neighbours attract, hyperedge co-members repel) and every score gains
-        :func:`~hyperclust.objectives.hyperedge_cohesion` (how much more often than chance
+        :func:`~hyperclust.selection.objectives.hyperedge_cohesion` (how much more often than chance
         hyperedge members share a cluster).
     alpha : float in (0, 1], default 0.2
         Restart probability of the score.
     n_hops : int, default 3
         Walk steps of the score.
     balance : {"min", "mean"}, default "min"
-        Cluster normalisation of the score (:func:`~hyperclust.objectives.rwr_conductance`).
+        Cluster normalisation of the score (:func:`~hyperclust.selection.objectives.rwr_conductance`).
     knn_method : {"auto", "exact", "approximate"}, default "auto"
     keep_candidates : bool, default True
         Keep every candidate's labels in ``candidates_`` (``O(n)`` each).

@@ -112,7 +112,7 @@ def node_input(hypergraph, input: str, random_state: int,
     ----------
     input : {"auto", "features", "structural"}
         ``"features"`` requires node features; ``"structural"`` uses a label-free spectral
-        embedding of the hypergraph (:func:`hyperclust.spectral.structural_features`);
+        embedding of the hypergraph (:func:`hyperclust.operators.eigensolvers.structural_features`);
         ``"auto"`` takes features when present, else the structural embedding.
     n_components_structural : int
         Columns of the structural embedding (see :func:`structural_dim`).
@@ -137,7 +137,7 @@ def node_input(hypergraph, input: str, random_state: int,
             raise ValueError("this hypergraph has no node features; use input='structural' "
                              "or a structure-only method such as spectral clustering")
         return hypergraph.features, "features"
-    from ..spectral import structural_features
+    from ..operators.eigensolvers import structural_features
 
     return structural_features(hypergraph, n_components=n_components_structural,
                                random_state=random_state), "structural"

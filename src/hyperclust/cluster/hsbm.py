@@ -24,7 +24,7 @@ from sklearn.preprocessing import normalize
 
 from .._validation import Interval
 from ..kernel_threads import kernel_thread_limit
-from ..objectives import is_degenerate
+from ..selection.objectives import is_degenerate
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import HGNNSmoothingKMeans, reduce_features
 from .hsbm_heldout import heldout_error, split_hypergraph
@@ -66,7 +66,7 @@ class HypergraphSBM(HypergraphClusterer):
         EM iterations of the final fit.
     degenerate_ : bool
         Whether EM ended in a giant cluster plus slivers
-        (:func:`~hyperclust.objectives.is_degenerate`); its start is returned then.
+        (:func:`~hyperclust.selection.objectives.is_degenerate`); its start is returned then.
 
     Examples
     --------

@@ -20,7 +20,7 @@ class SignedSpectralClustering(HypergraphClusterer):
     """k-means on the top eigenvectors of ``N_q - repulsion * N_c``.
 
     Meant for hypergraphs whose hyperedges join *less* similar nodes than random pairs
-    (:func:`hyperclust.alignment.attribute_alignment` with ``t < -3``); ``auto`` adds it
+    (:func:`hyperclust.selection.alignment.attribute_alignment` with ``t < -3``); ``auto`` adds it
     to its candidates there. The ``k`` eigenvectors of the largest eigenvalues of
     :class:`~hyperclust.operators.signed.SignedAffinity` (ARPACK, float64, seeded start
     vector) are scaled to unit rows and clustered by k-means. On

@@ -9,7 +9,7 @@ from .._validation import Interval, Options, check_parameter
 from ..operators.blockwise import row_components
 from ..operators.registry import OPERATORS as _OPERATOR_REGISTRY
 from ..operators.registry import affinity, operator_names
-from ..spectral import NormalizedAffinity, eigsh_seeded, regularized_embedding
+from ..operators.eigensolvers import NormalizedAffinity, eigsh_seeded, regularized_embedding
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .rounding import kmeans_labels
 

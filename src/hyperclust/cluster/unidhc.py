@@ -4,7 +4,7 @@ Our reconstruction of "A Unified Framework for Deep Hypergraph Clustering Beyond
 (ICML 2026; only the abstract is public), see ``docs/unidhc.md``. Pipeline:
 
 1. node input X (features, seeded truncated SVD when d > 256; feature-less hypergraphs get
-   :func:`hyperclust.spectral.structural_features` with ``2 * n_clusters`` columns), rescaled
+   :func:`hyperclust.operators.eigensolvers.structural_features` with ``2 * n_clusters`` columns), rescaled
    to unit mean row norm;
 2. the filter is learned from a neutral start (the uniform mixture of low- and high-pass atoms)
    by a label-free objective (:mod:`hyperclust.models.canonical`): the canonical
@@ -149,7 +149,7 @@ class UniDHC(HypergraphClusterer):
         Self-loop weight of :class:`~hyperclust.operators.PropagationOperator`.
     input : {"auto", "features", "structural"}, default "auto"
         Node input; ``"auto"`` = features when present, else the label-free spectral
-        embedding :func:`hyperclust.spectral.structural_features` (``n_structural`` columns).
+        embedding :func:`hyperclust.operators.eigensolvers.structural_features` (``n_structural`` columns).
     n_components : int, "auto" or None, default "auto"
         Seeded truncated-SVD projection of the input (``"auto"``: 128 when d > 256).
     n_structural : int or "auto", default "auto"
@@ -195,7 +195,7 @@ class UniDHC(HypergraphClusterer):
         What k-means clusters: the L2-normalised filter output beside the L2-normalised
         encoder output, or the filter output alone; ``"auto"`` clusters each of these, the
         encoder output and the two fixed filters (``P^2 X`` and ``X``) and keeps the
-        clustering with the lowest label-free :func:`~hyperclust.objectives.rwr_conductance`
+        clustering with the lowest label-free :func:`~hyperclust.selection.objectives.rwr_conductance`
         (``balance="min"``) on the mixed hypergraph + attribute-kNN walk (``selected_``,
         ``scores_``).
     n_init : int or "auto", default "auto"
@@ -439,12 +439,12 @@ class UniDHC(HypergraphClusterer):
 
     def _select_output(self, hg, k, seed, order, B, blocks):
         """``embedding="auto"``: cluster every candidate output and keep the one with the
-        lowest :func:`~hyperclust.objectives.rwr_conductance` (``balance="min"``) on the mixed
+        lowest :func:`~hyperclust.selection.objectives.rwr_conductance` (``balance="min"``) on the mixed
         hypergraph + attribute-kNN walk, the objective ``auto`` selects with, ranked by the
         selection loop ``auto`` uses (:func:`~hyperclust.selection.select`: an output whose
         clustering has fewer than k clusters or is degenerate ranks last)."""
-        from ..objectives import rwr_conductance
-        from ..selection import select
+        from ..selection.objectives import rwr_conductance
+        from ..selection.loop import select
         from ..operators.knn import MixedWalk, knn_affinity
         from .baselines import kmeans_labels
 

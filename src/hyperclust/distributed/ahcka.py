@@ -23,7 +23,7 @@ from ..cluster.rounding import (TIE_TOLERANCE, first_near_maximum, kmeans_on_row
                                 normalize_rows)
 from ..cluster.base import HypergraphClusterer, check_n_clusters
 from .._validation import Interval
-from ..objectives import sizes_are_degenerate
+from ..selection.objectives import sizes_are_degenerate
 from ._params import twin_constraints, twin_init
 from ._tasks import RETRIES
 from .client import resolve_client
@@ -126,7 +126,7 @@ def _discrete_labels(Xn, R):
 
 def _cluster_columns(labels, present, counts):
     """Normalised indicators over the clusters present (sorted ids), as
-    :func:`hyperclust.objectives.cluster_indicators`."""
+    :func:`hyperclust.selection.objectives.cluster_indicators`."""
     col = np.searchsorted(present, labels)
     Y = np.zeros((labels.size, present.size))
     Y[np.arange(labels.size), col] = 1.0 / np.sqrt(counts[col])
@@ -295,7 +295,7 @@ class DistributedAHCKA(HypergraphClusterer):
         return sizes_are_degenerate(counts, k), f
 
     def _score(self, M, labels, k, n):
-        """:func:`hyperclust.objectives.rwr_conductance` (balance "mean") on ``M``, and the
+        """:func:`hyperclust.selection.objectives.rwr_conductance` (balance "mean") on ``M``, and the
         cluster sizes."""
         client, alpha = self._client, float(self.alpha)
         counts = np.sum(client.gather([self._submit(np.bincount, lb, None, k)

@@ -30,7 +30,7 @@ def _signed_peak(X):
 
 def fix_signs_blocks(client, blocks):
     """Flip columns so that each one's largest-magnitude entry (first block on ties) is
-    positive, as :func:`hyperclust.spectral.fix_signs` does in memory.
+    positive, as :func:`hyperclust.operators.eigensolvers.fix_signs` does in memory.
 
     Parameters
     ----------

@@ -8,7 +8,7 @@ Every operator here has the form
 :class:`hyperclust.operators.propagation.PropagationOperator` (``"sym"``:
 ``L = R = (Dv + s)^-1/2``, ``g = s L R``; ``"rw"``: ``L = (Dv + s)^-1``, ``R = 1``), its
 adjoint (``L`` and ``R`` swapped), and the regularized normalized affinity of
-:class:`hyperclust.spectral.NormalizedAffinity` for Zhou's operator
+:class:`hyperclust.operators.eigensolvers.NormalizedAffinity` for Zhou's operator
 (``L = R = (Dv + tau)^-1/2``, ``g = 0``, ``t = tau / n``).
 
 ``H^T (R X)`` is one map-reduce: each row block ``b`` computes ``H_b^T (R_b X_b)`` on the
@@ -320,7 +320,7 @@ def propagation(partitioned, client, self_loops=1.0, kind="sym", adjoint=False):
 
 
 def normalized_affinity(partitioned, client, tau=0.0):
-    """Zhou's regularized normalized affinity (:class:`hyperclust.spectral.NormalizedAffinity`
+    """Zhou's regularized normalized affinity (:class:`hyperclust.operators.eigensolvers.NormalizedAffinity`
     of ``H W De^-1 H^T`` with degrees ``Dv``) on a cluster.
 
     Parameters

@@ -1,4 +1,4 @@
-"""The structural input of Uni-DHC (:func:`hyperclust.spectral.structural_features`) on row
+"""The structural input of Uni-DHC (:func:`hyperclust.operators.eigensolvers.structural_features`) on row
 blocks: the top eigenvectors of Zhou's affinity regularized by the mean weighted degree, in
 the canonical basis of :mod:`hyperclust.operators.eigenbasis`, times ``sqrt(n)``."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..operators.eigenbasis import canonical_rotation, probe_vectors
-from ..spectral import structural_width
+from ..operators.eigensolvers import structural_width
 from ._tasks import RETRIES
 from .eigen import top_eigenpairs
 from .linalg import column_signs, combine
@@ -27,7 +27,7 @@ def _probe_product(V, first_row, width):
 
 
 def structural_blocks(phg, client, n_columns: int, random_state):
-    """Row blocks of :func:`hyperclust.spectral.structural_features` with ``n_columns``.
+    """Row blocks of :func:`hyperclust.operators.eigensolvers.structural_features` with ``n_columns``.
 
     Parameters
     ----------
@@ -47,7 +47,7 @@ def structural_blocks(phg, client, n_columns: int, random_state):
     >>> import tempfile, distributed
     >>> from hyperclust import Hypergraph
     >>> from hyperclust.distributed import write_partitioned
-    >>> from hyperclust.spectral import structural_features
+    >>> from hyperclust.operators.eigensolvers import structural_features
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2], [3, 4, 5], [4, 5], [2, 3], [6, 7],
     ...                             [8, 9], [5, 6]])
     >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=4)

@@ -1,7 +1,7 @@
 """Signed affinity: attribute neighbours attract, hyperedge co-members repel.
 
 For hypergraphs whose hyperedges join *less* similar nodes than random pairs do
-(:func:`hyperclust.alignment.attribute_alignment`), a hyperedge is evidence that its members
+(:func:`hyperclust.selection.alignment.attribute_alignment`), a hyperedge is evidence that its members
 belong to different groups. :class:`SignedAffinity` puts that evidence beside the attribute
 kNN graph, ``S = N_q - r N_c``, with ``N_q = Dq^-1/2 A Dq^-1/2`` the normalized kNN affinity
 and ``N_c = Dc^-1/2 C Dc^-1/2`` the normalized clique expansion of the hypergraph (pair weight

@@ -76,7 +76,7 @@ def subspace_eigenpairs(op, k: int, *, tol: float = 1e-8, max_iter: int = 200,
 
     >>> from hyperclust import Hypergraph
     >>> from hyperclust.operators.laplacians import ZhouLaplacian
-    >>> from hyperclust.spectral import NormalizedAffinity
+    >>> from hyperclust.operators.eigensolvers import NormalizedAffinity
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [3, 4, 5], [6, 7]])
     >>> M, d = ZhouLaplacian(hg, kind="unnormalized").affinity()
     >>> values, V = subspace_eigenpairs(NormalizedAffinity(M, d), 3)

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .hypergraph import Hypergraph
-from .operators.neighbors import _unit_rows
+from ..hypergraph import Hypergraph
+from ..operators.neighbors import _unit_rows
 
 __all__ = ["AttributeAlignment", "attribute_alignment", "HETEROPHILY_T"]
 

@@ -2,7 +2,7 @@
 
 Usage::
 
-    HYPERCLUST_NUM_THREADS=1 python benchmarks/study_auto_splits.py --splits 3 cora-ca h=0.3
+    HYPERCLUST_NUM_THREADS=1 python benchmarks/studies/auto_splits.py --splits 3 cora-ca h=0.3
 
 Prints, per set, every seed's pick with its ACC / NMI and the means (labels only score).
 Results: docs/results/auto.md, "More splits".
@@ -11,16 +11,16 @@ Results: docs/results/auto.md, "More splits".
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 import numpy as np
 
 from hyperclust.cluster.auto import AutoClusterer
 from hyperclust.metrics import evaluate
 
-try:
-    from bench_auto_heldout import _dataset
-except ImportError:
-    from benchmarks.bench_auto_heldout import _dataset
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench_auto_heldout import _dataset  # noqa: E402
 
 
 def main(argv=None):

@@ -10,8 +10,8 @@ import numbers
 
 import numpy as np
 
-from .hypergraph import Hypergraph
-from .spectral import heat_kernel_signature, hks_times
+from ..hypergraph import Hypergraph
+from .eigensolvers import heat_kernel_signature, hks_times
 
 __all__ = ["ENCODING_KINDS", "encoding_operator_names", "encoding_operator", "encoding_affinity",
            "null_space", "laplacian_spectrum", "laplacian_eigenpairs", "node_encoding",
@@ -30,14 +30,14 @@ def encoding_operator_names() -> tuple:
     >>> encoding_operator_names()
     ('zhou', 'clique', 'clique-unit', 'collapsed', 'collapsed-cells', 'collapsed-closure')
     """
-    from .operators.registry import OPERATORS
+    from .registry import OPERATORS
 
     return tuple(name for name, spec in OPERATORS.items() if spec.node_rows_only
                  and {"affinity", "eigenpairs"} & set(spec.protocols))
 
 
 def _has_affinity(operator: str) -> bool:
-    from .operators.registry import OPERATORS
+    from .registry import OPERATORS
 
     return "affinity" in OPERATORS[operator].protocols
 
@@ -65,7 +65,7 @@ def encoding_operator(hypergraph: Hypergraph, operator: str, eps: float | None =
     >>> encoding_operator(Hypergraph.from_edges([[0, 1, 2], [2, 3]]), "collapsed", eps=0.5).eps
     0.5
     """
-    from .operators.registry import make_operator
+    from .registry import make_operator
 
     _check_request(hypergraph, 0, operator, eps)
     return make_operator(operator, hypergraph, **({} if eps is None else {"eps": float(eps)}))
@@ -110,7 +110,7 @@ def _spectrum(hypergraph, operator, eps, random_state, wanted):
     ``wanted(c)`` eigenpairs taken off a null space of ``c`` vectors."""
     import scipy.sparse as sp
 
-    from .operators.components import (ComponentLayout, affinity_null_weights, null_basis,
+    from .components import (ComponentLayout, affinity_null_weights, null_basis,
                                        normalized_laplacian_spectrum)
 
     op = encoding_operator(hypergraph, operator, eps)
@@ -249,7 +249,7 @@ def node_encoding(hypergraph: Hypergraph, kind: str = "heat", k: int = 16,
     hypergraph : Hypergraph
     kind : {"heat", "eigvec"}
         ``"heat"``: heat kernel signatures ``HKS(x, t) = sum_i exp(-lambda_i t) phi_i(x)^2``
-        at ``n_times`` log-spaced times (:func:`~hyperclust.spectral.hks_times`), invariant to
+        at ``n_times`` log-spaced times (:func:`~hyperclust.operators.eigensolvers.hks_times`), invariant to
         eigenvector signs and rotations within an eigenspace; ``"eigvec"``: the sign-fixed
         eigenvectors themselves.
     k : int, default 16

@@ -2,9 +2,9 @@
 
 Usage::
 
-    HYPERCLUST_NUM_THREADS=1 python benchmarks/study_selection_rules.py fit cora-ca h=0.3 \\
+    HYPERCLUST_NUM_THREADS=1 python benchmarks/studies/selection_rules.py fit cora-ca h=0.3 \\
         holdout:iris-knn5 [--seeds 5]
-    python benchmarks/study_selection_rules.py report cora-ca h=0.3 holdout:iris-knn5
+    python benchmarks/studies/selection_rules.py report cora-ca h=0.3 holdout:iris-knn5
 
 ``fit`` caches, per (set, seed), every candidate's labels fitted on the training part of
 three hold-out splits (``AutoClusterer(n_splits=3).split_candidates_``) and on all the data
@@ -31,10 +31,10 @@ from hyperclust.cluster.hsbm_heldout import (heldout_error, heldout_errors, held
 from hyperclust.metrics import evaluate
 from hyperclust.selection import rank_candidates, rank_rounds
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_auto_heldout import _dataset  # noqa: E402
 
-OUT = Path(__file__).resolve().parents[1] / "bench-out" / "selection_rules"
+OUT = Path(__file__).resolve().parents[2] / "bench-out" / "selection_rules"
 
 
 def load(name, seed):

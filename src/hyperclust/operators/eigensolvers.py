@@ -10,11 +10,11 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, aslinearoperator, eigsh
 
-from .hypergraph import Hypergraph
-from .kernel_threads import kernel_thread_limit
-from .operators.base import SymmetricOperator
-from .operators.signs import fix_signs
-from .progress import progress_bar, progress_shown
+from ..hypergraph import Hypergraph
+from ..kernel_threads import kernel_thread_limit
+from .base import SymmetricOperator
+from .signs import fix_signs
+from ..progress import progress_bar, progress_shown
 
 __all__ = ["fix_signs", "eigsh_seeded", "smallest_eigenpairs", "NormalizedAffinity",
            "regularized_embedding", "heat_kernel_signature", "hks_times",
@@ -116,8 +116,8 @@ def eigsh_seeded(op, k: int, which: str = "LA", random_state=0, tol: float = 1e-
 
 def _blockwise(op, k, which, labels, extreme_weights, random_state, tol, maxiter, dense_limit, ncv):
     """:func:`eigsh_seeded` per component ("LA" as the smallest of ``-op``)."""
-    from .operators.blockwise import blockwise_smallest, restricted_lanczos_solver
-    from .operators.components import ComponentLayout
+    from .blockwise import blockwise_smallest, restricted_lanczos_solver
+    from .components import ComponentLayout
 
     n = op.shape[0]
     sign = -1.0 if which == "LA" else 1.0
@@ -222,8 +222,8 @@ class NormalizedAffinity(SymmetricOperator):
         self._folded = self._fold(M)
 
     def _fold(self, M):
-        from .operators.laplacians import GramOperator
-        from .operators.propagation import _scaled_csr
+        from .laplacians import GramOperator
+        from .propagation import _scaled_csr
 
         if type(M) is not GramOperator or np.any(M.edge_scale < 0):
             return None
@@ -234,7 +234,7 @@ class NormalizedAffinity(SymmetricOperator):
 
     def _apply(self, X):
         if self._folded is not None:
-            from .operators.kernels import csr_matmat
+            from .kernels import csr_matmat
 
             down, up, diag = self._folded
             X = np.ascontiguousarray(X)
@@ -402,14 +402,14 @@ def structural_features(hypergraph: Hypergraph, n_components: int = 32, random_s
     >>> structural_features(hg, 3).shape
     (6, 3)
     """
-    from .operators.laplacians import ZhouLaplacian
+    from .laplacians import ZhouLaplacian
 
     if not isinstance(hypergraph, Hypergraph):
         raise TypeError(f"expected a Hypergraph, got {type(hypergraph).__name__}")
     if isinstance(n_components, bool) or not isinstance(n_components, numbers.Integral) or n_components < 1:
         raise ValueError(f"n_components must be a positive integer, got {n_components!r}")
-    from .operators.eigenbasis import canonical_rotation, probe_vectors
-    from .operators.subspace import subspace_eigenpairs
+    from .eigenbasis import canonical_rotation, probe_vectors
+    from .subspace import subspace_eigenpairs
 
     n = hypergraph.n_nodes
     out = np.zeros((n, n_components))

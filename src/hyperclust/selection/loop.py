@@ -3,7 +3,7 @@ labels and rank them, used by :class:`~hyperclust.cluster.auto.AutoClusterer` (c
 methods) and :class:`~hyperclust.cluster.unidhc.UniDHC` (candidate embeddings).
 
 A labelling with fewer distinct clusters than asked for, or a giant cluster plus slivers
-(:func:`~hyperclust.objectives.is_degenerate`), does not answer the question (one cluster
+(:func:`~hyperclust.selection.objectives.is_degenerate`), does not answer the question (one cluster
 leaks nothing, so it would win most scores): it ranks after every labelling that does,
 whatever its score. Ties keep the candidates' order.
 """
