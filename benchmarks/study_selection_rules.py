@@ -159,7 +159,32 @@ def picks(d, hg, seed):
         later = [heldout_errors(splits[r], {c: lab[r][c] for c in kept}, "precision")
                  for r in (1, 2)] if len(kept) > 1 else []
         out[f"race top4 margin{z:g}"] = rank_rounds(lab[0], [prec[0]] + later, k).selected
+        out[f"race top4 margin{z:g} seq"] = sequential_race(lab, prec[0], k, splits, z)[0]
     return out
+
+
+def sequential_race(lab, first_scores, k, splits, z, top=4):
+    """``(pick, later fits)`` of :func:`margin_race` repeated after every split: the
+    survivors' mean errors and the root-sum-square of their per-split paired standard errors
+    over the number of splits decide who goes on."""
+    kept = margin_race(lab, first_scores, k, splits, z, top)
+    rounds, fits = [first_scores], 0
+    for r in (1, 2):
+        if len(kept) < 2:
+            break
+        rounds.append(heldout_errors(splits[r], {c: lab[r][c] for c in kept}, "precision"))
+        fits += len(kept)
+        ranking = rank_rounds(lab[0], rounds, k)
+        lead = ranking.order[0]
+        var = {c: 0.0 for c in kept}
+        for q in range(len(rounds)):
+            se = paired_standard_errors(splits[q], {c: lab[q][c] for c in kept}, lead,
+                                        "precision")
+            var = {c: var[c] + se[c] ** 2 for c in kept}
+        n = len(rounds)
+        kept = [c for c in kept if ranking.scores[c] - ranking.scores[lead]
+                <= z * np.sqrt(var[c]) / n]
+    return rank_rounds(lab[0], rounds, k).selected, fits
 
 
 #: ``race_margin`` values replayed (paired standard errors behind the first split's best).

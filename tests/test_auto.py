@@ -293,3 +293,30 @@ def test_the_reason_names_the_race(weak_edges):
     one = AutoClusterer(3, candidates=names, n_splits=1, random_state=0).fit(weak_edges)
     assert one.n_splits_ == 1 and "averaged" not in one.selection_reason_
     assert "first split only" not in one.selection_reason_
+
+
+def test_the_race_eliminates_again_after_each_split(weak_edges):
+    from hyperclust.cluster.hsbm_heldout import split_hypergraph
+
+    names = ("kmeans", "hgnn", "hgnn-mixed", "spectral-zhou-mixed", "spectral-zhou")
+    est = AutoClusterer(3, candidates=names, n_splits=3, race_margin=1.5,
+                        random_state=1).fit(weak_edges)
+    fits = est.split_candidates_
+    assert [tuple(f) for f in fits] == est.split_fits_
+    assert [len(f) for f in fits] == [5, 3, 2]  # 2 left after the first split, 1 after two
+    # by hand: who was within 1.5 standard errors of the leader after the first two splits
+    splits = [split_hypergraph(weak_edges, edge_share=0.1, random_state=1 + 7919 * r)
+              for r in range(2)]
+    kept = list(fits[1])
+    errors = [heldout_errors(s, {c: f[c] for c in kept}, "precision")
+              for s, f in zip(splits, fits)]
+    first = heldout_errors(splits[0], fits[0], "precision")
+    mean = {c: (first[c] + errors[1][c]) / 2 for c in kept}
+    lead = min(kept, key=mean.get)
+    var = sum(np.square([paired_standard_errors(s, {c: f[c] for c in kept}, lead,
+                                                "precision")[c] for c in kept])
+              for s, f in zip(splits, fits))
+    by_hand = {c for c, v in zip(kept, var) if mean[c] - mean[lead] <= 1.5 * np.sqrt(v) / 2}
+    assert set(fits[2]) == by_hand and est.selected_ in by_hand
+    out = (set(fits[1]) - by_hand).pop()
+    assert f"{out} {est.scores_[out]:.4f} (2 of 3 splits)" in est.selection_reason_

@@ -127,8 +127,11 @@ class AutoClusterer(HypergraphClusterer):
         Of those, only the candidates whose first-split error is at most ``race_margin``
         paired standard errors above the best's
         (:func:`~hyperclust.cluster.hsbm_heldout.paired_standard_errors`: the same held-out
-        items judge both) go on; when the best alone is left, the first split decides and
-        no further split is fitted. None: the ``race`` best go on, however far behind.
+        items judge both) go on, and after each further split only those whose mean error
+        is within ``race_margin`` standard errors of the leader's (per-split paired
+        standard errors, root-sum-squared, over the number of splits); when the leader is
+        alone, no further split is fitted. None: the ``race`` best go through every split,
+        however far behind.
     view_weights : {"precision", "coverage"}, default "precision"
         How the held-out error weighs its two views
         (:func:`~hyperclust.cluster.hsbm_heldout.heldout_errors`): ``"precision"``, by
@@ -179,6 +182,8 @@ class AutoClusterer(HypergraphClusterer):
     raced_ : tuple of str
         The candidates scored on every split (all of them unless the ``race`` left some
         after the first).
+    split_fits_ : list of tuple of str
+        The candidates fitted and scored on each split, in order.
     best_estimator_ : HypergraphClusterer
         The fitted winning estimator.
     fit_times_ : dict of str -> float
@@ -277,9 +282,11 @@ class AutoClusterer(HypergraphClusterer):
         labels, fitted, walks = fits[0][:3]
         if len(splits) > 1:  # the race: the best of the first split go on to the others
             names = self._race(labels, fits[0][3], k, splits[0])
-            if len(names) > 1:  # one left: the first split has decided
-                fits += [self._fit_on(s.train, s, k, seed, names, beta, times)
-                         for s in splits[1:]]
+            for split in splits[1:]:
+                if len(names) < 2:  # one left: the splits so far have decided
+                    break
+                fits.append(self._fit_on(split.train, split, k, seed, names, beta, times))
+                names = self._survivors(fits, splits, names, k)
         self.ranking_ = rank_rounds(labels, [f[3] for f in fits], k)
         self.n_found_, self.degenerate_ = self.ranking_.n_found, self.ranking_.degenerate
         best = self.ranking_.selected
@@ -287,6 +294,7 @@ class AutoClusterer(HypergraphClusterer):
         self.candidates_ = labels if self.keep_candidates else {}
         self.split_candidates_ = [f[0] for f in fits] if self.keep_candidates else []
         self.n_splits_, self.raced_ = len(fits), tuple(fits[-1][0])
+        self.split_fits_ = [tuple(f[0]) for f in fits]
         if self.split_ is not None:  # refit the pick on all the data
             walks, A = self._shared_walks(hg, beta, seed, (best,), times, key="knn-full")
             fitted = {}
@@ -331,6 +339,22 @@ class AutoClusterer(HypergraphClusterer):
             ahead = [c for c in ahead
                      if scores[c] - scores[ahead[0]] <= float(self.race_margin) * se[c]]
         return tuple(c for c in labels if c in ahead)
+
+    def _survivors(self, fits, splits, names, k):
+        """The candidates ``names`` (scored on every split so far) that go on: those whose
+        mean error is at most ``race_margin`` standard errors above the leader's (the
+        per-split paired standard errors, root-sum-squared, over the number of splits)."""
+        if self.race_margin is None:
+            return names
+        ranking = rank_rounds(fits[0][0], [f[3] for f in fits], k)
+        lead, var = ranking.order[0], dict.fromkeys(names, 0.0)
+        for fit, split in zip(fits, splits):
+            se = paired_standard_errors(split, {c: fit[0][c] for c in names}, lead,
+                                        self.view_weights)
+            var = {c: var[c] + se[c] ** 2 for c in names}
+        z = float(self.race_margin) / len(fits)
+        return tuple(c for c in names
+                     if ranking.scores[c] - ranking.scores[lead] <= z * np.sqrt(var[c]))
 
     def _fit_on(self, train, split, k, seed, names, beta, times):
         """``(labels, fitted, walks, scores)`` of the candidates fitted on ``train`` and scored
@@ -383,8 +407,11 @@ class AutoClusterer(HypergraphClusterer):
         elif int(self.n_splits) > 1 and self.split_ is not None:
             what += (f", one split: every other candidate was more than {self.race_margin:g} "
                      "paired standard errors behind the best")
+        rounds = {c: sum(c in f for f in self.split_fits_) for c in self.scores_}
         parts = [f"{c} {self.scores_[c]:.4f}{self.ranking_.note(c)}"
-                 + (" (first split only)" if c not in self.raced_ else "")
+                 + (" (first split only)" if rounds[c] == 1 < self.n_splits_ else
+                    f" ({rounds[c]} of {self.n_splits_} splits)" if rounds[c] < self.n_splits_
+                    else "")
                  for c in self.ranking_.order]
         return f"selected {self.selected_} by {what}, lower is better: " + ", ".join(parts)
 
