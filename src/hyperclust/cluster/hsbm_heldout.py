@@ -369,14 +369,15 @@ def paired_standard_errors(split: HoldoutSplit, labels: dict, reference: str,
     Returns
     -------
     dict of str -> float
+        ``{partition: SE of its error minus the reference's}``.
 
     Examples
     --------
     >>> from hyperclust.datasets import hypergraph_sbm
-    >>> hg = hypergraph_sbm(600, 3, homophily=0.9, n_features=10, random_state=0)
-    >>> s = split_hypergraph(hg, random_state=0)
-    >>> rng = np.random.default_rng(0)
-    >>> parts = {"truth": hg.labels, "shuffled": rng.permutation(hg.labels)}
+    >>> planted = hypergraph_sbm(400, 2, homophily=0.9, n_features=6, random_state=1)
+    >>> s = split_hypergraph(planted, random_state=1)
+    >>> parts = {"truth": planted.labels,
+    ...          "shuffled": np.random.default_rng(1).permutation(planted.labels)}
     >>> e, se = heldout_errors(s, parts), paired_standard_errors(s, parts, "truth")
     >>> se["truth"], bool(e["shuffled"] - e["truth"] > 3 * se["shuffled"] > 0)
     (0.0, True)
