@@ -7,10 +7,11 @@ import pytest
 
 from hyperclust.cluster import (AutoClusterer, HGNNSmoothingKMeans,
                                 SpectralHypergraphClustering, make_estimator)
-from hyperclust.cluster.auto import CANDIDATES, STRUCTURE_CANDIDATES
+from hyperclust.cluster.auto import CANDIDATES, RACE_MARGIN, STRUCTURE_CANDIDATES
 from hyperclust.datasets.synthetic import hypergraph_sbm
 from hyperclust.metrics import acc
-from hyperclust.cluster.hsbm_heldout import heldout_error, heldout_errors
+from hyperclust.cluster.hsbm_heldout import (heldout_error, heldout_errors,
+                                             paired_standard_errors)
 from hyperclust.selection.objectives import rwr_conductance
 from hyperclust.operators.knn import MixedWalk, knn_affinity
 
@@ -226,7 +227,7 @@ def test_auto_coverage_weights_score_each_candidate_by_its_heldout_error(weak_ed
 
 def test_auto_races_the_best_of_the_first_split_through_the_others(weak_edges):
     names = ("kmeans", "hgnn", "spectral-zhou", "spectral-clique")
-    est = AutoClusterer(3, candidates=names, n_splits=3, race=2,
+    est = AutoClusterer(3, candidates=names, n_splits=3, race=2, race_margin=None,
                         random_state=0).fit(weak_edges)
     first = est.split_candidates_[0]
     assert list(first) == list(names) and len(est.split_candidates_) == 3
@@ -240,7 +241,7 @@ def test_auto_races_the_best_of_the_first_split_through_the_others(weak_edges):
     # the others keep their first-split score
     for c in set(names) - ahead:
         assert est.scores_[c] == pytest.approx(one.scores_[c])
-    full = AutoClusterer(3, candidates=names, n_splits=3, race=None,
+    full = AutoClusterer(3, candidates=names, n_splits=3, race=None, race_margin=None,
                          random_state=0).fit(weak_edges)
     assert all(set(f) == set(names) for f in full.split_candidates_)
     with pytest.raises(ValueError, match="race"):
@@ -248,15 +249,41 @@ def test_auto_races_the_best_of_the_first_split_through_the_others(weak_edges):
 
 
 def test_the_default_races_four_candidates_over_three_splits(weak_edges):
-    est = AutoClusterer(3, random_state=1).fit(weak_edges)
+    est = AutoClusterer(3, race_margin=None, random_state=1).fit(weak_edges)
     assert len(est.split_candidates_) == 3 and len(est.split_candidates_[0]) == len(CANDIDATES)
     assert all(len(f) == 4 for f in est.split_candidates_[1:])
     assert est.selected_ in est.split_candidates_[2]
+    assert AutoClusterer().race_margin == RACE_MARGIN == 2.0
+
+
+def test_the_race_drops_candidates_the_first_split_already_separates(weak_edges):
+    names = ("kmeans", "hgnn", "spectral-zhou", "spectral-clique")
+    one = AutoClusterer(3, candidates=names, n_splits=1, random_state=0).fit(weak_edges)
+    first = one.ranking_.order
+    se = paired_standard_errors(one.split_, one.candidates_, first[0], "precision")
+    behind = {c: (one.scores_[c] - one.scores_[first[0]]) / se[c] for c in first[1:]}
+    # a margin between the z-scores of the runners-up keeps exactly those below it
+    z = sorted(behind.values())
+    assert z[0] > 0 and z[-1] > z[0]
+    margin = (z[0] + z[1]) / 2.0
+    est = AutoClusterer(3, candidates=names, n_splits=3, race=4, race_margin=margin,
+                        random_state=0).fit(weak_edges)
+    kept = {first[0]} | {c for c, v in behind.items() if v <= margin}
+    assert set(est.raced_) == kept == set(est.split_candidates_[2]) and len(kept) == 2
+    # margin 0: the best alone goes on, so the first split decides and nothing more is fitted
+    alone = AutoClusterer(3, candidates=names, n_splits=3, race_margin=0.0,
+                          random_state=0).fit(weak_edges)
+    assert alone.n_splits_ == 1 and len(alone.split_candidates_) == 1
+    assert alone.selected_ == first[0] and alone.scores_ == pytest.approx(one.scores_)
+    assert "more than 0 paired standard errors behind" in alone.selection_reason_
+    with pytest.raises(ValueError, match="race_margin"):
+        AutoClusterer(3, race_margin=-1.0).fit(weak_edges)
 
 
 def test_the_reason_names_the_race(weak_edges):
     names = ("kmeans", "hgnn", "spectral-zhou")
-    est = AutoClusterer(3, candidates=names, n_splits=2, race=2, keep_candidates=False,
+    est = AutoClusterer(3, candidates=names, n_splits=2, race=2, race_margin=None,
+                        keep_candidates=False,
                         random_state=0).fit(weak_edges)
     assert est.n_splits_ == 2 and len(est.raced_) == 2 and est.selected_ in est.raced_
     out = set(names) - set(est.raced_)
@@ -266,3 +293,30 @@ def test_the_reason_names_the_race(weak_edges):
     one = AutoClusterer(3, candidates=names, n_splits=1, random_state=0).fit(weak_edges)
     assert one.n_splits_ == 1 and "averaged" not in one.selection_reason_
     assert "first split only" not in one.selection_reason_
+
+
+def test_the_race_eliminates_again_after_each_split(weak_edges):
+    from hyperclust.cluster.hsbm_heldout import split_hypergraph
+
+    names = ("kmeans", "hgnn", "hgnn-mixed", "spectral-zhou-mixed", "spectral-zhou")
+    est = AutoClusterer(3, candidates=names, n_splits=3, race_margin=1.5,
+                        random_state=1).fit(weak_edges)
+    fits = est.split_candidates_
+    assert [tuple(f) for f in fits] == est.split_fits_
+    assert [len(f) for f in fits] == [5, 3, 2]  # 2 left after the first split, 1 after two
+    # by hand: who was within 1.5 standard errors of the leader after the first two splits
+    splits = [split_hypergraph(weak_edges, edge_share=0.1, random_state=1 + 7919 * r)
+              for r in range(2)]
+    kept = list(fits[1])
+    errors = [heldout_errors(s, {c: f[c] for c in kept}, "precision")
+              for s, f in zip(splits, fits)]
+    first = heldout_errors(splits[0], fits[0], "precision")
+    mean = {c: (first[c] + errors[1][c]) / 2 for c in kept}
+    lead = min(kept, key=mean.get)
+    var = sum(np.square([paired_standard_errors(s, {c: f[c] for c in kept}, lead,
+                                                "precision")[c] for c in kept])
+              for s, f in zip(splits, fits))
+    by_hand = {c for c, v in zip(kept, var) if mean[c] - mean[lead] <= 1.5 * np.sqrt(v) / 2}
+    assert set(fits[2]) == by_hand and est.selected_ in by_hand
+    out = (set(fits[1]) - by_hand).pop()
+    assert f"{out} {est.scores_[out]:.4f} (2 of 3 splits)" in est.selection_reason_

@@ -132,3 +132,24 @@ def test_centroid_view_known_answer():
     s = split_hypergraph(hg, column_share=0.5, random_state=0)
     assert heldout_aucs(s, [0, 0, 0, 1, 1, 1])["attributes"] == 1.0
     assert heldout_aucs(s, [0, 1, 0, 1, 0, 1])["attributes"] == pytest.approx(2 / 3)
+
+
+def test_hsbm_starts_from_one_kmeans_fit(monkeypatch):
+    # the chosen weight's training fit starts the full fit, so no k-means start on the full
+    # input is computed then; with a given weight (or no attributes) EM starts from one
+    import hyperclust.cluster.hsbm as hsbm
+
+    hg = hypergraph_sbm(300, 3, homophily=0.9, n_features=8, random_state=0)
+    seen = []
+    original = hsbm._initial_labels
+    monkeypatch.setattr(hsbm, "_initial_labels",
+                        lambda h, k, seed: seen.append(h.n_edges) or original(h, k, seed))
+    chosen = HypergraphSBM(3, random_state=0).fit(hg)
+    assert len(seen) == 1 and seen[0] < hg.n_edges and chosen.attribute_weight_ in WEIGHT_GRID
+    seen.clear()
+    HypergraphSBM(3, attribute_weight=0.5, random_state=0).fit(hg)
+    assert seen == [hg.n_edges]
+    seen.clear()
+    plain = hypergraph_sbm(300, 3, homophily=0.9, n_features=0, random_state=0)
+    assert HypergraphSBM(3, random_state=0).fit(plain).attribute_weight_ == 0.0
+    assert seen == [plain.n_edges]

@@ -184,3 +184,35 @@ def test_precision_weights_known_answer_and_properties():
     assert heldout_errors(s1, one, "precision") == pytest.approx(heldout_errors(s1, one))
     with pytest.raises(ValueError, match="weighting"):
         heldout_errors(s1, one, "equal")
+
+
+def test_paired_standard_errors_known_answer():
+    from hyperclust.cluster.hsbm_heldout import (heldout_errors, heldout_terms,
+                                                 paired_standard_errors, split_hypergraph)
+
+    hg = hypergraph_sbm(600, 3, homophily=0.7, n_features=10, random_state=4)
+    s = split_hypergraph(hg, random_state=0)
+    y = np.asarray(hg.labels)
+    labels = {"truth": y, "merged": np.minimum(y, 1), "same": y.copy(),
+              "shuffled": np.random.default_rng(0).permutation(y)}
+    terms = {c: heldout_terms(s, v) for c, v in labels.items()}
+    for weighting in ("coverage", "precision"):
+        got = paired_standard_errors(s, labels, "truth", weighting)
+        if weighting == "coverage":
+            w = {"edges": s.edge_coverage, "attributes": s.attribute_coverage}
+        else:
+            w = {v: 1.0 / np.mean([t[v].var() / t[v].size for t in terms.values()])
+                 for v in ("edges", "attributes")}
+        total = sum(w.values())
+        for c, t in terms.items():
+            by_hand = np.sqrt(sum((w[v] / total) ** 2 * np.var(t[v] - terms["truth"][v])
+                                  / t[v].size for v in w))
+            assert got[c] == pytest.approx(by_hand)
+        assert got["truth"] == got["same"] == 0.0 and got["shuffled"] > 0
+        errors = heldout_errors(s, labels, weighting)
+        assert errors["shuffled"] - errors["truth"] > 3 * got["shuffled"]
+    # a partition judged by fewer views than the reference cannot be paired with it
+    one = {"truth": y, "one cluster": np.zeros_like(y)}
+    assert paired_standard_errors(s, one, "truth")["one cluster"] == float("inf")
+    with pytest.raises(ValueError, match="weighting"):
+        paired_standard_errors(s, one, "truth", "equal")

@@ -27,7 +27,7 @@ import numpy as np
 from hyperclust.cluster.auto import AutoClusterer
 from hyperclust.cluster.candidates import make_candidate
 from hyperclust.cluster.hsbm_heldout import (heldout_error, heldout_errors, heldout_terms,
-                                             split_hypergraph)
+                                             paired_standard_errors, split_hypergraph)
 from hyperclust.metrics import evaluate
 from hyperclust.selection import rank_candidates, rank_rounds
 
@@ -59,7 +59,8 @@ def fit(name, seed):
     hg = load(name, seed)
     y = np.asarray(hg.labels)
     k = int(np.unique(y[y >= 0]).size)
-    est = AutoClusterer(k, n_splits=3, race=None, random_state=seed).fit(hg)
+    est = AutoClusterer(k, n_splits=3, race=None, race_margin=None,
+                        random_state=seed).fit(hg)
     out = {"y": y, "k": k, "beta": est.beta_, "names": np.array(list(est.scores_))}
     for r, labels in enumerate(est.split_candidates_):
         for c, lab in labels.items():
@@ -153,7 +154,49 @@ def picks(d, hg, seed):
             first_scores = errs[0] if label == "error" else prec[0]
             out[f"race top{top} {label}"] = rank_rounds(
                 lab[0], [first_scores] + [{c: e[c] for c in kept} for e in later], k).selected
+    for z in MARGINS:  # as AutoClusterer(race=4, race_margin=z)
+        kept = margin_race(lab, prec[0], k, splits, z)
+        later = [heldout_errors(splits[r], {c: lab[r][c] for c in kept}, "precision")
+                 for r in (1, 2)] if len(kept) > 1 else []
+        out[f"race top4 margin{z:g}"] = rank_rounds(lab[0], [prec[0]] + later, k).selected
+        out[f"race top4 margin{z:g} seq"] = sequential_race(lab, prec[0], k, splits, z)[0]
     return out
+
+
+def sequential_race(lab, first_scores, k, splits, z, top=4):
+    """``(pick, later fits)`` of :func:`margin_race` repeated after every split: the
+    survivors' mean errors and the root-sum-square of their per-split paired standard errors
+    over the number of splits decide who goes on."""
+    kept = margin_race(lab, first_scores, k, splits, z, top)
+    rounds, fits = [first_scores], 0
+    for r in (1, 2):
+        if len(kept) < 2:
+            break
+        rounds.append(heldout_errors(splits[r], {c: lab[r][c] for c in kept}, "precision"))
+        fits += len(kept)
+        ranking = rank_rounds(lab[0], rounds, k)
+        lead = ranking.order[0]
+        var = {c: 0.0 for c in kept}
+        for q in range(len(rounds)):
+            se = paired_standard_errors(splits[q], {c: lab[q][c] for c in kept}, lead,
+                                        "precision")
+            var = {c: var[c] + se[c] ** 2 for c in kept}
+        n = len(rounds)
+        kept = [c for c in kept if ranking.scores[c] - ranking.scores[lead]
+                <= z * np.sqrt(var[c]) / n]
+    return rank_rounds(lab[0], rounds, k).selected, fits
+
+
+#: ``race_margin`` values replayed (paired standard errors behind the first split's best).
+MARGINS = (1.0, 1.5, 2.0, 3.0)
+
+
+def margin_race(lab, first_scores, k, splits, z, top=4):
+    """The candidates that go on past the first split with ``race=top, race_margin=z``."""
+    ahead = rank_candidates(lab[0], first_scores, k).order[:top]
+    se = paired_standard_errors(splits[0], lab[0], ahead[0], "precision")
+    return [c for c in lab[0] if c in ahead
+            and first_scores[c] - first_scores[ahead[0]] <= z * se[c]]
 
 
 def report(sets, n_seeds, markdown=False):

@@ -26,7 +26,7 @@ from .._validation import Check, Interval, Options
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import shared_reductions
 from .candidates import CANDIDATE_TABLE, default_candidates, make_candidate
-from .hsbm_heldout import WEIGHTINGS, heldout_errors, split_hypergraph
+from .hsbm_heldout import WEIGHTINGS, heldout_errors, paired_standard_errors, split_hypergraph
 
 __all__ = ["AutoClusterer", "CANDIDATES", "STRUCTURE_CANDIDATES", "HETEROPHILIC_CANDIDATES"]
 
@@ -34,6 +34,8 @@ __all__ = ["AutoClusterer", "CANDIDATES", "STRUCTURE_CANDIDATES", "HETEROPHILIC_
 SELECTIONS = ("heldout", "rwr")
 #: kNN weight of ``beta="auto"`` unless the hyperedges are heterophilic.
 DEFAULT_BETA = 0.5
+#: Paired standard errors behind the first split's best that still go on in the race.
+RACE_MARGIN = 2.0
 
 
 def __getattr__(name):
@@ -76,9 +78,9 @@ class AutoClusterer(HypergraphClusterer):
     :func:`~hyperclust.selection.objectives.rwr_conductance` on ``M = (1 - beta) P + beta Q`` with
     ``balance``. Either way, a candidate with fewer distinct clusters than asked for, or a
     giant cluster plus slivers (:func:`~hyperclust.selection.objectives.is_degenerate`), ranks last.
-    Cost: every candidate's fit on the first split, the ``race`` best candidates' fits on
-    each further split, one refit and one more kNN search (about 1.7x the cost of one split
-    with the defaults, CPU time on cora-ca).
+    Cost: every candidate's fit on the first split, on each further split the fits of the
+    ``race`` best that are within ``race_margin`` paired standard errors of the best (none
+    when the best is alone there), one refit and one more kNN search.
 
     Parameters
     ----------
@@ -121,6 +123,15 @@ class AutoClusterer(HypergraphClusterer):
         fitted and scored on the other splits (None: every candidate): a race, costing
         ``race / n_candidates`` of each further split. Those candidates rank ahead of the
         others, by their error averaged over the splits.
+    race_margin : float >= 0 or None, default 2.0
+        Of those, only the candidates whose first-split error is at most ``race_margin``
+        paired standard errors above the best's
+        (:func:`~hyperclust.cluster.hsbm_heldout.paired_standard_errors`: the same held-out
+        items judge both) go on, and after each further split only those whose mean error
+        is within ``race_margin`` standard errors of the leader's (per-split paired
+        standard errors, root-sum-squared, over the number of splits); when the leader is
+        alone, no further split is fitted. None: the ``race`` best go through every split,
+        however far behind.
     view_weights : {"precision", "coverage"}, default "precision"
         How the held-out error weighs its two views
         (:func:`~hyperclust.cluster.hsbm_heldout.heldout_errors`): ``"precision"``, by
@@ -171,6 +182,8 @@ class AutoClusterer(HypergraphClusterer):
     raced_ : tuple of str
         The candidates scored on every split (all of them unless the ``race`` left some
         after the first).
+    split_fits_ : list of tuple of str
+        The candidates fitted and scored on each split, in order.
     best_estimator_ : HypergraphClusterer
         The fitted winning estimator.
     fit_times_ : dict of str -> float
@@ -210,6 +223,7 @@ class AutoClusterer(HypergraphClusterer):
         "holdout_share": [Interval(float, 0, 1)],
         "n_splits": [Interval(int, 1)],
         "race": [None, Interval(int, 1)],
+        "race_margin": [None, Interval(float, 0)],
         "view_weights": [Options(WEIGHTINGS)],
         "verbose": [bool, Interval(int, 0)],
     }
@@ -217,7 +231,8 @@ class AutoClusterer(HypergraphClusterer):
     def __init__(self, n_clusters=2, *, candidates="default", n_neighbors=10, beta="auto",
                  alpha=0.2, n_hops=3, balance="min", knn_method="auto", keep_candidates=True,
                  selection="heldout", holdout_share=0.1, n_splits=3, race=4,
-                 view_weights="precision", verbose=False, random_state=0):
+                 race_margin=RACE_MARGIN, view_weights="precision", verbose=False,
+                 random_state=0):
         self.n_clusters = n_clusters
         self.candidates = candidates
         self.n_neighbors = n_neighbors
@@ -231,6 +246,7 @@ class AutoClusterer(HypergraphClusterer):
         self.holdout_share = holdout_share
         self.n_splits = n_splits
         self.race = race
+        self.race_margin = race_margin
         self.view_weights = view_weights
         self.verbose = verbose
         self.random_state = random_state
@@ -265,9 +281,12 @@ class AutoClusterer(HypergraphClusterer):
                              names, beta, times)]
         labels, fitted, walks = fits[0][:3]
         if len(splits) > 1:  # the race: the best of the first split go on to the others
-            ahead = rank_candidates(labels, fits[0][3], k).order[:self.race or len(labels)]
-            names = tuple(c for c in labels if c in ahead)
-            fits += [self._fit_on(s.train, s, k, seed, names, beta, times) for s in splits[1:]]
+            names = self._race(labels, fits[0][3], k, splits[0])
+            for split in splits[1:]:
+                if len(names) < 2:  # one left: the splits so far have decided
+                    break
+                fits.append(self._fit_on(split.train, split, k, seed, names, beta, times))
+                names = self._survivors(fits, splits, names, k)
         self.ranking_ = rank_rounds(labels, [f[3] for f in fits], k)
         self.n_found_, self.degenerate_ = self.ranking_.n_found, self.ranking_.degenerate
         best = self.ranking_.selected
@@ -275,6 +294,7 @@ class AutoClusterer(HypergraphClusterer):
         self.candidates_ = labels if self.keep_candidates else {}
         self.split_candidates_ = [f[0] for f in fits] if self.keep_candidates else []
         self.n_splits_, self.raced_ = len(fits), tuple(fits[-1][0])
+        self.split_fits_ = [tuple(f[0]) for f in fits]
         if self.split_ is not None:  # refit the pick on all the data
             walks, A = self._shared_walks(hg, beta, seed, (best,), times, key="knn-full")
             fitted = {}
@@ -309,6 +329,32 @@ class AutoClusterer(HypergraphClusterer):
         if not any(s.edge_coverage or s.attribute_coverage for s in splits):
             return [None]
         return splits
+
+    def _race(self, labels, scores, k, split):
+        """The candidates that go on to the further splits: the ``race`` best of the first,
+        less those more than ``race_margin`` paired standard errors behind the best."""
+        ahead = rank_candidates(labels, scores, k).order[:self.race or len(labels)]
+        if self.race_margin is not None:
+            se = paired_standard_errors(split, labels, ahead[0], self.view_weights)
+            ahead = [c for c in ahead
+                     if scores[c] - scores[ahead[0]] <= float(self.race_margin) * se[c]]
+        return tuple(c for c in labels if c in ahead)
+
+    def _survivors(self, fits, splits, names, k):
+        """The candidates ``names`` (scored on every split so far) that go on: those whose
+        mean error is at most ``race_margin`` standard errors above the leader's (the
+        per-split paired standard errors, root-sum-squared, over the number of splits)."""
+        if self.race_margin is None:
+            return names
+        ranking = rank_rounds(fits[0][0], [f[3] for f in fits], k)
+        lead, var = ranking.order[0], dict.fromkeys(names, 0.0)
+        for fit, split in zip(fits, splits):
+            se = paired_standard_errors(split, {c: fit[0][c] for c in names}, lead,
+                                        self.view_weights)
+            var = {c: var[c] + se[c] ** 2 for c in names}
+        z = float(self.race_margin) / len(fits)
+        return tuple(c for c in names
+                     if ranking.scores[c] - ranking.scores[lead] <= z * np.sqrt(var[c]))
 
     def _fit_on(self, train, split, k, seed, names, beta, times):
         """``(labels, fitted, walks, scores)`` of the candidates fitted on ``train`` and scored
@@ -358,8 +404,14 @@ class AutoClusterer(HypergraphClusterer):
         if self.n_splits_ > 1:
             what += f", averaged over {self.n_splits_} splits" + (
                 f" for the {len(self.raced_)} best of the first" if raced else "")
+        elif int(self.n_splits) > 1 and self.split_ is not None:
+            what += (f", one split: every other candidate was more than {self.race_margin:g} "
+                     "paired standard errors behind the best")
+        rounds = {c: sum(c in f for f in self.split_fits_) for c in self.scores_}
         parts = [f"{c} {self.scores_[c]:.4f}{self.ranking_.note(c)}"
-                 + (" (first split only)" if c not in self.raced_ else "")
+                 + (" (first split only)" if rounds[c] == 1 < self.n_splits_ else
+                    f" ({rounds[c]} of {self.n_splits_} splits)" if rounds[c] < self.n_splits_
+                    else "")
                  for c in self.ranking_.order]
         return f"selected {self.selected_} by {what}, lower is better: " + ", ".join(parts)
 

@@ -97,12 +97,12 @@ class HypergraphSBM(HypergraphClusterer):
         hg = check_hypergraph(hypergraph)
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
         seed = self._rng_seed(self.random_state)
-        start = one_hot(_initial_labels(hg, k, seed), k)
         self.heldout_errors_ = {}
-        if isinstance(self.attribute_weight, str):
-            gamma, start = self._choose_weight(hg, k, seed, start)
-        else:
-            gamma = float(self.attribute_weight)
+        if isinstance(self.attribute_weight, str) and hg.features is not None:
+            gamma, start = self._choose_weight(hg, k, seed)
+        else:  # the weight is given, or nothing to weigh: EM starts from HGNN's k-means
+            gamma = 0.0 if isinstance(self.attribute_weight, str) else float(self.attribute_weight)
+            start = one_hot(_initial_labels(hg, k, seed), k)
         Q, self.n_iter_ = self._em(hg, k, seed, gamma, start)
         labels = np.argmax(Q, axis=1).astype(np.int64)
         self.degenerate_ = is_degenerate(labels, k)
@@ -111,11 +111,9 @@ class HypergraphSBM(HypergraphClusterer):
         self.labels_, self.embedding_, self.attribute_weight_ = labels, Q, gamma
         return self
 
-    def _choose_weight(self, hg, k, seed, start):
+    def _choose_weight(self, hg, k, seed):
         """``(gamma, memberships)``: the grid weight with the lowest held-out error, and its
-        training fit (the start of the full fit)."""
-        if hg.features is None:
-            return 0.0, start
+        training fit (the start of the full fit; so no start of its own is needed)."""
         split = split_hypergraph(hg, random_state=seed)
         train_start = one_hot(_initial_labels(split.train, k, seed), k)
         best = None

@@ -38,7 +38,7 @@ from ..hypergraph import Hypergraph
 from .hsbm_likelihood import CliqueExpansion, block_rates, edge_cluster_counts, one_hot
 
 __all__ = ["HoldoutSplit", "split_hypergraph", "heldout_error", "heldout_errors",
-           "heldout_aucs", "heldout_terms"]
+           "heldout_aucs", "heldout_terms", "paired_standard_errors"]
 
 #: Fewer held-out hyperedges than this give no hyperedge view (its AUC would be noise).
 MIN_HELDOUT_EDGES = 10
@@ -320,18 +320,83 @@ def heldout_errors(split: HoldoutSplit, labels: dict, weighting: str = "coverage
     if weighting == "coverage":
         return {c: heldout_error(split, y) for c, y in labels.items()}
     terms = {c: heldout_terms(split, y) for c, y in labels.items()}
-    weights = {}
-    for view in ("edges", "attributes"):
-        judged = [t[view] for t in terms.values() if t[view] is not None]
-        var = np.mean([t.var() / t.size for t in judged]) if judged else 0.0
-        if var > 1e-15:
-            weights[view] = 1.0 / var
+    weights = _view_weights(split, terms, weighting)
     errors = {}
     for c, t in terms.items():
         used = [v for v in weights if t[v] is not None]
         total = sum(weights[v] for v in used)
         errors[c] = float(sum(weights[v] * t[v].mean() for v in used) / total) if used else 0.5
     return errors
+
+
+def _view_weights(split, terms, weighting):
+    """``{view: weight}`` of the views :func:`heldout_errors` combines with ``weighting``:
+    the coverage of each view present, or ``1 / SE^2`` of its mean term pooled over the
+    partitions' ``terms`` (a view whose terms do not vary is left out)."""
+    if weighting == "coverage":
+        cover = {"edges": split.edge_coverage, "attributes": split.attribute_coverage}
+        return {v: w for v, w in cover.items() if w > 0
+                and any(t[v] is not None for t in terms.values())}
+    weights = {}
+    for view in ("edges", "attributes"):
+        judged = [t[view] for t in terms.values() if t[view] is not None]
+        var = np.mean([t.var() / t.size for t in judged]) if judged else 0.0
+        if var > 1e-15:
+            weights[view] = 1.0 / var
+    return weights
+
+
+def paired_standard_errors(split: HoldoutSplit, labels: dict, reference: str,
+                           weighting: str = "coverage") -> dict:
+    """Standard error of each partition's held-out error minus that of ``reference``.
+
+    Both errors are judged on the same held-out hyperedges and nodes, so the difference is
+    a mean of per-item differences: its standard error is
+    ``sqrt(sum_v (w_v / W)^2 var(t_cv - t_rv) / n_v)`` over the views ``v`` (weights
+    ``w_v`` as in :func:`heldout_errors`, ``W`` their sum, ``t`` the per-item terms of
+    :func:`heldout_terms`, ``n_v`` the items). A partition judged by other views than the
+    reference gets ``inf`` (no paired comparison), the reference 0.
+
+    Parameters
+    ----------
+    split : HoldoutSplit
+    labels : dict of str -> array-like of int, shape (n,)
+        The partitions (the precision weights pool over all of them).
+    reference : str
+        A key of ``labels``.
+    weighting : {"coverage", "precision"}, default "coverage"
+
+    Returns
+    -------
+    dict of str -> float
+        ``{partition: SE of its error minus the reference's}``.
+
+    Examples
+    --------
+    >>> from hyperclust.datasets import hypergraph_sbm
+    >>> planted = hypergraph_sbm(400, 2, homophily=0.9, n_features=6, random_state=1)
+    >>> s = split_hypergraph(planted, random_state=1)
+    >>> parts = {"truth": planted.labels,
+    ...          "shuffled": np.random.default_rng(1).permutation(planted.labels)}
+    >>> e, se = heldout_errors(s, parts), paired_standard_errors(s, parts, "truth")
+    >>> se["truth"], bool(e["shuffled"] - e["truth"] > 3 * se["shuffled"] > 0)
+    (0.0, True)
+    """
+    if weighting not in WEIGHTINGS:
+        raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
+    terms = {c: heldout_terms(split, y) for c, y in labels.items()}
+    weights = _view_weights(split, terms, weighting)
+    ref = terms[reference]
+    out = {}
+    for c, t in terms.items():
+        used = [v for v in weights if t[v] is not None]
+        if used != [v for v in weights if ref[v] is not None]:
+            out[c] = float("inf")
+            continue
+        total = sum(weights[v] for v in used)
+        out[c] = float(np.sqrt(sum((weights[v] / total) ** 2 * np.var(t[v] - ref[v])
+                                   / t[v].size for v in used))) if used else 0.0
+    return out
 
 
 def _edge_scores(incidence_t, y, k, omega):
