@@ -138,7 +138,15 @@ def _table(rows) -> str:
         f"| {r['sent_mb']:.0f} | {r['ari']:.4f} |\n" for r in rows)
 
 
-def _run(args, tmp: str, commit: str) -> list:
+def _save(rows, out: str, argv) -> None:
+    Path(out + ".json").write_text(json.dumps(rows, indent=1))
+    Path(out + ".md").write_text(
+        f"Commit {rows[0]['commit']}; `python benchmarks/bench_distributed_cpu.py "
+        f"{' '.join(argv)}`; one-thread processes, CPU seconds of one run "
+        "(valid under load; wall times are not results).\n\n" + _table(rows))
+
+
+def _run(args, tmp: str, commit: str, argv) -> list:
     rows = []
     for method in args.methods:
         feats = 16 if method == "unidhc" else 0
@@ -158,6 +166,7 @@ def _run(args, tmp: str, commit: str) -> list:
                          "single_wall_s": one["wall_s"], "ari": _ari_by_id(got, ref),
                          "load": os.getloadavg()[0], "commit": commit})
             print(_table(rows[-1:]).splitlines()[-1], flush=True)
+            _save(rows, args.out, argv)  # row by row: a run cut short keeps its rows
     return rows
 
 
@@ -184,12 +193,7 @@ def main(argv=None) -> None:
     info = git_commit()
     commit = f"{(info['commit'] or 'unknown')[:7]}{'+dirty' if info['dirty'] else ''}"
     with tempfile.TemporaryDirectory() as tmp:
-        rows = _run(args, tmp, commit)
-    Path(args.out + ".json").write_text(json.dumps(rows, indent=1))
-    Path(args.out + ".md").write_text(
-        f"Commit {commit}; `python benchmarks/bench_distributed_cpu.py "
-        f"{' '.join(argv or sys.argv[1:])}`; one-thread processes, CPU seconds of one run "
-        "(valid under load; wall times are not results).\n\n" + _table(rows))
+        _run(args, tmp, commit, argv or sys.argv[1:])
 
 
 if __name__ == "__main__":

@@ -40,10 +40,10 @@ def load(name: str):
 def measure(hg, name: str, n_blocks: int, method: str) -> dict:
     from hyperclust.distributed.placement import cut_statistics, placement_order
 
-    t0 = time.process_time()
-    nodes, _ = placement_order(hg.incidence, n_blocks, method)
-    cpu = time.process_time() - t0
     size = -(-hg.n_nodes // n_blocks)
+    t0 = time.process_time()
+    nodes, _ = placement_order(hg.incidence, size, method)
+    cpu = time.process_time() - t0
     bounds = np.minimum(np.arange(n_blocks + 1) * size, hg.n_nodes)
     stats = cut_statistics(hg.incidence[nodes], bounds)
     return {"data": name, "n": hg.n_nodes, "m": hg.n_edges, "nnz": int(hg.incidence.nnz),

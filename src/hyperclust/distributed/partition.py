@@ -458,7 +458,7 @@ def write_partitioned(hypergraph, out_dir, *, block_size: int = 1_000_000,
     if placement not in PLACEMENTS:
         raise ValueError(f"placement must be one of {PLACEMENTS}, got {placement!r}")
     if placement != "ids":
-        hypergraph = placed(hypergraph, -(-hypergraph.n_nodes // block_size), placement)[0]
+        hypergraph = placed(hypergraph, block_size, placement)[0]
     out = _prepare_out(out_dir, overwrite)
     H, n = hypergraph.incidence, hypergraph.n_nodes
     deg = hypergraph.weighted_degrees
