@@ -1,7 +1,8 @@
-"""Peak memory of the driver (the process that calls ``fit``) of the distributed spectral
-and AHCKA estimators, against the number of nodes.
+"""Peak memory of the driver (the process that calls ``fit``) of the distributed spectral,
+AHCKA and Uni-DHC estimators, against the number of nodes.
 
-For each size: a child process builds ``hypergraph_sbm(n, 4, homophily=0.7, n_features=0)``
+For each size: a child process builds ``hypergraph_sbm(n, 4, homophily=0.7)`` (no
+features for spectral and AHCKA, 16 for Uni-DHC, whose trainer runs in the driver)
 and writes it into 10 row blocks and 4 hyperedge partitions, then exits, so no process
 that is measured ever held the hypergraph. For each method a fresh child process (the
 driver) starts a scheduler and 2 one-thread workers as separate processes (as ``dask
@@ -33,14 +34,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-METHODS = {"spectral": "DistributedSpectralClustering", "ahcka": "DistributedAHCKA"}
+METHODS = {"spectral": "DistributedSpectralClustering", "ahcka": "DistributedAHCKA",
+           "unidhc": "DistributedUniDHC"}
+FEATURES = {"unidhc": 16}  # node features of the built hypergraph, per method (default 0)
 
 
-def build(n: int, path: str) -> None:
+def build(n: int, path: str, n_features: int = 0) -> None:
     from hyperclust.datasets import hypergraph_sbm
     from hyperclust.distributed import write_partitioned
 
-    hg = hypergraph_sbm(n, 4, homophily=0.7, n_features=0, random_state=0)
+    hg = hypergraph_sbm(n, 4, homophily=0.7, n_features=n_features, random_state=0)
     write_partitioned(hg, path, block_size=-(-n // 10), edge_block_size=-(-hg.n_edges // 4),
                       overwrite=True)
 
@@ -86,9 +89,9 @@ def drive(method: str, path: str, trace: bool, output: bool) -> dict:
             distributed.Client(scheduler_file=sfile) as client:
         client.wait_for_workers(2)
         phg = hd.PartitionedHypergraph(path)
-        est = getattr(hd, METHODS[method])(
-            4, client=client, random_state=0,
-            output=os.path.join(tmp, "labels.parquet") if output else None)
+        # Uni-DHC has no output= (its labels and embedding are gathered)
+        written = {"output": os.path.join(tmp, "labels.parquet")} if output else {}
+        est = getattr(hd, METHODS[method])(4, client=client, random_state=0, **written)
         base, sbase = me.memory_info().rss, psutil.Process(spid).memory_info().rss
         if trace:
             tracemalloc.start(1)
@@ -138,7 +141,7 @@ def _table(rows) -> str:
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sizes", type=int, nargs="+", default=[100_000])
-    p.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
+    p.add_argument("--methods", nargs="+", default=["spectral", "ahcka"], choices=list(METHODS))
     p.add_argument("--out", default="docs/results/distributed_driver_memory")
     p.add_argument("--output", action="store_true",
                    help="labels and embedding written per row block by the workers")
@@ -149,7 +152,8 @@ def main(argv=None) -> None:
     if args.child:
         kind, arg, path = args.child
         if kind == "build":
-            build(int(arg), path)
+            n, n_features = (int(v) for v in arg.split(","))
+            build(n, path, n_features)
             print("{}")
         else:
             print(json.dumps(drive(arg, path, kind.startswith("trace"),
@@ -162,9 +166,11 @@ def main(argv=None) -> None:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.sizes:
-            path = os.path.join(tmp, f"hsbm-{n}")
-            _child(["--child", "build", str(n), path])
             for method in args.methods:
+                feats = FEATURES.get(method, 0)
+                path = os.path.join(tmp, f"hsbm-{n}-{feats}")
+                if not os.path.exists(path):
+                    _child(["--child", "build", f"{n},{feats}", path])
                 kind = ("trace" if args.trace else "drive") + ("-output" if args.output else "")
                 row = {**_child(["--child", kind, method, path]), "commit": commit}
                 rows.append(row)
