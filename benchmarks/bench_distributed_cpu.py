@@ -74,12 +74,26 @@ def _process_tree(pids):
     return procs
 
 
-def _cpu(procs) -> float:
-    total = 0.0
+def _role(proc) -> str:
+    """driver, scheduler, nanny or worker (from the command line)."""
+    try:
+        cmd = " ".join(proc.cmdline())
+    except Exception:
+        return "gone"
+    if proc.pid == os.getpid():
+        return "driver"
+    if "dask_scheduler" in cmd:
+        return "scheduler"
+    return "nanny" if "dask_worker" in cmd else "worker"
+
+
+def _cpu(procs) -> dict:
+    """CPU seconds (user + system) per role."""
+    total = {}
     for p in procs:
         try:
             t = p.cpu_times()
-            total += t.user + t.system
+            total[_role(p)] = total.get(_role(p), 0.0) + t.user + t.system
         except Exception:  # a process gone (a restarted worker): not counted
             pass
     return total
@@ -106,9 +120,11 @@ def drive(method: str, path: str, labels_out: str) -> dict:
         cpu0, sent0, w0 = _cpu(procs), _sent(client), time.perf_counter()
         est.fit(phg)
         wall = time.perf_counter() - w0
-        cpu, sent = _cpu(procs) - cpu0, _sent(client) - sent0
+        cpu1, sent = _cpu(procs), _sent(client) - sent0
+    roles = {f"cpu_{role}_s": cpu1[role] - cpu0.get(role, 0.0) for role in cpu1}
     np.savez(labels_out, labels=est.labels_, ids=est.node_ids_)
-    return {"cpu_s": cpu, "wall_s": wall, "sent_mb": sent / 2**20, "n_processes": len(procs)}
+    return {"cpu_s": sum(roles.values()), **roles, "wall_s": wall, "sent_mb": sent / 2**20,
+            "n_processes": len(procs)}
 
 
 def _child(args: list) -> dict:
@@ -130,11 +146,14 @@ def _ari_by_id(a: str, b: str) -> float:
 
 def _table(rows) -> str:
     head = ("| method | nodes | placement | blocks | single-process CPU s | distributed CPU s "
-            "(all processes) | ratio | workers sent MB | ARI vs single process |\n"
-            "|---|---|---|---|---|---|---|---|---|\n")
+            "(all processes) | driver / scheduler / nannies / workers CPU s | ratio | workers "
+            "sent MB | ARI vs single process |\n|---|---|---|---|---|---|---|---|---|---|\n")
     return head + "".join(
         f"| {r['method']} | {r['n']:,} | {r['placement']} | {r['blocks']} | "
-        f"{r['single_cpu_s']:.1f} | {r['cpu_s']:.1f} | {r['cpu_s'] / r['single_cpu_s']:.2f}x "
+        f"{r['single_cpu_s']:.1f} | {r['cpu_s']:.1f} | "
+        + " / ".join(f"{r.get(f'cpu_{k}_s', float('nan')):.1f}"
+                     for k in ("driver", "scheduler", "nanny", "worker"))
+        + f" | {r['cpu_s'] / r['single_cpu_s']:.2f}x "
         f"| {r['sent_mb']:.0f} | {r['ari']:.4f} |\n" for r in rows)
 
 

@@ -71,6 +71,35 @@ def shell_cluster(tmp: str, n_workers: int = 2):
             proc.wait(timeout=60)
 
 
+class PeakRecords:
+    """Peak number of task records the scheduler holds while the ``with`` block runs
+    (``peak``), polled every ``every`` seconds from a thread."""
+
+    def __init__(self, client, every=0.1):
+        import threading
+
+        self.client, self.every, self.peak = client, every, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while not self._stop.is_set():
+            try:
+                self.peak = max(self.peak, self.client.run_on_scheduler(
+                    lambda dask_scheduler: len(dask_scheduler.tasks)))
+            except Exception:  # the client closing: the last samples are lost
+                pass
+            time.sleep(self.every)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
 def drive(method: str, path: str, trace: bool, output: bool) -> dict:
     """Fit ``method`` on the partitioned ``path`` in this process; memory figures of this
     process (the driver) and of the scheduler (with ``trace``, also tracemalloc's, which
@@ -89,14 +118,13 @@ def drive(method: str, path: str, trace: bool, output: bool) -> dict:
             distributed.Client(scheduler_file=sfile) as client:
         client.wait_for_workers(2)
         phg = hd.PartitionedHypergraph(path)
-        # Uni-DHC has no output= (its labels and embedding are gathered)
         written = {"output": os.path.join(tmp, "labels.parquet")} if output else {}
         est = getattr(hd, METHODS[method])(4, client=client, random_state=0, **written)
         base, sbase = me.memory_info().rss, psutil.Process(spid).memory_info().rss
         if trace:
             tracemalloc.start(1)
         t0 = time.perf_counter()
-        with PeakRSS([os.getpid(), spid], every=0.02) as rss:
+        with PeakRSS([os.getpid(), spid], every=0.02) as rss, PeakRecords(client) as records:
             est.fit(phg)
         wall = time.perf_counter() - t0
         traced_peak, top = 0, []
@@ -113,6 +141,7 @@ def drive(method: str, path: str, trace: bool, output: bool) -> dict:
             "bytes_per_node": (peak - base) / phg.n_nodes,
             "scheduler_baseline_mb": sbase / 2**20,
             "scheduler_peak_mb": rss.peak[spid] / 2**20,
+            "scheduler_peak_records": records.peak, "iterations": getattr(est, "n_iter_", None),
             "traced_peak_mb": traced_peak / 2**20, "top_sites_after_fit": top,
             "fit_wall_s_under_load": wall, "load": os.getloadavg()[0]}
 
@@ -128,13 +157,15 @@ def _row(r) -> str:
     return (f"| {r['method']} | {r.get('output', 'gathered')} | {r['n']:,} | {r['nnz']:,} | "
             f"{r['baseline_mb']:.0f} | {r['peak_mb']:.0f} | {r['above_baseline_mb']:.0f} | "
             f"{r['bytes_per_node']:.0f} | {r['scheduler_baseline_mb']:.0f} / "
-            f"{r['scheduler_peak_mb']:.0f} | {traced} |\n")
+            f"{r['scheduler_peak_mb']:.0f} | {r.get('scheduler_peak_records', '-')} | "
+            f"{r.get('iterations') or '-'} | {traced} |\n")
 
 
 def _table(rows) -> str:
     head = ("| method | labels, embedding | nodes | nnz(H) | driver baseline MB | driver peak "
             "MB | above baseline MB | bytes per node | scheduler baseline / peak MB | "
-            "tracemalloc peak MB |\n|---|---|---|---|---|---|---|---|---|---|\n")
+            "scheduler peak task records | iterations | tracemalloc peak MB |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|\n")
     return head + "".join(_row(r) for r in rows)
 
 
