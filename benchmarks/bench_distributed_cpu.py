@@ -158,11 +158,11 @@ def _table(rows) -> str:
 
 
 def _save(rows, out: str, argv) -> None:
-    Path(out + ".json").write_text(json.dumps(rows, indent=1))
-    Path(out + ".md").write_text(
-        f"Commit {rows[0]['commit']}; `python benchmarks/bench_distributed_cpu.py "
-        f"{' '.join(argv)}`; one-thread processes, CPU seconds of one run "
-        "(valid under load; wall times are not results).\n\n" + _table(rows))
+    from _rows import write_rows
+
+    write_rows(out, rows, f"Commit {rows[0]['commit']}; `python benchmarks/"
+               f"bench_distributed_cpu.py {' '.join(argv)}`; one-thread processes, CPU seconds "
+               "of one run (valid under load; wall times are not results).", _table(rows))
 
 
 def _run(args, tmp: str, commit: str, argv) -> list:
@@ -207,10 +207,9 @@ def main(argv=None) -> None:
         else:
             print(json.dumps((single if kind == "single" else drive)(a, b, c)))
         return
-    from hyperclust.bench.provenance import git_commit
+    from _rows import short_commit
 
-    info = git_commit()
-    commit = f"{(info['commit'] or 'unknown')[:7]}{'+dirty' if info['dirty'] else ''}"
+    commit = short_commit()
     with tempfile.TemporaryDirectory() as tmp:
         _run(args, tmp, commit, argv or sys.argv[1:])
 

@@ -190,10 +190,9 @@ def main(argv=None) -> None:
             print(json.dumps(drive(arg, path, kind.startswith("trace"),
                                    kind.endswith("output"))))
         return
-    from hyperclust.bench.provenance import git_commit
+    from _rows import short_commit, write_rows
 
-    info = git_commit()
-    commit = f"{(info['commit'] or 'unknown')[:7]}{'+dirty' if info['dirty'] else ''}"
+    commit = short_commit()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.sizes:
@@ -206,10 +205,9 @@ def main(argv=None) -> None:
                 row = {**_child(["--child", kind, method, path]), "commit": commit}
                 rows.append(row)
                 print(_table([row]).splitlines()[-1], flush=True)
-    Path(args.out + ".json").write_text(json.dumps(rows, indent=1))
-    Path(args.out + ".md").write_text(
-        f"Commit {commit}; a scheduler and 2 one-thread workers as separate processes; "
-        "driver = the process calling fit; memory rows hold under load.\n\n" + _table(rows))
+    write_rows(args.out, rows, f"Commit {commit}; a scheduler and 2 one-thread workers as "
+               "separate processes; driver = the process calling fit; memory rows hold under "
+               "load.", _table(rows))
 
 
 if __name__ == "__main__":

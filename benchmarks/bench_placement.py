@@ -6,8 +6,9 @@ touched hyperedge rows per hyperedge (``sum_b |E_b| / m``: the block operator mo
 ``16 d`` bytes per touched row per product), the mean / largest per-block halo (cut
 hyperedges a block touches, as a share of ``m``; nodes of other blocks sharing a
 hyperedge with it, as a share of ``n``), the (block, hyperedge partition) pairs that
-exchange (one task each per product), the largest block's incidences over the mean and the CPU seconds the placement took (one run;
-CPU time holds under load, wall time does not). Deterministic (METIS seed 0).
+exchange (one task each per product), the largest block's incidences over the mean and
+the CPU seconds the placement took (one run; CPU time holds under load, wall time does
+not). Deterministic (METIS seed 0).
 
 Run as ``OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/bench_placement.py
 --data hsbm:100000 hsbm:1000000 cora-ca pubmed-cc --blocks 10``; writes ``--out`` +
@@ -17,7 +18,6 @@ Run as ``OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/bench_placement.py
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -59,7 +59,8 @@ def _table(rows) -> str:
         f"| {r['data']} | {r['n']:,} | {r['m']:,} | {r['blocks']} | {r['placement']} | "
         f"{r['cut_share']:.1%} | {r['touched_per_edge']:.2f} | {r['halo_edges_mean']:.1%} / "
         f"{r['halo_edges_max']:.1%} | {r['halo_nodes_mean']:.1%} / {r['halo_nodes_max']:.1%} "
-        f"| {r['block_pairs']} | {r['nnz_imbalance']:.2f} | {r['placement_cpu_s']:.2f} |\n" for r in rows)
+        f"| {r['block_pairs']} | {r['nnz_imbalance']:.2f} | {r['placement_cpu_s']:.2f} |\n"
+        for r in rows)
 
 
 def main(argv=None) -> None:
@@ -69,10 +70,9 @@ def main(argv=None) -> None:
     p.add_argument("--placements", nargs="+", default=["ids", "rcm", "metis"])
     p.add_argument("--out", default="docs/results/distributed_placement")
     args = p.parse_args(argv)
-    from hyperclust.bench.provenance import git_commit
+    from _rows import short_commit, write_rows
 
-    info = git_commit()
-    commit = f"{(info['commit'] or 'unknown')[:7]}{'+dirty' if info['dirty'] else ''}"
+    commit = short_commit()
     rows = []
     for name in args.data:
         hg = load(name)
@@ -80,10 +80,9 @@ def main(argv=None) -> None:
             for method in args.placements:
                 rows.append({**measure(hg, name, n_blocks, method), "commit": commit})
                 print(_table(rows[-1:]).splitlines()[-1], flush=True)
-    Path(args.out + ".json").write_text(json.dumps(rows, indent=1))
-    Path(args.out + ".md").write_text(
-        f"Commit {commit}; `python benchmarks/bench_placement.py {' '.join(argv or sys.argv[1:])}`"
-        "; counts are exact, CPU seconds one run on a shared machine.\n\n" + _table(rows))
+    write_rows(args.out, rows, f"Commit {commit}; `python benchmarks/bench_placement.py "
+               f"{' '.join(argv or sys.argv[1:])}`; counts are exact, CPU seconds one run on "
+               "a shared machine.", _table(rows))
 
 
 if __name__ == "__main__":

@@ -67,9 +67,11 @@ def _spread_isolated(order: np.ndarray, connected: np.ndarray, block_size: int) 
     n = order.size
     ends = np.minimum(np.arange(1, -(-n // block_size) + 1) * block_size, n)
     quota = np.rint(linked.size * ends / max(n, 1)).astype(np.int64)
-    starts_l, starts_a = np.concatenate([[0], quota[:-1]]), np.concatenate([[0], (ends - quota)[:-1]])
+    alone_ends = ends - quota
+    starts_l = np.concatenate([[0], quota[:-1]])
+    starts_a = np.concatenate([[0], alone_ends[:-1]])
     return np.concatenate([np.concatenate([linked[a:b], alone[c:d]]) for a, b, c, d in
-                           zip(starts_l, quota, starts_a, ends - quota)])
+                           zip(starts_l, quota, starts_a, alone_ends)])
 
 
 def placement_order(incidence, block_size: int, method: str = "rcm",
@@ -193,10 +195,10 @@ def cut_statistics(incidence, block_bounds) -> dict:
     edge_part = np.minimum(np.arange(m) * n_blocks // max(m, 1), n_blocks - 1)
     pairs = touched @ sp.csr_matrix((np.ones(m), (np.arange(m), edge_part)),
                                     shape=(m, n_blocks))
+    block_nnz = np.bincount(block_of, weights=np.diff(H.indptr), minlength=n_blocks)
+    mean_nnz = max(H.nnz / n_blocks, 1)
     return {"cut_share": float(cut.sum() / used),
             "touched_per_edge": float(spans.sum() / used),
             "halo_edges_mean": float(halo_edges.mean()), "halo_edges_max": float(halo_edges.max()),
             "halo_nodes_mean": float(halo_nodes.mean()), "halo_nodes_max": float(halo_nodes.max()),
-            "block_pairs": int(pairs.nnz),
-            "nnz_imbalance": float(np.bincount(block_of, weights=np.diff(H.indptr),
-                                               minlength=n_blocks).max() / max(H.nnz / n_blocks, 1))}
+            "block_pairs": int(pairs.nnz), "nnz_imbalance": float(block_nnz.max() / mean_nnz)}
