@@ -138,6 +138,7 @@ def drive(method: str, path: str, trace: bool, output: bool) -> dict:
             "n": phg.n_nodes, "nnz": phg.nnz, "blocks": phg.n_blocks,
             "baseline_mb": base / 2**20, "peak_mb": peak / 2**20,
             "above_baseline_mb": (peak - base) / 2**20,
+            "private_peak_mb": rss.peak_private[os.getpid()] / 2**20,
             "bytes_per_node": (peak - base) / phg.n_nodes,
             "scheduler_baseline_mb": sbase / 2**20,
             "scheduler_peak_mb": rss.peak[spid] / 2**20,
@@ -156,16 +157,18 @@ def _row(r) -> str:
     traced = f"{r['traced_peak_mb']:.0f}" if r["traced_peak_mb"] else "-"
     return (f"| {r['method']} | {r.get('output', 'gathered')} | {r['n']:,} | {r['nnz']:,} | "
             f"{r['baseline_mb']:.0f} | {r['peak_mb']:.0f} | {r['above_baseline_mb']:.0f} | "
-            f"{r['bytes_per_node']:.0f} | {r['scheduler_baseline_mb']:.0f} / "
+            f"{r['bytes_per_node']:.0f} | {r.get('private_peak_mb', float('nan')):.0f} | "
+            f"{r['scheduler_baseline_mb']:.0f} / "
             f"{r['scheduler_peak_mb']:.0f} | {r.get('scheduler_peak_records', '-')} | "
             f"{r.get('iterations') or '-'} | {traced} |\n")
 
 
 def _table(rows) -> str:
     head = ("| method | labels, embedding | nodes | nnz(H) | driver baseline MB | driver peak "
-            "MB | above baseline MB | bytes per node | scheduler baseline / peak MB | "
+            "MB | above baseline MB | bytes per node | driver peak without shared pages MB | "
+            "scheduler baseline / peak MB | "
             "scheduler peak task records | iterations | tracemalloc peak MB |\n"
-            "|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
     return head + "".join(_row(r) for r in rows)
 
 
