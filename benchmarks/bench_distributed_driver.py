@@ -153,11 +153,15 @@ def _child(args: list) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _mb(value) -> str:
+    return "-" if value is None else f"{value:.0f}"
+
+
 def _row(r) -> str:
     traced = f"{r['traced_peak_mb']:.0f}" if r["traced_peak_mb"] else "-"
     return (f"| {r['method']} | {r.get('output', 'gathered')} | {r['n']:,} | {r['nnz']:,} | "
             f"{r['baseline_mb']:.0f} | {r['peak_mb']:.0f} | {r['above_baseline_mb']:.0f} | "
-            f"{r['bytes_per_node']:.0f} | {r.get('private_peak_mb', float('nan')):.0f} | "
+            f"{r['bytes_per_node']:.0f} | {_mb(r.get('private_peak_mb'))} | "
             f"{r['scheduler_baseline_mb']:.0f} / "
             f"{r['scheduler_peak_mb']:.0f} | {r.get('scheduler_peak_records', '-')} | "
             f"{r.get('iterations') or '-'} | {traced} |\n")
