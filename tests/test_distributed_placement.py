@@ -75,6 +75,13 @@ def test_nodes_in_no_hyperedge_are_spread_over_the_blocks(method):
     assert connected.reshape(4, 15).sum(axis=1).tolist() == [3, 3, 3, 3]
 
 
+@pytest.mark.parametrize("method", ["ids"] + METHODS)
+def test_without_hyperedges_every_placement_keeps_the_order(method):
+    H = sp.csr_matrix((6, 2))
+    nodes, edge_order = placement_order(H, 2, method)
+    assert nodes.tolist() == list(range(6)) and edge_order.tolist() == [0, 1]
+
+
 def test_ids_placement_and_errors():
     H = sp.csr_matrix(np.eye(4))
     nodes, edge_order = placement_order(H, 2, "ids")

@@ -13,9 +13,10 @@ hyperedge partition ``j`` holds mostly the hyperedges of row block ``j``), cuts 
   as many parts as blocks (nodes weigh 1, hyperedges 0; a cut graph edge is a member
   outside its hyperedge's part), and the parts are numbered one after the other.
 
-Both need the whole incidence in one process (RCM: the bipartite pattern, ~12 bytes per
-incidence; METIS: ~40), so they place hypergraphs that fit one machine; the estimators'
-results follow the node ids, not the positions.
+Both build the bipartite graph (two copies of the incidence pattern) in one process, so
+they place hypergraphs that fit one machine. Results keyed by node id follow their nodes;
+where a method draws by position (the distributed k-means sample above its size, Uni-DHC's
+batches) another numbering can give other labels (docs/distributed.md, "Placement").
 """
 
 from __future__ import annotations
@@ -113,6 +114,8 @@ def placement_order(incidence, block_size: int, method: str = "rcm",
         return np.arange(n, dtype=np.int64), np.arange(incidence.shape[1], dtype=np.int64)
     H = sp.csr_matrix(incidence)
     connected = np.diff(H.indptr) > 0
+    if not connected.any():
+        return np.arange(n, dtype=np.int64), np.arange(incidence.shape[1], dtype=np.int64)
     if method == "rcm":
         from ..hypergraph.ordering import cache_order
 
