@@ -14,6 +14,7 @@ from hyperclust.bench import ResultStore
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
 SCRIPTS = ("bench_collapsed", "bench_distributed", "bench_distributed_driver", "bench_knn",
+           "bench_placement", "bench_distributed_cpu",
            "bench_unidhc", "bench_unidhc_select", "bench_unidhc_speed", "plot_unidhc_gamma",
            "bench_holdout", "study_truth_score", "bench_collapsed_1e5", "collapsed_closure",
            "collapsed_pe", "bench_unidhc_sweep", "unidhc_filter_criteria")
@@ -58,6 +59,19 @@ def test_driver_memory_table_is_made_from_the_stored_rows():
     committed = (RESULTS / "distributed_driver_memory.md").read_text()
     assert _cells(table.splitlines()) == _cells(committed.splitlines())
     assert {(r["method"], r["n"]) for r in rows} >= {("spectral", 10**5), ("spectral", 10**6)}
+
+
+@pytest.mark.parametrize("script, name", [
+    ("bench_placement", "distributed_placement"),
+    ("bench_distributed_cpu", "distributed_cpu_1e5"),
+    ("bench_distributed_driver", "distributed_scheduler_records")])
+def test_distributed_tables_are_made_from_the_stored_rows(script, name):
+    import json
+
+    rows = json.loads((RESULTS / f"{name}.json").read_text())
+    table = _script(script)._table(rows)
+    committed = (RESULTS / f"{name}.md").read_text()
+    assert rows and _cells(table.splitlines()) == _cells(committed.splitlines())
 
 
 def test_collapsed_grid_table_from_the_converted_store_is_the_committed_one():

@@ -149,3 +149,102 @@ def test_scratch_of_a_killed_process_is_removed_by_the_next_one(tmp_path):
     with scratch_folder("hc-", dir=tmp_path):
         pass
     assert other.exists()
+
+
+# ------------------------------------------------------------------ workers during a fit
+def _forked_workers(n_workers, **kw):
+    """A LocalCluster of worker processes, forked where the platform can (~1 s a start)."""
+    import multiprocessing
+
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    with dask.config.set({"distributed.worker.multiprocessing-method": method}):
+        return distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1,
+                                        processes=True, dashboard_address=":0", **kw)
+
+
+def _once_tasks_run(client, action, min_tasks=30):
+    """Run ``action()`` in a thread as soon as the scheduler holds ``min_tasks`` tasks (the
+    fit is under way); the thread's ``ran`` is set when it did."""
+    def watch():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)) \
+                    >= min_tasks:
+                action()
+                thread.ran = True
+                return
+            time.sleep(0.02)
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.ran = False
+    thread.start()
+    return thread
+
+
+@pytest.fixture(scope="module")
+def planted():
+    from hyperclust.cluster.spectral import SpectralHypergraphClustering
+    from hyperclust.datasets import hypergraph_sbm
+
+    hg = hypergraph_sbm(600, 3, homophily=0.9, random_state=4)
+    return hg, SpectralHypergraphClustering(3, random_state=0).fit(hg).labels_
+
+
+def _fit_spectral(client, hg):
+    from hyperclust.distributed.spectral import DistributedSpectralClustering
+
+    return DistributedSpectralClustering(3, client=client, random_state=0,
+                                         block_size=150).fit(hg)
+
+
+def test_a_worker_killed_mid_fit_gives_the_same_labels(planted, tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the fit's scratch goes
+    hg, ref = planted
+    with _forked_workers(2) as cluster, distributed.Client(cluster) as c:
+        done = threading.Event()
+        victim = max(c.run(os.getpid).values())
+
+        def kill():
+            kill.during_fit = not done.is_set()
+            os.kill(victim, signal.SIGKILL)  # the nanny restarts it; lost keys recompute
+
+        watcher = _once_tasks_run(c, kill)
+        t0 = time.monotonic()
+        est = _fit_spectral(c, hg)
+        done.set()
+        assert time.monotonic() - t0 < 60
+    watcher.join(5)
+    assert watcher.ran and kill.during_fit, "the kill came after the fit: nothing proved"
+    assert victim not in {p.pid for p in __import__("psutil").Process().children(True)}
+    assert (est.labels_ == ref).all()
+    # the in-memory input's blocks are removed (Dask's own worker folder is the cluster's)
+    assert [p.name for p in tmp_path.iterdir() if p.name != "dask-scratch-space"] == []
+
+
+def test_a_worker_joining_mid_fit_keeps_the_labels(planted):
+    hg, ref = planted
+    with _forked_workers(1) as cluster, distributed.Client(cluster) as c:
+        watcher = _once_tasks_run(c, lambda: cluster.scale(2))
+        est = _fit_spectral(c, hg)
+        watcher.join(30)
+        c.wait_for_workers(2, timeout=30)
+        executed = c.run(lambda dask_worker: dask_worker.state.executed_count)
+    assert watcher.ran
+    assert len(executed) == 2
+    assert (est.labels_ == ref).all()
+
+
+def test_a_memory_starved_worker_is_one_line(parts, capsys, monkeypatch):
+    monkeypatch.setattr(client_module, "STALL_TIMEOUT", 5.0)
+    # a worker process far over its limit: Dask pauses it (80%) or its nanny restarts it
+    # (95%) again and again; either way the command ends in one line
+    with _forked_workers(1, memory_limit="64MiB") as cluster:
+        t0 = time.monotonic()
+        code = main(["cluster", parts, "--scheduler", cluster.scheduler.address, "--k", "2",
+                     "--quiet"])
+        elapsed = time.monotonic() - t0
+    assert code == 2 and elapsed < 60
+    err = _one_line_error(capsys)
+    assert "no Dask worker could run tasks" in err or "KilledWorker" in err, err

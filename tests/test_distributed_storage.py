@@ -170,12 +170,13 @@ def test_cli_parquet_in_and_out(tmp_path, client, capsys):
     assert "no column 'article' (columns: author, paper, w)" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("method", ["spectral", "ahcka"])
+@pytest.mark.parametrize("method", ["spectral", "ahcka", "unidhc"])
 def test_output_written_by_the_workers_equals_the_gathered_one(tmp_path, client, method):
     from hyperclust.datasets import hypergraph_sbm
-    from hyperclust.distributed import DistributedAHCKA, write_partitioned
+    from hyperclust.distributed import DistributedAHCKA, DistributedUniDHC, write_partitioned
 
-    cls = DistributedSpectralClustering if method == "spectral" else DistributedAHCKA
+    cls = {"spectral": DistributedSpectralClustering, "ahcka": DistributedAHCKA,
+           "unidhc": DistributedUniDHC}[method]
     from hyperclust import Hypergraph
 
     hg = hypergraph_sbm(150, 3, homophily=0.8, n_features=0, isolated_fraction=0.1,
@@ -183,7 +184,8 @@ def test_output_written_by_the_workers_equals_the_gathered_one(tmp_path, client,
     named = Hypergraph.from_incidence(hg.incidence, node_ids=np.array(
         [f"v{i}" for i in range(150)], dtype=object))  # string ids
     phg = write_partitioned(named, tmp_path / "parts", block_size=40)
-    kw = {} if method == "spectral" else {"max_iter": 10}
+    kw = {"spectral": {}, "ahcka": {"max_iter": 10},
+          "unidhc": {"epochs": 2, "hidden_dim": 8, "random_state": 0}}[method]
     ref = cls(3, client=client, **kw).fit(phg)
     out = tmp_path / "out.parquet"
     est = cls(3, client=client, output=str(out), **kw).fit(phg)

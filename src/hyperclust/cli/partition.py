@@ -200,7 +200,7 @@ def cluster_partitioned(args) -> int:
     est, steps = _estimator(method, args)
     from ..distributed.storage import is_parquet
 
-    by_workers = out is not None and is_parquet(out) and emb is None and method != "unidhc"
+    by_workers = out is not None and is_parquet(out) and emb is None
     if by_workers:  # the workers write it: this process holds nothing of size n
         est.set_params(output=out)
     t0 = time.perf_counter()

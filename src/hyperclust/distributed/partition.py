@@ -37,6 +37,7 @@ from ..hypergraph import map_ids
 from ..io.edgelist import read_edgelist
 from ._tasks import run_tasks
 from .partitioned import FORMAT_VERSION, MANIFEST, PartitionedHypergraph
+from .placement import PLACEMENTS, placed
 from .storage import is_parquet, is_url, path_exists, read_feature_table, read_pairs
 
 __all__ = ["partition_edgelists", "write_partitioned", "MANIFEST", "FORMAT_VERSION"]
@@ -417,9 +418,10 @@ def _check_sizes(block_size, edge_block_size):
 
 
 def write_partitioned(hypergraph, out_dir, *, block_size: int = 1_000_000,
-                      edge_block_size: int | None = None, overwrite: bool = False):
+                      edge_block_size: int | None = None, overwrite: bool = False,
+                      placement: str = "ids"):
     """Write an in-memory :class:`~hyperclust.Hypergraph` as a partitioned hypergraph
-    (node ids, weights, hyperedge order and node features kept; labels are not stored).
+    (node ids, weights and node features kept; labels are not stored).
 
     Parameters
     ----------
@@ -427,6 +429,12 @@ def write_partitioned(hypergraph, out_dir, *, block_size: int = 1_000_000,
     out_dir : str or PathLike
     block_size, edge_block_size, overwrite
         As in :func:`partition_edgelists`.
+    placement : {"ids", "rcm", "metis"}, default "ids"
+        Which nodes share a row block (:mod:`~hyperclust.distributed.placement`): ``"ids"``
+        keeps the hypergraph's order (nodes and hyperedges); ``"rcm"`` and ``"metis"``
+        renumber nodes so that fewer hyperedges span several blocks, and hyperedges by
+        their first member. The node ids follow their nodes, so results keyed by
+        ``node_ids_`` are unchanged.
 
     Returns
     -------
@@ -447,6 +455,10 @@ def write_partitioned(hypergraph, out_dir, *, block_size: int = 1_000_000,
         raise TypeError(f"write_partitioned expects a hyperclust.Hypergraph, got "
                         f"{type(hypergraph).__name__}")
     block_size, edge_block_size = _check_sizes(block_size, edge_block_size)
+    if placement not in PLACEMENTS:
+        raise ValueError(f"placement must be one of {PLACEMENTS}, got {placement!r}")
+    if placement != "ids":
+        hypergraph = placed(hypergraph, block_size, placement)[0]
     out = _prepare_out(out_dir, overwrite)
     H, n = hypergraph.incidence, hypergraph.n_nodes
     deg = hypergraph.weighted_degrees
@@ -467,6 +479,7 @@ def write_partitioned(hypergraph, out_dir, *, block_size: int = 1_000_000,
                                         hypergraph.features, np.arange(n)))
     _write_edges_and_manifest(out, node_blocks, hypergraph.weights,
                               hypergraph.edge_sizes.astype(np.int64), hypergraph.node_ids,
-                              block_size, edge_block_size, [], {"from": "hypergraph"},
+                              block_size, edge_block_size, [],
+                              {"from": "hypergraph", "placement": placement},
                               feature_info)
     return PartitionedHypergraph(out)

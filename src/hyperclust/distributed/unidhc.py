@@ -51,6 +51,7 @@ from .kmeans import SAMPLE_SIZE, block_kmeans
 from .operator import propagation
 from .partitioned import load_feature_block
 from .smoothness import block_smoothness_zscore
+from .storage import keep_output
 from .structural import structural_blocks
 
 __all__ = ["DistributedUniDHC", "MAX_FEATURES"]
@@ -185,6 +186,13 @@ consistency_weight, gamma_reg, dropout
     client : dask.distributed.Client, str or None
         A client, a scheduler address, or None for a new ``LocalCluster(n_workers)``.
     n_workers : int, default 2
+    output : str, optional
+        A folder (local or an fsspec URL every worker reaches) where the workers write the
+        labels and the embedding, one parquet file per row block
+        (:func:`~hyperclust.distributed.storage.write_block_tables`); then ``labels_``,
+        ``embedding_`` and ``node_ids_`` are None and this process keeps nothing of size
+        ``n`` (the trainer's one permutation of ``n`` per epoch aside). Default: gather them
+        here.
 
     Attributes
     ----------
@@ -222,7 +230,7 @@ consistency_weight, gamma_reg, dropout
     NOT_DISTRIBUTED = ("isolated_neighbors",)
     __init__ = twin_init(UniDHC, _shared_parameters(UniDHC, NOT_DISTRIBUTED),
                          {"sample_size": SAMPLE_SIZE, "block_size": 100_000,
-                          "scratch_dir": None, "client": None, "n_workers": 2})
+                          "scratch_dir": None, "client": None, "n_workers": 2, "output": None})
 
     def _check_parameters(self):
         """Every parameter against ``UniDHC``'s constraints where shared (``n_clusters``
@@ -253,9 +261,8 @@ consistency_weight, gamma_reg, dropout
                 self._scratch(phg) as work, \
                 resolve_client(self.client, self.n_workers) as client:
             k = check_n_clusters(self.n_clusters, phg.n_nodes)
-            self._fit(phg, client, Path(work), k, order, seed)
-            self.node_ids_ = hypergraph.node_ids if hasattr(hypergraph, "incidence") \
-                else phg.node_ids
+            labels, embedding = self._fit(phg, client, Path(work), k, order, seed)
+            keep_output(self, client, phg, hypergraph, labels, embedding)
         return self
 
     def _scratch(self, phg):
@@ -266,6 +273,8 @@ consistency_weight, gamma_reg, dropout
 
     # ------------------------------------------------------------ steps
     def _fit(self, phg, client, work, k, order, seed):
+        """Every step but the output; the futures of the labels and the embedding per
+        row block."""
         from ..models.unidhc import train_on_batches
 
         self.timings_ = {}
@@ -297,10 +306,9 @@ consistency_weight, gamma_reg, dropout
                   for f in basis_files]
         labels, _, _ = block_kmeans(client, blocks, phg.n_nodes, k, n_init=self.n_init_,
                                     sample_size=self.sample_size, random_state=seed)
-        self.embedding_ = np.concatenate(client.gather(blocks))
-        self.labels_ = np.concatenate(client.gather(labels)).astype(np.int64)
         self.n_filter_columns_ = int(np.load(basis_files[0], mmap_mode="r").shape[2])
         lap("inference_kmeans")
+        return labels, blocks
 
     def _training_options(self) -> dict:
         """The training parameters of :func:`hyperclust.models.unidhc.train_on_batches` this

@@ -1,0 +1,218 @@
+"""CPU time of a distributed fit (driver + scheduler + workers, summed) against the
+single-process fit, per node placement, with the bytes the workers sent each other and
+the agreement of the labels.
+
+For each placement a child process builds ``hypergraph_sbm(n, 4, homophily=0.7)`` (16
+features for Uni-DHC, none for spectral and AHCKA) and writes it into ``--blocks`` row blocks
+and as many hyperedge partitions (:func:`write_partitioned`, ``placement=``), then exits.
+Single process: a child reads the ``ids`` directory back (``to_hypergraph``, the same
+hypergraph) and fits the twin (``SpectralHypergraphClustering(4)``, ``AHCKA(4)``,
+``UniDHC(4, isolated_neighbors=None)``, ``random_state=0``); its CPU seconds are the fit's
+``process_time``. Distributed: a child (the driver) starts a scheduler and 2 one-thread
+workers as separate processes (``dask scheduler`` / ``dask worker``, each worker a nanny and
+its worker process), fits the distributed estimator on the directory and sums
+``psutil``'s user + system CPU seconds of every one of those processes over the fit;
+``sent MB`` is the workers' ``transfer_outgoing_bytes_total`` over the fit. ARI compares
+the labels node id by node id. CPU time holds under load (wall time does not); one run
+each. Run as ``OMP_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 PYTHONPATH=src python
+benchmarks/bench_distributed_cpu.py --n 1000000 --methods spectral ahcka unidhc``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+DISTRIBUTED = {"spectral": "DistributedSpectralClustering", "ahcka": "DistributedAHCKA",
+               "unidhc": "DistributedUniDHC"}
+
+
+def build(n: int, n_features: int, n_blocks: int, placement: str, path: str) -> None:
+    from hyperclust.datasets import hypergraph_sbm
+    from hyperclust.distributed import write_partitioned
+
+    hg = hypergraph_sbm(n, 4, homophily=0.7, n_features=n_features, random_state=0)
+    write_partitioned(hg, path, block_size=-(-n // n_blocks),
+                      edge_block_size=-(-hg.n_edges // n_blocks), overwrite=True,
+                      placement=placement)
+
+
+def single(method: str, path: str, labels_out: str) -> dict:
+    from hyperclust.cluster.ahcka import AHCKA
+    from hyperclust.cluster.spectral import SpectralHypergraphClustering
+    from hyperclust.cluster.unidhc import UniDHC
+    from hyperclust.distributed import PartitionedHypergraph
+
+    hg = PartitionedHypergraph(path).to_hypergraph()
+    est = {"spectral": lambda: SpectralHypergraphClustering(4, random_state=0),
+           "ahcka": lambda: AHCKA(4, random_state=0),
+           "unidhc": lambda: UniDHC(4, isolated_neighbors=None, random_state=0)}[method]()
+    t0, w0 = time.process_time(), time.perf_counter()
+    est.fit(hg)
+    cpu, wall = time.process_time() - t0, time.perf_counter() - w0
+    np.savez(labels_out, labels=est.labels_, ids=hg.node_ids)
+    return {"cpu_s": cpu, "wall_s": wall}
+
+
+def _process_tree(pids):
+    import psutil
+
+    procs = []
+    for pid in pids:
+        root = psutil.Process(pid)
+        procs += [root] + root.children(recursive=True)
+    return procs
+
+
+def _role(proc) -> str:
+    """driver, scheduler, nanny or worker (from the command line)."""
+    try:
+        cmd = " ".join(proc.cmdline())
+    except Exception:
+        return "gone"
+    if proc.pid == os.getpid():
+        return "driver"
+    if "dask_scheduler" in cmd:
+        return "scheduler"
+    return "nanny" if "dask_worker" in cmd else "worker"
+
+
+def _cpu(procs) -> dict:
+    """CPU seconds (user + system) per role."""
+    total = {}
+    for p in procs:
+        try:
+            t = p.cpu_times()
+            total[_role(p)] = total.get(_role(p), 0.0) + t.user + t.system
+        except Exception:  # a process gone (a restarted worker): not counted
+            pass
+    return total
+
+
+def _sent(client) -> int:
+    return sum(client.run(lambda dask_worker: dask_worker.transfer_outgoing_bytes_total)
+               .values())
+
+
+def drive(method: str, path: str, labels_out: str) -> dict:
+    import distributed
+
+    import hyperclust.distributed as hd
+    from bench_distributed_driver import shell_cluster
+
+    with tempfile.TemporaryDirectory() as tmp, shell_cluster(tmp) as (sfile, _), \
+            distributed.Client(scheduler_file=sfile) as client:
+        client.wait_for_workers(2)
+        # the scheduler and the workers (nanny and worker process) are this one's children
+        procs = _process_tree([os.getpid()])
+        phg = hd.PartitionedHypergraph(path)
+        est = getattr(hd, DISTRIBUTED[method])(4, client=client, random_state=0)
+        cpu0, sent0, w0 = _cpu(procs), _sent(client), time.perf_counter()
+        est.fit(phg)
+        wall = time.perf_counter() - w0
+        cpu1, sent = _cpu(procs), _sent(client) - sent0
+    roles = {f"cpu_{role}_s": cpu1[role] - cpu0.get(role, 0.0) for role in cpu1}
+    np.savez(labels_out, labels=est.labels_, ids=est.node_ids_)
+    return {"cpu_s": sum(roles.values()), **roles, "wall_s": wall, "sent_mb": sent / 2**20,
+            "n_processes": len(procs)}
+
+
+def _child(args: list) -> dict:
+    out = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError(out.stderr[-3000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _ari_by_id(a: str, b: str) -> float:
+    from sklearn.metrics import adjusted_rand_score
+
+    za, zb = np.load(a), np.load(b)
+    order_a, order_b = np.argsort(za["ids"], kind="stable"), np.argsort(zb["ids"], kind="stable")
+    if not np.array_equal(za["ids"][order_a], zb["ids"][order_b]):
+        raise AssertionError("the two fits name different nodes")
+    return float(adjusted_rand_score(za["labels"][order_a], zb["labels"][order_b]))
+
+
+def _table(rows) -> str:
+    head = ("| method | nodes | placement | blocks | single-process CPU s | distributed CPU s "
+            "(all processes) | driver / scheduler / nannies / workers CPU s | ratio | workers "
+            "sent MB | ARI vs single process |\n|---|---|---|---|---|---|---|---|---|---|\n")
+    return head + "".join(
+        f"| {r['method']} | {r['n']:,} | {r['placement']} | {r['blocks']} | "
+        f"{r['single_cpu_s']:.1f} | {r['cpu_s']:.1f} | "
+        + " / ".join(f"{r.get(f'cpu_{k}_s', float('nan')):.1f}"
+                     for k in ("driver", "scheduler", "nanny", "worker"))
+        + f" | {r['cpu_s'] / r['single_cpu_s']:.2f}x "
+        f"| {r['sent_mb']:.0f} | {r['ari']:.4f} |\n" for r in rows)
+
+
+def _save(rows, out: str, argv) -> None:
+    from _rows import write_rows
+
+    write_rows(out, rows, f"Commit {rows[0]['commit']}; `python benchmarks/"
+               f"bench_distributed_cpu.py {' '.join(argv)}`; one-thread processes, CPU seconds "
+               "of one run (valid under load; wall times are not results).", _table(rows))
+
+
+def _run(args, tmp: str, commit: str, argv) -> list:
+    rows = []
+    for method in args.methods:
+        feats = 16 if method == "unidhc" else 0
+        dirs = {pl: os.path.join(tmp, f"{method}-{pl}") for pl in args.placements}
+        for pl, path in dirs.items():
+            _child(["--child", "build", f"{args.n},{feats},{args.blocks}", pl, path])
+        ids_dir = dirs.get("ids") or os.path.join(tmp, f"{method}-ids")
+        if "ids" not in dirs:
+            _child(["--child", "build", f"{args.n},{feats},{args.blocks}", "ids", ids_dir])
+        ref = os.path.join(tmp, f"{method}-single.npz")
+        one = _child(["--child", "single", method, ids_dir, ref])
+        for pl, path in dirs.items():
+            got = os.path.join(tmp, f"{method}-{pl}.npz")
+            row = _child(["--child", "drive", method, path, got])
+            rows.append({**row, "method": method, "n": args.n, "placement": pl,
+                         "blocks": args.blocks, "single_cpu_s": one["cpu_s"],
+                         "single_wall_s": one["wall_s"], "ari": _ari_by_id(got, ref),
+                         "load": os.getloadavg()[0], "commit": commit})
+            print(_table(rows[-1:]).splitlines()[-1], flush=True)
+            _save(rows, args.out, argv)  # row by row: a run cut short keeps its rows
+    return rows
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--n", type=int, default=100_000)
+    p.add_argument("--blocks", type=int, default=4)
+    p.add_argument("--methods", nargs="+", default=["spectral"], choices=list(DISTRIBUTED))
+    p.add_argument("--placements", nargs="+", default=["ids", "metis"])
+    p.add_argument("--out", default="docs/results/distributed_cpu")
+    p.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.child:
+        kind, a, b, c = args.child
+        if kind == "build":
+            n, feats, blocks = a.split(",")
+            build(int(n), int(feats), int(blocks), b, c)
+            print("{}")
+        else:
+            print(json.dumps((single if kind == "single" else drive)(a, b, c)))
+        return
+    from _rows import short_commit
+
+    commit = short_commit()
+    with tempfile.TemporaryDirectory() as tmp:
+        _run(args, tmp, commit, argv or sys.argv[1:])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,207 @@
+"""Which nodes share a row block: numberings that keep hyperedges inside blocks.
+
+Row blocks are contiguous ranges of node positions. Numbered as given (``"ids"``), a
+block of a quarter of the nodes touches most hyperedges, and every touched hyperedge row
+moves twice per product (``16 d`` bytes each). Renumbering the nodes so that hyperedges
+fall inside blocks, and the hyperedges by their first member's new position (so that
+hyperedge partition ``j`` holds mostly the hyperedges of row block ``j``), cuts that:
+
+* ``"rcm"``: reverse Cuthill-McKee on the bipartite node-hyperedge graph
+  (:func:`hyperclust.hypergraph.ordering.cache_order`; scipy, no extra dependency): a
+  breadth-first sweep, so neighbours get close positions;
+* ``"metis"``: METIS (``pymetis``, ``pip install pymetis``) splits the bipartite graph into
+  as many parts as blocks (nodes weigh 1, hyperedges 0; a cut graph edge is a member
+  outside its hyperedge's part), and the parts are numbered one after the other.
+
+Both build the bipartite graph (two copies of the incidence pattern) in one process, so
+they place hypergraphs that fit one machine. Results keyed by node id follow their nodes;
+where a method draws by position (the distributed k-means sample above its size, Uni-DHC's
+batches) another numbering can give other labels (docs/distributed.md, "Placement").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["PLACEMENTS", "placement_order", "placed", "cut_statistics"]
+
+PLACEMENTS = ("ids", "rcm", "metis")
+
+
+def _metis_parts(incidence, n_parts: int, seed: int) -> np.ndarray:
+    """METIS part of each node of the bipartite graph split into ``n_parts``."""
+    try:
+        import pymetis
+    except ImportError:
+        raise ImportError("placement 'metis' needs pymetis: pip install pymetis") from None
+    H = sp.csr_matrix(incidence)
+    n, m = H.shape
+    pattern = sp.csr_matrix((np.ones(H.nnz, dtype=np.int8), H.indices, H.indptr), shape=(n, m))
+    bipartite = sp.bmat([[None, pattern], [pattern.T, None]], format="csr")
+    weights = np.concatenate([np.ones(n, np.int64), np.zeros(m, np.int64)])
+    options = pymetis.Options(seed=int(seed))
+    _, parts = pymetis.part_graph(n_parts, pymetis.CSRAdjacency(bipartite.indptr,
+                                                                 bipartite.indices),
+                                  vweights=weights, options=options)
+    return np.asarray(parts, dtype=np.int64)[:n]
+
+
+def _edges_by_first_member(incidence, node_order: np.ndarray) -> np.ndarray:
+    """Hyperedges sorted by their first member's new position (empty ones last, each side
+    stable)."""
+    H = sp.csc_matrix(incidence)
+    position = np.empty(H.shape[0], dtype=np.int64)
+    position[node_order] = np.arange(H.shape[0])
+    first = np.full(H.shape[1], H.shape[0], dtype=np.int64)
+    sizes = np.diff(H.indptr)
+    has = sizes > 0
+    first[has] = np.minimum.reduceat(position[H.indices], H.indptr[:-1][has])
+    return np.argsort(first, kind="stable")
+
+
+def _spread_isolated(order: np.ndarray, connected: np.ndarray, block_size: int) -> np.ndarray:
+    """``order`` with its nodes in no hyperedge moved so that every row block holds its
+    share of the connected ones (they cost no exchange but would crowd the connected nodes
+    into a few blocks: pubmed-cc is 80% isolated)."""
+    linked, alone = order[connected[order]], order[~connected[order]]
+    n = order.size
+    ends = np.minimum(np.arange(1, -(-n // block_size) + 1) * block_size, n)
+    quota = np.rint(linked.size * ends / max(n, 1)).astype(np.int64)
+    alone_ends = ends - quota
+    starts_l = np.concatenate([[0], quota[:-1]])
+    starts_a = np.concatenate([[0], alone_ends[:-1]])
+    return np.concatenate([np.concatenate([linked[a:b], alone[c:d]]) for a, b, c, d in
+                           zip(starts_l, quota, starts_a, alone_ends)])
+
+
+def placement_order(incidence, block_size: int, method: str = "rcm",
+                    random_state: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``(node_order, edge_order)``: the numbering of ``method`` for row blocks of
+    ``block_size`` nodes; nodes in no hyperedge are spread so that every block gets its
+    share of the others.
+
+    Parameters
+    ----------
+    incidence : sparse matrix, shape (n_nodes, n_edges)
+    block_size : int
+        Nodes per row block (METIS makes as many parts as blocks).
+    method : {"ids", "rcm", "metis"}, default "rcm"
+    random_state : int, default 0
+        METIS's seed (the other two are deterministic).
+
+    Returns
+    -------
+    node_order : ndarray of int64, shape (n_nodes,)
+        New position ``i`` is old position ``node_order[i]``.
+    edge_order : ndarray of int64, shape (n_edges,)
+        Hyperedges by their first member's new position.
+
+    Examples
+    --------
+    Two hyperedges over interleaved nodes: each one's members become one block.
+
+    >>> H = sp.csr_matrix(np.array([[1, 0], [0, 1], [1, 0], [0, 1]]))
+    >>> nodes, edges = placement_order(H, 2, "rcm")
+    >>> H[nodes][:, edges].toarray().tolist()
+    [[1, 0], [1, 0], [0, 1], [0, 1]]
+    """
+    if method not in PLACEMENTS:
+        raise ValueError(f"placement must be one of {PLACEMENTS}, got {method!r}")
+    n = incidence.shape[0]
+    n_blocks = -(-n // block_size)
+    if method == "ids" or n_blocks <= 1:
+        return np.arange(n, dtype=np.int64), np.arange(incidence.shape[1], dtype=np.int64)
+    H = sp.csr_matrix(incidence)
+    connected = np.diff(H.indptr) > 0
+    if not connected.any():
+        return np.arange(n, dtype=np.int64), np.arange(incidence.shape[1], dtype=np.int64)
+    if method == "rcm":
+        from ..hypergraph.ordering import cache_order
+
+        nodes = cache_order(H)[0]
+    else:  # parts balanced over the connected nodes: the others are spread after
+        linked = np.flatnonzero(connected)
+        parts = _metis_parts(H[linked], n_blocks, random_state)
+        nodes = np.concatenate([linked[np.argsort(parts, kind="stable")],
+                                np.flatnonzero(~connected)])
+    nodes = _spread_isolated(nodes, connected, block_size)
+    return nodes, _edges_by_first_member(incidence, nodes)
+
+
+def placed(hypergraph, block_size: int, method: str = "rcm", random_state: int = 0):
+    """A copy of ``hypergraph`` renumbered by :func:`placement_order` (ids, features,
+    labels and weights follow their nodes and hyperedges), and its node order.
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 2], [1, 3]])
+    >>> new, order = placed(hg, 2)
+    >>> new.node_ids.tolist(), [e.tolist() for e in new.edges()]
+    ([3, 1, 2, 0], [[0, 1], [2, 3]])
+    """
+    from ..hypergraph.subhypergraphs import induced_subhypergraph
+
+    nodes, edges = placement_order(hypergraph.incidence, block_size, method, random_state)
+    return induced_subhypergraph(hypergraph, nodes, keep_empty_edges=True,
+                                 edge_order=edges), nodes
+
+
+def cut_statistics(incidence, block_bounds) -> dict:
+    """How much a cut of the nodes into row blocks makes the blocks exchange.
+
+    Parameters
+    ----------
+    incidence : sparse matrix, shape (n_nodes, n_edges)
+    block_bounds : array of int, shape (n_blocks + 1,)
+        Block ``b`` is node positions ``[block_bounds[b], block_bounds[b + 1])``.
+
+    Returns
+    -------
+    dict
+        ``cut_share``: share of the non-empty hyperedges with members in several blocks;
+        ``touched_per_edge``: ``sum_b |E_b| / m`` (``E_b`` the hyperedges block ``b``
+        touches; the block operator moves ``16 d sum_b |E_b|`` bytes a product);
+        ``halo_edges_mean`` / ``_max``: cut hyperedges a block touches, as a share of
+        the hyperedges; ``halo_nodes_mean`` / ``_max``: nodes of other blocks sharing a
+        hyperedge with the block, as a share of the nodes; ``block_pairs``: (block,
+        hyperedge partition) pairs that exchange, with as many partitions as blocks cut
+        in equal hyperedge ranges; ``nnz_imbalance``: the largest block's incidences over
+        the mean (the slowest block sets a product's time).
+
+    Examples
+    --------
+    >>> H = sp.csr_matrix(np.array([[1, 0], [1, 1], [0, 1], [0, 1]]))
+    >>> s = cut_statistics(H, [0, 2, 4])
+    >>> s["cut_share"], s["touched_per_edge"], s["halo_nodes_max"]
+    (0.5, 1.5, 0.5)
+    """
+    H = sp.csr_matrix(incidence)
+    H = sp.csr_matrix((np.ones(H.nnz), H.indices, H.indptr), shape=H.shape)
+    bounds = np.asarray(block_bounds, dtype=np.int64)
+    n, m = H.shape
+    n_blocks = bounds.size - 1
+    block_of = np.repeat(np.arange(n_blocks), np.diff(bounds))
+    # touched[b, e]: block b has a member of hyperedge e
+    touched = sp.csr_matrix((np.ones(n), (block_of, np.arange(n))),
+                            shape=(n_blocks, n)) @ H
+    touched.data[:] = 1
+    spans = np.asarray(touched.sum(axis=0)).ravel()
+    used = max(int((spans > 0).sum()), 1)
+    cut = spans > 1
+    halo_edges = np.asarray(touched[:, cut].sum(axis=1)).ravel() / max(m, 1)
+    reach = sp.csr_matrix(touched @ H.T)
+    row = np.repeat(np.arange(n_blocks), np.diff(reach.indptr))
+    outside = (reach.indices < bounds[row]) | (reach.indices >= bounds[row + 1])
+    halo_nodes = np.bincount(row[outside], minlength=n_blocks) / max(n, 1)
+    edge_part = np.minimum(np.arange(m) * n_blocks // max(m, 1), n_blocks - 1)
+    pairs = touched @ sp.csr_matrix((np.ones(m), (np.arange(m), edge_part)),
+                                    shape=(m, n_blocks))
+    block_nnz = np.bincount(block_of, weights=np.diff(H.indptr), minlength=n_blocks)
+    mean_nnz = max(H.nnz / n_blocks, 1)
+    return {"cut_share": float(cut.sum() / used),
+            "touched_per_edge": float(spans.sum() / used),
+            "halo_edges_mean": float(halo_edges.mean()), "halo_edges_max": float(halo_edges.max()),
+            "halo_nodes_mean": float(halo_nodes.mean()), "halo_nodes_max": float(halo_nodes.max()),
+            "block_pairs": int(pairs.nnz), "nnz_imbalance": float(block_nnz.max() / mean_nnz)}

@@ -1,0 +1,130 @@
+"""Row-block placements (hyperclust.distributed.placement): the cut statistics against a
+dense count, planted groups kept whole, nodes in no hyperedge spread over the blocks, a
+placed partition holding the same hypergraph, and distributed labels equal to the single
+process node id by node id."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.metrics import adjusted_rand_score
+
+from hyperclust import Hypergraph
+from hyperclust.datasets import hypergraph_sbm
+from hyperclust.distributed.placement import cut_statistics, placement_order
+from hyperclust.distributed.partition import write_partitioned
+
+METHODS = ["rcm", pytest.param("metis", marks=pytest.mark.skipif(
+    pytest.importorskip("importlib").util.find_spec("pymetis") is None,
+    reason="needs pymetis"))]
+
+
+def _dense_cut(H, bounds):
+    """The statistics by loops over a dense 0/1 incidence (the reference)."""
+    H = (np.asarray(H.todense()) != 0)
+    n, m = H.shape
+    blocks = [range(bounds[b], bounds[b + 1]) for b in range(len(bounds) - 1)]
+    touched = np.array([H[list(r)].any(axis=0) for r in blocks])
+    spans = touched.sum(axis=0)
+    used = (spans > 0).sum()
+    halo_nodes = []
+    for b, r in enumerate(blocks):
+        reached = H[:, touched[b]].any(axis=1)
+        reached[list(r)] = False
+        halo_nodes.append(reached.sum() / n)
+    return {"cut_share": (spans > 1).sum() / used, "touched_per_edge": spans.sum() / used,
+            "halo_edges_max": max(touched[b][spans > 1].sum() / m for b in range(len(blocks))),
+            "halo_nodes_max": max(halo_nodes)}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_cut_statistics_match_a_dense_count(seed):
+    rng = np.random.default_rng(seed)
+    H = sp.random(40, 25, density=0.12, random_state=seed, format="csr")
+    bounds = np.concatenate([[0], np.sort(rng.choice(np.arange(1, 40), 3, replace=False)), [40]])
+    got, want = cut_statistics(H, bounds), _dense_cut(H, bounds)
+    for key, value in want.items():
+        assert got[key] == pytest.approx(value), key
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_planted_groups_are_not_cut(method):
+    # four groups of 10 nodes, numbered interleaved (node i in group i % 4), each a chain
+    # of hyperedges: blocks of 10 consecutive ids cut most hyperedges; a placement that
+    # finds the groups cuts none
+    groups = [np.arange(g, 40, 4) for g in range(4)]
+    edges = [grp[i:i + 3].tolist() for grp in groups for i in range(0, 8)]
+    H = Hypergraph.from_edges(edges, n_nodes=40).incidence
+    bounds = np.arange(0, 41, 10)
+    assert cut_statistics(H, bounds)["cut_share"] >= 0.5
+    nodes, edge_order = placement_order(H, 10, method)
+    assert sorted(nodes.tolist()) == list(range(40))
+    assert sorted(edge_order.tolist()) == list(range(len(edges)))
+    stats = cut_statistics(H[nodes][:, edge_order], bounds)
+    assert stats["cut_share"] == 0.0 and stats["touched_per_edge"] == 1.0
+    # hyperedges follow their first member: partition j of equal ranges is block j's
+    assert stats["block_pairs"] == 4
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_nodes_in_no_hyperedge_are_spread_over_the_blocks(method):
+    # 12 connected nodes among 60: each block of 15 gets 3 of them
+    edges = [[i, i + 1] for i in range(0, 12, 2)] + [[1, 2], [5, 6], [9, 10]]
+    H = Hypergraph.from_edges([[5 * v for v in e] for e in edges], n_nodes=60).incidence
+    nodes, _ = placement_order(H, 15, method)
+    connected = np.diff(H.tocsr().indptr)[nodes] > 0
+    assert connected.reshape(4, 15).sum(axis=1).tolist() == [3, 3, 3, 3]
+
+
+@pytest.mark.parametrize("method", ["ids"] + METHODS)
+def test_without_hyperedges_every_placement_keeps_the_order(method):
+    H = sp.csr_matrix((6, 2))
+    nodes, edge_order = placement_order(H, 2, method)
+    assert nodes.tolist() == list(range(6)) and edge_order.tolist() == [0, 1]
+
+
+def test_ids_placement_and_errors():
+    H = sp.csr_matrix(np.eye(4))
+    nodes, edge_order = placement_order(H, 2, "ids")
+    assert nodes.tolist() == [0, 1, 2, 3] and edge_order.tolist() == [0, 1, 2, 3]
+    with pytest.raises(ValueError, match="placement must be one of"):
+        placement_order(H, 2, "kahypar")
+
+
+def test_missing_pymetis_is_one_line(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pymetis", None)
+    H = Hypergraph.from_edges([[0, 1], [2, 3]]).incidence
+    with pytest.raises(ImportError, match="^placement 'metis' needs pymetis: pip install"):
+        placement_order(H, 2, "metis")
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_placed_partition_holds_the_same_hypergraph(tmp_path, method):
+    hg = hypergraph_sbm(90, 3, homophily=0.9, n_features=4, random_state=1)
+    back = write_partitioned(hg, tmp_path / "p", block_size=30,
+                             placement=method).to_hypergraph()
+    assert back.node_ids.tolist() != hg.node_ids.tolist()  # renumbered
+    pos = {v: i for i, v in enumerate(hg.node_ids.tolist())}
+    idx = np.array([pos[v] for v in back.node_ids.tolist()])
+    np.testing.assert_array_equal(back.features, hg.features[idx])
+    mine = sorted((tuple(sorted(back.node_ids[e].tolist())), w)
+                  for e, w in zip(back.edges(), back.weights))
+    theirs = sorted((tuple(sorted(hg.node_ids[e].tolist())), w)
+                    for e, w in zip(hg.edges(), hg.weights))
+    assert mine == theirs
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_distributed_spectral_labels_follow_the_ids(client, tmp_path, method):
+    from hyperclust.cluster.spectral import SpectralHypergraphClustering
+    from hyperclust.distributed import DistributedSpectralClustering
+
+    hg = hypergraph_sbm(400, 3, homophily=0.9, random_state=2)
+    ref = SpectralHypergraphClustering(3, random_state=0).fit(hg)
+    phg = write_partitioned(hg, tmp_path / "p", block_size=100, placement=method)
+    est = DistributedSpectralClustering(3, client=client, random_state=0).fit(phg)
+    order = np.argsort(est.node_ids_)
+    assert est.node_ids_[order].tolist() == np.sort(hg.node_ids).tolist()
+    ref_order = np.argsort(hg.node_ids)
+    assert adjusted_rand_score(ref.labels_[ref_order], est.labels_[order]) >= 0.99
