@@ -401,22 +401,31 @@ class UniDHC(HypergraphClusterer):
         g0 = self._initial_filter(hg, P, X, B, order, seed, k)
         self.initial_coefficients_ = g0.copy()
         B = self._borrow_for_isolated(hg, X, B, seed)
-        net, self.loss_history_ = self._train(B, hg.incidence, g0, seed, load_meter)
-        self.coefficients_ = net.filter.gamma.detach().cpu().numpy().astype(np.float64)
+
+        def train(basis):
+            return self._train(basis, hg.incidence, g0, seed, load_meter)
+
+        net, self.loss_history_, self.selected_, self.scores_ = None, [], self.embedding, None
+        if self.gamma_lr > 0 or self.embedding != "heldout":
+            net, self.loss_history_ = train(B)
+        # gamma_lr = 0: the trained gamma is g0 in the network's float32
+        gamma = g0 if net is None else net.filter.gamma.detach().cpu().numpy()
+        self.coefficients_ = np.asarray(gamma, dtype=np.float32).astype(np.float64)
         Z = _filter_output(self.coefficients_, B)
         if self.embedding == "auto":
             self._select_output(hg, k, seed, order, B, normalize(Z), self._encode(net, Z))
             return self
-        self.selected_ = self.embedding
-        if self.embedding == "heldout":
-            self.selected_, self.scores_ = "filter", None
-            if self.input_kind_ == "features" and B.shape[2] >= MIN_HELDOUT_COLUMNS:
-                self.selected_, self.scores_ = heldout_choice(
-                    B, self.coefficients_,
-                    lambda half: self._train(half, hg.incidence, g0, seed, load_meter)[0],
-                    self._encode, k, self.n_init_, seed)
+        if self.embedding == "heldout" and self.input_kind_ == "features" \
+                and B.shape[2] >= MIN_HELDOUT_COLUMNS:
+            self.selected_, self.scores_ = heldout_choice(
+                B, self.coefficients_, lambda half: train(half)[0], self._encode, k,
+                self.n_init_, seed)
+        elif self.embedding == "heldout":  # structural input: no columns to hold out
+            self.selected_ = "filter"
         parts = [normalize(Z)]
         if self.selected_ == "concat":
+            if net is None:
+                net, self.loss_history_ = train(B)
             parts.append(self._encode(net, Z))
         self.n_filter_columns_ = Z.shape[1]
         self.embedding_ = np.hstack(parts)
