@@ -107,11 +107,11 @@ def heldout_choice(basis, coefficients, train, encode, k, n_init, seed):
     choice : str
         One of :data:`HELDOUT_CANDIDATES`.
     scores : dict
-        ``{candidate: summed score}``.
+        ``{candidate: [score of each round]}``.
     """
     d = basis.shape[2]
     folds = np.array_split(np.random.default_rng(seed).permutation(d), HELDOUT_FOLDS)
-    scores = dict.fromkeys(HELDOUT_CANDIDATES, 0.0)
+    scores = {name: [] for name in HELDOUT_CANDIDATES}
     coef = np.asarray(coefficients, dtype=basis.dtype)
     for i in range(min(HELDOUT_ROUNDS, HELDOUT_FOLDS)):
         b = folds[i]
@@ -122,8 +122,8 @@ def heldout_choice(basis, coefficients, train, encode, k, n_init, seed):
         labels = _candidate_labels(F, lambda Z: encode(net, Z), k, n_init, seed)
         with threadpool_limits(1, user_api="blas"):  # the same bits whatever the threads
             for name in HELDOUT_CANDIDATES:
-                scores[name] += cluster_canonical_score(labels[name], basis[0][:, b])
-    best = max(HELDOUT_CANDIDATES, key=lambda c: scores[c])  # first wins a tie
+                scores[name].append(cluster_canonical_score(labels[name], basis[0][:, b]))
+    best = max(HELDOUT_CANDIDATES, key=lambda c: sum(scores[c]))  # first wins a tie
     return best, scores
 
 
