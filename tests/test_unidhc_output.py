@@ -9,7 +9,8 @@ import scipy.linalg
 from sklearn.preprocessing import normalize
 
 from hyperclust.cluster.unidhc import UniDHC
-from hyperclust.cluster.unidhc_output import (HELDOUT_CANDIDATES, cluster_canonical_score,
+from hyperclust.cluster.unidhc_output import (HELDOUT_CANDIDATES, HELDOUT_ROUNDS,
+                                              cluster_canonical_score,
                                               heldout_choice)
 from hyperclust.datasets.synthetic import hypergraph_sbm
 
@@ -100,7 +101,7 @@ def test_tie_keeps_the_filter():
     basis, y = _planted_basis(0)
     choice, scores = _choose(basis, np.zeros((len(y), 3)))  # the encoder adds nothing
     assert scores["filter"] == pytest.approx(scores["concat"])
-    assert len(scores["filter"]) == 2  # one score per round
+    assert len(scores["filter"]) == HELDOUT_ROUNDS  # one score per round
     assert choice == "filter"
 
 
