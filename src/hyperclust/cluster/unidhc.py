@@ -191,9 +191,17 @@ class UniDHC(HypergraphClusterer):
         output, or complementary random halves of its entries (``"complementary"``: they
         share no feature noise; it fixes some sets where the encoder loses to its own
         filter and breaks others, measured in docs/unidhc.md, "The deep part").
-    embedding : {"concat", "filter", "auto"}, default "concat"
+    embedding : {"concat", "filter", "heldout", "auto"}, default "concat"
         What k-means clusters: the L2-normalised filter output beside the L2-normalised
-        encoder output, or the filter output alone; ``"auto"`` clusters each of these, the
+        encoder output, or the filter output alone. ``"heldout"``: the concatenation only
+        when it wins on feature columns its encoder did not see
+        (:func:`~hyperclust.cluster.unidhc_output.heldout_choice`: encoders retrained
+        without each of 4 column folds, both clusterings scored against the held-out fold
+        by the canonical criterion of the filter); a structural input keeps the filter
+        output (no independent columns to check the encoder on); the full encoder is
+        trained only when the concatenation is kept (``gamma_lr = 0``), so
+        ``loss_history_`` is empty otherwise (``selected_``, ``scores_``: per-fold
+        scores). ``"auto"`` clusters each of these, the
         encoder output and the two fixed filters (``P^2 X`` and ``X``) and keeps the
         clustering with the lowest label-free :func:`~hyperclust.objectives.rwr_conductance`
         (``balance="min"``) on the mixed hypergraph + attribute-kNN walk (``selected_``,
