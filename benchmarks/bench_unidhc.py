@@ -256,7 +256,8 @@ def targets(pub):
                                  "unidhc NMI/ARI"], cells) + [""]
 
 
-UNIDHC_SOURCES = ["src/hyperclust/cluster/unidhc.py", "src/hyperclust/models/contrast.py",
+UNIDHC_SOURCES = ["src/hyperclust/cluster/unidhc.py", "src/hyperclust/cluster/unidhc_output.py",
+                  "src/hyperclust/models/contrast.py",
                   "src/hyperclust/models/canonical.py",
                   "src/hyperclust/models/unidhc.py", "src/hyperclust/models/losses.py"]
 
