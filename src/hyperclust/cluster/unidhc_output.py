@@ -112,6 +112,21 @@ def heldout_choice(basis, coefficients, train, encode, k, n_init, seed):
         One of :data:`HELDOUT_CANDIDATES`.
     scores : dict
         ``{candidate: [score of each round]}``.
+
+    Examples
+    --------
+    A stand-in encoder whose output is clusters the feature columns know nothing about:
+
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat([0, 1], 30)
+    >>> X = 3.0 * np.eye(2)[y] @ rng.normal(size=(2, 8)) + rng.normal(size=(60, 8))
+    >>> noise = 10.0 * np.eye(2)[rng.permutation(y)]
+    >>> choice, scores = heldout_choice(np.stack([X, X]), np.array([1.0, 0.0]),
+    ...                                 train=lambda half: None,
+    ...                                 encode=lambda net, F: normalize(noise), k=2,
+    ...                                 n_init=2, seed=0)
+    >>> choice, len(scores["filter"])
+    ('filter', 4)
     """
     d = basis.shape[2]
     folds = np.array_split(np.random.default_rng(seed).permutation(d), HELDOUT_FOLDS)
@@ -150,6 +165,15 @@ def conductance_choice(hg, k, n_init, seed, candidates):
     ranking : selection ranking (``scores``)
     labels : dict
         ``{name: labels}``.
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [3, 4, 5]], n_nodes=6)
+    >>> good = np.repeat([[1.0, 0.0], [0.0, 1.0]], 3, axis=0)
+    >>> bad = np.tile([[1.0, 0.0], [0.0, 1.0]], (3, 1))
+    >>> conductance_choice(hg, 2, 2, 0, {"good": (good, 2), "bad": (bad, 2)})[0]
+    'good'
     """
     from ..objectives import rwr_conductance
     from ..operators.knn import MixedWalk, knn_affinity
