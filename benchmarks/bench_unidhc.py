@@ -47,6 +47,8 @@ HETERO = ["senate-committees", "house-committees", "actor", "amazon-ratings", "p
 SWEEP_H = [0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0]
 SCORES = ("acc", "nmi", "ari", "f1", "time")
 KEY = ("dataset", "protocol", "method")
+HELDOUT = "unidhc (held-out choice)"
+"""The encoder kept or dropped by held-out feature columns (``embedding="heldout"``)."""
 MLP = "unidhc (mlp encoder)"
 """Rows of the pre-2026-12-04 option ``encoder="mlp"`` (removed; its stored rows stay in the
 stores and the report)."""
@@ -71,6 +73,7 @@ def methods(k, seed, featured=True, isolated=False):
         "X - PX (high-pass)": UniDHC(k, gamma_init="high-pass", **fixed),
         "unidhc": UniDHC(k, random_state=seed),
         "unidhc (complementary views)": UniDHC(k, views="complementary", random_state=seed),
+        HELDOUT: UniDHC(k, embedding="heldout", random_state=seed),
     }
 
 
@@ -93,7 +96,8 @@ def run(hg, seeds, protocol, store, extra=None, only=None):
             t = time.perf_counter()
             est.fit(hg)
             dt = time.perf_counter() - t
-            out.append({"method": name, **evaluate(hg.labels, est.labels_), "time": dt})
+            out.append({"method": name, **evaluate(hg.labels, est.labels_), "time": dt,
+                        "selected": getattr(est, "selected_", None)})
             if name == "unidhc":
                 # the learned filter, and k-means on its block alone from the same fit
                 out[-1].update(gamma=est.coefficients_.tolist(),
@@ -111,6 +115,8 @@ def run(hg, seeds, protocol, store, extra=None, only=None):
         row = {"dataset": hg.name, "protocol": protocol, "method": name, "seeds": seeds,
                **{f: s[f] for v in SCORES for f in (v, v + "_std")}}
         row.update(extra or {})
+        if name == HELDOUT:  # which output each seed kept
+            row["selected"] = [r["selected"] for r in per_seed if r["method"] == name]
         if name == "unidhc":
             fits = [r for r in per_seed if r["method"] == "unidhc"]
             row["gamma_init"] = np.round(np.mean([r["init"] for r in fits], axis=0), 3).tolist()
@@ -250,7 +256,8 @@ def targets(pub):
                                  "unidhc NMI/ARI"], cells) + [""]
 
 
-UNIDHC_SOURCES = ["src/hyperclust/cluster/unidhc.py", "src/hyperclust/models/contrast.py",
+UNIDHC_SOURCES = ["src/hyperclust/cluster/unidhc.py", "src/hyperclust/cluster/unidhc_output.py",
+                  "src/hyperclust/models/contrast.py",
                   "src/hyperclust/models/canonical.py",
                   "src/hyperclust/models/unidhc.py", "src/hyperclust/models/losses.py"]
 

@@ -53,6 +53,7 @@ VARIANTS = {
     "gamma trained by the losses": {"gamma_lr": 1e-2, "gamma_reg": 0.0},
     "z-score start, gamma_lr 1e-3": {"gamma_init": "auto", "gamma_lr": 1e-3},
     "energy contrast": {"gamma_init": "contrast"},
+    "held-out choice": {"embedding": "heldout"},
 }
 ORDERS = [1, 2, 3, 4, 6, 8, 10]
 
@@ -98,7 +99,8 @@ def run_level(h, seed, variants=tuple(VARIANTS)):
         extra = {"time": time.perf_counter() - t, "gamma": est.coefficients_.tolist(),
                  "share": low_pass_share(est.coefficients_),
                  "output_smoothness": output_smoothness(
-                     hg, est.embedding_[:, :est.n_filter_columns_])}
+                     hg, est.embedding_[:, :est.n_filter_columns_]),
+                 "selected": getattr(est, "selected_", None)}
         if name == "unidhc":
             extra["trajectory"] = [t_["gamma"] for t_ in est.filter_trajectory_]
             block = kmeans_labels(est.embedding_[:, :est.n_filter_columns_], 4, est.n_init_,

@@ -34,7 +34,9 @@ from ..operators.propagation import PropagationOperator
 from ..threads import OtherCpu, current_limit
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import INPUT, N_COMPONENTS, N_STRUCTURAL
+from .rounding import kmeans_labels
 from .spectral import N_INIT, resolve_settings
+from .unidhc_output import MIN_HELDOUT_COLUMNS, conductance_choice, heldout_choice
 
 __all__ = ["UniDHC", "family_coefficients"]
 
@@ -42,10 +44,8 @@ _FAMILIES = ("low-pass", "identity", "high-pass", "uniform")
 _LEARNED = ("canonical", "alignment", "contrast", "auto")
 CONTRAST_STEPS = 300
 """Adam steps of the filter objective (on ``2 K + 1`` weights; converged well before)."""
-EMBEDDINGS = ("concat", "filter", "auto")
+EMBEDDINGS = ("concat", "filter", "heldout", "auto")
 VIEWS = ("dropout", "complementary")
-SELECTION_NEIGHBORS = 10
-"""Attribute neighbours of the kNN walk that scores the candidate outputs (as in ``auto``)."""
 NEIGHBOR_PAIR_BUDGET = 2 ** 25
 """Most (isolated, connected) pairs compared exactly (about 1 s at d = 128 on one core;
 every shared dataset needs under 2 ** 22); beyond it the candidates are a seeded uniform
@@ -191,9 +191,17 @@ class UniDHC(HypergraphClusterer):
         output, or complementary random halves of its entries (``"complementary"``: they
         share no feature noise; it fixes some sets where the encoder loses to its own
         filter and breaks others, measured in docs/unidhc.md, "The deep part").
-    embedding : {"concat", "filter", "auto"}, default "concat"
+    embedding : {"concat", "filter", "heldout", "auto"}, default "concat"
         What k-means clusters: the L2-normalised filter output beside the L2-normalised
-        encoder output, or the filter output alone; ``"auto"`` clusters each of these, the
+        encoder output, or the filter output alone. ``"heldout"``: the concatenation only
+        when it wins on feature columns its encoder did not see
+        (:func:`~hyperclust.cluster.unidhc_output.heldout_choice`: encoders retrained
+        without each of 4 column folds, both clusterings scored against the held-out fold
+        by the canonical criterion of the filter); a structural input keeps the filter
+        output (no independent columns to check the encoder on); the full encoder is
+        trained only when the concatenation is kept (``gamma_lr = 0``), so
+        ``loss_history_`` is empty otherwise (``selected_``, ``scores_``: per-fold
+        scores). ``"auto"`` clusters each of these, the
         encoder output and the two fixed filters (``P^2 X`` and ``X``) and keeps the
         clustering with the lowest label-free :func:`~hyperclust.selection.objectives.rwr_conductance`
         (``balance="min"``) on the mixed hypergraph + attribute-kNN walk (``selected_``,
@@ -385,7 +393,7 @@ class UniDHC(HypergraphClusterer):
     def fit(self, hypergraph, y=None):
         """Fit on ``hypergraph`` (labels, if any, are ignored). Returns ``self``."""
         load_meter = OtherCpu()  # the fit's preparation is the first epoch's load window
-        torch, train_unidhc = _deep()
+        torch = _deep()[0]
         limit = current_limit()  # torch may have been imported inside this fit's thread limit
         if limit is not None:
             torch.set_num_threads(limit)
@@ -401,29 +409,46 @@ class UniDHC(HypergraphClusterer):
         g0 = self._initial_filter(hg, P, X, B, order, seed, k)
         self.initial_coefficients_ = g0.copy()
         B = self._borrow_for_isolated(hg, X, B, seed)
-        net, self.loss_history_ = train_unidhc(
-            B, hg.incidence, g0, hidden_dim=self.hidden_dim, epochs=self.epochs, lr=self.lr,
+
+        def train(basis):
+            return self._train(basis, hg.incidence, g0, seed, load_meter)
+
+        net, self.loss_history_, self.selected_, self.scores_ = None, [], self.embedding, None
+        if self.gamma_lr > 0 or self.embedding != "heldout":
+            net, self.loss_history_ = train(B)
+        # gamma_lr = 0: the trained gamma is g0 in the network's float32
+        gamma = g0 if net is None else net.filter.gamma.detach().cpu().numpy()
+        self.coefficients_ = np.asarray(gamma, dtype=np.float32).astype(np.float64)
+        Z = _filter_output(self.coefficients_, B)
+        if self.embedding == "auto":
+            self._select_output(hg, k, seed, order, B, normalize(Z), self._encode(net, Z))
+            return self
+        if self.embedding == "heldout" and self.input_kind_ == "features" \
+                and B.shape[2] >= MIN_HELDOUT_COLUMNS:
+            self.selected_, self.scores_ = heldout_choice(
+                B, self.coefficients_, lambda half: train(half)[0], self._encode, k,
+                self.n_init_, seed)
+        elif self.embedding == "heldout":  # structural input: no columns to hold out
+            self.selected_ = "filter"
+        parts = [normalize(Z)]
+        if self.selected_ == "concat":
+            if net is None:
+                net, self.loss_history_ = train(B)
+            parts.append(self._encode(net, Z))
+        self.n_filter_columns_ = Z.shape[1]
+        self.embedding_ = np.hstack(parts)
+        self.labels_ = kmeans_labels(self.embedding_, k, self.n_init_, seed)
+        return self
+
+    def _train(self, B, incidence, g0, seed, load_meter):
+        """Step 4: the encoder (and gamma when ``gamma_lr > 0``) trained on the basis ``B``."""
+        return _deep()[1](
+            B, incidence, g0, hidden_dim=self.hidden_dim, epochs=self.epochs, lr=self.lr,
             gamma_lr=self.gamma_lr, batch_size=self.batch_size,
             decorrelation_weight=self.decorrelation_weight, gamma_reg=self.gamma_reg,
             consistency_weight=self.consistency_weight,
             dropout=float(self.dropout), views=self.views, random_state=seed, device=self.device,
             verbose=self.verbose, load_meter=load_meter)
-        self.coefficients_ = net.filter.gamma.detach().cpu().numpy().astype(np.float64)
-        Z = _filter_output(self.coefficients_, B)
-        blocks = {"filter": lambda: normalize(Z),
-                  "encoder": lambda: self._encode(net, Z)}
-        if self.embedding == "auto":
-            self._select_output(hg, k, seed, order, B, blocks)
-            return self
-        parts = [blocks["filter"]()]
-        if self.embedding == "concat":
-            parts.append(blocks["encoder"]())
-        self.n_filter_columns_ = Z.shape[1]
-        self.embedding_ = np.hstack(parts)
-        from .baselines import kmeans_labels
-
-        self.labels_ = kmeans_labels(self.embedding_, k, self.n_init_, seed)
-        return self
 
     def _encode(self, net, Z):
         # rows in blocks: the encoder's hidden layer (hidden_dim wide, two tensors of it) for
@@ -437,21 +462,11 @@ class UniDHC(HypergraphClusterer):
                 out[lo:lo + ENCODE_ROWS] = net.encoder(block).cpu().numpy()
         return normalize(out, copy=False)
 
-    def _select_output(self, hg, k, seed, order, B, blocks):
-        """``embedding="auto"``: cluster every candidate output and keep the one with the
-        lowest :func:`~hyperclust.selection.objectives.rwr_conductance` (``balance="min"``) on the mixed
-        hypergraph + attribute-kNN walk, the objective ``auto`` selects with, ranked by the
-        selection loop ``auto`` uses (:func:`~hyperclust.selection.select`: an output whose
-        clustering has fewer than k clusters or is degenerate ranks last)."""
-        from ..selection.objectives import rwr_conductance
-        from ..selection.loop import select
-        from ..operators.knn import MixedWalk, knn_affinity
-        from .baselines import kmeans_labels
-
+    def _select_output(self, hg, k, seed, order, B, filt, enc):
+        """``embedding="auto"``: the candidate outputs (``filt``, ``enc``: the row-normalised
+        filter and encoder outputs) chosen by :func:`.unidhc_output.conductance_choice`."""
         floor = family_coefficients("low-pass", order)
         ident = family_coefficients("identity", order)
-        filt = blocks["filter"]()
-        enc = blocks["encoder"]()
         candidates = {
             "concat": (np.hstack([filt, enc]), filt.shape[1]),
             "filter": (filt, filt.shape[1]),
@@ -459,14 +474,7 @@ class UniDHC(HypergraphClusterer):
             "fixed-low-pass": (normalize(_filter_output(floor, B)), B.shape[2]),
             "input": (normalize(_filter_output(ident, B)), B.shape[2]),
         }
-        A = None
-        if hg.features is not None and hg.n_nodes > 1:
-            A = knn_affinity(hg.features, SELECTION_NEIGHBORS, random_state=seed)
-        walk = MixedWalk(hg, A, beta=0.5)
-        ranking, labels = select(
-            candidates, lambda c: kmeans_labels(candidates[c][0], k, self.n_init_, seed),
-            lambda c, y: rwr_conductance(hg, y, walk=walk, balance="min"), k)
-        best = ranking.selected
+        best, ranking, labels = conductance_choice(hg, k, self.n_init_, seed, candidates)
         self.selected_, self.scores_, self.candidate_labels_ = best, ranking.scores, labels
         self.embedding_, self.n_filter_columns_ = candidates[best]
         self.labels_ = labels[best]

@@ -1,0 +1,193 @@
+"""What Uni-DHC's k-means clusters: the filter output, or it beside the encoder output.
+
+The trained encoder helps on some sets and loses to its own filter output on others
+(docs/unidhc.md, "The deep part"). :func:`heldout_choice` decides per input without
+labels: the encoder is retrained without one fold of the feature columns, both candidate
+clusterings of the other columns are scored against the raw held-out fold, which neither
+saw, by :func:`cluster_canonical_score` (the same canonical criterion that learns the
+filter, on the cluster indicator), once per fold.
+:func:`conductance_choice` is the older option (``embedding="auto"``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.preprocessing import normalize
+from threadpoolctl import threadpool_limits
+
+from ..models.canonical import RIDGE
+from .rounding import kmeans_labels
+
+__all__ = ["HELDOUT_CANDIDATES", "cluster_canonical_score", "heldout_choice",
+           "conductance_choice"]
+
+HELDOUT_CANDIDATES = ("filter", "concat")
+"""Candidates of :func:`heldout_choice`, in the order that wins a tie."""
+MIN_HELDOUT_COLUMNS = 4
+"""Fewest feature columns for the held-out choice."""
+HELDOUT_FOLDS = 4
+"""The feature columns are split into this many folds; each round holds one out and trains
+on the rest (3/4 of the columns: closer to the full fit than halves, which chose the
+filter on a cora-ca seed where the full concatenation was .12 better; docs/unidhc.md)."""
+HELDOUT_ROUNDS = 4
+"""Rounds (held-out folds) whose scores add up: each trains one encoder; every column is
+held out once."""
+
+
+def cluster_canonical_score(labels: np.ndarray, R: np.ndarray, ridge: float = RIDGE) -> float:
+    """Sum of the squared canonical correlations between a clustering and the columns ``R``.
+
+    With ``Y`` the cluster indicator and ``R_w`` the column-centred ``R`` whitened with a
+    ridge (``ridge`` x its mean eigenvalue), the value is ``tr(R_w^T Y (Y^T Y)^-1 Y^T R_w)``:
+    the between-cluster share of ``R``'s whitened variance, at most ``k - 1`` (Fisher's ratio
+    of the clustering, measured on ``R``).
+
+    Parameters
+    ----------
+    labels : ndarray of int, shape (n,)
+    R : ndarray, shape (n, d)
+    ridge : float
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> R = np.array([[0.0], [0.1], [1.0], [1.1]])
+    >>> round(cluster_canonical_score(np.array([0, 0, 1, 1]), R, ridge=0.0), 3)
+    0.99
+    >>> round(cluster_canonical_score(np.array([0, 1, 0, 1]), R, ridge=0.0), 3)
+    0.01
+    """
+    R = np.asarray(R, dtype=np.float64)
+    R = R - R.mean(axis=0)
+    C = R.T @ R
+    w, V = np.linalg.eigh(C)
+    w = np.maximum(w, 0) + ridge * max(np.trace(C) / len(C), np.finfo(float).tiny)
+    Rw = R @ (V / np.sqrt(w))  # rotated whitening: the trace below is invariant to V
+    _, y = np.unique(labels, return_inverse=True)
+    Y = sp.csr_matrix((np.ones(len(y)), (np.arange(len(y)), y)))
+    sums = np.asarray(Y.T @ Rw)  # (k, d): per-cluster sums
+    return float(np.sum(sums ** 2 / np.bincount(y)[:, None]))
+
+
+def _candidate_labels(F, encode, k, n_init, seed) -> dict:
+    """``{candidate: labels}`` of k-means on the row-normalised filter output ``F`` and on
+    it beside ``encode(F)`` (already normalised)."""
+    filt = normalize(F)
+    return {"filter": kmeans_labels(filt, k, n_init, seed),
+            "concat": kmeans_labels(np.hstack([filt, encode(F)]), k, n_init, seed)}
+
+
+def heldout_choice(basis, coefficients, train, encode, k, n_init, seed):
+    """Choose the filter output or the concatenation by held-out feature columns.
+
+    The columns are split (seeded) into :data:`HELDOUT_FOLDS` folds. For each of the first
+    :data:`HELDOUT_ROUNDS` folds ``b``, with ``a`` the other columns: an encoder is trained
+    on the basis restricted to ``a`` (the basis is column-wise, so it is the basis of
+    ``X_a``); k-means clusters the filter output of ``a`` and it beside the encoder's
+    output; each clustering is scored by :func:`cluster_canonical_score` against the raw
+    held-out ``X_b``. Scores add over the rounds; the higher total wins (a tie: the
+    filter, which needs no training). Feature noise independent across columns cannot
+    raise the score, so an encoder that spreads clusters by their rows' own noise loses.
+
+    Parameters
+    ----------
+    basis : ndarray, shape (K+1, n, d), d >= :data:`MIN_HELDOUT_COLUMNS`
+        The polynomial basis of the input (``basis[0]`` the raw input).
+    coefficients : ndarray, shape (K+1,)
+        The learned filter (power basis), the same for both halves.
+    train : callable
+        ``train(basis_half) -> net``: the encoder training of the fit, on a half.
+    encode : callable
+        ``encode(net, F) -> ndarray``: the row-normalised encoder output of ``F``.
+    k, n_init, seed : int
+        k-means clusters, restarts, seed; ``seed`` also draws the column split.
+
+    Returns
+    -------
+    choice : str
+        One of :data:`HELDOUT_CANDIDATES`.
+    scores : dict
+        ``{candidate: [score of each round]}``.
+
+    Examples
+    --------
+    A stand-in encoder whose output is clusters the feature columns know nothing about:
+
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat([0, 1], 30)
+    >>> X = 3.0 * np.eye(2)[y] @ rng.normal(size=(2, 8)) + rng.normal(size=(60, 8))
+    >>> noise = 10.0 * np.eye(2)[rng.permutation(y)]
+    >>> choice, scores = heldout_choice(np.stack([X, X]), np.array([1.0, 0.0]),
+    ...                                 train=lambda half: None,
+    ...                                 encode=lambda net, F: normalize(noise), k=2,
+    ...                                 n_init=2, seed=0)
+    >>> choice, len(scores["filter"])
+    ('filter', 4)
+    """
+    d = basis.shape[2]
+    folds = np.array_split(np.random.default_rng(seed).permutation(d), HELDOUT_FOLDS)
+    scores = {name: [] for name in HELDOUT_CANDIDATES}
+    coef = np.asarray(coefficients, dtype=basis.dtype)
+    for i in range(min(HELDOUT_ROUNDS, HELDOUT_FOLDS)):
+        b = folds[i]
+        a = np.sort(np.concatenate(folds[:i] + folds[i + 1:]))
+        part = np.ascontiguousarray(basis[:, :, a])
+        net = train(part)
+        F = np.tensordot(coef, part, axes=1)
+        labels = _candidate_labels(F, lambda Z: encode(net, Z), k, n_init, seed)
+        with threadpool_limits(1, user_api="blas"):  # the same bits whatever the threads
+            for name in HELDOUT_CANDIDATES:
+                scores[name].append(cluster_canonical_score(labels[name], basis[0][:, b]))
+    best = max(HELDOUT_CANDIDATES, key=lambda c: sum(scores[c]))  # first wins a tie
+    return best, scores
+
+
+def conductance_choice(hg, k, n_init, seed, candidates):
+    """The candidate embedding whose k-means clustering has the lowest
+    :func:`~hyperclust.selection.objectives.rwr_conductance` (``balance="min"``) on the mixed
+    hypergraph + attribute-kNN walk, ranked by :func:`~hyperclust.selection.loop.select` (an
+    output whose clustering has fewer than k clusters or is degenerate ranks last).
+
+    Parameters
+    ----------
+    hg : Hypergraph
+    k, n_init, seed : int
+    candidates : dict
+        ``{name: (embedding, n_filter_columns)}``.
+
+    Returns
+    -------
+    best : str
+    ranking : selection ranking (``scores``)
+    labels : dict
+        ``{name: labels}``.
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [3, 4, 5]], n_nodes=6)
+    >>> good = np.repeat([[1.0, 0.0], [0.0, 1.0]], 3, axis=0)
+    >>> bad = np.tile([[1.0, 0.0], [0.0, 1.0]], (3, 1))
+    >>> conductance_choice(hg, 2, 2, 0, {"good": (good, 2), "bad": (bad, 2)})[0]
+    'good'
+    """
+    from ..selection.objectives import rwr_conductance
+    from ..operators.knn import MixedWalk, knn_affinity
+    from ..selection.loop import select
+
+    A = None
+    if hg.features is not None and hg.n_nodes > 1:
+        A = knn_affinity(hg.features, SELECTION_NEIGHBORS, random_state=seed)
+    walk = MixedWalk(hg, A, beta=0.5)
+    ranking, labels = select(
+        candidates, lambda c: kmeans_labels(candidates[c][0], k, n_init, seed),
+        lambda c, y: rwr_conductance(hg, y, walk=walk, balance="min"), k)
+    return ranking.selected, ranking, labels
+
+
+SELECTION_NEIGHBORS = 10
+"""Attribute neighbours of the kNN walk that scores the candidate outputs (as in ``auto``)."""
