@@ -65,11 +65,11 @@ def test_malicious_pickle_refused(tmp_path, capsys):
 
 
 def test_cluster_deep_method_shows_progress_unless_quiet(tmp_path, capsys):
-    src = tmp_path / "edges.txt"
-    _write_edge_list(src)
-    assert main(["cluster", str(src), "--method", "unidhc", "--k", "2"]) == 0
+    # a feature input: Uni-DHC trains its encoder there (on a structural one it does not)
+    src = "synthetic-h0.8-n300-k3"
+    assert main(["cluster", src, "--method", "unidhc", "--k", "3"]) == 0
     assert "Uni-DHC" in capsys.readouterr().err
-    assert main(["cluster", str(src), "--method", "unidhc", "--k", "2", "--quiet"]) == 0
+    assert main(["cluster", src, "--method", "unidhc", "--k", "3", "--quiet"]) == 0
     assert "Uni-DHC" not in capsys.readouterr().err
 
 

@@ -440,9 +440,23 @@ def test_structural_input_without_features(hg):
     # nothing for a feature split to learn from the hypergraph's own eigenvectors: P^K
     assert m.filter_family_ == "low-pass" and m.mixture_weights_ is None
     assert m.initial_coefficients_.tolist() == [0.0, 0.0, 1.0]
-    assert m.coefficients_.shape == (m.order + 1,) and m.embedding_.shape[1] == 4 + 4
+    # the default (embedding="by-input") keeps the filter output alone on a structural
+    # input and trains no encoder
+    assert m.selected_ == "filter" and m.loss_history_ == []
+    assert m.coefficients_.shape == (m.order + 1,) and m.embedding_.shape[1] == 4
     auto = _small(random_state=0, epochs=1).fit(bare)
-    assert auto.embedding_.shape[1] == 4 + 4  # 2 * n_clusters columns by default
+    assert auto.embedding_.shape[1] == 4  # 2 * n_clusters structural columns, filter only
+    both = _small(random_state=0, epochs=1, embedding="concat").fit(bare)
+    assert both.embedding_.shape[1] == 4 + 4 and both.loss_history_
+    np.testing.assert_array_equal(both.embedding_[:, :4], auto.embedding_)
+
+
+def test_by_input_keeps_the_concatenation_on_features(hg):
+    by_input = _small(random_state=0, epochs=1).fit(hg)
+    concat = _small(random_state=0, epochs=1, embedding="concat").fit(hg)
+    assert by_input.input_kind_ == "features" and by_input.selected_ == "concat"
+    np.testing.assert_array_equal(by_input.labels_, concat.labels_)
+    np.testing.assert_array_equal(by_input.embedding_, concat.embedding_)
 
 
 @pytest.mark.parametrize("params, err", [

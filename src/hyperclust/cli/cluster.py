@@ -194,6 +194,13 @@ def _print_selection(est, k: int, n_nodes: int) -> None:
         print(est.selection_reason_)
         for name, why in getattr(est, "skipped_", {}).items():
             print(f"skipped {name}: {why}")
+    elif isinstance(getattr(est, "scores_", None), dict) and any(
+            isinstance(v, list) for v in est.scores_.values()):
+        print(f"output {est.selected_} (held-out canonical score, higher is better: "
+              + ", ".join(f"{name} {sum(v):.4f}" for name, v in est.scores_.items()) + ")")
+    elif getattr(est, "scores_", None) is None and getattr(est, "selected_", None):
+        print(f"output {est.selected_} (embedding={est.embedding!r}, "
+              f"{getattr(est, 'input_kind_', '?')} input)")
     elif getattr(est, "selected_", None) is not None:
         found = getattr(est, "n_found_", {})
         wanted = min(k, n_nodes)

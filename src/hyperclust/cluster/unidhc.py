@@ -44,7 +44,7 @@ _FAMILIES = ("low-pass", "identity", "high-pass", "uniform")
 _LEARNED = ("canonical", "alignment", "contrast", "auto")
 CONTRAST_STEPS = 300
 """Adam steps of the filter objective (on ``2 K + 1`` weights; converged well before)."""
-EMBEDDINGS = ("concat", "filter", "heldout", "auto")
+EMBEDDINGS = ("by-input", "concat", "filter", "heldout", "auto")
 VIEWS = ("dropout", "complementary")
 NEIGHBOR_PAIR_BUDGET = 2 ** 25
 """Most (isolated, connected) pairs compared exactly (about 1 s at d = 128 on one core;
@@ -191,9 +191,12 @@ class UniDHC(HypergraphClusterer):
         output, or complementary random halves of its entries (``"complementary"``: they
         share no feature noise; it fixes some sets where the encoder loses to its own
         filter and breaks others, measured in docs/unidhc.md, "The deep part").
-    embedding : {"concat", "filter", "heldout", "auto"}, default "concat"
+    embedding : {"by-input", "concat", "filter", "heldout", "auto"}, default "by-input"
         What k-means clusters: the L2-normalised filter output beside the L2-normalised
-        encoder output, or the filter output alone. ``"heldout"``: the concatenation only
+        encoder output, or the filter output alone. ``"by-input"``: the concatenation on
+        features, the filter output alone (no encoder trained at ``gamma_lr = 0``) on a
+        structural input, where the encoder lost .05-.08 ACC to it (docs/unidhc.md).
+        ``"heldout"``: the concatenation only
         when it wins on feature columns its encoder did not see
         (:func:`~hyperclust.cluster.unidhc_output.heldout_choice`: encoders retrained
         without each of 4 column folds, both clusterings scored against the held-out fold
@@ -285,7 +288,7 @@ class UniDHC(HypergraphClusterer):
                  self_loops=1.0, input="auto", n_components="auto", n_structural="auto",
                  isolated_neighbors=10, hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=0.0,
                  batch_size=512, decorrelation_weight=0.1, consistency_weight=1.0,
-                 gamma_reg=1.0, dropout=0.2, views="dropout", embedding="concat",
+                 gamma_reg=1.0, dropout=0.2, views="dropout", embedding="by-input",
                  n_init="auto",
                  random_state=0, device="cpu", verbose=False):
         self.n_clusters = n_clusters
@@ -413,8 +416,11 @@ class UniDHC(HypergraphClusterer):
         def train(basis):
             return self._train(basis, hg.incidence, g0, seed, load_meter)
 
-        net, self.loss_history_, self.selected_, self.scores_ = None, [], self.embedding, None
-        if self.gamma_lr > 0 or self.embedding != "heldout":
+        self.selected_, self.scores_ = self.embedding, None
+        if self.embedding == "by-input":
+            self.selected_ = "concat" if self.input_kind_ == "features" else "filter"
+        net, self.loss_history_ = None, []
+        if self.gamma_lr > 0 or self.selected_ not in ("heldout", "filter"):
             net, self.loss_history_ = train(B)
         # gamma_lr = 0: the trained gamma is g0 in the network's float32
         gamma = g0 if net is None else net.filter.gamma.detach().cpu().numpy()
@@ -423,13 +429,11 @@ class UniDHC(HypergraphClusterer):
         if self.embedding == "auto":
             self._select_output(hg, k, seed, order, B, normalize(Z), self._encode(net, Z))
             return self
-        if self.embedding == "heldout" and self.input_kind_ == "features" \
-                and B.shape[2] >= MIN_HELDOUT_COLUMNS:
+        if self.embedding == "heldout":  # a structural input has no columns to hold out
             self.selected_, self.scores_ = heldout_choice(
                 B, self.coefficients_, lambda half: train(half)[0], self._encode, k,
-                self.n_init_, seed)
-        elif self.embedding == "heldout":  # structural input: no columns to hold out
-            self.selected_ = "filter"
+                self.n_init_, seed) if self.input_kind_ == "features" \
+                and B.shape[2] >= MIN_HELDOUT_COLUMNS else ("filter", None)
         parts = [normalize(Z)]
         if self.selected_ == "concat":
             if net is None:

@@ -171,7 +171,7 @@ consistency_weight, gamma_reg, dropout
         As in :class:`hyperclust.cluster.UniDHC`, whose training loop this estimator runs
         (:func:`hyperclust.models.unidhc.train_on_batches`); every training option the two
         share is passed on (:func:`training_parameters`).
-    embedding : {"concat", "filter"}, default "concat"
+    embedding : {"by-input", "concat", "filter"}, default "by-input"
     n_init, random_state, device, verbose
         As in :class:`hyperclust.cluster.UniDHC`; ``device`` is the torch device of the
         trainer (this process) and of the per-block inference (workers).
@@ -235,7 +235,8 @@ consistency_weight, gamma_reg, dropout
     def _check_parameters(self):
         """Every parameter against ``UniDHC``'s constraints where shared (``n_clusters``
         against ``n`` in ``fit``); returns ``order``."""
-        table = {**UniDHC._parameter_constraints, "embedding": [Options(("concat", "filter"))],
+        table = {**UniDHC._parameter_constraints,
+                 "embedding": [Options(("by-input", "concat", "filter"))],
                  **{name: [Interval(int, 1)] for name in ("sample_size", "block_size",
                                                            "n_workers")}}
         check_parameters(table, {name: getattr(self, name) for name in table
@@ -294,13 +295,20 @@ consistency_weight, gamma_reg, dropout
         lap("basis")
         g0 = self._initial_filter(phg, client, P, X, files, basis_files, order, seed, k)
         lap("filter_choice")
-        net, self.loss_history_ = train_on_batches(
-            BasisFileBatches(work / "basis", self.device), g0, **self._training_options(),
-            random_state=seed, device=self.device, verbose=self.verbose)
+        concat = self.embedding == "concat" or (self.embedding == "by-input"
+                                                and self.input_kind_ == "features")
+        net, self.loss_history_, state = None, [], None
+        if concat or self.gamma_lr > 0:
+            net, self.loss_history_ = train_on_batches(
+                BasisFileBatches(work / "basis", self.device), g0,
+                **self._training_options(), random_state=seed, device=self.device,
+                verbose=self.verbose)
+            state = {name: t.detach().cpu().numpy()
+                     for name, t in net.encoder.state_dict().items()}
         lap("training")
-        self.coefficients_ = net.filter.gamma.detach().cpu().numpy().astype(np.float64)
-        state = {name: t.detach().cpu().numpy() for name, t in net.encoder.state_dict().items()}
-        concat = self.embedding == "concat"
+        # gamma_lr = 0 without training: g0 in the network's float32, as UniDHC
+        gamma = g0 if net is None else net.filter.gamma.detach().cpu().numpy()
+        self.coefficients_ = np.asarray(gamma, dtype=np.float32).astype(np.float64)
         blocks = [client.submit(_embed_block, f, self.coefficients_, state, self.hidden_dim,
                                 concat, self.device, retries=RETRIES, pure=False)
                   for f in basis_files]
