@@ -249,6 +249,10 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
     ((200,), (200, 8), 'features')
     """
 
+    #: Outputs indexed by node (put back in the given order after a fit on the
+    #: cache-friendly numbering: :mod:`hyperclust.cluster.node_order`).
+    _node_outputs = ("labels_", "embedding_")
+
     _parameter_constraints = {
         **KMeansFeatures._parameter_constraints,
         "n_hops": [Interval(int, 0)],

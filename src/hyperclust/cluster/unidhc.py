@@ -247,6 +247,10 @@ class UniDHC(HypergraphClusterer):
     ((120,), (120, 16), (3,))
     """
 
+    #: Outputs indexed by node (put back in the given order after a fit on the
+    #: cache-friendly numbering: :mod:`hyperclust.cluster.node_order`).
+    _node_outputs = ("labels_", "embedding_", "candidate_labels_")
+
     _parameter_constraints = {
         **SHARED_CONSTRAINTS,
         "order": [Interval(int, 0)],
