@@ -28,7 +28,8 @@ def estimator(method, seed):
     if method == "unidhc":  # a smaller network: the test is about the numbering
         from hyperclust.cluster import UniDHC
 
-        return UniDHC(3, hidden_dim=32, epochs=5, random_state=seed)
+        # structural input: with features Uni-DHC keeps the given numbering (next test)
+        return UniDHC(3, input="structural", hidden_dim=32, epochs=5, random_state=seed)
     return make_estimator(method, 3, random_state=seed)
 
 
@@ -49,7 +50,7 @@ class Degrees(HypergraphClusterer):
 
     def fit(self, hypergraph, y=None):
         hg = check_hypergraph(hypergraph)
-        self.seen_order_ = hg.original_ids.copy()
+        self.seen_features_ = hg.features[:, 0].copy()
         deg = np.asarray(hg.incidence.sum(axis=1), dtype=np.float64).ravel()
         self.labels_ = (deg > np.median(deg)).astype(np.int64)
         self.embedding_ = np.column_stack([deg, hg.features[:, 0]])
@@ -75,8 +76,9 @@ def test_the_fit_sees_another_numbering_and_outputs_come_back_in_the_given_one(m
     given = Degrees().fit(hg)
     monkeypatch.setattr(node_order, "MIN_INCIDENCES", 0)
     renumbered = Degrees().fit(hg)
-    assert not np.array_equal(renumbered.seen_order_, np.arange(hg.n_nodes))
-    np.testing.assert_array_equal(given.seen_order_, np.arange(hg.n_nodes))
+    np.testing.assert_array_equal(given.seen_features_, hg.features[:, 0])
+    assert not np.array_equal(renumbered.seen_features_, hg.features[:, 0])
+    np.testing.assert_array_equal(np.sort(renumbered.seen_features_), np.sort(hg.features[:, 0]))
     for name in ("labels_", "embedding_"):
         np.testing.assert_array_equal(getattr(renumbered, name), getattr(given, name))
     np.testing.assert_array_equal(renumbered.by_name_["degree"], given.by_name_["degree"])
@@ -120,11 +122,25 @@ def names_of(edge, names):
 def test_small_inputs_and_prebuilt_walks_keep_the_given_numbering(monkeypatch):
     hg = planted(4)
     monkeypatch.setattr(node_order, "MIN_INCIDENCES", hg.incidence.nnz + 1)
-    np.testing.assert_array_equal(Degrees().fit(hg).seen_order_, np.arange(hg.n_nodes))
+    np.testing.assert_array_equal(Degrees().fit(hg).seen_features_, hg.features[:, 0])
     monkeypatch.setattr(node_order, "MIN_INCIDENCES", 0)
     est = make_estimator("ahcka", 3, random_state=0)
     walk = est.build_walk(hg)
     assert est.fit(hg, walk=walk).walk_ is walk
+
+
+def test_unidhc_on_features_keeps_the_given_numbering(monkeypatch):
+    from hyperclust.cluster import UniDHC
+
+    calls, real = [], node_order.cache_order
+    monkeypatch.setattr(node_order, "cache_order", lambda H: calls.append(H.shape) or real(H))
+    monkeypatch.setattr(node_order, "MIN_INCIDENCES", 0)
+    hg = planted(5, n=60)
+    UniDHC(3, hidden_dim=8, epochs=1).fit(hg)
+    assert calls == []
+    hg_structure = hg.replace(features=None)
+    UniDHC(3, hidden_dim=8, epochs=1).fit(hg_structure)
+    assert calls == [hg.incidence.shape]
 
 
 def test_an_output_of_unknown_kind_is_refused():

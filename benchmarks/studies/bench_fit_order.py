@@ -55,6 +55,7 @@ def main(argv=None):
                     for reorder in (False, True):
                         t, labels[reorder] = fit_cpu(method, hg, reorder)
                         times[reorder].append(t)
+                        print(f"# {spec} {method} reorder={reorder} cpu {t:.3f}", flush=True)
             g, r = times[False], times[True]
             print(f"{spec} {method} {hg.incidence.nnz} {min(g):.3f} {statistics.median(g):.3f} "
                   f"{min(r):.3f} {statistics.median(r):.3f} {min(r) / min(g):.3f} "

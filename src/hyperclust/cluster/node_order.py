@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..hypergraph import Hypergraph
-from ..hypergraph.ordering import reordered
+from ..hypergraph.ordering import cache_order
 
 __all__ = ["MIN_INCIDENCES", "fit_in_cache_order", "restore_node_order"]
 
@@ -31,21 +31,48 @@ MIN_INCIDENCES = 1_000_000
 
 def wants_cache_order(estimator, hypergraph, kwargs) -> bool:
     """Whether ``estimator`` fits ``hypergraph`` on the cache-friendly numbering: it
-    declares per-node outputs, the input is a large enough Hypergraph, and no prebuilt
-    per-node argument (``walk=``) was passed in the given numbering."""
+    declares per-node outputs, the input is a large enough Hypergraph, no prebuilt per-node
+    argument (``walk=``) was passed in the given numbering, and the estimator's
+    ``_cache_order_pays(hypergraph)``, where it has one, says its sparse products dominate
+    on this input."""
+    pays = getattr(estimator, "_cache_order_pays", None)
     return (bool(getattr(type(estimator), "_node_outputs", ()))
             and isinstance(hypergraph, Hypergraph)
             and hypergraph.incidence.nnz >= MIN_INCIDENCES
-            and not any(v is not None for v in kwargs.values()))
+            and not any(v is not None for v in kwargs.values())
+            and (pays is None or pays(hypergraph)))
 
 
 def fit_in_cache_order(fit, estimator, hypergraph, rest, kwargs):
     """Run ``fit(estimator, renumbered, *rest, **kwargs)`` and restore the node order of
     the outputs; returns what ``fit`` returned."""
-    ordered, node_order = reordered(hypergraph)
-    out = fit(estimator, ordered, *rest, **kwargs)
+    node_order, edge_order = cache_order(hypergraph.incidence)
+    out = fit(estimator, fitting_copy(hypergraph, node_order, edge_order), *rest, **kwargs)
     restore_node_order(estimator, node_order, hypergraph)
     return out
+
+
+def fitting_copy(hypergraph, node_order, edge_order) -> Hypergraph:
+    """What a fit reads of ``hypergraph`` (incidence, weights, features), renumbered: node
+    ``i`` is ``hypergraph``'s node ``node_order[i]``, hyperedge ``j`` its ``edge_order[j]``.
+
+    Ids, names and labels stay behind: the wrapper restores the given order and ids, labels
+    never reach a fit, and checking ids a permutation keeps distinct was most of the cost of
+    a full renumbered copy (:func:`~hyperclust.hypergraph.ordering.reordered`).
+
+    Examples
+    --------
+    >>> hg = Hypergraph.from_edges([["a", "c"], ["b", "c"]], labels=[0, 1, 1],
+    ...                            node_ids=["a", "b", "c"])
+    >>> copy = fitting_copy(hg, np.array([2, 0, 1]), np.array([1, 0]))
+    >>> [e.tolist() for e in copy.edges()], copy.labels is None, copy.node_ids.tolist()
+    ([[0, 2], [0, 1]], True, [0, 1, 2])
+    """
+    H = hypergraph.incidence[node_order][:, edge_order]
+    features = hypergraph.features
+    return Hypergraph(H, weights=hypergraph.weights[edge_order],
+                      features=None if features is None else features[node_order],
+                      name=hypergraph.name)
 
 
 def restore_node_order(estimator, node_order, hypergraph) -> None:

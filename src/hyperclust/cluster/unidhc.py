@@ -319,6 +319,11 @@ class UniDHC(HypergraphClusterer):
                              f"{order + 1}, got shape {np.shape(self.gamma_init)}")
         return order
     # ------------------------------------------------------------------ fitting
+    def _cache_order_pays(self, hg) -> bool:
+        # only the structural input's eigensolver repays the renumbering; with features the
+        # fit is the training's, whose batches read rows in random order (node_order)
+        return self.input == "structural" or (self.input == "auto" and hg.features is None)
+
     def _prepare_input(self, hg, seed, n_clusters):
         from .baselines import node_input, reduce_features, structural_dim
 
@@ -405,6 +410,7 @@ class UniDHC(HypergraphClusterer):
         g0 = self._initial_filter(hg, P, X, B, order, seed, k)
         self.initial_coefficients_ = g0.copy()
         B = self._borrow_for_isolated(hg, X, B, seed)
+        del X  # read no more: its n x d float64 would sit under the training's peak
         net, self.loss_history_ = train_unidhc(
             B, hg.incidence, g0, hidden_dim=self.hidden_dim, epochs=self.epochs, lr=self.lr,
             gamma_lr=self.gamma_lr, batch_size=self.batch_size,
@@ -424,6 +430,8 @@ class UniDHC(HypergraphClusterer):
             parts.append(blocks["encoder"]())
         self.n_filter_columns_ = Z.shape[1]
         self.embedding_ = np.hstack(parts)
+        # the basis and the pieces would sit under k-means' copy of the embedding
+        del B, Z, parts, blocks, net, P
         from .baselines import kmeans_labels
 
         self.labels_ = kmeans_labels(self.embedding_, k, self.n_init_, seed)
