@@ -174,10 +174,6 @@ class SpectralHypergraphClustering(HypergraphClusterer):
     ([1, 1, 1, 0, 0, 0], (6, 2))
     """
 
-    #: Outputs indexed by node (put back in the given order after a fit on the
-    #: cache-friendly numbering: :mod:`hyperclust.cluster.node_order`).
-    _node_outputs = ("labels_", "embedding_")
-
     _parameter_constraints = {
         **SHARED_CONSTRAINTS,
         "operator": [Options(spectral_operators)],
