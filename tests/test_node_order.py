@@ -25,11 +25,15 @@ def planted(seed, n=300):
 
 
 def estimator(method, seed):
+    # hgnn and Uni-DHC renumber on their structural input only (a test below)
     if method == "unidhc":  # a smaller network: the test is about the numbering
         from hyperclust.cluster import UniDHC
 
-        # structural input: with features Uni-DHC keeps the given numbering (next test)
         return UniDHC(3, input="structural", hidden_dim=32, epochs=5, random_state=seed)
+    if method == "hgnn":
+        from hyperclust.cluster import HGNNSmoothingKMeans
+
+        return HGNNSmoothingKMeans(3, input="structural", random_state=seed)
     return make_estimator(method, 3, random_state=seed)
 
 
@@ -128,17 +132,19 @@ def test_small_inputs_and_prebuilt_walks_keep_the_given_numbering(monkeypatch):
     assert est.fit(hg, walk=walk).walk_ is walk
 
 
-def test_unidhc_on_features_keeps_the_given_numbering(monkeypatch):
-    from hyperclust.cluster import UniDHC
+@pytest.mark.parametrize("method", ["unidhc", "hgnn"])
+def test_a_features_input_keeps_the_given_numbering(method, monkeypatch):
+    from hyperclust.cluster import HGNNSmoothingKMeans, UniDHC
 
+    make = {"unidhc": lambda: UniDHC(3, hidden_dim=8, epochs=1),
+            "hgnn": lambda: HGNNSmoothingKMeans(3)}[method]
     calls, real = [], node_order.cache_order
     monkeypatch.setattr(node_order, "cache_order", lambda H: calls.append(H.shape) or real(H))
     monkeypatch.setattr(node_order, "MIN_INCIDENCES", 0)
     hg = planted(5, n=60)
-    UniDHC(3, hidden_dim=8, epochs=1).fit(hg)
+    make().fit(hg)
     assert calls == []
-    hg_structure = hg.replace(features=None)
-    UniDHC(3, hidden_dim=8, epochs=1).fit(hg_structure)
+    make().fit(hg.replace(features=None))
     assert calls == [hg.incidence.shape]
 
 

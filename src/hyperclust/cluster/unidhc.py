@@ -34,6 +34,7 @@ from ..operators.propagation import PropagationOperator
 from ..threads import OtherCpu, current_limit
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import INPUT, N_COMPONENTS, N_STRUCTURAL
+from .node_order import pays_on_structural_input
 from .spectral import N_INIT, resolve_settings
 
 __all__ = ["UniDHC", "family_coefficients"]
@@ -250,6 +251,7 @@ class UniDHC(HypergraphClusterer):
     #: Outputs indexed by node (put back in the given order after a fit on the
     #: cache-friendly numbering: :mod:`hyperclust.cluster.node_order`).
     _node_outputs = ("labels_", "embedding_", "candidate_labels_")
+    _cache_order_pays = pays_on_structural_input
 
     _parameter_constraints = {
         **SHARED_CONSTRAINTS,
@@ -319,11 +321,6 @@ class UniDHC(HypergraphClusterer):
                              f"{order + 1}, got shape {np.shape(self.gamma_init)}")
         return order
     # ------------------------------------------------------------------ fitting
-    def _cache_order_pays(self, hg) -> bool:
-        # only the structural input's eigensolver repays the renumbering; with features the
-        # fit is the training's, whose batches read rows in random order (node_order)
-        return self.input == "structural" or (self.input == "auto" and hg.features is None)
-
     def _prepare_input(self, hg, seed, n_clusters):
         from .baselines import node_input, reduce_features, structural_dim
 
