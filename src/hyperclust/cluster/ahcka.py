@@ -385,10 +385,6 @@ class AHCKA(HypergraphClusterer):
     True
     """
 
-    #: Outputs indexed by node (put back in the given order after a fit on the
-    #: cache-friendly numbering: :mod:`hyperclust.cluster.node_order`).
-    _node_outputs = ("labels_", "embedding_", "walk_")
-
     _parameter_constraints = {
         **SHARED_CONSTRAINTS,
         "n_neighbors": [Interval(int, 1)],

@@ -1,15 +1,24 @@
 """Fits on a cache-friendly node numbering, invisible to users.
 
-The sparse products that dominate the propagation-based methods (``H (H^T X)`` in the
-spectral eigensolver, AHCKA's walk, HGNN smoothing, Uni-DHC's basis) read the rows of ``X``
-named by each hyperedge; on a numbering where hyperedges have nearby members those rows
-come from the caches (:mod:`hyperclust.hypergraph.ordering`). An estimator that declares
-its per-node outputs (``_node_outputs``) is fitted, from :data:`MIN_INCIDENCES` incidences
-on, on the copy renumbered by reverse Cuthill-McKee; its per-node outputs are then put
-back in the given order, so ``labels_[i]`` is still the cluster of node ``i`` with id
-``node_ids_[i]``. The seeded parts (Lanczos start, k-means centres, kNN ties) are drawn per
-position, so the reordered fit is the same clustering up to the seeds' effect, not
-bit-identical: below the threshold nothing changes.
+Sparse products read the rows of ``X`` named by each hyperedge; on a numbering where
+hyperedges have nearby members those rows come from the caches
+(:mod:`hyperclust.hypergraph.ordering`). An estimator that declares its per-node outputs
+(``_node_outputs``) is fitted, from :data:`MIN_INCIDENCES` incidences on and where its
+``_cache_order_pays(hypergraph)`` agrees, on a copy renumbered by reverse Cuthill-McKee;
+its per-node outputs are then put back in the given order, so ``labels_[i]`` is still the
+cluster of node ``i`` with id ``node_ids_[i]``. The seeded parts (eigensolver starts,
+k-means centres) are drawn per position, so such a fit is the same clustering up to the
+seeds' effect, not bit-identical to one on the given numbering.
+
+Where it pays, measured (``benchmarks/studies/bench_fit_order.py``: ``hypergraph_sbm(n, 4,
+homophily=0.7)``, structure only, one thread, CPU min of 3 interleaved fits, machine under
+load 13-19): ``hgnn`` and Uni-DHC on their structural input, whose block eigensolver
+dominates (10^5 nodes: hgnn 6.78 vs 9.12 s, 0.74x; Uni-DHC 8.56 vs 9.27 s, 0.92x; the
+ordering and copy cost 0.07 s). Not opted in: ``spectral-zhou`` (width-1 Lanczos products:
+10^6 nodes 6.17 vs 6.40 s before the ordering's ~1.2 s; 10^5 no gain), AHCKA (its walk
+product is 0.82x at 10^5 and 10^6, but at 10^5 the renumbered fit stopped after 95
+iterations instead of 75: 3.65 vs 3.12 s; 10^6 not measured), feature inputs (few products
+at the features' width; Uni-DHC at 10^6 with 32 features 21.7 vs 17.8 s, one run each).
 """
 
 from __future__ import annotations
@@ -45,10 +54,8 @@ def wants_cache_order(estimator, hypergraph, kwargs) -> bool:
 
 def pays_on_structural_input(estimator, hypergraph) -> bool:
     """``_cache_order_pays`` of the estimators with an ``input`` parameter (``hgnn``,
-    Uni-DHC): the structural input's block eigensolver repays the renumbering (10^5-node
-    HSBM, structure only, CPU: hgnn 0.79x, Uni-DHC 0.92x), a features input does not (its
-    few products at the features' width, or the training's batches, read rows in random
-    order; Uni-DHC at 10^6 with 32 features: 21.7 s against 17.8 s, one run each).
+    Uni-DHC): their structural input's block eigensolver repays the renumbering, a features
+    input does not (see the module docstring).
 
     Examples
     --------
@@ -66,7 +73,7 @@ def fit_in_cache_order(fit, estimator, hypergraph, rest, kwargs):
     the outputs; returns what ``fit`` returned."""
     node_order, edge_order = cache_order(hypergraph.incidence)
     out = fit(estimator, fitting_copy(hypergraph, node_order, edge_order), *rest, **kwargs)
-    restore_node_order(estimator, node_order, hypergraph)
+    restore_node_order(estimator, node_order)
     return out
 
 
@@ -93,18 +100,16 @@ def fitting_copy(hypergraph, node_order, edge_order) -> Hypergraph:
                       name=hypergraph.name)
 
 
-def restore_node_order(estimator, node_order, hypergraph) -> None:
-    """Put the estimator's declared per-node outputs (``_node_outputs``) back in the order
-    of ``hypergraph``.
+def restore_node_order(estimator, node_order) -> None:
+    """Put the estimator's declared per-node outputs (``_node_outputs``) back in the given
+    order.
 
     Parameters
     ----------
     estimator : HypergraphClusterer
         Fitted on the renumbered copy.
     node_order : ndarray of int64, shape (n_nodes,)
-        Position ``i`` of the copy is position ``node_order[i]`` of ``hypergraph``.
-    hypergraph : Hypergraph
-        The given input.
+        Position ``i`` of the copy is position ``node_order[i]`` of the given input.
 
     Examples
     --------
@@ -112,7 +117,7 @@ def restore_node_order(estimator, node_order, hypergraph) -> None:
     ...     _node_outputs = ("labels_", "candidate_labels_")
     >>> est = Fitted()
     >>> est.labels_, est.candidate_labels_ = np.array([7, 8, 9]), {"a": np.array([0, 1, 2])}
-    >>> restore_node_order(est, np.array([2, 0, 1]), None)
+    >>> restore_node_order(est, np.array([2, 0, 1]))
     >>> est.labels_.tolist(), est.candidate_labels_["a"].tolist()
     ([8, 9, 7], [1, 2, 0])
     """
@@ -121,22 +126,15 @@ def restore_node_order(estimator, node_order, hypergraph) -> None:
     for name in type(estimator)._node_outputs:
         value = getattr(estimator, name, None)
         if value is not None:
-            setattr(estimator, name, _in_given_order(value, inverse, hypergraph))
+            setattr(estimator, name, _in_given_order(value, inverse))
 
 
-def _in_given_order(value, inverse, hypergraph):
-    """One output in the given node order: arrays by rows, dicts and lists item by item, a
-    mixed walk rebuilt on the given hypergraph with its kNN graph renumbered."""
-    from ..operators.knn import MixedWalk
-
+def _in_given_order(value, inverse):
+    """One output in the given node order: arrays by rows, dicts and lists item by item."""
     if isinstance(value, np.ndarray):
         return value[inverse]
     if isinstance(value, dict):
-        return {key: _in_given_order(v, inverse, hypergraph) for key, v in value.items()}
+        return {key: _in_given_order(v, inverse) for key, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return type(value)(_in_given_order(v, inverse, hypergraph) for v in value)
-    if isinstance(value, MixedWalk):
-        knn = value.knn_affinity
-        knn = None if knn is None else knn[inverse][:, inverse].tocsr()
-        return MixedWalk(hypergraph, knn, beta=value.beta, self_loops=value.self_loops)
+        return type(value)(_in_given_order(v, inverse) for v in value)
     raise TypeError(f"cannot restore the node order of a {type(value).__name__}")
