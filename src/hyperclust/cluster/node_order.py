@@ -70,7 +70,21 @@ def pays_on_structural_input(estimator, hypergraph) -> bool:
 
 def fit_in_cache_order(fit, estimator, hypergraph, rest, kwargs):
     """Run ``fit(estimator, renumbered, *rest, **kwargs)`` and restore the node order of
-    the outputs; returns what ``fit`` returned."""
+    the outputs; returns what ``fit`` returned.
+
+    Examples
+    --------
+    A fit whose output is each node's own feature gives it back in the given order:
+
+    >>> def fit(est, hg):
+    ...     est.labels_ = hg.features[:, 0].copy()
+    ...     return est
+    >>> class Est:
+    ...     _node_outputs = ("labels_",)
+    >>> hg = Hypergraph.from_edges([[0, 2], [1, 3]], features=np.arange(4.0).reshape(4, 1))
+    >>> fit_in_cache_order(fit, Est(), hg, (), {}).labels_.tolist()
+    [0.0, 1.0, 2.0, 3.0]
+    """
     node_order, edge_order = cache_order(hypergraph.incidence)
     out = fit(estimator, fitting_copy(hypergraph, node_order, edge_order), *rest, **kwargs)
     restore_node_order(estimator, node_order)
