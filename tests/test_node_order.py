@@ -14,8 +14,9 @@ from hyperclust.cluster.base import HypergraphClusterer, check_hypergraph
 from hyperclust.cluster.registry import make_estimator
 from hyperclust.datasets.synthetic import hypergraph_sbm
 from hyperclust.metrics import ari
+from hyperclust.objectives import rwr_conductance
 
-REORDERED_METHODS = ("hgnn", "unidhc")
+REORDERED_METHODS = ("ahcka", "hgnn", "unidhc")
 
 
 def planted(seed, n=300):
@@ -38,7 +39,11 @@ def estimator(method, seed):
 
 
 def fit(method, hg, seed, reorder, monkeypatch):
+    from hyperclust.cluster import AHCKA
+
     monkeypatch.setattr(node_order, "MIN_INCIDENCES", 0 if reorder else 10**12)
+    monkeypatch.setattr(AHCKA, "_cache_order_pays",
+                        node_order.pays_from_incidences(0 if reorder else 10**12))
     return estimator(method, seed).fit(hg)
 
 
@@ -95,6 +100,17 @@ def test_hgnn_embedding_is_put_back_row_by_row(monkeypatch):
     hg = planted(1)
     E = [fit("hgnn", hg, 1, reorder, monkeypatch).embedding_ for reorder in (False, True)]
     np.testing.assert_allclose(E[1], E[0], rtol=1e-5, atol=1e-6)
+
+
+def test_ahcka_walk_is_the_given_hypergraphs(monkeypatch):
+    hg = planted(2)
+    given = fit("ahcka", hg, 2, False, monkeypatch)
+    renumbered = fit("ahcka", hg, 2, True, monkeypatch)
+    X = np.random.default_rng(0).standard_normal((hg.n_nodes, 3))
+    np.testing.assert_allclose(renumbered.walk_ @ X, given.walk_ @ X, atol=1e-12)
+    assert renumbered.walk_.hypergraph is hg
+    assert renumbered.objective_ == pytest.approx(
+        rwr_conductance(hg, renumbered.labels_, walk=renumbered.walk_))
 
 
 def test_user_node_ids_are_kept(monkeypatch):
@@ -154,4 +170,4 @@ def test_an_output_of_unknown_kind_is_refused():
     est = Odd()
     est.labels_ = object()
     with pytest.raises(TypeError, match="cannot restore the node order of a object"):
-        node_order.restore_node_order(est, np.arange(3))
+        node_order.restore_node_order(est, np.arange(3), None)

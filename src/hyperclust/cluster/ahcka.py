@@ -35,8 +35,9 @@ from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
 from ..operators.thin_qr import thin_qr
 from ..progress import progress_bar
 from ..kernel_threads import kernel_thread_limit
-from .._validation import Interval, Options, check_parameters
+from .._validation import Interval, Options
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
+from .node_order import pays_from_incidences
 from .rounding import first_near_maximum, first_near_minimum, kmeans_on_rows, normalize_rows
 
 __all__ = ["AHCKA", "adaptive_iterations", "discretize", "rwr_seed_assignment"]
@@ -385,6 +386,11 @@ class AHCKA(HypergraphClusterer):
     True
     """
 
+    #: Outputs indexed by node (put back in the given order after a fit on the
+    #: cache-friendly numbering, from 2^21 incidences: :mod:`hyperclust.cluster.node_order`).
+    _node_outputs = ("labels_", "embedding_", "walk_")
+    _cache_order_pays = pays_from_incidences(2**21)
+
     _parameter_constraints = {
         **SHARED_CONSTRAINTS,
         "n_neighbors": [Interval(int, 1)],
@@ -460,21 +466,6 @@ class AHCKA(HypergraphClusterer):
         self.n_iter_ = it
         self.walk_ = M
         return self
-
-
-def check_iteration_params(est, n_nodes: int) -> int:
-    """Check the parameters ``est`` shares with :class:`AHCKA` against AHCKA's table (for
-    its Dask version, :class:`hyperclust.distributed.DistributedAHCKA`); returns
-    ``n_clusters``.
-
-    Examples
-    --------
-    >>> check_iteration_params(AHCKA(3), 10)
-    3
-    """
-    table = AHCKA._parameter_constraints
-    check_parameters(table, {name: getattr(est, name) for name in table if hasattr(est, name)})
-    return check_n_clusters(est.n_clusters, n_nodes)
 
 
 def _start_block(walk, seeds, alpha, init_steps):

@@ -12,13 +12,15 @@ seeds' effect, not bit-identical to one on the given numbering.
 
 Where it pays, measured (``benchmarks/studies/bench_fit_order.py``: ``hypergraph_sbm(n, 4,
 homophily=0.7)``, structure only, one thread, CPU min of 3 interleaved fits, machine under
-load 13-19): ``hgnn`` and Uni-DHC on their structural input, whose block eigensolver
-dominates (10^5 nodes: hgnn 6.78 vs 9.12 s, 0.74x; Uni-DHC 8.56 vs 9.27 s, 0.92x; the
-ordering and copy cost 0.07 s). Not opted in: ``spectral-zhou`` (width-1 Lanczos products:
-10^6 nodes 6.17 vs 6.40 s before the ordering's ~1.2 s; 10^5 no gain), AHCKA (its walk
-product is 0.82x at 10^5 and 10^6, but at 10^5 the renumbered fit stopped after 95
-iterations instead of 75: 3.65 vs 3.12 s; 10^6 not measured), feature inputs (few products
-at the features' width; Uni-DHC at 10^6 with 32 features 21.7 vs 17.8 s, one run each).
+load 13-19 unless said): ``hgnn`` and Uni-DHC on their structural input, whose block
+eigensolver dominates (10^5 nodes: hgnn 6.78 vs 9.12 s, 0.74x; Uni-DHC 8.56 vs 9.27 s,
+0.92x; the ordering and copy cost 0.07 s); AHCKA from 2^21 incidences (10^6 nodes, load
+1-2: 39.1 vs 43.0 s, 0.91x, ordering and copy 1.15 s included, 85 iterations instead of 90;
+its walk product is 0.82x at 10^5 and 10^6, but at 10^5 the renumbered fit ran 95
+iterations instead of 75: 3.65 vs 3.12 s). Not opted in: ``spectral-zhou`` (width-1
+Lanczos products: 10^6 nodes 6.17 vs 6.40 s before the ordering's ~1.2 s; 10^5 no gain),
+feature inputs of hgnn and Uni-DHC (few products at the features' width; Uni-DHC at 10^6
+with 32 features 21.7 vs 17.8 s, one run each).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from ..hypergraph import Hypergraph
 from ..hypergraph.ordering import cache_order
 
 __all__ = ["MIN_INCIDENCES", "fit_in_cache_order", "restore_node_order",
-           "pays_on_structural_input"]
+           "pays_on_structural_input", "pays_from_incidences"]
 
 #: Incidences from which a declaring estimator fits on the reverse Cuthill-McKee numbering
 #: (where its ``_cache_order_pays`` agrees). The ordering and the renumbered copy cost
@@ -68,6 +70,22 @@ def pays_on_structural_input(estimator, hypergraph) -> bool:
                                                and hypergraph.features is None)
 
 
+def pays_from_incidences(min_incidences: int):
+    """A ``_cache_order_pays`` true from ``min_incidences`` incidences on (an estimator whose
+    own crossover lies above :data:`MIN_INCIDENCES`).
+
+    Examples
+    --------
+    >>> pays = pays_from_incidences(3)
+    >>> pays(None, Hypergraph.from_edges([[0, 1]])), pays(None, Hypergraph.from_edges([[0, 1, 2]]))
+    (False, True)
+    """
+    def pays(estimator, hypergraph) -> bool:
+        return hypergraph.incidence.nnz >= min_incidences
+
+    return pays
+
+
 def fit_in_cache_order(fit, estimator, hypergraph, rest, kwargs):
     """Run ``fit(estimator, renumbered, *rest, **kwargs)`` and restore the node order of
     the outputs; returns what ``fit`` returned.
@@ -87,7 +105,7 @@ def fit_in_cache_order(fit, estimator, hypergraph, rest, kwargs):
     """
     node_order, edge_order = cache_order(hypergraph.incidence)
     out = fit(estimator, fitting_copy(hypergraph, node_order, edge_order), *rest, **kwargs)
-    restore_node_order(estimator, node_order)
+    restore_node_order(estimator, node_order, hypergraph)
     return out
 
 
@@ -114,16 +132,18 @@ def fitting_copy(hypergraph, node_order, edge_order) -> Hypergraph:
                       name=hypergraph.name)
 
 
-def restore_node_order(estimator, node_order) -> None:
-    """Put the estimator's declared per-node outputs (``_node_outputs``) back in the given
-    order.
+def restore_node_order(estimator, node_order, hypergraph) -> None:
+    """Put the estimator's declared per-node outputs (``_node_outputs``) back in the order
+    of ``hypergraph``.
 
     Parameters
     ----------
     estimator : HypergraphClusterer
         Fitted on the renumbered copy.
     node_order : ndarray of int64, shape (n_nodes,)
-        Position ``i`` of the copy is position ``node_order[i]`` of the given input.
+        Position ``i`` of the copy is position ``node_order[i]`` of ``hypergraph``.
+    hypergraph : Hypergraph
+        The given input (a mixed walk output is rebuilt on it).
 
     Examples
     --------
@@ -131,7 +151,7 @@ def restore_node_order(estimator, node_order) -> None:
     ...     _node_outputs = ("labels_", "candidate_labels_")
     >>> est = Fitted()
     >>> est.labels_, est.candidate_labels_ = np.array([7, 8, 9]), {"a": np.array([0, 1, 2])}
-    >>> restore_node_order(est, np.array([2, 0, 1]))
+    >>> restore_node_order(est, np.array([2, 0, 1]), None)
     >>> est.labels_.tolist(), est.candidate_labels_["a"].tolist()
     ([8, 9, 7], [1, 2, 0])
     """
@@ -140,15 +160,22 @@ def restore_node_order(estimator, node_order) -> None:
     for name in type(estimator)._node_outputs:
         value = getattr(estimator, name, None)
         if value is not None:
-            setattr(estimator, name, _in_given_order(value, inverse))
+            setattr(estimator, name, _in_given_order(value, inverse, hypergraph))
 
 
-def _in_given_order(value, inverse):
-    """One output in the given node order: arrays by rows, dicts and lists item by item."""
+def _in_given_order(value, inverse, hypergraph):
+    """One output in the given node order: arrays by rows, dicts and lists item by item, a
+    mixed walk rebuilt on the given hypergraph with its kNN graph renumbered."""
+    from ..operators.knn import MixedWalk
+
     if isinstance(value, np.ndarray):
         return value[inverse]
     if isinstance(value, dict):
-        return {key: _in_given_order(v, inverse) for key, v in value.items()}
+        return {key: _in_given_order(v, inverse, hypergraph) for key, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return type(value)(_in_given_order(v, inverse) for v in value)
+        return type(value)(_in_given_order(v, inverse, hypergraph) for v in value)
+    if isinstance(value, MixedWalk):
+        knn = value.knn_affinity
+        knn = None if knn is None else knn[inverse][:, inverse].tocsr()
+        return MixedWalk(hypergraph, knn, beta=value.beta, self_loops=value.self_loops)
     raise TypeError(f"cannot restore the node order of a {type(value).__name__}")
