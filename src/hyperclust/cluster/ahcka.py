@@ -37,6 +37,7 @@ from ..progress import progress_bar
 from ..kernel_threads import kernel_thread_limit
 from .._validation import Interval, Options
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
+from .node_order import pays_from_incidences
 from .rounding import first_near_maximum, first_near_minimum, kmeans_on_rows, normalize_rows
 
 __all__ = ["AHCKA", "adaptive_iterations", "discretize", "rwr_seed_assignment"]
@@ -384,6 +385,11 @@ class AHCKA(HypergraphClusterer):
     >>> evaluate(hg.labels, AHCKA(2, random_state=0).fit(hg).labels_)["acc"] > 0.9
     True
     """
+
+    #: Outputs indexed by node (put back in the given order after a fit on the
+    #: cache-friendly numbering, from 2^21 incidences: :mod:`hyperclust.cluster.node_order`).
+    _node_outputs = ("labels_", "embedding_", "walk_")
+    _cache_order_pays = pays_from_incidences(2**21)
 
     _parameter_constraints = {
         **SHARED_CONSTRAINTS,

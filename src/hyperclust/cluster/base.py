@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from .._validation import RANDOM_STATE, Interval, check_parameter, check_parameters, is_int
 from ..hypergraph import Hypergraph
 from ..threads import current_limit, limit_threads_in
+from .node_order import fit_in_cache_order, wants_cache_order
 
 _log = logging.getLogger("hyperclust")
 
@@ -61,7 +62,9 @@ def as_hypergraph(obj):
 
 def _fit_on_any_input(fit):
     """Decorator of every estimator's ``fit``: converts the input with
-    :func:`as_hypergraph` first (so the thread policy sees its size), stores ``labels_``
+    :func:`as_hypergraph` first (so the thread policy sees its size), fits a large input on
+    its cache-friendly numbering where the estimator declares its per-node outputs
+    (:mod:`hyperclust.cluster.node_order`), stores ``labels_``
     as int64, whatever the method computed them in, and ``node_ids_`` (the id of each
     labelled node)."""
     @functools.wraps(fit)
@@ -76,9 +79,12 @@ def _fit_on_any_input(fit):
         name = type(self).__name__
         _log.log(level, "%s: fitting on %r", name, args[0] if args else kwargs.get("hypergraph"))
         start = time.perf_counter()
-        out = fit(self, *args, **kwargs)
-        _log.log(level, "%s: fitted in %.2f s", name, time.perf_counter() - start)
         given = args[0] if args else kwargs.get("hypergraph")
+        if args and wants_cache_order(self, given, kwargs):
+            out = fit_in_cache_order(fit, self, given, args[1:], kwargs)
+        else:
+            out = fit(self, *args, **kwargs)
+        _log.log(level, "%s: fitted in %.2f s", name, time.perf_counter() - start)
         if isinstance(given, Hypergraph):
             self.node_ids_ = given.node_ids
         labels = getattr(self, "labels_", None)

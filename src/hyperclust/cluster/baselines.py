@@ -14,6 +14,7 @@ from .._validation import Interval, Options, check_parameter
 from ..operators import propagation
 from ..operators.propagation import PropagationOperator
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
+from .node_order import pays_on_structural_input
 from .rounding import kmeans_labels
 
 __all__ = ["KMeansFeatures", "HGNNSmoothingKMeans", "kmeans_labels", "node_input",
@@ -248,6 +249,11 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
     >>> est.labels_.shape, est.embedding_.shape, est.input_kind_
     ((200,), (200, 8), 'features')
     """
+
+    #: Outputs indexed by node (put back in the given order after a fit on the
+    #: cache-friendly numbering: :mod:`hyperclust.cluster.node_order`).
+    _node_outputs = ("labels_", "embedding_")
+    _cache_order_pays = pays_on_structural_input
 
     _parameter_constraints = {
         **KMeansFeatures._parameter_constraints,

@@ -28,19 +28,20 @@ from threadpoolctl import threadpool_limits
 
 from ..models.adaptivity import choose_family, smoothness_zscore
 from .._validation import DEVICE, FINITE_ARRAY, Interval, Options
-from ..models.basis import basis_response, borrow_for_isolated, feature_neighbors, polynomial_basis
+from ..models.basis import (FAMILIES as _FAMILIES, basis_response, borrow_for_isolated,
+                            family_coefficients, feature_neighbors, polynomial_basis)
 from ..operators import propagation
 from ..operators.propagation import PropagationOperator
 from ..threads import OtherCpu, current_limit
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import INPUT, N_COMPONENTS, N_STRUCTURAL
 from .rounding import kmeans_labels
+from .node_order import pays_on_structural_input
 from .spectral import N_INIT, resolve_settings
 from .unidhc_output import MIN_HELDOUT_COLUMNS, conductance_choice, heldout_choice
 
 __all__ = ["UniDHC", "family_coefficients"]
 
-_FAMILIES = ("low-pass", "identity", "high-pass", "uniform")
 _LEARNED = ("canonical", "alignment", "contrast", "auto")
 CONTRAST_STEPS = 300
 """Adam steps of the filter objective (on ``2 K + 1`` weights; converged well before)."""
@@ -52,45 +53,6 @@ every shared dataset needs under 2 ** 22); beyond it the candidates are a seeded
 sample of the connected nodes (a budget of 2 ** 30 costs 10 s and 4.6 GB at 10^5 nodes)."""
 ENCODE_ROWS = 2 ** 16
 """Rows per encoder pass in the embedding (its hidden layer: ENCODE_ROWS x hidden_dim)."""
-
-
-def _family_power(family: str, order: int) -> np.ndarray:
-    """Coefficients of a named filter in the power basis ``P^0..P^order``."""
-    g = np.zeros(order + 1)
-    if family == "low-pass":
-        g[min(2, order)] = 1.0  # P^2 X: the study's most reliable fixed filter on real data
-    elif family == "identity":
-        g[0] = 1.0
-    elif family == "high-pass":
-        if order < 1:
-            raise ValueError("a high-pass filter needs order >= 1")
-        g[0], g[1] = 1.0, -1.0  # (I - P) X
-    elif family == "uniform":
-        g[:] = 1.0 / (order + 1)
-    else:
-        raise ValueError(f"unknown filter family {family!r}; expected one of {_FAMILIES}")
-    return g
-
-
-def family_coefficients(family: str, order: int, basis: str = "power") -> np.ndarray:
-    """Coefficients gamma, shape (order + 1,), of a named filter in the given basis.
-
-    The power-basis polynomial is re-expressed exactly in the ``basis`` polynomials (same
-    degree, so least squares on ``order + 1`` or more points is exact).
-
-    Examples
-    --------
-    >>> family_coefficients("high-pass", 2).tolist()
-    [1.0, -1.0, 0.0]
-    """
-    g = _family_power(family, order)
-    if basis == "power":
-        return g
-    lam = np.linspace(0.0, 1.0, 4 * (order + 1))
-    target = g @ basis_response(lam, order, "power")
-    A = basis_response(lam, order, basis).T
-    coef, *_ = np.linalg.lstsq(A, target, rcond=None)
-    return coef
 
 
 def _filter_output(coefficients, B) -> np.ndarray:
@@ -258,6 +220,11 @@ class UniDHC(HypergraphClusterer):
     ((120,), (120, 16), (3,))
     """
 
+    #: Outputs indexed by node (put back in the given order after a fit on the
+    #: cache-friendly numbering: :mod:`hyperclust.cluster.node_order`).
+    _node_outputs = ("labels_", "embedding_", "candidate_labels_")
+    _cache_order_pays = pays_on_structural_input
+
     _parameter_constraints = {
         **SHARED_CONSTRAINTS,
         "order": [Interval(int, 0)],
@@ -412,6 +379,7 @@ class UniDHC(HypergraphClusterer):
         g0 = self._initial_filter(hg, P, X, B, order, seed, k)
         self.initial_coefficients_ = g0.copy()
         B = self._borrow_for_isolated(hg, X, B, seed)
+        del X  # read no more: its n x d float64 would sit under the training's peak
 
         def train(basis):
             return self._train(basis, hg.incidence, g0, seed, load_meter)
@@ -441,6 +409,7 @@ class UniDHC(HypergraphClusterer):
             parts.append(self._encode(net, Z))
         self.n_filter_columns_ = Z.shape[1]
         self.embedding_ = np.hstack(parts)
+        del B, Z, parts, net, P  # they would sit under k-means' copy of the embedding
         self.labels_ = kmeans_labels(self.embedding_, k, self.n_init_, seed)
         return self
 

@@ -14,10 +14,10 @@ one thread, float32, width 32, under load 14-19 on the 2-core machine): the SpMM
 (16.2 vs 25.0 ms), 0.74x at 10^6 (295 vs 401 ms), 0.44x on mag-10 (4.2 vs 9.3 ms), 0.63x
 on dblp-ca, 0.98x on walmart-trips (already well numbered; numbering nodes by their first
 hyperedge gave 0.83x there, but 0.86x at 10^6); the ordering costs 0.06 s CPU at 10^5 and
-1.0 s at 10^6, the price of ~3 such products. Not applied by the estimators: their seeded parts (the
-Lanczos start vector, k-means' initial centres) are drawn per node position, so a
-renumbered fit is the same clustering only up to the seeds' effect; :func:`reordered`
-gives a renumbered copy whose ids, names, features and labels follow their nodes.
+1.0 s at 10^6, the price of ~3 such products. Estimators whose fits it repays run on it
+through :mod:`hyperclust.cluster.node_order` (outputs put back in the given order);
+:func:`reordered` gives a renumbered copy whose ids, names, features and labels follow
+their nodes.
 """
 
 from __future__ import annotations

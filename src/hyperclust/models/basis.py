@@ -13,7 +13,7 @@ import scipy.sparse as sp
 
 from ..operators.propagation import PROPAGATION_DTYPES, check_dtype
 
-__all__ = ["BASES", "polynomial_basis", "basis_response", "feature_neighbors",
+__all__ = ["BASES", "FAMILIES", "family_coefficients", "polynomial_basis", "basis_response", "feature_neighbors",
            "borrow_for_isolated"]
 
 BASES = ("power", "laplacian", "chebyshev")
@@ -218,3 +218,46 @@ def borrow_for_isolated(basis: np.ndarray, isolated: np.ndarray,
         borrowed = basis[k][neighbors].mean(axis=1)
         basis[k, isolated] = 0.5 * (basis[k, isolated] + borrowed)
     return basis
+
+
+FAMILIES = ("low-pass", "identity", "high-pass", "uniform")
+"""Named fixed filters (:func:`family_coefficients`)."""
+
+
+def _family_power(family: str, order: int) -> np.ndarray:
+    """Coefficients of a named filter in the power basis ``P^0..P^order``."""
+    g = np.zeros(order + 1)
+    if family == "low-pass":
+        g[min(2, order)] = 1.0  # P^2 X: the study's most reliable fixed filter on real data
+    elif family == "identity":
+        g[0] = 1.0
+    elif family == "high-pass":
+        if order < 1:
+            raise ValueError("a high-pass filter needs order >= 1")
+        g[0], g[1] = 1.0, -1.0  # (I - P) X
+    elif family == "uniform":
+        g[:] = 1.0 / (order + 1)
+    else:
+        raise ValueError(f"unknown filter family {family!r}; expected one of {FAMILIES}")
+    return g
+
+
+def family_coefficients(family: str, order: int, basis: str = "power") -> np.ndarray:
+    """Coefficients gamma, shape (order + 1,), of a named filter in the given basis.
+
+    The power-basis polynomial is re-expressed exactly in the ``basis`` polynomials (same
+    degree, so least squares on ``order + 1`` or more points is exact).
+
+    Examples
+    --------
+    >>> family_coefficients("high-pass", 2).tolist()
+    [1.0, -1.0, 0.0]
+    """
+    g = _family_power(family, order)
+    if basis == "power":
+        return g
+    lam = np.linspace(0.0, 1.0, 4 * (order + 1))
+    target = g @ basis_response(lam, order, "power")
+    A = basis_response(lam, order, basis).T
+    coef, *_ = np.linalg.lstsq(A, target, rcond=None)
+    return coef
