@@ -14,7 +14,7 @@ from hyperclust.cluster.base import HypergraphClusterer, check_hypergraph
 from hyperclust.cluster.registry import make_estimator
 from hyperclust.datasets.synthetic import hypergraph_sbm
 from hyperclust.metrics import ari
-from hyperclust.objectives import rwr_conductance
+from hyperclust.selection.objectives import rwr_conductance
 
 REORDERED_METHODS = ("ahcka", "hgnn", "unidhc")
 
