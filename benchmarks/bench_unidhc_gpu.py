@@ -16,19 +16,14 @@ import argparse
 import json
 import os
 import resource
-import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def _timed(fn, repeats):
@@ -74,7 +69,9 @@ def main(argv=None):
     parser.add_argument("--cpu-max", type=int, default=100_000)
     parser.add_argument("--json", default=None)
     args = parser.parse_args(argv)
-    print(f"commit {_commit()} torch {torch.__version__} "
+    from _rows import short_commit
+
+    print(f"commit {short_commit()} torch {torch.__version__} "
           f"gpu {torch.cuda.get_device_name(0)} torch threads {torch.get_num_threads()} "
           f"cpus {os.cpu_count()} load {os.getloadavg()}", flush=True)
     rows = []
