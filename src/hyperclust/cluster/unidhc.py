@@ -47,8 +47,8 @@ CONTRAST_STEPS = 300
 """Adam steps of the filter objective (on ``2 K + 1`` weights; converged well before)."""
 EMBEDDINGS = ("by-input", "concat", "filter", "heldout", "auto")
 VIEWS = ("dropout", "complementary")
-NEIGHBOR_PAIR_BUDGET = 2 ** 25
-"""Most (isolated, connected) pairs compared exactly (about 1 s at d = 128 on one core;
+NEIGHBOR_PAIR_BUDGET = 2 ** 23
+"""Most (isolated, connected) pairs compared exactly (about .25 s at d = 128 on one core;
 every shared dataset needs under 2 ** 22); beyond it the candidates are a seeded uniform
 sample of the connected nodes (a budget of 2 ** 30 costs 10 s and 4.6 GB at 10^5 nodes)."""
 ENCODE_ROWS = 2 ** 16

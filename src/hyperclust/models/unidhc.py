@@ -32,10 +32,12 @@ __all__ = ["MAX_BATCHES_PER_EPOCH", "PolynomialFilter", "ScalarPReLU", "Residual
            "UniDHCNet", "hyperedge_basis_means", "ArrayBatches", "train_unidhc",
            "train_on_batches"]
 
-MAX_BATCHES_PER_EPOCH = 32
+MAX_BATCHES_PER_EPOCH = 8
 """An epoch is a pass over at most this many node batches (a fresh seeded sample of the
-nodes each epoch beyond ``32 * batch_size`` nodes): training cost stops growing with ``n``.
-Every shared dataset (at most 16,242 nodes, 20newsw100) still trains full passes."""
+nodes each epoch beyond ``8 * batch_size`` nodes): training cost stops growing with ``n``.
+The encoder's gains on the co-citation and co-authorship sets come with 6-8 batches an
+epoch (120-160 steps); 32 a pass cost 4x the training at 10^5 nodes for no gain measured
+(docs/unidhc.md, "Fit time")."""
 
 
 class PolynomialFilter(nn.Module):
@@ -455,6 +457,9 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     torch.manual_seed(random_state)
     rng = np.random.default_rng(random_state)
     net = UniDHCNet(gamma_init, source.dim, hidden_dim).to(device)
+    # a gamma that cannot move needs no gradient: backward then skips the encoder's input
+    # gradient and the filter's, the same encoder updates for less work
+    net.filter.gamma.requires_grad_(gamma_lr > 0)
     g0 = net.filter.gamma.detach().clone()
     opt = _adam(net, lr, gamma_lr)
     use_edges = bool(decorrelation_weight) and source.n_edges >= 2
