@@ -12,6 +12,13 @@ commit is None). Adds one row per size to the harness's store ``--out``; a row i
 replaced (``run``: its number in the store), since each timing has its own load.
 
     python benchmarks/bench_unidhc_speed.py --sizes 1e5 --repeats 3 --out speed.json
+
+Idle check of the fit-time target (Uni-DHC <= 10x spectral-zhou at 10^5, one thread each;
+about 30 s on an idle 2-core machine)::
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 \
+        python benchmarks/bench_unidhc_speed.py --sizes 1e5 --repeats 5 \
+        --out docs/results/unidhc_speed_idle.json
 """
 
 from __future__ import annotations
@@ -68,6 +75,8 @@ def measure(n: int, repeats: int) -> dict:
                     "cpu_all": cpu[key]}
     rec["unidhc_over_spectral"] = rec["unidhc"]["min"] / rec["spectral-zhou"]["min"]
     rec["unidhc_over_spectral_cpu"] = rec["unidhc"]["cpu_min"] / rec["spectral-zhou"]["cpu_min"]
+    rec["unidhc_over_spectral_median"] = (rec["unidhc"]["median"]
+                                          / rec["spectral-zhou"]["median"])
     return rec
 
 
@@ -82,10 +91,12 @@ def main(argv=None):
         rec = measure(int(n), args.repeats)
         rec["run"] = max((r["run"] for r in store.runs), default=-1) + 1
         store.add(rec)
-        print(json.dumps({k: rec.get(k) for k in ("n", "commit", "unidhc_over_spectral",
+        print(json.dumps({k: rec.get(k) for k in ("n", "commit", "threads", "env_threads",
+                                                  "unidhc_over_spectral",
+                                                  "unidhc_over_spectral_median",
                                                   "unidhc_over_spectral_cpu", "peak_rss_mib",
                                                   "loadavg_before", "loadavg_after")}),
-              {k: {m: round(v, 2) for m, v in rec[k].items() if m in ("min", "median", "cpu_min")}
+              {k: {m: round(v, 3) for m, v in rec[k].items() if m in ("min", "median", "cpu_min")}
                for k in ("spectral-zhou", "unidhc", "kernel")},
               flush=True)
 

@@ -160,8 +160,10 @@ METHODS: dict[str, Method] = {
                               "attribute kNN neighbours attract, hyperedge co-members repel "
                               "(needs node features)"),
     **{f"spectral-{op}": _spectral(op) for op in _OWN_SOLVER_OPERATORS},
-    "unidhc": Method(_UNIDHC, "Uni-DHC: learnable polynomial filter (learned by feature-split alignment) + "
-                              "residual encoder, k-means", device=True, torch=True),
+    "unidhc": Method(_UNIDHC, "Uni-DHC: polynomial filter learned by feature-split canonical "
+                              "correlation + residual encoder on features (the filter output "
+                              "alone on structure-only inputs), k-means",
+                     device=True, torch=True),
     "unidhc-filter": Method(_UNIDHC, "Uni-DHC, k-means on the learned filter output only",
                             params={"embedding": "filter"}, device=True, torch=True),
 }
