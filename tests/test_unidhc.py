@@ -255,6 +255,38 @@ def test_epoch_is_capped_at_max_batches(hg, monkeypatch):
     assert len(steps) == 2 * 2
 
 
+
+def test_frozen_gamma_trains_the_encoder_a_movable_one_would(hg, monkeypatch):
+    # at gamma_lr = 0 gamma gets no gradient (less work: no input gradient through the
+    # encoder); the encoder's training must be exactly the one a gamma with a gradient and a
+    # zero learning rate gives
+    B = polynomial_basis(PropagationOperator(hg), hg.features, 2)
+    options = dict(epochs=2, batch_size=8, hidden_dim=8, gamma_lr=0.0)
+    frozen, frozen_hist = train_unidhc(B, hg.incidence, [0.2, 0.3, 0.5], **options)
+    assert frozen.filter.gamma.grad is None
+    # a Parameter that ignores requires_grad_(False): the path before the freeze
+    monkeypatch.setattr(torch.nn.Parameter, "requires_grad_", lambda self, flag=True: self)
+    movable, movable_hist = train_unidhc(B, hg.incidence, [0.2, 0.3, 0.5], **options)
+    assert movable.filter.gamma.grad is not None and movable.filter.gamma.grad.abs().sum() > 0
+    for name, value in frozen.state_dict().items():
+        assert torch.equal(value, movable.state_dict()[name]), name
+    assert frozen_hist == movable_hist
+    np.testing.assert_array_equal(frozen.filter.gamma.detach().numpy(),
+                                  np.float32([0.2, 0.3, 0.5]))
+
+
+def test_training_beyond_the_cap_is_deterministic_for_a_seed(hg):
+    # 24 nodes in batches of 2 is 12 batches a pass, over the cap: each epoch trains on a
+    # seeded sample of the nodes
+    assert np.ceil(hg.n_nodes / 2) > MAX_BATCHES_PER_EPOCH
+    with thread_limit(1):
+        fits = [_small(batch_size=2, random_state=s).fit(hg) for s in (5, 5, 6)]
+    np.testing.assert_array_equal(fits[0].embedding_, fits[1].embedding_)
+    np.testing.assert_array_equal(fits[0].labels_, fits[1].labels_)
+    assert fits[0].loss_history_ == fits[1].loss_history_
+    assert not np.array_equal(fits[0].embedding_, fits[2].embedding_)
+
+
 # ---------------------------------------------------------------- adaptivity
 def test_smoothness_quotient_dense_reference(hg):
     X = hg.features
