@@ -73,6 +73,7 @@ def methods(k, seed, featured=True, isolated=False):
         "X - PX (high-pass)": UniDHC(k, gamma_init="high-pass", **fixed),
         "unidhc": UniDHC(k, random_state=seed),
         "unidhc (complementary views)": UniDHC(k, views="complementary", random_state=seed),
+        "unidhc (dropout 0.5)": UniDHC(k, dropout=0.5, random_state=seed),
         HELDOUT: UniDHC(k, embedding="heldout", random_state=seed),
     }
 

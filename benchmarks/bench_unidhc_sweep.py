@@ -54,6 +54,7 @@ VARIANTS = {
     "z-score start, gamma_lr 1e-3": {"gamma_init": "auto", "gamma_lr": 1e-3},
     "energy contrast": {"gamma_init": "contrast"},
     "held-out choice": {"embedding": "heldout"},
+    "dropout 0.5": {"dropout": 0.5},
 }
 ORDERS = [1, 2, 3, 4, 6, 8, 10]
 

@@ -11,7 +11,7 @@ FIXED = ("kmeans(X)", "X", "PX", "P^2 X", "X - PX")
 LOSS_ROWS = ("unidhc", "kernel alignment", "complementary views", "no decorrelation",
              "no consistency",
              "gamma trained by the losses", "z-score start, gamma_lr 1e-3",
-             "energy contrast", "held-out choice", "held-out choice, 2 folds")
+             "energy contrast", "held-out choice", "held-out choice, 2 folds", "dropout 0.5")
 
 
 def _by(rows):

@@ -129,8 +129,8 @@ class UniDHC(HypergraphClusterer):
         so the encoder starts as the identity on the filter output).
     epochs : int, default 20
         Passes over the nodes in batches of ``batch_size``; an epoch holds at most
-        :data:`hyperclust.models.unidhc.MAX_BATCHES_PER_EPOCH` batches, so training time
-        stops growing with ``n`` beyond 16,384 nodes.
+        :data:`hyperclust.models.unidhc.MAX_BATCHES_PER_EPOCH` (8) batches, so training
+        time stops growing with ``n`` beyond 4,096 nodes.
     lr : float, default 1e-3
         Adam learning rate of the encoder.
     gamma_lr : float, default 0.0
