@@ -405,16 +405,15 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     The batches depend only on ``random_state``, ``source.n_nodes`` and ``source.n_edges``:
     two sources holding the same basis give the same training, whatever they read from. On
     CPU the result is the same with any number of torch threads, so each epoch's threads
-    follow the load (:class:`~hyperclust.models.load_following.LoadFollower`). Parameters are checked by
-    :class:`hyperclust.cluster.UniDHC` (via :func:`train_unidhc`); the defaults are its own.
+    follow the load (:class:`~hyperclust.models.load_following.LoadFollower`). Checked and
+    defaulted by :class:`hyperclust.cluster.UniDHC` (via :func:`train_unidhc`).
 
     Parameters
     ----------
     source : batch source
         :class:`ArrayBatches`, or any object with its attributes and methods.
     gamma_init : array-like, shape (K+1,)
-    hidden_dim : int
-        Hidden width of the encoder's correction MLP.
+    hidden_dim : int (hidden width of the encoder's correction MLP)
     epochs : int
         Passes over the nodes in batches of ``batch_size`` (<= :data:`MAX_BATCHES_PER_EPOCH`
         a pass); each step also draws ``batch_size // 2`` hyperedges for the decorrelation.
@@ -428,8 +427,7 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
         How the two views are made (:meth:`UniDHCNet.paired_views`).
     random_state : int
     device : str or torch.device
-    verbose : bool
-        Show a tqdm progress bar.
+    verbose : bool (a tqdm progress bar)
     load_meter : hyperclust.threads.OtherCpu, optional
         A meter started earlier, whose reading picks the first epoch's threads.
 
@@ -457,8 +455,7 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     torch.manual_seed(random_state)
     rng = np.random.default_rng(random_state)
     net = UniDHCNet(gamma_init, source.dim, hidden_dim).to(device)
-    # a gamma that cannot move needs no gradient: backward then skips the encoder's input
-    # gradient and the filter's, the same encoder updates for less work
+    # a gamma at lr 0 needs no gradient: backward skips the encoder's input gradient
     net.filter.gamma.requires_grad_(gamma_lr > 0)
     g0 = net.filter.gamma.detach().clone()
     opt = _adam(net, lr, gamma_lr)
