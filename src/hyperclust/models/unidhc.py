@@ -403,17 +403,17 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     """Train :class:`UniDHCNet` with Adam on node / hyperedge mini-batches of a batch source.
 
     The batches depend only on ``random_state``, ``source.n_nodes`` and ``source.n_edges``:
-    two sources holding the same basis give the same training, whatever they read from. On
-    CPU the result is the same with any number of torch threads, so each epoch's threads
-    follow the load (:class:`~hyperclust.models.load_following.LoadFollower`). Checked and
-    defaulted by :class:`hyperclust.cluster.UniDHC` (via :func:`train_unidhc`).
+    two sources holding the same basis train the same. On CPU the result is the same with
+    any number of torch threads, so each epoch's threads follow the load (:class:`.LoadFollower`).
+    Checked and defaulted by :class:`hyperclust.cluster.UniDHC` (via :func:`train_unidhc`).
 
     Parameters
     ----------
     source : batch source
         :class:`ArrayBatches`, or any object with its attributes and methods.
     gamma_init : array-like, shape (K+1,)
-    hidden_dim : int (hidden width of the encoder's correction MLP)
+    hidden_dim : int
+        Hidden width of the encoder's correction MLP.
     epochs : int
         Passes over the nodes in batches of ``batch_size`` (<= :data:`MAX_BATCHES_PER_EPOCH`
         a pass); each step also draws ``batch_size // 2`` hyperedges for the decorrelation.
@@ -427,7 +427,8 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
         How the two views are made (:meth:`UniDHCNet.paired_views`).
     random_state : int
     device : str or torch.device
-    verbose : bool (a tqdm progress bar)
+    verbose : bool
+        Show a tqdm progress bar.
     load_meter : hyperclust.threads.OtherCpu, optional
         A meter started earlier, whose reading picks the first epoch's threads.
 
@@ -435,12 +436,11 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     -------
     net : UniDHCNet (in eval mode, on ``device``)
     history : list of dict
-        Per-epoch mean losses (``total``, ``consistency``, ``decorrelation``,
-        ``gamma_reg``) and the torch ``threads`` the epoch ran with.
+        Per-epoch mean losses (``total``, ``consistency``, ``decorrelation``, ``gamma_reg``)
+        and the torch ``threads`` the epoch ran with.
 
     Examples
     --------
-    >>> import scipy.sparse as sp
     >>> H = sp.csr_matrix(np.array([[1, 0], [1, 1], [0, 1], [0, 1]]))
     >>> basis = np.random.default_rng(0).normal(size=(2, 4, 3))
     >>> net, history = train_on_batches(ArrayBatches(basis, H, "cpu"), [1.0, 0.0],
