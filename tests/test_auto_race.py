@@ -58,6 +58,9 @@ def test_the_split_rule_runs_the_race_on_the_second_split(planted):
     items = AutoClusterer(3, candidates=names, race=3, race_margin=0.0,
                           random_state=0).fit(planted)
     assert items.n_splits_ == 1
+    alone = AutoClusterer(3, candidates=names, race=1, race_se="splits",
+                          random_state=0).fit(planted)
+    assert alone.n_splits_ == 1 and "outside the race of the 1 best" in alone.selection_reason_
     with pytest.raises(ValueError, match="race_se"):
         AutoClusterer(3, race_se="both").fit(planted)
 

@@ -423,8 +423,10 @@ class AutoClusterer(HypergraphClusterer):
             what += f", averaged over {self.n_splits_} splits" + (
                 f" for the {len(self.raced_)} best of the first" if raced else "")
         elif int(self.n_splits) > 1 and self.split_ is not None:
-            what += (f", one split: every other candidate was more than {self.race_margin:g} "
-                     "paired standard errors behind the best")
+            what += (", one split: every other candidate was " + (
+                f"more than {self.race_margin:g} paired standard errors behind the best"
+                if self.race_se == "items" and self.race_margin is not None
+                else f"outside the race of the {self.race} best"))
         rounds = {c: sum(c in f for f in self.split_fits_) for c in self.scores_}
         parts = [f"{c} {self.scores_[c]:.4f}{self.ranking_.note(c)}"
                  + (" (first split only)" if rounds[c] == 1 < self.n_splits_ else
