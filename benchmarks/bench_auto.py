@@ -10,8 +10,9 @@ objective values (``bench-out/scores.json``), for the default objective and for 
 variant of ``benchmarks/_pool.py`` (the study of what separates candidates; no variant is
 chosen per dataset). Oracle = the candidate with the best ACC in that setting (labels used
 only here, to score). ``--timing`` fits ``AHCKA`` and ``AutoClusterer`` on cora-ca (5 seeds,
-fresh estimators, after one warm-up fit) and prints the medians; ``--split-n-init 3 1`` also
-times ``AutoClusterer(split_n_init=3)`` and ``(split_n_init=1)``.
+fresh estimators, after one warm-up fit) and prints the medians; ``--split-n-init none 3``
+also times ``AutoClusterer(split_n_init=None)`` (every candidate's own k-means restarts on
+the splits) and ``(split_n_init=3)``.
 """
 
 from __future__ import annotations
@@ -52,8 +53,10 @@ def ms(values):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--timing", action="store_true")
-    ap.add_argument("--split-n-init", type=int, nargs="*", default=[],
-                    help="with --timing: also time AutoClusterer(split_n_init=N) for each N")
+    ap.add_argument("--split-n-init", type=lambda v: None if v.lower() == "none" else int(v),
+                    nargs="*", default=[],
+                    help="with --timing: also time AutoClusterer(split_n_init=N) for each N "
+                         "(an int or none)")
     args = ap.parse_args(argv)
     if args.timing:
         return timing(args.split_n_init)

@@ -66,7 +66,7 @@ def test_the_split_rule_runs_the_race_on_the_second_split(planted):
 
 
 def test_cheaper_split_fits_keep_the_pick_and_refit_with_the_full_count(planted):
-    assert AutoClusterer().split_n_init is SPLIT_N_INIT is None
+    assert AutoClusterer().split_n_init == SPLIT_N_INIT == 5
     for seed in range(5):
         full = AutoClusterer(3, split_n_init=None, random_state=seed).fit(planted)
         cheap = AutoClusterer(3, split_n_init=3, random_state=seed).fit(planted)

@@ -37,10 +37,11 @@ SELECTIONS = ("heldout", "rwr")
 DEFAULT_BETA = 0.5
 #: Paired standard errors behind the first split's best that still go on in the race.
 RACE_MARGIN = 2.0
-#: k-means restarts of the candidates' fits on the hold-out splits; None: their own. Fewer
-#: made the picks worse (3 restarts: mean ACC gap to the best full fit -.0175 -> -.0208
-#: over 31 settings x 5 seeds, mushroom .760 -> .714; docs/results/auto.md).
-SPLIT_N_INIT = None
+#: k-means restarts of the candidates' fits on the hold-out splits (their own, 10, in the
+#: refit of the pick): 5 kept the picks on average (mean ACC gap to the best full fit -.0175
+#: both, 31 settings x 5 seeds) at ~.7x the CPU time on cora-ca; 3 made them worse (-.0208,
+#: mushroom .760 -> .714; docs/results/auto.md).
+SPLIT_N_INIT = 5
 
 
 def __getattr__(name):
@@ -143,11 +144,12 @@ class AutoClusterer(HypergraphClusterer):
         ``"items"``, the paired standard errors above; ``"splits"``, those plus the spread
         of each candidate's difference to the leader from split to split (each split refits
         the candidates), so no candidate of the ``race`` is dropped before the second split.
-    split_n_init : int >= 1 or None, default None
+    split_n_init : int >= 1 or None, default 5
         k-means restarts of every candidate that has ``n_init`` (and of ``hsbm``'s start)
-        in its fits on the hold-out splits; the refit of the pick uses the candidate's own
-        count. None: the candidates' own counts everywhere (fewer restarts are cheaper,
-        but their noisier split fits made the picks worse, :data:`SPLIT_N_INIT`).
+        in its fits on the hold-out splits, which only rank the candidates; the refit of the
+        pick uses the candidate's own count. None: the candidates' own counts everywhere.
+        Fewer restarts are cheaper but noisier: below 5 they made the picks worse
+        (:data:`SPLIT_N_INIT`).
     view_weights : {"precision", "coverage"}, default "precision"
         How the held-out error weighs its two views
         (:func:`~hyperclust.cluster.hsbm_heldout.heldout_errors`): ``"precision"``, by
