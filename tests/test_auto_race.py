@@ -69,7 +69,7 @@ def test_cheaper_split_fits_keep_the_pick_and_refit_with_the_full_count(planted)
     assert AutoClusterer().split_n_init == SPLIT_N_INIT == 5
     for seed in range(5):
         full = AutoClusterer(3, split_n_init=None, random_state=seed).fit(planted)
-        cheap = AutoClusterer(3, split_n_init=3, random_state=seed).fit(planted)
+        cheap = AutoClusterer(3, random_state=seed).fit(planted)  # 5 restarts on splits
         assert cheap.selected_ == full.selected_
         np.testing.assert_array_equal(cheap.labels_, full.labels_)
         assert acc(planted.labels, cheap.labels_) > 0.9
@@ -77,6 +77,18 @@ def test_cheaper_split_fits_keep_the_pick_and_refit_with_the_full_count(planted)
     est = AutoClusterer(3, candidates=("hgnn", "kmeans"), split_n_init=1,
                         random_state=0).fit(planted)
     assert est.best_estimator_.get_params()["n_init"] == 10
+
+
+def test_the_split_fits_run_split_n_init_restarts_and_the_refit_its_own(planted, monkeypatch):
+    from hyperclust.cluster import HGNNSmoothingKMeans
+
+    seen, fit = [], HGNNSmoothingKMeans.fit
+    monkeypatch.setattr(HGNNSmoothingKMeans, "fit",
+                        lambda self, *a, **kw: seen.append(self.n_init) or fit(self, *a, **kw))
+    est = AutoClusterer(3, candidates=("hgnn", "kmeans"), n_splits=2, race_margin=None,
+                        split_n_init=2, random_state=0).fit(planted)
+    refit = [10] if est.selected_ == "hgnn" else []
+    assert seen == [2, 2] + refit  # hgnn on both splits, then the refit if it is the pick
 
 
 def test_hsbm_start_restarts(planted):
