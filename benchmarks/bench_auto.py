@@ -10,7 +10,9 @@ objective values (``bench-out/scores.json``), for the default objective and for 
 variant of ``benchmarks/_pool.py`` (the study of what separates candidates; no variant is
 chosen per dataset). Oracle = the candidate with the best ACC in that setting (labels used
 only here, to score). ``--timing`` fits ``AHCKA`` and ``AutoClusterer`` on cora-ca (5 seeds,
-fresh estimators, after one warm-up fit) and prints the medians.
+fresh estimators, after one warm-up fit) and prints the medians; ``--split-n-init none 3``
+also times ``AutoClusterer(split_n_init=None)`` (every candidate's own k-means restarts on
+the splits) and ``(split_n_init=3)``.
 """
 
 from __future__ import annotations
@@ -51,9 +53,13 @@ def ms(values):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--timing", action="store_true")
+    ap.add_argument("--split-n-init", type=lambda v: None if v.lower() == "none" else int(v),
+                    nargs="*", default=[],
+                    help="with --timing: also time AutoClusterer(split_n_init=N) for each N "
+                         "(an int or none)")
     args = ap.parse_args(argv)
     if args.timing:
-        return timing()
+        return timing(args.split_n_init)
     records = load_scores()
     runs = load_runs()
     settings = {}
@@ -139,7 +145,9 @@ def main(argv=None):
     write_markdown(OUT / "auto_tables.md", lines)
 
 
-def timing():
+def timing(split_n_inits=()):
+    from functools import partial
+
     from hyperclust.cluster import AHCKA, AutoClusterer
     from hyperclust.datasets import load_dataset
     from hyperclust.metrics import evaluate
@@ -154,7 +162,10 @@ def timing():
           f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}, "
           f"HYPERCLUST_NUM_THREADS={os.environ.get('HYPERCLUST_NUM_THREADS')}, "
           f"threads of the policy for this input: {default_threads(input_work(hg))}")
-    for cls in (AHCKA, AutoClusterer):
+    variants = {"AHCKA": AHCKA, "AutoClusterer": AutoClusterer,
+                **{f"AutoClusterer(split_n_init={n})": partial(AutoClusterer, split_n_init=n)
+                   for n in split_n_inits}}
+    for name, cls in variants.items():
         cls(k).fit(hg)  # warm-up (imports, BLAS initialisation)
 
         def at_seed(seed):
@@ -163,9 +174,9 @@ def timing():
             return {"fit_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
                     "picked": getattr(est, "selected_", ""), **evaluate(hg.labels, est.labels_)}
 
-        res = run_seeds(at_seed, 5, settings={"method": cls.__name__}, echo=False)
+        res = run_seeds(at_seed, 5, settings={"method": name}, echo=False)
         ts, cs = [r["fit_s"] for r in res], [r["cpu_s"] for r in res]
-        print(f"{cls.__name__}: median {np.median(ts):.3f} s (min {min(ts):.3f}, max {max(ts):.3f}); "
+        print(f"{name}: median {np.median(ts):.3f} s (min {min(ts):.3f}, max {max(ts):.3f}); "
               f"CPU median {np.median(cs):.3f} s (min {min(cs):.3f}); "
               f"ACC {ms([r['acc'] for r in res])}, NMI {ms([r['nmi'] for r in res])}"
               + (f"; picked {[r['picked'] for r in res]}" if res[0]["picked"] else ""))

@@ -4,7 +4,7 @@
 #
 #   nice -n 10 bash benchmarks/run_full_bench.sh            # everything, in stages
 #   STAGE=cheap bash benchmarks/run_full_bench.sh           # one stage:
-#       cheap | peers | dhg | unidhc | unidhc-filter | report
+#       cheap | peers | dhg | hymmsbm | unidhc | unidhc-filter | report
 #   SETS="SMALL SYNTH" STAGE=unidhc bash benchmarks/run_full_bench.sh   # some dataset sets
 #
 # Each stage writes its own results store under $WORK (so stages may run at the same time),
@@ -12,7 +12,8 @@
 # the committed records ($OUT/results.json.gz: rows not rerun stay, marked by their
 # provenance in the report) and writes report.md, results.json.gz and the PNGs into $OUT.
 # Needs the shared data directory ($HYPERCLUST_DATA, default ../shared/data) and, for peers,
-# `pip install hyperclust[peers]`.
+# `pip install hyperclust[peers]`; for peer-hymmsbm (stage hymmsbm, part of "all" only when
+# set) $HYMMSBM_DIR, a checkout of nickruggeri/Hy-MMSBM (no pip package; run, not imported).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -89,6 +90,10 @@ fi
 if [[ $STAGE == all || $STAGE == dhg ]]; then
   # DHG's HGNN smoothing + k-means (the peer of our hgnn baseline) needs node features.
   bench "$DHG_DATA" --out "$WORK/dhg" --time-limit 180 --methods peer-dhg \
+        --protocols all isolated-removed
+fi
+if [[ ($STAGE == all && -n ${HYMMSBM_DIR:-}) || $STAGE == hymmsbm ]]; then
+  bench "$PEER_DATA" --out "$WORK/hymmsbm" --time-limit 300 --methods peer-hymmsbm \
         --protocols all isolated-removed
 fi
 if [[ $STAGE == all || $STAGE == unidhc ]]; then

@@ -143,7 +143,8 @@ def test_hsbm_starts_from_one_kmeans_fit(monkeypatch):
     seen = []
     original = hsbm._initial_labels
     monkeypatch.setattr(hsbm, "_initial_labels",
-                        lambda h, k, seed: seen.append(h.n_edges) or original(h, k, seed))
+                        lambda h, k, seed, n_init: seen.append(h.n_edges)
+                        or original(h, k, seed, n_init))
     chosen = HypergraphSBM(3, random_state=0).fit(hg)
     assert len(seen) == 1 and seen[0] < hg.n_edges and chosen.attribute_weight_ in WEIGHT_GRID
     seen.clear()

@@ -30,6 +30,7 @@ from hyperclust.cluster.hsbm_heldout import (heldout_error, heldout_errors, held
                                              paired_standard_errors, split_hypergraph)
 from hyperclust.metrics import evaluate
 from hyperclust.selection import rank_candidates, rank_rounds
+from hyperclust.selection.race import race_survivors
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_auto_heldout import _dataset  # noqa: E402
@@ -47,28 +48,36 @@ def load(name, seed):
     return _dataset(name, seed)
 
 
-def _path(name, seed):
-    return OUT / f"{name.replace(':', '_').replace('=', '')}-s{seed}.npz"
+def _path(name, seed, split_n_init=None):
+    """The cache file of (set, seed); split fits with ``split_n_init`` k-means restarts in a
+    subfolder of their own (the full fits are the same)."""
+    folder = OUT if split_n_init is None else OUT / f"split_n_init{split_n_init}"
+    return folder / f"{name.replace(':', '_').replace('=', '')}-s{seed}.npz"
 
 
-def fit(name, seed):
-    """Cache the training fits of 3 splits and the full fits of every candidate."""
-    path = _path(name, seed)
+def fit(name, seed, split_n_init=None):
+    """Cache the training fits of 3 splits (``AutoClusterer(split_n_init=...)``) and the full
+    fits of every candidate (taken from the cache of ``split_n_init=None`` when there)."""
+    path = _path(name, seed, split_n_init)
     if path.exists():
         return
     hg = load(name, seed)
     y = np.asarray(hg.labels)
     k = int(np.unique(y[y >= 0]).size)
-    est = AutoClusterer(k, n_splits=3, race=None, race_margin=None,
+    est = AutoClusterer(k, n_splits=3, race=None, race_margin=None, split_n_init=split_n_init,
                         random_state=seed).fit(hg)
     out = {"y": y, "k": k, "beta": est.beta_, "names": np.array(list(est.scores_))}
     for r, labels in enumerate(est.split_candidates_):
         for c, lab in labels.items():
             out[f"split{r}/{c}"] = lab
+    base = _path(name, seed)
+    full = dict(np.load(base)) if split_n_init is not None and base.exists() else {}
     settings = {"beta": est.beta_, "n_neighbors": 10, "knn_method": "auto"}
     for c in est.scores_:
-        out[f"full/{c}"] = make_candidate(c, k, seed, settings)[0].fit(hg).labels_
-    OUT.mkdir(parents=True, exist_ok=True)
+        out[f"full/{c}"] = full.get(f"full/{c}")
+        if out[f"full/{c}"] is None:
+            out[f"full/{c}"] = make_candidate(c, k, seed, settings)[0].fit(hg).labels_
+    path.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(path, **out)
     print(f"{name} seed {seed}: cached", flush=True)
 
@@ -160,30 +169,27 @@ def picks(d, hg, seed):
                  for r in (1, 2)] if len(kept) > 1 else []
         out[f"race top4 margin{z:g}"] = rank_rounds(lab[0], [prec[0]] + later, k).selected
         out[f"race top4 margin{z:g} seq"] = sequential_race(lab, prec[0], k, splits, z)[0]
+        out[f"race top4 margin{z:g} splits"] = sequential_race(lab, prec[0], k, splits, z,
+                                                               se="splits")[0]
     return out
 
 
-def sequential_race(lab, first_scores, k, splits, z, top=4):
-    """``(pick, later fits)`` of :func:`margin_race` repeated after every split: the
-    survivors' mean errors and the root-sum-square of their per-split paired standard errors
-    over the number of splits decide who goes on."""
-    kept = margin_race(lab, first_scores, k, splits, z, top)
+def sequential_race(lab, first_scores, k, splits, z, top=4, se="items"):
+    """``(pick, later fits)`` of :func:`margin_race` repeated after every split, as
+    ``AutoClusterer(race=top, race_margin=z, race_se=se)``: the survivors' mean errors and
+    :func:`~hyperclust.selection.race.race_survivors` decide who goes on."""
+    kept = margin_race(lab, first_scores, k, splits, z, top, se)
     rounds, fits = [first_scores], 0
     for r in (1, 2):
         if len(kept) < 2:
             break
         rounds.append(heldout_errors(splits[r], {c: lab[r][c] for c in kept}, "precision"))
         fits += len(kept)
-        ranking = rank_rounds(lab[0], rounds, k)
-        lead = ranking.order[0]
-        var = {c: 0.0 for c in kept}
-        for q in range(len(rounds)):
-            se = paired_standard_errors(splits[q], {c: lab[q][c] for c in kept}, lead,
-                                        "precision")
-            var = {c: var[c] + se[c] ** 2 for c in kept}
-        n = len(rounds)
-        kept = [c for c in kept if ranking.scores[c] - ranking.scores[lead]
-                <= z * np.sqrt(var[c]) / n]
+        lead = rank_rounds(lab[0], rounds, k).order[0]
+        paired = [paired_standard_errors(splits[q], {c: lab[q][c] for c in kept}, lead,
+                                         "precision") for q in range(len(rounds))]
+        kept = list(race_survivors([{c: rd[c] for c in kept} for rd in rounds], paired, lead,
+                                   z, se))
     return rank_rounds(lab[0], rounds, k).selected, fits
 
 
@@ -191,20 +197,20 @@ def sequential_race(lab, first_scores, k, splits, z, top=4):
 MARGINS = (1.0, 1.5, 2.0, 3.0)
 
 
-def margin_race(lab, first_scores, k, splits, z, top=4):
+def margin_race(lab, first_scores, k, splits, z, top=4, se="items"):
     """The candidates that go on past the first split with ``race=top, race_margin=z``."""
     ahead = rank_candidates(lab[0], first_scores, k).order[:top]
-    se = paired_standard_errors(splits[0], lab[0], ahead[0], "precision")
-    return [c for c in lab[0] if c in ahead
-            and first_scores[c] - first_scores[ahead[0]] <= z * se[c]]
+    paired = paired_standard_errors(splits[0], lab[0], ahead[0], "precision")
+    kept = race_survivors([{c: first_scores[c] for c in ahead}], [paired], ahead[0], z, se)
+    return [c for c in lab[0] if c in kept]
 
 
-def report(sets, n_seeds, markdown=False):
+def report(sets, n_seeds, markdown=False, split_n_init=None):
     """Print mean ACC / NMI of each rule's pick (full fit) and the best full fit per set."""
     rows = {}
     for name in sets:
         for seed in range(n_seeds):
-            path = _path(name, seed)
+            path = _path(name, seed, split_n_init)
             if not path.exists():
                 continue
             d = np.load(path)
@@ -260,13 +266,15 @@ def main(argv=None):
     ap.add_argument("sets", nargs="+")
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--markdown", action="store_true", help="report: one markdown table")
+    ap.add_argument("--split-n-init", type=int, default=None,
+                    help="k-means restarts of the split fits (default: the candidates' own)")
     args = ap.parse_args(argv)
     if args.action == "fit":
         for name in args.sets:
             for seed in range(args.seeds):
-                fit(name, seed)
+                fit(name, seed, args.split_n_init)
         return
-    report(args.sets, args.seeds, args.markdown)
+    report(args.sets, args.seeds, args.markdown, args.split_n_init)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,10 @@ PEER_METHODS = {
                             "hypergraph)", "hypernetx.algorithms.clustering.laplacians_clustering"),
     "peer-dhg": _peer("DHGPeer", "dhg",
                       "DHG smoothing_with_HGNN applied twice to the features, k-means"),
+    # no pip package: the public code is run in a checkout ($HYMMSBM_DIR), nothing imported
+    "peer-hymmsbm": Method("hyperclust.bench.peer_hymmsbm:HyMMSBMPeer",
+                           "Hy-MMSBM (public code, run in its checkout): mixed-membership "
+                           "hypergraph SBM, EM", peer=True),
 }
 
 for _name, _method in PEER_METHODS.items():

@@ -22,6 +22,7 @@ from ..selection.alignment import attribute_alignment
 from ..selection.objectives import hyperedge_cohesion, rwr_conductance
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
 from ..selection.loop import fit_candidates, rank_candidates, rank_rounds
+from ..selection.race import RACE_SES, race_survivors
 from .._validation import Check, Interval, Options
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import shared_reductions
@@ -36,6 +37,11 @@ SELECTIONS = ("heldout", "rwr")
 DEFAULT_BETA = 0.5
 #: Paired standard errors behind the first split's best that still go on in the race.
 RACE_MARGIN = 2.0
+#: k-means restarts of the candidates' fits on the hold-out splits (their own, 10, in the
+#: refit of the pick): 5 kept the picks on average (mean ACC gap to the best full fit -.0175
+#: both, 31 settings x 5 seeds) at ~.7x the CPU time on cora-ca; 3 made them worse (-.0208,
+#: mushroom .760 -> .714; docs/results/auto.md).
+SPLIT_N_INIT = 5
 
 
 def __getattr__(name):
@@ -79,8 +85,9 @@ class AutoClusterer(HypergraphClusterer):
     ``balance``. Either way, a candidate with fewer distinct clusters than asked for, or a
     giant cluster plus slivers (:func:`~hyperclust.selection.objectives.is_degenerate`), ranks last.
     Cost: every candidate's fit on the first split, on each further split the fits of the
-    ``race`` best that are within ``race_margin`` paired standard errors of the best (none
-    when the best is alone there), one refit and one more kNN search.
+    ``race`` best that are within ``race_margin`` standard errors of the best (none when the
+    best is alone there), one refit and one more kNN search; the split fits run
+    ``split_n_init`` k-means restarts, the refit the candidate's own count.
 
     Parameters
     ----------
@@ -132,6 +139,17 @@ class AutoClusterer(HypergraphClusterer):
         standard errors, root-sum-squared, over the number of splits); when the leader is
         alone, no further split is fitted. None: the ``race`` best go through every split,
         however far behind.
+    race_se : {"items", "splits"}, default "items"
+        The race's standard error (:func:`~hyperclust.selection.race.race_survivors`):
+        ``"items"``, the paired standard errors above; ``"splits"``, those plus the spread
+        of each candidate's difference to the leader from split to split (each split refits
+        the candidates), so no candidate of the ``race`` is dropped before the second split.
+    split_n_init : int >= 1 or None, default 5
+        k-means restarts of every candidate that has ``n_init`` (and of ``hsbm``'s start)
+        in its fits on the hold-out splits, which only rank the candidates; the refit of the
+        pick uses the candidate's own count. None: the candidates' own counts everywhere.
+        Fewer restarts are cheaper but noisier: below 5 they made the picks worse
+        (:data:`SPLIT_N_INIT`).
     view_weights : {"precision", "coverage"}, default "precision"
         How the held-out error weighs its two views
         (:func:`~hyperclust.cluster.hsbm_heldout.heldout_errors`): ``"precision"``, by
@@ -224,6 +242,8 @@ class AutoClusterer(HypergraphClusterer):
         "n_splits": [Interval(int, 1)],
         "race": [None, Interval(int, 1)],
         "race_margin": [None, Interval(float, 0)],
+        "race_se": [Options(RACE_SES)],
+        "split_n_init": [None, Interval(int, 1)],
         "view_weights": [Options(WEIGHTINGS)],
         "verbose": [bool, Interval(int, 0)],
     }
@@ -231,8 +251,8 @@ class AutoClusterer(HypergraphClusterer):
     def __init__(self, n_clusters=2, *, candidates="default", n_neighbors=10, beta="auto",
                  alpha=0.2, n_hops=3, balance="min", knn_method="auto", keep_candidates=True,
                  selection="heldout", holdout_share=0.1, n_splits=3, race=4,
-                 race_margin=RACE_MARGIN, view_weights="precision", verbose=False,
-                 random_state=0):
+                 race_margin=RACE_MARGIN, race_se="items", split_n_init=SPLIT_N_INIT,
+                 view_weights="precision", verbose=False, random_state=0):
         self.n_clusters = n_clusters
         self.candidates = candidates
         self.n_neighbors = n_neighbors
@@ -247,6 +267,8 @@ class AutoClusterer(HypergraphClusterer):
         self.n_splits = n_splits
         self.race = race
         self.race_margin = race_margin
+        self.race_se = race_se
+        self.split_n_init = split_n_init
         self.view_weights = view_weights
         self.verbose = verbose
         self.random_state = random_state
@@ -332,37 +354,35 @@ class AutoClusterer(HypergraphClusterer):
 
     def _race(self, labels, scores, k, split):
         """The candidates that go on to the further splits: the ``race`` best of the first,
-        less those more than ``race_margin`` paired standard errors behind the best."""
+        less those more than ``race_margin`` standard errors behind the best."""
         ahead = rank_candidates(labels, scores, k).order[:self.race or len(labels)]
         if self.race_margin is not None:
-            se = paired_standard_errors(split, labels, ahead[0], self.view_weights)
-            ahead = [c for c in ahead
-                     if scores[c] - scores[ahead[0]] <= float(self.race_margin) * se[c]]
+            paired = paired_standard_errors(split, labels, ahead[0], self.view_weights)
+            ahead = race_survivors([{c: scores[c] for c in ahead}], [paired], ahead[0],
+                                   float(self.race_margin), self.race_se)
         return tuple(c for c in labels if c in ahead)
 
     def _survivors(self, fits, splits, names, k):
-        """The candidates ``names`` (scored on every split so far) that go on: those whose
-        mean error is at most ``race_margin`` standard errors above the leader's (the
-        per-split paired standard errors, root-sum-squared, over the number of splits)."""
+        """The candidates ``names`` (scored on every split so far) whose mean error is within
+        ``race_margin`` standard errors of the leader's
+        (:func:`~hyperclust.selection.race.race_survivors`)."""
         if self.race_margin is None:
             return names
-        ranking = rank_rounds(fits[0][0], [f[3] for f in fits], k)
-        lead, var = ranking.order[0], dict.fromkeys(names, 0.0)
-        for fit, split in zip(fits, splits):
-            se = paired_standard_errors(split, {c: fit[0][c] for c in names}, lead,
-                                        self.view_weights)
-            var = {c: var[c] + se[c] ** 2 for c in names}
-        z = float(self.race_margin) / len(fits)
-        return tuple(c for c in names
-                     if ranking.scores[c] - ranking.scores[lead] <= z * np.sqrt(var[c]))
+        lead = rank_rounds(fits[0][0], [f[3] for f in fits], k).order[0]
+        paired = [paired_standard_errors(split, {c: fit[0][c] for c in names}, lead,
+                                         self.view_weights) for fit, split in zip(fits, splits)]
+        return race_survivors([{c: f[3][c] for c in names} for f in fits], paired, lead,
+                              float(self.race_margin), self.race_se)
 
     def _fit_on(self, train, split, k, seed, names, beta, times):
         """``(labels, fitted, walks, scores)`` of the candidates fitted on ``train`` and scored
         on ``split`` (the random-walk score on ``train`` when ``split`` is None)."""
         fitted = {}
         walks, A = self._shared_walks(train, beta, seed, names, times)
+        n_init = None if split is None else self.split_n_init
         with shared_reductions():  # one truncated SVD of the features for all candidates
-            fit = self._candidate_fitter(train, k, seed, names, walks, A, beta, fitted, times)
+            fit = self._candidate_fitter(train, k, seed, names, walks, A, beta, fitted, times,
+                                         n_init=n_init)
             labels = fit_candidates(names, fit)
         return labels, fitted, walks, self._scores(train, split, labels, walks["plain"])
 
@@ -405,8 +425,10 @@ class AutoClusterer(HypergraphClusterer):
             what += f", averaged over {self.n_splits_} splits" + (
                 f" for the {len(self.raced_)} best of the first" if raced else "")
         elif int(self.n_splits) > 1 and self.split_ is not None:
-            what += (f", one split: every other candidate was more than {self.race_margin:g} "
-                     "paired standard errors behind the best")
+            what += (", one split: every other candidate was " + (
+                f"more than {self.race_margin:g} paired standard errors behind the best"
+                if self.race_se == "items" and self.race_margin is not None
+                else f"outside the race of the {self.race} best"))
         rounds = {c: sum(c in f for f in self.split_fits_) for c in self.scores_}
         parts = [f"{c} {self.scores_[c]:.4f}{self.ranking_.note(c)}"
                  + (" (first split only)" if rounds[c] == 1 < self.n_splits_ else
@@ -425,9 +447,10 @@ class AutoClusterer(HypergraphClusterer):
         return (1.0 if alignment.heterophilic else DEFAULT_BETA), alignment
 
     def _candidate_fitter(self, hg, k, seed, names, walks, A, beta, fitted, times,
-                          key=None):
+                          key=None, n_init=None):
         """``fit(name) -> labels or None``: fits candidate ``name`` on ``hg`` with the shared
-        walks (None, recorded in ``skipped_``, when it cannot run on this input)."""
+        walks (None, recorded in ``skipped_``, when it cannot run on this input), with
+        ``n_init`` k-means restarts where the candidate has them (None: its own)."""
         settings = {"beta": beta, "n_neighbors": int(self.n_neighbors),
                     "knn_method": self.knn_method}
 
@@ -437,6 +460,8 @@ class AutoClusterer(HypergraphClusterer):
                 return None
             t0 = time.perf_counter()
             est, candidate = make_candidate(name, k, seed, settings)
+            if n_init is not None and "n_init" in est.get_params():
+                est.set_params(n_init=int(n_init))
             if candidate.walk is None or (A is None and not candidate.walk_without_features):
                 est.fit(hg)
             elif candidate.walk == "affinity":

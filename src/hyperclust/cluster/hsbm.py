@@ -52,6 +52,9 @@ class HypergraphSBM(HypergraphClusterer):
         Stop when no membership moves by more than this.
     n_components : int, default 32
         Attribute columns kept by a seeded truncated SVD (when there are more).
+    n_init : int, default 10
+        k-means restarts of EM's start (HGNN's k-means). ``auto`` passes fewer on its
+        hold-out splits, where the fit only ranks the candidate.
     random_state : int, default 0
 
     Attributes
@@ -81,15 +84,16 @@ class HypergraphSBM(HypergraphClusterer):
     _parameter_constraints = {**SHARED_CONSTRAINTS,
                               "attribute_weight": ["auto", Interval(float, 0)],
                               "n_iter": [Interval(int, 0)], "tol": [Interval(float, 0)],
-                              "n_components": [Interval(int, 1)]}
+                              "n_components": [Interval(int, 1)], "n_init": [Interval(int, 1)]}
 
     def __init__(self, n_clusters=2, *, attribute_weight="auto", n_iter=50, tol=1e-4,
-                 n_components=32, random_state=0):
+                 n_components=32, n_init=10, random_state=0):
         self.n_clusters = n_clusters
         self.attribute_weight = attribute_weight
         self.n_iter = n_iter
         self.tol = tol
         self.n_components = n_components
+        self.n_init = n_init
         self.random_state = random_state
 
     def fit(self, hypergraph, y=None):
@@ -102,7 +106,7 @@ class HypergraphSBM(HypergraphClusterer):
             gamma, start = self._choose_weight(hg, k, seed)
         else:  # the weight is given, or nothing to weigh: EM starts from HGNN's k-means
             gamma = 0.0 if isinstance(self.attribute_weight, str) else float(self.attribute_weight)
-            start = one_hot(_initial_labels(hg, k, seed), k)
+            start = one_hot(_initial_labels(hg, k, seed, self.n_init), k)
         Q, self.n_iter_ = self._em(hg, k, seed, gamma, start)
         labels = np.argmax(Q, axis=1).astype(np.int64)
         self.degenerate_ = is_degenerate(labels, k)
@@ -115,7 +119,7 @@ class HypergraphSBM(HypergraphClusterer):
         """``(gamma, memberships)``: the grid weight with the lowest held-out error, and its
         training fit (the start of the full fit; so no start of its own is needed)."""
         split = split_hypergraph(hg, random_state=seed)
-        train_start = one_hot(_initial_labels(split.train, k, seed), k)
+        train_start = one_hot(_initial_labels(split.train, k, seed, self.n_init), k)
         best = None
         for gamma in WEIGHT_GRID:
             Q, _ = self._em(split.train, k, seed, gamma, train_start)
@@ -149,9 +153,11 @@ class HypergraphSBM(HypergraphClusterer):
         return Q, it
 
 
-def _initial_labels(hg, k, seed):
-    """Start of EM: k-means on HGNN-smoothed attributes (structural features without)."""
-    return np.asarray(HGNNSmoothingKMeans(k, random_state=seed).fit(hg).labels_, dtype=np.int64)
+def _initial_labels(hg, k, seed, n_init=10):
+    """Start of EM: k-means (``n_init`` restarts) on HGNN-smoothed attributes (structural
+    features without)."""
+    est = HGNNSmoothingKMeans(k, n_init=int(n_init), random_state=seed)
+    return np.asarray(est.fit(hg).labels_, dtype=np.int64)
 
 
 def _attribute_rows(X, n_components, seed):

@@ -1,0 +1,123 @@
+"""``peer-hymmsbm``: the public Hy-MMSBM code (Ruggeri et al., "Community detection in large
+hypergraphs", Science Advances 2023; ``nickruggeri/Hy-MMSBM``, MIT) run as a benchmark peer.
+
+It is no pip package, so it is run, never imported: its ``main_inference.py`` in a checkout
+(``checkout``, or the environment variable ``HYMMSBM_DIR``) on the hyperedges written in its
+text format, with its own defaults (100 EM rounds, 10 training rounds of which the best
+likelihood is kept, a full affinity matrix), ``--K`` the number of clusters and ``--seed``
+the seed. It reads hyperedges of two or more members and no attributes (the conversion
+loops over hyperedges in Python: its input is a text file of lists). A node's cluster is
+the argmax of its inferred membership ``u``; a node it leaves without one (in no such
+hyperedge) gets ``-1``, scored as wrong, as for every peer. Without a checkout, making a
+fit raises :class:`~hyperclust.cluster.registry.MissingDependency` (the run is
+``unavailable``).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from ..cluster.base import check_hypergraph, check_n_clusters
+from ..cluster.registry import MissingDependency
+from .peers import PeerClusterer
+
+__all__ = ["HyMMSBMPeer", "write_hyperedges"]
+
+#: The environment variable naming the Hy-MMSBM checkout.
+CHECKOUT_ENV = "HYMMSBM_DIR"
+
+
+def write_hyperedges(hg, folder) -> tuple[Path, Path]:
+    """``(hyperedge file, weight file)`` of ``hg`` in Hy-MMSBM's text format: one hyperedge
+    per line, its member ids separated by spaces, and one weight per line; hyperedges with
+    fewer than two members are left out.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[2, 0], [1], [0, 1, 3]], weights=[1.0, 2.0, 3.0])
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     hye, w = write_hyperedges(hg, tmp)
+    ...     hye.read_text().split("\\n"), np.loadtxt(w).tolist()
+    (['0 2', '0 1 3', ''], [1.0, 3.0])
+    """
+    folder = Path(folder)
+    sizes = np.asarray(hg.edge_sizes)
+    kept = np.flatnonzero(sizes >= 2)
+    edges = hg.edges()
+    lines = [" ".join(map(str, np.sort(edges[j]))) for j in kept]
+    hye, weights = folder / "hye.txt", folder / "weights.txt"
+    hye.write_text("\n".join(lines) + "\n")
+    np.savetxt(weights, np.asarray(hg.weights, dtype=np.float64)[kept])
+    return hye, weights
+
+
+class HyMMSBMPeer(PeerClusterer):
+    """The public Hy-MMSBM code, run in its checkout (see the module docstring).
+
+    Parameters
+    ----------
+    n_clusters : int
+    checkout : str or None, default None
+        The Hy-MMSBM checkout; None: ``$HYMMSBM_DIR``.
+    random_state : int, default 0
+        Its ``--seed`` (training round ``j`` uses ``seed + j``).
+
+    Attributes
+    ----------
+    labels_ : ndarray of int64, shape (n_nodes,)
+        ``-1`` for the nodes it gave no membership.
+    memberships_ : ndarray, shape (n_nodes, n_clusters)
+        Its inferred ``u`` (zero rows for the nodes past its largest node id).
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> hg = Hypergraph.from_edges([[0, 1], [1, 2]])
+    >>> HyMMSBMPeer(2, checkout="/no/such/dir").fit(hg)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hyperclust.cluster.registry.MissingDependency: peer-hymmsbm needs a checkout of ...
+    """
+
+    _parameter_constraints = {**PeerClusterer._parameter_constraints,
+                              "checkout": [None, str]}
+
+    def __init__(self, n_clusters=2, checkout=None, random_state=0):
+        self.n_clusters = n_clusters
+        self.checkout = checkout
+        self.random_state = random_state
+
+    def fit(self, hypergraph, y=None):
+        hg = check_hypergraph(hypergraph)
+        k = check_n_clusters(self.n_clusters, hg.n_nodes)
+        seed = self._rng_seed(self.random_state)
+        checkout = self.checkout or os.environ.get(CHECKOUT_ENV, "")
+        if not (checkout and (Path(checkout) / "main_inference.py").is_file()):
+            raise MissingDependency(
+                "peer-hymmsbm needs a checkout of nickruggeri/Hy-MMSBM (git clone it and "
+                f"set {CHECKOUT_ENV}); no main_inference.py in {checkout!r}")
+        with tempfile.TemporaryDirectory() as tmp:
+            hye, weights = write_hyperedges(hg, tmp)
+            cmd = [sys.executable, "main_inference.py", "--K", str(k), "--hyperedge_file",
+                   str(hye), "--weight_file", str(weights), "--seed", str(seed),
+                   "--out_dir", tmp]
+            done = subprocess.run(cmd, cwd=checkout, capture_output=True, text=True)
+            if done.returncode:
+                last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+                raise RuntimeError(f"Hy-MMSBM failed: {last}")
+            u = np.atleast_2d(np.loadtxt(Path(tmp) / "inferred_u.txt"))
+        self.memberships_ = np.zeros((hg.n_nodes, k))
+        self.memberships_[:u.shape[0]] = u
+        labels = np.full(hg.n_nodes, -1, dtype=np.int64)
+        assigned = self.memberships_.sum(axis=1) > 0
+        labels[assigned] = self.memberships_[assigned].argmax(axis=1)
+        self.labels_ = labels
+        return self

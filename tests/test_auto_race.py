@@ -1,0 +1,99 @@
+"""``auto``'s race with split-to-split variance, and its cheaper fits on the hold-out splits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hyperclust.cluster import AutoClusterer, HypergraphSBM
+from hyperclust.cluster.auto import SPLIT_N_INIT
+from hyperclust.datasets.synthetic import hypergraph_sbm
+from hyperclust.metrics import acc
+from hyperclust.selection.race import race_survivors
+
+# Three candidates on three splits: "b" is far behind "a" on the first split by the paired
+# standard errors (items), but the splits disagree; "c" is behind on every split.
+ERRORS = [{"a": 0.20, "b": 0.32, "c": 0.40},
+          {"a": 0.30, "b": 0.22, "c": 0.50},
+          {"a": 0.25, "b": 0.30, "c": 0.45}]
+PAIRED = [{"a": 0.0, "b": 0.01, "c": 0.01}] * 3
+
+
+def test_items_drop_on_the_first_split_what_the_splits_keep():
+    # one split: b is 12 paired SEs behind, so the items rule drops it ...
+    assert race_survivors(ERRORS[:1], PAIRED[:1], "a", 2.0, "items") == ("a",)
+    # ... while the split rule cannot judge a spread from one split and keeps everyone
+    assert race_survivors(ERRORS[:1], PAIRED[:1], "a", 2.0, "splits") == ("a", "b", "c")
+
+
+def test_the_split_spread_keeps_a_candidate_the_splits_disagree_on():
+    # two splits: b's differences +.12, -.08 (mean .02); items SE sqrt(2 * .01^2) / 2 = .0071
+    assert race_survivors(ERRORS[:2], PAIRED[:2], "a", 2.0, "items") == ("a",)
+    # spread: var(+.12, -.08, ddof 1) / 2 = .01, SE ~.1, so b (.02 behind) stays; c's
+    # differences +.20, +.20 have no spread, so c (.20 behind, SE .0071) goes
+    assert race_survivors(ERRORS[:2], PAIRED[:2], "a", 2.0, "splits") == ("a", "b")
+
+
+def test_the_split_rule_by_hand_on_three_splits():
+    d = np.array([e["b"] - e["a"] for e in ERRORS])  # .12, -.08, .05
+    se = np.sqrt(3 * 0.01 ** 2 / 9 + d.var(ddof=1) / 3)
+    z = d.mean() / se  # b's distance behind a in standard errors
+    assert race_survivors(ERRORS, PAIRED, "a", z * 1.01, "splits") == ("a", "b")
+    assert race_survivors(ERRORS, PAIRED, "a", z * 0.99, "splits") == ("a",)
+    with pytest.raises(ValueError, match="se must be one of"):
+        race_survivors(ERRORS, PAIRED, "a", 2.0, "variance")
+
+
+@pytest.fixture(scope="module")
+def planted():
+    return hypergraph_sbm(400, 3, homophily=0.8, feature_snr=0.3, random_state=3)
+
+
+def test_the_split_rule_runs_the_race_on_the_second_split(planted):
+    names = ("kmeans", "hgnn", "spectral-zhou", "spectral-clique")
+    est = AutoClusterer(3, candidates=names, race=3, race_margin=0.0, race_se="splits",
+                        random_state=0).fit(planted)
+    # margin 0 would stop after one split with "items"; "splits" needs a second split
+    assert len(est.split_fits_) >= 2 and len(est.split_fits_[1]) == 3
+    items = AutoClusterer(3, candidates=names, race=3, race_margin=0.0,
+                          random_state=0).fit(planted)
+    assert items.n_splits_ == 1
+    alone = AutoClusterer(3, candidates=names, race=1, race_se="splits",
+                          random_state=0).fit(planted)
+    assert alone.n_splits_ == 1 and "outside the race of the 1 best" in alone.selection_reason_
+    with pytest.raises(ValueError, match="race_se"):
+        AutoClusterer(3, race_se="both").fit(planted)
+
+
+def test_cheaper_split_fits_keep_the_pick_and_refit_with_the_full_count(planted):
+    assert AutoClusterer().split_n_init == SPLIT_N_INIT == 5
+    for seed in range(5):
+        full = AutoClusterer(3, split_n_init=None, random_state=seed).fit(planted)
+        cheap = AutoClusterer(3, random_state=seed).fit(planted)  # 5 restarts on splits
+        assert cheap.selected_ == full.selected_
+        np.testing.assert_array_equal(cheap.labels_, full.labels_)
+        assert acc(planted.labels, cheap.labels_) > 0.9
+    # the pick's refit is the candidate's own estimator, with its own restarts
+    est = AutoClusterer(3, candidates=("hgnn", "kmeans"), split_n_init=1,
+                        random_state=0).fit(planted)
+    assert est.best_estimator_.get_params()["n_init"] == 10
+
+
+def test_the_split_fits_run_split_n_init_restarts_and_the_refit_its_own(planted, monkeypatch):
+    from hyperclust.cluster import HGNNSmoothingKMeans
+
+    seen, fit = [], HGNNSmoothingKMeans.fit
+    monkeypatch.setattr(HGNNSmoothingKMeans, "fit",
+                        lambda self, *a, **kw: seen.append(self.n_init) or fit(self, *a, **kw))
+    est = AutoClusterer(3, candidates=("hgnn", "kmeans"), n_splits=2, race_margin=None,
+                        split_n_init=2, random_state=0).fit(planted)
+    refit = [10] if est.selected_ == "hgnn" else []
+    assert seen == [2, 2] + refit  # hgnn on both splits, then the refit if it is the pick
+
+
+def test_hsbm_start_restarts(planted):
+    one = HypergraphSBM(3, n_init=1, random_state=0).fit(planted)
+    assert acc(planted.labels, one.labels_) > 0.9
+    assert HypergraphSBM(3).get_params()["n_init"] == 10
+    with pytest.raises(ValueError, match="n_init"):
+        HypergraphSBM(3, n_init=0).fit(planted)
