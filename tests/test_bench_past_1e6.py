@@ -1,8 +1,9 @@
 """benchmarks/bench_past_1e6.py: a rung saved by ``--save`` and read back by ``--load`` is the
 same hypergraph (same fit), and the bare kernel beside the fits computes ``H (H^T X)``."""
 
-import importlib.util
 import multiprocessing as mp
+import runpy
+import types
 from pathlib import Path
 
 import numpy as np
@@ -15,10 +16,7 @@ SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_past_1e6.py
 
 @pytest.fixture(scope="module")
 def past():
-    spec = importlib.util.spec_from_file_location("bench_past_1e6", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return types.SimpleNamespace(**runpy.run_path(str(SCRIPT), run_name="bench_past_1e6"))
 
 
 def test_saved_rung_reads_back_as_the_same_hypergraph_and_fit(past, tmp_path):
