@@ -12,7 +12,7 @@ fits interleaved (structure-only, attributed, ...), each ``AutoClusterer(4,
 random_state=0)``, wall and CPU seconds (min and median), the attributed fit's
 ``fit_times_`` (its kNN searches: one per training split and one on all nodes), and the bare
 kernels: the kNN search alone (``knn_affinity(features, 10)``) and the float32 scipy pair
-``H (H^T X)`` of width 4, min and median of 3. Printed first: commit, threads, load average;
+``H (H^T X)`` of width 4, min and median of ``min(3, --runs)``. Printed first: commit, threads, load average;
 last: load average after. At 5·10^4 (``--n 5e4 --runs 3``) the whole run should take ~4-6
 minutes on an idle 2-core machine (under load, one thread: 43 + 69 CPU s per pair of fits);
 at 10^6 a single run is 15-30 minutes (``--n 1e6 --runs 1``).
@@ -41,9 +41,9 @@ def _summary(name, walls, cpus):
           f"{min(cpus):.3f} median {np.median(cpus):.3f} s ({len(walls)} runs)", flush=True)
 
 
-def bare_kernels(hg):
+def bare_kernels(hg, repeats=3):
     """Min and median wall seconds of the kNN search alone and of ``H (H^T X)`` (float32,
-    width 4), 3 runs each."""
+    width 4), ``repeats`` runs each."""
     from hyperclust.operators.neighbors import knn_affinity
 
     H = sp.csr_matrix(hg.incidence, dtype=np.float32)
@@ -52,7 +52,7 @@ def bare_kernels(hg):
     for name, fn in (("bare H(H^T X) float32 width 4", lambda: H @ (Ht @ X)),
                      ("bare kNN knn_affinity(features, 10)",
                       lambda: knn_affinity(hg.features, 10))):
-        runs = [_timed(fn)[:2] for _ in range(3)]
+        runs = [_timed(fn)[:2] for _ in range(repeats)]
         _summary(name, [r[0] for r in runs], [r[1] for r in runs])
 
 
@@ -86,7 +86,7 @@ def main(argv=None):
         _summary(f"auto {name} n={int(args.n)}", [r[0] for r in rows], [r[1] for r in rows])
     ratio = min(r[0] for r in times["attributed"]) / min(r[0] for r in times["structure-only"])
     print(f"attributed / structure-only (wall minima): {ratio:.2f}", flush=True)
-    bare_kernels(hg)
+    bare_kernels(hg, repeats=min(3, args.runs))
     print(f"load after {load_average()}")
 
 
