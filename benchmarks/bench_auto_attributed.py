@@ -12,8 +12,8 @@ fits interleaved (structure-only, attributed, ...), each ``AutoClusterer(4,
 random_state=0)``, wall and CPU seconds (min and median), the attributed fit's
 ``fit_times_`` (its kNN searches: one per training split and one on all nodes), and the bare
 kernels: the kNN search alone (``knn_affinity(features, 10)``) and the float32 scipy pair
-``H (H^T X)`` of width 4, min and median of ``min(3, --runs)``. Printed first: commit, threads, load average;
-last: load average after. At 5·10^4 (``--n 5e4 --runs 3``) the whole run should take ~4-6
+``H (H^T X)`` of width 4, min and median of ``min(3, --runs)``. Printed first: commit,
+threads, load average; last: load average after. At 5·10^4 (``--n 5e4 --runs 3``) the whole run should take ~4-6
 minutes on an idle 2-core machine (under load, one thread: 43 + 69 CPU s per pair of fits);
 at 10^6 a single run is 15-30 minutes (``--n 1e6 --runs 1``).
 """
