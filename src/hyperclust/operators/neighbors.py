@@ -205,7 +205,8 @@ def _ann_input(X, random_state):
     """Dense float32 unit rows for the ANN index (wide sparse inputs SVD-projected first),
     zero-padded to a multiple of 16 columns: faiss computes 8-bit-code distances with SIMD
     only then, and ~2x slower otherwise (26 columns, 2·10^4 rows: build 3.1 vs 1.6 s, queries
-    3.9 vs 1.6 s, the same candidates). Zero columns change no inner product."""
+    3.9 vs 1.6 s). Zero columns change no inner product; the SIMD sums round in another
+    order, so a rare candidate list differs (1 of 5·10^4 rows)."""
     if sp.issparse(X) and X.shape[1] > _ANN_MAX_DIM:
         from sklearn.decomposition import TruncatedSVD
 
