@@ -90,7 +90,8 @@ def hypergraph_from_features(features, *, construction: str = "knn", n_neighbors
     construction : {"knn", "values"}, default "knn"
         ``"knn"``: hyperedge ``{i} + N(i)`` for every node ``i``, ``N(i)`` its
         ``n_neighbors`` most cosine-similar other nodes (exact search up to
-        :data:`hyperclust.operators.neighbors.EXACT_MAX_NODES` nodes, ties broken by
+        :data:`hyperclust.operators.neighbors.EXACT_MAX_NODES` nodes with sparse products,
+        by the measured crossover for dense ones; ties broken by
         ``random_state``). ``"values"``: one hyperedge per (column, value), dense columns
         with more than ``n_bins`` distinct values cut into ``n_bins`` quantile bins first;
         for a sparse matrix one hyperedge per column (its nonzero rows).

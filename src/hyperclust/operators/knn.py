@@ -5,7 +5,7 @@ hyperedges). AHCKA (Li, Yang & Shi, SIGMOD 2023) augments the hypergraph random 
 walk on the cosine kNN graph of the attributes; this module provides both pieces:
 
 * :func:`cosine_knn` -- the ``K`` most cosine-similar nodes of every node: exact (chunked brute
-  force, :func:`exact_cosine_neighbors`) up to :data:`EXACT_MAX_NODES` nodes, approximate
+  force, :func:`exact_cosine_neighbors`) while it costs less (by size and dimension), approximate
   above (:func:`approximate_cosine_neighbors`, an HNSW graph index of the optional ``faiss-cpu``
   package, extra ``hyperclust[ann]``).
 * :func:`knn_affinity` -- the symmetrised weighted kNN graph ``A = S + S^T`` with
@@ -226,7 +226,7 @@ class MixedWalk(Operator):
 
 
 def mixed_walk(hypergraph, beta: float = 0.5, n_neighbors: int = 10, *, method: str = "auto",
-               exact_max_nodes: int = EXACT_MAX_NODES, self_loops: float = 0.0,
+               exact_max_nodes: int | None = None, self_loops: float = 0.0,
                random_state=0) -> MixedWalk:
     """:class:`MixedWalk` of a hypergraph with its own attributes.
 
