@@ -128,3 +128,40 @@ def test_distributed_spectral_labels_follow_the_ids(client, tmp_path, method):
     assert est.node_ids_[order].tolist() == np.sort(hg.node_ids).tolist()
     ref_order = np.argsort(hg.node_ids)
     assert adjusted_rand_score(ref.labels_[ref_order], est.labels_[order]) >= 0.99
+
+
+def test_block_kmeans_sample_follows_the_keys_not_the_blocks(client):
+    # the same rows moved to other blocks in another order, with their keys: the hashed
+    # sample (50 of 180 rows) and its order are the same, so the labels are too
+    from hyperclust.distributed.kmeans import block_kmeans
+    from hyperclust.distributed.linalg import scatter_blocks
+
+    rng = np.random.default_rng(3)
+    X = np.concatenate([rng.normal(c, 1.2, (60, 2)) for c in ((0, 0), (3, 0), (0, 3))])
+    perm = rng.permutation(180)
+    runs = []
+    for order, bounds in ((np.arange(180), [0, 70, 130, 180]), (perm, [0, 20, 100, 180])):
+        keys = [client.scatter(order[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:])]
+        labels = block_kmeans(client, scatter_blocks(client, X[order], bounds), 180, 3,
+                              sample_size=50, random_state=4, row_keys=keys)[0]
+        by_key = np.empty(180, dtype=np.int64)
+        by_key[order] = np.concatenate(client.gather(labels))
+        runs.append(by_key)
+    np.testing.assert_array_equal(runs[0], runs[1])
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_placement_keeps_spectral_labels_past_the_sample_size(client, tmp_path, method):
+    # 600 nodes, k-means sample of 150: the rows drawn and their order follow the node
+    # ranks stored with the placed partition, so the labels equal those of the given order
+    from hyperclust.distributed import DistributedSpectralClustering
+
+    hg = hypergraph_sbm(600, 3, homophily=0.75, random_state=5)
+    fits = {}
+    for place in ("ids", method):
+        phg = write_partitioned(hg, tmp_path / place, block_size=150, placement=place)
+        assert (phg.node_ranks_path is None) == (place == "ids")
+        est = DistributedSpectralClustering(3, client=client, random_state=0,
+                                            sample_size=150).fit(phg)
+        fits[place] = dict(zip(est.node_ids_.tolist(), est.labels_.tolist()))
+    assert fits["ids"] == fits[method]
