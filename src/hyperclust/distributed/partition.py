@@ -37,7 +37,7 @@ from ..hypergraph import map_ids
 from ..io.edgelist import read_edgelist
 from ._tasks import run_tasks
 from .partitioned import FORMAT_VERSION, MANIFEST, NODE_RANKS, PartitionedHypergraph
-from .placement import PLACEMENTS, placed
+from .placement import check_placement, placed
 from .storage import is_parquet, is_url, path_exists, read_feature_table, read_pairs
 
 __all__ = ["partition_edgelists", "write_partitioned", "MANIFEST", "FORMAT_VERSION"]
@@ -422,7 +422,7 @@ def _check_sizes(block_size, edge_block_size):
 
 def write_partitioned(hypergraph, out_dir, *, block_size: int = 1_000_000,
                       edge_block_size: int | None = None, overwrite: bool = False,
-                      placement: str = "ids"):
+                      placement: str = "ids", random_state: int = 0):
     """Write an in-memory :class:`~hyperclust.Hypergraph` as a partitioned hypergraph
     (node ids, weights and node features kept; labels are not stored).
 
@@ -437,7 +437,10 @@ def write_partitioned(hypergraph, out_dir, *, block_size: int = 1_000_000,
         keeps the hypergraph's order (nodes and hyperedges); ``"rcm"`` and ``"metis"``
         renumber nodes so that fewer hyperedges span several blocks, and hyperedges by
         their first member. The node ids follow their nodes, so results keyed by
-        ``node_ids_`` are unchanged.
+        ``node_ids_`` are unchanged; each node's position in ``hypergraph`` is stored
+        as its rank (``node_ranks.npy``), which keyed draws follow.
+    random_state : int, default 0
+        METIS's seed.
 
     Returns
     -------
@@ -458,11 +461,10 @@ def write_partitioned(hypergraph, out_dir, *, block_size: int = 1_000_000,
         raise TypeError(f"write_partitioned expects a hyperclust.Hypergraph, got "
                         f"{type(hypergraph).__name__}")
     block_size, edge_block_size = _check_sizes(block_size, edge_block_size)
-    if placement not in PLACEMENTS:
-        raise ValueError(f"placement must be one of {PLACEMENTS}, got {placement!r}")
+    check_placement(placement)
     ranks = None
     if placement != "ids":
-        hypergraph, ranks = placed(hypergraph, block_size, placement)
+        hypergraph, ranks = placed(hypergraph, block_size, placement, random_state)
     out = _prepare_out(out_dir, overwrite)
     H, n = hypergraph.incidence, hypergraph.n_nodes
     deg = hypergraph.weighted_degrees
