@@ -29,6 +29,7 @@ import scipy.sparse as sp
 
 from ..operators.base import safe_inverse
 from ._tasks import RETRIES
+from .balance import BlockOwners
 from .partitioned import PartitionedHypergraph, load_edge_block, load_node_block
 
 __all__ = ["BlockOperator", "propagation", "normalized_affinity", "OPERATOR_KINDS"]
@@ -215,6 +216,7 @@ class BlockOperator:
         self.touched = client.gather([client.submit(_touched, blk) for blk in self.blocks])
         self._rows = [{int(j): client.submit(_rows_of, blk, int(j), retries=RETRIES)
                        for j in touched} for blk, touched in zip(self.blocks, self.touched)]
+        self.owners = BlockOwners(client, self.blocks)
         self.n_products = 0
 
     @property
@@ -227,9 +229,9 @@ class BlockOperator:
         ``then``: optional ``(fn, *args)`` or, per block, a list of them: the block result is
         ``fn(Op X_b, X_b, *args)`` instead (an elementwise step fused into the product's
         last task)."""
-        c = self.client
+        c, owners = self.client, self.owners()
         sub = lambda fn, *a: c.submit(fn, *a, retries=RETRIES, pure=False)  # noqa: E731
-        down = [sub(_down, blk, X) for blk, X in zip(self.blocks, X_blocks)]
+        down = [_on(c, w, _down, blk, X) for w, blk, X in zip(owners, self.blocks, X_blocks)]
         pieces_of = {}  # j -> list of futures of (rows, Z)
         single = len(self.edge_scales) == 1  # one partition: no split, one task less a block
         for b, res in enumerate(down):
@@ -246,7 +248,7 @@ class BlockOperator:
             slices = [sub(_slice_edges, edge_rows[int(j)], self._rows[b][int(j)])
                       for j in self.touched[b]]
             step = then[b] if isinstance(then, list) else then
-            out.append(sub(_up, blk, X, t_sum, self.rank_one, step, *slices))
+            out.append(_on(c, owners[b], _up, blk, X, t_sum, self.rank_one, step, *slices))
         self.n_products += 1
         return out
 
@@ -271,9 +273,10 @@ class BlockOperator:
         >>> np.concatenate(means).ravel().tolist()  # (0 + 1 + 2) / 3, (2 + 3) / 2
         [1.0, 2.5]
         """
-        c = self.client
+        c, owners = self.client, self.owners()
         sub = lambda fn, *a: c.submit(fn, *a, retries=RETRIES, pure=False)  # noqa: E731
-        down = [sub(_down, blk, X, False) for blk, X in zip(self.blocks, X_blocks)]
+        down = [_on(c, w, _down, blk, X, False)
+                for w, blk, X in zip(owners, self.blocks, X_blocks)]
         pieces_of = {}
         for b, res in enumerate(down):
             for j in self.touched[b]:
@@ -288,6 +291,13 @@ class BlockOperator:
             else:
                 out.append(sub(_zeros, int(self._edge_sizes[j]), int(width)))
         return out
+
+
+def _on(client, worker, fn, *args):
+    """``fn(*args)`` on ``worker`` while it runs (a loose restriction: elsewhere if not;
+    None: anywhere)."""
+    return client.submit(fn, *args, retries=RETRIES, pure=False,
+                         workers=None if worker is None else [worker], allow_other_workers=True)
 
 
 def _rows_of(block, j):
