@@ -13,8 +13,6 @@ trips of the greedy rotation and one per refinement before. The arithmetic is th
 
 from __future__ import annotations
 
-import operator as _op
-
 import numpy as np
 
 from ..cluster.rounding import TIE_TOLERANCE, first_near_maximum, normalize_rows
@@ -80,8 +78,13 @@ def _rotation(*columns):
     return np.stack([c[0] if isinstance(c, tuple) else c for c in columns], axis=1)
 
 
+def _rotation_of(step):
+    """The rotation of a refinement's ``(objective, rotation)``, or the start rotation."""
+    return step[1] if isinstance(step, tuple) else step
+
+
 def _discrete_stats(Xn, R, k):
-    labels = first_near_maximum(Xn @ R)
+    labels = first_near_maximum(Xn @ _rotation_of(R))
     return np.stack([np.bincount(labels, weights=Xn[:, j], minlength=k) for j in range(k)],
                     axis=1)
 
@@ -95,7 +98,7 @@ def _refine(n, *stats):
 def _discrete_labels(Xn, R, start):
     if not start[1]:  # every row zero: one cluster, as the single process
         return np.zeros(Xn.shape[0], dtype=np.int64)
-    return first_near_maximum(Xn @ R).astype(np.int64)
+    return first_near_maximum(Xn @ _rotation_of(R)).astype(np.int64)
 
 
 def restart_step(MY, Y, alpha, E):
@@ -170,9 +173,9 @@ def discretize_blocks(client, q, bounds, start: int, k: int, n: int, n_iter: int
             step = _submit(client, _refine, n,
                            *[_submit(client, _discrete_stats, x, R, k) for x in Xn])
             steps.append((R, step))
-            R = _submit(client, _op.getitem, step, 1)
+            R = step  # the next pass reads the rotation out of (objective, rotation)
         i += len(steps)
-        objectives = client.gather([_submit(client, _op.getitem, s, 0) for _, s in steps])
+        objectives = [obj for obj, _ in client.gather([s for _, s in steps])]
         for (R_used, _), obj in zip(steps, objectives):
             used = R_used  # the labels are those of the rotation the last pass started with
             if last - obj < 1e-10 * max(1.0, n):

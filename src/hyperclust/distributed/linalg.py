@@ -99,14 +99,14 @@ def tsqr(client, blocks, *, gather_r: bool = True):
     blocks : list of futures
         Row blocks of ``X``, shapes ``(n_b, k)`` with ``n_b >= k``.
     gather_r : bool, default True
-        Bring ``R`` to this process (one round trip); False: ``R`` stays a future, and
-        nothing waits (the iterations that need only ``Q`` run without the driver).
+        Bring ``R`` to this process (one round trip); False: ``R`` is None and nothing
+        waits (iterations that need only ``Q`` run without the driver).
 
     Returns
     -------
     Q_blocks : list of futures
         Row blocks of ``Q`` (orthonormal columns), shapes ``(n_b, k)``.
-    R : ndarray, shape (k, k), or its future
+    R : ndarray, shape (k, k), or None
         Upper triangular.
 
     Examples
@@ -126,8 +126,7 @@ def tsqr(client, blocks, *, gather_r: bool = True):
     local = [sub(_qr, X) for X in blocks]
     small = sub(_stacked_qr, *[sub(_r_of, f) for f in local])
     Q = [sub(_times, f, small, b, X) for b, (f, X) in enumerate(zip(local, blocks))]
-    R = sub(_r_of, small)
-    return Q, (client.gather(R) if gather_r else R)
+    return Q, (client.gather(sub(_r_of, small)) if gather_r else None)
 
 
 def _gram(X, Y):
