@@ -231,3 +231,19 @@ def test_cli_placement_errors_are_one_line(tmp_path, monkeypatch, capsys):
     assert err.startswith("hyperclust: error: placement 'rcm' needs the whole incidence") \
         and err.count("\n") == 1 and "holds the partition as numbered" in err
     assert PartitionedHypergraph(tmp_path / "r").node_ranks_path is None  # left as numbered
+
+
+def test_placement_keeps_ahcka_labels(client, tmp_path):
+    # AHCKA's seeds are the top-degree nodes, ties to the lower rank (the given position):
+    # the RCM-placed partition starts from the same seeds and ends in the same labels
+    from hyperclust.distributed import DistributedAHCKA
+
+    hg = hypergraph_sbm(300, 3, homophily=0.8, random_state=6)
+    degrees = hg.weighted_degrees
+    assert np.sum(degrees == np.sort(degrees)[-3]) > 1  # the 3rd seed is a tie
+    fits = {}
+    for place in ("ids", "rcm"):
+        phg = write_partitioned(hg, tmp_path / place, block_size=100, placement=place)
+        est = DistributedAHCKA(3, client=client, max_iter=10).fit(phg)
+        fits[place] = dict(zip(est.node_ids_.tolist(), est.labels_.tolist()))
+    assert fits["ids"] == fits["rcm"]

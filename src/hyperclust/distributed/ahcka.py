@@ -31,7 +31,7 @@ from .inputs import as_partitioned
 from .knn import knn_affinity_blocks
 from .linalg import tsqr
 from .operator import propagation
-from .partitioned import load_node_block
+from .partitioned import load_node_block, load_node_ranks
 from .storage import keep_output
 from .walk import MixedBlockWalk
 
@@ -39,10 +39,13 @@ __all__ = ["DistributedAHCKA"]
 
 
 # ---------------------------------------------------------------- per-block tasks
-def _top_degrees(path, start, k):
+def _top_degrees(path, ranks_path, start, k):
+    """The block's ``k`` highest degrees, ties to the lower rank (the position in the
+    given numbering, so that a placement keeps the seeds): degrees, positions, ranks."""
     degrees = load_node_block(path)[2]
-    order = np.argsort(-degrees, kind="stable")[:k]
-    return degrees[order], order + start
+    ranks = load_node_ranks(ranks_path, start, start + degrees.size)
+    order = np.lexsort((ranks, -degrees))[:k]
+    return degrees[order], order + start, ranks[order]
 
 
 def _indicators(rows, cols, n_rows, k):
@@ -175,12 +178,14 @@ class DistributedAHCKA(HypergraphClusterer):
             M = propagation(phg, client, self_loops=0.0, kind="rw")
             Mt = propagation(phg, client, self_loops=0.0, kind="rw", adjoint=True)
         sizes = np.diff(bounds)
-        # seeds: the k highest weighted degrees, ties to the lower index (stable argsort)
-        tops = client.gather([self._submit(_top_degrees, phg.block_path(b), int(bounds[b]), k)
+        # seeds: the k highest weighted degrees, ties to the lower rank (index as given)
+        tops = client.gather([self._submit(_top_degrees, phg.block_path(b),
+                                           phg.node_ranks_path, int(bounds[b]), k)
                               for b in range(phg.n_blocks)])
         deg = np.concatenate([t[0] for t in tops])
         idx = np.concatenate([t[1] for t in tops])
-        seeds = idx[np.lexsort((idx, -deg))][:k]
+        ranks = np.concatenate([t[2] for t in tops])
+        seeds = idx[np.lexsort((ranks, -deg))][:k]
         blk = np.searchsorted(bounds, seeds, side="right") - 1
         E = [self._submit(_indicators, seeds[blk == b] - bounds[b], np.flatnonzero(blk == b),
                           int(sizes[b]), k) for b in range(phg.n_blocks)]
