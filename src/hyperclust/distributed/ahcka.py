@@ -29,7 +29,7 @@ from .ahcka_check import restart_step, discretize_blocks, rwr_conductance_blocks
 from .client import resolve_client
 from .inputs import as_partitioned
 from .knn import knn_affinity_blocks
-from .linalg import tsqr
+from .linalg import factor_product, tsqr
 from .operator import propagation
 from .partitioned import load_node_block, load_node_ranks
 from .storage import keep_output
@@ -203,7 +203,9 @@ class DistributedAHCKA(HypergraphClusterer):
         history = [(0, best[1])]
         rises, last, it = 0, best[1], 0
         for it in range(1, int(self.max_iter) + 1):
-            q, _ = tsqr(client, M.apply(q), gather_r=False)  # no round trip
+            # the local QR in the product's last task; no round trip
+            q, _ = tsqr(client, M.apply(q, then=(factor_product,)), gather_r=False,
+                        factored=True)
             if it % self.check_interval:
                 continue
             labels = discretize_blocks(client, q, bounds, int(seeds[0]), k, n,

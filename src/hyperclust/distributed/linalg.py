@@ -66,7 +66,15 @@ def gather_blocks(client, blocks):
 
 
 def _qr(X):
-    return np.linalg.qr(X)
+    """``(Q, R, X)``: the local QR, and ``X`` for the exact zeros of :func:`_times`."""
+    return (*np.linalg.qr(X), X)
+
+
+def factor_product(Y, X):
+    """A product's last step that starts TSQR in the same task (``then=(factor_product,)``
+    of :meth:`~hyperclust.distributed.operator.BlockOperator.apply`): the local QR of the
+    block result ``Y``, for :func:`tsqr` with ``factored=True``."""
+    return _qr(Y)
 
 
 def _r_of(qr):
@@ -83,13 +91,13 @@ def _stacked_qr(*Rs):
     return [Q2[cuts[b]:cuts[b + 1]] for b in range(len(Rs))], R
 
 
-def _times(qr, small, b, X):
+def _times(qr, small, b):
     """The block's rows of ``Q = X R^-1``, exact zeros where ``X`` is zero."""
     pieces, R = small
-    return zero_rows_exactly(qr[0] @ pieces[b], X, np.diag(R).copy())
+    return zero_rows_exactly(qr[0] @ pieces[b], qr[2], np.diag(R).copy())
 
 
-def tsqr(client, blocks, *, gather_r: bool = True):
+def tsqr(client, blocks, *, gather_r: bool = True, factored: bool = False):
     """Thin QR ``X = Q R`` of a row-blocked matrix (TSQR: local QRs, one small QR of the
     stacked ``R`` factors in a task). ``R`` has a non-negative diagonal.
 
@@ -101,6 +109,9 @@ def tsqr(client, blocks, *, gather_r: bool = True):
     gather_r : bool, default True
         Bring ``R`` to this process (one round trip); False: ``R`` is None and nothing
         waits (iterations that need only ``Q`` run without the driver).
+    factored : bool, default False
+        ``blocks`` already hold their local QR (:func:`factor_product`): one task less a
+        block.
 
     Returns
     -------
@@ -123,9 +134,9 @@ def tsqr(client, blocks, *, gather_r: bool = True):
     [5.0, 2.2]
     """
     sub = lambda fn, *a: client.submit(fn, *a, retries=RETRIES, pure=False)  # noqa: E731
-    local = [sub(_qr, X) for X in blocks]
+    local = blocks if factored else [sub(_qr, X) for X in blocks]
     small = sub(_stacked_qr, *[sub(_r_of, f) for f in local])
-    Q = [sub(_times, f, small, b, X) for b, (f, X) in enumerate(zip(local, blocks))]
+    Q = [sub(_times, f, small, b) for b, f in enumerate(local)]
     return Q, (client.gather(sub(_r_of, small)) if gather_r else None)
 
 
