@@ -37,3 +37,14 @@ def test_even_shares_with_fewest_moves(n_blocks, seed):
         needed = sum(max(0, current.count(w) - quota_hi) for w in workers) + \
             sum(c not in workers for c in current)
         assert needed <= _moves(current, owners) <= needed + len(workers)
+
+
+def test_a_block_without_owner_runs_anywhere():
+    # no worker known (all gone): the task carries no restriction instead of failing
+    distributed = pytest.importorskip("distributed")
+    from hyperclust.distributed.operator import _on
+
+    with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
+        assert _on(c, None, abs, -2).result() == 2
+        worker = next(iter(c.scheduler_info()["workers"]))
+        assert _on(c, worker, abs, -3).result() == 3

@@ -308,8 +308,8 @@ class BlockOperator:
 def _on(client, worker, fn, *args):
     """``fn(*args)`` on ``worker`` while it runs (a loose restriction: elsewhere if not;
     None: anywhere)."""
-    return client.submit(fn, *args, retries=RETRIES, pure=False,
-                         workers=None if worker is None else [worker], allow_other_workers=True)
+    where = {} if worker is None else {"workers": [worker], "allow_other_workers": True}
+    return client.submit(fn, *args, retries=RETRIES, pure=False, **where)
 
 
 def _rows_of(block, j):
