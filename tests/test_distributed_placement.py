@@ -238,12 +238,12 @@ def test_placement_keeps_ahcka_labels(client, tmp_path):
     # the RCM-placed partition starts from the same seeds and ends in the same labels
     from hyperclust.distributed import DistributedAHCKA
 
-    hg = hypergraph_sbm(300, 3, homophily=0.8, random_state=6)
+    hg = hypergraph_sbm(150, 3, homophily=0.8, random_state=6)
     degrees = hg.weighted_degrees
     assert np.sum(degrees == np.sort(degrees)[-3]) > 1  # the 3rd seed is a tie
     fits = {}
     for place in ("ids", "rcm"):
-        phg = write_partitioned(hg, tmp_path / place, block_size=100, placement=place)
-        est = DistributedAHCKA(3, client=client, max_iter=10).fit(phg)
+        phg = write_partitioned(hg, tmp_path / place, block_size=50, placement=place)
+        est = DistributedAHCKA(3, client=client, max_iter=5).fit(phg)
         fits[place] = dict(zip(est.node_ids_.tolist(), est.labels_.tolist()))
     assert fits["ids"] == fits["rcm"]
