@@ -102,7 +102,13 @@ def _discrete_labels(Xn, R, start):
 
 
 def restart_step(MY, Y, alpha, E):
-    """One random-walk-with-restart step fused into a product: ``alpha E + (1 - alpha) M Y``."""
+    """One random-walk-with-restart step fused into a product: ``alpha E + (1 - alpha) M Y``.
+
+    Examples
+    --------
+    >>> restart_step(np.array([1.0, 0.0]), None, 0.2, np.array([0.0, 1.0])).tolist()
+    [0.8, 0.2]
+    """
     return alpha * E + (1.0 - alpha) * MY
 
 
@@ -162,6 +168,18 @@ def discretize_blocks(client, q, bounds, start: int, k: int, n: int, n_iter: int
     Returns
     -------
     list of futures of int64 label blocks
+
+    Examples
+    --------
+    Rows along two directions, in two blocks: two clusters.
+
+    >>> import distributed
+    >>> q = np.array([[1.0, 0.1], [0.9, 0.0], [0.0, 1.0], [0.1, 0.9]])
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
+    ...     blocks = [c.scatter(q[:2]), c.scatter(q[2:])]
+    ...     labels = c.gather(discretize_blocks(c, blocks, np.array([0, 2, 4]), 0, 2, 4, 30))
+    >>> np.concatenate(labels).tolist()
+    [0, 0, 1, 1]
     """
     norms = [_submit(client, _largest_row_norm, qb, k) for qb in q]
     Xn = [_submit(client, _leading_normalized, qb, k, *norms) for qb in q]
@@ -188,7 +206,25 @@ def discretize_blocks(client, q, bounds, start: int, k: int, n: int, n_iter: int
 def rwr_conductance_blocks(client, M, labels, k: int, alpha: float, n_hops: int):
     """Future of ``(objective, cluster sizes)``:
     :func:`hyperclust.selection.objectives.rwr_conductance` (balance "mean") of the label
-    blocks on the walk ``M`` (a block operator), and the sizes of the ``k`` clusters."""
+    blocks on the walk ``M`` (a block operator), and the sizes of the ``k`` clusters.
+
+    Examples
+    --------
+    Two disjoint hyperedges, each a cluster: the walk never leaves its cluster.
+
+    >>> import tempfile, distributed
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.distributed import write_partitioned
+    >>> from hyperclust.distributed.operator import propagation
+    >>> phg = write_partitioned(Hypergraph.from_edges([[0, 1], [2, 3]]), tempfile.mkdtemp(),
+    ...                         block_size=2)
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
+    ...     M = propagation(phg, c, self_loops=0.0, kind="rw")
+    ...     labels = [c.scatter(np.array([0, 0])), c.scatter(np.array([1, 1]))]
+    ...     f, sizes = c.gather(rwr_conductance_blocks(c, M, labels, 2, 0.2, 3))
+    >>> round(f, 12), sizes.tolist()
+    (0.0, [2, 2])
+    """
     counts = _submit(client, _counts, *[_submit(client, np.bincount, lb, None, k)
                                          for lb in labels])
     Y = [_submit(client, _cluster_columns, lb, counts) for lb in labels]

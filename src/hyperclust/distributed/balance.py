@@ -68,6 +68,17 @@ class BlockOwners:
     blocks : list of futures
         One per row block; where they are is read once, and again when workers change.
     interval : float, default 1.0
+
+    Examples
+    --------
+    >>> import distributed
+    >>> with distributed.Client(processes=False, n_workers=2, dashboard_address=":0") as c:
+    ...     blocks = [c.submit(abs, -i) for i in range(4)]
+    ...     _ = c.gather(blocks)
+    ...     owners = BlockOwners(c, blocks)()
+    ...     workers = set(c.scheduler_info()["workers"])
+    >>> len(owners), set(owners) <= workers, max(map(owners.count, workers))
+    (4, True, 2)
     """
 
     def __init__(self, client, blocks, interval: float = 1.0):

@@ -25,7 +25,20 @@ SAMPLE_SIZE = 100_000
 
 
 def node_rank_blocks(client, phg) -> list:
-    """Futures of each row block's node ranks (the keys of :func:`block_kmeans`)."""
+    """Futures of each row block's node ranks (the keys of :func:`block_kmeans`).
+
+    Examples
+    --------
+    >>> import tempfile, distributed
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.distributed import write_partitioned
+    >>> hg = Hypergraph.from_edges([[0, 2], [1, 3]])
+    >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2, placement="rcm")
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
+    ...     ranks = c.gather(node_rank_blocks(c, phg))
+    >>> [r.tolist() for r in ranks], phg.node_ids.tolist()  # rank = the id's old position
+    ([[3, 1], [2, 0]], [3, 1, 2, 0])
+    """
     bounds = phg.block_bounds
     return [client.submit(load_node_ranks, phg.node_ranks_path, int(lo), int(hi),
                           retries=RETRIES) for lo, hi in zip(bounds[:-1], bounds[1:])]

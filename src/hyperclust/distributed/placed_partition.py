@@ -25,12 +25,24 @@ BYTES_PER_INCIDENCE = {"ids": 0, "rcm": 300, "metis": 400}
 
 
 def placement_memory(nnz: int, placement: str) -> int:
-    """Estimated peak bytes of :func:`place_partition` on ``nnz`` incidences."""
+    """Estimated peak bytes of :func:`place_partition` on ``nnz`` incidences.
+
+    Examples
+    --------
+    >>> placement_memory(10**8, "metis") / 1e9
+    40.0
+    """
     return int(BYTES_PER_INCIDENCE[placement] * nnz)
 
 
 def available_memory() -> int:
-    """Bytes of memory available to this process now (psutil, else free pages)."""
+    """Bytes of memory available to this process now (psutil, else free pages).
+
+    Examples
+    --------
+    >>> available_memory() > 0
+    True
+    """
     try:
         import psutil
     except ImportError:  # psutil comes with the distributed extra; free pages without it
