@@ -234,7 +234,10 @@ def test_a_worker_joining_mid_fit_keeps_the_labels(planted):
         c.wait_for_workers(2, timeout=30)
         executed = c.run(lambda dask_worker: dask_worker.state.executed_count)
     assert watcher.ran
-    assert len(executed) == 2
+    # the blocks are rebalanced when the worker joins: it runs its share of the tasks
+    # (0 of 1,580 before; ~500 with rebalancing)
+    assert len(executed) == 2 and min(executed.values()) >= 0.1 * sum(executed.values()), \
+        executed
     assert (est.labels_ == ref).all()
 
 

@@ -128,3 +128,122 @@ def test_distributed_spectral_labels_follow_the_ids(client, tmp_path, method):
     assert est.node_ids_[order].tolist() == np.sort(hg.node_ids).tolist()
     ref_order = np.argsort(hg.node_ids)
     assert adjusted_rand_score(ref.labels_[ref_order], est.labels_[order]) >= 0.99
+
+
+def test_block_kmeans_sample_follows_the_keys_not_the_blocks(client):
+    # the same rows moved to other blocks in another order, with their keys: the hashed
+    # sample (50 of 180 rows) and its order are the same, so the labels are too
+    from hyperclust.distributed.kmeans import block_kmeans
+    from hyperclust.distributed.linalg import scatter_blocks
+
+    rng = np.random.default_rng(3)
+    X = np.concatenate([rng.normal(c, 1.2, (60, 2)) for c in ((0, 0), (3, 0), (0, 3))])
+    perm = rng.permutation(180)
+    runs = []
+    for order, bounds in ((np.arange(180), [0, 70, 130, 180]), (perm, [0, 20, 100, 180])):
+        keys = [client.scatter(order[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:])]
+        labels = block_kmeans(client, scatter_blocks(client, X[order], bounds), 180, 3,
+                              sample_size=50, random_state=4, row_keys=keys)[0]
+        by_key = np.empty(180, dtype=np.int64)
+        by_key[order] = np.concatenate(client.gather(labels))
+        runs.append(by_key)
+    np.testing.assert_array_equal(runs[0], runs[1])
+
+
+@pytest.mark.parametrize("method", METHODS[-1:])
+def test_placement_keeps_spectral_labels_past_the_sample_size(client, tmp_path, method):
+    # 400 nodes, k-means sample of 100: the rows drawn and their order follow the node
+    # ranks stored with the placed partition, so the labels equal those of the given order
+    from hyperclust.distributed import DistributedSpectralClustering
+
+    hg = hypergraph_sbm(400, 3, homophily=0.75, random_state=5)
+    fits = {}
+    for place in ("ids", method):
+        phg = write_partitioned(hg, tmp_path / place, block_size=100, placement=place)
+        assert (phg.node_ranks_path is None) == (place == "ids")
+        est = DistributedSpectralClustering(3, client=client, random_state=0,
+                                            sample_size=100).fit(phg)
+        fits[place] = dict(zip(est.node_ids_.tolist(), est.labels_.tolist()))
+    assert fits["ids"] == fits[method]
+
+
+def _edge_files(tmp_path, hg, n_files=2):
+    lines = [" ".join(f"v{v}" for v in e) for e in hg.edges()]
+    files = []
+    for i, chunk in enumerate(np.array_split(np.array(lines, dtype=object), n_files)):
+        files.append(tmp_path / f"part{i}.txt")
+        files[-1].write_text("".join(f"{ln}\n" for ln in chunk))
+    return [str(f) for f in files]
+
+
+def _read_labels(path):
+    rows = [line.split(",") for line in path.read_text().split()[1:]]
+    return {node: label for node, label in rows}
+
+
+def test_cli_partition_placement_keeps_hypergraph_and_labels(tmp_path, client, capsys):
+    # rcm (no dependency); metis goes through the same rewrite
+    from hyperclust.cli import main
+    from hyperclust.distributed import PartitionedHypergraph
+
+    method = "rcm"
+    hg = hypergraph_sbm(160, 2, homophily=0.9, n_edges=400, random_state=3)
+    files = _edge_files(tmp_path, hg)
+    labels = {}
+    for place in ("ids", method):
+        out = tmp_path / place
+        assert main(["partition", *files, "--out", str(out), "--block-size", "40",
+                     "--placement", place]) == 0
+        assert f"placement {place}" in capsys.readouterr().out
+        assert main(["cluster", str(out), "--scheduler", client.scheduler.address, "--k",
+                     "2", "--out", str(tmp_path / f"{place}.csv"), "--quiet"]) == 0
+        labels[place] = _read_labels(tmp_path / f"{place}.csv")
+    ids, placed_phg = (PartitionedHypergraph(tmp_path / p) for p in ("ids", method))
+    assert placed_phg.manifest["options"]["placement"] == method
+    assert placed_phg.manifest["sources"] == ids.manifest["sources"]
+    a, b = ids.to_hypergraph(), placed_phg.to_hypergraph()
+    assert a.node_ids.tolist() != b.node_ids.tolist()
+    assert sorted(sorted(a.node_ids[e].tolist()) for e in a.edges()) == \
+        sorted(sorted(b.node_ids[e].tolist()) for e in b.edges())
+    assert cut_statistics(b.incidence, placed_phg.block_bounds)["cut_share"] < \
+        cut_statistics(a.incidence, ids.block_bounds)["cut_share"]
+    assert labels["ids"] == labels[method]
+
+
+def test_cli_placement_errors_are_one_line(tmp_path, monkeypatch, capsys):
+    import sys
+
+    from hyperclust.cli import main
+    from hyperclust.distributed import PartitionedHypergraph, placed_partition
+
+    files = _edge_files(tmp_path, hypergraph_sbm(60, 2, n_edges=80, random_state=0))
+    monkeypatch.setitem(sys.modules, "pymetis", None)
+    assert main(["partition", *files, "--out", str(tmp_path / "m"), "--block-size", "20",
+                 "--placement", "metis"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("hyperclust: error: placement 'metis' needs pymetis") \
+        and err.count("\n") == 1
+    assert not (tmp_path / "m").exists()  # refused before the build
+    monkeypatch.setattr(placed_partition, "available_memory", lambda: 1000)
+    assert main(["partition", *files, "--out", str(tmp_path / "r"), "--block-size", "20",
+                 "--placement", "rcm"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("hyperclust: error: placement 'rcm' needs the whole incidence") \
+        and err.count("\n") == 1 and "holds the partition as numbered" in err
+    assert PartitionedHypergraph(tmp_path / "r").node_ranks_path is None  # left as numbered
+
+
+def test_placement_keeps_ahcka_labels(client, tmp_path):
+    # AHCKA's seeds are the top-degree nodes, ties to the lower rank (the given position):
+    # the RCM-placed partition starts from the same seeds and ends in the same labels
+    from hyperclust.distributed import DistributedAHCKA
+
+    hg = hypergraph_sbm(150, 3, homophily=0.8, random_state=6)
+    degrees = hg.weighted_degrees
+    assert np.sum(degrees == np.sort(degrees)[-3]) > 1  # the 3rd seed is a tie
+    fits = {}
+    for place in ("ids", "rcm"):
+        phg = write_partitioned(hg, tmp_path / place, block_size=50, placement=place)
+        est = DistributedAHCKA(3, client=client, max_iter=5).fit(phg)
+        fits[place] = dict(zip(est.node_ids_.tolist(), est.labels_.tolist()))
+    assert fits["ids"] == fits["rcm"]

@@ -19,19 +19,19 @@ from __future__ import annotations
 import numpy as np
 
 from ..cluster.ahcka import AHCKA
-from ..cluster.rounding import (TIE_TOLERANCE, first_near_maximum, kmeans_on_rows,
-                                normalize_rows)
+from ..cluster.rounding import kmeans_on_rows
 from ..cluster.base import HypergraphClusterer, check_n_clusters
 from .._validation import Interval
 from ..selection.objectives import sizes_are_degenerate
 from ._params import twin_constraints, twin_init
 from ._tasks import RETRIES
+from .ahcka_check import restart_step, discretize_blocks, rwr_conductance_blocks
 from .client import resolve_client
 from .inputs import as_partitioned
 from .knn import knn_affinity_blocks
-from .linalg import tsqr
+from .linalg import factor_product, tsqr
 from .operator import propagation
-from .partitioned import load_node_block
+from .partitioned import load_node_block, load_node_ranks
 from .storage import keep_output
 from .walk import MixedBlockWalk
 
@@ -39,20 +39,19 @@ __all__ = ["DistributedAHCKA"]
 
 
 # ---------------------------------------------------------------- per-block tasks
-def _top_degrees(path, start, k):
+def _top_degrees(path, ranks_path, start, k):
+    """The block's ``k`` highest degrees, ties to the lower rank (the position in the
+    given numbering, so that a placement keeps the seeds): degrees, positions, ranks."""
     degrees = load_node_block(path)[2]
-    order = np.argsort(-degrees, kind="stable")[:k]
-    return degrees[order], order + start
+    ranks = load_node_ranks(ranks_path, start, start + degrees.size)
+    order = np.lexsort((ranks, -degrees))[:k]
+    return degrees[order], order + start, ranks[order]
 
 
 def _indicators(rows, cols, n_rows, k):
     E = np.zeros((n_rows, k))
     E[rows, cols] = 1.0
     return E
-
-
-def _restart_step(MY, Y, alpha, E):
-    return alpha * E + (1.0 - alpha) * MY
 
 
 def _argmax_assign(z):
@@ -80,65 +79,6 @@ def _zero_unassigned(labels):
 
 def _leading(q, k):
     return q[:, :k].copy()
-
-
-def _largest_row_norm(q, k):
-    return float(np.linalg.norm(q[:, :k], axis=1).max(initial=0.0))
-
-
-def _leading_normalized(q, k, scale):
-    return normalize_rows(q[:, :k], scale)
-
-
-def _first_nonzero(Xn):
-    idx = np.flatnonzero(np.any(Xn != 0, axis=1))
-    return int(idx[0]) if idx.size else -1
-
-
-def _row(Xn, i):
-    return Xn[i].copy()
-
-
-def _accumulate(c, Xn, r):
-    if c is None:
-        c = np.where(np.any(Xn != 0, axis=1), 0.0, np.inf)
-    return c + np.abs(Xn @ r)
-
-
-def _minimum(c):
-    return float(c.min()) if c.size else np.inf
-
-
-def _first_near(c, m):
-    idx = np.flatnonzero(c <= m + TIE_TOLERANCE)
-    return int(idx[0]) if idx.size else -1
-
-
-def _discrete_stats(Xn, R, k):
-    labels = first_near_maximum(Xn @ R)
-    return np.stack([np.bincount(labels, weights=Xn[:, j], minlength=k) for j in range(k)],
-                    axis=1)
-
-
-def _discrete_labels(Xn, R):
-    return first_near_maximum(Xn @ R).astype(np.int64)
-
-
-def _cluster_columns(labels, present, counts):
-    """Normalised indicators over the clusters present (sorted ids), as
-    :func:`hyperclust.selection.objectives.cluster_indicators`."""
-    col = np.searchsorted(present, labels)
-    Y = np.zeros((labels.size, present.size))
-    Y[np.arange(labels.size), col] = 1.0 / np.sqrt(counts[col])
-    return Y
-
-
-def _trace_part(Y, z):
-    return float(np.sum(Y * z))
-
-
-def _block(bounds, i):
-    return int(np.searchsorted(bounds, i, side="right") - 1)
 
 
 class DistributedAHCKA(HypergraphClusterer):
@@ -238,18 +178,20 @@ class DistributedAHCKA(HypergraphClusterer):
             M = propagation(phg, client, self_loops=0.0, kind="rw")
             Mt = propagation(phg, client, self_loops=0.0, kind="rw", adjoint=True)
         sizes = np.diff(bounds)
-        # seeds: the k highest weighted degrees, ties to the lower index (stable argsort)
-        tops = client.gather([self._submit(_top_degrees, phg.block_path(b), int(bounds[b]), k)
+        # seeds: the k highest weighted degrees, ties to the lower rank (index as given)
+        tops = client.gather([self._submit(_top_degrees, phg.block_path(b),
+                                           phg.node_ranks_path, int(bounds[b]), k)
                               for b in range(phg.n_blocks)])
         deg = np.concatenate([t[0] for t in tops])
         idx = np.concatenate([t[1] for t in tops])
-        seeds = idx[np.lexsort((idx, -deg))][:k]
+        ranks = np.concatenate([t[2] for t in tops])
+        seeds = idx[np.lexsort((ranks, -deg))][:k]
         blk = np.searchsorted(bounds, seeds, side="right") - 1
         E = [self._submit(_indicators, seeds[blk == b] - bounds[b], np.flatnonzero(blk == b),
                           int(sizes[b]), k) for b in range(phg.n_blocks)]
         z = E
         for _ in range(int(self.init_steps)):
-            z = Mt.apply(z, then=[(_restart_step, alpha, e) for e in E])
+            z = Mt.apply(z, then=[(restart_step, alpha, e) for e in E])
         init = [self._submit(_argmax_assign, zb) for zb in z]
         counts = np.sum(client.gather([self._submit(_count, lb, k) for lb in init]), axis=0)
         q, _ = tsqr(client, [self._submit(_start_block, lb, counts, n) for lb in init])
@@ -261,12 +203,13 @@ class DistributedAHCKA(HypergraphClusterer):
         history = [(0, best[1])]
         rises, last, it = 0, best[1], 0
         for it in range(1, int(self.max_iter) + 1):
-            q, _ = tsqr(client, M.apply(q))
+            # the local QR in the product's last task; no round trip
+            q, _ = tsqr(client, M.apply(q, then=(factor_product,)), gather_r=False,
+                        factored=True)
             if it % self.check_interval:
                 continue
-            scale = max(client.gather([self._submit(_largest_row_norm, qb, k) for qb in q]))
-            Xn = [self._submit(_leading_normalized, qb, k, scale) for qb in q]
-            labels = self._discretize(Xn, bounds, int(seeds[0]), k, n)
+            labels = discretize_blocks(client, q, bounds, int(seeds[0]), k, n,
+                                       int(self.discretize_iter))
             bad, f = self._check(M, labels, k, n)
             history.append((it, f))
             if (bad, f) < best[:2]:
@@ -295,51 +238,8 @@ class DistributedAHCKA(HypergraphClusterer):
         return sizes_are_degenerate(counts, k), f
 
     def _score(self, M, labels, k, n):
-        """:func:`hyperclust.selection.objectives.rwr_conductance` (balance "mean") on ``M``, and the
-        cluster sizes."""
-        client, alpha = self._client, float(self.alpha)
-        counts = np.sum(client.gather([self._submit(np.bincount, lb, None, k)
-                                       for lb in labels]), axis=0)
-        present = np.flatnonzero(counts)
-        Y = [self._submit(_cluster_columns, lb, present, counts[present]) for lb in labels]
-        z = Y
-        for _ in range(int(self.n_hops)):
-            z = M.apply(z, then=[(_restart_step, alpha, y) for y in Y])
-        total = sum(client.gather([self._submit(_trace_part, y, zb) for y, zb in zip(Y, z)]))
-        return float(1.0 - total / present.size), counts
-
-    def _discretize(self, Xn, bounds, start, k, n):
-        """:func:`hyperclust.cluster.ahcka.discretize` over the row blocks."""
-        client = self._client
-        b0 = _block(bounds, start)
-        first = client.gather([self._submit(_first_nonzero, x) for x in Xn])
-        nz = [(b, i) for b, i in enumerate(first) if i >= 0]
-        if not nz:
-            return [self._submit(np.zeros, int(bounds[b + 1] - bounds[b]), np.int64)
-                    for b in range(len(Xn))]
-        row = client.gather(self._submit(_row, Xn[b0], start - int(bounds[b0])))
-        if not np.any(row != 0):
-            b, i = nz[0]
-            row = client.gather(self._submit(_row, Xn[b], i))
-        R = np.zeros((k, k))
-        R[:, 0] = row
-        c = [None] * len(Xn)
-        for j in range(1, k):
-            c = [self._submit(_accumulate, cb, x, R[:, j - 1]) for cb, x in zip(c, Xn)]
-            # the first row within the tolerance of the global minimum, as one process
-            m = min(client.gather([self._submit(_minimum, cb) for cb in c]))
-            firsts = client.gather([self._submit(_first_near, cb, m) for cb in c])
-            b = next(b for b, i in enumerate(firsts) if i >= 0)
-            R[:, j] = client.gather(self._submit(_row, Xn[b], firsts[b]))
-        last = np.inf
-        for _ in range(int(self.discretize_iter)):
-            used = R  # the labels returned are those of the rotation the last pass started with
-            BtX = np.sum(client.gather([self._submit(_discrete_stats, x, R, k) for x in Xn]),
-                         axis=0)
-            U, S, Wt = np.linalg.svd(BtX, full_matrices=False)
-            obj = n - S.sum()
-            if last - obj < 1e-10 * max(1.0, n):
-                break
-            last = obj
-            R = Wt.T @ U.T
-        return [self._submit(_discrete_labels, x, used) for x in Xn]
+        """:func:`hyperclust.selection.objectives.rwr_conductance` (balance "mean") on
+        ``M``, and the cluster sizes (one round trip)."""
+        f, counts = self._client.gather(rwr_conductance_blocks(
+            self._client, M, labels, k, float(self.alpha), int(self.n_hops)))
+        return f, counts

@@ -173,12 +173,13 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     n = operator.shape[0]
     p = min(n, k + (max(k, 8) if oversample is None else int(oversample)))
     client = operator.client
-    V, _ = tsqr(client, random_blocks(client, operator.bounds, p, random_state))
+    V, _ = tsqr(client, random_blocks(client, operator.bounds, p, random_state),
+                gather_r=False)
     mu, V, res = _rayleigh_ritz(operator, V, k)
     it = 0
     while res.max() > tol and it < int(max_iter):
         it += 1
-        V, _ = tsqr(client, _filtered(operator, V, float(mu[-1]), degree))
+        V, _ = tsqr(client, _filtered(operator, V, float(mu[-1]), degree), gather_r=False)
         mu, V, res = _rayleigh_ritz(operator, V, k)
         if callback is not None:
             callback(it, res)

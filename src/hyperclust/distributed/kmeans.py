@@ -1,5 +1,10 @@
 """k-means on a row-blocked matrix: seeded k-means++ restarts on a sample, then Lloyd
-iterations over the blocks (assignment, per-block sums, centres on the driver)."""
+iterations over the blocks (assignment, per-block sums, centres on the driver).
+
+The sample is drawn by a hash of each row's key (a node's rank in the numbering the
+hypergraph was given, :func:`~hyperclust.distributed.partitioned.load_node_ranks`) and
+ordered by key, so a placement that moves nodes between blocks draws the same rows in the
+same order and gives the same labels."""
 
 from __future__ import annotations
 
@@ -8,20 +13,68 @@ import numbers
 import numpy as np
 from sklearn.cluster import KMeans
 
+from .._hashing import mix64
 from ._tasks import RETRIES
+from .partitioned import load_node_ranks
 
-__all__ = ["block_kmeans", "SAMPLE_SIZE"]
+__all__ = ["block_kmeans", "node_rank_blocks", "SAMPLE_SIZE"]
 
 #: Rows drawn for the k-means++ restarts; at or below it every row is used, and the result
 #: is exactly that of ``sklearn.cluster.KMeans`` on the gathered rows.
 SAMPLE_SIZE = 100_000
 
 
-def _sample(X, seed, b, fraction):
+def node_rank_blocks(client, phg) -> list:
+    """Futures of each row block's node ranks (the keys of :func:`block_kmeans`).
+
+    Examples
+    --------
+    >>> import tempfile, distributed
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.distributed import write_partitioned
+    >>> hg = Hypergraph.from_edges([[0, 2], [1, 3]])
+    >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2, placement="rcm")
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
+    ...     ranks = c.gather(node_rank_blocks(c, phg))
+    >>> [r.tolist() for r in ranks], phg.node_ids.tolist()  # rank = the id's old position
+    ([[3, 1], [2, 0]], [3, 1, 2, 0])
+    """
+    bounds = phg.block_bounds
+    return [client.submit(load_node_ranks, phg.node_ranks_path, int(lo), int(hi),
+                          retries=RETRIES) for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+def _hash_uniform(keys, seed: int) -> np.ndarray:
+    """A fixed uniform draw in [0, 1) per (key, seed): the top 53 bits of a SplitMix64 word."""
+    words = mix64(np.asarray(keys).astype(np.uint64) ^ mix64(np.array([seed]))[0])
+    return (words >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+
+
+def _sample(X, keys, seed, fraction):
+    """The rows drawn (all when ``fraction >= 1``) and their keys; ``keys`` an int is the
+    block's first position (keys by position)."""
+    if np.ndim(keys) == 0:
+        keys = np.arange(keys, keys + X.shape[0], dtype=np.int64)
     if fraction >= 1.0:
-        return X
-    keep = np.random.default_rng([seed, b]).random(X.shape[0]) < fraction
-    return X[keep]
+        return keys, X
+    keep = _hash_uniform(keys, seed) < fraction
+    return keys[keep], X[keep]
+
+
+def _n_rows(X) -> int:
+    return int(X.shape[0])
+
+
+def _gather_sample(client, blocks, row_keys, seed, fraction):
+    """The drawn rows of every block, ordered by key."""
+    if row_keys is None:
+        sizes = client.gather([client.submit(_n_rows, X, retries=RETRIES) for X in blocks])
+        row_keys = np.concatenate([[0], np.cumsum(sizes)[:-1]]).tolist()
+    parts = client.gather([
+        client.submit(_sample, X, keys, seed, fraction, retries=RETRIES, pure=False)
+        for X, keys in zip(blocks, row_keys)])
+    keys = np.concatenate([k for k, _ in parts])
+    return np.concatenate([x for _, x in parts])[np.argsort(keys, kind="stable")]
 
 
 def _assign(X, centers):
@@ -40,11 +93,12 @@ def _stats(X, centers):
 
 def block_kmeans(client, blocks, n_rows: int, n_clusters: int, *, n_init: int = 10,
                  max_iter: int = 300, tol: float = 1e-4, sample_size: int = SAMPLE_SIZE,
-                 random_state=0):
+                 random_state=0, row_keys=None):
     """Cluster the rows of a row-blocked matrix.
 
     ``KMeans(n_clusters, n_init, random_state)`` is fitted on a seeded sample of about
-    ``sample_size`` rows (every row when ``n_rows <= sample_size``); its centres start
+    ``sample_size`` rows (every row when ``n_rows <= sample_size``), drawn by a hash of
+    the rows' keys and ordered by key; its centres start
     Lloyd iterations over all blocks, which stop when the centres move less than ``tol``
     (squared shift relative to the mean feature variance, as in scikit-learn). Empty
     clusters keep their centre.
@@ -58,6 +112,9 @@ def block_kmeans(client, blocks, n_rows: int, n_clusters: int, *, n_init: int = 
     n_init, max_iter, sample_size : int
     tol : float, default 1e-4
     random_state : int
+    row_keys : list of futures of int64 arrays, shape (n_b,), optional
+        A distinct key per row (:func:`node_rank_blocks`); default: the row's position.
+        Rows with the same keys are drawn and ordered alike in any blocking.
 
     Returns
     -------
@@ -80,9 +137,7 @@ def block_kmeans(client, blocks, n_rows: int, n_clusters: int, *, n_init: int = 
             raise ValueError(f"{name} must be a positive integer, got {val!r}")
     seed = int(random_state)
     fraction = 1.0 if n_rows <= sample_size else sample_size / n_rows
-    sample = np.concatenate(client.gather([
-        client.submit(_sample, X, seed, b, fraction, retries=RETRIES, pure=False)
-        for b, X in enumerate(blocks)]))
+    sample = _gather_sample(client, blocks, row_keys, seed, fraction)
     if sample.shape[0] < n_clusters:
         raise ValueError(f"the k-means sample has {sample.shape[0]} rows for {n_clusters} "
                          "clusters; raise sample_size")

@@ -66,33 +66,58 @@ def gather_blocks(client, blocks):
 
 
 def _qr(X):
-    return np.linalg.qr(X)
+    """``(Q, R, X)``: the local QR, and ``X`` for the exact zeros of :func:`_times`."""
+    return (*np.linalg.qr(X), X)
+
+
+def factor_product(Y, X):
+    """A product's last step that starts TSQR in the same task (``then=(factor_product,)``
+    of :meth:`~hyperclust.distributed.operator.BlockOperator.apply`): the local QR of the
+    block result ``Y``, for :func:`tsqr` with ``factored=True``."""
+    return _qr(Y)
 
 
 def _r_of(qr):
     return qr[1]
 
 
-def _times(qr, S, X, r_diag):
+def _stacked_qr(*Rs):
+    """The QR of the stacked local ``R`` factors, ``R`` with a non-negative diagonal:
+    ``(row pieces of Q2 per block, R)``."""
+    Q2, R = np.linalg.qr(np.concatenate(Rs))
+    signs = np.where(np.diag(R) < 0, -1.0, 1.0)
+    Q2, R = Q2 * signs, signs[:, None] * R
+    cuts = np.cumsum([0] + [r.shape[0] for r in Rs])
+    return [Q2[cuts[b]:cuts[b + 1]] for b in range(len(Rs))], R
+
+
+def _times(qr, small, b):
     """The block's rows of ``Q = X R^-1``, exact zeros where ``X`` is zero."""
-    return zero_rows_exactly(qr[0] @ S, X, r_diag)
+    pieces, R = small
+    return zero_rows_exactly(qr[0] @ pieces[b], qr[2], np.diag(R).copy())
 
 
-def tsqr(client, blocks):
+def tsqr(client, blocks, *, gather_r: bool = True, factored: bool = False):
     """Thin QR ``X = Q R`` of a row-blocked matrix (TSQR: local QRs, one small QR of the
-    stacked ``R`` factors on the driver). ``R`` has a non-negative diagonal.
+    stacked ``R`` factors in a task). ``R`` has a non-negative diagonal.
 
     Parameters
     ----------
     client : dask.distributed.Client
     blocks : list of futures
         Row blocks of ``X``, shapes ``(n_b, k)`` with ``n_b >= k``.
+    gather_r : bool, default True
+        Bring ``R`` to this process (one round trip); False: ``R`` is None and nothing
+        waits (iterations that need only ``Q`` run without the driver).
+    factored : bool, default False
+        ``blocks`` already hold their local QR (:func:`factor_product`): one task less a
+        block.
 
     Returns
     -------
     Q_blocks : list of futures
         Row blocks of ``Q`` (orthonormal columns), shapes ``(n_b, k)``.
-    R : ndarray, shape (k, k)
+    R : ndarray, shape (k, k), or None
         Upper triangular.
 
     Examples
@@ -108,15 +133,11 @@ def tsqr(client, blocks):
     >>> R[0].round(6).tolist()  # |column 0| = 5; R[0, 1] = (3 * 1 + 4 * 2) / 5
     [5.0, 2.2]
     """
-    local = [client.submit(_qr, X, retries=RETRIES, pure=False) for X in blocks]
-    Rs = client.gather([client.submit(_r_of, f, retries=RETRIES, pure=False) for f in local])
-    Q2, R = np.linalg.qr(np.concatenate(Rs))
-    signs = np.where(np.diag(R) < 0, -1.0, 1.0)
-    Q2, R = Q2 * signs, signs[:, None] * R
-    cuts = np.cumsum([0] + [r.shape[0] for r in Rs])
-    Q = [client.submit(_times, f, Q2[cuts[b]:cuts[b + 1]], X, np.diag(R).copy(),
-                       retries=RETRIES, pure=False) for b, (f, X) in enumerate(zip(local, blocks))]
-    return Q, R
+    sub = lambda fn, *a: client.submit(fn, *a, retries=RETRIES, pure=False)  # noqa: E731
+    local = blocks if factored else [sub(_qr, X) for X in blocks]
+    small = sub(_stacked_qr, *[sub(_r_of, f) for f in local])
+    Q = [sub(_times, f, small, b) for b, f in enumerate(local)]
+    return Q, (client.gather(sub(_r_of, small)) if gather_r else None)
 
 
 def _gram(X, Y):

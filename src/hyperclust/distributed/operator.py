@@ -29,6 +29,7 @@ import scipy.sparse as sp
 
 from ..operators.base import safe_inverse
 from ._tasks import RETRIES
+from .balance import BlockOwners
 from .partitioned import PartitionedHypergraph, load_edge_block, load_node_block
 
 __all__ = ["BlockOperator", "propagation", "normalized_affinity", "OPERATOR_KINDS"]
@@ -128,10 +129,17 @@ def _slice_edges(E, rows):
     return E[rows]
 
 
+def _rows_needed(piece):
+    """A slice of a partition's rows, or ``(partition rows, rows needed)`` to cut here
+    (a partition on the block's own worker: no task and no copy in between)."""
+    return piece[0][piece[1]] if isinstance(piece, tuple) else piece
+
+
 def _up(block, X, t_sum, t, then, *slices):
     """Phase 2: ``Y = L_b H_b E[E_b] + g_b X_b (+ t L_b sum_b R_b^T X_b)``, then
     ``then(Y, X)`` when given (fuses an elementwise step into the same task)."""
-    G = np.concatenate(slices) if slices else np.zeros((0, X.shape[1]))
+    G = np.concatenate([_rows_needed(p) for p in slices]) if slices else \
+        np.zeros((0, X.shape[1]))
     Y = block.left[:, None] * (block.H @ G) if G.shape[0] else np.zeros(X.shape)
     if np.any(block.diag):
         Y += block.diag[:, None] * X
@@ -215,6 +223,7 @@ class BlockOperator:
         self.touched = client.gather([client.submit(_touched, blk) for blk in self.blocks])
         self._rows = [{int(j): client.submit(_rows_of, blk, int(j), retries=RETRIES)
                        for j in touched} for blk, touched in zip(self.blocks, self.touched)]
+        self.owners = BlockOwners(client, self.blocks)
         self.n_products = 0
 
     @property
@@ -227,26 +236,31 @@ class BlockOperator:
         ``then``: optional ``(fn, *args)`` or, per block, a list of them: the block result is
         ``fn(Op X_b, X_b, *args)`` instead (an elementwise step fused into the product's
         last task)."""
-        c = self.client
+        c, owners = self.client, self.owners()
         sub = lambda fn, *a: c.submit(fn, *a, retries=RETRIES, pure=False)  # noqa: E731
-        down = [sub(_down, blk, X) for blk, X in zip(self.blocks, X_blocks)]
-        pieces_of = {}  # j -> list of futures of (rows, Z)
-        single = len(self.edge_scales) == 1  # one partition: no split, one task less a block
+        down = [_on(c, w, _down, blk, X) for w, blk, X in zip(owners, self.blocks, X_blocks)]
+        # partition j is reduced on the owner of row block j (scaled to the counts): a
+        # pair on one worker passes whole results, with no task to split or cut them
+        home = [owners[min(j * self.n_blocks // len(self.edge_scales), self.n_blocks - 1)]
+                for j in range(len(self.edge_scales))]
+        pieces_of = {}  # j -> list of futures of (rows, Z), or of whole phase-1 outputs
         for b, res in enumerate(down):
             for j in self.touched[b]:
+                local = owners[b] == home[j] or len(self.edge_scales) == 1
                 pieces_of.setdefault(int(j), []).append(
-                    res if single else sub(_op.getitem, res, int(j)))
-        edge_rows = {j: sub(_sum_edges, int(self._edge_sizes[j]), self.edge_scales[j], j,
-                            *pieces) for j, pieces in pieces_of.items()}
+                    res if local else sub(_op.getitem, res, int(j)))
+        edge_rows = {j: _on(c, home[j], _sum_edges, int(self._edge_sizes[j]),
+                            self.edge_scales[j], j, *pieces) for j, pieces in pieces_of.items()}
         t_sum = None
         if self.rank_one:
             t_sum = sub(_add, *[sub(_op.getitem, res, -1) for res in down])
         out = []
         for b, (blk, X) in enumerate(zip(self.blocks, X_blocks)):
-            slices = [sub(_slice_edges, edge_rows[int(j)], self._rows[b][int(j)])
+            slices = [(edge_rows[int(j)], self._rows[b][int(j)]) if owners[b] == home[int(j)]
+                      else sub(_slice_edges, edge_rows[int(j)], self._rows[b][int(j)])
                       for j in self.touched[b]]
             step = then[b] if isinstance(then, list) else then
-            out.append(sub(_up, blk, X, t_sum, self.rank_one, step, *slices))
+            out.append(_on(c, owners[b], _up, blk, X, t_sum, self.rank_one, step, *slices))
         self.n_products += 1
         return out
 
@@ -271,9 +285,10 @@ class BlockOperator:
         >>> np.concatenate(means).ravel().tolist()  # (0 + 1 + 2) / 3, (2 + 3) / 2
         [1.0, 2.5]
         """
-        c = self.client
+        c, owners = self.client, self.owners()
         sub = lambda fn, *a: c.submit(fn, *a, retries=RETRIES, pure=False)  # noqa: E731
-        down = [sub(_down, blk, X, False) for blk, X in zip(self.blocks, X_blocks)]
+        down = [_on(c, w, _down, blk, X, False)
+                for w, blk, X in zip(owners, self.blocks, X_blocks)]
         pieces_of = {}
         for b, res in enumerate(down):
             for j in self.touched[b]:
@@ -288,6 +303,13 @@ class BlockOperator:
             else:
                 out.append(sub(_zeros, int(self._edge_sizes[j]), int(width)))
         return out
+
+
+def _on(client, worker, fn, *args):
+    """``fn(*args)`` on ``worker`` while it runs (a loose restriction: elsewhere if not;
+    None: anywhere)."""
+    where = {} if worker is None else {"workers": [worker], "allow_other_workers": True}
+    return client.submit(fn, *args, retries=RETRIES, pure=False, **where)
 
 
 def _rows_of(block, j):

@@ -36,8 +36,8 @@ from .._hashing import mix64
 from ..hypergraph import map_ids
 from ..io.edgelist import read_edgelist
 from ._tasks import run_tasks
-from .partitioned import FORMAT_VERSION, MANIFEST, PartitionedHypergraph
-from .placement import PLACEMENTS, placed
+from .partitioned import FORMAT_VERSION, MANIFEST, NODE_RANKS, PartitionedHypergraph
+from .placement import check_placement, placed
 from .storage import is_parquet, is_url, path_exists, read_feature_table, read_pairs
 
 __all__ = ["partition_edgelists", "write_partitioned", "MANIFEST", "FORMAT_VERSION"]
@@ -372,7 +372,7 @@ def _write_features(out, node_blocks, table):
 
 
 def _write_edges_and_manifest(out, node_blocks, edge_weights, edge_sizes, node_ids, block_size,
-                              edge_block_size, sources, options, features=None):
+                              edge_block_size, sources, options, features=None, ranks=None):
     n, m = int(node_ids.shape[0]), int(edge_weights.size)
     n_edge_blocks = max(1, -(-m // edge_block_size))
     edge_blocks = []
@@ -394,6 +394,9 @@ def _write_edges_and_manifest(out, node_blocks, edge_weights, edge_sizes, node_i
     }
     if features is not None:
         manifest["features"] = features
+    if ranks is not None:  # a placement's renumbering: position -> position given
+        np.save(out / NODE_RANKS, np.asarray(ranks, dtype=np.int64), allow_pickle=False)
+        manifest["node_ranks"] = NODE_RANKS
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
 
 
@@ -404,7 +407,7 @@ def _prepare_out(out_dir, overwrite):
                               "(pass overwrite=True / --overwrite to replace it)")
     out.mkdir(parents=True, exist_ok=True)
     for old in [out / MANIFEST] + list(out.glob("nodes-*.npz")) + list(out.glob("edges-*.npz")) \
-            + list(out.glob("features-*.npy")):
+            + list(out.glob("features-*.npy")) + [out / NODE_RANKS]:
         old.unlink(missing_ok=True)
     return out
 
@@ -419,7 +422,7 @@ def _check_sizes(block_size, edge_block_size):
 
 def write_partitioned(hypergraph, out_dir, *, block_size: int = 1_000_000,
                       edge_block_size: int | None = None, overwrite: bool = False,
-                      placement: str = "ids"):
+                      placement: str = "ids", random_state: int = 0):
     """Write an in-memory :class:`~hyperclust.Hypergraph` as a partitioned hypergraph
     (node ids, weights and node features kept; labels are not stored).
 
@@ -434,7 +437,10 @@ def write_partitioned(hypergraph, out_dir, *, block_size: int = 1_000_000,
         keeps the hypergraph's order (nodes and hyperedges); ``"rcm"`` and ``"metis"``
         renumber nodes so that fewer hyperedges span several blocks, and hyperedges by
         their first member. The node ids follow their nodes, so results keyed by
-        ``node_ids_`` are unchanged.
+        ``node_ids_`` are unchanged; each node's position in ``hypergraph`` is stored
+        as its rank (``node_ranks.npy``), which keyed draws follow.
+    random_state : int, default 0
+        METIS's seed.
 
     Returns
     -------
@@ -455,10 +461,10 @@ def write_partitioned(hypergraph, out_dir, *, block_size: int = 1_000_000,
         raise TypeError(f"write_partitioned expects a hyperclust.Hypergraph, got "
                         f"{type(hypergraph).__name__}")
     block_size, edge_block_size = _check_sizes(block_size, edge_block_size)
-    if placement not in PLACEMENTS:
-        raise ValueError(f"placement must be one of {PLACEMENTS}, got {placement!r}")
+    check_placement(placement)
+    ranks = None
     if placement != "ids":
-        hypergraph = placed(hypergraph, block_size, placement)[0]
+        hypergraph, ranks = placed(hypergraph, block_size, placement, random_state)
     out = _prepare_out(out_dir, overwrite)
     H, n = hypergraph.incidence, hypergraph.n_nodes
     deg = hypergraph.weighted_degrees
@@ -481,5 +487,5 @@ def write_partitioned(hypergraph, out_dir, *, block_size: int = 1_000_000,
                               hypergraph.edge_sizes.astype(np.int64), hypergraph.node_ids,
                               block_size, edge_block_size, [],
                               {"from": "hypergraph", "placement": placement},
-                              feature_info)
+                              feature_info, ranks)
     return PartitionedHypergraph(out)

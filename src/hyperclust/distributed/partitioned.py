@@ -12,11 +12,13 @@ import scipy.sparse as sp
 from ..hypergraph import Hypergraph
 
 __all__ = ["PartitionedHypergraph", "load_node_block", "load_edge_block", "load_feature_block",
-           "MANIFEST", "FORMAT_VERSION"]
+           "load_node_ranks", "MANIFEST", "FORMAT_VERSION", "NODE_RANKS"]
 
 #: The file that makes a directory a partitioned hypergraph, and its format version.
 MANIFEST = "manifest.json"
 FORMAT_VERSION = 1
+#: The file of a placed partition holding each node's position in the given numbering.
+NODE_RANKS = "node_ranks.npy"
 
 
 def load_node_block(path):
@@ -102,6 +104,33 @@ def load_feature_block(path) -> np.ndarray:
     [[6.0, 7.0]]
     """
     return np.load(path, allow_pickle=False).astype(np.float64, copy=False)
+
+
+def load_node_ranks(path, start: int, stop: int) -> np.ndarray:
+    """The ranks of nodes ``[start, stop)``: their positions in the numbering the partition
+    was written from (a placement renumbers the nodes; draws keyed by rank do not depend on
+    it).
+
+    Parameters
+    ----------
+    path : str or None
+        :attr:`PartitionedHypergraph.node_ranks_path`; None: the nodes were not renumbered,
+        and a node's rank is its position.
+    start, stop : int
+
+    Returns
+    -------
+    ndarray of int64, shape (stop - start,)
+
+    Examples
+    --------
+    >>> load_node_ranks(None, 3, 6).tolist()
+    [3, 4, 5]
+    """
+    if path is None:
+        return np.arange(start, stop, dtype=np.int64)
+    return np.array(np.load(path, mmap_mode="r", allow_pickle=False)[start:stop],
+                    dtype=np.int64)
 
 
 class PartitionedHypergraph:
@@ -193,6 +222,13 @@ class PartitionedHypergraph:
         :attr:`hyperclust.Hypergraph.node_ids`."""
         ids = np.load(self.path / self.manifest["node_ids"], allow_pickle=False)
         return ids.astype(object) if self.manifest["node_id_kind"] == "str" else ids
+
+    @property
+    def node_ranks_path(self) -> str | None:
+        """Absolute path of the node ranks (:func:`load_node_ranks`), or None where the
+        nodes keep the numbering they were given."""
+        name = self.manifest.get("node_ranks")
+        return None if name is None else str((self.path / name).resolve())
 
     @property
     def edge_weights(self) -> np.ndarray:

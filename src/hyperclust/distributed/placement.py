@@ -24,17 +24,36 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["PLACEMENTS", "placement_order", "placed", "cut_statistics"]
+__all__ = ["PLACEMENTS", "check_placement", "placement_order", "placed", "cut_statistics"]
 
 PLACEMENTS = ("ids", "rcm", "metis")
 
 
+def check_placement(method: str) -> None:
+    """One-line ``ValueError`` for an unknown placement, ``ImportError`` for ``"metis"``
+    without pymetis (checked before any work).
+
+    Examples
+    --------
+    >>> check_placement("rcm")
+    >>> check_placement("kahypar")
+    Traceback (most recent call last):
+    ...
+    ValueError: placement must be one of ('ids', 'rcm', 'metis'), got 'kahypar'
+    """
+    if method not in PLACEMENTS:
+        raise ValueError(f"placement must be one of {PLACEMENTS}, got {method!r}")
+    if method == "metis":
+        try:
+            import pymetis  # noqa: F401
+        except ImportError:
+            raise ImportError("placement 'metis' needs pymetis: pip install pymetis") from None
+
+
 def _metis_parts(incidence, n_parts: int, seed: int) -> np.ndarray:
     """METIS part of each node of the bipartite graph split into ``n_parts``."""
-    try:
-        import pymetis
-    except ImportError:
-        raise ImportError("placement 'metis' needs pymetis: pip install pymetis") from None
+    import pymetis
+
     H = sp.csr_matrix(incidence)
     n, m = H.shape
     pattern = sp.csr_matrix((np.ones(H.nnz, dtype=np.int8), H.indices, H.indptr), shape=(n, m))
@@ -106,8 +125,7 @@ def placement_order(incidence, block_size: int, method: str = "rcm",
     >>> H[nodes][:, edges].toarray().tolist()
     [[1, 0], [1, 0], [0, 1], [0, 1]]
     """
-    if method not in PLACEMENTS:
-        raise ValueError(f"placement must be one of {PLACEMENTS}, got {method!r}")
+    check_placement(method)
     n = incidence.shape[0]
     n_blocks = -(-n // block_size)
     if method == "ids" or n_blocks <= 1:

@@ -13,7 +13,7 @@ from .client import resolve_client
 from .components import more_components_than
 from .eigen import top_eigenpairs
 from .inputs import as_partitioned
-from .kmeans import SAMPLE_SIZE, block_kmeans
+from .kmeans import SAMPLE_SIZE, block_kmeans, node_rank_blocks
 from .operator import normalized_affinity
 from .partitioned import load_node_block
 from .storage import keep_output
@@ -165,7 +165,8 @@ class DistributedSpectralClustering(HypergraphClusterer):
             if self.row_normalize:
                 V = [client.submit(_row_normalize, v, retries=RETRIES) for v in V]
             labels, _, _ = block_kmeans(client, V, phg.n_nodes, k, n_init=n_init,
-                                        sample_size=self.sample_size, random_state=seed)
+                                        sample_size=self.sample_size, random_state=seed,
+                                        row_keys=node_rank_blocks(client, phg))
             keep_output(self, client, phg, hypergraph, labels, V)
         self.eigenvalues_ = 1.0 - mu
         self.n_iter_ = n_iter

@@ -47,7 +47,7 @@ from .batches import BasisFileBatches
 from .client import resolve_client
 from .inputs import as_partitioned
 from .scratch import scratch_folder
-from .kmeans import SAMPLE_SIZE, block_kmeans
+from .kmeans import SAMPLE_SIZE, block_kmeans, node_rank_blocks
 from .operator import propagation
 from .partitioned import load_feature_block
 from .smoothness import block_smoothness_zscore
@@ -313,7 +313,8 @@ consistency_weight, gamma_reg, dropout
                                 concat, self.device, retries=RETRIES, pure=False)
                   for f in basis_files]
         labels, _, _ = block_kmeans(client, blocks, phg.n_nodes, k, n_init=self.n_init_,
-                                    sample_size=self.sample_size, random_state=seed)
+                                    sample_size=self.sample_size, random_state=seed,
+                                    row_keys=node_rank_blocks(client, phg))
         self.n_filter_columns_ = int(np.load(basis_files[0], mmap_mode="r").shape[2])
         lap("inference_kmeans")
         return labels, blocks
