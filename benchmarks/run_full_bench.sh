@@ -34,9 +34,6 @@ SMALL="zoo senate-committees contact-high-school-classes house-committees congre
 HSBM="hsbm-node-0.3 hsbm-node-0.4 hsbm-node-0.5 hsbm-node-0.6 hsbm-node-0.7 hsbm-node-0.8
       hsbm-node-0.9 hsbm-edge-0.3 hsbm-edge-0.4 hsbm-edge-0.5 hsbm-edge-0.6 hsbm-edge-0.7
       hsbm-edge-0.8 hsbm-edge-0.9"
-# The deep methods cost 10-60 s a run: they run on every other HSBM level.
-HSBM_SUB="hsbm-node-0.3 hsbm-node-0.5 hsbm-node-0.7 hsbm-node-0.9 hsbm-edge-0.3 hsbm-edge-0.5
-          hsbm-edge-0.7 hsbm-edge-0.9"
 SYNTH="synthetic-h0.1-n2000 synthetic-h0.3-n2000 synthetic-h0.5-n2000 synthetic-h0.7-n2000
        synthetic-h0.9-n2000"
 LARGE="pokec actor 20newsw100 amazon-ratings pubmed-cc dblp-ca mag-10 walmart-trips"
@@ -97,13 +94,13 @@ if [[ ($STAGE == all && -n ${HYMMSBM_DIR:-}) || $STAGE == hymmsbm ]]; then
         --protocols all isolated-removed
 fi
 if [[ $STAGE == all || $STAGE == unidhc ]]; then
-  bench "$SMALL $SYNTH $HSBM_SUB $LARGE" --out "$WORK/unidhc" --time-limit 300 \
+  bench "$SMALL $SYNTH $HSBM $LARGE" --out "$WORK/unidhc" --time-limit 300 \
         --methods unidhc --protocols all
   bench "$COVERED" --out "$WORK/unidhc" --time-limit 300 --methods unidhc \
         --protocols isolated-removed
 fi
 if [[ $STAGE == all || $STAGE == unidhc-filter ]]; then
-  bench "$SMALL $SYNTH $HSBM_SUB $LARGE" --out "$WORK/unidhc-filter" --time-limit 300 \
+  bench "$SMALL $SYNTH $HSBM $LARGE" --out "$WORK/unidhc-filter" --time-limit 300 \
         --methods unidhc-filter --protocols all
 fi
 if [[ $STAGE == all || $STAGE == report ]]; then
