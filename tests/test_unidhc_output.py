@@ -9,9 +9,12 @@ import scipy.linalg
 from sklearn.preprocessing import normalize
 
 from hyperclust.cluster.unidhc import UniDHC
+from hyperclust.cluster.hsbm_heldout import (heldout_errors, paired_standard_errors,
+                                             split_hypergraph)
 from hyperclust.cluster.unidhc_output import (HELDOUT_CANDIDATES, HELDOUT_ROUNDS,
+                                              SPLIT_CANDIDATES, SPLIT_MARGIN,
                                               cluster_canonical_score,
-                                              heldout_choice)
+                                              heldout_choice, split_choice)
 from hyperclust.datasets.synthetic import hypergraph_sbm
 
 
@@ -127,3 +130,85 @@ def test_structural_input_keeps_the_filter():
     assert est.input_kind_ == "structural"
     assert est.selected_ == "filter" and est.scores_ is None
     assert est.embedding_.shape[1] == est.n_filter_columns_
+
+
+# ---------------------------------------------------------------- embedding="split"
+def _planted_split(seed):
+    hg = hypergraph_sbm(300, 3, homophily=0.9, n_features=8, feature_snr=1.0,
+                        random_state=seed)
+    return hg, split_hypergraph(hg, random_state=seed)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_split_choice_drops_a_concatenation_the_heldout_data_refute(seed):
+    hg, split = _planted_split(seed)
+    noise = np.random.default_rng(seed).permutation(hg.labels)
+    # filter and low-pass tie (both the truth): the first of them wins
+    choice, errors = split_choice(split, {"concat": noise, "filter": hg.labels,
+                                          "low-pass": hg.labels})
+    assert choice == "filter" and errors["filter"] == errors["low-pass"] < errors["concat"]
+    choice, _ = split_choice(split, {"concat": noise, "filter": noise, "low-pass": hg.labels})
+    assert choice == "low-pass"
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_split_choice_keeps_the_concatenation_unless_beaten_by_the_margin(seed):
+    hg, split = _planted_split(seed)
+    rng = np.random.default_rng(seed)
+    assert split_choice(split, {"concat": hg.labels,
+                                "filter": rng.permutation(hg.labels)})[0] == "concat"
+    # a slightly worse concatenation (20 of 300 nodes moved): replaced exactly when the
+    # filter's error is lower by more than the margin's paired standard errors
+    worse = hg.labels.copy()
+    moved = rng.choice(300, 20, replace=False)
+    worse[moved] = (worse[moved] + 1) % 3
+    labels = {"concat": worse, "filter": hg.labels}
+    e = heldout_errors(split, labels, "coverage")
+    se = paired_standard_errors(split, labels, "concat", "coverage")["filter"]
+    for margin in (0.0, SPLIT_MARGIN, 1e3):
+        expected = "filter" if e["filter"] < e["concat"] - margin * se else "concat"
+        assert split_choice(split, labels, margin)[0] == expected
+    assert split_choice(split, labels, 0.0)[0] == "filter"
+    assert split_choice(split, labels, 1e3)[0] == "concat"
+
+
+def _stand_in_encoder(monkeypatch, output):
+    """Replace the trained encoder's output by ``output(n_rows)`` (left unnormalised, so a
+    large output decides the concatenation's k-means)."""
+    monkeypatch.setattr(UniDHC, "_encode", lambda self, net, Z: output(len(Z)))
+
+
+def test_estimator_split_drops_a_noise_encoder(monkeypatch):
+    # an encoder whose output is a random partition: the concatenation follows it, the
+    # held-out hyperedges and columns refute it, and no full encoder is trained
+    hg, _ = _planted_split(0)
+    noise = 10.0 * np.eye(3)[np.random.default_rng(1).integers(0, 3, 300)]
+    _stand_in_encoder(monkeypatch, lambda n: noise[:n])
+    est = UniDHC(3, epochs=1, hidden_dim=8, n_init=3, embedding="split").fit(hg)
+    assert est.selected_ in ("filter", "low-pass") and set(est.scores_) == set(SPLIT_CANDIDATES)
+    assert est.loss_history_ == [] and est.embedding_.shape == (300, 8)
+    assert min(est.scores_, key=est.scores_.get) == est.selected_
+
+
+def test_estimator_split_keeps_an_encoder_that_finds_the_classes(monkeypatch):
+    hg = hypergraph_sbm(300, 3, homophily=0.5, n_features=8, feature_snr=0.2, random_state=0)
+    truth = 10.0 * np.eye(3)[hg.labels]
+    _stand_in_encoder(monkeypatch, lambda n: truth[:n])
+    params = dict(epochs=1, hidden_dim=8, n_init=3, embedding="split", random_state=0)
+    est = UniDHC(3, **params).fit(hg)
+    assert est.selected_ == "concat" and len(est.loss_history_) == 1
+    assert est.embedding_.shape == (300, 8 + 3) and est.n_filter_columns_ == 8
+    again = UniDHC(3, **params).fit(hg)
+    np.testing.assert_array_equal(est.labels_, again.labels_)
+    assert again.scores_ == est.scores_
+
+
+def test_estimator_split_determinism_and_structural_rule():
+    hg = hypergraph_sbm(200, 3, homophily=0.8, n_features=8, random_state=0)
+    params = dict(epochs=1, hidden_dim=8, batch_size=64, n_init=2, embedding="split")
+    one, two = UniDHC(3, **params).fit(hg), UniDHC(3, **params).fit(hg)
+    assert one.selected_ == two.selected_ and one.scores_ == two.scores_
+    np.testing.assert_array_equal(one.labels_, two.labels_)
+    bare = hypergraph_sbm(150, 3, homophily=0.9, n_features=0, random_state=0)
+    est = UniDHC(3, **params).fit(bare)
+    assert est.selected_ == "filter" and est.scores_ is None and est.loss_history_ == []

@@ -38,14 +38,14 @@ from .baselines import INPUT, N_COMPONENTS, N_STRUCTURAL
 from .rounding import kmeans_labels
 from .node_order import pays_on_structural_input
 from .spectral import N_INIT, resolve_settings
-from .unidhc_output import MIN_HELDOUT_COLUMNS, conductance_choice, heldout_choice
+from .unidhc_output import MIN_HELDOUT_COLUMNS, conductance_choice, heldout_choice, split_choice
 
 __all__ = ["UniDHC", "family_coefficients"]
 
 _LEARNED = ("canonical", "alignment", "contrast", "auto")
 CONTRAST_STEPS = 300
 """Adam steps of the filter objective (on ``2 K + 1`` weights; converged well before)."""
-EMBEDDINGS = ("by-input", "concat", "filter", "heldout", "auto")
+EMBEDDINGS = ("by-input", "concat", "filter", "heldout", "split", "auto")
 VIEWS = ("dropout", "complementary")
 NEIGHBOR_PAIR_BUDGET = 2 ** 23
 """Most (isolated, connected) pairs compared exactly (about .25 s at d = 128 on one core;
@@ -155,7 +155,7 @@ class UniDHC(HypergraphClusterer):
         output, or complementary random halves of its entries (``"complementary"``: they
         share no feature noise; it fixes some sets where the encoder loses to its own
         filter and breaks others, measured in docs/unidhc.md, "The deep part").
-    embedding : {"by-input", "concat", "filter", "heldout", "auto"}, default "by-input"
+    embedding : {"by-input", "concat", "filter", "heldout", "split", "auto"}, default "by-input"
         What k-means clusters: the L2-normalised filter output beside the L2-normalised
         encoder output, or the filter output alone. ``"by-input"``: the concatenation on
         features, the filter output alone (no encoder trained at ``gamma_lr = 0``) on a
@@ -168,7 +168,15 @@ class UniDHC(HypergraphClusterer):
         output (no independent columns to check the encoder on); the full encoder is
         trained only when the concatenation is kept (``gamma_lr = 0``), so
         ``loss_history_`` is empty otherwise (``selected_``, ``scores_``: per-fold
-        scores). ``"auto"`` clusters each of these, the
+        scores). ``"split"``: the concatenation, the filter output or the fixed ``P^2 X``
+        (``P^2`` applied to the same input), chosen by ``auto``'s held-out signal: each is
+        fitted on :func:`~hyperclust.cluster.hsbm_heldout.split_hypergraph`'s training part
+        and judged on the held-out hyperedges and attribute columns
+        (:func:`~hyperclust.cluster.unidhc_output.split_choice`: the concatenation stays
+        unless another is better by 2 paired standard errors); a structural input keeps the
+        filter output; one more fit (on the split) and, unless the concatenation is kept,
+        no encoder training on the full input (``selected_``, ``scores_``: held-out
+        errors). ``"auto"`` clusters each of these, the
         encoder output and the two fixed filters (``P^2 X`` and ``X``) and keeps the
         clustering with the lowest label-free :func:`~hyperclust.selection.objectives.rwr_conductance`
         (``balance="min"``) on the mixed hypergraph + attribute-kNN walk (``selected_``,
@@ -390,7 +398,7 @@ class UniDHC(HypergraphClusterer):
         if self.embedding == "by-input":
             self.selected_ = "concat" if self.input_kind_ == "features" else "filter"
         net, self.loss_history_ = None, []
-        if self.gamma_lr > 0 or self.selected_ not in ("heldout", "filter"):
+        if self.gamma_lr > 0 or self.selected_ not in ("heldout", "split", "filter"):
             net, self.loss_history_ = train(B)
         # gamma_lr = 0: the trained gamma is g0 in the network's float32
         gamma = g0 if net is None else net.filter.gamma.detach().cpu().numpy()
@@ -404,6 +412,11 @@ class UniDHC(HypergraphClusterer):
                 B, self.coefficients_, lambda half: train(half)[0], self._encode, k,
                 self.n_init_, seed) if self.input_kind_ == "features" \
                 and B.shape[2] >= MIN_HELDOUT_COLUMNS else ("filter", None)
+        if self.embedding == "split":
+            self.selected_, self.scores_ = self._split_choice(hg, k, seed) \
+                if self.input_kind_ == "features" else ("filter", None)
+            if self.selected_ == "low-pass":
+                Z = _filter_output(family_coefficients("low-pass", order), B)
         parts = [normalize(Z)]
         if self.selected_ == "concat":
             if net is None:
@@ -414,6 +427,22 @@ class UniDHC(HypergraphClusterer):
         del B, Z, parts, net, P  # they would sit under k-means' copy of the embedding
         self.labels_ = kmeans_labels(self.embedding_, k, self.n_init_, seed)
         return self
+
+    def _split_choice(self, hg, k, seed):
+        """``embedding="split"``: the candidate outputs fitted on a split of ``hg`` (this
+        estimator's settings) and chosen by :func:`.unidhc_output.split_choice`."""
+        from sklearn.base import clone
+
+        from .hsbm_heldout import split_hypergraph
+
+        split = split_hypergraph(hg, random_state=seed)
+        part = clone(self).set_params(embedding="concat", verbose=False).fit(split.train)
+        low = clone(self).set_params(gamma_init="low-pass", epochs=0, embedding="filter",
+                                     gamma_lr=0.0).fit(split.train)
+        block = part.embedding_[:, :part.n_filter_columns_]
+        return split_choice(split, {"concat": part.labels_,
+                                    "filter": kmeans_labels(block, k, self.n_init_, seed),
+                                    "low-pass": low.labels_})
 
     def _train(self, B, incidence, g0, seed, load_meter):
         """Step 4: the encoder (and gamma when ``gamma_lr > 0``) trained on the basis ``B``."""
