@@ -152,9 +152,9 @@ SPLIT_CANDIDATES = ("concat", "filter", "low-pass")
 output alone, the fixed low-pass ``P^2 X`` (a tie among the others: the first)."""
 SPLIT_MARGIN = 2.0
 """Paired standard errors by which another output's held-out error must be below the
-concatenation's to replace it: at 0 or 1 the rule cost up to .03 along the homophily sweep
-(h = .3-.4) and on cora-ca isolated removed, at 2 no setting measured lost more than .001
-(docs/unidhc.md, "Held-out hyperedges and columns")."""
+concatenation's to replace it: at 0 or 1 the rule cost .02-.03 along the homophily sweep
+(h = .3-.4) and on cora-ca isolated removed, at 2 no setting measured lost more than .005
+(20newsw100; docs/unidhc.md, "Held-out hyperedges and columns")."""
 
 
 def split_choice(split, labels, margin=SPLIT_MARGIN):
