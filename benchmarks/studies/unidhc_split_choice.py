@@ -21,12 +21,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import time
 from pathlib import Path
 
 import torch
 
+from hyperclust.bench.provenance import git_commit
 from hyperclust.cluster.hsbm_heldout import (heldout_errors, paired_standard_errors,
                                              split_hypergraph)
 from hyperclust.cluster.rounding import kmeans_labels
@@ -76,24 +76,20 @@ def load(spec, seed):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("settings", nargs="+", help="dataset, dataset:iso or sweep:h")
-    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
-    ap.add_argument("--out", type=Path, required=True)
-    args = ap.parse_args(argv)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("settings", nargs="+", help="dataset, dataset:iso or sweep:h")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--seeds", type=int, nargs="+", default=list(range(5)))
+    args = parser.parse_args(argv)
     torch.set_num_threads(1)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
-    with open(args.out, "a") as out:
-        for spec in args.settings:
-            for seed in args.seeds:
-                hg = load(spec, seed)
-                k = int(hg.n_classes)
-                rec = {"setting": spec, "commit": commit, "load": os.getloadavg()[0],
-                       **measure(hg, k, seed)}
-                out.write(json.dumps(rec) + "\n")
-                out.flush()
-                print(spec, seed, rec["acc"], rec["err_coverage"], flush=True)
+    provenance = git_commit()
+    for spec, seed in ((spec, seed) for spec in args.settings for seed in args.seeds):
+        hg = load(spec, seed)
+        rec = {"setting": spec, **provenance, "load": os.getloadavg()[0],
+               **measure(hg, int(hg.n_classes), seed)}
+        with open(args.out, "a") as out:
+            out.write(json.dumps(rec) + "\n")
+        print(spec, seed, rec["acc"], rec["err_coverage"], flush=True)
 
 
 if __name__ == "__main__":
