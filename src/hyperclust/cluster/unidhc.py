@@ -169,13 +169,12 @@ class UniDHC(HypergraphClusterer):
         trained only when the concatenation is kept (``gamma_lr = 0``), so
         ``loss_history_`` is empty otherwise (``selected_``, ``scores_``: per-fold
         scores). ``"split"``: the concatenation, the filter output or the fixed ``P^2 X``
-        (``P^2`` applied to the same input), chosen by ``auto``'s held-out signal: each is
-        fitted on :func:`~hyperclust.cluster.hsbm_heldout.split_hypergraph`'s training part
-        and judged on the held-out hyperedges and attribute columns
+        (``coefficients_`` stays the learned filter), each fitted on a split of the input
+        (:func:`~hyperclust.cluster.hsbm_heldout.split_hypergraph`) and judged by ``auto``'s
+        held-out hyperedges and columns
         (:func:`~hyperclust.cluster.unidhc_output.split_choice`: the concatenation stays
-        unless another is better by 2 paired standard errors); a structural input keeps the
-        filter output; one more fit (on the split) and, unless the concatenation is kept,
-        no encoder training on the full input (``selected_``, ``scores_``: held-out
+        unless another is better by 2 paired standard errors); a structural input keeps
+        the filter output; costs one more fit (``selected_``, ``scores_``: held-out
         errors). ``"auto"`` clusters each of these, the
         encoder output and the two fixed filters (``P^2 X`` and ``X``) and keeps the
         clustering with the lowest label-free :func:`~hyperclust.selection.objectives.rwr_conductance`
