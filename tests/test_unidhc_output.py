@@ -12,7 +12,7 @@ from hyperclust.cluster.unidhc import UniDHC
 from hyperclust.cluster.hsbm_heldout import (heldout_errors, paired_standard_errors,
                                              split_hypergraph)
 from hyperclust.cluster.unidhc_output import (HELDOUT_CANDIDATES, HELDOUT_ROUNDS,
-                                              SPLIT_CANDIDATES, SPLIT_MARGIN,
+                                              SPLIT_CANDIDATES,
                                               cluster_canonical_score,
                                               heldout_choice, split_choice)
 from hyperclust.datasets.synthetic import hypergraph_sbm
@@ -144,10 +144,11 @@ def test_split_choice_drops_a_concatenation_the_heldout_data_refute(seed):
     hg, split = _planted_split(seed)
     noise = np.random.default_rng(seed).permutation(hg.labels)
     # filter and low-pass tie (both the truth): the first of them wins
-    choice, errors = split_choice(split, {"concat": noise, "filter": hg.labels,
-                                          "low-pass": hg.labels})
+    choice, errors = split_choice([split], [{"concat": noise, "filter": hg.labels,
+                                             "low-pass": hg.labels}])
     assert choice == "filter" and errors["filter"] == errors["low-pass"] < errors["concat"]
-    choice, _ = split_choice(split, {"concat": noise, "filter": noise, "low-pass": hg.labels})
+    choice, _ = split_choice([split], [{"concat": noise, "filter": noise,
+                                        "low-pass": hg.labels}])
     assert choice == "low-pass"
 
 
@@ -155,8 +156,10 @@ def test_split_choice_drops_a_concatenation_the_heldout_data_refute(seed):
 def test_split_choice_keeps_the_concatenation_unless_beaten_by_the_margin(seed):
     hg, split = _planted_split(seed)
     rng = np.random.default_rng(seed)
-    assert split_choice(split, {"concat": hg.labels,
-                                "filter": rng.permutation(hg.labels)})[0] == "concat"
+    assert split_choice([split], [{"concat": hg.labels,
+                                   "filter": rng.permutation(hg.labels)}])[0] == "concat"
+    # equal errors: the concatenation stays (it must be beaten, not tied)
+    assert split_choice([split], [{"concat": hg.labels, "filter": hg.labels}])[0] == "concat"
     # a slightly worse concatenation (20 of 300 nodes moved): replaced exactly when the
     # filter's error is lower by more than the margin's paired standard errors
     worse = hg.labels.copy()
@@ -165,11 +168,36 @@ def test_split_choice_keeps_the_concatenation_unless_beaten_by_the_margin(seed):
     labels = {"concat": worse, "filter": hg.labels}
     e = heldout_errors(split, labels, "coverage")
     se = paired_standard_errors(split, labels, "concat", "coverage")["filter"]
-    for margin in (0.0, SPLIT_MARGIN, 1e3):
+    for margin in (0.0, 2.0, 1e3):
         expected = "filter" if e["filter"] < e["concat"] - margin * se else "concat"
-        assert split_choice(split, labels, margin)[0] == expected
-    assert split_choice(split, labels, 0.0)[0] == "filter"
-    assert split_choice(split, labels, 1e3)[0] == "concat"
+        assert split_choice([split], [labels], margin)[0] == expected
+    assert split_choice([split], [labels], 0.0)[0] == "filter"
+    assert split_choice([split], [labels], 1e3)[0] == "concat"
+
+
+def test_split_choice_averages_the_splits():
+    # per split the errors and paired SEs of a dense reference; the rule sees their mean and
+    # the standard error of the mean difference sqrt(sum SE^2) / S
+    hg, _ = _planted_split(0)
+    splits = [split_hypergraph(hg, random_state=s) for s in (0, 1000, 2000)]
+    rng = np.random.default_rng(0)
+    parts = []
+    for _ in splits:
+        worse = hg.labels.copy()
+        moved = rng.choice(300, 15, replace=False)
+        worse[moved] = (worse[moved] + 1) % 3
+        parts.append({"concat": hg.labels, "filter": worse})
+    choice, errors = split_choice(splits, parts, margin=0.0)
+    e = [heldout_errors(s, p, "coverage") for s, p in zip(splits, parts)]
+    assert errors["filter"] == pytest.approx(np.mean([x["filter"] for x in e]))
+    assert errors["concat"] == pytest.approx(np.mean([x["concat"] for x in e]))
+    assert choice == "concat" and errors["concat"] < errors["filter"]
+    se = np.sqrt(sum(paired_standard_errors(s, p, "concat")["filter"] ** 2
+                     for s, p in zip(splits, parts))) / 3
+    swapped = [{"concat": p["filter"], "filter": p["concat"]} for p in parts]
+    gap = errors["filter"] - errors["concat"]
+    assert split_choice(splits, swapped, margin=0.99 * gap / se)[0] == "filter"
+    assert split_choice(splits, swapped, margin=1.01 * gap / se)[0] == "concat"
 
 
 def _stand_in_encoder(monkeypatch, output):
@@ -191,7 +219,7 @@ def test_estimator_split_drops_a_noise_encoder(monkeypatch):
 
 
 def test_estimator_split_keeps_an_encoder_that_finds_the_classes(monkeypatch):
-    hg = hypergraph_sbm(300, 3, homophily=0.5, n_features=8, feature_snr=0.2, random_state=0)
+    hg = hypergraph_sbm(300, 3, homophily=0.7, n_features=8, feature_snr=0.3, random_state=0)
     truth = 10.0 * np.eye(3)[hg.labels]
     _stand_in_encoder(monkeypatch, lambda n: truth[:n])
     params = dict(epochs=1, hidden_dim=8, n_init=3, embedding="split", random_state=0)

@@ -38,7 +38,8 @@ from .baselines import INPUT, N_COMPONENTS, N_STRUCTURAL
 from .rounding import kmeans_labels
 from .node_order import pays_on_structural_input
 from .spectral import N_INIT, resolve_settings
-from .unidhc_output import MIN_HELDOUT_COLUMNS, conductance_choice, heldout_choice, split_choice
+from .unidhc_output import (MIN_HELDOUT_COLUMNS, choose_by_splits, conductance_choice,
+                            heldout_choice)
 
 __all__ = ["UniDHC", "family_coefficients"]
 
@@ -172,10 +173,9 @@ class UniDHC(HypergraphClusterer):
         (``coefficients_`` stays the learned filter), each fitted on a split of the input
         (:func:`~hyperclust.cluster.hsbm_heldout.split_hypergraph`) and judged by ``auto``'s
         held-out hyperedges and columns
-        (:func:`~hyperclust.cluster.unidhc_output.split_choice`: the concatenation stays
-        unless another is better by 2 paired standard errors); a structural input keeps
-        the filter output; costs one more fit (``selected_``, ``scores_``: held-out
-        errors). ``"auto"`` clusters each of these, the
+        (:func:`~hyperclust.cluster.unidhc_output.split_choice`: the lowest error averaged
+        over 3 splits, the concatenation on a tie); a structural input keeps the filter
+        output; costs 3 more fits (``selected_``, ``scores_``: mean held-out errors). ``"auto"`` clusters each of these, the
         encoder output and the two fixed filters (``P^2 X`` and ``X``) and keeps the
         clustering with the lowest label-free :func:`~hyperclust.selection.objectives.rwr_conductance`
         (``balance="min"``) on the mixed hypergraph + attribute-kNN walk (``selected_``,
@@ -412,7 +412,7 @@ class UniDHC(HypergraphClusterer):
                 self.n_init_, seed) if self.input_kind_ == "features" \
                 and B.shape[2] >= MIN_HELDOUT_COLUMNS else ("filter", None)
         if self.embedding == "split":
-            self.selected_, self.scores_ = self._split_choice(hg, k, seed) \
+            self.selected_, self.scores_ = choose_by_splits(self, hg, k, self.n_init_, seed) \
                 if self.input_kind_ == "features" else ("filter", None)
             if self.selected_ == "low-pass":
                 Z = _filter_output(family_coefficients("low-pass", order), B)
@@ -426,22 +426,6 @@ class UniDHC(HypergraphClusterer):
         del B, Z, parts, net, P  # they would sit under k-means' copy of the embedding
         self.labels_ = kmeans_labels(self.embedding_, k, self.n_init_, seed)
         return self
-
-    def _split_choice(self, hg, k, seed):
-        """``embedding="split"``: the candidate outputs fitted on a split of ``hg`` (this
-        estimator's settings) and chosen by :func:`.unidhc_output.split_choice`."""
-        from sklearn.base import clone
-
-        from .hsbm_heldout import split_hypergraph
-
-        split = split_hypergraph(hg, random_state=seed)
-        part = clone(self).set_params(embedding="concat", verbose=False).fit(split.train)
-        low = clone(self).set_params(gamma_init="low-pass", epochs=0, embedding="filter",
-                                     gamma_lr=0.0).fit(split.train)
-        block = part.embedding_[:, :part.n_filter_columns_]
-        return split_choice(split, {"concat": part.labels_,
-                                    "filter": kmeans_labels(block, k, self.n_init_, seed),
-                                    "low-pass": low.labels_})
 
     def _train(self, B, incidence, g0, seed, load_meter):
         """Step 4: the encoder (and gamma when ``gamma_lr > 0``) trained on the basis ``B``."""
