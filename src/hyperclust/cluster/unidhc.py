@@ -173,9 +173,10 @@ class UniDHC(HypergraphClusterer):
         (``coefficients_`` stays the learned filter), each fitted on a split of the input
         (:func:`~hyperclust.cluster.hsbm_heldout.split_hypergraph`) and judged by ``auto``'s
         held-out hyperedges and columns
-        (:func:`~hyperclust.cluster.unidhc_output.split_choice`: the lowest error averaged
-        over 3 splits, the concatenation on a tie); a structural input keeps the filter
-        output; costs 3 more fits (``selected_``, ``scores_``: mean held-out errors). ``"auto"`` clusters each of these, the
+        (:func:`~hyperclust.cluster.unidhc_output.split_choice`: the concatenation stays
+        unless another is better by 2 paired standard errors); a structural input keeps
+        the filter output; costs one more fit (``selected_``, ``scores_``: held-out
+        errors). ``"auto"`` clusters each of these, the
         encoder output and the two fixed filters (``P^2 X`` and ``X``) and keeps the
         clustering with the lowest label-free :func:`~hyperclust.selection.objectives.rwr_conductance`
         (``balance="min"``) on the mixed hypergraph + attribute-kNN walk (``selected_``,
