@@ -189,26 +189,38 @@ def down_worker(plan, scaled, *pairs):
     return out
 
 
-def reduce_partition(size, scale, *pieces):
-    """Phase 1 reduce on the home worker: ``c_j * sum`` of ``(rows, values)`` pieces, or of
-    ``(plan, down, j)``: the home worker's own union, passed whole."""
-    E = None
-    for piece in pieces:
-        if len(piece) == 3:
-            plan, down, j = piece
-            rows, V = plan.union.rows[j], down[j]
-        else:
-            rows, V = piece
-        if E is None:
-            E = np.zeros((size, V.shape[1]))
-        E[rows] += V  # the rows of one piece are distinct
-    return scale[:, None] * E
+def pick(down, js):
+    """The values of partitions ``js`` (all homed on one other worker): what travels."""
+    return {j: down[j] for j in js}
+
+
+def reduce_home(parts):
+    """Phase 1 reduce of every partition homed on one worker: ``{j: c_j * sum of its
+    pieces}``. ``parts``: ``{j: (size, scale, pieces)}``, a piece ``(rows, values, j)``
+    (``values[j]`` sent by another worker) or ``(plan, down, j)``: this worker's own union,
+    whole."""
+    out = {}
+    for j, (size, scale, pieces) in parts.items():
+        E = None
+        for first, values, jj in pieces:
+            rows = first.union.rows[jj] if isinstance(first, ExchangePlan) else first
+            if E is None:
+                E = np.zeros((size, values[jj].shape[1]))
+            E[rows] += values[jj]  # the rows of one piece are distinct
+        out[j] = scale[:, None] * E
+    return out
+
+
+def slice_for(reduced, rows):
+    """The shared rows one worker gets back: ``{j: E_j[rows[j]]}``."""
+    return {j: reduced[j][r] for j, r in rows.items()}
 
 
 def block_rows(plan, i, down, local, received):
     """The rows of ``diag(c) H^T R X`` block ``i`` of the worker needs, in its column
-    order: ``local`` ``{j: E_j}`` for partitions homed here, ``received`` ``{j: shared
-    rows}`` for the others."""
+    order: ``local`` ``{j: E_j}`` for partitions homed here, ``received`` a list of
+    ``{j: shared rows}`` from the other home workers."""
+    received = {j: rows for part in received for j, rows in part.items()}
     parts = []
     for j in sorted(plan.union.pos[i]):
         if j in local:

@@ -30,7 +30,7 @@ import scipy.sparse as sp
 from ..operators.base import safe_inverse
 from ._tasks import RETRIES
 from .balance import BlockOwners
-from .exchange import block_rows, down_worker, plan_exchange, reduce_partition
+from .exchange import block_rows, down_worker, pick, plan_exchange, reduce_home, slice_for
 from .exchange import register_sizeof as _register_plan_sizeof
 from .partitioned import PartitionedHypergraph, load_edge_block, load_node_block
 
@@ -125,10 +125,6 @@ def _sum_edges(size, scale, j, *pieces):
     for rows, Z in pieces:
         E[rows] += Z  # rows of one piece are distinct hyperedges
     return scale[:, None] * E
-
-
-def _slice_edges(E, rows):
-    return E[rows]
 
 
 def _up_block(block, X, plan, i, down, local, received, t_sum, t, then):
@@ -240,31 +236,33 @@ class BlockOperator:
         c, owners = self.client, self.owners()
         home = self._homes(owners)
         groups, plans, shared_rows = self._exchange_plan(owners, home)
-        down, pieces_of = {}, {}
+        down, by_home, parts = {}, {}, {}
         for w, bs in groups.items():
             down[w] = _on(c, w, down_worker, plans[w], True, *[self.blocks[b] for b in bs],
                           *[X_blocks[b] for b in bs])
+            by_home[w] = {}
             for j in self._touched_by(bs):
-                pieces_of.setdefault(j, []).append(
-                    (plans[w], down[w], j) if w == home[j] else
-                    (shared_rows[w, j], _on(c, w, _op.getitem, down[w], j)))
-        edge_rows = {j: _on(c, home[j], reduce_partition, int(self._edge_sizes[j]),
-                            self.edge_scales[j], *pieces) for j, pieces in pieces_of.items()}
+                by_home[w].setdefault(home[j], []).append(j)
+            for h, js in by_home[w].items():  # one piece per (worker, home worker)
+                sent = down[w] if h == w else _on(c, w, pick, down[w], js)
+                for j in js:
+                    parts.setdefault(h, {}).setdefault(j, []).append(
+                        (plans[w] if h == w else shared_rows[w, j], sent, j))
+        reduced = {h: _on(c, h, reduce_home, {j: (int(self._edge_sizes[j]), self.edge_scales[j],
+                                                  pieces) for j, pieces in ps.items()})
+                   for h, ps in parts.items()}
         t_sum = None
         if self.rank_one:
             t_sum = c.submit(_add, *[c.submit(_op.getitem, d, -1, retries=RETRIES, pure=False)
                                      for d in down.values()], retries=RETRIES, pure=False)
         out = [None] * self.n_blocks
         for w, bs in groups.items():
-            received = {j: _on(c, home[j], _slice_edges, edge_rows[j], shared_rows[w, j])
-                        for j in self._touched_by(bs) if home[j] != w}
+            received = [_on(c, h, slice_for, reduced[h], {j: shared_rows[w, j] for j in js})
+                        for h, js in by_home[w].items() if h != w]
             for i, b in enumerate(bs):
-                mine = [int(j) for j in self.touched[b]]
                 step = then[b] if isinstance(then, list) else then
                 out[b] = _on(c, w, _up_block, self.blocks[b], X_blocks[b], plans[w], i, down[w],
-                             {j: edge_rows[j] for j in mine if home[j] == w},
-                             {j: received[j] for j in mine if home[j] != w},
-                             t_sum, self.rank_one, step)
+                             reduced.get(w, {}), received, t_sum, self.rank_one, step)
         self.n_products += 1
         return out
 
