@@ -8,8 +8,10 @@ sums them, scales them by ``c_j`` and sends each worker back its shared rows. A 
 one worker touches (``private``) never leaves it, and row indices move once, when the plan
 is made, not with every product. Against one piece per (block, partition) pair this moves
 ``sum_w |shared rows of w homed elsewhere|`` rows per phase instead of about half of
-``sum_b |E_b|`` (two workers), and needs one phase-1 task per worker instead of one per
-block.
+``sum_b |E_b|`` (two workers). Tasks per product: one phase-1 task per worker, one piece
+and one slice per (worker, other home worker), one reduce per home worker, and one last
+task per block (``B + W^2 + W`` at most, against ``B + 2 P + J`` with ``P`` the touched
+(block, partition) pairs).
 
 The plan depends on which worker owns which block (:class:`~.balance.BlockOwners`); a new
 grouping makes a new plan. The order of the floating-point sums follows the grouping

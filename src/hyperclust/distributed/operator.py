@@ -11,12 +11,13 @@ adjoint (``L`` and ``R`` swapped), and the regularized normalized affinity of
 :class:`hyperclust.operators.eigensolvers.NormalizedAffinity` for Zhou's operator
 (``L = R = (Dv + tau)^-1/2``, ``g = 0``, ``t = tau / n``).
 
-``H^T (R X)`` is one map-reduce: each row block ``b`` computes ``H_b^T (R_b X_b)`` on the
-hyperedges it touches and splits the rows by hyperedge partition; each partition ``j`` sums
-its pieces and scales by ``c_j``. ``H E`` is the second: partition ``j`` cuts out the rows
-each row block needs, and block ``b`` multiplies ``H_b`` by them. Only hyperedge rows touched
-by a block move, so one application moves ``2 sum_b |E_b| d`` numbers, ``E_b`` the
-hyperedges row block ``b`` touches.
+``H^T (R X)`` is one map-reduce: each worker computes ``H_b^T (R_b X_b)`` for its row
+blocks and sums them over the hyperedges they touch; the rows other workers also touch go
+to the home worker of their hyperedge partition, which sums and scales them by ``c``.
+``H E`` is the second: each worker gets back its shared rows and block ``b`` multiplies
+``H_b`` by the rows it needs (:mod:`~hyperclust.distributed.exchange`). One application
+moves ``2 sum_w |S_w| d`` numbers, ``S_w`` the shared rows of worker ``w`` homed on other
+workers.
 """
 
 from __future__ import annotations
@@ -265,6 +266,12 @@ class BlockOperator:
                              reduced.get(w, {}), received, t_sum, self.rank_one, step)
         self.n_products += 1
         return out
+
+    def block_groups(self):
+        """The row blocks of each worker (lists of block indices, in block order), as the
+        next product will group them."""
+        owners = self.owners()
+        return list(self._exchange_plan(owners, self._homes(owners))[0].values())
 
     def _homes(self, owners):
         """The worker reducing each hyperedge partition: the owner of row block ``j``
