@@ -211,16 +211,17 @@ class BlockOperator:
         # contiguous runs of blocks per worker (sorted addresses): the grouping, hence the
         # order of the exchange's sums, is the same on every cluster of as many workers
         workers = sorted(client.scheduler_info(n_workers=-1)["workers"]) or [None]
-        self.blocks = [_on(client, workers[b * len(workers) // phg.n_blocks], _load_node,
-                           phg.block_path(b), ebounds, kind, self.shift, self.adjoint)
-                       for b in range(phg.n_blocks)]
+        first = [workers[b * len(workers) // phg.n_blocks] for b in range(phg.n_blocks)]
+        self.blocks = [_on(client, w, _load_node, phg.block_path(b), ebounds, kind, self.shift,
+                           self.adjoint) for b, w in enumerate(first)]
         self.edge_scales = [client.submit(_load_edge_scale, phg.edge_block_path(j),
                                           retries=RETRIES)
                             for j in range(len(phg.edge_blocks))]
         self.touched = client.gather([client.submit(_touched, blk) for blk in self.blocks])
         self._rows = [{int(j): client.submit(_rows_of, blk, int(j), retries=RETRIES)
                        for j in touched} for blk, touched in zip(self.blocks, self.touched)]
-        self.owners = BlockOwners(client, self.blocks)
+        # the owners start from that grouping even where the scheduler ran a load elsewhere
+        self.owners = BlockOwners(client, self.blocks, initial=None if None in first else first)
         self._plan = None
         self.n_products = 0
 
