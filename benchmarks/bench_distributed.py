@@ -11,14 +11,17 @@ task stream, recording:
   products (``E = A X; Y = A^T E``, float64, one thread) in this process, same run;
 * per-task compute time by phase (``_down``: ``H_b^T X_b``; ``_sum_edges``: partition sums;
   ``_slice_edges``: rows each block needs; ``_up``: ``H_b E``), max over blocks, median
-  over repeats;
+  over repeats; since the per-worker exchange (:mod:`hyperclust.distributed.exchange`) the
+  same columns hold its phases ``down_worker``, ``reduce_home``, ``slice_for`` and
+  ``_up_block`` (rows stored before it keep the former ones);
 * worker memory: RSS of each worker before and after loading the blocks, and the bytes of
   one loaded block (``_NodeBlock.nbytes``);
 * the CPU other processes used during the applications, in cores (the workers' own CPU
   subtracted: ``_cluster_load.ClusterOtherCpu``); the table says idle when every row's is
   under :data:`hyperclust.bench.provenance.OTHER_CPU_IDLE`;
-* the numbers moved per application: ``2 sum_b |E_b| d`` float64 (phase-1 pieces and
-  phase-2 slices), ``E_b`` the hyperedges row block ``b`` touches.
+* the numbers moved per application by the per-block exchange: ``2 sum_b |E_b| d`` float64
+  (phase-1 pieces and phase-2 slices), ``E_b`` the hyperedges row block ``b`` touches (an
+  upper bound since the per-worker exchange, which moves only rows several workers touch).
 
 Rows (one per size and ``d``) go to the harness's store ``--out`` + ``.json`` (each with
 its commit; a rerun replaces the rows it measures and keeps the others); the table
@@ -155,8 +158,7 @@ def table(rows) -> list[str]:
         cells.append([
             f"{r['n_nodes']:,}", f"{r['nnz']:,}", f"{r['row_blocks']}/{r['edge_partitions']}",
             f"{r['apply_min_s']:.3f} / {r['apply_median_s']:.3f}", f"{r['kernel_min_s']:.3f}",
-            " / ".join(f"{ph.get(k, 0):.3f}" for k in ("_down", "_sum_edges", "_slice_edges",
-                                                       "_up")),
+            " / ".join(f"{ph.get(k, 0):.3f}" for k in _phases(ph)),
             f"{max(r['block_mb']):.1f}",
             f"{max(r['worker_rss_before_mb']):.0f} / {max(r['worker_rss_loaded_mb']):.0f}",
             f"{r['shuffled_mb_per_apply']:.1f}",
@@ -165,6 +167,14 @@ def table(rows) -> list[str]:
         ["nodes", "nnz", "blocks (row/edge)", "apply min / median s", "bare kernel min s",
          "_down / _sum_edges / _slice_edges / _up s (slowest block)", "block MB",
          "worker RSS before / loaded MB", "shuffled MB / apply", "load before/after"], cells)
+
+
+def _phases(phase_times):
+    """The four phase keys of a row: the per-worker exchange's, or the per-block one's
+    (rows stored before it)."""
+    if "down_worker" in phase_times:
+        return ("down_worker", "reduce_home", "slice_for", "_up_block")
+    return ("_down", "_sum_edges", "_slice_edges", "_up")
 
 
 def main(argv=None):

@@ -14,7 +14,7 @@ from hyperclust.bench import ResultStore
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
 SCRIPTS = ("bench_collapsed", "bench_distributed", "bench_distributed_driver", "bench_knn",
-           "bench_placement", "bench_distributed_cpu",
+           "bench_placement", "bench_distributed_cpu", "bench_operator_cpu",
            "bench_unidhc", "bench_unidhc_select", "bench_unidhc_speed", "plot_unidhc_gamma",
            "bench_holdout", "study_truth_score", "bench_collapsed_1e5", "collapsed_closure",
            "collapsed_pe", "bench_unidhc_sweep", "unidhc_filter_criteria", "unidhc_data_share",

@@ -48,3 +48,17 @@ def test_a_block_without_owner_runs_anywhere():
         assert _on(c, None, abs, -2).result() == 2
         worker = next(iter(c.scheduler_info()["workers"]))
         assert _on(c, worker, abs, -3).result() == 3
+
+
+def test_initial_owners_win_over_where_the_blocks_ran():
+    # the operator's grouping (hence the order of its sums) must not follow where the
+    # scheduler happened to run the loads: given initial owners are kept
+    distributed = pytest.importorskip("distributed")
+    from hyperclust.distributed.balance import BlockOwners
+
+    with distributed.Client(processes=False, n_workers=2, dashboard_address=":0") as c:
+        a, b = sorted(c.scheduler_info()["workers"])
+        blocks = [c.submit(abs, -i, workers=[b]) for i in range(4)]  # all on b
+        c.gather(blocks)
+        assert BlockOwners(c, blocks)() == [b, b, a, a]  # from where they are
+        assert BlockOwners(c, blocks, initial=[a, a, b, b])() == [a, a, b, b]

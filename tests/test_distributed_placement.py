@@ -247,3 +247,46 @@ def test_placement_keeps_ahcka_labels(client, tmp_path):
         est = DistributedAHCKA(3, client=client, max_iter=5).fit(phg)
         fits[place] = dict(zip(est.node_ids_.tolist(), est.labels_.tolist()))
     assert fits["ids"] == fits["rcm"]
+
+
+def test_given_orders_find_the_same_nodes_and_hyperedges(client, tmp_path, monkeypatch):
+    # batch index i reads the node (the hyperedge of >= 2 members) that is i-th in the
+    # given numbering; the alignment sample draws the same nodes in the same order
+    from hyperclust.distributed import alignment
+    from hyperclust.distributed.alignment import sampled_connected_rows
+    from hyperclust.distributed.batches import given_orders
+
+    monkeypatch.setattr(alignment, "ALIGNMENT_ROWS", 40)
+    hg = hypergraph_sbm(150, 3, homophily=0.8, edge_sizes=(1, 4), isolated_fraction=0.1,
+                        random_state=8)
+    assert (hg.edge_sizes == 1).any() and hg.isolated.any()
+    seen = {}
+    for place in ("ids", "rcm"):
+        phg = write_partitioned(hg, tmp_path / place, block_size=50, placement=place)
+        back = phg.to_hypergraph()
+        nodes, edges = given_orders(phg)
+        nodes = np.arange(back.n_nodes) if nodes is None else nodes
+        multi = [e for e in back.edges() if e.size >= 2]
+        edges = np.arange(len(multi)) if edges is None else edges
+        sample = sampled_connected_rows(phg, client, random_state=3)
+        seen[place] = (back.node_ids[nodes].tolist(),
+                       [sorted(back.node_ids[multi[u]].tolist()) for u in edges],
+                       back.node_ids[sample].tolist())
+    assert len(seen["ids"][2]) == 40
+    assert seen["ids"] == seen["rcm"]
+
+
+def test_placement_keeps_unidhc_labels(client, tmp_path, monkeypatch):
+    # the training batches and the alignment sample follow the node and hyperedge ranks,
+    # the k-means sample the node ranks: the RCM-placed partition gives the same labels
+    from hyperclust.distributed import DistributedUniDHC, alignment
+
+    monkeypatch.setattr(alignment, "ALIGNMENT_ROWS", 60)
+    hg = hypergraph_sbm(240, 3, homophily=0.8, n_features=6, random_state=9)
+    fits = {}
+    for place in ("ids", "rcm"):
+        phg = write_partitioned(hg, tmp_path / place, block_size=60, placement=place)
+        est = DistributedUniDHC(3, client=client, epochs=3, batch_size=32, sample_size=80,
+                                random_state=0).fit(phg)
+        fits[place] = dict(zip(est.node_ids_.tolist(), est.labels_.tolist()))
+    assert fits["ids"] == fits["rcm"]

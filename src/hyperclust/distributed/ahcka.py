@@ -205,7 +205,7 @@ class DistributedAHCKA(HypergraphClusterer):
         for it in range(1, int(self.max_iter) + 1):
             # the local QR in the product's last task; no round trip
             q, _ = tsqr(client, M.apply(q, then=(factor_product,)), gather_r=False,
-                        factored=True)
+                        factored=True, groups=M.block_groups())
             if it % self.check_interval:
                 continue
             labels = discretize_blocks(client, q, bounds, int(seeds[0]), k, n,

@@ -17,7 +17,7 @@ import numpy as np
 from ..models.contrast import ALIGNMENT_ROWS
 from ._tasks import RETRIES
 from .batches import _gather_rows
-from .partitioned import load_node_block
+from .partitioned import load_node_block, load_node_ranks
 
 __all__ = ["sampled_connected_rows", "alignment_start"]
 
@@ -29,6 +29,32 @@ def _connected_count(path) -> int:
 def _connected_at(path, positions, offset):
     """Global ids of the block's connected nodes at ``positions`` among them."""
     return offset + np.flatnonzero(np.diff(load_node_block(path)[0]) > 0)[positions]
+
+
+def _connected_ranks(path, ranks_path, offset):
+    """``(ranks, global ids)`` of the block's connected nodes."""
+    indptr = load_node_block(path)[0]
+    local = np.flatnonzero(np.diff(indptr) > 0)
+    return load_node_ranks(ranks_path, offset, offset + indptr.size - 1)[local], offset + local
+
+
+def _draw(total, random_state):
+    """Positions of the sample among ``total`` connected nodes in the given order."""
+    if total > ALIGNMENT_ROWS:
+        rng = np.random.default_rng(random_state)
+        return np.sort(rng.choice(total, size=ALIGNMENT_ROWS, replace=False))
+    return np.arange(total)
+
+
+def _sampled_by_rank(phg, client, random_state):
+    """:func:`sampled_connected_rows` of a placed partition: the connected nodes in rank
+    order (their ranks and ids, ``16 c`` bytes, come to this process)."""
+    parts = client.gather([client.submit(_connected_ranks, phg.block_path(b),
+                                         phg.node_ranks_path, int(phg.block_bounds[b]),
+                                         retries=RETRIES) for b in range(phg.n_blocks)])
+    ranks = np.concatenate([p[0] for p in parts])
+    rows = np.concatenate([p[1] for p in parts]).astype(np.int64)
+    return rows[np.argsort(ranks, kind="stable")][_draw(ranks.size, random_state)]
 
 
 def sampled_connected_rows(phg, client, random_state) -> np.ndarray:
@@ -49,7 +75,8 @@ def sampled_connected_rows(phg, client, random_state) -> np.ndarray:
     Returns
     -------
     ndarray of int64, shape (min(c, ALIGNMENT_ROWS),)
-        Sorted global node indices.
+        Global node indices in the order of the numbering the partition was written
+        from (sorted, where it was not renumbered by a placement).
 
     Examples
     --------
@@ -66,15 +93,12 @@ def sampled_connected_rows(phg, client, random_state) -> np.ndarray:
     >>> rows.tolist()
     [0, 1, 2, 4, 5]
     """
+    if phg.node_ranks_path is not None:
+        return _sampled_by_rank(phg, client, random_state)
     counts = np.asarray(client.gather([
         client.submit(_connected_count, phg.block_path(b), retries=RETRIES)
         for b in range(phg.n_blocks)]), dtype=np.int64)
-    total = int(counts.sum())
-    if total > ALIGNMENT_ROWS:
-        rng = np.random.default_rng(random_state)
-        positions = np.sort(rng.choice(total, size=ALIGNMENT_ROWS, replace=False))
-    else:
-        positions = np.arange(total)
+    positions = _draw(int(counts.sum()), random_state)
     starts = np.concatenate([[0], np.cumsum(counts)])
     cuts = np.searchsorted(positions, starts)
     parts = [client.submit(_connected_at, phg.block_path(b),

@@ -68,6 +68,9 @@ class BlockOwners:
     blocks : list of futures
         One per row block; where they are is read once, and again when workers change.
     interval : float, default 1.0
+    initial : list of str, optional
+        The owners to start from instead of where the blocks are (a grouping that must not
+        depend on where the scheduler happened to run the loads).
 
     Examples
     --------
@@ -81,8 +84,9 @@ class BlockOwners:
     (4, True, 2)
     """
 
-    def __init__(self, client, blocks, interval: float = 1.0):
+    def __init__(self, client, blocks, interval: float = 1.0, initial=None):
         self.client, self.blocks, self.interval = client, blocks, float(interval)
+        self._initial = initial
         self._workers, self._owners, self._checked = None, None, -float("inf")
         self.rebalanced = 0
 
@@ -94,7 +98,9 @@ class BlockOwners:
         self._checked = now
         workers = sorted(self.client.scheduler_info(n_workers=-1)["workers"])
         if workers != self._workers:
-            if self._owners is None:  # first call: where the blocks were loaded
+            if self._owners is None and self._initial is not None:
+                current = list(self._initial)
+            elif self._owners is None:  # first call: where the blocks were loaded
                 who = self.client.who_has(self.blocks)
                 current = [min(who.get(f.key, ()), default=None) for f in self.blocks]
             else:

@@ -8,8 +8,38 @@ from pathlib import Path
 import numpy as np
 
 from .basis import BASIS_MANIFEST
+from .partitioned import load_edge_block
 
-__all__ = ["BasisFileBatches"]
+__all__ = ["BasisFileBatches", "given_orders"]
+
+
+def given_orders(phg):
+    """Where the batches find each node and hyperedge of the numbering the partition was
+    written from, so that a placement trains on the same batches.
+
+    Parameters
+    ----------
+    phg : PartitionedHypergraph
+
+    Returns
+    -------
+    nodes : ndarray of int64, shape (n_nodes,), or None
+        The stored row of the node of rank ``i`` (None: not renumbered).
+    edges : ndarray of int64, shape (u,), or None
+        The stored index, among the ``u`` hyperedges of at least 2 members, of the
+        ``i``-th of them in the given order (None: not renumbered).
+    """
+    nodes = edges = None
+    if phg.node_ranks_path is not None:
+        ranks = np.load(phg.node_ranks_path, allow_pickle=False)
+        nodes = np.empty_like(ranks)
+        nodes[ranks] = np.arange(ranks.size)
+    if phg.edge_ranks_path is not None:
+        sizes = np.concatenate([load_edge_block(phg.edge_block_path(j))[1]
+                                for j in range(len(phg.edge_blocks))])
+        ranks = np.load(phg.edge_ranks_path, allow_pickle=False)[sizes >= 2]
+        edges = np.argsort(ranks, kind="stable")
+    return nodes, edges
 
 
 def _gather_rows(arrays, offsets, idx):
@@ -41,6 +71,9 @@ class BasisFileBatches:
     ----------
     basis_dir : str or PathLike
     device : str or torch.device
+    orders : tuple, default (None, None)
+        :func:`given_orders` of a placed partition: batch index ``i`` reads the node (the
+        hyperedge) of rank ``i`` instead of row ``i``.
 
     Examples
     --------
@@ -63,7 +96,7 @@ class BasisFileBatches:
     ([[6.0, 7.0], [0.0, 1.0]], [[5.0, 6.0]])
     """
 
-    def __init__(self, basis_dir, device):
+    def __init__(self, basis_dir, device, orders=(None, None)):
         import torch
 
         out = Path(basis_dir)
@@ -79,6 +112,7 @@ class BasisFileBatches:
         self.n_nodes = int(info["block_bounds"][-1])
         self.dim = int(self._blocks[0].shape[2])
         self.n_edges = int(sum(counts))
+        self._node_rows, self._edge_rows = orders
 
     def _tensor(self, array):
         import torch
@@ -86,7 +120,9 @@ class BasisFileBatches:
         return torch.as_tensor(array, device=self.device)
 
     def nodes(self, idx):
-        return self._tensor(_gather_rows(self._blocks, self._node_offsets, np.asarray(idx)))
+        idx = np.asarray(idx) if self._node_rows is None else self._node_rows[idx]
+        return self._tensor(_gather_rows(self._blocks, self._node_offsets, idx))
 
     def edges(self, idx):
-        return self._tensor(_gather_rows(self._means, self._edge_offsets, np.asarray(idx)))
+        idx = np.asarray(idx) if self._edge_rows is None else self._edge_rows[idx]
+        return self._tensor(_gather_rows(self._means, self._edge_offsets, idx))

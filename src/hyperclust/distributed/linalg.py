@@ -91,13 +91,24 @@ def _stacked_qr(*Rs):
     return [Q2[cuts[b]:cuts[b + 1]] for b in range(len(Rs))], R
 
 
+def _local_rs(*qrs):
+    return [qr[1] for qr in qrs]
+
+
+def _stacked_qr_of_groups(order, *rs_lists):
+    """:func:`_stacked_qr` of ``R`` factors gathered per worker (``order``: the block of
+    each, as listed), stacked in block order."""
+    Rs = [r for rs in rs_lists for r in rs]
+    return _stacked_qr(*[Rs[i] for i in np.argsort(order)])
+
+
 def _times(qr, small, b):
     """The block's rows of ``Q = X R^-1``, exact zeros where ``X`` is zero."""
     pieces, R = small
     return zero_rows_exactly(qr[0] @ pieces[b], qr[2], np.diag(R).copy())
 
 
-def tsqr(client, blocks, *, gather_r: bool = True, factored: bool = False):
+def tsqr(client, blocks, *, gather_r: bool = True, factored: bool = False, groups=None):
     """Thin QR ``X = Q R`` of a row-blocked matrix (TSQR: local QRs, one small QR of the
     stacked ``R`` factors in a task). ``R`` has a non-negative diagonal.
 
@@ -112,6 +123,11 @@ def tsqr(client, blocks, *, gather_r: bool = True, factored: bool = False):
     factored : bool, default False
         ``blocks`` already hold their local QR (:func:`factor_product`): one task less a
         block.
+    groups : list of list of int, optional
+        Blocks held together (one worker's, e.g.
+        :meth:`~hyperclust.distributed.operator.BlockOperator.block_groups`): their ``R``
+        factors leave in one task per group instead of one per block. The result is the
+        same.
 
     Returns
     -------
@@ -135,7 +151,11 @@ def tsqr(client, blocks, *, gather_r: bool = True, factored: bool = False):
     """
     sub = lambda fn, *a: client.submit(fn, *a, retries=RETRIES, pure=False)  # noqa: E731
     local = blocks if factored else [sub(_qr, X) for X in blocks]
-    small = sub(_stacked_qr, *[sub(_r_of, f) for f in local])
+    if groups is None:
+        small = sub(_stacked_qr, *[sub(_r_of, f) for f in local])
+    else:
+        small = sub(_stacked_qr_of_groups, [b for g in groups for b in g],
+                    *[sub(_local_rs, *[local[b] for b in g]) for g in groups])
     Q = [sub(_times, f, small, b) for b, f in enumerate(local)]
     return Q, (client.gather(sub(_r_of, small)) if gather_r else None)
 

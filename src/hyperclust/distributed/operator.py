@@ -11,12 +11,13 @@ adjoint (``L`` and ``R`` swapped), and the regularized normalized affinity of
 :class:`hyperclust.operators.eigensolvers.NormalizedAffinity` for Zhou's operator
 (``L = R = (Dv + tau)^-1/2``, ``g = 0``, ``t = tau / n``).
 
-``H^T (R X)`` is one map-reduce: each row block ``b`` computes ``H_b^T (R_b X_b)`` on the
-hyperedges it touches and splits the rows by hyperedge partition; each partition ``j`` sums
-its pieces and scales by ``c_j``. ``H E`` is the second: partition ``j`` cuts out the rows
-each row block needs, and block ``b`` multiplies ``H_b`` by them. Only hyperedge rows touched
-by a block move, so one application moves ``2 sum_b |E_b| d`` numbers, ``E_b`` the
-hyperedges row block ``b`` touches.
+``H^T (R X)`` is one map-reduce: each worker computes ``H_b^T (R_b X_b)`` for its row
+blocks and sums them over the hyperedges they touch; the rows other workers also touch go
+to the home worker of their hyperedge partition, which sums and scales them by ``c``.
+``H E`` is the second: each worker gets back its shared rows and block ``b`` multiplies
+``H_b`` by the rows it needs (:mod:`~hyperclust.distributed.exchange`). One application
+moves ``2 sum_w |S_w| d`` numbers, ``S_w`` the shared rows of worker ``w`` homed on other
+workers.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ import scipy.sparse as sp
 from ..operators.base import safe_inverse
 from ._tasks import RETRIES
 from .balance import BlockOwners
+from .exchange import block_rows, down_worker, pick, plan_exchange, reduce_home, slice_for
+from .exchange import register_sizeof as _register_plan_sizeof
 from .partitioned import PartitionedHypergraph, load_edge_block, load_node_block
 
 __all__ = ["BlockOperator", "propagation", "normalized_affinity", "OPERATOR_KINDS"]
@@ -125,21 +128,11 @@ def _sum_edges(size, scale, j, *pieces):
     return scale[:, None] * E
 
 
-def _slice_edges(E, rows):
-    return E[rows]
-
-
-def _rows_needed(piece):
-    """A slice of a partition's rows, or ``(partition rows, rows needed)`` to cut here
-    (a partition on the block's own worker: no task and no copy in between)."""
-    return piece[0][piece[1]] if isinstance(piece, tuple) else piece
-
-
-def _up(block, X, t_sum, t, then, *slices):
+def _up_block(block, X, plan, i, down, local, received, t_sum, t, then):
     """Phase 2: ``Y = L_b H_b E[E_b] + g_b X_b (+ t L_b sum_b R_b^T X_b)``, then
     ``then(Y, X)`` when given (fuses an elementwise step into the same task)."""
-    G = np.concatenate([_rows_needed(p) for p in slices]) if slices else \
-        np.zeros((0, X.shape[1]))
+    parts = block_rows(plan, i, down, local, received)
+    G = np.concatenate(parts) if parts else np.zeros((0, X.shape[1]))
     Y = block.left[:, None] * (block.H @ G) if G.shape[0] else np.zeros(X.shape)
     if np.any(block.diag):
         Y += block.diag[:, None] * X
@@ -204,6 +197,7 @@ class BlockOperator:
             raise ValueError(f"the self-loop weight / regularization must be a non-negative "
                              f"float, got {shift!r}")
         _register_sizeof()
+        _register_plan_sizeof()
         self.partitioned = partitioned if isinstance(partitioned, PartitionedHypergraph) \
             else PartitionedHypergraph(partitioned)
         phg = self.partitioned
@@ -214,16 +208,21 @@ class BlockOperator:
         ebounds = phg.edge_bounds
         self._edge_sizes = np.diff(ebounds)
         self.rank_one = self.shift / phg.n_nodes if kind == "affinity" else 0.0
-        self.blocks = [client.submit(_load_node, phg.block_path(b), ebounds, kind, self.shift,
-                                     self.adjoint, retries=RETRIES)
-                       for b in range(phg.n_blocks)]
+        # contiguous runs of blocks per worker (sorted addresses): the grouping, hence the
+        # order of the exchange's sums, is the same on every cluster of as many workers
+        workers = sorted(client.scheduler_info(n_workers=-1)["workers"]) or [None]
+        first = [workers[b * len(workers) // phg.n_blocks] for b in range(phg.n_blocks)]
+        self.blocks = [_on(client, w, _load_node, phg.block_path(b), ebounds, kind, self.shift,
+                           self.adjoint) for b, w in enumerate(first)]
         self.edge_scales = [client.submit(_load_edge_scale, phg.edge_block_path(j),
                                           retries=RETRIES)
                             for j in range(len(phg.edge_blocks))]
         self.touched = client.gather([client.submit(_touched, blk) for blk in self.blocks])
         self._rows = [{int(j): client.submit(_rows_of, blk, int(j), retries=RETRIES)
                        for j in touched} for blk, touched in zip(self.blocks, self.touched)]
-        self.owners = BlockOwners(client, self.blocks)
+        # the owners start from that grouping even where the scheduler ran a load elsewhere
+        self.owners = BlockOwners(client, self.blocks, initial=None if None in first else first)
+        self._plan = None
         self.n_products = 0
 
     @property
@@ -235,34 +234,61 @@ class BlockOperator:
 
         ``then``: optional ``(fn, *args)`` or, per block, a list of them: the block result is
         ``fn(Op X_b, X_b, *args)`` instead (an elementwise step fused into the product's
-        last task)."""
+        last task). The hyperedge sums travel per worker (:mod:`.exchange`)."""
         c, owners = self.client, self.owners()
-        sub = lambda fn, *a: c.submit(fn, *a, retries=RETRIES, pure=False)  # noqa: E731
-        down = [_on(c, w, _down, blk, X) for w, blk, X in zip(owners, self.blocks, X_blocks)]
-        # partition j is reduced on the owner of row block j (scaled to the counts): a
-        # pair on one worker passes whole results, with no task to split or cut them
-        home = [owners[min(j * self.n_blocks // len(self.edge_scales), self.n_blocks - 1)]
-                for j in range(len(self.edge_scales))]
-        pieces_of = {}  # j -> list of futures of (rows, Z), or of whole phase-1 outputs
-        for b, res in enumerate(down):
-            for j in self.touched[b]:
-                local = owners[b] == home[j] or len(self.edge_scales) == 1
-                pieces_of.setdefault(int(j), []).append(
-                    res if local else sub(_op.getitem, res, int(j)))
-        edge_rows = {j: _on(c, home[j], _sum_edges, int(self._edge_sizes[j]),
-                            self.edge_scales[j], j, *pieces) for j, pieces in pieces_of.items()}
+        home = self._homes(owners)
+        groups, plans, shared_rows = self._exchange_plan(owners, home)
+        down, by_home, parts = {}, {}, {}
+        for w, bs in groups.items():
+            down[w] = _on(c, w, down_worker, plans[w], True, *[self.blocks[b] for b in bs],
+                          *[X_blocks[b] for b in bs])
+            by_home[w] = {}
+            for j in self._touched_by(bs):
+                by_home[w].setdefault(home[j], []).append(j)
+            for h, js in by_home[w].items():  # one piece per (worker, home worker)
+                sent = down[w] if h == w else _on(c, w, pick, down[w], js)
+                for j in js:
+                    parts.setdefault(h, {}).setdefault(j, []).append(
+                        (plans[w] if h == w else shared_rows[w, j], sent, j))
+        reduced = {h: _on(c, h, reduce_home, {j: (int(self._edge_sizes[j]), self.edge_scales[j],
+                                                  pieces) for j, pieces in ps.items()})
+                   for h, ps in parts.items()}
         t_sum = None
         if self.rank_one:
-            t_sum = sub(_add, *[sub(_op.getitem, res, -1) for res in down])
-        out = []
-        for b, (blk, X) in enumerate(zip(self.blocks, X_blocks)):
-            slices = [(edge_rows[int(j)], self._rows[b][int(j)]) if owners[b] == home[int(j)]
-                      else sub(_slice_edges, edge_rows[int(j)], self._rows[b][int(j)])
-                      for j in self.touched[b]]
-            step = then[b] if isinstance(then, list) else then
-            out.append(_on(c, owners[b], _up, blk, X, t_sum, self.rank_one, step, *slices))
+            t_sum = c.submit(_add, *[c.submit(_op.getitem, d, -1, retries=RETRIES, pure=False)
+                                     for d in down.values()], retries=RETRIES, pure=False)
+        out = [None] * self.n_blocks
+        for w, bs in groups.items():
+            received = [_on(c, h, slice_for, reduced[h], {j: shared_rows[w, j] for j in js})
+                        for h, js in by_home[w].items() if h != w]
+            for i, b in enumerate(bs):
+                step = then[b] if isinstance(then, list) else then
+                out[b] = _on(c, w, _up_block, self.blocks[b], X_blocks[b], plans[w], i, down[w],
+                             reduced.get(w, {}), received, t_sum, self.rank_one, step)
         self.n_products += 1
         return out
+
+    def block_groups(self):
+        """The row blocks of each worker (lists of block indices, in block order), as the
+        next product will group them."""
+        owners = self.owners()
+        return list(self._exchange_plan(owners, self._homes(owners))[0].values())
+
+    def _homes(self, owners):
+        """The worker reducing each hyperedge partition: the owner of row block ``j``
+        (scaled to the counts)."""
+        J, B = len(self.edge_scales), self.n_blocks
+        return [owners[min(j * B // J, B - 1)] for j in range(J)]
+
+    def _touched_by(self, blocks):
+        return sorted({int(j) for b in blocks for j in self.touched[b]})
+
+    def _exchange_plan(self, owners, home):
+        """The exchange plan of this grouping (made once per grouping)."""
+        if self._plan is None or self._plan[0] != owners:
+            self._plan = (list(owners), plan_exchange(
+                self, owners, home, lambda w, fn, *a: _on(self.client, w, fn, *a)))
+        return self._plan[1]
 
     def hyperedge_means(self, X_blocks, width: int):
         """Futures of the mean member row of every hyperedge, ``De^-1 H^T X`` (unweighted,

@@ -36,7 +36,7 @@ from .._hashing import mix64
 from ..hypergraph import map_ids
 from ..io.edgelist import read_edgelist
 from ._tasks import run_tasks
-from .partitioned import FORMAT_VERSION, MANIFEST, NODE_RANKS, PartitionedHypergraph
+from .partitioned import EDGE_RANKS, FORMAT_VERSION, MANIFEST, NODE_RANKS, PartitionedHypergraph
 from .placement import check_placement, placed
 from .storage import is_parquet, is_url, path_exists, read_feature_table, read_pairs
 
@@ -394,9 +394,11 @@ def _write_edges_and_manifest(out, node_blocks, edge_weights, edge_sizes, node_i
     }
     if features is not None:
         manifest["features"] = features
-    if ranks is not None:  # a placement's renumbering: position -> position given
-        np.save(out / NODE_RANKS, np.asarray(ranks, dtype=np.int64), allow_pickle=False)
-        manifest["node_ranks"] = NODE_RANKS
+    # a placement's renumbering of the nodes and of the hyperedges: position -> position given
+    for key, name, order in zip(("node_ranks", "edge_ranks"), (NODE_RANKS, EDGE_RANKS),
+                                ranks or ()):
+        np.save(out / name, np.asarray(order, dtype=np.int64), allow_pickle=False)
+        manifest[key] = name
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
 
 
@@ -407,7 +409,7 @@ def _prepare_out(out_dir, overwrite):
                               "(pass overwrite=True / --overwrite to replace it)")
     out.mkdir(parents=True, exist_ok=True)
     for old in [out / MANIFEST] + list(out.glob("nodes-*.npz")) + list(out.glob("edges-*.npz")) \
-            + list(out.glob("features-*.npy")) + [out / NODE_RANKS]:
+            + list(out.glob("features-*.npy")) + [out / NODE_RANKS, out / EDGE_RANKS]:
         old.unlink(missing_ok=True)
     return out
 
@@ -438,7 +440,8 @@ def write_partitioned(hypergraph, out_dir, *, block_size: int = 1_000_000,
         renumber nodes so that fewer hyperedges span several blocks, and hyperedges by
         their first member. The node ids follow their nodes, so results keyed by
         ``node_ids_`` are unchanged; each node's position in ``hypergraph`` is stored
-        as its rank (``node_ranks.npy``), which keyed draws follow.
+        as its rank (``node_ranks.npy``, and each hyperedge's in ``edge_ranks.npy``),
+        which keyed draws follow.
     random_state : int, default 0
         METIS's seed.
 
@@ -464,7 +467,7 @@ def write_partitioned(hypergraph, out_dir, *, block_size: int = 1_000_000,
     check_placement(placement)
     ranks = None
     if placement != "ids":
-        hypergraph, ranks = placed(hypergraph, block_size, placement, random_state)
+        hypergraph, *ranks = placed(hypergraph, block_size, placement, random_state)
     out = _prepare_out(out_dir, overwrite)
     H, n = hypergraph.incidence, hypergraph.n_nodes
     deg = hypergraph.weighted_degrees

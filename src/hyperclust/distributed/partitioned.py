@@ -12,13 +12,15 @@ import scipy.sparse as sp
 from ..hypergraph import Hypergraph
 
 __all__ = ["PartitionedHypergraph", "load_node_block", "load_edge_block", "load_feature_block",
-           "load_node_ranks", "MANIFEST", "FORMAT_VERSION", "NODE_RANKS"]
+           "load_node_ranks", "MANIFEST", "FORMAT_VERSION", "NODE_RANKS", "EDGE_RANKS"]
 
 #: The file that makes a directory a partitioned hypergraph, and its format version.
 MANIFEST = "manifest.json"
 FORMAT_VERSION = 1
 #: The file of a placed partition holding each node's position in the given numbering.
 NODE_RANKS = "node_ranks.npy"
+#: The same for the hyperedges (a placement orders them by their first member).
+EDGE_RANKS = "edge_ranks.npy"
 
 
 def load_node_block(path):
@@ -228,6 +230,13 @@ class PartitionedHypergraph:
         """Absolute path of the node ranks (:func:`load_node_ranks`), or None where the
         nodes keep the numbering they were given."""
         name = self.manifest.get("node_ranks")
+        return None if name is None else str((self.path / name).resolve())
+
+    @property
+    def edge_ranks_path(self) -> str | None:
+        """Absolute path of each hyperedge's position in the given numbering (an int64 array
+        of ``n_edges``), or None where the hyperedges keep their given order."""
+        name = self.manifest.get("edge_ranks")
         return None if name is None else str((self.path / name).resolve())
 
     @property

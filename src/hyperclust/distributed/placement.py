@@ -149,13 +149,14 @@ def placement_order(incidence, block_size: int, method: str = "rcm",
 
 def placed(hypergraph, block_size: int, method: str = "rcm", random_state: int = 0):
     """A copy of ``hypergraph`` renumbered by :func:`placement_order` (ids, features,
-    labels and weights follow their nodes and hyperedges), and its node order.
+    labels and weights follow their nodes and hyperedges), its node order and its
+    hyperedge order.
 
     Examples
     --------
     >>> from hyperclust import Hypergraph
     >>> hg = Hypergraph.from_edges([[0, 2], [1, 3]])
-    >>> new, order = placed(hg, 2)
+    >>> new, order, edge_order = placed(hg, 2)
     >>> new.node_ids.tolist(), [e.tolist() for e in new.edges()]
     ([3, 1, 2, 0], [[0, 1], [2, 3]])
     """
@@ -163,7 +164,7 @@ def placed(hypergraph, block_size: int, method: str = "rcm", random_state: int =
 
     nodes, edges = placement_order(hypergraph.incidence, block_size, method, random_state)
     return induced_subhypergraph(hypergraph, nodes, keep_empty_edges=True,
-                                 edge_order=edges), nodes
+                                 edge_order=edges), nodes, edges
 
 
 def cut_statistics(incidence, block_bounds) -> dict:

@@ -43,7 +43,7 @@ from ._params import twin_init
 from ._tasks import RETRIES
 from .alignment import alignment_start
 from .basis import write_hyperedge_means, write_power_basis
-from .batches import BasisFileBatches
+from .batches import BasisFileBatches, given_orders
 from .client import resolve_client
 from .inputs import as_partitioned
 from .scratch import scratch_folder
@@ -300,7 +300,7 @@ consistency_weight, gamma_reg, dropout
         net, self.loss_history_, state = None, [], None
         if concat or self.gamma_lr > 0:
             net, self.loss_history_ = train_on_batches(
-                BasisFileBatches(work / "basis", self.device), g0,
+                BasisFileBatches(work / "basis", self.device, given_orders(phg)), g0,
                 **self._training_options(), random_state=seed, device=self.device,
                 verbose=self.verbose)
             state = {name: t.detach().cpu().numpy()

@@ -192,6 +192,11 @@ class MixedBlockWalk:
     def n_blocks(self):
         return len(self.blocks)
 
+    def block_groups(self):
+        """The row blocks of each worker (see
+        :meth:`~hyperclust.distributed.operator.BlockOperator.block_groups`)."""
+        return self._P.block_groups()
+
     def apply(self, X_blocks, then=None):
         """Futures of ``M @ X`` (``M^T @ X`` for the adjoint), one per row block.
 

@@ -1,0 +1,72 @@
+"""The block operator's per-worker hyperedge exchange (hyperclust.distributed.exchange): only
+the hyperedge rows several workers touch leave a worker, and the product is the dense one
+for any grouping of the row blocks on the workers."""
+
+import numpy as np
+import pytest
+
+from hyperclust import Hypergraph
+from hyperclust.operators.propagation import PropagationOperator
+
+distributed = pytest.importorskip("distributed")
+
+from hyperclust.distributed import write_partitioned  # noqa: E402
+from hyperclust.distributed.linalg import gather_blocks, scatter_blocks  # noqa: E402
+from hyperclust.distributed.operator import propagation  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def two_workers():
+    with distributed.Client(processes=False, n_workers=2, threads_per_worker=1,
+                            dashboard_address=":0") as c:
+        yield c
+
+
+def _shared_counts(op):
+    """``{(worker position, j): shared rows}`` of the operator's current plan."""
+    owners = op.owners()
+    groups, plans, _ = op._exchange_plan(owners, op._homes(owners))
+    got = op.client.gather(plans)
+    workers = list(groups)
+    return {(workers.index(w), j): r.shared.size for w, plan in got.items()
+            for j, r in plan.remote.items()}, groups
+
+
+def test_only_rows_two_workers_touch_are_sent(two_workers, tmp_path):
+    # 8 nodes in 4 blocks of 2; blocks 0, 1 on the first worker, 2, 3 on the second.
+    # Hyperedges 0-2 stay on the first worker (0 and 2 span its two blocks), 3 on the
+    # second, 4 and 5 span both workers; one hyperedge partition of 6 rows, homed on the
+    # first worker: the second sends its rows of 4 and 5 only.
+    edges = [[0, 2], [1], [1, 3], [4, 6, 7], [3, 4], [0, 7]]
+    phg = write_partitioned(Hypergraph.from_edges(edges), tmp_path / "p", block_size=2,
+                            edge_block_size=6)
+    P = propagation(phg, two_workers)
+    shared, groups = _shared_counts(P)
+    assert [len(bs) for bs in groups.values()] == [2, 2]
+    assert shared == {(1, 0): 2}
+    # three partitions of 2 rows, homed on the first, first and second worker
+    phg3 = write_partitioned(Hypergraph.from_edges(edges), tmp_path / "q", block_size=2,
+                             edge_block_size=2)
+    shared3, _ = _shared_counts(propagation(phg3, two_workers))
+    # partition 0 (hyperedges 0, 1): the first worker's alone; partition 1 (2, 3): homed
+    # on the first, the second touches only 3, which no other worker touches: nothing
+    # sent; partition 2 (4, 5): homed on the second, the first sends both rows
+    assert shared3 == {(1, 1): 0, (0, 2): 2}
+
+
+@pytest.mark.parametrize("block_size, edge_block_size", [(3, 7), (10, 40), (40, 9)])
+@pytest.mark.parametrize("kind, adjoint", [("sym", False), ("rw", False), ("rw", True)])
+def test_product_matches_dense_on_two_workers(two_workers, tmp_path, block_size,
+                                              edge_block_size, kind, adjoint):
+    rng = np.random.default_rng(block_size)
+    n = 40
+    edges = [list(rng.choice(n - 4, size=rng.integers(1, 6), replace=False))
+             for _ in range(30)]
+    hg = Hypergraph.from_edges(edges, n_nodes=n)  # the last 4 nodes in no hyperedge
+    phg = write_partitioned(hg, tmp_path / "p", block_size=block_size,
+                            edge_block_size=edge_block_size)
+    P = propagation(phg, two_workers, self_loops=0.5, kind=kind, adjoint=adjoint)
+    X = rng.standard_normal((n, 3))
+    Y = gather_blocks(two_workers, P.apply(scatter_blocks(two_workers, X, P.bounds)))
+    ref = PropagationOperator(hg, self_loops=0.5, kind=kind)
+    np.testing.assert_allclose(Y, (ref.T @ X) if adjoint else (ref @ X), atol=1e-12)
