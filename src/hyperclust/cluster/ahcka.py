@@ -24,7 +24,7 @@ iterations (Li, Yang & Shi, SIGMOD 2023), written from the algorithm's published
 
 from __future__ import annotations
 
-
+import logging
 from collections import deque
 
 import numpy as np
@@ -37,10 +37,13 @@ from ..progress import progress_bar
 from ..kernel_threads import kernel_thread_limit
 from .._validation import Interval, Options
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
+from .iteration_clock import IterationClock
 from .node_order import pays_from_incidences
 from .rounding import first_near_maximum, first_near_minimum, kmeans_on_rows, normalize_rows
 
 __all__ = ["AHCKA", "adaptive_iterations", "discretize", "rwr_seed_assignment"]
+
+_log = logging.getLogger(__name__)
 
 
 def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1e-10):
@@ -89,7 +92,7 @@ def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1
         c += np.abs(Xn @ R[:, j - 1])
         R[:, j] = Xn[first_near_minimum(c)]
     last = np.inf
-    labels = first_near_maximum(Xn @ R)
+    labels = first_near_maximum(Xn @ R) if max_iter < 1 else None
     for _ in range(max_iter):
         labels = first_near_maximum(Xn @ R)
         BtX = np.stack([np.bincount(labels, weights=Xn[:, j], minlength=k)
@@ -209,6 +212,7 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
     bar = progress_bar("AHCKA iterations", total=max_iter)
     apply_walk = BufferedMixedWalk(walk)
     stacked = np.empty(0)
+    clock = IterationClock("AHCKA", _log)
     checks.add(0, init_labels, np.ascontiguousarray(q[:, :k]))
     it = 0
     while checks.stopped_at is None and (it < max_iter or checks.open):
@@ -222,9 +226,12 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
         _walk_one_hop(checks.open, MX[:, width if advance else 0:], alpha)
         checks.close_finished()
         if advance and checks.stopped_at is None and it % check_interval == 0:
+            clock.iterated(it)
             checks.add(it, *_discretized(q, k, start))
+            clock.checked()
     bar.close()
     stopped_at = checks.stopped_at
+    clock.finished(it, stopped_at)
     return checks.best[1:], checks.history, (it if stopped_at is None else stopped_at)
 
 
@@ -252,6 +259,7 @@ class _CheckQueue:
             c = self.open.popleft()
             f = float(1.0 - np.sum(c.Y * c.z) / c.Y.shape[1])
             self.history.append((c.it, f))
+            _log.debug("AHCKA: objective of iteration %d: %.6f", c.it, f)
             bad = is_degenerate(c.labels, self.k)
             if self.best is None or (bad, f) < self.best[:2]:
                 self.best = (bad, f, c.labels, c.embedding, c.it)
