@@ -9,7 +9,7 @@ import pytest
 
 from hyperclust.cluster.ahcka import AHCKA
 from hyperclust.cluster.iteration_clock import IterationClock
-from hyperclust.cluster.rounding import TIE_TOLERANCE, first_near_maximum
+from hyperclust.cluster.rounding import TIE_TOLERANCE, first_near_maximum, rotated_labels
 from hyperclust.datasets.synthetic import hypergraph_sbm
 
 
@@ -42,7 +42,7 @@ def test_fit_logs_every_check_and_a_summary(caplog):
     lines = [r.getMessage() for r in caplog.records]
     checks = [line for line in lines if line.startswith("AHCKA: iteration ")]
     assert [int(line.split()[2]) for line in checks] == [5, 10, 15, 20]
-    assert all("per iteration over the last 5" in line for line in checks)
+    assert all(line.endswith("over the last 5") for line in checks)
     scored = [line for line in lines if line.startswith("AHCKA: objective of iteration")]
     assert len(scored) == len(est.objective_history_) == 5
     summary = [r for r in caplog.records if r.levelno == logging.INFO]
@@ -61,4 +61,19 @@ def test_clock_accumulates_the_laps(caplog):
     assert "over the last 3" in messages[0] and "over the last 4" in messages[2]
     assert messages[-1].startswith("demo: 9 iterations in ")
     assert messages[-1].endswith("stopped by the check of iteration 7")
-    assert clock.iterating >= 0 and clock.checking >= 0 and clock.last_it == 7
+    assert (clock.iterating >= 0).all() and (clock.checking >= 0).all() and clock.last_it == 7
+
+
+@pytest.mark.parametrize("k", [1, 3, 4, 9])
+def test_rotated_labels_equal_the_whole_product(k):
+    # several row blocks (2^16 / k rows each) and a partial last one; exact ties in the
+    # repeated rows and in the zero rows
+    rng = np.random.default_rng(k)
+    n = 3 * (2**16 // k) + 17
+    X = rng.normal(size=(n, k))
+    X[::5] = X[1]
+    X[::7] = 0.0
+    R = np.linalg.qr(rng.normal(size=(k, k)))[0]
+    R[:, -1] = R[:, 0]  # two equal columns: every row ties
+    np.testing.assert_array_equal(rotated_labels(X, R), first_near_maximum(X @ R))
+    assert rotated_labels(X[:0], R).shape == (0,)

@@ -39,7 +39,7 @@ from .._validation import Interval, Options
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .iteration_clock import IterationClock
 from .node_order import pays_from_incidences
-from .rounding import first_near_maximum, first_near_minimum, kmeans_on_rows, normalize_rows
+from .rounding import first_near_minimum, kmeans_on_rows, normalize_rows, rotated_labels
 
 __all__ = ["AHCKA", "adaptive_iterations", "discretize", "rwr_seed_assignment"]
 
@@ -78,7 +78,7 @@ def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1
     [0, 0, 1, 1, 2, 2]
     """
     V = np.asarray(V, dtype=np.float64)
-    Xn = normalize_rows(V, float(np.linalg.norm(V, axis=1).max(initial=0.0)))
+    Xn = normalize_rows(V)
     n, k = Xn.shape
     nonzero = np.any(Xn != 0, axis=1)
     if not nonzero.any():
@@ -92,9 +92,9 @@ def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1
         c += np.abs(Xn @ R[:, j - 1])
         R[:, j] = Xn[first_near_minimum(c)]
     last = np.inf
-    labels = first_near_maximum(Xn @ R) if max_iter < 1 else None
+    labels = rotated_labels(Xn, R) if max_iter < 1 else None
     for _ in range(max_iter):
-        labels = first_near_maximum(Xn @ R)
+        labels = rotated_labels(Xn, R)
         BtX = np.stack([np.bincount(labels, weights=Xn[:, j], minlength=k)
                         for j in range(k)], axis=1)  # B^T Xn, a loop over the k columns
         U, S, Wt = np.linalg.svd(BtX, full_matrices=False)
@@ -298,11 +298,12 @@ def _drop_walks(checks):
 
 def _walk_one_hop(checks, MZ, alpha):
     """``z <- alpha Y + (1 - alpha) M z`` for each open check, ``M z`` read from the
-    columns of ``MZ`` in the order of ``checks``."""
+    columns of ``MZ`` in the order of ``checks`` (one fresh block per check, not three)."""
     col = 0
     for c in checks:
         w = c.Y.shape[1]
-        c.z = alpha * c.Y + (1.0 - alpha) * MZ[:, col:col + w]
+        c.z = np.multiply(MZ[:, col:col + w], 1.0 - alpha)
+        c.z += alpha * c.Y
         c.hops += 1
         col += w
 
