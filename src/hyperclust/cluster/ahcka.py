@@ -214,13 +214,13 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
     stacked = np.empty(0)
     clock = IterationClock("AHCKA", _log)
     checks.add(0, init_labels, np.ascontiguousarray(q[:, :k]))
-    it = 0
+    it, spare = 0, None  # spare: the last iterate's block, rewritten by the next QR
     while checks.stopped_at is None and (it < max_iter or checks.open):
         advance = it < max_iter
         head, q = ([q] if advance else []), None  # emptied once copied (memory at 10^6 nodes)
         MX, stacked = _walk_stacked(apply_walk, head, checks.open, stacked)
         if advance:
-            q = thin_qr(MX[:, :width])
+            q = spare = thin_qr(MX[:, :width], out=spare)
             it += 1
             bar.update()
         _walk_one_hop(checks.open, MX[:, width if advance else 0:], alpha)
@@ -309,8 +309,8 @@ def _walk_one_hop(checks, MZ, alpha):
 
 
 def _discretized(q, k, start):
-    """``(labels, embedding)`` of the leading ``k`` columns of ``q``."""
-    embedding = np.ascontiguousarray(q[:, :k])
+    """``(labels, embedding)`` of the leading ``k`` columns of ``q`` (copied: ``q`` is reused)."""
+    embedding = np.array(q[:, :k], order="C")
     return discretize(embedding, start=start), embedding
 
 
