@@ -1,4 +1,5 @@
-"""AHCKA's per-iteration log lines and the column-wise tie-robust argmax of its discretisation."""
+"""AHCKA's per-iteration log lines and the blockwise, column-wise tie-robust argmax of its
+discretisation."""
 
 from __future__ import annotations
 
@@ -9,16 +10,13 @@ import pytest
 
 from hyperclust.cluster.ahcka import AHCKA
 from hyperclust.cluster.iteration_clock import IterationClock
-from hyperclust.cluster.rounding import TIE_TOLERANCE, first_near_maximum, rotated_labels
+from hyperclust.cluster.block_argmax import first_near_maximum_by_columns, rotated_labels
+from hyperclust.cluster.rounding import first_near_maximum
 from hyperclust.datasets.synthetic import hypergraph_sbm
 
 
-def reference_first_near_maximum(P, tol=TIE_TOLERANCE):
-    return np.argmax(P >= P.max(axis=1, keepdims=True) - tol, axis=1)
-
-
 @pytest.mark.parametrize("seed", range(20))
-def test_first_near_maximum_equals_the_row_reduction(seed):
+def test_first_near_maximum_by_columns_equals_the_row_reduction(seed):
     rng = np.random.default_rng(seed)
     n, k = int(rng.integers(1, 60)), int(rng.integers(1, 7))
     # small integers make exact ties; the scales put some ties inside and some outside tol
@@ -26,13 +24,15 @@ def test_first_near_maximum_equals_the_row_reduction(seed):
     P = P + rng.choice([0.0, 1e-11, 1e-9]) * rng.normal(size=(n, k))
     if seed % 2:
         P = np.asfortranarray(P)
-    np.testing.assert_array_equal(first_near_maximum(P), reference_first_near_maximum(P))
+    np.testing.assert_array_equal(first_near_maximum_by_columns(P), first_near_maximum(P))
 
 
-def test_first_near_maximum_takes_the_first_tied_column():
+def test_first_near_maximum_by_columns_takes_the_first_tied_column():
     P = np.array([[0.0, 1.0, 1.0 - 1e-12, 1.0], [2.0, 0.0, 2.0 + 1e-11, 1.0],
                   [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 5.0]])
-    assert first_near_maximum(P).tolist() == [1, 0, 0, 3]
+    assert first_near_maximum_by_columns(P).tolist() == [1, 0, 0, 3]
+    P[1, 0] = np.nan  # no column qualifies: 0, as the row reduction gives
+    assert first_near_maximum_by_columns(P)[1] == first_near_maximum(P)[1] == 0
 
 
 def test_fit_logs_every_check_and_a_summary(caplog):

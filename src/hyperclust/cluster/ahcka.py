@@ -39,7 +39,8 @@ from .._validation import Interval, Options
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .iteration_clock import IterationClock
 from .node_order import pays_from_incidences
-from .rounding import first_near_minimum, kmeans_on_rows, normalize_rows, rotated_labels
+from .block_argmax import rotated_labels
+from .rounding import first_near_minimum, kmeans_on_rows, normalize_rows
 
 __all__ = ["AHCKA", "adaptive_iterations", "discretize", "rwr_seed_assignment"]
 
@@ -78,7 +79,7 @@ def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1
     [0, 0, 1, 1, 2, 2]
     """
     V = np.asarray(V, dtype=np.float64)
-    Xn = normalize_rows(V)
+    Xn = normalize_rows(V, float(np.linalg.norm(V, axis=1).max(initial=0.0)))
     n, k = Xn.shape
     nonzero = np.any(Xn != 0, axis=1)
     if not nonzero.any():
@@ -243,8 +244,7 @@ class _CheckQueue:
     def __init__(self, k: int, patience: int, n_hops: int):
         self.k, self.patience, self.n_hops = k, patience, n_hops
         self.open = deque()
-        self.history = []
-        self.best = None
+        self.history, self.best = [], None
         self.rises, self.last, self.stopped_at = 0, None, None
 
     def add(self, it, labels, embedding):
