@@ -55,10 +55,12 @@ def test_clock_accumulates_the_laps(caplog):
     with caplog.at_level(logging.DEBUG, logger="demo"):
         clock.iterated(3)
         clock.checked()
-        clock.iterated(7)
+        with clock.check(7):
+            pass
         clock.finished(9, stopped_at=7)
     messages = [r.getMessage() for r in caplog.records]
     assert "over the last 3" in messages[0] and "over the last 4" in messages[2]
+    assert messages[1].startswith("demo: check ") and messages[3].startswith("demo: check ")
     assert messages[-1].startswith("demo: 9 iterations in ")
     assert messages[-1].endswith("stopped by the check of iteration 7")
     assert (clock.iterating >= 0).all() and (clock.checking >= 0).all() and clock.last_it == 7

@@ -160,12 +160,10 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
     :func:`~hyperclust.selection.objectives.rwr_conductance` (balance ``"mean"``) on ``M``; the
     iterations stop when the score has risen ``patience`` checks in a row.
 
-    The score's ``n_hops`` walk steps ride as extra columns on the products ``M q`` of the
-    next iterations (one product of width ``k + 1 + k``, not two): out of cache a product
-    costs mostly its random row reads, which grow much less than the width (10^6 nodes,
-    ``k = 4``: width 9 costs ~1.5x width 5), so most of the score's products (3 of 8 at the
-    defaults) cost little. Columns are independent, so every iterate, score and decision
-    is the plain loop's; iterations run after the stopping check are discarded.
+    The score's ``n_hops`` walk steps ride as extra columns on the next products ``M q``
+    (width ``k + 1 + k``, not two products: out of cache a product costs mostly its random
+    row reads; 10^6 nodes, ``k = 4``: width 9 costs ~1.5x width 5); every iterate, score and
+    decision is the plain loop's. The pace is logged (:class:`.iteration_clock.IterationClock`).
 
     Parameters
     ----------
@@ -227,9 +225,8 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
         _walk_one_hop(checks.open, MX[:, width if advance else 0:], alpha)
         checks.close_finished()
         if advance and checks.stopped_at is None and it % check_interval == 0:
-            clock.iterated(it)
-            checks.add(it, *_discretized(q, k, start))
-            clock.checked()
+            with clock.check(it):
+                checks.add(it, *_discretized(q, k, start))
     bar.close()
     stopped_at = checks.stopped_at
     clock.finished(it, stopped_at)

@@ -57,12 +57,15 @@ def rotated_labels(X: np.ndarray, R: np.ndarray, tol: float = TIE_TOLERANCE) -> 
     Parameters
     ----------
     X : ndarray, shape (n, c)
+        Rows to label (AHCKA: the row-normalised embedding).
     R : ndarray, shape (c, k), k >= 1
+        The rotation; column ``j`` scores label ``j``.
     tol : float, default TIE_TOLERANCE
 
     Returns
     -------
-    ndarray of intp, shape (n,)
+    labels : ndarray of intp, shape (n,)
+        ``first_near_maximum(X @ R)``.
 
     Examples
     --------

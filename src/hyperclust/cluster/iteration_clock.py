@@ -7,6 +7,7 @@ decides between fewer iterations and cheaper ones.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 
@@ -21,7 +22,8 @@ class IterationClock:
     check, one INFO line at the end.
 
     Call :meth:`iterated` when the iterations up to a check are done, :meth:`checked` when
-    the check itself is (e.g. AHCKA's discretisation), :meth:`finished` at the end.
+    the check itself is (e.g. AHCKA's discretisation), or run the check inside
+    ``with clock.check(it):``; :meth:`finished` at the end.
 
     Parameters
     ----------
@@ -70,6 +72,13 @@ class IterationClock:
         spent = self._lap()
         self.checking += spent
         self.logger.debug("%s: check %.2f s (CPU %.2f s)", self.name, *spent)
+
+    @contextlib.contextmanager
+    def check(self, it: int):
+        """:meth:`iterated` ``(it)`` on entering the block, :meth:`checked` on leaving it."""
+        self.iterated(it)
+        yield
+        self.checked()
 
     def finished(self, it: int, stopped_at: int | None):
         """The loop ended after ``it`` iterations, stopped at check ``stopped_at`` (or not)."""
