@@ -204,28 +204,3 @@ def test_single_cluster_keeps_each_checks_embedding():
     np.testing.assert_array_equal(q, start_block)
     assert got[0][3] == ref[0][3] and got[2] == ref[2]
     np.testing.assert_allclose(got[0][2], ref[0][2], atol=1e-12)
-
-
-def test_float32_products_are_close_and_keep_the_clustering(monkeypatch):
-    import hyperclust.operators.buffered_walk as bw
-    from sklearn.metrics import adjusted_rand_score
-
-    hg, M = _walk(True)
-    X = np.random.default_rng(0).normal(size=(hg.n_nodes, 5))
-    got = BufferedMixedWalk(M, dtype=np.float32)(X)
-    assert got.dtype == np.float32
-    np.testing.assert_allclose(got, M @ X, rtol=1e-4, atol=1e-5)
-    with pytest.raises(ValueError, match="dtype must be float64 or float32"):
-        BufferedMixedWalk(M, dtype=np.int64)
-    assert bw.product_dtype(bw.FLOAT32_FROM_INCIDENCES - 1) is np.float64
-    assert bw.product_dtype(bw.FLOAT32_FROM_INCIDENCES) is np.float32
-    hg = hypergraph_sbm(2000, 3, homophily=0.7, n_features=0, random_state=1)
-    exact = AHCKA(3).fit(hg)
-    monkeypatch.setattr(bw, "FLOAT32_FROM_INCIDENCES", 0)  # every input in float32
-    used = []
-    monkeypatch.setattr(BufferedMixedWalk, "__call__",
-                        lambda self, X, _call=BufferedMixedWalk.__call__, **kw:
-                        used.append(self.dtype) or _call(self, X, **kw))
-    cheap = AHCKA(3).fit(hg)
-    assert used and set(used) == {np.dtype(np.float32)}
-    assert adjusted_rand_score(exact.labels_, cheap.labels_) >= 0.99

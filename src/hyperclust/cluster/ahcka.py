@@ -30,7 +30,7 @@ from collections import deque
 import numpy as np
 
 from ..selection.objectives import cluster_indicators, is_degenerate, rwr_conductance
-from ..operators.buffered_walk import BufferedMixedWalk, product_dtype
+from ..operators.buffered_walk import BufferedMixedWalk
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
 from ..operators.thin_qr import thin_qr
 from ..progress import progress_bar
@@ -168,7 +168,7 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
     Parameters
     ----------
     walk : LinearOperator, shape (n, n)
-        ``M`` (e.g. :class:`~hyperclust.operators.knn.MixedWalk`) or a BufferedMixedWalk of it.
+        ``M`` (e.g. :class:`~hyperclust.operators.knn.MixedWalk`).
     q : ndarray, shape (n, k + 1)
         Orthonormal start block.
     init_labels : ndarray of int, shape (n,)
@@ -209,8 +209,8 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
     width = q.shape[1]
     checks = _CheckQueue(k, patience, n_hops)
     bar = progress_bar("AHCKA iterations", total=max_iter)
-    apply_walk = walk if isinstance(walk, BufferedMixedWalk) else BufferedMixedWalk(walk)
-    stacked = np.empty(0, dtype=apply_walk.dtype)
+    apply_walk = BufferedMixedWalk(walk)
+    stacked = np.empty(0)
     clock = IterationClock("AHCKA", _log)
     checks.add(0, init_labels, np.ascontiguousarray(q[:, :k]))
     it, spare = 0, None  # spare: the last iterate's block, rewritten by the next QR
@@ -276,7 +276,7 @@ def _walk_stacked(apply_walk, head: list, checks, stacked: np.ndarray):
     n = blocks[0].shape[0]
     size = n * sum(b.shape[1] for b in blocks)
     if stacked.size < size:
-        stacked = np.empty(size, dtype=stacked.dtype)
+        stacked = np.empty(size)
     X = stacked[:size].reshape(n, -1)
     col = 0
     for b in blocks:
@@ -460,8 +460,7 @@ class AHCKA(HypergraphClusterer):
         with kernel_thread_limit("tall_skinny", float(n) * (k + 1) ** 2):
             q, init_labels = _start_block(M, seeds, alpha, self.init_steps)
             best, history, it = adaptive_iterations(
-                BufferedMixedWalk(M, dtype=product_dtype(hg.incidence.nnz)), q, init_labels,
-                k=k, start=int(seeds[0]), alpha=alpha,
+                M, q, init_labels, k=k, start=int(seeds[0]), alpha=alpha,
                 max_iter=int(self.max_iter), check_interval=int(self.check_interval),
                 patience=int(self.patience), n_hops=int(self.n_hops))
         self.objective_, self.labels_, self.embedding_, self.best_iter_ = best

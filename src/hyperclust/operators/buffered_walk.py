@@ -18,34 +18,13 @@ import scipy.sparse as sp
 from .kernels import csr_matmat
 from .knn import MixedWalk
 
-__all__ = ["BufferedMixedWalk", "product_dtype", "FLOAT32_FROM_INCIDENCES"]
-
-#: Incidences from which AHCKA's walk products run in float32 (:func:`product_dtype`).
-#: Measured (docs/results/ahcka.md, ``benchmarks/studies/ahcka_float32_products.py``):
-#: float32 products gave the float64 clustering on the 10^6-incidence SBM rung (ARI 1.0)
-#: and ARI >= .9994 on five shared sets over 5 seeds, at ~1.8x less CPU per product out of
-#: cache; below this size (every shared set) the products stay float64, bit for bit.
-FLOAT32_FROM_INCIDENCES = 2**22
+__all__ = ["BufferedMixedWalk"]
 
 
-def product_dtype(n_incidences: int):
-    """The walk products' type for an input of ``n_incidences``: float32 from
-    :data:`FLOAT32_FROM_INCIDENCES` on, else float64.
-
-    Examples
-    --------
-    >>> product_dtype(1000).__name__, product_dtype(10**8).__name__
-    ('float64', 'float32')
-    """
-    return np.float32 if n_incidences >= FLOAT32_FROM_INCIDENCES else np.float64
-
-
-def _csr(A, dtype):
-    if sp.issparse(A) and A.format == "csr" and A.dtype == dtype:
+def _csr64(A):
+    if sp.issparse(A) and A.format == "csr" and A.dtype == np.float64:
         return A
-    A = sp.csr_matrix(A)
-    # the cast copies the values only: the index arrays are shared with the input
-    return sp.csr_matrix((A.data.astype(dtype), A.indices, A.indptr), shape=A.shape)
+    return sp.csr_matrix(A, dtype=np.float64)
 
 
 class BufferedMixedWalk:
@@ -60,10 +39,6 @@ class BufferedMixedWalk:
     n_threads : int, optional
         Threads of the sparse products (default: the thread policy's,
         :func:`~hyperclust.operators.kernels.resolve_threads`).
-    dtype : {numpy.float64, numpy.float32}, default numpy.float64
-        The products' type (inputs are cast to it, results have it). float32 moves half
-        the bytes per product (~1.8x less CPU out of cache) and is then not ``M @ X`` bit
-        for bit.
 
     Examples
     --------
@@ -77,25 +52,22 @@ class BufferedMixedWalk:
     True
     """
 
-    def __init__(self, walk, n_threads=None, dtype=np.float64):
+    def __init__(self, walk, n_threads=None):
         self.walk = walk
         self.n_threads = n_threads
-        self.dtype = np.dtype(dtype)
-        if self.dtype not in (np.float64, np.float32):
-            raise ValueError(f"dtype must be float64 or float32, got {self.dtype}")
         self._buffers = {}
         if not isinstance(walk, MixedWalk):
             self._H = None
             return
-        hg, dt = walk.hypergraph, self.dtype
-        self._H = _csr(hg.incidence, dt)
-        self._Ht = _csr(hg.incidence_t, dt)
-        self._edge_scale = walk.hyperedge_scale[:, None].astype(dt)
-        self._pinv = walk.inverse_degrees[:, None].astype(dt)
+        hg = walk.hypergraph
+        self._H = _csr64(hg.incidence)
+        self._Ht = _csr64(hg.incidence_t)
+        self._edge_scale = walk.hyperedge_scale[:, None]
+        self._pinv = walk.inverse_degrees[:, None]
         a, b = walk.row_weights_
-        self._a, self._b = a[:, None].astype(dt), b[:, None].astype(dt)
+        self._a, self._b = a[:, None], b[:, None]
         self._self_loops = walk.self_loops
-        self._Q = None if walk.knn_walk is None else _csr(walk.knn_walk, dt)
+        self._Q = None if walk.knn_walk is None else _csr64(walk.knn_walk)
 
     @property
     def shape(self):
@@ -105,7 +77,7 @@ class BufferedMixedWalk:
         """A C-contiguous ``(rows, width)`` view of a flat buffer grown on demand."""
         flat = self._buffers.get(name)
         if flat is None or flat.size < rows * width:
-            flat = np.empty(rows * width, dtype=self.dtype)
+            flat = np.empty(rows * width)
             self._buffers[name] = flat
         return flat[:rows * width].reshape(rows, width)
 
@@ -113,12 +85,11 @@ class BufferedMixedWalk:
         """``M @ X`` for ``X`` of shape ``(n, d)``; valid until the next call.
 
         With ``overwrite_input`` the product may be written over ``X`` (a C-contiguous
-        ``X`` of ``dtype`` is then returned holding ``M X``), which saves an ``(n, d)``
-        buffer.
+        float64 ``X`` is then returned holding ``M X``), which saves an ``(n, d)`` buffer.
         """
         if self._H is None:
             return np.asarray(self.walk @ X)
-        X = np.ascontiguousarray(X, dtype=self.dtype)
+        X = np.ascontiguousarray(X, dtype=np.float64)
         n, d = X.shape
         m = self._Ht.shape[0]
         nt = self.n_threads
