@@ -6,9 +6,11 @@ hyperedges as nodes, sizes 2..6: ~4 incidences per node; structure only). The in
 built once per rung (its wall time and the process's RSS after it printed); each fit runs in
 a forked child (copy-on-write: the input is not copied) with the library's default thread
 policy, killed past ``--time-limit`` seconds. A child prints its wall and CPU time and its
-peak RSS (sampled every 50 ms; the input's pages it touches included). The last lines fit
-``time = a nnz^b`` and ``memory = a nnz^b`` through the last two rungs per method and
-project them to ``--project`` incidences (a projection, not a measurement).
+peak RSS (sampled every 50 ms; the input's pages it touches included); AHCKA's child also
+prints, as they come, its iteration and time per iteration at every check (``#   ... ms
+AHCKA: iteration ...``), so a fit stopped by the limit still says how far it got. The
+last lines fit ``time = a nnz^b`` and ``memory = a nnz^b`` through the last two rungs per
+method and project them to ``--project`` incidences (a projection, not a measurement).
 
 Beside each rung's fits, the bare kernel on the same incidence: the pair ``H (H^T X)`` with
 scipy's float32 CSR products (``H`` and ``H^T`` both CSR, built before the clock starts),
@@ -86,8 +88,21 @@ def make_estimator(method):
     return AHCKA(4, random_state=0)
 
 
+def log_iterations():
+    """Print the library's per-iteration lines (AHCKA's, DEBUG) as they come, so a fit
+    killed at the time limit has said how many iterations it ran and at what pace."""
+    import logging
+
+    handler = logging.StreamHandler(sys.stdout)
+    handler.setFormatter(logging.Formatter("#   %(relativeCreated).0f ms %(message)s"))
+    logger = logging.getLogger("hyperclust.cluster.ahcka")
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+
+
 def run_fit(method, hg, queue):
     """Child: one fit, its wall and CPU seconds and peak RSS (GB) put on ``queue``."""
+    log_iterations()
     est = make_estimator(method)
     before = rss_gb()
     with PeakSampler() as peak:

@@ -176,3 +176,31 @@ def test_benchmark_scripts_answer_help(name, capsys):
     with pytest.raises(SystemExit) as exit_:
         module.main(["--help"])
     assert exit_.value.code == 0 and capsys.readouterr().out.startswith("usage:")
+
+
+def test_thin_qr_into_a_work_array_is_the_fresh_factor():
+    A = np.random.default_rng(1).normal(size=(40, 4))
+    A[[3, 17]] = 0.0
+    work = np.asfortranarray(np.full((40, 4), 7.0))
+    got = thin_qr(A, out=work)
+    assert got is work
+    np.testing.assert_array_equal(got, thin_qr(A))
+    # a work array of another shape or layout, or one that is A, is not used
+    for bad in (np.empty((40, 3), order="F"), np.empty((40, 4)), None):
+        assert thin_qr(A, out=bad) is not bad
+    F = np.asfortranarray(A)
+    np.testing.assert_array_equal(thin_qr(F, out=F), thin_qr(A))
+
+
+def test_single_cluster_keeps_each_checks_embedding():
+    # k = 1: the embedding column is contiguous either way (a view of the iterate block,
+    # which the next QR rewrites, unless copied); the caller's start block is not modified
+    hg, M = _walk(False)
+    q, _ = np.linalg.qr(np.random.default_rng(2).normal(size=(hg.n_nodes, 2)))
+    start_block = q.copy()
+    kw = dict(k=1, start=0, alpha=0.2, max_iter=12, check_interval=3, patience=3, n_hops=3)
+    got = adaptive_iterations(M, q, np.zeros(hg.n_nodes, dtype=np.int64), **kw)
+    ref = plain_iterations(hg, M, q, np.zeros(hg.n_nodes, dtype=np.int64), **kw)
+    np.testing.assert_array_equal(q, start_block)
+    assert got[0][3] == ref[0][3] and got[2] == ref[2]
+    np.testing.assert_allclose(got[0][2], ref[0][2], atol=1e-12)

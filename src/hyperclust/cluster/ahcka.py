@@ -24,7 +24,7 @@ iterations (Li, Yang & Shi, SIGMOD 2023), written from the algorithm's published
 
 from __future__ import annotations
 
-
+import logging
 from collections import deque
 
 import numpy as np
@@ -37,10 +37,14 @@ from ..progress import progress_bar
 from ..kernel_threads import kernel_thread_limit
 from .._validation import Interval, Options
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
+from .iteration_clock import IterationClock
 from .node_order import pays_from_incidences
-from .rounding import first_near_maximum, first_near_minimum, kmeans_on_rows, normalize_rows
+from .block_argmax import rotated_labels
+from .rounding import first_near_minimum, kmeans_on_rows, normalize_rows
 
 __all__ = ["AHCKA", "adaptive_iterations", "discretize", "rwr_seed_assignment"]
+
+_log = logging.getLogger(__name__)
 
 
 def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1e-10):
@@ -89,9 +93,9 @@ def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1
         c += np.abs(Xn @ R[:, j - 1])
         R[:, j] = Xn[first_near_minimum(c)]
     last = np.inf
-    labels = first_near_maximum(Xn @ R)
+    labels = rotated_labels(Xn, R) if max_iter < 1 else None
     for _ in range(max_iter):
-        labels = first_near_maximum(Xn @ R)
+        labels = rotated_labels(Xn, R)
         BtX = np.stack([np.bincount(labels, weights=Xn[:, j], minlength=k)
                         for j in range(k)], axis=1)  # B^T Xn, a loop over the k columns
         U, S, Wt = np.linalg.svd(BtX, full_matrices=False)
@@ -156,12 +160,10 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
     :func:`~hyperclust.selection.objectives.rwr_conductance` (balance ``"mean"``) on ``M``; the
     iterations stop when the score has risen ``patience`` checks in a row.
 
-    The score's ``n_hops`` walk steps ride as extra columns on the products ``M q`` of the
-    next iterations (one product of width ``k + 1 + k``, not two): out of cache a product
-    costs mostly its random row reads, which grow much less than the width (10^6 nodes,
-    ``k = 4``: width 9 costs ~1.5x width 5), so most of the score's products (3 of 8 at the
-    defaults) cost little. Columns are independent, so every iterate, score and decision
-    is the plain loop's; iterations run after the stopping check are discarded.
+    The score's ``n_hops`` walk steps ride as extra columns on the next products ``M q``
+    (width ``k + 1 + k``, not two products: out of cache a product costs mostly its random
+    row reads; 10^6 nodes, ``k = 4``: width 9 costs ~1.5x width 5); every iterate, score and
+    decision is the plain loop's. The pace is logged (:class:`.iteration_clock.IterationClock`).
 
     Parameters
     ----------
@@ -209,22 +211,25 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
     bar = progress_bar("AHCKA iterations", total=max_iter)
     apply_walk = BufferedMixedWalk(walk)
     stacked = np.empty(0)
+    clock = IterationClock("AHCKA", _log)
     checks.add(0, init_labels, np.ascontiguousarray(q[:, :k]))
-    it = 0
+    it, spare = 0, None  # spare: the last iterate's block, rewritten by the next QR
     while checks.stopped_at is None and (it < max_iter or checks.open):
         advance = it < max_iter
         head, q = ([q] if advance else []), None  # emptied once copied (memory at 10^6 nodes)
         MX, stacked = _walk_stacked(apply_walk, head, checks.open, stacked)
         if advance:
-            q = thin_qr(MX[:, :width])
+            q = spare = thin_qr(MX[:, :width], out=spare)
             it += 1
             bar.update()
         _walk_one_hop(checks.open, MX[:, width if advance else 0:], alpha)
         checks.close_finished()
         if advance and checks.stopped_at is None and it % check_interval == 0:
-            checks.add(it, *_discretized(q, k, start))
+            with clock.check(it):
+                checks.add(it, *_discretized(q, k, start))
     bar.close()
     stopped_at = checks.stopped_at
+    clock.finished(it, stopped_at)
     return checks.best[1:], checks.history, (it if stopped_at is None else stopped_at)
 
 
@@ -236,8 +241,7 @@ class _CheckQueue:
     def __init__(self, k: int, patience: int, n_hops: int):
         self.k, self.patience, self.n_hops = k, patience, n_hops
         self.open = deque()
-        self.history = []
-        self.best = None
+        self.history, self.best = [], None
         self.rises, self.last, self.stopped_at = 0, None, None
 
     def add(self, it, labels, embedding):
@@ -252,6 +256,7 @@ class _CheckQueue:
             c = self.open.popleft()
             f = float(1.0 - np.sum(c.Y * c.z) / c.Y.shape[1])
             self.history.append((c.it, f))
+            _log.debug("AHCKA: objective of iteration %d: %.6f", c.it, f)
             bad = is_degenerate(c.labels, self.k)
             if self.best is None or (bad, f) < self.best[:2]:
                 self.best = (bad, f, c.labels, c.embedding, c.it)
@@ -290,18 +295,19 @@ def _drop_walks(checks):
 
 def _walk_one_hop(checks, MZ, alpha):
     """``z <- alpha Y + (1 - alpha) M z`` for each open check, ``M z`` read from the
-    columns of ``MZ`` in the order of ``checks``."""
+    columns of ``MZ`` in the order of ``checks`` (one fresh block per check, not three)."""
     col = 0
     for c in checks:
         w = c.Y.shape[1]
-        c.z = alpha * c.Y + (1.0 - alpha) * MZ[:, col:col + w]
+        c.z = np.multiply(MZ[:, col:col + w], 1.0 - alpha)
+        c.z += alpha * c.Y
         c.hops += 1
         col += w
 
 
 def _discretized(q, k, start):
-    """``(labels, embedding)`` of the leading ``k`` columns of ``q``."""
-    embedding = np.ascontiguousarray(q[:, :k])
+    """``(labels, embedding)`` of the leading ``k`` columns of ``q`` (copied: ``q`` is reused)."""
+    embedding = np.array(q[:, :k], order="C")
     return discretize(embedding, start=start), embedding
 
 

@@ -20,7 +20,7 @@ __all__ = ["thin_qr", "zero_rows_exactly"]
 SINGULAR = 1e-12
 
 
-def thin_qr(A: np.ndarray) -> np.ndarray:
+def thin_qr(A: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``Q`` of the reduced QR ``A = Q R`` (Householder, LAPACK ``geqrf`` + ``orgqr``).
 
     Parameters
@@ -28,6 +28,11 @@ def thin_qr(A: np.ndarray) -> np.ndarray:
     A : ndarray, shape (n, c)
         Block of floats (tall in AHCKA; a wide one, ``c > n``, happens when there are as
         many clusters as nodes); not modified.
+    out : ndarray, shape (n, c), Fortran-ordered float64, optional
+        Work array that becomes ``Q`` (overwritten; e.g. the previous iterate of a loop):
+        a fresh block per call costs its page faults once it no longer fits in cache.
+        Ignored unless it has ``A``'s tall shape, that layout, and no memory shared with
+        ``A``.
 
     Returns
     -------
@@ -42,7 +47,13 @@ def thin_qr(A: np.ndarray) -> np.ndarray:
     >>> bool(np.allclose(Q, np.linalg.qr(A)[0])), bool(np.allclose(Q.T @ Q, np.eye(3)))
     (True, True)
     """
-    F = np.array(A, dtype=np.float64, order="F")
+    if (out is not None and out.shape == A.shape and A.shape[0] >= A.shape[1]
+            and out.dtype == np.float64 and out.flags.f_contiguous
+            and not np.may_share_memory(out, A)):
+        F = out
+        F[...] = A
+    else:
+        F = np.array(A, dtype=np.float64, order="F")
     n, c = F.shape
     if n == 0 or c == 0:
         raise ValueError(f"thin_qr needs a non-empty block, got shape {F.shape}")
