@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from hyperclust.cluster import AutoClusterer, HypergraphSBM
-from hyperclust.cluster.auto import SPLIT_N_INIT
+from hyperclust.cluster.auto import SPLIT_MAX_ITER, SPLIT_N_INIT
 from hyperclust.datasets.synthetic import hypergraph_sbm
 from hyperclust.metrics import acc
 from hyperclust.selection.race import race_survivors
@@ -97,3 +97,20 @@ def test_hsbm_start_restarts(planted):
     assert HypergraphSBM(3).get_params()["n_init"] == 10
     with pytest.raises(ValueError, match="n_init"):
         HypergraphSBM(3, n_init=0).fit(planted)
+
+
+def test_the_split_fits_cap_ahckas_iterations_and_the_refit_runs_its_own(planted, monkeypatch):
+    from hyperclust.cluster import AHCKA
+
+    assert AutoClusterer().split_max_iter == SPLIT_MAX_ITER == 50
+    seen, fit = [], AHCKA.fit
+    monkeypatch.setattr(AHCKA, "fit",
+                        lambda self, *a, **kw: seen.append(self.max_iter) or fit(self, *a, **kw))
+    for cap, split_caps in ((7, [7, 7]), (None, [200, 200])):
+        seen.clear()
+        est = AutoClusterer(3, candidates=("ahcka", "hgnn"), n_splits=2, race_margin=None,
+                            split_max_iter=cap, random_state=0).fit(planted)
+        refit = [200] if est.selected_ == "ahcka" else []
+        assert seen == split_caps + refit  # ahcka on both splits, then the refit if picked
+    with pytest.raises(ValueError, match="split_max_iter"):
+        AutoClusterer(3, split_max_iter=0).fit(planted)
