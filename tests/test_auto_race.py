@@ -114,3 +114,21 @@ def test_the_split_fits_cap_ahckas_iterations_and_the_refit_runs_its_own(planted
         assert seen == split_caps + refit  # ahcka on both splits, then the refit if picked
     with pytest.raises(ValueError, match="split_max_iter"):
         AutoClusterer(3, split_max_iter=0).fit(planted)
+
+
+def test_no_knn_search_where_nothing_walks_on_it(planted, monkeypatch):
+    import hyperclust.cluster.auto as auto
+
+    searches, search = [], auto.knn_affinity
+    monkeypatch.setattr(auto, "knn_affinity",
+                        lambda *a, **kw: searches.append(1) or search(*a, **kw))
+    est = AutoClusterer(3, candidates=("hgnn", "kmeans"), n_splits=2, race_margin=None,
+                        random_state=0).fit(planted)
+    assert searches == [] and est.walk_.shape == (planted.n_nodes,) * 2
+    # ahcka walks on it in the split fits; the refit searches again only for a pick that does
+    est = AutoClusterer(3, candidates=("ahcka", "kmeans"), n_splits=2, race_margin=None,
+                        random_state=0).fit(planted)
+    assert len(searches) == 2 + (est.selected_ == "ahcka")
+    searches.clear()  # the random-walk score walks on it, whatever the candidates
+    AutoClusterer(3, candidates=("hgnn", "kmeans"), selection="rwr", random_state=0).fit(planted)
+    assert searches == [1]

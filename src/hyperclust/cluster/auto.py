@@ -42,10 +42,8 @@ RACE_MARGIN = 2.0
 #: both, 31 settings x 5 seeds) at ~.7x the CPU time on cora-ca; 3 made them worse (-.0208,
 #: mushroom .760 -> .714; docs/results/auto.md).
 SPLIT_N_INIT = 5
-#: Orthogonal-iteration cap (``max_iter``) of the candidates that have one (``ahcka``) in
-#: their fits on the hold-out splits (their own, 200, in the refit of the pick): on cora-ca
-#: AHCKA's score creeps down by ~1e-3 from iteration 50 to 200 while the split fits only
-#: rank (docs/results/auto.md, "Time").
+#: ``max_iter`` of ``ahcka`` (its own 200 in the refit) in the split fits, which only rank:
+#: on cora-ca its score creeps by ~1e-3 from iteration 50 to 200 (docs/results/auto.md).
 SPLIT_MAX_ITER = 50
 
 
@@ -218,6 +216,10 @@ class AutoClusterer(HypergraphClusterer):
         Seconds per candidate fit, summed over splits (the shared kNN search under
         ``"knn"``; the refit of the pick under ``"<name>-full"`` and its kNN under
         ``"knn-full"``).
+    walk_ : MixedWalk
+        The walk of the last fit (the pick's refit with the held-out selection): the mixed
+        walk, or the hypergraph walk alone when neither the pick nor the score walks on the
+        kNN graph (its search is then skipped).
     beta_ : float
         The kNN weight used.
     alignment_ : AttributeAlignment or None
@@ -391,7 +393,7 @@ class AutoClusterer(HypergraphClusterer):
         """``(labels, fitted, walks, scores)`` of the candidates fitted on ``train`` and scored
         on ``split`` (the random-walk score on ``train`` when ``split`` is None)."""
         fitted = {}
-        walks, A = self._shared_walks(train, beta, seed, names, times)
+        walks, A = self._shared_walks(train, beta, seed, names, times, scored=split is None)
         caps = {} if split is None else {"n_init": self.split_n_init,
                                          "max_iter": self.split_max_iter}
         with shared_reductions():  # one truncated SVD of the features for all candidates
@@ -400,10 +402,12 @@ class AutoClusterer(HypergraphClusterer):
             labels = fit_candidates(names, fit)
         return labels, fitted, walks, self._scores(train, split, labels, walks["plain"])
 
-    def _shared_walks(self, hg, beta, seed, names, times, key="knn"):
-        """``(walks, A)``: the kNN affinity (None without attributes) and the walks the
+    def _shared_walks(self, hg, beta, seed, names, times, key="knn", scored=False):
+        """``(walks, A)``: the kNN affinity (None without attributes, or when neither a
+        candidate of ``names`` nor the score (``scored``) walks on it) and the walks the
         candidates ``names`` share, built once on ``hg``."""
-        has_features = hg.features is not None and beta > 0 and hg.n_nodes > 1
+        walked = scored or any(CANDIDATE_TABLE[c].walk is not None for c in names)
+        has_features = hg.features is not None and beta > 0 and hg.n_nodes > 1 and walked
         t0 = time.perf_counter()
         A = knn_affinity(hg.features, int(self.n_neighbors), method=self.knn_method,
                          random_state=seed) if has_features else None
