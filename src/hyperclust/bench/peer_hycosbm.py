@@ -71,19 +71,12 @@ class HyCoSBMPeer(HyMMSBMPeer):
 
     Attributes
     ----------
-    labels_ : ndarray of int64, shape (n_nodes,)
-        ``-1`` for the nodes it gave no membership.
-    memberships_ : ndarray, shape (n_nodes, n_clusters)
-        Its inferred ``u`` (zero rows for the nodes past its largest node id).
+    labels_, memberships_ : as :class:`~hyperclust.bench.peer_hymmsbm.HyMMSBMPeer`
 
     Examples
     --------
-    >>> from hyperclust import Hypergraph
-    >>> hg = Hypergraph.from_edges([[0, 1], [1, 2]])
-    >>> HyCoSBMPeer(2, checkout="/no/such/dir").fit(hg)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    hyperclust.cluster.registry.MissingDependency: peer-hycosbm needs a checkout of ...
+    >>> sorted(HyCoSBMPeer(3).get_params().items())
+    [('checkout', None), ('gamma', 0.8), ('n_clusters', 3), ('random_state', 0)]
     """
 
     _parameter_constraints = {**HyMMSBMPeer._parameter_constraints,
