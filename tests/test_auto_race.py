@@ -102,7 +102,7 @@ def test_hsbm_start_restarts(planted):
 def test_the_split_fits_cap_ahckas_iterations_and_the_refit_runs_its_own(planted, monkeypatch):
     from hyperclust.cluster import AHCKA
 
-    assert AutoClusterer().split_max_iter == SPLIT_MAX_ITER == 50
+    assert AutoClusterer().split_max_iter == SPLIT_MAX_ITER == 100
     seen, fit = [], AHCKA.fit
     monkeypatch.setattr(AHCKA, "fit",
                         lambda self, *a, **kw: seen.append(self.max_iter) or fit(self, *a, **kw))

@@ -43,8 +43,8 @@ RACE_MARGIN = 2.0
 #: mushroom .760 -> .714; docs/results/auto.md).
 SPLIT_N_INIT = 5
 #: ``max_iter`` of ``ahcka`` (its own 200 in the refit) in the split fits, which only rank:
-#: on cora-ca its score creeps by ~1e-3 from iteration 50 to 200 (docs/results/auto.md).
-SPLIT_MAX_ITER = 50
+#: 100 kept the picks (replay, docs/results/auto.md); 50 lost cora-ca's (-.021 ACC).
+SPLIT_MAX_ITER = 100
 
 
 def __getattr__(name):
@@ -154,7 +154,7 @@ class AutoClusterer(HypergraphClusterer):
         pick uses the candidate's own count. None: the candidates' own counts everywhere.
         Fewer restarts are cheaper but noisier: below 5 they made the picks worse
         (:data:`SPLIT_N_INIT`).
-    split_max_iter : int >= 1 or None, default 50
+    split_max_iter : int >= 1 or None, default 100
         ``max_iter`` of every candidate that has one (``ahcka``'s orthogonal iterations) in
         its fits on the hold-out splits; the refit of the pick uses the candidate's own.
         None: the candidates' own caps everywhere (:data:`SPLIT_MAX_ITER`).
