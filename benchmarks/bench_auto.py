@@ -12,7 +12,8 @@ chosen per dataset). Oracle = the candidate with the best ACC in that setting (l
 only here, to score). ``--timing`` fits ``AHCKA`` and ``AutoClusterer`` on cora-ca (5 seeds,
 fresh estimators, after one warm-up fit) and prints the medians; ``--split-n-init none 3``
 also times ``AutoClusterer(split_n_init=None)`` (every candidate's own k-means restarts on
-the splits) and ``(split_n_init=3)``.
+the splits) and ``(split_n_init=3)``; ``--split-max-iter none`` times
+``AutoClusterer(split_max_iter=None)`` (AHCKA's own 200 iterations on the splits).
 """
 
 from __future__ import annotations
@@ -57,9 +58,12 @@ def main(argv=None):
                     nargs="*", default=[],
                     help="with --timing: also time AutoClusterer(split_n_init=N) for each N "
                          "(an int or none)")
+    ap.add_argument("--split-max-iter", type=lambda v: None if v.lower() == "none" else int(v),
+                    nargs="*", default=[],
+                    help="with --timing: also time AutoClusterer(split_max_iter=N) for each N")
     args = ap.parse_args(argv)
     if args.timing:
-        return timing(args.split_n_init)
+        return timing(args.split_n_init, args.split_max_iter)
     records = load_scores()
     runs = load_runs()
     settings = {}
@@ -145,7 +149,7 @@ def main(argv=None):
     write_markdown(OUT / "auto_tables.md", lines)
 
 
-def timing(split_n_inits=()):
+def timing(split_n_inits=(), split_max_iters=()):
     from functools import partial
 
     from hyperclust.cluster import AHCKA, AutoClusterer
@@ -164,7 +168,9 @@ def timing(split_n_inits=()):
           f"threads of the policy for this input: {default_threads(input_work(hg))}")
     variants = {"AHCKA": AHCKA, "AutoClusterer": AutoClusterer,
                 **{f"AutoClusterer(split_n_init={n})": partial(AutoClusterer, split_n_init=n)
-                   for n in split_n_inits}}
+                   for n in split_n_inits},
+                **{f"AutoClusterer(split_max_iter={n})": partial(AutoClusterer, split_max_iter=n)
+                   for n in split_max_iters}}
     for name, cls in variants.items():
         cls(k).fit(hg)  # warm-up (imports, BLAS initialisation)
 

@@ -4,7 +4,7 @@
 #
 #   nice -n 10 bash benchmarks/run_full_bench.sh            # everything, in stages
 #   STAGE=cheap bash benchmarks/run_full_bench.sh           # one stage:
-#       cheap | peers | dhg | hymmsbm | unidhc | unidhc-filter | report
+#       cheap | peers | dhg | hymmsbm | hycosbm | unidhc | unidhc-filter | report
 #   SETS="SMALL SYNTH" STAGE=unidhc bash benchmarks/run_full_bench.sh   # some dataset sets
 #
 # Each stage writes its own results store under $WORK (so stages may run at the same time),
@@ -13,7 +13,8 @@
 # provenance in the report) and writes report.md, results.json.gz and the PNGs into $OUT.
 # Needs the shared data directory ($HYPERCLUST_DATA, default ../shared/data) and, for peers,
 # `pip install hyperclust[peers]`; for peer-hymmsbm (stage hymmsbm, part of "all" only when
-# set) $HYMMSBM_DIR, a checkout of nickruggeri/Hy-MMSBM (no pip package; run, not imported).
+# set) $HYMMSBM_DIR, a checkout of nickruggeri/Hy-MMSBM (no pip package; run, not imported);
+# likewise for peer-hycosbm (stage hycosbm) $HYCOSBM_DIR, a checkout of badalyananna/HyCoSBM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -92,6 +93,11 @@ fi
 if [[ ($STAGE == all && -n ${HYMMSBM_DIR:-}) || $STAGE == hymmsbm ]]; then
   bench "$PEER_DATA" --out "$WORK/hymmsbm" --time-limit 300 --methods peer-hymmsbm \
         --protocols all isolated-removed
+fi
+if [[ ($STAGE == all && -n ${HYCOSBM_DIR:-}) || $STAGE == hycosbm ]]; then
+  # HyCoSBM's attribute term (gamma 0.8) needs node features
+  bench "$DHG_DATA" --out "$WORK/hycosbm" --time-limit 600 --methods peer-hycosbm \
+        --protocols all
 fi
 if [[ $STAGE == all || $STAGE == unidhc ]]; then
   bench "$SMALL $SYNTH $HSBM $LARGE" --out "$WORK/unidhc" --time-limit 300 \

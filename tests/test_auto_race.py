@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from hyperclust.cluster import AutoClusterer, HypergraphSBM
-from hyperclust.cluster.auto import SPLIT_N_INIT
+from hyperclust.cluster.auto import SPLIT_MAX_ITER, SPLIT_N_INIT
 from hyperclust.datasets.synthetic import hypergraph_sbm
 from hyperclust.metrics import acc
 from hyperclust.selection.race import race_survivors
@@ -97,3 +97,38 @@ def test_hsbm_start_restarts(planted):
     assert HypergraphSBM(3).get_params()["n_init"] == 10
     with pytest.raises(ValueError, match="n_init"):
         HypergraphSBM(3, n_init=0).fit(planted)
+
+
+def test_the_split_fits_cap_ahckas_iterations_and_the_refit_runs_its_own(planted, monkeypatch):
+    from hyperclust.cluster import AHCKA
+
+    assert AutoClusterer().split_max_iter == SPLIT_MAX_ITER == 100
+    seen, fit = [], AHCKA.fit
+    monkeypatch.setattr(AHCKA, "fit",
+                        lambda self, *a, **kw: seen.append(self.max_iter) or fit(self, *a, **kw))
+    for cap, split_caps in ((7, [7, 7]), (None, [200, 200])):
+        seen.clear()
+        est = AutoClusterer(3, candidates=("ahcka", "hgnn"), n_splits=2, race_margin=None,
+                            split_max_iter=cap, random_state=0).fit(planted)
+        refit = [200] if est.selected_ == "ahcka" else []
+        assert seen == split_caps + refit  # ahcka on both splits, then the refit if picked
+    with pytest.raises(ValueError, match="split_max_iter"):
+        AutoClusterer(3, split_max_iter=0).fit(planted)
+
+
+def test_no_knn_search_where_nothing_walks_on_it(planted, monkeypatch):
+    import hyperclust.cluster.auto as auto
+
+    searches, search = [], auto.knn_affinity
+    monkeypatch.setattr(auto, "knn_affinity",
+                        lambda *a, **kw: searches.append(1) or search(*a, **kw))
+    est = AutoClusterer(3, candidates=("hgnn", "kmeans"), n_splits=2, race_margin=None,
+                        random_state=0).fit(planted)
+    assert searches == [] and est.walk_.shape == (planted.n_nodes,) * 2
+    # ahcka walks on it in the split fits; the refit searches again only for a pick that does
+    est = AutoClusterer(3, candidates=("ahcka", "kmeans"), n_splits=2, race_margin=None,
+                        random_state=0).fit(planted)
+    assert len(searches) == 2 + (est.selected_ == "ahcka")
+    searches.clear()  # the random-walk score walks on it, whatever the candidates
+    AutoClusterer(3, candidates=("hgnn", "kmeans"), selection="rwr", random_state=0).fit(planted)
+    assert searches == [1]

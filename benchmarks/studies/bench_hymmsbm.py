@@ -1,5 +1,6 @@
 """The public Hy-MMSBM code (Ruggeri et al., Science Advances 2023), as the benchmark peer
-``peer-hymmsbm`` (run in its checkout, never imported), beside our ``auto`` and ``hsbm``.
+``peer-hymmsbm`` (run in its checkout, never imported), beside our ``auto`` and ``hsbm``; with
+``--peer hycosbm``, the public HyCoSBM code (``peer-hycosbm``, Hy-MMSBM with attributes).
 
 Usage::
 
@@ -7,6 +8,10 @@ Usage::
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 \\
         python benchmarks/studies/bench_hymmsbm.py --public /tmp/hymmsbm \\
         [--datasets zoo,cora-ca,citeseer-cc,mushroom] [--seeds 5]
+    ... bench_hymmsbm.py --peer hycosbm --public /tmp/hycosbm --gamma 0.8 0 [--peer-only]
+
+HyCoSBM (:class:`~hyperclust.bench.peer_hycosbm.HyCoSBMPeer`): the same, with the node
+attributes, each ``--gamma`` a row of its own.
 
 Hy-MMSBM (:class:`~hyperclust.bench.peer_hymmsbm.HyMMSBMPeer`): its own defaults, ``K`` =
 the number of classes, no attributes; nodes it gives no membership are scored as wrong, so
@@ -27,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from hyperclust.bench import fmt_mean_std, markdown_table, mean_std
+from hyperclust.bench.peer_hycosbm import HyCoSBMPeer
 from hyperclust.bench.peer_hymmsbm import HyMMSBMPeer
 from hyperclust.cluster import AutoClusterer
 from hyperclust.cluster.hsbm import HypergraphSBM
@@ -44,12 +50,12 @@ def child_cpu():
     return r.ru_utime + r.ru_stime
 
 
-def public(checkout, hg, k, seed):
-    """``(labels, CPU s)`` of one Hy-MMSBM run (the peer ``peer-hymmsbm``), or
-    ``(None, reason)``."""
+def public(checkout, hg, k, seed, peer=HyMMSBMPeer, **params):
+    """``(labels, CPU s)`` of one run of the public code (``peer``: ``peer-hymmsbm`` or
+    ``peer-hycosbm`` with ``params``), or ``(None, reason)``."""
     c0 = child_cpu()
     try:
-        est = HyMMSBMPeer(k, checkout=checkout, random_state=seed).fit(hg)
+        est = peer(k, checkout=checkout, random_state=seed, **params).fit(hg)
     except RuntimeError as exc:
         return None, str(exc)
     return est.labels_, child_cpu() - c0
@@ -80,10 +86,21 @@ def row(name, method, got, y, covered):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--public", required=True, help="a checkout of nickruggeri/Hy-MMSBM")
+    ap.add_argument("--public", required=True,
+                    help="a checkout of nickruggeri/Hy-MMSBM (of badalyananna/HyCoSBM with "
+                         "--peer hycosbm)")
+    ap.add_argument("--peer", choices=("hymmsbm", "hycosbm"), default="hymmsbm")
+    ap.add_argument("--gamma", type=float, nargs="+", default=[0.8],
+                    help="with --peer hycosbm: its attribute weights, a row each")
+    ap.add_argument("--peer-only", action="store_true", help="leave out auto and hsbm")
     ap.add_argument("--datasets", default=",".join(SETS))
     ap.add_argument("--seeds", type=int, default=5)
     args = ap.parse_args(argv)
+    if args.peer == "hymmsbm":
+        peers = {"Hy-MMSBM (public)": {}}
+    else:
+        peers = {f"HyCoSBM (public, gamma {g:g})": {"peer": HyCoSBMPeer, "gamma": g}
+                 for g in args.gamma}
     head = ["dataset", "method", "ACC", "NMI", "ACC / NMI on the nodes in a hyperedge",
             "CPU s (median)", "runs"]
     rows = []
@@ -91,9 +108,11 @@ def main(argv=None):
         hg = load_dataset(name, data_dir=str(DATA))
         y, k = np.asarray(hg.labels), hg.n_classes
         covered = np.asarray(hg.incidence[:, hg.edge_sizes >= 2].sum(axis=1)).ravel() > 0
-        runs = {"Hy-MMSBM (public)": lambda s: public(args.public, hg, k, s),
-                "auto": lambda s: ours(AutoClusterer, hg, k, s),
-                "hsbm": lambda s: ours(HypergraphSBM, hg, k, s)}
+        runs = {method: lambda s, p=params: public(args.public, hg, k, s, **p)
+                for method, params in peers.items()}
+        if not args.peer_only:
+            runs.update({"auto": lambda s: ours(AutoClusterer, hg, k, s),
+                         "hsbm": lambda s: ours(HypergraphSBM, hg, k, s)})
         for method, run in runs.items():
             rows.append(row(name, method, [run(s) for s in range(args.seeds)], y, covered))
             print(" | ".join(rows[-1]), flush=True)

@@ -48,11 +48,39 @@ def load(name, seed):
     return _dataset(name, seed)
 
 
-def _path(name, seed, split_n_init=None):
-    """The cache file of (set, seed); split fits with ``split_n_init`` k-means restarts in a
-    subfolder of their own (the full fits are the same)."""
+def _path(name, seed, split_n_init=None, split_max_iter=None):
+    """The cache file of (set, seed); split fits with ``split_n_init`` k-means restarts (and
+    ``split_max_iter`` AHCKA iterations) in a subfolder of their own (the full fits are the
+    same)."""
     folder = OUT if split_n_init is None else OUT / f"split_n_init{split_n_init}"
+    if split_max_iter is not None:
+        folder = folder.with_name(folder.name + f"_max_iter{split_max_iter}")
     return folder / f"{name.replace(':', '_').replace('=', '')}-s{seed}.npz"
+
+
+def fit_capped(name, seed, split_n_init, split_max_iter):
+    """Cache the split fits of ``AutoClusterer(split_n_init=..., split_max_iter=...)``: those
+    of :func:`fit`'s cache for ``split_n_init``, the candidates that have a ``max_iter``
+    refitted on every split with the cap (the others' fits do not change)."""
+    path = _path(name, seed, split_n_init, split_max_iter)
+    if path.exists():
+        return
+    fit(name, seed, split_n_init)
+    out = dict(np.load(_path(name, seed, split_n_init)))
+    hg = load(name, seed)
+    settings = {"beta": float(out["beta"]), "n_neighbors": 10, "knn_method": "auto"}
+    capped = [str(c) for c in out["names"]
+              if "max_iter" in make_candidate(str(c), 2, seed, settings)[0].get_params()]
+    # a second (cheap) candidate keeps every split fitted: alone, one would end the race
+    est = AutoClusterer(int(out["k"]), candidates=capped + ["spectral-clique"],
+                        beta=float(out["beta"]), n_splits=3, race=None, race_margin=None,
+                        split_n_init=split_n_init, split_max_iter=split_max_iter,
+                        random_state=seed).fit(hg)
+    for r, labels in enumerate(est.split_candidates_):
+        out.update({f"split{r}/{c}": labels[c] for c in capped})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, **out)
+    print(f"{name} seed {seed}: cached {capped} with max_iter {split_max_iter}", flush=True)
 
 
 def fit(name, seed, split_n_init=None):
@@ -65,7 +93,7 @@ def fit(name, seed, split_n_init=None):
     y = np.asarray(hg.labels)
     k = int(np.unique(y[y >= 0]).size)
     est = AutoClusterer(k, n_splits=3, race=None, race_margin=None, split_n_init=split_n_init,
-                        random_state=seed).fit(hg)
+                        split_max_iter=None, random_state=seed).fit(hg)
     out = {"y": y, "k": k, "beta": est.beta_, "names": np.array(list(est.scores_))}
     for r, labels in enumerate(est.split_candidates_):
         for c, lab in labels.items():
@@ -205,12 +233,12 @@ def margin_race(lab, first_scores, k, splits, z, top=4, se="items"):
     return [c for c in lab[0] if c in kept]
 
 
-def report(sets, n_seeds, markdown=False, split_n_init=None):
+def report(sets, n_seeds, markdown=False, split_n_init=None, split_max_iter=None):
     """Print mean ACC / NMI of each rule's pick (full fit) and the best full fit per set."""
     rows = {}
     for name in sets:
         for seed in range(n_seeds):
-            path = _path(name, seed, split_n_init)
+            path = _path(name, seed, split_n_init, split_max_iter)
             if not path.exists():
                 continue
             d = np.load(path)
@@ -268,13 +296,21 @@ def main(argv=None):
     ap.add_argument("--markdown", action="store_true", help="report: one markdown table")
     ap.add_argument("--split-n-init", type=int, default=None,
                     help="k-means restarts of the split fits (default: the candidates' own)")
+    ap.add_argument("--split-max-iter", type=int, default=None,
+                    help="with --split-n-init: AHCKA's iteration cap in the split fits "
+                         "(default: its own)")
     args = ap.parse_args(argv)
+    if args.split_max_iter is not None and args.split_n_init is None:
+        ap.error("--split-max-iter needs --split-n-init")
     if args.action == "fit":
         for name in args.sets:
             for seed in range(args.seeds):
-                fit(name, seed, args.split_n_init)
+                if args.split_max_iter is None:
+                    fit(name, seed, args.split_n_init)
+                else:
+                    fit_capped(name, seed, args.split_n_init, args.split_max_iter)
         return
-    report(args.sets, args.seeds, args.markdown, args.split_n_init)
+    report(args.sets, args.seeds, args.markdown, args.split_n_init, args.split_max_iter)
 
 
 if __name__ == "__main__":

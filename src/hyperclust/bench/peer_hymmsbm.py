@@ -89,6 +89,8 @@ class HyMMSBMPeer(PeerClusterer):
 
     _parameter_constraints = {**PeerClusterer._parameter_constraints,
                               "checkout": [None, str]}
+    _method, _library, _repository = "peer-hymmsbm", "Hy-MMSBM", "nickruggeri/Hy-MMSBM"
+    _checkout_env = CHECKOUT_ENV
 
     def __init__(self, n_clusters=2, checkout=None, random_state=0):
         self.n_clusters = n_clusters
@@ -99,20 +101,20 @@ class HyMMSBMPeer(PeerClusterer):
         hg = check_hypergraph(hypergraph)
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
         seed = self._rng_seed(self.random_state)
-        checkout = self.checkout or os.environ.get(CHECKOUT_ENV, "")
+        checkout = self.checkout or os.environ.get(self._checkout_env, "")
         if not (checkout and (Path(checkout) / "main_inference.py").is_file()):
             raise MissingDependency(
-                "peer-hymmsbm needs a checkout of nickruggeri/Hy-MMSBM (git clone it and "
-                f"set {CHECKOUT_ENV}); no main_inference.py in {checkout!r}")
+                f"{self._method} needs a checkout of {self._repository} (git clone it and "
+                f"set {self._checkout_env}); no main_inference.py in {checkout!r}")
         with tempfile.TemporaryDirectory() as tmp:
             hye, weights = write_hyperedges(hg, tmp)
             cmd = [sys.executable, "main_inference.py", "--K", str(k), "--hyperedge_file",
                    str(hye), "--weight_file", str(weights), "--seed", str(seed),
-                   "--out_dir", tmp]
+                   "--out_dir", tmp, *self._more_arguments(hg, tmp)]
             done = subprocess.run(cmd, cwd=checkout, capture_output=True, text=True)
             if done.returncode:
                 last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-                raise RuntimeError(f"Hy-MMSBM failed: {last}")
+                raise RuntimeError(f"{self._library} failed: {last}")
             u = np.atleast_2d(np.loadtxt(Path(tmp) / "inferred_u.txt"))
         self.memberships_ = np.zeros((hg.n_nodes, k))
         self.memberships_[:u.shape[0]] = u
@@ -121,3 +123,8 @@ class HyMMSBMPeer(PeerClusterer):
         labels[assigned] = self.memberships_[assigned].argmax(axis=1)
         self.labels_ = labels
         return self
+
+    def _more_arguments(self, hg, folder) -> list:
+        """Command-line arguments beyond the hyperedges, K and the seed (files written to
+        ``folder``): none for Hy-MMSBM."""
+        return []

@@ -43,6 +43,9 @@ PEER_METHODS = {
     "peer-hymmsbm": Method("hyperclust.bench.peer_hymmsbm:HyMMSBMPeer",
                            "Hy-MMSBM (public code, run in its checkout): mixed-membership "
                            "hypergraph SBM, EM", peer=True),
+    "peer-hycosbm": Method("hyperclust.bench.peer_hycosbm:HyCoSBMPeer",
+                           "HyCoSBM (public code, run in its checkout, $HYCOSBM_DIR): "
+                           "Hy-MMSBM with node attributes, EM", peer=True),
 }
 
 for _name, _method in PEER_METHODS.items():

@@ -42,6 +42,9 @@ RACE_MARGIN = 2.0
 #: both, 31 settings x 5 seeds) at ~.7x the CPU time on cora-ca; 3 made them worse (-.0208,
 #: mushroom .760 -> .714; docs/results/auto.md).
 SPLIT_N_INIT = 5
+#: ``max_iter`` of ``ahcka`` (its own 200 in the refit) in the split fits, which only rank:
+#: 100 kept the picks (replay, docs/results/auto.md); 50 lost cora-ca's (-.021 ACC).
+SPLIT_MAX_ITER = 100
 
 
 def __getattr__(name):
@@ -87,7 +90,8 @@ class AutoClusterer(HypergraphClusterer):
     Cost: every candidate's fit on the first split, on each further split the fits of the
     ``race`` best that are within ``race_margin`` standard errors of the best (none when the
     best is alone there), one refit and one more kNN search; the split fits run
-    ``split_n_init`` k-means restarts, the refit the candidate's own count.
+    ``split_n_init`` k-means restarts and at most ``split_max_iter`` AHCKA iterations, the
+    refit the candidate's own counts.
 
     Parameters
     ----------
@@ -150,6 +154,10 @@ class AutoClusterer(HypergraphClusterer):
         pick uses the candidate's own count. None: the candidates' own counts everywhere.
         Fewer restarts are cheaper but noisier: below 5 they made the picks worse
         (:data:`SPLIT_N_INIT`).
+    split_max_iter : int >= 1 or None, default 100
+        ``max_iter`` of every candidate that has one (``ahcka``'s orthogonal iterations) in
+        its fits on the hold-out splits; the refit of the pick uses the candidate's own.
+        None: the candidates' own caps everywhere (:data:`SPLIT_MAX_ITER`).
     view_weights : {"precision", "coverage"}, default "precision"
         How the held-out error weighs its two views
         (:func:`~hyperclust.cluster.hsbm_heldout.heldout_errors`): ``"precision"``, by
@@ -208,6 +216,10 @@ class AutoClusterer(HypergraphClusterer):
         Seconds per candidate fit, summed over splits (the shared kNN search under
         ``"knn"``; the refit of the pick under ``"<name>-full"`` and its kNN under
         ``"knn-full"``).
+    walk_ : MixedWalk
+        The walk of the last fit (the pick's refit with the held-out selection): the mixed
+        walk, or the hypergraph walk alone when neither the pick nor the score walks on the
+        kNN graph (its search is then skipped).
     beta_ : float
         The kNN weight used.
     alignment_ : AttributeAlignment or None
@@ -244,6 +256,7 @@ class AutoClusterer(HypergraphClusterer):
         "race_margin": [None, Interval(float, 0)],
         "race_se": [Options(RACE_SES)],
         "split_n_init": [None, Interval(int, 1)],
+        "split_max_iter": [None, Interval(int, 1)],
         "view_weights": [Options(WEIGHTINGS)],
         "verbose": [bool, Interval(int, 0)],
     }
@@ -252,7 +265,8 @@ class AutoClusterer(HypergraphClusterer):
                  alpha=0.2, n_hops=3, balance="min", knn_method="auto", keep_candidates=True,
                  selection="heldout", holdout_share=0.1, n_splits=3, race=4,
                  race_margin=RACE_MARGIN, race_se="items", split_n_init=SPLIT_N_INIT,
-                 view_weights="precision", verbose=False, random_state=0):
+                 split_max_iter=SPLIT_MAX_ITER, view_weights="precision", verbose=False,
+                 random_state=0):
         self.n_clusters = n_clusters
         self.candidates = candidates
         self.n_neighbors = n_neighbors
@@ -269,6 +283,7 @@ class AutoClusterer(HypergraphClusterer):
         self.race_margin = race_margin
         self.race_se = race_se
         self.split_n_init = split_n_init
+        self.split_max_iter = split_max_iter
         self.view_weights = view_weights
         self.verbose = verbose
         self.random_state = random_state
@@ -378,18 +393,21 @@ class AutoClusterer(HypergraphClusterer):
         """``(labels, fitted, walks, scores)`` of the candidates fitted on ``train`` and scored
         on ``split`` (the random-walk score on ``train`` when ``split`` is None)."""
         fitted = {}
-        walks, A = self._shared_walks(train, beta, seed, names, times)
-        n_init = None if split is None else self.split_n_init
+        walks, A = self._shared_walks(train, beta, seed, names, times, scored=split is None)
+        caps = {} if split is None else {"n_init": self.split_n_init,
+                                         "max_iter": self.split_max_iter}
         with shared_reductions():  # one truncated SVD of the features for all candidates
             fit = self._candidate_fitter(train, k, seed, names, walks, A, beta, fitted, times,
-                                         n_init=n_init)
+                                         caps=caps)
             labels = fit_candidates(names, fit)
         return labels, fitted, walks, self._scores(train, split, labels, walks["plain"])
 
-    def _shared_walks(self, hg, beta, seed, names, times, key="knn"):
-        """``(walks, A)``: the kNN affinity (None without attributes) and the walks the
+    def _shared_walks(self, hg, beta, seed, names, times, key="knn", scored=False):
+        """``(walks, A)``: the kNN affinity (None without attributes, or when neither a
+        candidate of ``names`` nor the score (``scored``) walks on it) and the walks the
         candidates ``names`` share, built once on ``hg``."""
-        has_features = hg.features is not None and beta > 0 and hg.n_nodes > 1
+        walked = scored or any(CANDIDATE_TABLE[c].walk is not None for c in names)
+        has_features = hg.features is not None and beta > 0 and hg.n_nodes > 1 and walked
         t0 = time.perf_counter()
         A = knn_affinity(hg.features, int(self.n_neighbors), method=self.knn_method,
                          random_state=seed) if has_features else None
@@ -447,10 +465,11 @@ class AutoClusterer(HypergraphClusterer):
         return (1.0 if alignment.heterophilic else DEFAULT_BETA), alignment
 
     def _candidate_fitter(self, hg, k, seed, names, walks, A, beta, fitted, times,
-                          key=None, n_init=None):
+                          key=None, caps=None):
         """``fit(name) -> labels or None``: fits candidate ``name`` on ``hg`` with the shared
-        walks (None, recorded in ``skipped_``, when it cannot run on this input), with
-        ``n_init`` k-means restarts where the candidate has them (None: its own)."""
+        walks (None, recorded in ``skipped_``, when it cannot run on this input), with the
+        parameters ``caps`` (e.g. ``{"n_init": 5}``) set where the candidate has them (a
+        None value: its own)."""
         settings = {"beta": beta, "n_neighbors": int(self.n_neighbors),
                     "knn_method": self.knn_method}
 
@@ -460,8 +479,9 @@ class AutoClusterer(HypergraphClusterer):
                 return None
             t0 = time.perf_counter()
             est, candidate = make_candidate(name, k, seed, settings)
-            if n_init is not None and "n_init" in est.get_params():
-                est.set_params(n_init=int(n_init))
+            own = est.get_params()
+            est.set_params(**{p: int(v) for p, v in (caps or {}).items()
+                              if v is not None and p in own})
             if candidate.walk is None or (A is None and not candidate.walk_without_features):
                 est.fit(hg)
             elif candidate.walk == "affinity":
