@@ -21,7 +21,7 @@ def test_known_answers():
     assert balanced_owners(["a", "a"], []) == ["a", "a"]
 
 
-@pytest.mark.parametrize("n_blocks, seed", itertools.product([1, 5, 12], range(4)))
+@pytest.mark.parametrize("n_blocks, seed", list(itertools.product([1, 5, 12], range(4))))
 def test_even_shares_with_fewest_moves(n_blocks, seed):
     import numpy as np
 
