@@ -164,17 +164,29 @@ class WorkersStalled(RuntimeError):
     """
 
 
-def _running_workers(client) -> tuple[int, int]:
-    workers = client.scheduler_info(n_workers=-1)["workers"].values()
-    return sum(w.get("status") == "running" for w in workers), len(workers)
+def _any_added(dask_scheduler):
+    return any(n > 0 for _, n in getattr(dask_scheduler, "total_nthreads_history", ()))
+
+
+def _workers_ever_added(client) -> bool:
+    try:
+        return bool(client.run_on_scheduler(_any_added))
+    except Exception:  # noqa: BLE001 - a scheduler without the record: polls decide
+        return False
+
+
+def _running_workers(client) -> tuple[set, int]:
+    workers = client.scheduler_info(n_workers=-1)["workers"]
+    return {a for a, w in workers.items() if w.get("status") == "running"}, len(workers)
 
 
 @contextlib.contextmanager
 def fail_when_stalled(client, seconds: float | None = None, poll: float = 1.0):
     """Raise :class:`WorkersStalled` (one line) when, inside the block, no worker has been
     running for ``seconds`` (default :data:`STALL_TIMEOUT`): every worker paused (Dask pauses a worker at 80% of its memory
-    limit, and a paused worker runs nothing, so the run would wait forever) or, after some
-    were seen, none left.
+    limit, and a paused worker runs nothing, so the run would wait forever), after some
+    were seen none left, or workers leaving again and again with none up for half the
+    window (a nanny restarting a worker over 95% of its memory limit).
 
     A watcher thread polls the scheduler; on a stall it cancels this client's futures,
     which ends the block's blocking calls, and the block raises instead.
@@ -200,18 +212,28 @@ def fail_when_stalled(client, seconds: float | None = None, poll: float = 1.0):
     stop, stalled = threading.Event(), []
 
     def watch():
-        since, seen = time.monotonic(), False
+        since, seen, up, left_at = time.monotonic(), False, {}, None
         while not stop.wait(poll):
             try:
                 running, total = _running_workers(client)
             except Exception:  # noqa: BLE001 - the client is closing: nothing to watch
                 return
-            # no worker yet is not a stall: a batch-queue cluster may wait for its workers
-            seen = seen or total > 0
-            if running or not seen:
-                since = time.monotonic()
-            elif time.monotonic() - since >= seconds:
-                stalled.append(total)
+            now = time.monotonic()
+            if any(a not in running for a in up):
+                left_at = now
+            up = {a: up.get(a, now) for a in running}
+            # a nanny restarting a worker over its memory limit re-registers it every second
+            # or so: while workers leave, only a worker up for half the window counts
+            churn = left_at is not None and now - left_at < seconds
+            alive = any(now - t >= seconds / 2 for t in up.values()) if churn else bool(up)
+            # no worker yet is not a stall: a batch-queue cluster may wait for its workers;
+            # a worker restarted every fraction of a second may be missed by every poll, so
+            # the scheduler's own record of workers added counts too
+            seen = seen or total > 0 or _workers_ever_added(client)
+            if alive or not seen:
+                since = now
+            elif now - since >= seconds:
+                stalled.append((total, churn))
                 from distributed import Future
 
                 client.cancel([Future(key, client) for key in list(client.futures)],
@@ -224,17 +246,20 @@ def fail_when_stalled(client, seconds: float | None = None, poll: float = 1.0):
         yield client
     except Exception:
         if stalled:
-            raise _stall_error(stalled[0], seconds) from None
+            raise _stall_error(*stalled[0], seconds) from None
         raise
     finally:
         stop.set()
-        thread.join()
+        # bounded: a watcher blocked in a scheduler call while the workers restart must not
+        # hold up the error the block raised (it is a daemon thread and ends at its next poll)
+        thread.join(timeout=10 * poll)
     if stalled:
-        raise _stall_error(stalled[0], seconds)
+        raise _stall_error(*stalled[0], seconds)
 
 
-def _stall_error(total, seconds):
-    why = (f"all {total} workers paused (each at 80% of its memory limit)" if total
+def _stall_error(total, churn, seconds):
+    why = ("workers restarted again and again (each over 95% of its memory limit)" if churn
+           else f"all {total} workers paused (each at 80% of its memory limit)" if total
            else "no worker left")
     return WorkersStalled(f"no Dask worker could run tasks for {seconds:g} s: {why}; give "
                           "the workers more memory (dask worker --memory-limit) or use "
