@@ -21,8 +21,7 @@ from .hsbm_heldout import heldout_errors, paired_standard_errors, split_hypergra
 from .rounding import kmeans_labels
 
 __all__ = ["HELDOUT_CANDIDATES", "SPLIT_CANDIDATES", "SPLIT_MARGIN", "SPLIT_ROUNDS",
-           "cluster_canonical_score", "heldout_choice", "split_choice", "split_candidates",
-           "choose_by_splits", "conductance_choice"]
+           "cluster_canonical_score", "heldout_choice", "split_choice", "conductance_choice"]
 
 HELDOUT_CANDIDATES = ("filter", "concat")
 """Candidates of :func:`heldout_choice`, in the order that wins a tie."""
@@ -223,7 +222,7 @@ def split_candidates(estimator, train, k, n_init, seed) -> dict:
 def choose_by_splits(estimator, hg, k, n_init, seed):
     """``embedding="split"``: :func:`split_choice` over :data:`SPLIT_ROUNDS` splits of
     ``hg`` (:func:`~hyperclust.cluster.hsbm_heldout.split_hypergraph`, seeds
-    ``seed + 1000 j``), the candidates fitted by :func:`split_candidates`."""
+    ``seed + 1000 j``), the candidates fitted by ``split_candidates``."""
     splits = [split_hypergraph(hg, random_state=seed + 1000 * j) for j in range(SPLIT_ROUNDS)]
     return split_choice(splits, [split_candidates(estimator, s.train, k, n_init, seed)
                                  for s in splits])

@@ -10,7 +10,7 @@ import numpy as np
 from .basis import BASIS_MANIFEST
 from .partitioned import load_edge_block
 
-__all__ = ["BasisFileBatches", "given_orders"]
+__all__ = ["BasisFileBatches"]
 
 
 def given_orders(phg):
@@ -72,7 +72,7 @@ class BasisFileBatches:
     basis_dir : str or PathLike
     device : str or torch.device
     orders : tuple, default (None, None)
-        :func:`given_orders` of a placed partition: batch index ``i`` reads the node (the
+        ``given_orders`` of a placed partition: batch index ``i`` reads the node (the
         hyperedge) of rank ``i`` instead of row ``i``.
 
     Examples

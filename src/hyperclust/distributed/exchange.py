@@ -26,7 +26,8 @@ import numpy as np
 from .partitioned import load_edge_block
 from ..operators.base import safe_inverse
 
-__all__ = ["ExchangePlan", "plan_exchange"]
+#: Internal: the block operator's exchange (distributed/operator.py), no public API.
+__all__: list = []
 
 
 class _Union:
