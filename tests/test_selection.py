@@ -216,3 +216,26 @@ def test_paired_standard_errors_known_answer():
     assert paired_standard_errors(s, one, "truth")["one cluster"] == float("inf")
     with pytest.raises(ValueError, match="weighting"):
         paired_standard_errors(s, one, "truth", "equal")
+
+
+def test_heldout_terms_memo_is_filled_and_used():
+    from hyperclust.cluster.hsbm_heldout import (heldout_errors, heldout_terms,
+                                                 paired_standard_errors, split_hypergraph)
+
+    hg = hypergraph_sbm(600, 3, homophily=0.7, n_features=10, random_state=4)
+    s = split_hypergraph(hg, random_state=0)
+    y = np.asarray(hg.labels)
+    shuffled = np.random.default_rng(0).permutation(y)
+    labels = {"truth": y, "merged": np.minimum(y, 1), "shuffled": shuffled}
+    for weighting in ("coverage", "precision"):
+        memo = {}
+        assert heldout_errors(s, labels, weighting, memo) == heldout_errors(s, labels, weighting)
+        assert set(memo) == set(labels)
+        np.testing.assert_array_equal(memo["merged"]["edges"],
+                                      heldout_terms(s, labels["merged"])["edges"])
+        assert (paired_standard_errors(s, labels, "truth", weighting, memo)
+                == paired_standard_errors(s, labels, "truth", weighting))
+    # a memo entry is taken as the key's terms, not recomputed from its labels
+    memo = {"truth": heldout_terms(s, shuffled)}
+    swapped = heldout_errors(s, {"truth": y, "shuffled": shuffled}, "coverage", memo)
+    assert swapped["truth"] == swapped["shuffled"]

@@ -318,7 +318,7 @@ class AutoClusterer(HypergraphClusterer):
                              names, beta, times)]
         labels, fitted, walks = fits[0][:3]
         if len(splits) > 1:  # the race: the best of the first split go on to the others
-            names = self._race(labels, fits[0][3], k, splits[0])
+            names = self._race(labels, fits[0][3], k, splits[0], fits[0][4])
             for split in splits[1:]:
                 if len(names) < 2:  # one left: the splits so far have decided
                     break
@@ -367,12 +367,12 @@ class AutoClusterer(HypergraphClusterer):
             return [None]
         return splits
 
-    def _race(self, labels, scores, k, split):
+    def _race(self, labels, scores, k, split, memo):
         """The candidates that go on to the further splits: the ``race`` best of the first,
         less those more than ``race_margin`` standard errors behind the best."""
         ahead = rank_candidates(labels, scores, k).order[:self.race or len(labels)]
         if self.race_margin is not None:
-            paired = paired_standard_errors(split, labels, ahead[0], self.view_weights)
+            paired = paired_standard_errors(split, labels, ahead[0], self.view_weights, memo)
             ahead = race_survivors([{c: scores[c] for c in ahead}], [paired], ahead[0],
                                    float(self.race_margin), self.race_se)
         return tuple(c for c in labels if c in ahead)
@@ -384,14 +384,14 @@ class AutoClusterer(HypergraphClusterer):
         if self.race_margin is None:
             return names
         lead = rank_rounds(fits[0][0], [f[3] for f in fits], k).order[0]
-        paired = [paired_standard_errors(split, {c: fit[0][c] for c in names}, lead,
-                                         self.view_weights) for fit, split in zip(fits, splits)]
+        paired = [paired_standard_errors(s, {c: f[0][c] for c in names}, lead, self.view_weights,
+                                         f[4]) for f, s in zip(fits, splits)]
         return race_survivors([{c: f[3][c] for c in names} for f in fits], paired, lead,
                               float(self.race_margin), self.race_se)
 
     def _fit_on(self, train, split, k, seed, names, beta, times):
-        """``(labels, fitted, walks, scores)`` of the candidates fitted on ``train`` and scored
-        on ``split`` (the random-walk score on ``train`` when ``split`` is None)."""
+        """``(labels, fitted, walks, scores, memo)`` of the candidates fitted on ``train``, scored
+        on ``split`` (by the random-walk score on ``train`` if None); ``memo``: held-out terms."""
         fitted = {}
         walks, A = self._shared_walks(train, beta, seed, names, times, scored=split is None)
         caps = {} if split is None else {"n_init": self.split_n_init,
@@ -400,7 +400,7 @@ class AutoClusterer(HypergraphClusterer):
             fit = self._candidate_fitter(train, k, seed, names, walks, A, beta, fitted, times,
                                          caps=caps)
             labels = fit_candidates(names, fit)
-        return labels, fitted, walks, self._scores(train, split, labels, walks["plain"])
+        return (labels, fitted, walks, *self._scores(train, split, labels, walks["plain"]))
 
     def _shared_walks(self, hg, beta, seed, names, times, key="knn", scored=False):
         """``(walks, A)``: the kNN affinity (None without attributes, or when neither a
@@ -418,13 +418,15 @@ class AutoClusterer(HypergraphClusterer):
         return walks, A
 
     def _scores(self, hg, split, labels, walk):
-        """The selection score of every candidate's labels (lower is better)."""
+        """``(scores, memo)``: the selection score of every candidate's labels (lower is
+        better) and their held-out terms, which the race's standard errors use again."""
         if split is not None:
-            return heldout_errors(split, labels, self.view_weights)
+            memo = {}
+            return heldout_errors(split, labels, self.view_weights, memo), memo
         return {c: rwr_conductance(hg, y, walk=walk, alpha=float(self.alpha),
                                    n_hops=int(self.n_hops), balance=self.balance)
                 + (hyperedge_cohesion(hg, y) if self.heterophilic_ else 0.0)
-                for c, y in labels.items()}
+                for c, y in labels.items()}, {}
 
     def _reason(self, k):
         """One line saying why ``selected_`` was picked (the CLI prints it)."""

@@ -271,7 +271,12 @@ def heldout_error(split: HoldoutSplit, labels) -> float:
     >>> heldout_error(s, hg.labels) < heldout_error(s, rng.permutation(hg.labels)) - 0.2
     True
     """
-    aucs = heldout_aucs(split, labels)
+    return _coverage_error(split, heldout_terms(split, labels))
+
+
+def _coverage_error(split, terms):
+    """:func:`heldout_error` of a partition's :func:`heldout_terms`."""
+    aucs = {v: None if t is None else float(1.0 - t.mean()) for v, t in terms.items()}
     weights = {"edges": split.edge_coverage, "attributes": split.attribute_coverage}
     used = [v for v, auc in aucs.items() if auc is not None and weights[v] > 0]
     if not used:
@@ -284,7 +289,8 @@ def heldout_error(split: HoldoutSplit, labels) -> float:
 WEIGHTINGS = ("coverage", "precision")
 
 
-def heldout_errors(split: HoldoutSplit, labels: dict, weighting: str = "coverage") -> dict:
+def heldout_errors(split: HoldoutSplit, labels: dict, weighting: str = "coverage",
+                   terms: dict | None = None) -> dict:
     """The held-out error of each of several partitions, lower is better.
 
     ``weighting="coverage"``: :func:`heldout_error` of each. ``"precision"``: each view's
@@ -299,6 +305,10 @@ def heldout_errors(split: HoldoutSplit, labels: dict, weighting: str = "coverage
     split : HoldoutSplit
     labels : dict of str -> array-like of int, shape (n,)
     weighting : {"coverage", "precision"}, default "coverage"
+    terms : dict or None, default None
+        A memo of :func:`heldout_terms` on this split, keyed as ``labels`` (filled in
+        place): a caller that scores the same partitions again (the race's standard
+        errors) computes each one's terms once.
 
     Returns
     -------
@@ -317,9 +327,9 @@ def heldout_errors(split: HoldoutSplit, labels: dict, weighting: str = "coverage
     """
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
+    terms = _memo_terms(split, labels, terms)
     if weighting == "coverage":
-        return {c: heldout_error(split, y) for c, y in labels.items()}
-    terms = {c: heldout_terms(split, y) for c, y in labels.items()}
+        return {c: _coverage_error(split, t) for c, t in terms.items()}
     weights = _view_weights(split, terms, weighting)
     errors = {}
     for c, t in terms.items():
@@ -327,6 +337,16 @@ def heldout_errors(split: HoldoutSplit, labels: dict, weighting: str = "coverage
         total = sum(weights[v] for v in used)
         errors[c] = float(sum(weights[v] * t[v].mean() for v in used) / total) if used else 0.5
     return errors
+
+
+def _memo_terms(split, labels, memo):
+    """``{c: heldout_terms(split, labels[c])}``, taken from ``memo`` where there and stored
+    in it otherwise (``memo`` None: computed afresh)."""
+    memo = {} if memo is None else memo
+    for c, y in labels.items():
+        if c not in memo:
+            memo[c] = heldout_terms(split, y)
+    return {c: memo[c] for c in labels}
 
 
 def _view_weights(split, terms, weighting):
@@ -347,7 +367,7 @@ def _view_weights(split, terms, weighting):
 
 
 def paired_standard_errors(split: HoldoutSplit, labels: dict, reference: str,
-                           weighting: str = "coverage") -> dict:
+                           weighting: str = "coverage", terms: dict | None = None) -> dict:
     """Standard error of each partition's held-out error minus that of ``reference``.
 
     Both errors are judged on the same held-out hyperedges and nodes, so the difference is
@@ -365,6 +385,8 @@ def paired_standard_errors(split: HoldoutSplit, labels: dict, reference: str,
     reference : str
         A key of ``labels``.
     weighting : {"coverage", "precision"}, default "coverage"
+    terms : dict or None, default None
+        A memo of :func:`heldout_terms`, as in :func:`heldout_errors`.
 
     Returns
     -------
@@ -384,7 +406,7 @@ def paired_standard_errors(split: HoldoutSplit, labels: dict, reference: str,
     """
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
-    terms = {c: heldout_terms(split, y) for c, y in labels.items()}
+    terms = _memo_terms(split, labels, terms)
     weights = _view_weights(split, terms, weighting)
     ref = terms[reference]
     out = {}
