@@ -107,7 +107,7 @@ class HypergraphSBM(HypergraphClusterer):
         else:  # the weight is given, or nothing to weigh: EM starts from HGNN's k-means
             gamma = 0.0 if isinstance(self.attribute_weight, str) else float(self.attribute_weight)
             start = one_hot(_initial_labels(hg, k, seed, self.n_init), k)
-        Q, self.n_iter_ = self._em(hg, k, seed, gamma, start)
+        Q, self.n_iter_ = self._em(self._operands(hg, seed, gamma), k, gamma, start)
         labels = np.argmax(Q, axis=1).astype(np.int64)
         self.degenerate_ = is_degenerate(labels, k)
         if self.degenerate_:
@@ -120,9 +120,10 @@ class HypergraphSBM(HypergraphClusterer):
         training fit (the start of the full fit; so no start of its own is needed)."""
         split = split_hypergraph(hg, random_state=seed)
         train_start = one_hot(_initial_labels(split.train, k, seed, self.n_init), k)
+        operands = self._operands(split.train, seed, max(WEIGHT_GRID))
         best = None
         for gamma in WEIGHT_GRID:
-            Q, _ = self._em(split.train, k, seed, gamma, train_start)
+            Q, _ = self._em(operands, k, gamma, train_start)
             labels = np.argmax(Q, axis=1)
             error = heldout_error(split, labels) + (1.0 if is_degenerate(labels, k) else 0.0)
             self.heldout_errors_[gamma] = error
@@ -130,16 +131,25 @@ class HypergraphSBM(HypergraphClusterer):
                 best = (error, gamma, Q)
         return best[1], best[2]
 
-    def _em(self, hg, k, seed, gamma, Q):
-        """Mean-field EM from memberships ``Q``; returns ``(Q, iterations)``."""
-        A = CliqueExpansion(hg)
-        Z = has_row = None
+    def _operands(self, hg, seed, gamma):
+        """``(A, Z, has_row)`` of :meth:`_em` on ``hg``: its clique expansion and, when
+        ``gamma > 0`` and it has attributes, the reduced attribute rows (else None, None);
+        built once for every weight tried."""
         if gamma > 0 and hg.features is not None:
-            Z, has_row = _attribute_rows(hg.features, int(self.n_components), seed)
+            return (CliqueExpansion(hg),
+                    *_attribute_rows(hg.features, int(self.n_components), seed))
+        return CliqueExpansion(hg), None, None
+
+    def _em(self, operands, k, gamma, Q):
+        """Mean-field EM from memberships ``Q`` on ``operands`` (:meth:`_operands`; the
+        attribute term only with ``gamma > 0``); returns ``(Q, iterations)``."""
+        A, Z, has_row = operands
+        if gamma <= 0:
+            Z = has_row = None
         it = 0
         width = max(k, 1 if Z is None else Z.shape[1])
         # n x k and n x d blocks times small matrices: BLAS threads only where they pay
-        with kernel_thread_limit("tall_skinny", float(hg.n_nodes) * k * width):
+        with kernel_thread_limit("tall_skinny", float(Q.shape[0]) * k * width):
             for it in range(1, int(self.n_iter) + 1):
                 AQ = A @ Q
                 L = AQ @ block_rates(AQ, Q, A.degrees) + np.log(Q.mean(axis=0) + 1e-12)
