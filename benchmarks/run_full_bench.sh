@@ -4,7 +4,7 @@
 #
 #   nice -n 10 bash benchmarks/run_full_bench.sh            # everything, in stages
 #   STAGE=cheap bash benchmarks/run_full_bench.sh           # one stage:
-#       cheap | peers | dhg | hymmsbm | hycosbm | unidhc | unidhc-filter | report
+#       cheap | peers | dhg | hymmsbm | hycosbm | hyperneo | unidhc | unidhc-filter | report
 #   SETS="SMALL SYNTH" STAGE=unidhc bash benchmarks/run_full_bench.sh   # some dataset sets
 #
 # Each stage writes its own results store under $WORK (so stages may run at the same time),
@@ -14,7 +14,8 @@
 # Needs the shared data directory ($HYPERCLUST_DATA, default ../shared/data) and, for peers,
 # `pip install hyperclust[peers]`; for peer-hymmsbm (stage hymmsbm, part of "all" only when
 # set) $HYMMSBM_DIR, a checkout of nickruggeri/Hy-MMSBM (no pip package; run, not imported);
-# likewise for peer-hycosbm (stage hycosbm) $HYCOSBM_DIR, a checkout of badalyananna/HyCoSBM.
+# likewise for peer-hycosbm (stage hycosbm) $HYCOSBM_DIR, a checkout of badalyananna/HyCoSBM,
+# and for peer-hyperneo (stage hyperneo) $HYPERNEO_DIR, a checkout of kazuibasou/hyperneo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -97,6 +98,11 @@ fi
 if [[ ($STAGE == all && -n ${HYCOSBM_DIR:-}) || $STAGE == hycosbm ]]; then
   # HyCoSBM's attribute term (gamma 0.8) needs node features
   bench "$DHG_DATA" --out "$WORK/hycosbm" --time-limit 600 --methods peer-hycosbm \
+        --protocols all
+fi
+if [[ ($STAGE == all && -n ${HYPERNEO_DIR:-}) || $STAGE == hyperneo ]]; then
+  # HyperNEO's attribute term (gamma 0.8, one k-means category per node) needs node features
+  bench "$DHG_DATA" --out "$WORK/hyperneo" --time-limit 600 --methods peer-hyperneo \
         --protocols all
 fi
 if [[ $STAGE == all || $STAGE == unidhc ]]; then

@@ -25,8 +25,9 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 def test_peers_are_registered_but_listed_only_on_request():
     peers = set(methods.available_methods(peers=True)) - set(methods.available_methods())
     assert peers == {"peer-hypergraphx", "peer-xgi", "peer-hypernetx", "peer-dhg",
-                     "peer-hymmsbm", "peer-hycosbm"}
-    run_in_a_checkout = {"peer-hymmsbm", "peer-hycosbm"}  # no pip package: nothing to import
+                     "peer-hymmsbm", "peer-hycosbm", "peer-hyperneo"}
+    # no pip package: the public code is run in a checkout, nothing to import
+    run_in_a_checkout = {"peer-hymmsbm", "peer-hycosbm", "peer-hyperneo"}
     assert all(methods.METHODS[p].requires and methods.METHODS[p].package
                for p in peers - run_in_a_checkout)
 

@@ -1,6 +1,7 @@
 """The public Hy-MMSBM code (Ruggeri et al., Science Advances 2023), as the benchmark peer
 ``peer-hymmsbm`` (run in its checkout, never imported), beside our ``auto`` and ``hsbm``; with
-``--peer hycosbm``, the public HyCoSBM code (``peer-hycosbm``, Hy-MMSBM with attributes).
+``--peer hycosbm``, the public HyCoSBM code (``peer-hycosbm``, Hy-MMSBM with attributes); with
+``--peer hyperneo``, the public HyperNEO code (``peer-hyperneo``, one categorical attribute).
 
 Usage::
 
@@ -9,9 +10,12 @@ Usage::
         python benchmarks/studies/bench_hymmsbm.py --public /tmp/hymmsbm \\
         [--datasets zoo,cora-ca,citeseer-cc,mushroom] [--seeds 5]
     ... bench_hymmsbm.py --peer hycosbm --public /tmp/hycosbm --gamma 0.8 0 [--peer-only]
+    ... bench_hymmsbm.py --peer hyperneo --public /tmp/hyperneo --gamma 0.8 [--peer-only]
 
 HyCoSBM (:class:`~hyperclust.bench.peer_hycosbm.HyCoSBMPeer`): the same, with the node
-attributes, each ``--gamma`` a row of its own.
+attributes, each ``--gamma`` a row of its own; HyperNEO
+(:class:`~hyperclust.bench.peer_hyperneo.HyperNEOPeer`) likewise, the attributes made one
+label-free category per node.
 
 Hy-MMSBM (:class:`~hyperclust.bench.peer_hymmsbm.HyMMSBMPeer`): its own defaults, ``K`` =
 the number of classes, no attributes; nodes it gives no membership are scored as wrong, so
@@ -33,6 +37,7 @@ import numpy as np
 
 from hyperclust.bench import fmt_mean_std, markdown_table, mean_std
 from hyperclust.bench.peer_hycosbm import HyCoSBMPeer
+from hyperclust.bench.peer_hyperneo import HyperNEOPeer
 from hyperclust.bench.peer_hymmsbm import HyMMSBMPeer
 from hyperclust.cluster import AutoClusterer
 from hyperclust.cluster.hsbm import HypergraphSBM
@@ -88,10 +93,10 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--public", required=True,
                     help="a checkout of nickruggeri/Hy-MMSBM (of badalyananna/HyCoSBM with "
-                         "--peer hycosbm)")
-    ap.add_argument("--peer", choices=("hymmsbm", "hycosbm"), default="hymmsbm")
+                         "--peer hycosbm, of kazuibasou/hyperneo with --peer hyperneo)")
+    ap.add_argument("--peer", choices=("hymmsbm", "hycosbm", "hyperneo"), default="hymmsbm")
     ap.add_argument("--gamma", type=float, nargs="+", default=[0.8],
-                    help="with --peer hycosbm: its attribute weights, a row each")
+                    help="with --peer hycosbm / hyperneo: its attribute weights, a row each")
     ap.add_argument("--peer-only", action="store_true", help="leave out auto and hsbm")
     ap.add_argument("--datasets", default=",".join(SETS))
     ap.add_argument("--seeds", type=int, default=5)
@@ -99,7 +104,9 @@ def main(argv=None):
     if args.peer == "hymmsbm":
         peers = {"Hy-MMSBM (public)": {}}
     else:
-        peers = {f"HyCoSBM (public, gamma {g:g})": {"peer": HyCoSBMPeer, "gamma": g}
+        name, peer = {"hycosbm": ("HyCoSBM", HyCoSBMPeer),
+                      "hyperneo": ("HyperNEO", HyperNEOPeer)}[args.peer]
+        peers = {f"{name} (public, gamma {g:g})": {"peer": peer, "gamma": g}
                  for g in args.gamma}
     head = ["dataset", "method", "ACC", "NMI", "ACC / NMI on the nodes in a hyperedge",
             "CPU s (median)", "runs"]

@@ -91,6 +91,8 @@ class HyMMSBMPeer(PeerClusterer):
                               "checkout": [None, str]}
     _method, _library, _repository = "peer-hymmsbm", "Hy-MMSBM", "nickruggeri/Hy-MMSBM"
     _checkout_env = CHECKOUT_ENV
+    #: The checkout's file that :meth:`_command` runs (or imports).
+    _script = "main_inference.py"
 
     def __init__(self, n_clusters=2, checkout=None, random_state=0):
         self.n_clusters = n_clusters
@@ -102,15 +104,12 @@ class HyMMSBMPeer(PeerClusterer):
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
         seed = self._rng_seed(self.random_state)
         checkout = self.checkout or os.environ.get(self._checkout_env, "")
-        if not (checkout and (Path(checkout) / "main_inference.py").is_file()):
+        if not (checkout and (Path(checkout) / self._script).is_file()):
             raise MissingDependency(
                 f"{self._method} needs a checkout of {self._repository} (git clone it and "
-                f"set {self._checkout_env}); no main_inference.py in {checkout!r}")
+                f"set {self._checkout_env}); no {self._script} in {checkout!r}")
         with tempfile.TemporaryDirectory() as tmp:
-            hye, weights = write_hyperedges(hg, tmp)
-            cmd = [sys.executable, "main_inference.py", "--K", str(k), "--hyperedge_file",
-                   str(hye), "--weight_file", str(weights), "--seed", str(seed),
-                   "--out_dir", tmp, *self._more_arguments(hg, tmp)]
+            cmd = self._command(hg, k, seed, tmp)
             done = subprocess.run(cmd, cwd=checkout, capture_output=True, text=True)
             if done.returncode:
                 last = (done.stderr.strip().splitlines() or ["no message"])[-1]
@@ -123,6 +122,14 @@ class HyMMSBMPeer(PeerClusterer):
         labels[assigned] = self.memberships_[assigned].argmax(axis=1)
         self.labels_ = labels
         return self
+
+    def _command(self, hg, k, seed, folder) -> list:
+        """The command run in the checkout, its input files written to ``folder``, where it
+        leaves ``inferred_u.txt``: its ``main_inference.py`` for Hy-MMSBM."""
+        hye, weights = write_hyperedges(hg, folder)
+        return [sys.executable, "main_inference.py", "--K", str(k), "--hyperedge_file",
+                str(hye), "--weight_file", str(weights), "--seed", str(seed),
+                "--out_dir", str(folder), *self._more_arguments(hg, folder)]
 
     def _more_arguments(self, hg, folder) -> list:
         """Command-line arguments beyond the hyperedges, K and the seed (files written to

@@ -46,6 +46,10 @@ PEER_METHODS = {
     "peer-hycosbm": Method("hyperclust.bench.peer_hycosbm:HyCoSBMPeer",
                            "HyCoSBM (public code, run in its checkout, $HYCOSBM_DIR): "
                            "Hy-MMSBM with node attributes, EM", peer=True),
+    "peer-hyperneo": Method("hyperclust.bench.peer_hyperneo:HyperNEOPeer",
+                            "HyperNEO (public code, run in its checkout, $HYPERNEO_DIR): "
+                            "mixed-membership SBM with one categorical attribute, EM",
+                            peer=True),
 }
 
 for _name, _method in PEER_METHODS.items():

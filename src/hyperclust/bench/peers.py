@@ -249,7 +249,7 @@ def make_peer(method: str, n_clusters: int, random_state=0) -> PeerClusterer:
     >>> make_peer("spectral-zhou", 3)
     Traceback (most recent call last):
     ...
-    ValueError: unknown peer 'spectral-zhou'; use one of ['peer-dhg', 'peer-hycosbm', 'peer-hymmsbm', 'peer-hypergraphx', 'peer-hypernetx', 'peer-xgi']
+    ValueError: unknown peer 'spectral-zhou'; use one of ['peer-dhg', 'peer-hycosbm', 'peer-hymmsbm', 'peer-hypergraphx', 'peer-hyperneo', 'peer-hypernetx', 'peer-xgi']
     """
     from ..cluster.registry import METHODS, make_estimator
 
