@@ -13,7 +13,8 @@ only here, to score). ``--timing`` fits ``AHCKA`` and ``AutoClusterer`` on cora-
 fresh estimators, after one warm-up fit) and prints the medians; ``--split-n-init none 3``
 also times ``AutoClusterer(split_n_init=None)`` (every candidate's own k-means restarts on
 the splits) and ``(split_n_init=3)``; ``--split-max-iter none`` times
-``AutoClusterer(split_max_iter=None)`` (AHCKA's own 200 iterations on the splits).
+``AutoClusterer(split_max_iter=None)`` (AHCKA's own 200 iterations on the splits);
+``--race-margin 2`` times ``AutoClusterer(race_margin=2)`` (the former race margin).
 """
 
 from __future__ import annotations
@@ -61,9 +62,12 @@ def main(argv=None):
     ap.add_argument("--split-max-iter", type=lambda v: None if v.lower() == "none" else int(v),
                     nargs="*", default=[],
                     help="with --timing: also time AutoClusterer(split_max_iter=N) for each N")
+    ap.add_argument("--race-margin", type=lambda v: None if v.lower() == "none" else float(v),
+                    nargs="*", default=[],
+                    help="with --timing: also time AutoClusterer(race_margin=M) for each M")
     args = ap.parse_args(argv)
     if args.timing:
-        return timing(args.split_n_init, args.split_max_iter)
+        return timing(args.split_n_init, args.split_max_iter, args.race_margin)
     records = load_scores()
     runs = load_runs()
     settings = {}
@@ -149,7 +153,7 @@ def main(argv=None):
     write_markdown(OUT / "auto_tables.md", lines)
 
 
-def timing(split_n_inits=(), split_max_iters=()):
+def timing(split_n_inits=(), split_max_iters=(), race_margins=()):
     from functools import partial
 
     from hyperclust.cluster import AHCKA, AutoClusterer
@@ -170,7 +174,9 @@ def timing(split_n_inits=(), split_max_iters=()):
                 **{f"AutoClusterer(split_n_init={n})": partial(AutoClusterer, split_n_init=n)
                    for n in split_n_inits},
                 **{f"AutoClusterer(split_max_iter={n})": partial(AutoClusterer, split_max_iter=n)
-                   for n in split_max_iters}}
+                   for n in split_max_iters},
+                **{f"AutoClusterer(race_margin={m})": partial(AutoClusterer, race_margin=m)
+                   for m in race_margins}}
     for name, cls in variants.items():
         cls(k).fit(hg)  # warm-up (imports, BLAS initialisation)
 

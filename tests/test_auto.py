@@ -253,7 +253,7 @@ def test_the_default_races_four_candidates_over_three_splits(weak_edges):
     assert len(est.split_candidates_) == 3 and len(est.split_candidates_[0]) == len(CANDIDATES)
     assert all(len(f) == 4 for f in est.split_candidates_[1:])
     assert est.selected_ in est.split_candidates_[2]
-    assert AutoClusterer().race_margin == RACE_MARGIN == 2.0
+    assert AutoClusterer().race_margin == RACE_MARGIN == 1.5
 
 
 def test_the_race_drops_candidates_the_first_split_already_separates(weak_edges):

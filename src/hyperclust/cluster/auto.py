@@ -35,12 +35,12 @@ __all__ = ["AutoClusterer", "CANDIDATES", "STRUCTURE_CANDIDATES", "HETEROPHILIC_
 SELECTIONS = ("heldout", "rwr")
 #: kNN weight of ``beta="auto"`` unless the hyperedges are heterophilic.
 DEFAULT_BETA = 0.5
-#: Paired standard errors behind the first split's best that still go on in the race.
-RACE_MARGIN = 2.0
+#: Paired standard errors behind the first split's best that still go on in the race: 1.5 fits
+#: ~20% fewer later-split candidates than 2, picks as good (replay, docs/results/auto.md).
+RACE_MARGIN = 1.5
 #: k-means restarts of the candidates' fits on the hold-out splits (their own, 10, in the
-#: refit of the pick): 5 kept the picks on average (mean ACC gap to the best full fit -.0175
-#: both, 31 settings x 5 seeds) at ~.7x the CPU time on cora-ca; 3 made them worse (-.0208,
-#: mushroom .760 -> .714; docs/results/auto.md).
+#: refit): 5 kept the picks on average at ~.7x the CPU time on cora-ca; 3 made them worse
+#: (mean ACC gap to the best full fit -.0208 vs -.0175, 31 settings; docs/results/auto.md).
 SPLIT_N_INIT = 5
 #: ``max_iter`` of ``ahcka`` (its own 200 in the refit) in the split fits, which only rank:
 #: 100 kept the picks (replay, docs/results/auto.md); 50 lost cora-ca's (-.021 ACC).
@@ -134,7 +134,7 @@ class AutoClusterer(HypergraphClusterer):
         fitted and scored on the other splits (None: every candidate): a race, costing
         ``race / n_candidates`` of each further split. Those candidates rank ahead of the
         others, by their error averaged over the splits.
-    race_margin : float >= 0 or None, default 2.0
+    race_margin : float >= 0 or None, default 1.5
         Of those, only the candidates whose first-split error is at most ``race_margin``
         paired standard errors above the best's
         (:func:`~hyperclust.cluster.hsbm_heldout.paired_standard_errors`: the same held-out
