@@ -83,6 +83,8 @@ KERNELS = {
     "spmm": Kernel(2 ** 20, "multiply-adds of one CSR product (nnz x width)"),
     "lanczos": Kernel(1e8, "n x ncv (ARPACK's Krylov basis)", ("blas",)),
     "kmeans": Kernel(1e8, "n x k x d (one Lloyd step)", ("openmp", "blas")),
+    "row_blocks": Kernel(2 ** 20, "entries of an n x w block read once by row blocks "
+                                  "(AHCKA's discretisation step)"),
     "tall_skinny": Kernel(1e9, "n x w1 x w2 (QR of an n x w block: w1 = w2 = w; product "
                                "of an n x w1 block with a w1 x w2 matrix)", ("blas",)),
 }
@@ -113,7 +115,7 @@ def kernel_threads(kernel: str, work: float) -> int:
     >>> kernel_threads("fft", 1)
     Traceback (most recent call last):
     ...
-    ValueError: unknown kernel 'fft'; known: spmm, lanczos, kmeans, tall_skinny
+    ValueError: unknown kernel 'fft'; known: spmm, lanczos, kmeans, row_blocks, tall_skinny
     """
     rule = KERNELS.get(kernel)
     if rule is None:

@@ -39,7 +39,7 @@ from .._validation import Interval, Options
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .iteration_clock import IterationClock
 from .node_order import pays_from_incidences
-from .block_argmax import rotated_labels
+from .block_argmax import rotated_labels, rotated_labels_and_sums
 from .rounding import first_near_minimum, kmeans_on_rows, normalize_rows
 
 __all__ = ["AHCKA", "adaptive_iterations", "discretize", "rwr_seed_assignment"]
@@ -95,9 +95,7 @@ def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1
     last = np.inf
     labels = rotated_labels(Xn, R) if max_iter < 1 else None
     for _ in range(max_iter):
-        labels = rotated_labels(Xn, R)
-        BtX = np.stack([np.bincount(labels, weights=Xn[:, j], minlength=k)
-                        for j in range(k)], axis=1)  # B^T Xn, a loop over the k columns
+        labels, BtX = rotated_labels_and_sums(Xn, R)  # BtX = B^T Xn
         U, S, Wt = np.linalg.svd(BtX, full_matrices=False)
         obj = n - S.sum()
         if last - obj < tol * max(1.0, n):

@@ -37,7 +37,7 @@ try:  # the compiled kernel behind ``csr_matrix @ ndarray``; accumulates into it
 except ImportError:  # pragma: no cover - depends on the scipy build
     _csr_matvecs = None
 
-__all__ = ["csr_matmat", "resolve_threads", "row_blocks", "PARALLEL_MIN_WORK"]
+__all__ = ["csr_matmat", "resolve_threads", "row_blocks", "run_on_ranges", "PARALLEL_MIN_WORK"]
 
 #: Below this many multiply-adds (nnz * width) a product runs on one thread: starting the
 #: pool's tasks costs more than it saves (the ``"spmm"`` rule of
@@ -196,12 +196,38 @@ def csr_matmat(A: sp.csr_matrix, X: np.ndarray, out: np.ndarray | None = None, *
         return out
     threads = resolve_threads(n_threads)
     if threads > 1 and A.nnz * d >= PARALLEL_MIN_WORK and r >= 2 * threads:
-        bounds = row_blocks(A.indptr, threads)
-        pool = _get_pool(threads)
-        futures = [pool.submit(_block, A, X, out, int(lo), int(hi))
-                   for lo, hi in zip(bounds[:-1], bounds[1:])]
-        for f in futures:
-            f.result()
+        run_on_ranges(lambda lo, hi: _block(A, X, out, lo, hi),
+                      row_blocks(A.indptr, threads))
     else:
         _block(A, X, out, 0, r)
     return out
+
+
+def run_on_ranges(task, bounds) -> None:
+    """``task(lo, hi)`` for each pair of consecutive ``bounds``, one range per thread of the
+    process-wide pool (the calling thread waits); one range runs on the calling thread.
+    The tasks must release the GIL to run side by side (compiled kernels, BLAS, numpy
+    ufuncs on large arrays) and write disjoint outputs.
+
+    Parameters
+    ----------
+    task : callable ``(lo: int, hi: int) -> None``
+    bounds : sequence of int, non-decreasing, length ``n_ranges + 1``
+
+    Examples
+    --------
+    >>> out = np.zeros(6)
+    >>> def fill(lo, hi):
+    ...     out[lo:hi] = lo
+    >>> run_on_ranges(fill, [0, 2, 6])
+    >>> out.tolist()
+    [0.0, 0.0, 2.0, 2.0, 2.0, 2.0]
+    """
+    pairs = [(int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:])]
+    if len(pairs) <= 1:
+        for lo, hi in pairs:
+            task(lo, hi)
+        return
+    pool = _get_pool(len(pairs))
+    for f in [pool.submit(task, lo, hi) for lo, hi in pairs]:
+        f.result()
