@@ -29,7 +29,7 @@ from collections import deque
 
 import numpy as np
 
-from ..selection.objectives import cluster_indicators, is_degenerate, rwr_conductance
+from ..selection.objectives import is_degenerate, rwr_conductance
 from ..operators.buffered_walk import BufferedMixedWalk
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
 from ..operators.thin_qr import thin_qr
@@ -39,7 +39,7 @@ from .._validation import Interval, Options
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .iteration_clock import IterationClock
 from .node_order import pays_from_incidences
-from .block_argmax import rotated_labels, rotated_labels_and_sums
+from .block_argmax import BLOCK_ENTRIES, rotated_labels, rotated_labels_and_sums
 from .rounding import first_near_minimum, kmeans_on_rows, normalize_rows
 
 __all__ = ["AHCKA", "adaptive_iterations", "discretize", "rwr_seed_assignment"]
@@ -244,7 +244,7 @@ class _CheckQueue:
 
     def add(self, it, labels, embedding):
         """Open the check of iteration ``it`` (closed at once when ``n_hops`` is 0)."""
-        Y = cluster_indicators(labels).toarray()
+        Y = _dense_indicators(labels)
         self.open.append(_Check(it, labels, embedding, Y))
         self.close_finished()
 
@@ -252,7 +252,8 @@ class _CheckQueue:
         """Score the checks that walked all their hops; stop after ``patience`` rises."""
         while self.open and self.open[0].hops == self.n_hops and self.stopped_at is None:
             c = self.open.popleft()
-            f = float(1.0 - np.sum(c.Y * c.z) / c.Y.shape[1])
+            np.multiply(c.z, c.Y, out=c.z)  # z is not walked again: no (n, k) temporary
+            f = float(1.0 - np.sum(c.z) / c.Y.shape[1])
             self.history.append((c.it, f))
             _log.debug("AHCKA: objective of iteration %d: %.6f", c.it, f)
             bad = is_degenerate(c.labels, self.k)
@@ -298,7 +299,9 @@ def _walk_one_hop(checks, MZ, alpha):
     for c in checks:
         w = c.Y.shape[1]
         c.z = np.multiply(MZ[:, col:col + w], 1.0 - alpha)
-        c.z += alpha * c.Y
+        rows = max(1, BLOCK_ENTRIES // max(1, w))
+        for lo in range(0, c.z.shape[0], rows):  # alpha Y by row blocks: no (n, k) temporary
+            c.z[lo:lo + rows] += alpha * c.Y[lo:lo + rows]
         c.hops += 1
         col += w
 
@@ -456,9 +459,11 @@ class AHCKA(HypergraphClusterer):
         seeds = np.argsort(-deg, kind="stable")[:k]
         # QR and rotations of n x (k + 1) blocks: BLAS threads only where they pay
         with kernel_thread_limit("tall_skinny", float(n) * (k + 1) ** 2):
-            q, init_labels = _start_block(M, seeds, alpha, self.init_steps)
+            init = rwr_seed_assignment(M, seeds, alpha, self.init_steps)
+            # the start block is passed, not named: the loop's first QR then frees it
             best, history, it = adaptive_iterations(
-                M, q, init_labels, k=k, start=int(seeds[0]), alpha=alpha,
+                M, _start_block(init, k), np.where(init >= 0, init, 0), k=k,
+                start=int(seeds[0]), alpha=alpha,
                 max_iter=int(self.max_iter), check_interval=int(self.check_interval),
                 patience=int(self.patience), n_hops=int(self.n_hops))
         self.objective_, self.labels_, self.embedding_, self.best_iter_ = best
@@ -474,17 +479,26 @@ class AHCKA(HypergraphClusterer):
         return self
 
 
-def _start_block(walk, seeds, alpha, init_steps):
-    """``(q, labels)``: the orthonormal start block (normalised indicators of the seed
-    assignment + constant column) and the assignment (unreached nodes in cluster 0)."""
-    n, k = walk.shape[0], seeds.size
-    init = rwr_seed_assignment(walk, seeds, alpha, init_steps)
+def _start_block(init, k):
+    """The orthonormal start block, shape ``(n, k + 1)``: the normalised indicators of the
+    seed assignment ``init`` (``-1``: unreached, a zero row) and a constant column."""
+    n = init.size
     assigned = init >= 0
     Y0 = np.zeros((n, k))
     if assigned.any():
         Y0[assigned] = _indicator_columns(init[assigned], k)
-    q = thin_qr(np.column_stack([Y0, np.full(n, 1.0 / np.sqrt(n))]))
-    return q, np.where(assigned, init, 0)
+    return thin_qr(np.column_stack([Y0, np.full(n, 1.0 / np.sqrt(n))]))
+
+
+def _dense_indicators(labels):
+    """``Y[v, c] = 1 / sqrt(|C_c|)`` for labels ``>= 0``, one column per non-empty cluster in
+    sorted order, shape ``(n, clusters)`` (the dense
+    :func:`~hyperclust.selection.objectives.cluster_indicators`, without its sparse copy)."""
+    counts = np.bincount(labels)
+    codes = (np.cumsum(counts > 0) - 1)[labels]
+    Y = np.zeros((labels.size, int(np.count_nonzero(counts))))
+    Y[np.arange(labels.size), codes] = 1.0 / np.sqrt(counts[labels])
+    return Y
 
 
 def _indicator_columns(labels, k):
