@@ -25,8 +25,6 @@ iterations (Li, Yang & Shi, SIGMOD 2023), written from the algorithm's published
 from __future__ import annotations
 
 import logging
-from collections import deque
-
 import numpy as np
 
 from ..selection.objectives import is_degenerate, rwr_conductance
@@ -39,7 +37,8 @@ from .._validation import Interval, Options
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .iteration_clock import IterationClock
 from .node_order import pays_from_incidences
-from .block_argmax import BLOCK_ENTRIES, rotated_labels, rotated_labels_and_sums
+from .ahcka_checks import CheckQueue
+from .block_argmax import rotated_labels, rotated_labels_and_sums
 from .rounding import first_near_minimum, kmeans_on_rows, normalize_rows
 
 __all__ = ["AHCKA", "adaptive_iterations", "discretize", "rwr_seed_assignment"]
@@ -205,7 +204,7 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
     ([0, 0, 0, 1, 1, 1], 5, [0, 5, 10, 15, 20], 20)
     """
     width = q.shape[1]
-    checks = _CheckQueue(k, patience, n_hops)
+    checks = CheckQueue(k, patience, n_hops, _log)
     bar = progress_bar("AHCKA iterations", total=max_iter)
     apply_walk = BufferedMixedWalk(walk)
     stacked = np.empty(0)
@@ -215,12 +214,12 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
     while checks.stopped_at is None and (it < max_iter or checks.open):
         advance = it < max_iter
         head, q = ([q] if advance else []), None  # emptied once copied (memory at 10^6 nodes)
-        MX, stacked = _walk_stacked(apply_walk, head, checks.open, stacked)
+        MX, stacked = _walk_stacked(apply_walk, head, checks, stacked)
         if advance:
             q = spare = thin_qr(MX[:, :width], out=spare)
             it += 1
             bar.update()
-        _walk_one_hop(checks.open, MX[:, width if advance else 0:], alpha)
+        checks.walk_one_hop(MX[:, width if advance else 0:], alpha)
         checks.close_finished()
         if advance and checks.stopped_at is None and it % check_interval == 0:
             with clock.check(it):
@@ -231,47 +230,11 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
     return checks.best[1:], checks.history, (it if stopped_at is None else stopped_at)
 
 
-class _CheckQueue:
-    """The open checks of :func:`adaptive_iterations`, oldest first (each walks one hop per
-    product), and what the closed ones decided: ``history``, ``best`` (degenerate,
-    objective, labels, embedding, iteration) and ``stopped_at``."""
-
-    def __init__(self, k: int, patience: int, n_hops: int):
-        self.k, self.patience, self.n_hops = k, patience, n_hops
-        self.open = deque()
-        self.history, self.best = [], None
-        self.rises, self.last, self.stopped_at = 0, None, None
-
-    def add(self, it, labels, embedding):
-        """Open the check of iteration ``it`` (closed at once when ``n_hops`` is 0)."""
-        Y = _dense_indicators(labels)
-        self.open.append(_Check(it, labels, embedding, Y))
-        self.close_finished()
-
-    def close_finished(self):
-        """Score the checks that walked all their hops; stop after ``patience`` rises."""
-        while self.open and self.open[0].hops == self.n_hops and self.stopped_at is None:
-            c = self.open.popleft()
-            np.multiply(c.z, c.Y, out=c.z)  # z is not walked again: no (n, k) temporary
-            f = float(1.0 - np.sum(c.z) / c.Y.shape[1])
-            self.history.append((c.it, f))
-            _log.debug("AHCKA: objective of iteration %d: %.6f", c.it, f)
-            bad = is_degenerate(c.labels, self.k)
-            if self.best is None or (bad, f) < self.best[:2]:
-                self.best = (bad, f, c.labels, c.embedding, c.it)
-            if c.it > 0:
-                self.rises = self.rises + 1 if f > self.last else 0
-                if self.rises >= self.patience:
-                    self.stopped_at = c.it
-                    self.open.clear()
-            self.last = f
-
-
 def _walk_stacked(apply_walk, head: list, checks, stacked: np.ndarray):
     """``(M X, stacked)``: the walk applied to ``X``, the ``head`` blocks and the open
     checks' walks side by side in the reused buffer ``stacked`` (grown when too small). The
     checks drop their walks once copied: no block is kept beside ``X``."""
-    blocks = head + [c.z for c in checks]
+    blocks = head + checks.take_walks()
     n = blocks[0].shape[0]
     size = n * sum(b.shape[1] for b in blocks)
     if stacked.size < size:
@@ -283,43 +246,13 @@ def _walk_stacked(apply_walk, head: list, checks, stacked: np.ndarray):
         col += b.shape[1]
     head.clear()
     blocks = None
-    _drop_walks(checks)
     return apply_walk(X, overwrite_input=True), stacked
-
-
-def _drop_walks(checks):
-    for c in checks:
-        c.z = None
-
-
-def _walk_one_hop(checks, MZ, alpha):
-    """``z <- alpha Y + (1 - alpha) M z`` for each open check, ``M z`` read from the
-    columns of ``MZ`` in the order of ``checks`` (one fresh block per check, not three)."""
-    col = 0
-    for c in checks:
-        w = c.Y.shape[1]
-        c.z = np.multiply(MZ[:, col:col + w], 1.0 - alpha)
-        rows = max(1, BLOCK_ENTRIES // max(1, w))
-        for lo in range(0, c.z.shape[0], rows):  # alpha Y by row blocks: no (n, k) temporary
-            c.z[lo:lo + rows] += alpha * c.Y[lo:lo + rows]
-        c.hops += 1
-        col += w
 
 
 def _discretized(q, k, start):
     """``(labels, embedding)`` of the leading ``k`` columns of ``q`` (copied: ``q`` is reused)."""
     embedding = np.array(q[:, :k], order="C")
     return discretize(embedding, start=start), embedding
-
-
-class _Check:
-    """A clustering being scored: ``z`` after ``hops`` restart-walk steps from ``Y``."""
-
-    __slots__ = ("it", "labels", "embedding", "Y", "z", "hops")
-
-    def __init__(self, it, labels, embedding, Y):
-        self.it, self.labels, self.embedding = it, labels, embedding
-        self.Y, self.z, self.hops = Y, Y, 0
 
 
 class AHCKA(HypergraphClusterer):
@@ -488,17 +421,6 @@ def _start_block(init, k):
     if assigned.any():
         Y0[assigned] = _indicator_columns(init[assigned], k)
     return thin_qr(np.column_stack([Y0, np.full(n, 1.0 / np.sqrt(n))]))
-
-
-def _dense_indicators(labels):
-    """``Y[v, c] = 1 / sqrt(|C_c|)`` for labels ``>= 0``, one column per non-empty cluster in
-    sorted order, shape ``(n, clusters)`` (the dense
-    :func:`~hyperclust.selection.objectives.cluster_indicators`, without its sparse copy)."""
-    counts = np.bincount(labels)
-    codes = (np.cumsum(counts > 0) - 1)[labels]
-    Y = np.zeros((labels.size, int(np.count_nonzero(counts))))
-    Y[np.arange(labels.size), codes] = 1.0 / np.sqrt(counts[labels])
-    return Y
 
 
 def _indicator_columns(labels, k):
