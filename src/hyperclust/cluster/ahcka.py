@@ -39,7 +39,7 @@ from .iteration_clock import IterationClock
 from .node_order import pays_from_incidences
 from .ahcka_checks import CheckQueue
 from .block_argmax import rotated_labels, rotated_labels_and_sums
-from .rounding import first_near_minimum, kmeans_on_rows, normalize_rows
+from .rounding import TINY_ROW, first_near_minimum, kmeans_on_rows, normalize_rows
 
 __all__ = ["AHCKA", "adaptive_iterations", "discretize", "rwr_seed_assignment"]
 
@@ -78,9 +78,11 @@ def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1
     [0, 0, 1, 1, 2, 2]
     """
     V = np.asarray(V, dtype=np.float64)
-    Xn = normalize_rows(V, float(np.linalg.norm(V, axis=1).max(initial=0.0)))
+    norms = np.linalg.norm(V, axis=1)
+    scale = float(norms.max(initial=0.0))
+    Xn = normalize_rows(V, scale, norms)
     n, k = Xn.shape
-    nonzero = np.any(Xn != 0, axis=1)
+    nonzero = norms > TINY_ROW * scale  # the rows normalize_rows kept
     if not nonzero.any():
         return np.zeros(n, dtype=np.int64)
     if not nonzero[start]:
