@@ -98,6 +98,7 @@ class CheckQueue:
                 c.z = c.Y.copy()
             _by_row_ranges(c.z, np.multiply, c.z, c.Y)  # z is not walked again: in place
             f = float(1.0 - np.sum(c.z) / c.Y.shape[1])
+            c.z = c.Y = None  # freed before is_degenerate's temporaries
             self.history.append((c.it, f))
             self.logger.debug("AHCKA: objective of iteration %d: %.6f", c.it, f)
             bad = is_degenerate(c.labels, self.k)
