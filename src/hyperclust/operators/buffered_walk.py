@@ -96,15 +96,17 @@ class BufferedMixedWalk:
         T = None
         if self._Q is not None:
             T = csr_matmat(self._Q, X, self._buffer("T", n, d), n_threads=nt)
-        E = csr_matmat(self._Ht, X, self._buffer("E", m, d), n_threads=nt)
-        E *= self._edge_scale
+        E = csr_matmat(self._Ht, X, self._buffer("E", m, d), n_threads=nt,
+                       row_scales=(self._edge_scale,))
         # X is read again only for the self loops
         out = X if overwrite_input and not self._self_loops else self._buffer("Y", n, d)
-        Y = csr_matmat(self._H, E, out, n_threads=nt)
-        if self._self_loops:
+        if self._self_loops:  # the loops' term comes before the row scalings
+            Y = csr_matmat(self._H, E, out, n_threads=nt)
             Y += self._self_loops * X
-        Y *= self._pinv
-        Y *= self._a
+            Y *= self._pinv
+            Y *= self._a
+        else:
+            Y = csr_matmat(self._H, E, out, n_threads=nt, row_scales=(self._pinv, self._a))
         if T is not None:
             T *= self._b
             Y += T

@@ -127,9 +127,17 @@ def row_blocks(indptr: np.ndarray, n_blocks: int) -> np.ndarray:
     return np.maximum.accumulate(np.clip(b, 0, n_rows))
 
 
-def _block(A, X, out, lo, hi):
+def _block(A, X, out, lo, hi, zero=False, row_scales=()):
     if hi <= lo:
         return
+    if zero:  # here, not before the threads start: the zeroing runs on them too
+        out[lo:hi].fill(0)
+    _block_product(A, X, out, lo, hi)
+    for scale in row_scales:
+        out[lo:hi] *= scale[lo:hi]
+
+
+def _block_product(A, X, out, lo, hi):
     if _csr_matvecs is not None:
         _csr_matvecs(hi - lo, A.shape[1], X.shape[1], A.indptr[lo:hi + 1], A.indices, A.data,
                      X.reshape(-1), out[lo:hi].reshape(-1))
@@ -138,8 +146,10 @@ def _block(A, X, out, lo, hi):
 
 
 def csr_matmat(A: sp.csr_matrix, X: np.ndarray, out: np.ndarray | None = None, *,
-               accumulate: bool = False, n_threads=None) -> np.ndarray:
-    """``A @ X`` written into ``out`` (``out += A @ X`` with ``accumulate``).
+               accumulate: bool = False, n_threads=None, row_scales=()) -> np.ndarray:
+    """``A @ X`` written into ``out`` (``out += A @ X`` with ``accumulate``), then each row
+    multiplied by ``row_scales`` in turn (``out *= s`` for each ``s``, on the product's
+    threads: the values of the separate in-place products).
 
     Parameters
     ----------
@@ -153,6 +163,8 @@ def csr_matmat(A: sp.csr_matrix, X: np.ndarray, out: np.ndarray | None = None, *
     n_threads : int, optional
         Default :func:`resolve_threads`. Products smaller than :data:`PARALLEL_MIN_WORK`
         multiply-adds use one thread.
+    row_scales : sequence of ndarray, shape (r, 1), default ()
+        Row scalings applied after the product, in order.
 
     Returns
     -------
@@ -168,6 +180,8 @@ def csr_matmat(A: sp.csr_matrix, X: np.ndarray, out: np.ndarray | None = None, *
     [[3.0, 3.0], [3.0, 3.0]]
     >>> csr_matmat(A, X, out, accumulate=True) is out, out.tolist()
     (True, [[6.0, 6.0], [6.0, 6.0]])
+    >>> csr_matmat(A, X, row_scales=[np.array([[2.0], [0.5]])]).tolist()
+    [[6.0, 6.0], [1.5, 1.5]]
     >>> csr_matmat(A, X.astype(np.float32))
     Traceback (most recent call last):
     ...
@@ -182,7 +196,8 @@ def csr_matmat(A: sp.csr_matrix, X: np.ndarray, out: np.ndarray | None = None, *
     if X.dtype != A.dtype or not X.flags.c_contiguous:
         raise ValueError(f"X must be a C-contiguous {A.dtype} array, got {X.dtype}"
                          f"{'' if X.flags.c_contiguous else ' (not C-contiguous)'}")
-    if out is None:
+    out_given = out is not None
+    if not out_given:
         out = np.zeros((r, d), dtype=A.dtype)
     else:
         if out.shape != (r, d) or out.dtype != A.dtype or not out.flags.c_contiguous:
@@ -190,16 +205,19 @@ def csr_matmat(A: sp.csr_matrix, X: np.ndarray, out: np.ndarray | None = None, *
                              f"got {out.dtype} {out.shape}")
         if np.may_share_memory(out, X):
             raise ValueError("out must not overlap X")
-        if not accumulate:
-            out.fill(0)
+    zero = out_given and not accumulate
     if d == 0 or r == 0 or A.nnz == 0:
+        if zero:
+            out.fill(0)
+        for scale in row_scales:
+            out *= scale
         return out
     threads = resolve_threads(n_threads)
     if threads > 1 and A.nnz * d >= PARALLEL_MIN_WORK and r >= 2 * threads:
-        run_on_ranges(lambda lo, hi: _block(A, X, out, lo, hi),
+        run_on_ranges(lambda lo, hi: _block(A, X, out, lo, hi, zero, row_scales),
                       row_blocks(A.indptr, threads))
     else:
-        _block(A, X, out, 0, r)
+        _block(A, X, out, 0, r, zero, row_scales)
     return out
 
 
