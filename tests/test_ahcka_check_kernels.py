@@ -8,6 +8,7 @@ import weakref
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import hyperclust.cluster.ahcka as ahcka
 import hyperclust.cluster.block_argmax as block_argmax
@@ -17,7 +18,8 @@ from hyperclust.cluster.block_argmax import (BLOCK_ENTRIES, first_near_maximum_b
                                              rotated_labels_and_sums)
 from hyperclust.cluster.rounding import first_near_maximum
 from hyperclust.datasets.synthetic import hypergraph_sbm
-from hyperclust.operators.kernels import run_on_ranges
+from hyperclust.operators import row_ranges
+from hyperclust.operators.row_ranges import csr_matmat_scaled, run_on_ranges
 from hyperclust.selection.objectives import cluster_indicators
 from hyperclust.threads import thread_limit
 
@@ -92,6 +94,24 @@ def test_run_on_ranges_covers_every_range_once():
     run_on_ranges(add_one, [4])  # no range
     run_on_ranges(add_one, [0, 10])  # one range, on the calling thread
     assert out.tolist() == [2] * 10
+
+
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+def test_csr_matmat_scaled_is_the_separate_products_bit_for_bit(n_threads, monkeypatch):
+    monkeypatch.setattr(row_ranges, "PARALLEL_MIN_WORK", 0)  # force the threaded path
+    rng = np.random.default_rng(2)
+    A = sp.random(501, 203, density=0.03, random_state=1, format="csr")
+    X = rng.normal(size=(203, 5))
+    s1, s2 = rng.random((501, 1)) + 0.5, rng.random((501, 1)) + 0.5
+    expected = A @ X
+    expected *= s1
+    expected *= s2
+    junk = np.full((501, 5), 5.0)  # overwritten, row block by row block
+    out = csr_matmat_scaled(A, X, junk, (s1, s2), n_threads)
+    assert out is junk
+    np.testing.assert_array_equal(out, expected)
+    empty = sp.csr_matrix((501, 203))
+    assert not csr_matmat_scaled(empty, X, junk, (s1,), n_threads).any()
 
 
 def test_dense_indicators_equal_the_sparse_ones():

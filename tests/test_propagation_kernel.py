@@ -161,24 +161,6 @@ def test_csr_matmat_matches_scipy_on_row_blocks(dtype, n_threads, monkeypatch):
     np.testing.assert_allclose(junk, ref, rtol=TOL[dtype], atol=TOL[dtype])
 
 
-@pytest.mark.parametrize("n_threads", [1, 2, 3])
-def test_csr_matmat_row_scales_are_the_separate_products_bit_for_bit(n_threads, monkeypatch):
-    monkeypatch.setattr(kernels, "PARALLEL_MIN_WORK", 0)  # force the threaded path
-    A = _random_csr(501, 203, 3000, np.float64)
-    rng = np.random.default_rng(2)
-    X = rng.normal(size=(203, 5))
-    s1, s2 = rng.random((501, 1)) + 0.5, rng.random((501, 1)) + 0.5
-    ref = A @ X
-    ref *= s1
-    ref *= s2
-    junk = np.full((501, 5), 5.0)  # overwritten, row block by row block
-    out = csr_matmat(A, X, junk, n_threads=n_threads, row_scales=(s1, s2))
-    assert out is junk
-    np.testing.assert_array_equal(out, ref)
-    np.testing.assert_array_equal(csr_matmat(A, X, n_threads=n_threads, row_scales=(s1, s2)),
-                                  ref)
-
-
 def test_csr_matmat_rejects_bad_buffers():
     A = _random_csr(10, 6, 20, np.float32)
     X = np.ones((6, 2), dtype=np.float32)

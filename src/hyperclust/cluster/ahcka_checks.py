@@ -18,8 +18,7 @@ from collections import deque
 
 import numpy as np
 
-from ..kernel_threads import kernel_threads
-from ..operators.kernels import run_on_ranges
+from ..operators.row_ranges import even_ranges, run_on_ranges
 from ..selection.objectives import is_degenerate
 from .block_argmax import BLOCK_ENTRIES
 
@@ -125,13 +124,12 @@ def _by_row_ranges(out, op, *args):
     """``op(*args_rows, out=out_rows)`` on row ranges of ``out`` (``args`` sliced like it
     when they are ``(n, ...)`` arrays), the ranges on the kernel threads."""
     n = out.shape[0]
-    threads = min(kernel_threads("row_blocks", float(out.size)), max(1, n))
 
     def run(lo, hi):
         op(*[a[lo:hi] if isinstance(a, np.ndarray) and a.ndim and a.shape[0] == n else a
              for a in args], out=out[lo:hi])
 
-    run_on_ranges(run, np.linspace(0, n, threads + 1).round().astype(int))
+    run_on_ranges(run, even_ranges(n, out.size))
 
 
 def dense_indicators(labels: np.ndarray) -> np.ndarray:

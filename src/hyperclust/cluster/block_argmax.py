@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernel_threads import kernel_threads
-from ..operators.kernels import run_on_ranges
+from ..operators.row_ranges import even_ranges, run_on_ranges
 from .rounding import TIE_TOLERANCE
 
 __all__ = ["rotated_labels", "rotated_labels_and_sums", "first_near_maximum_by_columns",
@@ -167,6 +166,5 @@ def _blockwise(X, R, tol, *, sums):
                 np.equal(np.arange(k)[:, None], labels[lo:hi], out=Bt, casting="unsafe")
                 np.matmul(Bt, X[lo:hi], out=partial[b])
 
-    threads = min(kernel_threads("row_blocks", float(X.size)), max(1, n_blocks))
-    run_on_ranges(label_blocks, np.linspace(0, n_blocks, threads + 1).round().astype(int))
+    run_on_ranges(label_blocks, even_ranges(n_blocks, X.size))
     return labels, (partial.sum(axis=0) if sums else None)

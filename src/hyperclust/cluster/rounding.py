@@ -20,7 +20,7 @@ __all__ = ["normalize_rows", "first_near_minimum", "first_near_maximum", "kmeans
 TINY_ROW = 1e-12
 
 
-def normalize_rows(V: np.ndarray, scale: float, norms: np.ndarray | None = None) -> np.ndarray:
+def normalize_rows(V: np.ndarray, scale: float) -> np.ndarray:
     """Rows of ``V`` scaled to unit norm; rows of norm at most ``TINY_ROW * scale`` (``scale``
     the largest row norm) set to zero.
 
@@ -33,11 +33,8 @@ def normalize_rows(V: np.ndarray, scale: float, norms: np.ndarray | None = None)
     --------
     >>> normalize_rows(np.array([[3.0, 4.0], [1e-18, -1e-18], [0.0, 2.0]]), 5.0).tolist()
     [[0.6, 0.8], [0.0, 0.0], [0.0, 1.0]]
-
-    ``norms`` (``np.linalg.norm(V, axis=1)``, shape ``(n,)``) saves computing them again
-    where the caller has them (e.g. for ``scale``).
     """
-    norms = (np.linalg.norm(V, axis=1) if norms is None else norms)[:, None]
+    norms = np.linalg.norm(V, axis=1, keepdims=True)
     return np.divide(V, norms, out=np.zeros_like(V), where=norms > TINY_ROW * scale)
 
 

@@ -37,7 +37,7 @@ try:  # the compiled kernel behind ``csr_matrix @ ndarray``; accumulates into it
 except ImportError:  # pragma: no cover - depends on the scipy build
     _csr_matvecs = None
 
-__all__ = ["csr_matmat", "resolve_threads", "row_blocks", "run_on_ranges", "PARALLEL_MIN_WORK"]
+__all__ = ["csr_matmat", "resolve_threads", "row_blocks", "PARALLEL_MIN_WORK"]
 
 #: Below this many multiply-adds (nnz * width) a product runs on one thread: starting the
 #: pool's tasks costs more than it saves (the ``"spmm"`` rule of
@@ -127,17 +127,9 @@ def row_blocks(indptr: np.ndarray, n_blocks: int) -> np.ndarray:
     return np.maximum.accumulate(np.clip(b, 0, n_rows))
 
 
-def _block(A, X, out, lo, hi, zero=False, row_scales=()):
+def _block(A, X, out, lo, hi):
     if hi <= lo:
         return
-    if zero:  # here, not before the threads start: the zeroing runs on them too
-        out[lo:hi].fill(0)
-    _block_product(A, X, out, lo, hi)
-    for scale in row_scales:
-        out[lo:hi] *= scale[lo:hi]
-
-
-def _block_product(A, X, out, lo, hi):
     if _csr_matvecs is not None:
         _csr_matvecs(hi - lo, A.shape[1], X.shape[1], A.indptr[lo:hi + 1], A.indices, A.data,
                      X.reshape(-1), out[lo:hi].reshape(-1))
@@ -146,10 +138,8 @@ def _block_product(A, X, out, lo, hi):
 
 
 def csr_matmat(A: sp.csr_matrix, X: np.ndarray, out: np.ndarray | None = None, *,
-               accumulate: bool = False, n_threads=None, row_scales=()) -> np.ndarray:
-    """``A @ X`` written into ``out`` (``out += A @ X`` with ``accumulate``), then each row
-    multiplied by ``row_scales`` in turn (``out *= s`` for each ``s``, on the product's
-    threads: the values of the separate in-place products).
+               accumulate: bool = False, n_threads=None) -> np.ndarray:
+    """``A @ X`` written into ``out`` (``out += A @ X`` with ``accumulate``).
 
     Parameters
     ----------
@@ -163,8 +153,6 @@ def csr_matmat(A: sp.csr_matrix, X: np.ndarray, out: np.ndarray | None = None, *
     n_threads : int, optional
         Default :func:`resolve_threads`. Products smaller than :data:`PARALLEL_MIN_WORK`
         multiply-adds use one thread.
-    row_scales : sequence of ndarray, shape (r, 1), default ()
-        Row scalings applied after the product, in order.
 
     Returns
     -------
@@ -180,8 +168,6 @@ def csr_matmat(A: sp.csr_matrix, X: np.ndarray, out: np.ndarray | None = None, *
     [[3.0, 3.0], [3.0, 3.0]]
     >>> csr_matmat(A, X, out, accumulate=True) is out, out.tolist()
     (True, [[6.0, 6.0], [6.0, 6.0]])
-    >>> csr_matmat(A, X, row_scales=[np.array([[2.0], [0.5]])]).tolist()
-    [[6.0, 6.0], [1.5, 1.5]]
     >>> csr_matmat(A, X.astype(np.float32))
     Traceback (most recent call last):
     ...
@@ -196,8 +182,7 @@ def csr_matmat(A: sp.csr_matrix, X: np.ndarray, out: np.ndarray | None = None, *
     if X.dtype != A.dtype or not X.flags.c_contiguous:
         raise ValueError(f"X must be a C-contiguous {A.dtype} array, got {X.dtype}"
                          f"{'' if X.flags.c_contiguous else ' (not C-contiguous)'}")
-    out_given = out is not None
-    if not out_given:
+    if out is None:
         out = np.zeros((r, d), dtype=A.dtype)
     else:
         if out.shape != (r, d) or out.dtype != A.dtype or not out.flags.c_contiguous:
@@ -205,47 +190,18 @@ def csr_matmat(A: sp.csr_matrix, X: np.ndarray, out: np.ndarray | None = None, *
                              f"got {out.dtype} {out.shape}")
         if np.may_share_memory(out, X):
             raise ValueError("out must not overlap X")
-    zero = out_given and not accumulate
-    if d == 0 or r == 0 or A.nnz == 0:
-        if zero:
+        if not accumulate:
             out.fill(0)
-        for scale in row_scales:
-            out *= scale
+    if d == 0 or r == 0 or A.nnz == 0:
         return out
     threads = resolve_threads(n_threads)
     if threads > 1 and A.nnz * d >= PARALLEL_MIN_WORK and r >= 2 * threads:
-        run_on_ranges(lambda lo, hi: _block(A, X, out, lo, hi, zero, row_scales),
-                      row_blocks(A.indptr, threads))
+        bounds = row_blocks(A.indptr, threads)
+        pool = _get_pool(threads)
+        futures = [pool.submit(_block, A, X, out, int(lo), int(hi))
+                   for lo, hi in zip(bounds[:-1], bounds[1:])]
+        for f in futures:
+            f.result()
     else:
-        _block(A, X, out, 0, r, zero, row_scales)
+        _block(A, X, out, 0, r)
     return out
-
-
-def run_on_ranges(task, bounds) -> None:
-    """``task(lo, hi)`` for each pair of consecutive ``bounds``, one range per thread of the
-    process-wide pool (the calling thread waits); one range runs on the calling thread.
-    The tasks must release the GIL to run side by side (compiled kernels, BLAS, numpy
-    ufuncs on large arrays) and write disjoint outputs.
-
-    Parameters
-    ----------
-    task : callable ``(lo: int, hi: int) -> None``
-    bounds : sequence of int, non-decreasing, length ``n_ranges + 1``
-
-    Examples
-    --------
-    >>> out = np.zeros(6)
-    >>> def fill(lo, hi):
-    ...     out[lo:hi] = lo
-    >>> run_on_ranges(fill, [0, 2, 6])
-    >>> out.tolist()
-    [0.0, 0.0, 2.0, 2.0, 2.0, 2.0]
-    """
-    pairs = [(int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:])]
-    if len(pairs) <= 1:
-        for lo, hi in pairs:
-            task(lo, hi)
-        return
-    pool = _get_pool(len(pairs))
-    for f in [pool.submit(task, lo, hi) for lo, hi in pairs]:
-        f.result()
