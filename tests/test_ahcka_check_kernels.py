@@ -13,8 +13,7 @@ import scipy.sparse as sp
 import hyperclust.cluster.ahcka as ahcka
 import hyperclust.cluster.block_argmax as block_argmax
 from hyperclust.cluster.ahcka_checks import CheckQueue, dense_indicators
-from hyperclust.cluster.block_argmax import (BLOCK_ENTRIES, first_near_maximum_by_columns,
-                                             first_near_maximum_down_columns,
+from hyperclust.cluster.block_argmax import (BLOCK_ENTRIES, first_near_maximum_down_columns,
                                              rotated_labels_and_sums)
 from hyperclust.cluster.rounding import first_near_maximum
 from hyperclust.datasets.synthetic import hypergraph_sbm
@@ -22,21 +21,6 @@ from hyperclust.operators import row_ranges
 from hyperclust.operators.row_ranges import csr_matmat_scaled, run_on_ranges
 from hyperclust.selection.objectives import cluster_indicators
 from hyperclust.threads import thread_limit
-
-
-@pytest.mark.parametrize("seed", range(20))
-def test_first_near_maximum_down_columns_is_the_row_rule_transposed(seed):
-    rng = np.random.default_rng(seed)
-    n, k = int(rng.integers(1, 60)), int(rng.integers(1, 7))
-    # exact ties, ties inside and outside tol, NaN and zero rows
-    P = rng.integers(-2, 3, size=(n, k)) * rng.choice([1.0, 1e-11, 1e-17])
-    P = P + rng.choice([0.0, 1e-11, 1e-9]) * rng.normal(size=(n, k))
-    P[rng.random(n) < 0.1] = np.nan
-    P[rng.random(n) < 0.1] = 0.0
-    expected = first_near_maximum(P)
-    np.testing.assert_array_equal(first_near_maximum_by_columns(P), expected)
-    np.testing.assert_array_equal(first_near_maximum_down_columns(np.ascontiguousarray(P.T)),
-                                  expected)
 
 
 def test_first_near_maximum_down_columns_known_answers():
