@@ -17,7 +17,8 @@ from hyperclust.cluster.block_argmax import (BLOCK_ENTRIES, first_near_maximum_d
                                              rotated_labels_and_sums)
 from hyperclust.cluster.rounding import first_near_maximum
 from hyperclust.datasets.synthetic import hypergraph_sbm
-from hyperclust.operators import row_ranges
+from hyperclust.kernel_threads import KERNELS, Kernel
+from hyperclust.operators import kernels, row_ranges
 from hyperclust.operators.row_ranges import csr_matmat_scaled, run_on_ranges
 from hyperclust.selection.objectives import cluster_indicators
 from hyperclust.threads import thread_limit
@@ -142,3 +143,20 @@ def test_the_start_block_does_not_outlive_the_first_product(monkeypatch):
     hg = hypergraph_sbm(300, 3, homophily=0.8, n_features=0, random_state=0)
     ahcka.AHCKA(3, max_iter=6, random_state=0).fit(hg)
     assert alive_at_later_qrs and not any(alive_at_later_qrs)
+
+
+def test_fit_on_two_threads_is_the_one_thread_fit_bit_for_bit(monkeypatch):
+    # every row-range pass and product split across threads at this small size
+    monkeypatch.setitem(KERNELS, "row_blocks", Kernel(0, "entries"))
+    monkeypatch.setattr(row_ranges, "PARALLEL_MIN_WORK", 0)
+    monkeypatch.setattr(kernels, "PARALLEL_MIN_WORK", 0)
+    hg = hypergraph_sbm(600, 3, homophily=0.8, n_features=8, random_state=1)
+    fits = []
+    for threads in (1, 2):
+        with thread_limit(threads):
+            fits.append(ahcka.AHCKA(3, random_state=0).fit(hg))
+    one, two = fits
+    np.testing.assert_array_equal(one.labels_, two.labels_)
+    np.testing.assert_array_equal(one.embedding_, two.embedding_)
+    assert one.objective_history_ == two.objective_history_
+    assert (one.n_iter_, one.best_iter_) == (two.n_iter_, two.best_iter_)

@@ -25,11 +25,13 @@ iterations (Li, Yang & Shi, SIGMOD 2023), written from the algorithm's published
 from __future__ import annotations
 
 import logging
+
 import numpy as np
 
 from ..selection.objectives import is_degenerate, rwr_conductance
 from ..operators.buffered_walk import BufferedMixedWalk
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
+from ..operators.row_ranges import even_ranges, run_on_ranges
 from ..operators.thin_qr import thin_qr
 from ..progress import progress_bar
 from ..kernel_threads import kernel_thread_limit
@@ -234,18 +236,23 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
 
 def _walk_stacked(apply_walk, head: list, checks, stacked: np.ndarray):
     """``(M X, stacked)``: the walk applied to ``X``, the ``head`` blocks and the open
-    checks' walks side by side in the reused buffer ``stacked`` (grown when too small). The
-    checks drop their walks once copied: no block is kept beside ``X``."""
+    checks' walks side by side in the reused buffer ``stacked`` (grown when too small;
+    copied by row ranges on the kernel threads). The checks drop their walks once copied:
+    no block is kept beside ``X``."""
     blocks = head + checks.take_walks()
     n = blocks[0].shape[0]
     size = n * sum(b.shape[1] for b in blocks)
     if stacked.size < size:
         stacked = np.empty(size)
     X = stacked[:size].reshape(n, -1)
-    col = 0
-    for b in blocks:
-        X[:, col:col + b.shape[1]] = b
-        col += b.shape[1]
+
+    def copy_rows(lo, hi):
+        col = 0
+        for b in blocks:
+            X[lo:hi, col:col + b.shape[1]] = b[lo:hi]
+            col += b.shape[1]
+
+    run_on_ranges(copy_rows, even_ranges(n, size))
     head.clear()
     blocks = None
     return apply_walk(X, overwrite_input=True), stacked
