@@ -27,6 +27,12 @@ rest under load 5-11, where only the CPU ratios count):
 * ``kmeans`` (scikit-learn's OpenMP Lloyd steps and k-means++ on the embedding): 10^5 x 4
   rows, k = 4: 0.35 s with 2 threads against 0.15 s (load < 1); at 10^6 1.45x the CPU (load
   5-7). Threshold ``n x k x d = 10^8`` (above the sizes measured).
+* ``row_blocks`` (hyperclust's row ranges of one pass over an ``n x w`` block,
+  :mod:`hyperclust.operators.row_ranges`: AHCKA's discretisation step, restart-walk hops,
+  row scalings and copies): the same pool and dispatch cost as ``spmm``; one step of the
+  discretisation (``rotated_labels_and_sums``, min of 5 interleaved, load ~2) took 7.6 ms
+  CPU with 2 threads against 8.8 ms with one at ``2.5e5 x 4`` entries, 43 against 47 ms at
+  ``2.5e6 x 4``. Threshold 2^20 entries (as ``spmm``'s multiply-adds).
 * ``tall_skinny`` (BLAS-3/LAPACK on ``n x w`` blocks with small ``w``: AHCKA's QR and
   rotations, the ``hsbm`` EM's ``n x k`` and ``n x d`` products): the same memory-bound
   shape; thin QR of ``10^4 x 8`` took 11x the CPU with 2 threads under load, the ``hsbm``
