@@ -33,14 +33,13 @@ def test_first_near_maximum_down_columns_known_answers():
 
 @pytest.mark.parametrize("k", [1, 2, 4, 7])
 def test_rotated_labels_and_sums_agree_with_the_whole_product_for_any_threads(k, monkeypatch):
-    # 2^20 entries and more (the threshold of more than one thread), several row blocks
-    # and a partial last one; ties in repeated and zero rows
+    # several row blocks and a partial last one; ties in repeated and zero rows
     ranges = []
     monkeypatch.setattr(block_argmax, "run_on_ranges",
                         lambda task, bounds: ranges.append(len(bounds) - 1)
                         or run_on_ranges(task, bounds))
     rng = np.random.default_rng(k)
-    n = 17 * (BLOCK_ENTRIES // k) + 13
+    n = 5 * (BLOCK_ENTRIES // k) + 13
     X = rng.normal(size=(n, k))
     X[::5] = X[1]
     X[::7] = 0.0
@@ -50,8 +49,7 @@ def test_rotated_labels_and_sums_agree_with_the_whole_product_for_any_threads(k,
                     axis=1)
     got = []
     for threads in (1, 2, 3):
-        with thread_limit(threads):
-            got.append(rotated_labels_and_sums(X, R))
+        got.append(rotated_labels_and_sums(X, R, n_threads=threads))
         np.testing.assert_array_equal(got[-1][0], labels)
         np.testing.assert_allclose(got[-1][1], sums, rtol=1e-12, atol=1e-12 * n)
     # block sums are added in block order: the same bits for any thread count
@@ -147,7 +145,7 @@ def test_the_start_block_does_not_outlive_the_first_product(monkeypatch):
 
 def test_fit_on_two_threads_is_the_one_thread_fit_bit_for_bit(monkeypatch):
     # every row-range pass and product split across threads at this small size
-    monkeypatch.setitem(KERNELS, "row_blocks", Kernel(0, "entries"))
+    monkeypatch.setitem(KERNELS, "row_ranges", Kernel(0, "entries"))
     monkeypatch.setattr(row_ranges, "PARALLEL_MIN_WORK", 0)
     monkeypatch.setattr(kernels, "PARALLEL_MIN_WORK", 0)
     hg = hypergraph_sbm(600, 3, homophily=0.8, n_features=8, random_state=1)

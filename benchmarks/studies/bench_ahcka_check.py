@@ -5,7 +5,8 @@ Printed: commit and thread policy (``bench_past_1e6.header``), then, interleaved
 repeated ``--repeats`` times (min and median of wall and CPU seconds):
 
 * ``discretize`` on a ``(--n, 4)`` embedding (4 noisy clusters; 30 Yu-Shi steps, the most a
-  check runs), with 1 and 2 threads;
+  check runs), and (where the code has it) 30 of its steps, ``rotated_labels_and_sums``,
+  with 1 and 2 threads: whether its default of one thread is right on an idle machine;
 * the bare kernel beside it: one ``H (H^T X)`` of scipy's float64 CSR products, width 5
   (AHCKA's block at k = 4), on ``hypergraph_sbm(--n, 4)``;
 * the AHCKA fit on the 10^6-incidence rung of ``bench_past_1e6.py`` with 1 and 2 threads,
@@ -85,16 +86,18 @@ def main(argv=None):
                                      random_state=0).incidence, dtype=np.float64)
     Ht, X = H.T.tocsr(), rng.standard_normal((args.n, 5))
 
-    def discretize_on(threads):
-        def run():
-            with thread_limit(threads):
-                discretize(V)
-        return run
-
-    report(timed({f"discretize {args.n} x 4, 1 thread": discretize_on(1),
-                  f"discretize {args.n} x 4, 2 threads": discretize_on(2),
-                  f"bare H (H^T X) float64 width 5, {H.nnz} nnz": lambda: H @ (Ht @ X)},
-                 args.repeats))
+    runs = {f"discretize {args.n} x 4": lambda: discretize(V),
+            f"bare H (H^T X) float64 width 5, {H.nnz} nnz": lambda: H @ (Ht @ X)}
+    try:
+        from hyperclust.cluster.block_argmax import rotated_labels_and_sums
+    except ImportError:  # older code
+        rotated_labels_and_sums = None
+    R = np.linalg.qr(rng.standard_normal((4, 4)))[0]
+    for threads in (1, 2) if rotated_labels_and_sums else ():
+        runs[f"30 steps rotated_labels_and_sums, {threads} thread(s)"] = \
+            lambda threads=threads: [rotated_labels_and_sums(V, R, n_threads=threads)
+                                     for _ in range(30)]
+    report(timed(runs, args.repeats))
     hg = hypergraph_sbm(250_000, 4, homophily=0.7, n_features=0, random_state=0)
     lines, fits = check_lines(), {}
 

@@ -8,16 +8,22 @@ as elementwise passes along its contiguous rows. The rule and the result are :fu
 (tested equal, ties and zero rows included).
 
 :func:`rotated_labels_and_sums` also returns ``B^T X`` (the sums of the rows of ``X`` per
-label) from the same pass, and runs the row blocks on the kernel threads: the
-discretisation's step is then one read of ``X`` instead of one plus ``k`` strided column
-copies and ``k`` ``bincount`` passes, none of which ran on more than one thread.
+label) from the same pass: the discretisation's step is then one read of ``X`` instead of
+one plus ``k`` strided column copies and ``k`` ``bincount`` passes (2.4x less CPU at
+``2.5e6 x 4``).
+
+It runs on one thread by default. Its blocks could go to threads (``n_threads``), but each
+block is ~20 numpy calls of a few microseconds, and every call hands the GIL over between
+the threads: with 2 threads each thread's half took about twice the one-thread time of the
+whole (2.5e6 x 4, load ~2), no wall time was gained and none was lost
+(``benchmarks/studies/bench_ahcka_check.py`` times both for an idle machine).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..operators.row_ranges import even_ranges, run_on_ranges
+from ..operators.row_ranges import run_on_ranges
 from .rounding import TIE_TOLERANCE
 
 __all__ = ["rotated_labels", "rotated_labels_and_sums", "first_near_maximum_down_columns",
@@ -86,10 +92,10 @@ def rotated_labels(X: np.ndarray, R: np.ndarray, tol: float = TIE_TOLERANCE) -> 
     return _blockwise(X, R, tol, sums=False)[0]
 
 
-def rotated_labels_and_sums(X: np.ndarray, R: np.ndarray, tol: float = TIE_TOLERANCE):
+def rotated_labels_and_sums(X: np.ndarray, R: np.ndarray, tol: float = TIE_TOLERANCE,
+                            n_threads: int = 1):
     """``(labels, sums)``: :func:`rotated_labels` and ``B^T X`` (``B`` the indicators of
-    ``labels``) in one pass over ``X`` by row blocks, the blocks on the kernel threads
-    (``"row_blocks"`` of :data:`~hyperclust.kernel_threads.KERNELS`).
+    ``labels``) in one pass over ``X`` by row blocks.
 
     ``sums`` adds per-block sums in block order: the same numbers for any thread count;
     against one ``bincount`` over all rows the summation order differs (~1e-16 relative).
@@ -99,6 +105,8 @@ def rotated_labels_and_sums(X: np.ndarray, R: np.ndarray, tol: float = TIE_TOLER
     X : ndarray, shape (n, c)
     R : ndarray, shape (c, k), k >= 1
     tol : float, default TIE_TOLERANCE
+    n_threads : int, default 1
+        Threads the blocks are split over (see the module: one thread is as fast).
 
     Returns
     -------
@@ -115,10 +123,10 @@ def rotated_labels_and_sums(X: np.ndarray, R: np.ndarray, tol: float = TIE_TOLER
     >>> labels.tolist(), sums.tolist()
     ([1, 0, 0], [[0.6, 1.8], [1.0, 0.0]])
     """
-    return _blockwise(X, R, tol, sums=True)
+    return _blockwise(X, R, tol, sums=True, n_threads=n_threads)
 
 
-def _blockwise(X, R, tol, *, sums):
+def _blockwise(X, R, tol, *, sums, n_threads=1):
     """``(labels, sums or None)`` of :func:`rotated_labels_and_sums`."""
     n, c = X.shape
     k = R.shape[1]
@@ -128,7 +136,7 @@ def _blockwise(X, R, tol, *, sums):
     partial = np.empty((n_blocks, k, c)) if sums else None
 
     def label_blocks(first, last):
-        indicators = np.empty((k, rows)) if sums else None  # this thread's B^T of a block
+        indicators = np.empty((k, rows)) if sums else None  # B^T of a block
         for b in range(first, last):
             lo, hi = b * rows, min(n, (b + 1) * rows)
             labels[lo:hi] = first_near_maximum_down_columns(R.T @ X[lo:hi].T, tol)
@@ -137,5 +145,6 @@ def _blockwise(X, R, tol, *, sums):
                 np.equal(np.arange(k)[:, None], labels[lo:hi], out=Bt, casting="unsafe")
                 np.matmul(Bt, X[lo:hi], out=partial[b])
 
-    run_on_ranges(label_blocks, even_ranges(n_blocks, X.size))
+    n_threads = max(1, min(int(n_threads), n_blocks))
+    run_on_ranges(label_blocks, np.linspace(0, n_blocks, n_threads + 1).round().astype(int))
     return labels, (partial.sum(axis=0) if sums else None)

@@ -48,7 +48,7 @@ def run_on_ranges(task, bounds) -> None:
 
 
 def even_ranges(n: int, work: float) -> np.ndarray:
-    """Bounds of equal ranges of ``n`` items, one per thread of the ``"row_blocks"`` kernel
+    """Bounds of equal ranges of ``n`` items, one per thread of the ``"row_ranges"`` kernel
     rule for ``work`` (:data:`~hyperclust.kernel_threads.KERNELS`; one range below it).
 
     Examples
@@ -56,7 +56,7 @@ def even_ranges(n: int, work: float) -> np.ndarray:
     >>> even_ranges(10, 1.0).tolist()
     [0, 10]
     """
-    threads = min(kernel_threads("row_blocks", float(work)), max(1, n))
+    threads = min(kernel_threads("row_ranges", float(work)), max(1, n))
     return np.linspace(0, n, threads + 1).round().astype(np.int64)
 
 
