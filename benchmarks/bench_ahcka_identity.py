@@ -8,6 +8,9 @@ iteration counts (``n_iter_``, ``best_iter_``) and the objective history are ide
 
     HYPERCLUST_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/bench_ahcka_identity.py \\
         --ref /tmp/before/src [--datasets cora-ca,cora-cc] [--seeds 5]
+
+``hsbm:<incidences>`` names a rung of ``bench_past_1e6.py`` (structure only, 4 clusters), e.g.
+``--datasets hsbm:1e6,hsbm:1e7 --seeds 1``.
 """
 
 from __future__ import annotations
@@ -35,7 +38,12 @@ from hyperclust.metrics import evaluate
 data, out, names, seeds = sys.argv[1], sys.argv[2], sys.argv[3].split(","), int(sys.argv[4])
 runs = {}
 for name in names:
-    hg = load_dataset(name, data_dir=data)
+    if name.startswith("hsbm:"):  # a rung of bench_past_1e6.py: hsbm:1e7 = 10^7 incidences
+        from hyperclust.datasets.synthetic import hypergraph_sbm
+        hg = hypergraph_sbm(int(float(name[5:]) / 4), 4, homophily=0.7, n_features=0,
+                            random_state=0)
+    else:
+        hg = load_dataset(name, data_dir=data)
     for seed in range(seeds):
         est = AHCKA(hg.n_classes, random_state=seed).fit(hg)
         ev = evaluate(hg.labels, est.labels_)

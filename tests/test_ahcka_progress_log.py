@@ -10,29 +10,30 @@ import pytest
 
 from hyperclust.cluster.ahcka import AHCKA
 from hyperclust.cluster.iteration_clock import IterationClock
-from hyperclust.cluster.block_argmax import first_near_maximum_by_columns, rotated_labels
+from hyperclust.cluster.block_argmax import first_near_maximum_down_columns, rotated_labels
 from hyperclust.cluster.rounding import first_near_maximum
 from hyperclust.datasets.synthetic import hypergraph_sbm
 
 
 @pytest.mark.parametrize("seed", range(20))
-def test_first_near_maximum_by_columns_equals_the_row_reduction(seed):
+def test_first_near_maximum_down_columns_equals_the_row_reduction(seed):
     rng = np.random.default_rng(seed)
     n, k = int(rng.integers(1, 60)), int(rng.integers(1, 7))
     # small integers make exact ties; the scales put some ties inside and some outside tol
     P = rng.integers(-2, 3, size=(n, k)) * rng.choice([1.0, 1e-11, 1e-17])
     P = P + rng.choice([0.0, 1e-11, 1e-9]) * rng.normal(size=(n, k))
-    if seed % 2:
-        P = np.asfortranarray(P)
-    np.testing.assert_array_equal(first_near_maximum_by_columns(P), first_near_maximum(P))
+    P[rng.random(n) < 0.1] = np.nan  # no column qualifies
+    P[rng.random(n) < 0.1] = 0.0
+    Pt = P.T if seed % 2 else np.ascontiguousarray(P.T)
+    np.testing.assert_array_equal(first_near_maximum_down_columns(Pt), first_near_maximum(P))
 
 
-def test_first_near_maximum_by_columns_takes_the_first_tied_column():
+def test_first_near_maximum_down_columns_takes_the_first_tied_column():
     P = np.array([[0.0, 1.0, 1.0 - 1e-12, 1.0], [2.0, 0.0, 2.0 + 1e-11, 1.0],
                   [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 5.0]])
-    assert first_near_maximum_by_columns(P).tolist() == [1, 0, 0, 3]
+    assert first_near_maximum_down_columns(P.T).tolist() == [1, 0, 0, 3]
     P[1, 0] = np.nan  # no column qualifies: 0, as the row reduction gives
-    assert first_near_maximum_by_columns(P)[1] == first_near_maximum(P)[1] == 0
+    assert first_near_maximum_down_columns(P.T)[1] == first_near_maximum(P)[1] == 0
 
 
 def test_fit_logs_every_check_and_a_summary(caplog):

@@ -27,6 +27,13 @@ rest under load 5-11, where only the CPU ratios count):
 * ``kmeans`` (scikit-learn's OpenMP Lloyd steps and k-means++ on the embedding): 10^5 x 4
   rows, k = 4: 0.35 s with 2 threads against 0.15 s (load < 1); at 10^6 1.45x the CPU (load
   5-7). Threshold ``n x k x d = 10^8`` (above the sizes measured).
+* ``row_ranges`` (hyperclust's row ranges of one elementwise pass over an ``n x w`` block,
+  :mod:`hyperclust.operators.row_ranges`: AHCKA's restart-walk hops, objective product,
+  stacked copies and the walk's row scalings): the same pool and dispatch cost as ``spmm``.
+  Three hops and an objective at ``2.5e6 x 4`` (min of 5 interleaved, load 1.3-2.2): 0.113
+  s wall (CPU 0.112) with one thread, 0.116 s (0.115) with 2: neither gained nor lost on
+  the loaded machine (``benchmarks/studies/bench_ahcka_check.py`` times the fit idle).
+  Threshold 2^20 entries (as ``spmm``'s multiply-adds).
 * ``tall_skinny`` (BLAS-3/LAPACK on ``n x w`` blocks with small ``w``: AHCKA's QR and
   rotations, the ``hsbm`` EM's ``n x k`` and ``n x d`` products): the same memory-bound
   shape; thin QR of ``10^4 x 8`` took 11x the CPU with 2 threads under load, the ``hsbm``
@@ -83,6 +90,7 @@ KERNELS = {
     "spmm": Kernel(2 ** 20, "multiply-adds of one CSR product (nnz x width)"),
     "lanczos": Kernel(1e8, "n x ncv (ARPACK's Krylov basis)", ("blas",)),
     "kmeans": Kernel(1e8, "n x k x d (one Lloyd step)", ("openmp", "blas")),
+    "row_ranges": Kernel(2 ** 20, "entries of an n x w block passed once by row ranges"),
     "tall_skinny": Kernel(1e9, "n x w1 x w2 (QR of an n x w block: w1 = w2 = w; product "
                                "of an n x w1 block with a w1 x w2 matrix)", ("blas",)),
 }
@@ -113,7 +121,7 @@ def kernel_threads(kernel: str, work: float) -> int:
     >>> kernel_threads("fft", 1)
     Traceback (most recent call last):
     ...
-    ValueError: unknown kernel 'fft'; known: spmm, lanczos, kmeans, tall_skinny
+    ValueError: unknown kernel 'fft'; known: spmm, lanczos, kmeans, row_ranges, tall_skinny
     """
     rule = KERNELS.get(kernel)
     if rule is None:

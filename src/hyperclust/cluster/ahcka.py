@@ -25,13 +25,13 @@ iterations (Li, Yang & Shi, SIGMOD 2023), written from the algorithm's published
 from __future__ import annotations
 
 import logging
-from collections import deque
 
 import numpy as np
 
-from ..selection.objectives import cluster_indicators, is_degenerate, rwr_conductance
+from ..selection.objectives import is_degenerate, rwr_conductance
 from ..operators.buffered_walk import BufferedMixedWalk
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
+from ..operators.row_ranges import even_ranges, run_on_ranges
 from ..operators.thin_qr import thin_qr
 from ..progress import progress_bar
 from ..kernel_threads import kernel_thread_limit
@@ -39,8 +39,9 @@ from .._validation import Interval, Options
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .iteration_clock import IterationClock
 from .node_order import pays_from_incidences
-from .block_argmax import rotated_labels
-from .rounding import first_near_minimum, kmeans_on_rows, normalize_rows
+from .ahcka_checks import CheckQueue
+from .block_argmax import rotated_labels, rotated_labels_and_sums
+from .rounding import TINY_ROW, first_near_minimum, kmeans_on_rows, normalize_rows
 
 __all__ = ["AHCKA", "adaptive_iterations", "discretize", "rwr_seed_assignment"]
 
@@ -79,9 +80,11 @@ def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1
     [0, 0, 1, 1, 2, 2]
     """
     V = np.asarray(V, dtype=np.float64)
-    Xn = normalize_rows(V, float(np.linalg.norm(V, axis=1).max(initial=0.0)))
+    norms = np.linalg.norm(V, axis=1)
+    scale = float(norms.max(initial=0.0))
+    Xn = normalize_rows(V, scale)
     n, k = Xn.shape
-    nonzero = np.any(Xn != 0, axis=1)
+    nonzero = norms > TINY_ROW * scale  # the rows normalize_rows kept
     if not nonzero.any():
         return np.zeros(n, dtype=np.int64)
     if not nonzero[start]:
@@ -95,9 +98,7 @@ def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1
     last = np.inf
     labels = rotated_labels(Xn, R) if max_iter < 1 else None
     for _ in range(max_iter):
-        labels = rotated_labels(Xn, R)
-        BtX = np.stack([np.bincount(labels, weights=Xn[:, j], minlength=k)
-                        for j in range(k)], axis=1)  # B^T Xn, a loop over the k columns
+        labels, BtX = rotated_labels_and_sums(Xn, R)  # BtX = B^T Xn
         U, S, Wt = np.linalg.svd(BtX, full_matrices=False)
         obj = n - S.sum()
         if last - obj < tol * max(1.0, n):
@@ -207,7 +208,7 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
     ([0, 0, 0, 1, 1, 1], 5, [0, 5, 10, 15, 20], 20)
     """
     width = q.shape[1]
-    checks = _CheckQueue(k, patience, n_hops)
+    checks = CheckQueue(k, patience, n_hops, _log)
     bar = progress_bar("AHCKA iterations", total=max_iter)
     apply_walk = BufferedMixedWalk(walk)
     stacked = np.empty(0)
@@ -217,12 +218,12 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
     while checks.stopped_at is None and (it < max_iter or checks.open):
         advance = it < max_iter
         head, q = ([q] if advance else []), None  # emptied once copied (memory at 10^6 nodes)
-        MX, stacked = _walk_stacked(apply_walk, head, checks.open, stacked)
+        MX, stacked = _walk_stacked(apply_walk, head, checks, stacked)
         if advance:
             q = spare = thin_qr(MX[:, :width], out=spare)
             it += 1
             bar.update()
-        _walk_one_hop(checks.open, MX[:, width if advance else 0:], alpha)
+        checks.walk_one_hop(MX[:, width if advance else 0:], alpha)
         checks.close_finished()
         if advance and checks.stopped_at is None and it % check_interval == 0:
             with clock.check(it):
@@ -233,92 +234,34 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
     return checks.best[1:], checks.history, (it if stopped_at is None else stopped_at)
 
 
-class _CheckQueue:
-    """The open checks of :func:`adaptive_iterations`, oldest first (each walks one hop per
-    product), and what the closed ones decided: ``history``, ``best`` (degenerate,
-    objective, labels, embedding, iteration) and ``stopped_at``."""
-
-    def __init__(self, k: int, patience: int, n_hops: int):
-        self.k, self.patience, self.n_hops = k, patience, n_hops
-        self.open = deque()
-        self.history, self.best = [], None
-        self.rises, self.last, self.stopped_at = 0, None, None
-
-    def add(self, it, labels, embedding):
-        """Open the check of iteration ``it`` (closed at once when ``n_hops`` is 0)."""
-        Y = cluster_indicators(labels).toarray()
-        self.open.append(_Check(it, labels, embedding, Y))
-        self.close_finished()
-
-    def close_finished(self):
-        """Score the checks that walked all their hops; stop after ``patience`` rises."""
-        while self.open and self.open[0].hops == self.n_hops and self.stopped_at is None:
-            c = self.open.popleft()
-            f = float(1.0 - np.sum(c.Y * c.z) / c.Y.shape[1])
-            self.history.append((c.it, f))
-            _log.debug("AHCKA: objective of iteration %d: %.6f", c.it, f)
-            bad = is_degenerate(c.labels, self.k)
-            if self.best is None or (bad, f) < self.best[:2]:
-                self.best = (bad, f, c.labels, c.embedding, c.it)
-            if c.it > 0:
-                self.rises = self.rises + 1 if f > self.last else 0
-                if self.rises >= self.patience:
-                    self.stopped_at = c.it
-                    self.open.clear()
-            self.last = f
-
-
 def _walk_stacked(apply_walk, head: list, checks, stacked: np.ndarray):
     """``(M X, stacked)``: the walk applied to ``X``, the ``head`` blocks and the open
-    checks' walks side by side in the reused buffer ``stacked`` (grown when too small). The
-    checks drop their walks once copied: no block is kept beside ``X``."""
-    blocks = head + [c.z for c in checks]
+    checks' walks side by side in the reused buffer ``stacked`` (grown when too small;
+    copied by row ranges on the kernel threads). The checks drop their walks once copied:
+    no block is kept beside ``X``."""
+    blocks = head + checks.take_walks()
     n = blocks[0].shape[0]
     size = n * sum(b.shape[1] for b in blocks)
     if stacked.size < size:
         stacked = np.empty(size)
     X = stacked[:size].reshape(n, -1)
-    col = 0
-    for b in blocks:
-        X[:, col:col + b.shape[1]] = b
-        col += b.shape[1]
+
+    def copy_rows(lo, hi):
+        col = 0
+        for b in blocks:
+            X[lo:hi, col:col + b.shape[1]] = b[lo:hi]
+            col += b.shape[1]
+
+    run_on_ranges(copy_rows, even_ranges(n, size))
     head.clear()
     blocks = None
-    _drop_walks(checks)
     return apply_walk(X, overwrite_input=True), stacked
-
-
-def _drop_walks(checks):
-    for c in checks:
-        c.z = None
-
-
-def _walk_one_hop(checks, MZ, alpha):
-    """``z <- alpha Y + (1 - alpha) M z`` for each open check, ``M z`` read from the
-    columns of ``MZ`` in the order of ``checks`` (one fresh block per check, not three)."""
-    col = 0
-    for c in checks:
-        w = c.Y.shape[1]
-        c.z = np.multiply(MZ[:, col:col + w], 1.0 - alpha)
-        c.z += alpha * c.Y
-        c.hops += 1
-        col += w
 
 
 def _discretized(q, k, start):
     """``(labels, embedding)`` of the leading ``k`` columns of ``q`` (copied: ``q`` is reused)."""
     embedding = np.array(q[:, :k], order="C")
     return discretize(embedding, start=start), embedding
-
-
-class _Check:
-    """A clustering being scored: ``z`` after ``hops`` restart-walk steps from ``Y``."""
-
-    __slots__ = ("it", "labels", "embedding", "Y", "z", "hops")
-
-    def __init__(self, it, labels, embedding, Y):
-        self.it, self.labels, self.embedding = it, labels, embedding
-        self.Y, self.z, self.hops = Y, Y, 0
 
 
 class AHCKA(HypergraphClusterer):
@@ -458,9 +401,11 @@ class AHCKA(HypergraphClusterer):
         seeds = np.argsort(-deg, kind="stable")[:k]
         # QR and rotations of n x (k + 1) blocks: BLAS threads only where they pay
         with kernel_thread_limit("tall_skinny", float(n) * (k + 1) ** 2):
-            q, init_labels = _start_block(M, seeds, alpha, self.init_steps)
+            init = rwr_seed_assignment(M, seeds, alpha, self.init_steps)
+            # the start block is passed, not named: the loop's first QR then frees it
             best, history, it = adaptive_iterations(
-                M, q, init_labels, k=k, start=int(seeds[0]), alpha=alpha,
+                M, _start_block(init, k), np.where(init >= 0, init, 0), k=k,
+                start=int(seeds[0]), alpha=alpha,
                 max_iter=int(self.max_iter), check_interval=int(self.check_interval),
                 patience=int(self.patience), n_hops=int(self.n_hops))
         self.objective_, self.labels_, self.embedding_, self.best_iter_ = best
@@ -476,17 +421,15 @@ class AHCKA(HypergraphClusterer):
         return self
 
 
-def _start_block(walk, seeds, alpha, init_steps):
-    """``(q, labels)``: the orthonormal start block (normalised indicators of the seed
-    assignment + constant column) and the assignment (unreached nodes in cluster 0)."""
-    n, k = walk.shape[0], seeds.size
-    init = rwr_seed_assignment(walk, seeds, alpha, init_steps)
+def _start_block(init, k):
+    """The orthonormal start block, shape ``(n, k + 1)``: the normalised indicators of the
+    seed assignment ``init`` (``-1``: unreached, a zero row) and a constant column."""
+    n = init.size
     assigned = init >= 0
     Y0 = np.zeros((n, k))
     if assigned.any():
         Y0[assigned] = _indicator_columns(init[assigned], k)
-    q = thin_qr(np.column_stack([Y0, np.full(n, 1.0 / np.sqrt(n))]))
-    return q, np.where(assigned, init, 0)
+    return thin_qr(np.column_stack([Y0, np.full(n, 1.0 / np.sqrt(n))]))
 
 
 def _indicator_columns(labels, k):

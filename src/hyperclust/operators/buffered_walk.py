@@ -5,7 +5,9 @@ allocates five ``(n, d)`` or ``(m, d)`` temporaries per product (on large inputs
 fresh mapping whose pages fault in on first touch) and runs scipy's sparse kernel on one
 thread. :class:`BufferedMixedWalk` runs the same kernel (:func:`~hyperclust.operators.
 kernels.csr_matmat`, row blocks on the thread policy's threads) into buffers kept between
-calls and scales in place, in the same order of operations as ``MixedWalk``: every entry is
+calls and scales in place (each row block zeroed, multiplied and scaled by the thread that
+owns it: :func:`~hyperclust.operators.row_ranges.csr_matmat_scaled`), in the same order of
+operations as ``MixedWalk``: every entry is
 the one ``M @ X`` gives, bit for bit, for any number of threads (each output row is summed
 by one thread, in stored order).
 """
@@ -16,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .kernels import csr_matmat
+from .row_ranges import csr_matmat_scaled
 from .knn import MixedWalk
 
 __all__ = ["BufferedMixedWalk"]
@@ -96,15 +99,16 @@ class BufferedMixedWalk:
         T = None
         if self._Q is not None:
             T = csr_matmat(self._Q, X, self._buffer("T", n, d), n_threads=nt)
-        E = csr_matmat(self._Ht, X, self._buffer("E", m, d), n_threads=nt)
-        E *= self._edge_scale
+        E = csr_matmat_scaled(self._Ht, X, self._buffer("E", m, d), (self._edge_scale,), nt)
         # X is read again only for the self loops
         out = X if overwrite_input and not self._self_loops else self._buffer("Y", n, d)
-        Y = csr_matmat(self._H, E, out, n_threads=nt)
-        if self._self_loops:
+        if self._self_loops:  # the loops' term comes before the row scalings
+            Y = csr_matmat(self._H, E, out, n_threads=nt)
             Y += self._self_loops * X
-        Y *= self._pinv
-        Y *= self._a
+            Y *= self._pinv
+            Y *= self._a
+        else:
+            Y = csr_matmat_scaled(self._H, E, out, (self._pinv, self._a), nt)
         if T is not None:
             T *= self._b
             Y += T
