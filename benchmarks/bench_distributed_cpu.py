@@ -18,7 +18,9 @@ tasks the workers ran during the fit and, in brackets, the tasks of one product 
 operator on the fit's blocks (a separate product after the fit). ARI compares
 the labels node id by node id. CPU time holds under load (wall time does not); with
 ``--repeats R`` the distributed fit runs R times (fresh cluster each) and the row keeps the
-run of least CPU, with the median beside it (``cpu_median_s``). Run as ``OMP_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 PYTHONPATH=src python
+run of least CPU, with the median beside it (``cpu_median_s``). The JSON rows also keep the
+iterations of both fits (AHCKA: its checks' objectives, stopping and best iteration; the
+single process's under ``single``), to see where the two part. Run as ``OMP_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 PYTHONPATH=src python
 benchmarks/bench_distributed_cpu.py --n 1000000 --methods spectral ahcka unidhc``.
 """
 
@@ -65,7 +67,17 @@ def single(method: str, path: str, labels_out: str) -> dict:
     est.fit(hg)
     cpu, wall = time.process_time() - t0, time.perf_counter() - w0
     np.savez(labels_out, labels=est.labels_, ids=hg.node_ids)
-    return {"cpu_s": cpu, "wall_s": wall}
+    return {"cpu_s": cpu, "wall_s": wall, **_iterations(est)}
+
+
+def _iterations(est) -> dict:
+    """AHCKA's checks (iteration, objective), stopping and best iteration; spectral's
+    iterations."""
+    out = {"n_iter": int(getattr(est, "n_iter_", -1))}
+    if hasattr(est, "objective_history_"):
+        out.update(history=[[int(i), float(f)] for i, f in est.objective_history_],
+                   best_iter=int(est.best_iter_))
+    return out
 
 
 def _process_tree(pids):
@@ -160,7 +172,7 @@ def drive(method: str, path: str, labels_out: str) -> dict:
     np.savez(labels_out, labels=est.labels_, ids=est.node_ids_)
     return {"cpu_s": sum(roles.values()), **roles, "wall_s": wall, "sent_mb": sent / 2**20,
             "n_processes": len(procs), "tasks": tasks, "tasks_per_product": per_product,
-            "fit_blocks": getattr(est, "n_blocks_", phg.n_blocks)}
+            "fit_blocks": getattr(est, "n_blocks_", phg.n_blocks), **_iterations(est)}
 
 
 def _child(args: list) -> dict:
@@ -238,6 +250,8 @@ def _run(args, tmp: str, commit: str, argv) -> list:
             rows.append({**row, "method": method, "n": args.n, "placement": pl,
                          "blocks": args.blocks, "blocks_per_worker": args.blocks_per_worker,
                          "single_cpu_s": one["cpu_s"],
+                         "single": {k: v for k, v in one.items()
+                                    if k not in ("cpu_s", "wall_s")},
                          "single_wall_s": one["wall_s"], "ari": _ari_by_id(got, ref),
                          "load": os.getloadavg()[0], "commit": commit})
             print(_table(rows[-1:]).splitlines()[-1], flush=True)
