@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ._tasks import RETRIES
-from .linalg import combine, inner, random_blocks, tsqr
+from .linalg import combine, inner, keyed_random_blocks, random_blocks, tsqr
 
 __all__ = ["top_eigenpairs", "fix_signs_blocks"]
 
@@ -113,7 +113,7 @@ def _filtered(operator, V, upper: float, degree: int):
 
 def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
                    degree: int = 8, oversample: int | None = None, random_state=0,
-                   callback=None):
+                   callback=None, row_keys=None):
     """Largest ``k`` eigenpairs of a symmetric block operator with spectrum in ``[0, 1]``
     (the normalized affinities and propagation operators here).
 
@@ -138,6 +138,12 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
         :func:`hyperclust.distributed.linalg.random_blocks`).
     callback : callable, optional
         Called as ``callback(iteration, residuals)`` after each iteration.
+    row_keys : list of futures, optional
+        The node ranks of each row block
+        (:func:`~hyperclust.distributed.kmeans.node_rank_blocks`): the start block is then
+        drawn by rank (:func:`~hyperclust.distributed.linalg.keyed_random_blocks`), so the
+        iterates do not depend on the row blocks or the node placement (which matters when
+        ``tol`` stops the iteration before it has forgotten its start).
 
     Returns
     -------
@@ -173,8 +179,9 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     n = operator.shape[0]
     p = min(n, k + (max(k, 8) if oversample is None else int(oversample)))
     client = operator.client
-    V, _ = tsqr(client, random_blocks(client, operator.bounds, p, random_state),
-                gather_r=False)
+    start = random_blocks(client, operator.bounds, p, random_state) if row_keys is None \
+        else keyed_random_blocks(client, row_keys, p, random_state)
+    V, _ = tsqr(client, start, gather_r=False)
     mu, V, res = _rayleigh_ritz(operator, V, k)
     it = 0
     while res.max() > tol and it < int(max_iter):

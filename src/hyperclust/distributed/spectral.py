@@ -166,9 +166,11 @@ class DistributedSpectralClustering(HypergraphClusterer):
             tau = self._tau(phg, client, k)
             op = normalized_affinity(phg, client, tau=tau)
             bar = _progress_bar(self.progress, tol)
+            ranks = node_rank_blocks(client, phg)
             try:
                 mu, V, n_iter = top_eigenpairs(op, dim, tol=tol, max_iter=self.max_iter,
-                                               random_state=seed, callback=bar)
+                                               random_state=seed, callback=bar,
+                                               row_keys=ranks)
             finally:
                 if bar is not None:
                     bar.close()
@@ -176,7 +178,7 @@ class DistributedSpectralClustering(HypergraphClusterer):
                 V = [client.submit(_row_normalize, v, retries=RETRIES) for v in V]
             labels, _, _ = block_kmeans(client, V, phg.n_nodes, k, n_init=n_init,
                                         sample_size=self.sample_size, random_state=seed,
-                                        row_keys=node_rank_blocks(client, phg))
+                                        row_keys=ranks)
             keep_output(self, client, phg, hypergraph, labels, V)
         self.eigenvalues_ = 1.0 - mu
         self.n_iter_ = n_iter
