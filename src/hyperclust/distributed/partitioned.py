@@ -222,6 +222,7 @@ class PartitionedHypergraph:
         Returns
         -------
         PartitionedHypergraph
+            The view, or this handle itself when there is nothing to merge.
 
         Examples
         --------
