@@ -134,16 +134,12 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     oversample : int, optional
         Extra columns (default ``max(k, 8)``, capped by ``n``).
     random_state : int
-        Seeds the start block (drawn per row block, see
-        :func:`hyperclust.distributed.linalg.random_blocks`).
+        Seeds the start block (per row block: :func:`~.linalg.random_blocks`).
     callback : callable, optional
         Called as ``callback(iteration, residuals)`` after each iteration.
     row_keys : list of futures, optional
-        The node ranks of each row block
-        (:func:`~hyperclust.distributed.kmeans.node_rank_blocks`): the start block is then
-        drawn by rank (:func:`~hyperclust.distributed.linalg.keyed_random_blocks`), so the
-        iterates do not depend on the row blocks or the node placement (which matters when
-        ``tol`` stops the iteration before it has forgotten its start).
+        Node ranks per row block: the start is drawn by rank instead
+        (:func:`~.linalg.keyed_random_blocks`), whatever the blocks.
 
     Returns
     -------
@@ -179,9 +175,9 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     n = operator.shape[0]
     p = min(n, k + (max(k, 8) if oversample is None else int(oversample)))
     client = operator.client
-    start = random_blocks(client, operator.bounds, p, random_state) if row_keys is None \
-        else keyed_random_blocks(client, row_keys, p, random_state)
-    V, _ = tsqr(client, start, gather_r=False)
+    V, _ = tsqr(client, random_blocks(client, operator.bounds, p, random_state)
+                if row_keys is None else keyed_random_blocks(client, row_keys, p, random_state),
+                gather_r=False)
     mu, V, res = _rayleigh_ritz(operator, V, k)
     it = 0
     while res.max() > tol and it < int(max_iter):

@@ -84,7 +84,7 @@ class DistributedSpectralClustering(HypergraphClusterer):
         Show the iterations' residuals on a progress bar.
     output : str, optional
         A folder (local or an fsspec URL every worker reaches) where the workers write the
-        labels and the embedding, one parquet file per row block
+        labels and the embedding, one parquet file per row block of the fit
         (:func:`~hyperclust.distributed.storage.write_block_tables`); then ``labels_``,
         ``embedding_`` and ``node_ids_`` are None and this process holds nothing of size
         ``n``. Default: gather them here.
