@@ -23,7 +23,8 @@ task stream, recording:
   (phase-1 pieces and phase-2 slices), ``E_b`` the hyperedges row block ``b`` touches (an
   upper bound since the per-worker exchange, which moves only rows several workers touch).
 
-Rows (one per size and ``d``) go to the harness's store ``--out`` + ``.json`` (each with
+A stored row whose code has changed since carries ``stale`` (why), printed first; a rerun
+replaces it. Rows (one per size and ``d``) go to the harness's store ``--out`` + ``.json`` (each with
 its commit; a rerun replaces the rows it measures and keeps the others); the table
 ``--out`` + ``.md`` is rewritten from every stored row. Run as
 ``HYPERCLUST_NUM_THREADS=1 OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/bench_distributed.py``.
@@ -146,7 +147,9 @@ def _values(rows, field) -> str:
 def table(rows) -> list[str]:
     """The report of the stored rows: their conditions, then one line per size."""
     rows = sorted(rows, key=lambda r: (r["n_nodes"], r["d"]))
-    lines = [f"{idle_phrase(r.get('other_cpu_cores') for r in rows)} "
+    stale = list(dict.fromkeys(r["stale"] for r in rows if r.get("stale")))
+    lines = [f"**Stale**: {note}" for note in stale] + ["" for _ in stale[:1]]
+    lines += [f"{idle_phrase(r.get('other_cpu_cores') for r in rows)} "
              f"Commit {commits_of(rows)}, "
              f"HYPERCLUST_NUM_THREADS={_values(rows, 'hyperclust_num_threads')}, "
              f"{_values(rows, 'cpus')} CPUs, "

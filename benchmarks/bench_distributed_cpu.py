@@ -10,12 +10,17 @@ hypergraph) and fits the twin (``SpectralHypergraphClustering(4)``, ``AHCKA(4)``
 ``UniDHC(4, isolated_neighbors=None)``, ``random_state=0``); its CPU seconds are the fit's
 ``process_time``. Distributed: a child (the driver) starts a scheduler and 2 one-thread
 workers as separate processes (``dask scheduler`` / ``dask worker``, each worker a nanny and
-its worker process), fits the distributed estimator on the directory and sums
+its worker process), fits the distributed estimator on the directory
+(``blocks_per_worker=``, by default 1: the stored blocks merged into one per worker) and sums
 ``psutil``'s user + system CPU seconds of every one of those processes over the fit;
-``sent MB`` is the workers' ``transfer_outgoing_bytes_total`` over the fit. ARI compares
+``sent MB`` is the workers' ``transfer_outgoing_bytes_total`` over the fit, ``tasks`` the
+tasks the workers ran during the fit and, in brackets, the tasks of one product of Zhou's
+operator on the fit's blocks (a separate product after the fit). ARI compares
 the labels node id by node id. CPU time holds under load (wall time does not); with
 ``--repeats R`` the distributed fit runs R times (fresh cluster each) and the row keeps the
-run of least CPU, with the median beside it (``cpu_median_s``). Run as ``OMP_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 PYTHONPATH=src python
+run of least CPU, with the median beside it (``cpu_median_s``). The JSON rows also keep the
+iterations of both fits (AHCKA: its checks' objectives, stopping and best iteration; the
+single process's under ``single``), to see where the two part. Run as ``OMP_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 PYTHONPATH=src python
 benchmarks/bench_distributed_cpu.py --n 1000000 --methods spectral ahcka unidhc``.
 """
 
@@ -62,7 +67,17 @@ def single(method: str, path: str, labels_out: str) -> dict:
     est.fit(hg)
     cpu, wall = time.process_time() - t0, time.perf_counter() - w0
     np.savez(labels_out, labels=est.labels_, ids=hg.node_ids)
-    return {"cpu_s": cpu, "wall_s": wall}
+    return {"cpu_s": cpu, "wall_s": wall, **_iterations(est)}
+
+
+def _iterations(est) -> dict:
+    """AHCKA's checks (iteration, objective), stopping and best iteration; spectral's
+    iterations."""
+    out = {"n_iter": int(getattr(est, "n_iter_", -1))}
+    if hasattr(est, "objective_history_"):
+        out.update(history=[[int(i), float(f)] for i, f in est.objective_history_],
+                   best_iter=int(est.best_iter_))
+    return out
 
 
 def _process_tree(pids):
@@ -105,27 +120,59 @@ def _sent(client) -> int:
                .values())
 
 
+def _executed(client) -> int:
+    return sum(client.run(lambda dask_worker: dask_worker.state.executed_count).values())
+
+
+def _tasks_per_product(client, phg, blocks_per_worker) -> int:
+    """Tasks of one product of Zhou's operator on the fit's blocks (the second product: the
+    first also makes the exchange plan)."""
+    import distributed
+
+    from hyperclust.distributed.inputs import fit_blocks
+    from hyperclust.distributed.linalg import scatter_blocks
+    from hyperclust.distributed.operator import normalized_affinity
+
+    op = normalized_affinity(fit_blocks(phg, client, blocks_per_worker), client, tau=1.0)
+    X = scatter_blocks(client, np.ones((phg.n_nodes, 4)), op.bounds)
+    distributed.wait(op.apply(X))
+    with distributed.get_task_stream(client) as stream:
+        distributed.wait(op.apply(X))
+    return len(stream.data)
+
+
 def drive(method: str, path: str, labels_out: str) -> dict:
+    """``method``: ``NAME@B`` (``B`` blocks per worker, or ``stored``)."""
     import distributed
 
     import hyperclust.distributed as hd
     from bench_distributed_driver import shell_cluster
 
+    method, per_worker = method.split("@")
+    per_worker = None if per_worker == "stored" else int(per_worker)
     with tempfile.TemporaryDirectory() as tmp, shell_cluster(tmp) as (sfile, _), \
             distributed.Client(scheduler_file=sfile) as client:
         client.wait_for_workers(2)
         # the scheduler and the workers (nanny and worker process) are this one's children
         procs = _process_tree([os.getpid()])
         phg = hd.PartitionedHypergraph(path)
-        est = getattr(hd, DISTRIBUTED[method])(4, client=client, random_state=0)
+        if method == "unidhc":  # Uni-DHC runs on the stored blocks
+            per_worker, kw = None, {}
+        else:
+            kw = {"blocks_per_worker": per_worker}
+        est = getattr(hd, DISTRIBUTED[method])(4, client=client, random_state=0, **kw)
         cpu0, sent0, w0 = _cpu(procs), _sent(client), time.perf_counter()
+        tasks0 = _executed(client)
         est.fit(phg)
         wall = time.perf_counter() - w0
         cpu1, sent = _cpu(procs), _sent(client) - sent0
+        tasks = _executed(client) - tasks0
+        per_product = _tasks_per_product(client, phg, per_worker)
     roles = {f"cpu_{role}_s": cpu1[role] - cpu0.get(role, 0.0) for role in cpu1}
     np.savez(labels_out, labels=est.labels_, ids=est.node_ids_)
     return {"cpu_s": sum(roles.values()), **roles, "wall_s": wall, "sent_mb": sent / 2**20,
-            "n_processes": len(procs)}
+            "n_processes": len(procs), "tasks": tasks, "tasks_per_product": per_product,
+            "fit_blocks": getattr(est, "n_blocks_", phg.n_blocks), **_iterations(est)}
 
 
 def _child(args: list) -> dict:
@@ -146,12 +193,20 @@ def _ari_by_id(a: str, b: str) -> float:
 
 
 def _table(rows) -> str:
-    head = ("| method | nodes | placement | blocks | single-process CPU s | distributed CPU s "
+    """The rows as a table; rows stored before the fits merged blocks (no ``tasks``) keep
+    their former columns."""
+    counted = any("tasks" in r for r in rows)
+    extra = "blocks stored / in the fit | tasks in the fit (per product) |" if counted \
+        else "blocks |"
+    head = (f"| method | nodes | placement | {extra} single-process CPU s | distributed CPU s "
             "(all processes) | driver / scheduler / nannies / workers CPU s | ratio | workers "
-            "sent MB | ARI vs single process |\n|---|---|---|---|---|---|---|---|---|---|\n")
+            "sent MB | ARI vs single process |\n|---|---|---|---|"
+            + "---|" * counted + "---|---|---|---|---|---|\n")
     return head + "".join(
         f"| {r['method']} | {r['n']:,} | {r['placement']} | {r['blocks']} | "
-        f"{r['single_cpu_s']:.1f} | {r['cpu_s']:.1f} | "
+        + (f"{r.get('fit_blocks', r['blocks'])} | {r.get('tasks', '-')} "
+           f"({r.get('tasks_per_product', '-')}) | " if counted else "")
+        + f"{r['single_cpu_s']:.1f} | {r['cpu_s']:.1f} | "
         + " / ".join(f"{r.get(f'cpu_{k}_s', float('nan')):.1f}"
                      for k in ("driver", "scheduler", "nanny", "worker"))
         + f" | {r['cpu_s'] / r['single_cpu_s']:.2f}x "
@@ -190,9 +245,13 @@ def _run(args, tmp: str, commit: str, argv) -> list:
         one = _child(["--child", "single", method, ids_dir, ref])
         for pl, path in dirs.items():
             got = os.path.join(tmp, f"{method}-{pl}.npz")
-            row = _least_cpu(["--child", "drive", method, path, got], args.repeats)
+            row = _least_cpu(["--child", "drive", f"{method}@{args.blocks_per_worker}", path,
+                              got], args.repeats)
             rows.append({**row, "method": method, "n": args.n, "placement": pl,
-                         "blocks": args.blocks, "single_cpu_s": one["cpu_s"],
+                         "blocks": args.blocks, "blocks_per_worker": args.blocks_per_worker,
+                         "single_cpu_s": one["cpu_s"],
+                         "single": {k: v for k, v in one.items()
+                                    if k not in ("cpu_s", "wall_s")},
                          "single_wall_s": one["wall_s"], "ari": _ari_by_id(got, ref),
                          "load": os.getloadavg()[0], "commit": commit})
             print(_table(rows[-1:]).splitlines()[-1], flush=True)
@@ -209,6 +268,9 @@ def main(argv=None) -> None:
     p.add_argument("--out", default="docs/results/distributed_cpu")
     p.add_argument("--repeats", type=int, default=1,
                    help="distributed runs per row: the least CPU is kept, the median stored")
+    p.add_argument("--blocks-per-worker", default="1",
+                   help="the estimators' blocks_per_worker: an integer, or 'stored' (None: "
+                        "the stored blocks)")
     p.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child:

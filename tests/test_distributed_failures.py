@@ -230,13 +230,15 @@ def test_a_worker_joining_mid_fit_keeps_the_labels():
     from hyperclust.datasets import hypergraph_sbm
     from hyperclust.distributed.spectral import DistributedSpectralClustering
 
-    # large enough that the fit outlasts a new worker's start (~1-2 s) on an idle machine
-    hg = hypergraph_sbm(6000, 3, homophily=0.9, random_state=4)
+    # long enough that the fit outlasts a new worker's start (~1-2 s): at the default tol
+    # (1e-8) the fit, ~550 tasks, sometimes ended first; 1e-12 takes more iterations
+    hg = hypergraph_sbm(20000, 3, homophily=0.9, random_state=4)
     ref = SpectralHypergraphClustering(3, random_state=0).fit(hg).labels_
     with _forked_workers(1) as cluster, distributed.Client(cluster) as c:
         watcher = _once_tasks_run(c, lambda: cluster.scale(2))
-        est = DistributedSpectralClustering(3, client=c, random_state=0,
-                                            block_size=1500).fit(hg)
+        # the stored blocks (blocks_per_worker=1 would merge them into the one worker's)
+        est = DistributedSpectralClustering(3, client=c, random_state=0, block_size=5000,
+                                            tol=1e-12, blocks_per_worker=None).fit(hg)
         watcher.join(30)
         c.wait_for_workers(2, timeout=30)
         executed = c.run(lambda dask_worker: dask_worker.state.executed_count)

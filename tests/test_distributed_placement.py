@@ -167,6 +167,32 @@ def test_placement_keeps_spectral_labels_past_the_sample_size(client, tmp_path, 
     assert fits["ids"] == fits[method]
 
 
+def test_spectral_iterates_follow_the_node_ranks_not_the_blocks(client, tmp_path):
+    # two filtered iterations, far from converged: the embedding still carries its start,
+    # which is drawn by node rank, so the given order on 4 stored blocks, merged into one
+    # per worker, and a METIS placement give each node id the same row (to rounding)
+    import warnings
+
+    from hyperclust.distributed import DistributedSpectralClustering
+
+    pytest.importorskip("pymetis")
+    hg = hypergraph_sbm(400, 3, homophily=0.6, random_state=6)
+    rows = {}
+    for place, per_worker in (("ids", None), ("ids", 1), ("metis", None)):
+        phg = write_partitioned(hg, tmp_path / f"{place}{per_worker}", block_size=100,
+                                placement=place)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # not converged, on purpose
+            est = DistributedSpectralClustering(3, client=client, random_state=0, max_iter=2,
+                                                tol=1e-14, blocks_per_worker=per_worker,
+                                                row_normalize=False).fit(phg)
+        assert est.n_iter_ == 2
+        rows[place, per_worker] = est.embedding_[np.argsort(est.node_ids_)]
+    residual = np.abs(rows["ids", None] - rows["ids", 1]).max()
+    assert residual < 1e-10
+    assert np.abs(rows["ids", None] - rows["metis", None]).max() < 1e-10
+
+
 def _edge_files(tmp_path, hg, n_files=2):
     lines = [" ".join(f"v{v}" for v in e) for e in hg.edges()]
     files = []

@@ -27,7 +27,7 @@ from ._params import twin_constraints, twin_init
 from ._tasks import RETRIES
 from .ahcka_check import restart_step, discretize_blocks, rwr_conductance_blocks
 from .client import resolve_client
-from .inputs import as_partitioned
+from .inputs import as_partitioned, fit_blocks
 from .knn import knn_affinity_blocks
 from .linalg import factor_product, tsqr
 from .operator import propagation
@@ -112,6 +112,8 @@ class DistributedAHCKA(HypergraphClusterer):
         :func:`hyperclust.cluster.ahcka.discretize`).
     block_size : int, default 100,000
         Nodes per row block when ``fit`` gets an in-memory hypergraph.
+    blocks_per_worker : int or None, default 1
+        As in :class:`~hyperclust.distributed.DistributedSpectralClustering`.
     client : dask.distributed.Client, str or None
         As in :class:`~hyperclust.distributed.DistributedSpectralClustering`.
     n_workers : int, default 2
@@ -124,6 +126,8 @@ class DistributedAHCKA(HypergraphClusterer):
     labels_, embedding_, objective_, objective_history_, n_iter_, best_iter_
         As in :class:`hyperclust.cluster.AHCKA` (``embedding_`` up to column signs).
     node_ids_ : ndarray, shape (n_nodes,)
+    n_blocks_ : int
+        Row blocks the fit ran on (see ``blocks_per_worker``).
 
     Examples
     --------
@@ -141,11 +145,13 @@ class DistributedAHCKA(HypergraphClusterer):
     _SHARED = ("n_neighbors", "beta", "alpha", "max_iter", "check_interval", "patience",
                "init_steps", "n_hops", "random_state")
     __init__ = twin_init(AHCKA, _SHARED,
-                         {"discretize_iter": 30, "block_size": 100_000, "client": None,
-                          "n_workers": 2, "output": None})
+                         {"discretize_iter": 30, "block_size": 100_000,
+                          "blocks_per_worker": 1, "client": None, "n_workers": 2,
+                          "output": None})
     _parameter_constraints = twin_constraints(
-        AHCKA, _SHARED, {name: [Interval(int, 1)]
-                         for name in ("discretize_iter", "block_size", "n_workers")})
+        AHCKA, _SHARED, {**{name: [Interval(int, 1)]
+                            for name in ("discretize_iter", "block_size", "n_workers")},
+                         "blocks_per_worker": [Interval(int, 1), None]})
 
     def _validate(self, n):
         return check_n_clusters(self.n_clusters, n)
@@ -153,13 +159,15 @@ class DistributedAHCKA(HypergraphClusterer):
     def fit(self, hypergraph, y=None):
         """Cluster the nodes; ``hypergraph`` is a :class:`~hyperclust.Hypergraph`, a
         :class:`~hyperclust.distributed.PartitionedHypergraph` or its directory."""
-        with as_partitioned(hypergraph, self.block_size) as phg, \
+        with as_partitioned(hypergraph, self.block_size) as stored, \
                 resolve_client(self.client, self.n_workers) as client:
+            phg = fit_blocks(stored, client, self.blocks_per_worker)
             k = self._validate(phg.n_nodes)
             self._fit(phg, client, k)
             keep_output(self, client, phg, hypergraph, self._labels_blocks,
                         self._embedding_blocks)
             del self._labels_blocks, self._embedding_blocks
+        self.n_blocks_ = phg.n_blocks
         return self
 
     # ------------------------------------------------------------ steps

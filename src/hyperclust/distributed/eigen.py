@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ._tasks import RETRIES
-from .linalg import combine, inner, random_blocks, tsqr
+from .linalg import combine, inner, keyed_random_blocks, random_blocks, tsqr
 
 __all__ = ["top_eigenpairs", "fix_signs_blocks"]
 
@@ -113,7 +113,7 @@ def _filtered(operator, V, upper: float, degree: int):
 
 def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
                    degree: int = 8, oversample: int | None = None, random_state=0,
-                   callback=None):
+                   callback=None, row_keys=None):
     """Largest ``k`` eigenpairs of a symmetric block operator with spectrum in ``[0, 1]``
     (the normalized affinities and propagation operators here).
 
@@ -134,10 +134,12 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     oversample : int, optional
         Extra columns (default ``max(k, 8)``, capped by ``n``).
     random_state : int
-        Seeds the start block (drawn per row block, see
-        :func:`hyperclust.distributed.linalg.random_blocks`).
+        Seeds the start block (per row block: :func:`~.linalg.random_blocks`).
     callback : callable, optional
         Called as ``callback(iteration, residuals)`` after each iteration.
+    row_keys : list of futures, optional
+        Node ranks per row block: the start is drawn by rank instead
+        (:func:`~.linalg.keyed_random_blocks`), whatever the blocks.
 
     Returns
     -------
@@ -173,7 +175,8 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     n = operator.shape[0]
     p = min(n, k + (max(k, 8) if oversample is None else int(oversample)))
     client = operator.client
-    V, _ = tsqr(client, random_blocks(client, operator.bounds, p, random_state),
+    V, _ = tsqr(client, random_blocks(client, operator.bounds, p, random_state)
+                if row_keys is None else keyed_random_blocks(client, row_keys, p, random_state),
                 gather_r=False)
     mu, V, res = _rayleigh_ritz(operator, V, k)
     it = 0

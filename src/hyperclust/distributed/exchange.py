@@ -10,8 +10,8 @@ is made, not with every product. Against one piece per (block, partition) pair t
 ``sum_w |shared rows of w homed elsewhere|`` rows per phase instead of about half of
 ``sum_b |E_b|`` (two workers). Tasks per product: one phase-1 task per worker, one piece
 and one slice per (worker, other home worker), one reduce per home worker, and one last
-task per block (``B + W^2 + W`` at most, against ``B + 2 P + J`` with ``P`` the touched
-(block, partition) pairs).
+task per block (``2 W^2 + B`` at most, plus ``W + 1`` for a rank-one term, against
+``B + 2 P + J`` with ``P`` the touched (block, partition) pairs; 2 workers, 2 blocks: 13).
 
 The plan depends on which worker owns which block (:class:`~.balance.BlockOwners`); a new
 grouping makes a new plan. The order of the floating-point sums follows the grouping

@@ -11,7 +11,7 @@ from .partition import write_partitioned
 from .partitioned import PartitionedHypergraph
 from .scratch import scratch_folder
 
-__all__ = ["as_partitioned"]
+__all__ = ["as_partitioned", "fit_blocks"]
 
 
 @contextlib.contextmanager
@@ -54,3 +54,38 @@ def as_partitioned(data, block_size: int):
         raise TypeError(f"fit expects a hyperclust.Hypergraph (or what hyperclust.convert."
                         f"from_any takes), a PartitionedHypergraph or the path of a partitioned "
                         f"directory, got {type(data).__name__}")
+
+
+def fit_blocks(phg, client, blocks_per_worker):
+    """The row blocks a fit runs on: at most ``blocks_per_worker`` per worker of the
+    cluster when the fit starts, as runs of consecutive stored blocks
+    (:meth:`~hyperclust.distributed.PartitionedHypergraph.grouped`); None: the stored
+    blocks. Every product costs a few Dask tasks per row block, each ~the same scheduler
+    time whatever its size, so one block per worker takes the fewest; more stored blocks
+    than workers leave a worker that joins mid-fit something to take over
+    (:mod:`~hyperclust.distributed.balance`).
+
+    Parameters
+    ----------
+    phg : PartitionedHypergraph
+    client : dask.distributed.Client
+    blocks_per_worker : int or None
+
+    Returns
+    -------
+    PartitionedHypergraph
+
+    Examples
+    --------
+    >>> import tempfile, distributed
+    >>> from hyperclust import Hypergraph
+    >>> phg = write_partitioned(Hypergraph.from_edges([[0, 1, 2], [2, 3], [4, 5]]),
+    ...                         tempfile.mkdtemp(), block_size=2)
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
+    ...     fit_blocks(phg, c, 1).n_blocks, fit_blocks(phg, c, None).n_blocks
+    (1, 3)
+    """
+    if blocks_per_worker is None:
+        return phg
+    workers = len(client.scheduler_info(n_workers=-1)["workers"])
+    return phg.grouped(max(1, workers) * int(blocks_per_worker))

@@ -9,7 +9,7 @@ from ..operators.thin_qr import zero_rows_exactly
 from ._tasks import RETRIES
 
 __all__ = ["scatter_blocks", "gather_blocks", "tsqr", "inner", "combine", "random_blocks",
-           "column_signs"]
+           "keyed_random_blocks", "column_signs"]
 
 
 def scatter_blocks(client, X, bounds):
@@ -266,6 +266,49 @@ def random_blocks(client, bounds, k, seed):
     """
     return [client.submit(_random_block, int(seed), b, int(bounds[b + 1] - bounds[b]), int(k),
                           retries=RETRIES) for b in range(len(bounds) - 1)]
+
+
+def _keyed_block(keys, k, seed):
+    from .._hashing import mix64
+
+    cells = np.asarray(keys, dtype=np.int64).astype(np.uint64)[:, None] * np.uint64(1 << 20) \
+        + np.arange(k, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        words = mix64(cells ^ mix64(np.array([seed]))[0])
+    return (words >> np.uint64(11)).astype(np.float64) * 2.0 ** -52 - 1.0
+
+
+def keyed_random_blocks(client, key_blocks, k, seed):
+    """Blocks of an ``(n, k)`` matrix of fixed pseudo-random values in ``[-1, 1)``, each row
+    a hash of its key (a node's rank), its column and ``seed``: a node gets the same row
+    whatever the row blocks, their grouping or the node placement.
+
+    Parameters
+    ----------
+    client : dask.distributed.Client
+    key_blocks : list of futures or arrays
+        The keys of each row block, shape (n_b,), distinct integers below 2^43.
+    k : int, at most 2^20
+    seed : int
+
+    Returns
+    -------
+    list of futures
+        Row blocks of the ``(n, k)`` matrix.
+
+    Examples
+    --------
+    >>> import numpy as np, distributed
+    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+    ...                         dashboard_address=":0") as c:
+    ...     a = gather_blocks(c, keyed_random_blocks(c, [np.arange(5)], 3, seed=7))
+    ...     b = gather_blocks(c, keyed_random_blocks(c, [np.array([4, 3]), np.arange(3)],
+    ...                                              3, seed=7))
+    >>> a.shape, bool(np.array_equal(a[[4, 3, 0, 1, 2]], b)), float(np.abs(a).max()) < 1
+    ((5, 3), True, True)
+    """
+    return [client.submit(_keyed_block, keys, int(k), int(seed), retries=RETRIES)
+            for keys in key_blocks]
 
 
 def _largest_entries(X):

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -29,8 +30,9 @@ def load_node_block(path):
 
     Parameters
     ----------
-    path : str or PathLike
-        A row block file, e.g. :meth:`PartitionedHypergraph.block_path`.
+    path : str, PathLike or tuple of them
+        A row block file, e.g. :meth:`PartitionedHypergraph.block_path`; a tuple: the
+        files of consecutive row blocks, read as one block.
 
     Returns
     -------
@@ -50,6 +52,13 @@ def load_node_block(path):
     >>> indptr.tolist(), indices.tolist(), degrees.tolist()
     ([0, 2, 3], [0, 1, 1], [2.0, 1.0])
     """
+    if isinstance(path, (list, tuple)):  # a group of consecutive blocks (``grouped``)
+        parts = [load_node_block(p) for p in path]
+        offsets = np.cumsum([0] + [ptr[-1] for ptr, _, _ in parts[:-1]])
+        indptr = np.concatenate([parts[0][0][:1]] + [ptr[1:] + off
+                                                     for (ptr, _, _), off in zip(parts, offsets)])
+        return (indptr, np.concatenate([ind for _, ind, _ in parts]),
+                np.concatenate([deg for _, _, deg in parts]))
     with np.load(path) as z:
         return z["indptr"], z["indices"], z["degrees"]
 
@@ -88,8 +97,9 @@ def load_feature_block(path) -> np.ndarray:
 
     Parameters
     ----------
-    path : str or PathLike
-        E.g. :meth:`PartitionedHypergraph.features_path`.
+    path : str, PathLike or tuple of them
+        E.g. :meth:`PartitionedHypergraph.features_path` (a tuple: consecutive blocks, read
+        as one).
 
     Returns
     -------
@@ -105,6 +115,8 @@ def load_feature_block(path) -> np.ndarray:
     >>> load_feature_block(phg.features_path(1)).tolist()  # node 3
     [[6.0, 7.0]]
     """
+    if isinstance(path, (list, tuple)):  # a group of consecutive blocks (``grouped``)
+        return np.concatenate([load_feature_block(p) for p in path])
     return np.load(path, allow_pickle=False).astype(np.float64, copy=False)
 
 
@@ -188,24 +200,84 @@ class PartitionedHypergraph:
         self.n_blocks = len(self.node_blocks)
         features = info.get("features")
         self.n_features = None if features is None else int(features["n_features"])
+        self._members = None  # stored row blocks of each block of a grouped view
 
     def __repr__(self):
         return (f"PartitionedHypergraph({str(self.path)!r}, n_nodes={self.n_nodes}, "
                 f"n_edges={self.n_edges}, nnz={self.nnz}, n_blocks={self.n_blocks})")
 
-    def block_path(self, b: int) -> str:
-        """Absolute path of row block ``b``."""
-        return str((self.path / self.node_blocks[b]["file"]).resolve())
+    def grouped(self, n_groups: int) -> "PartitionedHypergraph":
+        """A view of the same directory whose row blocks are ``n_groups`` runs of
+        consecutive stored blocks (as even in count as they can be; the stored blocks when
+        ``n_groups`` is not smaller than them). Nothing is rewritten: a group's
+        :meth:`block_path` and :meth:`features_path` are tuples of its files, which
+        :func:`load_node_block` and :func:`load_feature_block` read as one block. Fewer
+        blocks mean fewer Dask tasks per product (each costs the scheduler the same
+        whatever its size).
+
+        Parameters
+        ----------
+        n_groups : int, >= 1
+
+        Returns
+        -------
+        PartitionedHypergraph
+            The view, or this handle itself when there is nothing to merge.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from hyperclust import Hypergraph
+        >>> from hyperclust.distributed import write_partitioned
+        >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3], [4, 5]])
+        >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2)
+        >>> two = phg.grouped(2)
+        >>> phg.block_bounds.tolist(), two.block_bounds.tolist()
+        ([0, 2, 4, 6], [0, 4, 6])
+        >>> load_node_block(two.block_path(0))[0].tolist()  # nodes 0-3
+        [0, 1, 2, 4, 5]
+        """
+        n_groups = int(n_groups)
+        if n_groups < 1:
+            raise ValueError(f"n_groups must be at least 1, got {n_groups}")
+        members = self._members or [[b] for b in range(self.n_blocks)]
+        if n_groups >= len(members):
+            return self
+        B = len(members)
+        # block b goes to group b * n_groups // B, the operator's rule for workers
+        cuts = [-(-g * B // n_groups) for g in range(n_groups + 1)]
+        view = copy.copy(self)
+        view._members = [sum(members[lo:hi], []) for lo, hi in zip(cuts[:-1], cuts[1:])]
+        stored = self.manifest["node_blocks"]
+        view.node_blocks = [{"start": stored[m[0]]["start"], "stop": stored[m[-1]]["stop"],
+                             "nnz": sum(int(stored[b].get("nnz", 0)) for b in m)}
+                            for m in view._members]
+        view.n_blocks = n_groups
+        return view
+
+    def _files(self, b, path_of):
+        if self._members is None:
+            return path_of(b)
+        paths = tuple(path_of(i) for i in self._members[b])
+        return paths[0] if len(paths) == 1 else paths
+
+    def block_path(self, b: int) -> str | tuple:
+        """Absolute path of row block ``b`` (of a :meth:`grouped` view: the tuple of its
+        stored blocks' paths)."""
+        return self._files(b, lambda i: str(
+            (self.path / self.manifest["node_blocks"][i]["file"]).resolve()))
 
     def edge_block_path(self, j: int) -> str:
         """Absolute path of hyperedge partition ``j``."""
         return str((self.path / self.edge_blocks[j]["file"]).resolve())
 
-    def features_path(self, b: int) -> str:
-        """Absolute path of the node features of row block ``b`` (``.npy``, float64)."""
+    def features_path(self, b: int) -> str | tuple:
+        """Absolute path of the node features of row block ``b`` (``.npy``, float64; of a
+        :meth:`grouped` view: a tuple)."""
         if self.n_features is None:
             raise ValueError(f"{self.path} holds no node features (partition with features=)")
-        return str((self.path / self.manifest["features"]["files"][b]).resolve())
+        return self._files(b, lambda i: str(
+            (self.path / self.manifest["features"]["files"][i]).resolve()))
 
     @property
     def block_bounds(self) -> np.ndarray:

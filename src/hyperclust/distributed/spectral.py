@@ -12,7 +12,7 @@ from ._tasks import RETRIES
 from .client import resolve_client
 from .components import more_components_than
 from .eigen import top_eigenpairs
-from .inputs import as_partitioned
+from .inputs import as_partitioned, fit_blocks
 from .kmeans import SAMPLE_SIZE, block_kmeans, node_rank_blocks
 from .operator import normalized_affinity
 from .partitioned import load_node_block
@@ -70,6 +70,11 @@ class DistributedSpectralClustering(HypergraphClusterer):
         Rows of the k-means++ sample.
     block_size : int, default 100,000
         Nodes per row block when ``fit`` gets an in-memory hypergraph.
+    blocks_per_worker : int or None, default 1
+        The fit merges consecutive stored row blocks into at most this many blocks per
+        worker of the cluster at the start (:func:`~hyperclust.distributed.inputs.fit_blocks`:
+        fewer Dask tasks per product); None: the stored blocks (a worker joining mid-fit
+        then gets some of them).
     client : dask.distributed.Client, str or None
         The cluster: a client, a scheduler address, or None for a new
         ``LocalCluster(n_workers)`` (closed after ``fit``).
@@ -79,7 +84,7 @@ class DistributedSpectralClustering(HypergraphClusterer):
         Show the iterations' residuals on a progress bar.
     output : str, optional
         A folder (local or an fsspec URL every worker reaches) where the workers write the
-        labels and the embedding, one parquet file per row block
+        labels and the embedding, one parquet file per row block of the fit
         (:func:`~hyperclust.distributed.storage.write_block_tables`); then ``labels_``,
         ``embedding_`` and ``node_ids_`` are None and this process holds nothing of size
         ``n``. Default: gather them here.
@@ -96,6 +101,8 @@ class DistributedSpectralClustering(HypergraphClusterer):
         Filtered subspace iterations (see :func:`~hyperclust.distributed.eigen.top_eigenpairs`).
     tau_, tol_, n_init_ : float, float, int
         The settings used (``"auto"`` resolved).
+    n_blocks_ : int
+        Row blocks the fit ran on (see ``blocks_per_worker``).
 
     Examples
     --------
@@ -115,11 +122,13 @@ class DistributedSpectralClustering(HypergraphClusterer):
                "random_state")
     __init__ = twin_init(SpectralHypergraphClustering, _SHARED,
                          {"max_iter": 200, "sample_size": SAMPLE_SIZE, "block_size": 100_000,
-                          "client": None, "n_workers": 2, "progress": False, "output": None})
+                          "blocks_per_worker": 1, "client": None, "n_workers": 2,
+                          "progress": False, "output": None})
     _parameter_constraints = twin_constraints(
         SpectralHypergraphClustering, _SHARED,
         {**{name: [Interval(int, 1)] for name in ("max_iter", "sample_size", "block_size",
-                                                  "n_workers")}, "progress": [bool]})
+                                                  "n_workers")},
+         "blocks_per_worker": [Interval(int, 1), None], "progress": [bool]})
 
     def _validate(self, n):
         k = check_n_clusters(self.n_clusters, n)
@@ -150,15 +159,18 @@ class DistributedSpectralClustering(HypergraphClusterer):
         """Cluster the nodes; ``hypergraph`` is a :class:`~hyperclust.Hypergraph`, a
         :class:`~hyperclust.distributed.PartitionedHypergraph` or its directory."""
         seed = self._rng_seed(self.random_state)
-        with as_partitioned(hypergraph, self.block_size) as phg, \
+        with as_partitioned(hypergraph, self.block_size) as stored, \
                 resolve_client(self.client, self.n_workers) as client:
+            phg = fit_blocks(stored, client, self.blocks_per_worker)
             k, dim, tol, n_init = self._validate(phg.n_nodes)
             tau = self._tau(phg, client, k)
             op = normalized_affinity(phg, client, tau=tau)
             bar = _progress_bar(self.progress, tol)
+            ranks = node_rank_blocks(client, phg)
             try:
                 mu, V, n_iter = top_eigenpairs(op, dim, tol=tol, max_iter=self.max_iter,
-                                               random_state=seed, callback=bar)
+                                               random_state=seed, callback=bar,
+                                               row_keys=ranks)
             finally:
                 if bar is not None:
                     bar.close()
@@ -166,11 +178,12 @@ class DistributedSpectralClustering(HypergraphClusterer):
                 V = [client.submit(_row_normalize, v, retries=RETRIES) for v in V]
             labels, _, _ = block_kmeans(client, V, phg.n_nodes, k, n_init=n_init,
                                         sample_size=self.sample_size, random_state=seed,
-                                        row_keys=node_rank_blocks(client, phg))
+                                        row_keys=ranks)
             keep_output(self, client, phg, hypergraph, labels, V)
         self.eigenvalues_ = 1.0 - mu
         self.n_iter_ = n_iter
         self.tau_, self.tol_, self.n_init_ = tau, tol, n_init
+        self.n_blocks_ = phg.n_blocks
         return self
 
 
