@@ -171,3 +171,39 @@ def test_an_output_of_unknown_kind_is_refused():
     est.labels_ = object()
     with pytest.raises(TypeError, match="cannot restore the node order of a object"):
         node_order.restore_node_order(est, np.arange(3), None)
+
+
+def regular_planted(seed, n_per_group=20, groups=3):
+    """Every node in exactly 4 hyperedges of 4 nodes (3 within its group, 1 across): all
+    degrees tie, so the highest-degree seeds are decided by position alone."""
+    rng = np.random.default_rng(seed)
+    n = n_per_group * groups
+    edges = []
+    for g in range(groups):
+        for _ in range(3):
+            members = g * n_per_group + rng.permutation(n_per_group)
+            edges += members.reshape(-1, 4).tolist()
+    edges += rng.permutation(n).reshape(-1, 4).tolist()
+    return Hypergraph.from_edges(edges, labels=np.repeat(np.arange(groups), n_per_group))
+
+
+def test_ahcka_seeds_tie_break_by_the_given_position_on_a_renumbered_fit(monkeypatch):
+    from hyperclust.cluster.ahcka import highest_degree_nodes
+
+    for seed in range(3):
+        hg = regular_planted(seed)
+        given = fit("ahcka", hg, seed, False, monkeypatch)
+        renumbered = fit("ahcka", hg, seed, True, monkeypatch)
+        np.testing.assert_array_equal(renumbered.labels_, given.labels_)
+        assert renumbered.n_iter_ == given.n_iter_
+        # QR's column signs follow the first row, which the numbering changes
+        np.testing.assert_allclose(np.abs(renumbered.embedding_), np.abs(given.embedding_),
+                                   atol=1e-8)
+    # the rule itself: degree first, then given position, whatever the array order
+    rng = np.random.default_rng(0)
+    deg = rng.integers(0, 4, 200).astype(float)
+    positions = rng.permutation(200)
+    expected = sorted(range(200), key=lambda i: (-deg[i], positions[i]))[:7]
+    assert highest_degree_nodes(deg, 7, positions).tolist() == expected
+    np.testing.assert_array_equal(highest_degree_nodes(deg, 7, np.arange(200)),
+                                  np.argsort(-deg, kind="stable")[:7])

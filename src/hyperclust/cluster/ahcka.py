@@ -38,12 +38,13 @@ from ..kernel_threads import kernel_thread_limit
 from .._validation import Interval, Options
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .iteration_clock import IterationClock
-from .node_order import pays_from_incidences
+from .node_order import given_positions, pays_from_incidences
 from .ahcka_checks import CheckQueue
 from .block_argmax import rotated_labels, rotated_labels_and_sums
 from .rounding import TINY_ROW, first_near_minimum, kmeans_on_rows, normalize_rows
 
-__all__ = ["AHCKA", "adaptive_iterations", "discretize", "rwr_seed_assignment"]
+__all__ = ["AHCKA", "adaptive_iterations", "discretize", "highest_degree_nodes",
+           "rwr_seed_assignment"]
 
 _log = logging.getLogger(__name__)
 
@@ -106,6 +107,38 @@ def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1
         last = obj
         R = Wt.T @ U.T
     return labels.astype(np.int64)
+
+
+def highest_degree_nodes(degrees: np.ndarray, k: int, positions: np.ndarray) -> np.ndarray:
+    """The ``k`` nodes of highest degree, ties to the lowest given position, in O(n).
+
+    Parameters
+    ----------
+    degrees : ndarray of float, shape (n_nodes,)
+    k : int
+        ``1 <= k <= n_nodes``.
+    positions : ndarray of int, shape (n_nodes,)
+        Each node's position in the hypergraph the user gave
+        (:func:`~hyperclust.cluster.node_order.given_positions`): a fit on a renumbered copy
+        picks the nodes the given numbering would.
+
+    Returns
+    -------
+    ndarray of int64, shape (k,)
+        By decreasing degree, then increasing position.
+
+    Examples
+    --------
+    >>> deg = np.array([1.0, 3.0, 2.0, 3.0])
+    >>> highest_degree_nodes(deg, 2, np.arange(4)).tolist()
+    [1, 3]
+    >>> highest_degree_nodes(deg, 2, np.array([0, 3, 1, 2])).tolist()
+    [3, 1]
+    """
+    kth_largest = np.partition(degrees, degrees.size - k)[degrees.size - k]
+    contenders = np.flatnonzero(degrees >= kth_largest)
+    ranked = np.lexsort((positions[contenders], -degrees[contenders]))
+    return contenders[ranked[:k]]
 
 
 def rwr_seed_assignment(walk, seeds: np.ndarray, alpha: float, n_steps: int) -> np.ndarray:
@@ -398,7 +431,7 @@ class AHCKA(HypergraphClusterer):
             raise ValueError(f"walk has shape {M.shape}, expected {(n, n)}")
         alpha = float(self.alpha)
         deg = np.asarray(hg.weighted_degrees, dtype=np.float64)
-        seeds = np.argsort(-deg, kind="stable")[:k]
+        seeds = highest_degree_nodes(deg, k, given_positions(self, n))
         # QR and rotations of n x (k + 1) blocks: BLAS threads only where they pay
         with kernel_thread_limit("tall_skinny", float(n) * (k + 1) ** 2):
             init = rwr_seed_assignment(M, seeds, alpha, self.init_steps)

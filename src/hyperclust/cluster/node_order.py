@@ -30,7 +30,7 @@ import numpy as np
 from ..hypergraph import Hypergraph
 from ..hypergraph.ordering import cache_order
 
-__all__ = ["MIN_INCIDENCES", "fit_in_cache_order", "restore_node_order",
+__all__ = ["MIN_INCIDENCES", "fit_in_cache_order", "restore_node_order", "given_positions",
            "pays_on_structural_input", "pays_from_incidences"]
 
 #: Incidences from which a declaring estimator fits on the reverse Cuthill-McKee numbering
@@ -104,9 +104,52 @@ def fit_in_cache_order(fit, estimator, hypergraph, rest, kwargs):
     [0.0, 1.0, 2.0, 3.0]
     """
     node_order, edge_order = cache_order(hypergraph.incidence)
-    out = fit(estimator, fitting_copy(hypergraph, node_order, edge_order), *rest, **kwargs)
+    estimator._given_positions = node_order
+    try:
+        out = fit(estimator, fitting_copy(hypergraph, node_order, edge_order), *rest, **kwargs)
+    finally:
+        del estimator._given_positions
     restore_node_order(estimator, node_order, hypergraph)
     return out
+
+
+def given_positions(estimator, n_nodes: int) -> np.ndarray:
+    """Each node's position in the hypergraph the user gave, for the fit now running.
+
+    A choice that breaks ties by position (e.g. AHCKA's highest-degree seeds) reads it, so
+    that a fit on the cache-friendly numbering makes the choice the given numbering would.
+
+    Parameters
+    ----------
+    estimator : HypergraphClusterer
+        The estimator being fitted.
+    n_nodes : int
+        Nodes of the hypergraph it is fitted on.
+
+    Returns
+    -------
+    ndarray of int64, shape (n_nodes,)
+        ``arange(n_nodes)`` on a fit in the given order; on a fit in cache order, position
+        ``i`` of the renumbered copy is given position ``positions[i]``.
+
+    Examples
+    --------
+    >>> class Est:
+    ...     _node_outputs = ()
+    >>> given_positions(Est(), 3).tolist()
+    [0, 1, 2]
+    >>> def fit(est, hg):
+    ...     est.seen = given_positions(est, hg.n_nodes)
+    ...     return est
+    >>> hg = Hypergraph.from_edges([[0, 3], [1, 2], [2, 3]])
+    >>> order, _ = cache_order(hg.incidence)
+    >>> bool((fit_in_cache_order(fit, Est(), hg, (), {}).seen == order).all())
+    True
+    """
+    positions = getattr(estimator, "_given_positions", None)
+    if positions is None or positions.size != n_nodes:
+        return np.arange(n_nodes)
+    return positions
 
 
 def fitting_copy(hypergraph, node_order, edge_order) -> Hypergraph:
