@@ -196,12 +196,12 @@ def _table(rows) -> str:
     """The rows as a table; rows stored before the fits merged blocks (no ``tasks``) keep
     their former columns."""
     counted = any("tasks" in r for r in rows)
-    extra = "blocks stored / in the fit | tasks in the fit (per product) |" if counted \
+    extra = "blocks stored | blocks in the fit | tasks in the fit (per product) |" if counted \
         else "blocks |"
     head = (f"| method | nodes | placement | {extra} single-process CPU s | distributed CPU s "
             "(all processes) | driver / scheduler / nannies / workers CPU s | ratio | workers "
             "sent MB | ARI vs single process |\n|---|---|---|---|"
-            + "---|" * counted + "---|---|---|---|---|---|\n")
+            + "---|---|" * counted + "---|---|---|---|---|---|\n")
     return head + "".join(
         f"| {r['method']} | {r['n']:,} | {r['placement']} | {r['blocks']} | "
         + (f"{r.get('fit_blocks', r['blocks'])} | {r.get('tasks', '-')} "
