@@ -269,13 +269,9 @@ def random_blocks(client, bounds, k, seed):
 
 
 def _keyed_block(keys, k, seed):
-    from .._hashing import mix64
+    from ..operators.eigenbasis import probe_vectors
 
-    cells = np.asarray(keys, dtype=np.int64).astype(np.uint64)[:, None] * np.uint64(1 << 20) \
-        + np.arange(k, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        words = mix64(cells ^ mix64(np.array([seed]))[0])
-    return (words >> np.uint64(11)).astype(np.float64) * 2.0 ** -52 - 1.0
+    return probe_vectors(keys, k, seed)
 
 
 def keyed_random_blocks(client, key_blocks, k, seed):

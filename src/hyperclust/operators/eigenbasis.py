@@ -29,7 +29,7 @@ residual of 1e-8 determine the vectors of a pair this close only to ~1e-2 anyway
 _COLUMN_SPAN = 1 << 20
 
 
-def probe_vectors(rows, width: int) -> np.ndarray:
+def probe_vectors(rows, width: int, seed: int | None = None) -> np.ndarray:
     """Fixed pseudo-random values in ``[-1, 1)`` for the given global rows.
 
     Parameters
@@ -38,6 +38,8 @@ def probe_vectors(rows, width: int) -> np.ndarray:
         Global row indices (any subset, so blocks can make their own rows).
     width : int
         Columns, at most 2^20.
+    seed : int, optional
+        Another fixed matrix per seed (None: the one the rows name alone).
 
     Returns
     -------
@@ -52,6 +54,8 @@ def probe_vectors(rows, width: int) -> np.ndarray:
     True
     """
     keys = np.asarray(rows, dtype=np.int64)[:, None] * _COLUMN_SPAN + np.arange(width)
+    if seed is not None:
+        keys = keys.astype(np.uint64) ^ mix64(np.array([seed]))[0]
     return (mix64(keys) >> np.uint64(11)).astype(np.float64) * 2.0 ** -52 - 1.0
 
 
