@@ -148,12 +148,23 @@ def test_fit_on_two_threads_is_the_one_thread_fit_bit_for_bit(monkeypatch):
     monkeypatch.setitem(KERNELS, "row_ranges", Kernel(0, "entries"))
     monkeypatch.setattr(row_ranges, "PARALLEL_MIN_WORK", 0)
     monkeypatch.setattr(kernels, "PARALLEL_MIN_WORK", 0)
+    monkeypatch.setitem(KERNELS, "discretize", Kernel(0, "entries"))
+    monkeypatch.setattr(block_argmax, "BLOCK_ENTRIES", 64)  # many blocks per Yu-Shi step
+    split = []
+    plain = block_argmax.rotated_labels_and_sums
+
+    def watched(X, R, tol=block_argmax.TIE_TOLERANCE, n_threads=1):
+        split.append(n_threads)
+        return plain(X, R, tol, n_threads)
+
+    monkeypatch.setattr(ahcka, "rotated_labels_and_sums", watched)
     hg = hypergraph_sbm(600, 3, homophily=0.8, n_features=8, random_state=1)
     fits = []
     for threads in (1, 2):
         with thread_limit(threads):
             fits.append(ahcka.AHCKA(3, random_state=0).fit(hg))
     one, two = fits
+    assert 1 in split and 2 in split  # the checks' steps ran on 1, then on 2 threads
     np.testing.assert_array_equal(one.labels_, two.labels_)
     np.testing.assert_array_equal(one.embedding_, two.embedding_)
     assert one.objective_history_ == two.objective_history_

@@ -34,6 +34,12 @@ rest under load 5-11, where only the CPU ratios count):
   s wall (CPU 0.112) with one thread, 0.116 s (0.115) with 2: neither gained nor lost on
   the loaded machine (``benchmarks/studies/bench_ahcka_check.py`` times the fit idle).
   Threshold 2^20 entries (as ``spmm``'s multiply-adds).
+* ``discretize`` (AHCKA's Yu-Shi steps by row blocks,
+  :func:`~hyperclust.cluster.block_argmax.rotated_labels_and_sums`: ~20 numpy calls per
+  block of 2^16 entries, each handing the GIL over): at ``2.5e6 x 4`` on the idle machine 2
+  threads took 1.24 s wall (median; 1.9 CPU s) against 1.66 s for one (1.6 CPU s); under
+  load neither gained. Threshold 2^23 entries (from ~2·10^6 nodes at k = 4), where the
+  blocks are many enough for the GIL hand-overs not to dominate.
 * ``tall_skinny`` (BLAS-3/LAPACK on ``n x w`` blocks with small ``w``: AHCKA's QR and
   rotations, the ``hsbm`` EM's ``n x k`` and ``n x d`` products): the same memory-bound
   shape; thin QR of ``10^4 x 8`` took 11x the CPU with 2 threads under load, the ``hsbm``
@@ -91,6 +97,7 @@ KERNELS = {
     "lanczos": Kernel(1e8, "n x ncv (ARPACK's Krylov basis)", ("blas",)),
     "kmeans": Kernel(1e8, "n x k x d (one Lloyd step)", ("openmp", "blas")),
     "row_ranges": Kernel(2 ** 20, "entries of an n x w block passed once by row ranges"),
+    "discretize": Kernel(2 ** 23, "entries of the n x k embedding of one Yu-Shi step"),
     "tall_skinny": Kernel(1e9, "n x w1 x w2 (QR of an n x w block: w1 = w2 = w; product "
                                "of an n x w1 block with a w1 x w2 matrix)", ("blas",)),
 }
@@ -121,7 +128,7 @@ def kernel_threads(kernel: str, work: float) -> int:
     >>> kernel_threads("fft", 1)
     Traceback (most recent call last):
     ...
-    ValueError: unknown kernel 'fft'; known: spmm, lanczos, kmeans, row_ranges, tall_skinny
+    ValueError: unknown kernel 'fft'; known: spmm, lanczos, kmeans, row_ranges, discretize, tall_skinny
     """
     rule = KERNELS.get(kernel)
     if rule is None:

@@ -34,7 +34,7 @@ from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
 from ..operators.row_ranges import even_ranges, run_on_ranges
 from ..operators.thin_qr import thin_qr
 from ..progress import progress_bar
-from ..kernel_threads import kernel_thread_limit
+from ..kernel_threads import kernel_thread_limit, kernel_threads
 from .._validation import Interval, Options
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .iteration_clock import IterationClock
@@ -98,8 +98,9 @@ def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1
         R[:, j] = Xn[first_near_minimum(c)]
     last = np.inf
     labels = rotated_labels(Xn, R) if max_iter < 1 else None
+    threads = kernel_threads("discretize", n * k)
     for _ in range(max_iter):
-        labels, BtX = rotated_labels_and_sums(Xn, R)  # BtX = B^T Xn
+        labels, BtX = rotated_labels_and_sums(Xn, R, n_threads=threads)  # BtX = B^T Xn
         U, S, Wt = np.linalg.svd(BtX, full_matrices=False)
         obj = n - S.sum()
         if last - obj < tol * max(1.0, n):

@@ -12,11 +12,13 @@ label) from the same pass: the discretisation's step is then one read of ``X`` i
 one plus ``k`` strided column copies and ``k`` ``bincount`` passes (2.4x less CPU at
 ``2.5e6 x 4``).
 
-It runs on one thread by default. Its blocks could go to threads (``n_threads``), but each
-block is ~20 numpy calls of a few microseconds, and every call hands the GIL over between
-the threads: with 2 threads each thread's half took about twice the one-thread time of the
-whole (2.5e6 x 4, load ~2), no wall time was gained and none was lost
-(``benchmarks/studies/bench_ahcka_check.py`` times both for an idle machine).
+Its blocks can go to threads (``n_threads``; AHCKA passes the ``"discretize"`` rule of
+:data:`~hyperclust.kernel_threads.KERNELS`). Each block is ~20 numpy calls of a few
+microseconds, and every call hands the GIL over between the threads: under load, with 2
+threads each thread's half took about twice the one-thread time of the whole (2.5e6 x 4),
+so nothing was gained or lost; on the idle machine 2 threads took 25% less wall time
+(``benchmarks/studies/bench_ahcka_check.py`` times both). The sums are the same for any
+thread count.
 """
 
 from __future__ import annotations
