@@ -83,7 +83,7 @@ def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1
     V = np.asarray(V, dtype=np.float64)
     norms = np.linalg.norm(V, axis=1)
     scale = float(norms.max(initial=0.0))
-    Xn = normalize_rows(V, scale)
+    Xn = normalize_rows(V, scale, norms)
     n, k = Xn.shape
     nonzero = norms > TINY_ROW * scale  # the rows normalize_rows kept
     if not nonzero.any():

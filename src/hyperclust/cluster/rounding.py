@@ -20,7 +20,7 @@ __all__ = ["normalize_rows", "first_near_minimum", "first_near_maximum", "kmeans
 TINY_ROW = 1e-12
 
 
-def normalize_rows(V: np.ndarray, scale: float) -> np.ndarray:
+def normalize_rows(V: np.ndarray, scale: float, norms: np.ndarray | None = None) -> np.ndarray:
     """Rows of ``V`` scaled to unit norm; rows of norm at most ``TINY_ROW * scale`` (``scale``
     the largest row norm) set to zero.
 
@@ -29,12 +29,26 @@ def normalize_rows(V: np.ndarray, scale: float) -> np.ndarray:
     pointing anywhere, and the node's label would follow the rounding, which changes with
     the order of the hyperedges and with a blockwise computation.
 
+    Parameters
+    ----------
+    V : ndarray, shape (n, k)
+    scale : float
+        The largest row norm of ``V``.
+    norms : ndarray, shape (n,), optional
+        ``V``'s row norms when the caller has them already (not computed again).
+
+    Returns
+    -------
+    ndarray, shape (n, k)
+
     Examples
     --------
     >>> normalize_rows(np.array([[3.0, 4.0], [1e-18, -1e-18], [0.0, 2.0]]), 5.0).tolist()
     [[0.6, 0.8], [0.0, 0.0], [0.0, 1.0]]
     """
-    norms = np.linalg.norm(V, axis=1, keepdims=True)
+    if norms is None:
+        norms = np.linalg.norm(V, axis=1)
+    norms = norms[:, None]
     return np.divide(V, norms, out=np.zeros_like(V), where=norms > TINY_ROW * scale)
 
 
@@ -94,7 +108,8 @@ def kmeans_on_rows(embedding, k, seed):
     True
     """
     X = np.asarray(embedding, dtype=np.float64)
-    X = normalize_rows(X, float(np.linalg.norm(X, axis=1).max(initial=0.0)))
+    norms = np.linalg.norm(X, axis=1)
+    X = normalize_rows(X, float(norms.max(initial=0.0)), norms)
     return kmeans_labels(X, k, 10, seed).astype(np.int64)
 
 

@@ -87,8 +87,9 @@ def resolve_threads(n_threads=None) -> int:
     return int(limit) if limit is not None else default_threads()
 
 
-def _get_pool(n: int) -> ThreadPoolExecutor:
-    """A process-wide pool of at least ``n`` workers (re-created after a fork)."""
+def shared_pool(n: int) -> ThreadPoolExecutor:
+    """A process-wide pool of at least ``n`` workers (re-created after a fork): the one
+    pool of every row-block kernel (:func:`csr_matmat`, :mod:`~hyperclust.operators.row_ranges`)."""
     global _pool, _pool_key
     with _pool_lock:
         pid = os.getpid()
@@ -127,7 +128,8 @@ def row_blocks(indptr: np.ndarray, n_blocks: int) -> np.ndarray:
     return np.maximum.accumulate(np.clip(b, 0, n_rows))
 
 
-def _block(A, X, out, lo, hi):
+def add_product_rows(A, X, out, lo, hi):
+    """``out[lo:hi] += A[lo:hi] @ X`` without a copy of the rows (scipy's CSR kernel)."""
     if hi <= lo:
         return
     if _csr_matvecs is not None:
@@ -197,11 +199,11 @@ def csr_matmat(A: sp.csr_matrix, X: np.ndarray, out: np.ndarray | None = None, *
     threads = resolve_threads(n_threads)
     if threads > 1 and A.nnz * d >= PARALLEL_MIN_WORK and r >= 2 * threads:
         bounds = row_blocks(A.indptr, threads)
-        pool = _get_pool(threads)
-        futures = [pool.submit(_block, A, X, out, int(lo), int(hi))
+        pool = shared_pool(threads)
+        futures = [pool.submit(add_product_rows, A, X, out, int(lo), int(hi))
                    for lo, hi in zip(bounds[:-1], bounds[1:])]
         for f in futures:
             f.result()
     else:
-        _block(A, X, out, 0, r)
+        add_product_rows(A, X, out, 0, r)
     return out

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernel_threads import kernel_threads
-from .kernels import PARALLEL_MIN_WORK, _block, _get_pool, resolve_threads, row_blocks
+from .kernels import (PARALLEL_MIN_WORK, add_product_rows, resolve_threads, row_blocks,
+                      shared_pool)
 
 __all__ = ["run_on_ranges", "even_ranges", "csr_matmat_scaled"]
 
@@ -42,7 +43,7 @@ def run_on_ranges(task, bounds) -> None:
         for lo, hi in pairs:
             task(lo, hi)
         return
-    pool = _get_pool(len(pairs))
+    pool = shared_pool(len(pairs))
     for f in [pool.submit(task, lo, hi) for lo, hi in pairs]:
         f.result()
 
@@ -94,7 +95,7 @@ def csr_matmat_scaled(A, X: np.ndarray, out: np.ndarray, row_scales, n_threads=N
     def task(lo, hi):
         out[lo:hi].fill(0)
         if A.nnz and d:
-            _block(A, X, out, lo, hi)
+            add_product_rows(A, X, out, lo, hi)
         for scale in row_scales:
             out[lo:hi] *= scale[lo:hi]
 
