@@ -1,7 +1,9 @@
 """Idle check of the thread policy: is a fit with the default threads ever slower than with
 one thread? (issue 32 item 1; ``hyperclust.kernel_threads`` holds the per-kernel rules.)
 
-For ``spectral-zhou``, ``ahcka`` and ``auto`` on ``hypergraph_sbm(n, 4, homophily=0.7)`` at
+For ``spectral-zhou``, ``ahcka`` and ``auto`` (by default; ``--methods`` takes any
+registered method, built by :func:`~hyperclust.cluster.registry.make_estimator` with 32
+features at every size) on ``hypergraph_sbm(n, 4, homophily=0.7)`` at
 each size, three thread settings, each in its own fresh process (``HYPERCLUST_NUM_THREADS``
 = ``1``, unset = the policy's default, ``2``), interleaved round by round; per setting the
 min and median wall time (and CPU time) of ``--repeats`` fits. Inputs carry 32 dense
@@ -32,7 +34,8 @@ import time
 
 METHODS = ("spectral-zhou", "ahcka", "auto")
 SETTINGS = ("1", "default", "2")
-FEATURES_UP_TO = 10_000  # sizes up to this one get 32 features
+FEATURES_UP_TO = 10_000  # sizes up to this one get 32 features for the kNN-searching methods
+KNN_SEARCHING = ("ahcka", "auto")  # with features their fit searches a kNN graph (minutes at 10^5)
 
 
 def _fit_rows(method: str, n: int, repeats: int) -> dict:
@@ -42,15 +45,17 @@ def _fit_rows(method: str, n: int, repeats: int) -> dict:
 
     from hyperclust.cluster import AHCKA, SpectralHypergraphClustering
     from hyperclust.cluster.auto import AutoClusterer
+    from hyperclust.cluster.registry import make_estimator
     from hyperclust.datasets.synthetic import hypergraph_sbm
     from hyperclust.threads import default_threads, input_work
 
-    d = 32 if method == "spectral-zhou" or n <= FEATURES_UP_TO else 0
+    d = 32 if method not in KNN_SEARCHING or n <= FEATURES_UP_TO else 0
     hg = hypergraph_sbm(n, 4, homophily=0.7, n_features=d, random_state=0)
     make = {"spectral-zhou": lambda: SpectralHypergraphClustering(4, operator="zhou",
                                                                    random_state=0),
             "ahcka": lambda: AHCKA(4, random_state=0),
-            "auto": lambda: AutoClusterer(4, random_state=0)}[method]
+            "auto": lambda: AutoClusterer(4, random_state=0)}.get(
+        method, lambda: make_estimator(method, 4, random_state=0))
     A = sp.csr_matrix(hg.incidence_t, dtype=np.float64)
     At = sp.csr_matrix(hg.incidence, dtype=np.float64)
     X1, X4 = np.ones((n, 1)), np.ones((n, 4))
@@ -95,13 +100,19 @@ def _median(values):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", nargs="+", type=float, default=[1e4, 1e5])
-    ap.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
+    ap.add_argument("--methods", nargs="+", default=list(METHODS),
+                    help="registered method names (default: %(default)s)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         print(json.dumps(_fit_rows(args.child[0], int(args.child[1]), int(args.child[2]))))
         return
+    from hyperclust.cluster.registry import available_methods
+
+    unknown = sorted(set(args.methods) - set(available_methods()))
+    if unknown:
+        ap.error(f"unknown method(s) {', '.join(unknown)}; known: {', '.join(available_methods())}")
     user_vars = {v: os.environ[v] for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                                             "MKL_NUM_THREADS") if v in os.environ}
     print(f"commit {_commit()}  cores {len(os.sched_getaffinity(0))}  user limits {user_vars}"
