@@ -17,6 +17,10 @@ Operations:
 * ``PX``     ``P X`` for X of shape (n, 64), float32, into preallocated buffers, with the
              policy's threads (``PropagationOperator.apply``); kernel: one float32 pair;
 * ``PX-1t``  the same on one thread (says what the threaded kernel gains);
+* ``PX-rcm`` ``PX`` on the hypergraph renumbered by reverse Cuthill-McKee
+             (:func:`hyperclust.hypergraph.ordering.reordered`, the cache order the fits use
+             from 2^21 incidences; not timed); its kernel is the bare pair on the renumbered
+             incidence, its bound the same compulsory bytes;
 * ``basis``  Uni-DHC's basis ``[X, PX, ..., P^4 X]``, X (n, 32), float32
              (``polynomial_basis``); kernel: 4 float32 pairs at width 32;
 * ``eigsh``  the regularized spectral embedding of ``spectral-zhou`` (4 eigenvectors of the
@@ -68,7 +72,7 @@ import numpy as np
 from hyperclust.bench import markdown_table
 from hyperclust.bench.provenance import OTHER_CPU_IDLE, all_idle
 
-OPERATIONS = ("PX", "PX-1t", "basis", "eigsh", "spectral-zhou", "unidhc_epoch", "ahcka", "auto")
+OPERATIONS = ("PX", "PX-1t", "PX-rcm", "basis", "eigsh", "spectral-zhou", "unidhc_epoch", "ahcka", "auto")
 FIT_OPS = ("ahcka", "auto")
 KEY = ("op", "n_nodes")
 DEFAULT_SIZES = (1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6)
@@ -148,6 +152,10 @@ def _setup(op, hg, rng):
     """
     import scipy.sparse as sp
 
+    if op == "PX-rcm":
+        from hyperclust.hypergraph.ordering import reordered
+
+        hg, _ = reordered(hg)
     n, m, nnz = hg.n_nodes, hg.n_edges, hg.incidence.nnz
     A32 = sp.csr_matrix(hg.incidence_t, dtype=np.float32)  # m x n
     At32 = sp.csr_matrix(hg.incidence, dtype=np.float32)  # n x m
@@ -155,12 +163,12 @@ def _setup(op, hg, rng):
     def pair32(X):
         return lambda: At32 @ (A32 @ X)
 
-    if op in ("PX", "PX-1t", "basis", "unidhc_epoch"):
+    if op in ("PX", "PX-1t", "PX-rcm", "basis", "unidhc_epoch"):
         from hyperclust.models.basis import polynomial_basis
         from hyperclust.operators.propagation import PropagationOperator
 
         P = PropagationOperator(hg, dtype=np.float32, n_threads=1 if op == "PX-1t" else None)
-    if op in ("PX", "PX-1t"):
+    if op in ("PX", "PX-1t", "PX-rcm"):
         X = rng.standard_normal((n, PX_WIDTH)).astype(np.float32)
         out, work = np.empty_like(X), P.workspace(PX_WIDTH)
         return (lambda: P.apply(X, out=out, work=work), pair32(X), lambda t: t,
