@@ -64,6 +64,17 @@ def _filter_output(coefficients, B) -> np.ndarray:
     return np.tensordot(np.asarray(coefficients, dtype=B.dtype), B, axes=1)
 
 
+def _row_sums_of_squares(X) -> np.ndarray:
+    """``np.sum(X * X, axis=1)``, shape (n,), bit for bit, by blocks of
+    :data:`ENCODE_ROWS` rows: the whole ``X * X`` was a fresh n x d float64 array (256 MB
+    at 10^6 x 32), whose first touch cost more than the sums."""
+    out = np.empty(X.shape[0], dtype=X.dtype)
+    for lo in range(0, X.shape[0], ENCODE_ROWS):
+        block = X[lo:lo + ENCODE_ROWS]
+        np.sum(block * block, axis=1, out=out[lo:lo + ENCODE_ROWS])
+    return out
+
+
 def _deep():
     """``(torch, train_unidhc)``, imported on first use: torch is the optional extra
     ``hyperclust[deep]``, and importing this module must not load it."""
@@ -314,7 +325,7 @@ class UniDHC(HypergraphClusterer):
                 self.n_structural, n_clusters))
             X = reduce_features(X, self.n_components, seed)
         X = X.toarray() if hasattr(X, "toarray") else np.asarray(X, dtype=np.float64)
-        scale = np.sqrt(np.mean(np.sum(X * X, axis=1)))
+        scale = np.sqrt(np.mean(_row_sums_of_squares(X)))
         return (X / scale if scale > 0 else X), kind
 
     def _initial_filter(self, hg, P, X, B, order, seed, k):
@@ -392,7 +403,8 @@ class UniDHC(HypergraphClusterer):
         del X  # read no more: its n x d float64 would sit under the training's peak
 
         def train(basis):
-            return self._train(basis, hg.incidence, g0, seed, load_meter)
+            # H^T's CSR read as H in CSC: the layout the hyperedge means need, no conversion
+            return self._train(basis, hg.incidence_t.T, g0, seed, load_meter)
 
         self.selected_, self.scores_ = self.embedding, None
         if self.embedding == "by-input":

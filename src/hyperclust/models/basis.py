@@ -173,11 +173,16 @@ def feature_neighbors(X, queries: np.ndarray, candidates: np.ndarray, n_neighbor
 
     if chunk_size is None:
         chunk_size = max(1, 2 ** 22 // max(1, len(candidates)))
-    idx, _ = exact_cosine_neighbors(np.asarray(X, dtype=np.float64), n_neighbors,
-                                    queries=queries, candidates=candidates, exclude_self=False,
+    # only the rows searched: the search normalises every row it is given (0.6 s for 10^6
+    # rows when 2% are searched); positions in the sorted rows keep the ids' order, so the
+    # same similarities, ties and neighbours come out
+    rows, positions = np.unique(np.concatenate([queries, candidates]), return_inverse=True)
+    idx, _ = exact_cosine_neighbors(np.asarray(X[rows], dtype=np.float64), n_neighbors,
+                                    queries=positions[:len(queries)],
+                                    candidates=positions[len(queries):], exclude_self=False,
                                     chunk_size=chunk_size, backend="dense",
                                     tie_break="partition")
-    return idx
+    return rows[idx]
 
 
 def borrow_for_isolated(basis: np.ndarray, isolated: np.ndarray,

@@ -25,6 +25,8 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 
+from ..operators.kernels import csr_matmat
+from .adam import adam
 from .load_following import LoadFollower
 from .losses import decorrelation_loss, node_consistency_loss, thread_invariant_sum
 
@@ -239,7 +241,8 @@ def hyperedge_basis_means(basis: np.ndarray, incidence: sp.spmatrix) -> np.ndarr
 
     Returns
     -------
-    ndarray, shape (K+1, m, d), the dtype of ``basis``; rows of empty hyperedges are 0.
+    ndarray, shape (K+1, m, d), the dtype of ``basis`` (float64 for an integer basis);
+    rows of empty hyperedges are 0.
 
     Examples
     --------
@@ -249,13 +252,18 @@ def hyperedge_basis_means(basis: np.ndarray, incidence: sp.spmatrix) -> np.ndarr
     >>> hyperedge_basis_means(B, H)[0].tolist()
     [[1.0, 2.0], [3.0, 4.0]]
     """
-    Ht = sp.csr_matrix(incidence).T.tocsr().astype(basis.dtype, copy=True)
-    Ht.data[:] = 1
+    basis = np.asarray(basis)
+    dtype = np.result_type(basis.dtype, np.float32)
+    # a CSC incidence holds H^T in CSR: no conversion; every stored entry counts once
+    H = sp.csc_matrix(incidence)
+    Ht = sp.csr_matrix((np.ones(H.nnz, dtype=dtype), H.indices, H.indptr),
+                       shape=H.shape[::-1])
+    Ht.sort_indices()
     sizes = np.diff(Ht.indptr)
-    mean = sp.diags(1.0 / np.maximum(sizes, 1)).astype(basis.dtype) @ Ht
-    out = np.empty((basis.shape[0], Ht.shape[0], basis.shape[2]), dtype=basis.dtype)
-    for k in range(basis.shape[0]):
-        out[k] = mean @ basis[k]
+    mean = sp.diags(1.0 / np.maximum(sizes, 1)).astype(dtype) @ Ht
+    out = np.empty((basis.shape[0], Ht.shape[0], basis.shape[2]), dtype=dtype)
+    for k in range(basis.shape[0]):  # into ``out`` on the kernel threads: no temporaries
+        csr_matmat(mean, np.ascontiguousarray(basis[k], dtype=dtype), out[k])
     return out
 
 
@@ -299,10 +307,12 @@ class ArrayBatches:
         self.n_edges = int(usable.size)
         self.means = None
         if edge_means and usable.size:
+            if usable.size < incidence.shape[1]:
+                incidence = incidence[:, usable]
             # the usable columns first: a C-contiguous (K+1, n_edges, d) block, which
             # index_select gathers from without copying the whole block
             self.means = torch.as_tensor(hyperedge_basis_means(
-                np.asarray(basis, dtype=np.float32), incidence[:, usable]), device=self.device)
+                np.asarray(basis, dtype=np.float32), incidence), device=self.device)
 
     # index_select, not basis[:, idx]: the same rows, 5-10x faster than advanced indexing
     def nodes(self, idx):
@@ -354,11 +364,13 @@ def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, devic
     return train_on_batches(source, gamma_init, device=device, **options)
 
 
-def _adam(net, lr: float, gamma_lr: float):
-    """Adam over the encoder's parameters (``lr``) and gamma (``gamma_lr``)."""
+def _adam(net, lr: float, gamma_lr: float, device):
+    """Adam over the encoder's parameters (``lr``) and gamma (``gamma_lr``); on CPU without
+    ``torch.optim``, whose import of ``torch._dynamo`` cost more than the training
+    (:mod:`hyperclust.models.adam`)."""
     encoder = [p for name, p in net.named_parameters() if not name.startswith("filter.")]
-    return torch.optim.Adam([{"params": encoder},
-                             {"params": [net.filter.gamma], "lr": gamma_lr}], lr=lr)
+    return adam([{"params": encoder}, {"params": [net.filter.gamma], "lr": gamma_lr}],
+                lr=lr, device=device)
 
 
 def _train_epoch(net, source, opt, rng, g0, *, batch_size, edge_batch, weights, dropout,
@@ -459,7 +471,7 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     # a gamma at lr 0 needs no gradient: backward skips the encoder's input gradient
     net.filter.gamma.requires_grad_(gamma_lr > 0)
     g0 = net.filter.gamma.detach().clone()
-    opt = _adam(net, lr, gamma_lr)
+    opt = _adam(net, lr, gamma_lr, device)
     use_edges = bool(decorrelation_weight) and source.n_edges >= 2
     history = []
     bar = tqdm(range(int(epochs)), desc="Uni-DHC", disable=not verbose, leave=False)
