@@ -22,7 +22,10 @@ Idle check (about 2.5 minutes on an idle 2-core machine at 10^6: 9 s to build th
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 \\
         PYTHONPATH=src python benchmarks/bench_unidhc_setup.py --n 1e6 --repeats 3
 
-Without the thread variables the fits use the thread policy's default.
+Without the thread variables the fits use the thread policy's default. ``--ref SRC`` also
+fits with another source tree (e.g. ``git archive 8683a33 src | tar -x -C /tmp/before``,
+then ``--ref /tmp/before/src``), interleaved with this checkout's (``PYTHONPATH`` of each
+fit's process is its tree's ``src``), so both see the same load.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]
 #: (phase, module, owner attribute or None for a module-level function, function name).
 #: A phase's time is the sum over its calls; "import" is the first ``_deep()`` call.
 PHASES = (
@@ -174,10 +178,11 @@ def bare_pair(path, width: int = 32, repeats: int = 3) -> tuple:
     return min(r[0] for r in runs), min(r[1] for r in runs)
 
 
-def run_child(path, gamma_init, timeout) -> dict:
+def run_child(path, gamma_init, timeout, src) -> dict:
+    """One fit in a fresh process importing hyperclust from ``src``."""
     out = subprocess.run([sys.executable, __file__, "--child", str(path), "--gamma-init",
                           gamma_init], capture_output=True, text=True, timeout=timeout,
-                         env=dict(os.environ))
+                         env=dict(os.environ, PYTHONPATH=str(src)))
     if out.returncode:
         sys.exit(f"the fit's process failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -240,6 +245,8 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=3, help="fits, each in a fresh process")
     ap.add_argument("--gamma-init", default="canonical", help="UniDHC's gamma_init")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per fit")
+    ap.add_argument("--ref", metavar="SRC", help="also fit with this source tree (its src/), "
+                    "interleaved with this checkout's")
     ap.add_argument("--child", metavar="NPZ", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -247,24 +254,33 @@ def main(argv=None):
         return
     from hyperclust.bench.provenance import load_average, run_provenance
 
+    trees = {"this": ROOT / "src", **({"ref": Path(args.ref)} if args.ref else {})}
     head = {**run_provenance(), "n": int(args.n), "repeats": args.repeats,
-            "gamma_init": args.gamma_init,
+            "gamma_init": args.gamma_init, "trees": {k: str(v) for k, v in trees.items()},
             "env_threads": {k: os.environ.get(k) for k in ("HYPERCLUST_NUM_THREADS",
                                                            "OMP_NUM_THREADS")}}
+    fits, kernel = {tree: [] for tree in trees}, []
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "hsbm.npz"
         head.update(save_input(int(args.n), path))
         print(json.dumps(head), flush=True)
-        fits, kernel = [], []
-        for _ in range(args.repeats):
-            fits.append(run_child(path, args.gamma_init, args.timeout))
-            print(json.dumps(fits[-1]), flush=True)
+        for _ in range(args.repeats):  # the trees interleaved: both see the same load
+            for tree, src in trees.items():
+                fits[tree].append(run_child(path, args.gamma_init, args.timeout, src))
+                print(json.dumps({"tree": tree, **fits[tree][-1]}), flush=True)
             kernel.append(bare_pair(path))
+    for tree in trees:
+        report(tree, fits[tree], kernel, load_average())
+
+
+def report(tree, fits, kernel, load_end):
+    """Print the summary of one tree's fits: JSON, the phase table, the set-up shares."""
     summ = summary(fits, kernel)
-    summ["load_avg_end"] = load_average()
-    summ["threads"] = sorted({f["threads"] for f in fits}, key=str)
-    summ["torch_dynamo_imported"] = sorted({f["torch_dynamo_imported"] for f in fits})
+    summ.update(tree=tree, load_avg_end=load_end,
+                threads=sorted({f["threads"] for f in fits}, key=str),
+                torch_dynamo_imported=sorted({f["torch_dynamo_imported"] for f in fits}))
     print(json.dumps(summ), flush=True)
+    print(f"\n{tree}:")
     print("\n".join(table(summ)))
     for suffix, clock in (("", "wall"), ("_cpu", "CPU")):
         print(f"set-up share ({clock}, min / median): with import "
@@ -272,7 +288,6 @@ def main(argv=None):
               f"{summ['setup_share' + suffix]['median']:.3f}; without import "
               f"{summ['setup_share_without_import' + suffix]['min']:.3f} / "
               f"{summ['setup_share_without_import' + suffix]['median']:.3f}")
-
 
 if __name__ == "__main__":
     main()

@@ -213,7 +213,8 @@ def test_array_batches_edges_skip_small_hyperedges():
     assert src.n_edges == 3
     np.testing.assert_array_equal(src.edges(np.array([2, 0, 1])).numpy(), full[:, [3, 0, 2]])
     np.testing.assert_array_equal(src.nodes(np.array([3, 1])).numpy(), B[:, [3, 1]])
-    assert src.means.is_contiguous()
+    src.edges(np.array([1]))  # 4 rows drawn of 3 hyperedges: all the means from now on
+    assert src._means.is_contiguous()
 
 
 def test_giant_hyperedge_costs_a_step_what_a_small_one_costs():

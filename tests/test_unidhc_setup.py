@@ -104,3 +104,30 @@ def test_setup_shares_with_and_without_the_import():
     lines = bench.table(summ)
     assert lines[2].startswith("| import | 2.000 | 2.000 | 1.000 | 1.000 | yes |")
     assert any(line.startswith("| epochs |") and line.endswith("|  |") for line in lines)
+
+
+def test_sampled_hyperedge_means_are_the_rows_of_the_whole_product():
+    pytest.importorskip("torch")
+    from hyperclust.models.unidhc import ArrayBatches, hyperedge_basis_means
+
+    rng = np.random.default_rng(4)
+    H = sp.random(400, 150, density=0.006, random_state=5, format="csr")
+    B = rng.normal(size=(3, 400, 6)).astype(np.float32)
+    src = ArrayBatches(B, H, "cpu")
+    usable = np.flatnonzero(np.diff(H.tocsc().indptr) >= 2)
+    full = hyperedge_basis_means(B, H)[:, usable]
+    draws = [rng.choice(src.n_edges, size=30, replace=False) for _ in range(6)]
+    for i, idx in enumerate(draws):  # sampled rows until n_edges are drawn, then all rows
+        assert (src._means is None) == (30 * i <= src.n_edges)
+        assert np.array_equal(src.edges(idx).numpy(), full[:, idx])
+    assert src._means is not None and 60 < src.n_edges == usable.size < 150
+
+
+def test_edges_without_means_is_a_clear_error():
+    pytest.importorskip("torch")
+    from hyperclust.models.unidhc import ArrayBatches
+
+    H = sp.csr_matrix(np.array([[1, 0], [1, 1], [0, 1]]))
+    src = ArrayBatches(np.ones((1, 3, 2), dtype=np.float32), H, "cpu", edge_means=False)
+    with pytest.raises(ValueError, match="without hyperedge means"):
+        src.edges(np.array([0]))
