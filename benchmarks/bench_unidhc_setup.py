@@ -12,8 +12,8 @@ that pair ``order`` times), so both see the same load.
 Per phase: wall and process CPU seconds (min and median over the fits). ``set-up`` is
 everything before the first training epoch (the issue's definition), with and without
 ``import torch`` (paid once per process: a second fit in the same process does not pay it);
-``other`` is the fit less its named phases (parameter checks, the filter output, small
-steps). Also printed: commit, threads, load average before and after, peak RSS of each
+``other`` is the fit less its named phases (the embedding's normalisation and stacking,
+small steps). Also printed: commit, threads, load average before and after, peak RSS of each
 child (``ru_maxrss``, the loaded input included) and its RSS before the fit.
 
 Idle check (about 2.5 minutes on an idle 2-core machine at 10^6: 9 s to build the input,
@@ -41,9 +41,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: (phase, module, owner attribute or None for a module-level function, function name).
-#: A phase's time is the sum over its calls; "import" is the first ``_deep()`` call.
+#: A phase's time is the sum over its calls (and over the functions of one name);
+#: "import" is the first ``_deep()`` call.
 PHASES = (
     ("import", "hyperclust.cluster.unidhc", None, "_deep"),
+    ("validation", "hyperclust.cluster.unidhc", "UniDHC", "_validate_params"),
+    ("validation", "hyperclust.cluster.unidhc", None, "check_hypergraph"),
+    ("validation", "hyperclust.cluster.unidhc", None, "check_n_clusters"),
+    ("validation", "hyperclust.cluster.unidhc", "UniDHC", "_validate"),
     ("input", "hyperclust.cluster.unidhc", "UniDHC", "_prepare_input"),
     ("operator", "hyperclust.cluster.unidhc", None, "PropagationOperator"),
     ("basis", "hyperclust.cluster.unidhc", None, "polynomial_basis"),
@@ -54,11 +59,12 @@ PHASES = (
     ("model", "hyperclust.models.unidhc", None, "UniDHCNet"),
     ("optimizer", "hyperclust.models.unidhc", None, "_adam"),
     ("epochs", "hyperclust.models.unidhc", None, "_train_epoch"),
+    ("filter output", "hyperclust.cluster.unidhc", None, "_filter_output"),
     ("encode", "hyperclust.cluster.unidhc", "UniDHC", "_encode"),
     ("k-means", "hyperclust.cluster.unidhc", None, "kmeans_labels"),
 )
 #: Phases that end before the first epoch (with "other" before it: checks, small steps).
-SETUP = ("import", "input", "operator", "basis", "initial filter", "isolated kNN",
+SETUP = ("import", "validation", "input", "operator", "basis", "initial filter", "isolated kNN",
          "isolated borrow", "batches", "model", "optimizer")
 
 
