@@ -131,3 +131,23 @@ def test_edges_without_means_is_a_clear_error():
     src = ArrayBatches(np.ones((1, 3, 2), dtype=np.float32), H, "cpu", edge_means=False)
     with pytest.raises(ValueError, match="without hyperedge means"):
         src.edges(np.array([0]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_basis_and_search_of_a_scaled_input_are_those_of_the_divided_copy(dtype):
+    from hyperclust import Hypergraph
+    from hyperclust.models.basis import polynomial_basis
+    from hyperclust.operators import PropagationOperator
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(60, 5)) * 3.7
+    hg = Hypergraph.from_edges([list(rng.choice(50, size=4, replace=False))
+                                for _ in range(30)], n_nodes=60)
+    P = PropagationOperator(hg, dtype=dtype)
+    scale = np.sqrt(np.mean(np.sum(X * X, axis=1)))
+    got = polynomial_basis(P, X, 2, scale=scale)
+    assert got.dtype == dtype and np.array_equal(got, polynomial_basis(P, X / scale, 2))
+    isolated, connected = np.flatnonzero(hg.isolated), np.flatnonzero(~hg.isolated)
+    assert 10 <= isolated.size < 30
+    np.testing.assert_array_equal(feature_neighbors(X, isolated, connected, 3, scale=scale),
+                                  feature_neighbors(X / scale, isolated, connected, 3))
