@@ -10,22 +10,23 @@ once; the parent times the bare kernel between the children (scipy's float32 CSR
 that pair ``order`` times), so both see the same load.
 
 Per phase: wall and process CPU seconds (min and median over the fits). ``set-up`` is
-everything before the first training epoch (the issue's definition), with and without
+everything before the first training epoch, with and without
 ``import torch`` (paid once per process: a second fit in the same process does not pay it);
 ``other`` is the fit less its named phases (the embedding's normalisation and stacking,
 small steps). Also printed: commit, threads, load average before and after, peak RSS of each
 child (``ru_maxrss``, the loaded input included) and its RSS before the fit.
 
-Idle check (about 2.5 minutes on an idle 2-core machine at 10^6: 9 s to build the input,
-3 fits of ~13 s, 3 kernel pairs)::
+Idle check (under 2 minutes on an idle 2-core machine at 10^6: 9 s to build the input, 3
+fits of ~10 s in each tree, 3 kernel pairs; half that without ``--ref``)::
 
+    mkdir -p /tmp/before && git archive 8683a33 src | tar -x -C /tmp/before
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 \\
-        PYTHONPATH=src python benchmarks/bench_unidhc_setup.py --n 1e6 --repeats 3
+        PYTHONPATH=src python benchmarks/bench_unidhc_setup.py --n 1e6 --repeats 3 \\
+        --ref /tmp/before/src
 
 Without the thread variables the fits use the thread policy's default. ``--ref SRC`` also
-fits with another source tree (e.g. ``git archive 8683a33 src | tar -x -C /tmp/before``,
-then ``--ref /tmp/before/src``), interleaved with this checkout's (``PYTHONPATH`` of each
-fit's process is its tree's ``src``), so both see the same load.
+fits with another source tree (its ``src``), interleaved with this checkout's
+(``PYTHONPATH`` of each fit's process is its tree's ``src``), so both see the same load.
 """
 
 from __future__ import annotations
