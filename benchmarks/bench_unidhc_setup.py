@@ -147,7 +147,7 @@ def child(path: str, gamma_init: str) -> dict:
     hg = load_input(path)
     from hyperclust.bench.memory import current_rss_mb
     from hyperclust.cluster.unidhc import UniDHC
-    from hyperclust.threads import current_limit
+    from hyperclust.threads import current_limit, default_threads, input_work
 
     clock = PhaseClock()
     clock.wrap_all(PHASES)
@@ -163,7 +163,9 @@ def child(path: str, gamma_init: str) -> dict:
             "other_cpu_s": cpu - sum(clock.cpu.values()),
             "torch_imported_before_fit": torch_before,
             "torch_dynamo_imported": "torch._dynamo" in sys.modules,
-            "threads": current_limit(), "rss_before_fit_mib": rss_before,
+            # the fit's own limit (the thread policy for this input), not this script's
+            "threads": current_limit() or default_threads(input_work(hg)),
+            "rss_before_fit_mib": rss_before,
             "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
