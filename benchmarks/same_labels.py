@@ -5,7 +5,9 @@ For each method, dataset and seed, ``make_estimator(method, k, random_state=seed
 once with this checkout's ``src`` and once with ``--ref`` (another source tree, e.g.
 ``git archive <commit> src | tar -x -C /tmp/before``), each tree in its own process; the
 script prints, per method, in how many runs the labels are identical (bit for bit) and the
-first differing run::
+first differing run. ``--attrs`` compares other fitted attributes too (each bit for bit, e.g.
+``labels_,embedding_,coefficients_`` for Uni-DHC; an attribute a method lacks is ``None``
+in both trees)::
 
     HYPERCLUST_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/same_labels.py \\
         --ref /tmp/before/src [--methods ahcka,hgnn] [--datasets zoo,synthetic-h0.3-n400-k3]
@@ -32,7 +34,7 @@ import pickle, sys, warnings
 from hyperclust.cluster.registry import available_methods, make_estimator
 from hyperclust.datasets import resolve_dataset
 
-data, out, methods, names, seeds = sys.argv[1:6]
+data, out, methods, names, seeds, attrs = sys.argv[1:7]
 methods = list(available_methods()) if methods == "all" else methods.split(",")
 runs = {}
 for name in names.split(","):
@@ -43,32 +45,38 @@ for name in names.split(","):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 try:
-                    labels = make_estimator(method, k, random_state=seed).fit(hg).labels_
+                    est = make_estimator(method, k, random_state=seed).fit(hg)
+                    fitted = [getattr(est, a, None) for a in attrs.split(",")]
                 except Exception as exc:  # a method that fails must fail in both trees
-                    labels = f"{type(exc).__name__}: {exc}"
-            runs[method, name, seed] = labels
+                    fitted = f"{type(exc).__name__}: {exc}"
+            runs[method, name, seed] = fitted
 with open(out, "wb") as fh:
     pickle.dump(runs, fh)
 '''
 
 
-def fit_all(src, tag, methods, names, seeds, scratch) -> dict:
+def fit_all(src, tag, methods, names, seeds, scratch, attrs="labels_") -> dict:
     out = Path(scratch) / f"runs-{tag}.pkl"
     subprocess.run([sys.executable, "-c", FIT, str(DATA), str(out), methods, names,
-                    str(seeds)], env=dict(os.environ, PYTHONPATH=src), check=True)
+                    str(seeds), attrs], env=dict(os.environ, PYTHONPATH=src), check=True)
     with open(out, "rb") as fh:
         return pickle.load(fh)  # written just now by our own child process
 
 
 def _same(a, b) -> bool:
+    """Same failure message, or every attribute equal bit for bit (``None`` for both when
+    a method lacks it)."""
     if isinstance(a, str) or isinstance(b, str):
         return a == b
-    return np.array_equal(a, b)
+    return len(a) == len(b) and all(
+        (x is None and y is None) if x is None or y is None else np.array_equal(x, y)
+        for x, y in zip(a, b))
 
 
-def report(this, ref) -> list[str]:
+def report(this, ref, attrs="labels_") -> list[str]:
     """One line per method: identical runs out of all, and the first that differs."""
-    lines = ["| method | identical labels | first difference |", "|---|---|---|"]
+    lines = [f"| method | identical {attrs.replace(',', ', ')} | first difference |",
+             "|---|---|---|"]
     for method in dict.fromkeys(m for m, _, _ in this):
         keys = [key for key in this if key[0] == method]
         differ = [key for key in keys if key not in ref or not _same(this[key], ref[key])]
@@ -83,12 +91,14 @@ def main(argv=None):
     ap.add_argument("--methods", default="all", help="comma-separated; default every method")
     ap.add_argument("--datasets", default=",".join(SETS))
     ap.add_argument("--seeds", type=int, default=2)
+    ap.add_argument("--attrs", default="labels_",
+                    help="comma-separated fitted attributes compared bit for bit")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
-        this = fit_all(str(ROOT / "src"), "this", args.methods, args.datasets, args.seeds,
-                       scratch)
-        ref = fit_all(args.ref, "ref", args.methods, args.datasets, args.seeds, scratch)
-    print("\n".join(report(this, ref)))
+        this, ref = (fit_all(src, tag, args.methods, args.datasets, args.seeds, scratch,
+                             args.attrs)
+                     for src, tag in ((str(ROOT / "src"), "this"), (args.ref, "ref")))
+    print("\n".join(report(this, ref, args.attrs)))
     return 0 if all(key in ref and _same(this[key], ref[key]) for key in this) else 1
 
 

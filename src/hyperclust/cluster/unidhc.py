@@ -64,6 +64,17 @@ def _filter_output(coefficients, B) -> np.ndarray:
     return np.tensordot(np.asarray(coefficients, dtype=B.dtype), B, axes=1)
 
 
+def _row_sums_of_squares(X) -> np.ndarray:
+    """``np.sum(X * X, axis=1)``, shape (n,), bit for bit, by blocks of
+    :data:`ENCODE_ROWS` rows: the whole ``X * X`` was a fresh n x d float64 array (256 MB
+    at 10^6 x 32), whose first touch cost more than the sums."""
+    out = np.empty(X.shape[0], dtype=X.dtype)
+    for lo in range(0, X.shape[0], ENCODE_ROWS):
+        block = X[lo:lo + ENCODE_ROWS]
+        np.sum(block * block, axis=1, out=out[lo:lo + ENCODE_ROWS])
+    return out
+
+
 def _deep():
     """``(torch, train_unidhc)``, imported on first use: torch is the optional extra
     ``hyperclust[deep]``, and importing this module must not load it."""
@@ -314,11 +325,15 @@ class UniDHC(HypergraphClusterer):
                 self.n_structural, n_clusters))
             X = reduce_features(X, self.n_components, seed)
         X = X.toarray() if hasattr(X, "toarray") else np.asarray(X, dtype=np.float64)
-        scale = np.sqrt(np.mean(np.sum(X * X, axis=1)))
-        return (X / scale if scale > 0 else X), kind
+        scale = np.sqrt(np.mean(_row_sums_of_squares(X)))
+        # the input is X / scale (unit mean row norm), formed where it is read: the basis
+        # divides into its float32 first term, the neighbour search the rows it reads; a
+        # whole float64 copy was 256 MB of fresh memory at 10^6 x 32
+        return X, (scale if scale > 0 else X.dtype.type(1)), kind
 
-    def _initial_filter(self, hg, P, X, B, order, seed, k):
-        """Step 2: the filter's coefficients (power basis) before the encoder's training."""
+    def _initial_filter(self, hg, P, scaled_input, B, order, seed, k):
+        """Step 2: the filter's coefficients (power basis) before the encoder's training
+        (``scaled_input()``: the input ``X / scale``, formed for the objectives reading it)."""
         self.smoothness_z_, self.mixture_weights_, self.filter_trajectory_ = None, None, []
         if not isinstance(self.gamma_init, str):
             self.filter_family_ = "custom"
@@ -333,6 +348,7 @@ class UniDHC(HypergraphClusterer):
             self.filter_family_ = family
             from ..models.contrast import atom_coefficients, filter_objective, learn_mixture
 
+            X = scaled_input() if family == "contrast" else None  # the others read B
             objective, penalty = filter_objective(family, P, X, B, ~hg.isolated, seed,
                                                   float(self.order_penalty), n_clusters=k)
             if objective is None:
@@ -341,14 +357,14 @@ class UniDHC(HypergraphClusterer):
                 objective, order, penalty, steps=CONTRAST_STEPS)
             return self.mixture_weights_ @ atom_coefficients(order)
         if family == "auto":
-            self.smoothness_z_ = smoothness_zscore(P, X, random_state=seed)
+            self.smoothness_z_ = smoothness_zscore(P, scaled_input(), random_state=seed)
             family = choose_family(self.smoothness_z_)
         if family == "high-pass" and order < 1:
             family = "identity"
         self.filter_family_ = family
         return family_coefficients(family, order)
 
-    def _borrow_for_isolated(self, hg, X, B, seed):
+    def _borrow_for_isolated(self, hg, X, scale, B, seed):
         """Step 3b: isolated nodes take half of each propagated term from feature neighbours."""
         self.n_isolated_borrowing_ = 0
         if not self.isolated_neighbors or self.input_kind_ != "features":
@@ -366,7 +382,8 @@ class UniDHC(HypergraphClusterer):
             connected = np.sort(np.random.default_rng(seed).choice(connected, size=keep,
                                                                     replace=False))
         with threadpool_limits(1, user_api="blas"):  # exact ties, whatever the threads
-            neighbors = feature_neighbors(X, isolated, connected, self.isolated_neighbors)
+            neighbors = feature_neighbors(X, isolated, connected, self.isolated_neighbors,
+                                          scale=scale)
         self.n_isolated_borrowing_ = int(isolated.size)
         return borrow_for_isolated(B, isolated, neighbors)
 
@@ -382,17 +399,18 @@ class UniDHC(HypergraphClusterer):
         order = self._validate()
         seed = self._rng_seed(self.random_state)
         self.n_init_ = resolve_settings(hg.n_nodes, n_init=self.n_init)[1]
-        X, self.input_kind_ = self._prepare_input(hg, seed, k)
+        X, scale, self.input_kind_ = self._prepare_input(hg, seed, k)
         # float32 propagation (propagation.BASIS_DTYPE): the basis is trained in float32
         P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE)
-        B = polynomial_basis(P, X, order)
-        g0 = self._initial_filter(hg, P, X, B, order, seed, k)
+        B = polynomial_basis(P, X, order, scale=scale)
+        g0 = self._initial_filter(hg, P, lambda: X / scale, B, order, seed, k)
         self.initial_coefficients_ = g0.copy()
-        B = self._borrow_for_isolated(hg, X, B, seed)
-        del X  # read no more: its n x d float64 would sit under the training's peak
+        B = self._borrow_for_isolated(hg, X, scale, B, seed)
+        del X  # read no more: a copy of it (a structural input) would sit under the peak
 
         def train(basis):
-            return self._train(basis, hg.incidence, g0, seed, load_meter)
+            # H^T's CSR read as H in CSC: the layout the hyperedge means need, no conversion
+            return self._train(basis, hg.incidence_t.T, g0, seed, load_meter)
 
         self.selected_, self.scores_ = self.embedding, None
         if self.embedding == "by-input":

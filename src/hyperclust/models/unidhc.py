@@ -13,8 +13,9 @@ Cost of one step is fixed by the batch sizes, whatever the hypergraph: the consi
 works on ``(d, d)`` Gram matrices (never the ``(b, b)`` similarity matrix when ``d < b``),
 and a hyperedge's embedding is the encoder applied to the mean filter output of its
 members, which is linear in the basis: ``mean_{v in e} Z_v = sum_k gamma_k E[k, e]`` with
-``E[k] = De^-1 H^T B[k]`` precomputed once (one sparse product per order). A hyperedge of
-100,000 members costs a step exactly what a pair costs.
+``E[k] = De^-1 H^T B[k]`` (:class:`~hyperclust.models.array_batches.ArrayBatches`: the
+sampled rows while the training has drawn fewer hyperedges than there are, all of them
+once it has).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 
+from .adam import adam
+from .array_batches import ArrayBatches, hyperedge_basis_means
 from .load_following import LoadFollower
 from .losses import decorrelation_loss, node_consistency_loss, thread_invariant_sum
 
@@ -228,90 +231,6 @@ class UniDHCNet(nn.Module):
         return tuple(torch.split(H, [blk.shape[0] for blk in doubled]))
 
 
-def hyperedge_basis_means(basis: np.ndarray, incidence: sp.spmatrix) -> np.ndarray:
-    """Mean member of every hyperedge in every basis order: ``E[k] = De^-1 H^T B[k]``.
-
-    Parameters
-    ----------
-    basis : ndarray, shape (K+1, n, d)
-    incidence : sparse, shape (n, m)
-        Node-hyperedge incidence (any non-zero = membership; the mean is unweighted).
-
-    Returns
-    -------
-    ndarray, shape (K+1, m, d), the dtype of ``basis``; rows of empty hyperedges are 0.
-
-    Examples
-    --------
-    >>> import scipy.sparse as sp
-    >>> H = sp.csr_matrix(np.array([[1, 0], [1, 1], [0, 1]]))
-    >>> B = np.arange(6, dtype=np.float32).reshape(1, 3, 2)
-    >>> hyperedge_basis_means(B, H)[0].tolist()
-    [[1.0, 2.0], [3.0, 4.0]]
-    """
-    Ht = sp.csr_matrix(incidence).T.tocsr().astype(basis.dtype, copy=True)
-    Ht.data[:] = 1
-    sizes = np.diff(Ht.indptr)
-    mean = sp.diags(1.0 / np.maximum(sizes, 1)).astype(basis.dtype) @ Ht
-    out = np.empty((basis.shape[0], Ht.shape[0], basis.shape[2]), dtype=basis.dtype)
-    for k in range(basis.shape[0]):
-        out[k] = mean @ basis[k]
-    return out
-
-
-class ArrayBatches:
-    """Training batches cut from an in-memory basis (the single-process batch source).
-
-    A batch source gives :func:`train_on_batches` what one step reads: ``n_nodes``, the
-    basis width ``dim``, ``n_edges`` (hyperedges with at least 2 members, the ones sampled),
-    ``nodes(idx)`` the basis rows of nodes ``idx`` and ``edges(idx)`` the mean member rows
-    of usable hyperedges ``idx``, both ``(K+1, len(idx), d)`` float32 tensors on the
-    trainer's device. :class:`hyperclust.distributed.batches.BasisFileBatches` is the
-    source that reads the per-block files of a partitioned basis.
-
-    Parameters
-    ----------
-    basis : ndarray, shape (K+1, n, d)
-    incidence : sparse, shape (n, m)
-    device : str or torch.device
-    edge_means : bool, default True
-        Precompute the hyperedge means (:func:`hyperedge_basis_means`); without them
-        ``edges`` cannot be called.
-
-    Examples
-    --------
-    >>> import scipy.sparse as sp
-    >>> H = sp.csr_matrix(np.array([[1, 0], [1, 1], [0, 1]]))  # hyperedges {0, 1}, {1, 2}
-    >>> src = ArrayBatches(np.arange(6, dtype=np.float32).reshape(1, 3, 2), H, "cpu")
-    >>> src.n_nodes, src.dim, src.n_edges
-    (3, 2, 2)
-    >>> src.nodes(np.array([2, 0]))[0].tolist(), src.edges(np.array([1]))[0].tolist()
-    ([[4.0, 5.0], [0.0, 1.0]], [[3.0, 4.0]])
-    """
-
-    def __init__(self, basis, incidence, device, edge_means: bool = True):
-        self.device = torch.device(device)
-        self.basis = torch.as_tensor(np.ascontiguousarray(basis, dtype=np.float32),
-                                     device=self.device)
-        self.n_nodes, self.dim = basis.shape[1], basis.shape[2]
-        incidence = sp.csc_matrix(incidence)
-        usable = np.flatnonzero(np.diff(incidence.indptr) >= 2)
-        self.n_edges = int(usable.size)
-        self.means = None
-        if edge_means and usable.size:
-            # the usable columns first: a C-contiguous (K+1, n_edges, d) block, which
-            # index_select gathers from without copying the whole block
-            self.means = torch.as_tensor(hyperedge_basis_means(
-                np.asarray(basis, dtype=np.float32), incidence[:, usable]), device=self.device)
-
-    # index_select, not basis[:, idx]: the same rows, 5-10x faster than advanced indexing
-    def nodes(self, idx):
-        return torch.index_select(self.basis, 1, torch.as_tensor(idx, device=self.device))
-
-    def edges(self, idx):
-        return torch.index_select(self.means, 1, torch.as_tensor(idx, device=self.device))
-
-
 def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, device="cpu",
                  **options):
     """Train :class:`UniDHCNet` with Adam on node / hyperedge mini-batches of an in-memory
@@ -354,11 +273,13 @@ def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, devic
     return train_on_batches(source, gamma_init, device=device, **options)
 
 
-def _adam(net, lr: float, gamma_lr: float):
-    """Adam over the encoder's parameters (``lr``) and gamma (``gamma_lr``)."""
+def _adam(net, lr: float, gamma_lr: float, device):
+    """Adam over the encoder's parameters (``lr``) and gamma (``gamma_lr``); on CPU without
+    ``torch.optim``, whose import of ``torch._dynamo`` cost more than the training
+    (:mod:`hyperclust.models.adam`)."""
     encoder = [p for name, p in net.named_parameters() if not name.startswith("filter.")]
-    return torch.optim.Adam([{"params": encoder},
-                             {"params": [net.filter.gamma], "lr": gamma_lr}], lr=lr)
+    return adam([{"params": encoder}, {"params": [net.filter.gamma], "lr": gamma_lr}],
+                lr=lr, device=device)
 
 
 def _train_epoch(net, source, opt, rng, g0, *, batch_size, edge_batch, weights, dropout,
@@ -459,7 +380,7 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     # a gamma at lr 0 needs no gradient: backward skips the encoder's input gradient
     net.filter.gamma.requires_grad_(gamma_lr > 0)
     g0 = net.filter.gamma.detach().clone()
-    opt = _adam(net, lr, gamma_lr)
+    opt = _adam(net, lr, gamma_lr, device)
     use_edges = bool(decorrelation_weight) and source.n_edges >= 2
     history = []
     bar = tqdm(range(int(epochs)), desc="Uni-DHC", disable=not verbose, leave=False)
