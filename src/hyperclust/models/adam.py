@@ -103,6 +103,12 @@ def adam(param_groups, lr: float, device):
     Returns
     -------
     CpuAdam or torch.optim.Adam
+
+    Examples
+    --------
+    >>> w = torch.nn.Parameter(torch.zeros(2))
+    >>> type(adam([{"params": [w]}], lr=0.01, device="cpu")).__name__
+    'CpuAdam'
     """
     if torch.device(device).type == "cpu":
         return CpuAdam(param_groups, lr=lr)
