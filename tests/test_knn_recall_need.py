@@ -2,7 +2,8 @@
 reaches every kNN search of an ``auto`` fit (and nothing else), the originals are restored,
 and its IVF variant with every list probed is the exact search."""
 
-import importlib.util
+import importlib
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,10 +18,11 @@ PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "studies" / "knn_rec
 
 @pytest.fixture(scope="module")
 def study():
-    spec = importlib.util.spec_from_file_location("knn_recall_need", PATH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    sys.path.insert(0, str(PATH.parent))
+    try:
+        return importlib.import_module(PATH.stem)
+    finally:
+        sys.path.remove(str(PATH.parent))
 
 
 def test_answers_help_without_measuring(study, capsys):
