@@ -31,6 +31,9 @@ from .linalg import keyed_random_blocks, random_blocks
 
 __all__ = ["lanczos_eigenpairs"]
 
+#: Rows per chunk of the Ritz vectors' product (8,192 x 20 columns: 1.3 MB).
+_CHUNK = 8192
+
 #: DGKS: a second Gram-Schmidt pass only when the first left less than this share of the
 #: norm (ARPACK's ``dsaitr`` uses the same 0.717 ~ 1/sqrt(2)).
 _REORTH = 0.717
@@ -63,8 +66,14 @@ def _subtract(w, c, scale, *pieces):
 
 
 def _ritz(Y, *pieces):
-    """``V_b Y``: the Ritz vectors of one block."""
-    return np.hstack(pieces) @ Y
+    """``V_b Y``: the Ritz vectors of one block, by chunks of rows (the stacked chunk stays
+    in cache instead of a copy of the whole basis)."""
+    n_rows = pieces[0].shape[0]
+    out = np.empty((n_rows, Y.shape[1]))
+    for lo in range(0, n_rows, _CHUNK):
+        hi = min(lo + _CHUNK, n_rows)
+        out[lo:hi] = np.hstack([P[lo:hi] for P in pieces]) @ Y
+    return out
 
 
 class _Basis:
@@ -204,7 +213,19 @@ def lanczos_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 2
     n, client = operator.shape[0], operator.client
     ncv = min(n, max(2 * k + 1, 20) if ncv is None else int(ncv))
     basis = _Basis(client, ncv)
-    v = _fresh(client, operator, basis, row_keys, random_state)
+    start = _fresh(client, operator, basis, row_keys, random_state)
+    theta, Y, products = _iterate(operator, basis, start, k, tol, max_iter,
+                                  lambda draw: _fresh(client, operator, basis, row_keys,
+                                                      random_state + draw), callback)
+    vectors = basis.ritz_vectors(Y[:, :k])
+    return theta[:k], fix_signs_blocks(client, vectors), products
+
+
+def _iterate(operator, basis, v, k, tol, max_iter, fresh, callback):
+    """Lanczos steps from the unit vector ``v`` until the first ``k`` Ritz pairs converge:
+    ``(Ritz values, their vectors in the basis, products)``. ``fresh(draw)``: a new unit
+    vector orthogonal to the basis (None when it spans everything)."""
+    ncv = basis.T.shape[0]
     products = restarts = draws = 0
     while True:
         basis.append(v)
@@ -220,18 +241,16 @@ def lanczos_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 2
             # an invariant subspace: exact pairs, but a repeated eigenvalue may have more
             # copies outside it; go on from a new direction (decoupled in T) while one is left
             draws += 1
-            v = _fresh(client, operator, basis, row_keys, random_state + draws)
+            v = fresh(draws)
             beta, done = 0.0, v is None
         if done:
-            break
+            return theta, Y, products
         if basis.size < ncv:
             continue
         if restarts == int(max_iter):
             warnings.warn(f"Lanczos did not reach tol={tol} in {max_iter} restarts; raise "
-                          f"max_iter or tol", ConvergenceWarning, stacklevel=2)
-            break
+                          f"max_iter or tol", ConvergenceWarning, stacklevel=3)
+            return theta, Y, products
         restarts += 1
         kept = k + (ncv - k) // 2
         basis.restart(Y[:, :kept], theta[:kept], beta * Y[-1, :kept])
-    vectors = basis.ritz_vectors(Y[:, :k])
-    return theta[:k], fix_signs_blocks(client, vectors), products
