@@ -179,7 +179,7 @@ def down_worker(plan, scaled, *pairs):
         for j in blk.touched:
             j = int(j)
             if j not in sums:
-                sums[j] = np.zeros((union.rows[j].size, X.shape[1]))
+                sums[j] = np.zeros((union.rows[j].size, X.shape[1]), dtype=Z.dtype)
             sums[j][union.pos[i][j]] += Z[blk.cut[j]:blk.cut[j + 1]]
     out = {-1: rx_sum}
     for j, V in sums.items():
@@ -188,7 +188,9 @@ def down_worker(plan, scaled, *pairs):
             out[j] = V
         else:
             out[j] = V[remote.shared]
-            out["private", j] = remote.scale[:, None] * V[remote.private]
+            private = V[remote.private]
+            private *= remote.scale[:, None]  # in V's dtype
+            out["private", j] = private
     return out
 
 
@@ -208,9 +210,10 @@ def reduce_home(parts):
         for first, values, jj in pieces:
             rows = first.union.rows[jj] if isinstance(first, ExchangePlan) else first
             if E is None:
-                E = np.zeros((size, values[jj].shape[1]))
+                E = np.zeros((size, values[jj].shape[1]), dtype=values[jj].dtype)
             E[rows] += values[jj]  # the rows of one piece are distinct
-        out[j] = scale[:, None] * E
+        E *= scale[:, None]  # in E's dtype
+        out[j] = E
     return out
 
 
