@@ -11,7 +11,8 @@ hypergraph) and fits the twin (``SpectralHypergraphClustering(4)``, ``AHCKA(4)``
 ``process_time``. Distributed: a child (the driver) starts a scheduler and 2 one-thread
 workers as separate processes (``dask scheduler`` / ``dask worker``, each worker a nanny and
 its worker process), fits the distributed estimator on the directory
-(``blocks_per_worker=``, by default 1: the stored blocks merged into one per worker) and sums
+(``blocks_per_worker=``, by default 1: the stored blocks merged into one per worker;
+spectral with ``eigensolver=`` from ``--eigensolver``, default "auto") and sums
 ``psutil``'s user + system CPU seconds of every one of those processes over the fit;
 ``sent MB`` is the workers' ``transfer_outgoing_bytes_total`` over the fit, ``tasks`` the
 tasks the workers ran during the fit and, in brackets, the tasks of one product of Zhou's

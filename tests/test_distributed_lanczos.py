@@ -6,25 +6,20 @@ import numpy as np
 import pytest
 from sklearn.metrics import adjusted_rand_score
 
-distributed = pytest.importorskip("distributed")
+from hyperclust import Hypergraph
+from hyperclust.cluster.spectral import SpectralHypergraphClustering
+from hyperclust.datasets import hypergraph_sbm
+from hyperclust.operators import ZhouLaplacian
+from hyperclust.operators.eigensolvers import NormalizedAffinity
 
-from hyperclust import Hypergraph  # noqa: E402
-from hyperclust.cluster.spectral import SpectralHypergraphClustering  # noqa: E402
-from hyperclust.datasets import hypergraph_sbm  # noqa: E402
-from hyperclust.distributed import DistributedSpectralClustering, write_partitioned  # noqa: E402
+pytest.importorskip("distributed")
+
+from hyperclust.distributed import DistributedSpectralClustering  # noqa: E402
+from hyperclust.distributed import write_partitioned  # noqa: E402
 from hyperclust.distributed.kmeans import node_rank_blocks  # noqa: E402
 from hyperclust.distributed.lanczos import lanczos_eigenpairs  # noqa: E402
 from hyperclust.distributed.linalg import gather_blocks  # noqa: E402
 from hyperclust.distributed.operator import normalized_affinity  # noqa: E402
-from hyperclust.operators import ZhouLaplacian  # noqa: E402
-from hyperclust.operators.eigensolvers import NormalizedAffinity  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def client():
-    with distributed.Client(processes=False, n_workers=2, threads_per_worker=1,
-                            dashboard_address=":0") as c:
-        yield c
 
 
 def _dense_affinity(hg, tau):
