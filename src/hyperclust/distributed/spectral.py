@@ -221,7 +221,7 @@ class _ResidualBar:
         from tqdm.auto import tqdm
 
         self.goal = -np.log10(tol)
-        self.bar = tqdm(total=round(self.goal, 1), desc="subspace iteration",
+        self.bar = tqdm(total=round(self.goal, 1), desc="eigenvectors",
                         unit="digit", bar_format="{l_bar}{bar}| {postfix}")
 
     def __call__(self, it, residuals):
