@@ -178,9 +178,13 @@ def down_worker(plan, scaled, *pairs):
         Z = blk.Ht @ RX
         for j in blk.touched:
             j = int(j)
+            piece, pos = Z[blk.cut[j]:blk.cut[j + 1]], union.pos[i][j]
+            if j not in sums and pos.size == union.rows[j].size:
+                sums[j] = piece  # the block alone touches j here: its rows are the union's
+                continue
             if j not in sums:
                 sums[j] = np.zeros((union.rows[j].size, X.shape[1]), dtype=Z.dtype)
-            sums[j][union.pos[i][j]] += Z[blk.cut[j]:blk.cut[j + 1]]
+            sums[j][pos] += piece
     out = {-1: rx_sum}
     for j, V in sums.items():
         remote = plan.remote.get(j)
