@@ -134,8 +134,9 @@ class DistributedSpectralClustering(HypergraphClusterer):
     _SHARED = ("regularization", "n_components", "row_normalize", "n_init", "tol",
                "random_state")
     __init__ = twin_init(SpectralHypergraphClustering, _SHARED,
-                         {"max_iter": 200, "eigensolver": "auto", "sample_size": SAMPLE_SIZE, "block_size": 100_000,
-                          "blocks_per_worker": 1, "client": None, "n_workers": 2,
+                         {"max_iter": 200, "eigensolver": "auto", "sample_size": SAMPLE_SIZE,
+                          "block_size": 100_000, "blocks_per_worker": 1, "client": None,
+                          "n_workers": 2,
                           "progress": False, "output": None})
     _parameter_constraints = twin_constraints(
         SpectralHypergraphClustering, _SHARED,
