@@ -14,8 +14,8 @@ from .client import resolve_client
 from .components import more_components_than
 from .eigen import top_eigenpairs
 from .inputs import as_partitioned, fit_blocks
-from .lanczos import lanczos_eigenpairs
 from .kmeans import SAMPLE_SIZE, block_kmeans, node_rank_blocks
+from .lanczos import lanczos_eigenpairs
 from .operator import normalized_affinity
 from .partitioned import load_node_block
 from .storage import keep_output
@@ -64,7 +64,8 @@ class DistributedSpectralClustering(HypergraphClusterer):
         k-means++ restarts on the sample; "auto" as
         :func:`~hyperclust.cluster.spectral.resolve_settings` (10 below 10^5 nodes, 3 above).
     tol : float or "auto", default "auto"
-        Residual of the eigenpairs; "auto": 1e-8 below 10^5 nodes, 1e-3 above.
+        Residual of the eigenpairs (Lanczos: relative to the eigenvalue, ARPACK's test);
+        "auto": 1e-8 below 10^5 nodes, 1e-3 above.
     random_state : int, default 0
     max_iter : int, default 200
         Lanczos restarts or filtered subspace iterations (see ``eigensolver``).
