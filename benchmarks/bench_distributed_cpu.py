@@ -11,7 +11,8 @@ hypergraph) and fits the twin (``SpectralHypergraphClustering(4)``, ``AHCKA(4)``
 ``process_time``. Distributed: a child (the driver) starts a scheduler and 2 one-thread
 workers as separate processes (``dask scheduler`` / ``dask worker``, each worker a nanny and
 its worker process), fits the distributed estimator on the directory
-(``blocks_per_worker=``, by default 1: the stored blocks merged into one per worker) and sums
+(``blocks_per_worker=``, by default 1: the stored blocks merged into one per worker;
+spectral with ``eigensolver=`` from ``--eigensolver``, default "auto") and sums
 ``psutil``'s user + system CPU seconds of every one of those processes over the fit;
 ``sent MB`` is the workers' ``transfer_outgoing_bytes_total`` over the fit, ``tasks`` the
 tasks the workers ran during the fit and, in brackets, the tasks of one product of Zhou's
@@ -142,13 +143,14 @@ def _tasks_per_product(client, phg, blocks_per_worker) -> int:
 
 
 def drive(method: str, path: str, labels_out: str) -> dict:
-    """``method``: ``NAME@B`` (``B`` blocks per worker, or ``stored``)."""
+    """``method``: ``NAME@B@SOLVER`` (``B`` blocks per worker, or ``stored``; ``SOLVER``
+    spectral's ``eigensolver``)."""
     import distributed
 
     import hyperclust.distributed as hd
     from bench_distributed_driver import shell_cluster
 
-    method, per_worker = method.split("@")
+    method, per_worker, solver = method.split("@")
     per_worker = None if per_worker == "stored" else int(per_worker)
     with tempfile.TemporaryDirectory() as tmp, shell_cluster(tmp) as (sfile, _), \
             distributed.Client(scheduler_file=sfile) as client:
@@ -160,6 +162,8 @@ def drive(method: str, path: str, labels_out: str) -> dict:
             per_worker, kw = None, {}
         else:
             kw = {"blocks_per_worker": per_worker}
+        if method == "spectral":
+            kw["eigensolver"] = solver
         est = getattr(hd, DISTRIBUTED[method])(4, client=client, random_state=0, **kw)
         cpu0, sent0, w0 = _cpu(procs), _sent(client), time.perf_counter()
         tasks0 = _executed(client)
@@ -172,7 +176,8 @@ def drive(method: str, path: str, labels_out: str) -> dict:
     np.savez(labels_out, labels=est.labels_, ids=est.node_ids_)
     return {"cpu_s": sum(roles.values()), **roles, "wall_s": wall, "sent_mb": sent / 2**20,
             "n_processes": len(procs), "tasks": tasks, "tasks_per_product": per_product,
-            "fit_blocks": getattr(est, "n_blocks_", phg.n_blocks), **_iterations(est)}
+            "fit_blocks": getattr(est, "n_blocks_", phg.n_blocks),
+            "eigensolver": getattr(est, "eigensolver_", None), **_iterations(est)}
 
 
 def _child(args: list) -> dict:
@@ -245,7 +250,8 @@ def _run(args, tmp: str, commit: str, argv) -> list:
         one = _child(["--child", "single", method, ids_dir, ref])
         for pl, path in dirs.items():
             got = os.path.join(tmp, f"{method}-{pl}.npz")
-            row = _least_cpu(["--child", "drive", f"{method}@{args.blocks_per_worker}", path,
+            row = _least_cpu(["--child", "drive",
+                              f"{method}@{args.blocks_per_worker}@{args.eigensolver}", path,
                               got], args.repeats)
             rows.append({**row, "method": method, "n": args.n, "placement": pl,
                          "blocks": args.blocks, "blocks_per_worker": args.blocks_per_worker,
@@ -271,6 +277,8 @@ def main(argv=None) -> None:
     p.add_argument("--blocks-per-worker", default="1",
                    help="the estimators' blocks_per_worker: an integer, or 'stored' (None: "
                         "the stored blocks)")
+    p.add_argument("--eigensolver", default="auto", choices=["auto", "lanczos", "subspace"],
+                   help="DistributedSpectralClustering's eigensolver")
     p.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child:

@@ -70,3 +70,30 @@ def test_product_matches_dense_on_two_workers(two_workers, tmp_path, block_size,
     Y = gather_blocks(two_workers, P.apply(scatter_blocks(two_workers, X, P.bounds)))
     ref = PropagationOperator(hg, self_loops=0.5, kind=kind)
     np.testing.assert_allclose(Y, (ref.T @ X) if adjoint else (ref @ X), atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["sym", "rw"])
+def test_float32_operator_computes_and_exchanges_in_float32(two_workers, tmp_path, kind):
+    # Uni-DHC's basis runs in float32 on one process (BASIS_DTYPE): the block operator of
+    # that dtype gives float32 products equal to the in-memory float32 operator's to
+    # float32 rounding, and its hyperedge means stay float32
+    from hyperclust.datasets import hypergraph_sbm
+    from hyperclust.distributed.basis import read_power_basis, write_power_basis
+    from hyperclust.models.basis import polynomial_basis
+
+    hg = hypergraph_sbm(120, 3, homophily=0.8, random_state=4)
+    phg = write_partitioned(hg, tmp_path / "p", block_size=35, edge_block_size=30)
+    P = propagation(phg, two_workers, kind=kind, dtype=np.float32)
+    X = np.random.default_rng(0).standard_normal((120, 3))
+    X32 = [two_workers.submit(np.asarray, x, np.float32)
+           for x in scatter_blocks(two_workers, X, P.bounds)]
+    Y = two_workers.gather(P.apply(X32))
+    assert {y.dtype for y in Y} == {np.dtype(np.float32)}
+    ref = PropagationOperator(hg, kind=kind, dtype=np.float32) @ X.astype(np.float32)
+    np.testing.assert_allclose(np.concatenate(Y), ref, rtol=0, atol=2e-6)
+    write_power_basis(P, X, 3, tmp_path / "b")
+    B = read_power_basis(tmp_path / "b")
+    single = polynomial_basis(PropagationOperator(hg, kind=kind, dtype=np.float32), X, 3)
+    np.testing.assert_allclose(B, single, rtol=0, atol=1e-5)
+    means = two_workers.gather(P.hyperedge_means(X32, 3))
+    assert {m.dtype for m in means} == {np.dtype(np.float32)}

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cluster.rounding import TIE_TOLERANCE, first_near_maximum, normalize_rows
+from ..cluster.block_argmax import rotated_labels, rotated_labels_and_sums
+from ..cluster.rounding import TIE_TOLERANCE, normalize_rows
 from ._tasks import RETRIES
 
 __all__ = ["discretize_blocks", "rwr_conductance_blocks", "restart_step", "REFINE_GROUP"]
@@ -84,9 +85,10 @@ def _rotation_of(step):
 
 
 def _discrete_stats(Xn, R, k):
-    labels = first_near_maximum(Xn @ _rotation_of(R))
-    return np.stack([np.bincount(labels, weights=Xn[:, j], minlength=k) for j in range(k)],
-                    axis=1)
+    """``B^T Xn`` of the block's labels under the rotation ``R``: the single process's
+    one-pass kernel (:func:`~hyperclust.cluster.block_argmax.rotated_labels_and_sums`,
+    no ``(n_b, k)`` product held; ``k`` is ``R``'s width)."""
+    return rotated_labels_and_sums(Xn, _rotation_of(R))[1]
 
 
 def _refine(n, *stats):
@@ -98,7 +100,7 @@ def _refine(n, *stats):
 def _discrete_labels(Xn, R, start):
     if not start[1]:  # every row zero: one cluster, as the single process
         return np.zeros(Xn.shape[0], dtype=np.int64)
-    return first_near_maximum(Xn @ _rotation_of(R)).astype(np.int64)
+    return rotated_labels(Xn, _rotation_of(R)).astype(np.int64)
 
 
 def restart_step(MY, Y, alpha, E):

@@ -18,6 +18,10 @@ __all__ = ["write_power_basis", "read_power_basis", "write_hyperedge_means"]
 BASIS_MANIFEST = "basis.json"
 
 
+def _cast(X, dtype):
+    return np.asarray(X, dtype=dtype)
+
+
 def _write(path, dtype, *powers):
     np.save(path, np.stack(powers).astype(dtype, copy=False), allow_pickle=False)
     return path
@@ -28,8 +32,9 @@ def write_power_basis(operator, X, order: int, out_dir, *, dtype=BASIS_DTYPE):
     ``basis-XXXXX.npy`` of shape ``(order + 1, n_b, d)`` (the layout of
     :func:`hyperclust.models.basis.polynomial_basis`, cut by rows), plus ``basis.json``.
 
-    The products run in float64; ``dtype`` (default float32, :data:`BASIS_DTYPE`) is what
-    is stored.
+    The products run in the operator's dtype (``X`` is cast to it, as
+    :func:`~hyperclust.models.basis.polynomial_basis` does on one process); ``dtype``
+    (default float32, :data:`BASIS_DTYPE`) is what is stored.
 
     Parameters
     ----------
@@ -72,6 +77,8 @@ def write_power_basis(operator, X, order: int, out_dir, *, dtype=BASIS_DTYPE):
         if X.ndim != 2 or X.shape[0] != operator.shape[0]:
             raise ValueError(f"X must have shape ({operator.shape[0]}, d), got {X.shape}")
         X = scatter_blocks(client, X, operator.bounds)
+    if operator.dtype != np.float64:
+        X = [client.submit(_cast, x, operator.dtype, retries=RETRIES, pure=False) for x in X]
     powers = [list(X)]
     for _ in range(int(order)):
         powers.append(operator.apply(powers[-1]))
@@ -121,9 +128,10 @@ def read_power_basis(out_dir) -> np.ndarray:
 
 
 def _basis_rows(path):
-    """Basis block ``(K+1, n_b, d)`` -> float64 ``(n_b, (K+1) d)``: every order side by side."""
+    """Basis block ``(K+1, n_b, d)`` -> ``(n_b, (K+1) d)`` in its dtype: every order side by
+    side."""
     B = np.load(path)
-    return B.transpose(1, 0, 2).reshape(B.shape[1], -1).astype(np.float64)
+    return np.ascontiguousarray(B.transpose(1, 0, 2).reshape(B.shape[1], -1))
 
 
 def _write_means(path, edge_file, means, n_orders, dtype):

@@ -178,9 +178,13 @@ def down_worker(plan, scaled, *pairs):
         Z = blk.Ht @ RX
         for j in blk.touched:
             j = int(j)
+            piece, pos = Z[blk.cut[j]:blk.cut[j + 1]], union.pos[i][j]
+            if j not in sums and pos.size == union.rows[j].size:
+                sums[j] = piece  # the block alone touches j here: its rows are the union's
+                continue
             if j not in sums:
-                sums[j] = np.zeros((union.rows[j].size, X.shape[1]))
-            sums[j][union.pos[i][j]] += Z[blk.cut[j]:blk.cut[j + 1]]
+                sums[j] = np.zeros((union.rows[j].size, X.shape[1]), dtype=Z.dtype)
+            sums[j][pos] += piece
     out = {-1: rx_sum}
     for j, V in sums.items():
         remote = plan.remote.get(j)
@@ -188,7 +192,9 @@ def down_worker(plan, scaled, *pairs):
             out[j] = V
         else:
             out[j] = V[remote.shared]
-            out["private", j] = remote.scale[:, None] * V[remote.private]
+            private = V[remote.private]
+            private *= remote.scale[:, None]  # in V's dtype
+            out["private", j] = private
     return out
 
 
@@ -208,9 +214,10 @@ def reduce_home(parts):
         for first, values, jj in pieces:
             rows = first.union.rows[jj] if isinstance(first, ExchangePlan) else first
             if E is None:
-                E = np.zeros((size, values[jj].shape[1]))
+                E = np.zeros((size, values[jj].shape[1]), dtype=values[jj].dtype)
             E[rows] += values[jj]  # the rows of one piece are distinct
-        out[j] = scale[:, None] * E
+        E *= scale[:, None]  # in E's dtype
+        out[j] = E
     return out
 
 

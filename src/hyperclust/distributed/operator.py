@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..operators.base import safe_inverse
+from ..operators.propagation import check_dtype
 from ._tasks import RETRIES
 from .balance import BlockOwners
 from .exchange import block_rows, down_worker, pick, plan_exchange, reduce_home, slice_for
@@ -44,10 +45,10 @@ class _NodeBlock:
     """What a worker keeps of row block ``b``: ``H_b`` on the hyperedges it touches and the
     diagonal scalings of its nodes."""
 
-    def __init__(self, path, edge_bounds, kind, shift, adjoint):
+    def __init__(self, path, edge_bounds, kind, shift, adjoint, dtype=np.float64):
         indptr, indices, degrees = load_node_block(path)
         self.edges, cols = np.unique(indices, return_inverse=True)
-        self.H = sp.csr_matrix((np.ones(indices.size), cols.reshape(-1), indptr),
+        self.H = sp.csr_matrix((np.ones(indices.size, dtype=dtype), cols.reshape(-1), indptr),
                                shape=(indptr.size - 1, self.edges.size))
         self.Ht = self.H.T.tocsr()
         dv = degrees + shift
@@ -58,8 +59,8 @@ class _NodeBlock:
             right = left
         if adjoint:
             left, right = right, left
-        self.left, self.right = left, right
-        self.diag = (0.0 if kind == "affinity" else shift) * left * right
+        self.left, self.right = left.astype(dtype), right.astype(dtype)
+        self.diag = ((0.0 if kind == "affinity" else shift) * left * right).astype(dtype)
         # rows of self.edges in each hyperedge partition: [cut[j], cut[j + 1])
         self.cut = np.searchsorted(self.edges, edge_bounds)
         self.touched = np.flatnonzero(np.diff(self.cut) > 0)
@@ -84,8 +85,8 @@ def _register_sizeof():
     sizeof.register(_NodeBlock)(lambda block: block.nbytes)
 
 
-def _load_node(path, edge_bounds, kind, shift, adjoint):
-    return _NodeBlock(path, edge_bounds, kind, shift, adjoint)
+def _load_node(path, edge_bounds, kind, shift, adjoint, dtype):
+    return _NodeBlock(path, edge_bounds, kind, shift, adjoint, dtype)
 
 
 def _touched(block):
@@ -102,8 +103,8 @@ def _load_inverse_sizes(path):
     return safe_inverse(sizes.astype(np.float64))
 
 
-def _zeros(rows, cols):
-    return np.zeros((rows, cols))
+def _zeros(rows, cols, dtype):
+    return np.zeros((rows, cols), dtype=dtype)
 
 
 def _down(block, X, scaled=True):
@@ -121,19 +122,19 @@ def _sum_edges(size, scale, j, *pieces):
     """Phase 1 reduce: hyperedge partition rows ``c_j * sum_b (H_b^T R_b X_b)_j`` (the pieces
     are ``(rows, values)``, or whole phase-1 outputs to take key ``j`` from)."""
     pieces = [p[j] if isinstance(p, dict) else p for p in pieces]
-    d = pieces[0][1].shape[1]
-    E = np.zeros((size, d))
+    E = np.zeros((size, pieces[0][1].shape[1]), dtype=pieces[0][1].dtype)
     for rows, Z in pieces:
         E[rows] += Z  # rows of one piece are distinct hyperedges
-    return scale[:, None] * E
+    E *= scale[:, None]  # in E's dtype
+    return E
 
 
 def _up_block(block, X, plan, i, down, local, received, t_sum, t, then):
     """Phase 2: ``Y = L_b H_b E[E_b] + g_b X_b (+ t L_b sum_b R_b^T X_b)``, then
     ``then(Y, X)`` when given (fuses an elementwise step into the same task)."""
     parts = block_rows(plan, i, down, local, received)
-    G = np.concatenate(parts) if parts else np.zeros((0, X.shape[1]))
-    Y = block.left[:, None] * (block.H @ G) if G.shape[0] else np.zeros(X.shape)
+    G = np.concatenate(parts) if parts else np.zeros((0, X.shape[1]), dtype=X.dtype)
+    Y = block.left[:, None] * (block.H @ G) if G.shape[0] else np.zeros_like(X)
     if np.any(block.diag):
         Y += block.diag[:, None] * X
     if t:
@@ -162,6 +163,10 @@ class BlockOperator:
         (``"affinity"``).
     adjoint : bool, default False
         Apply the transpose (differs from the operator only for ``"rw"``).
+    dtype : {float64, float32}, default float64
+        Of the stored blocks and scalings, hence of the products of ``X`` blocks of that
+        dtype and of the rows exchanged (float32: half the bytes; for the paths the single
+        process runs in float32, as Uni-DHC's basis).
 
     Attributes
     ----------
@@ -189,7 +194,8 @@ class BlockOperator:
     ([1.0, 1.0, 1.0, 1.0], (4, 4), 1)
     """
 
-    def __init__(self, partitioned, client, kind="sym", shift=1.0, adjoint=False):
+    def __init__(self, partitioned, client, kind="sym", shift=1.0, adjoint=False,
+                 dtype=np.float64):
         if kind not in OPERATOR_KINDS:
             raise ValueError(f"kind must be one of {OPERATOR_KINDS}, got {kind!r}")
         if isinstance(shift, bool) or not isinstance(shift, numbers.Real) or \
@@ -203,6 +209,7 @@ class BlockOperator:
         phg = self.partitioned
         self.client = client
         self.kind, self.shift, self.adjoint = kind, float(shift), bool(adjoint)
+        self.dtype = check_dtype(dtype)
         self.shape = (phg.n_nodes, phg.n_nodes)
         self.bounds = phg.block_bounds
         ebounds = phg.edge_bounds
@@ -213,7 +220,7 @@ class BlockOperator:
         workers = sorted(client.scheduler_info(n_workers=-1)["workers"]) or [None]
         first = [workers[b * len(workers) // phg.n_blocks] for b in range(phg.n_blocks)]
         self.blocks = [_on(client, w, _load_node, phg.block_path(b), ebounds, kind, self.shift,
-                           self.adjoint) for b, w in enumerate(first)]
+                           self.adjoint, self.dtype) for b, w in enumerate(first)]
         self.edge_scales = [client.submit(_load_edge_scale, phg.edge_block_path(j),
                                           retries=RETRIES)
                             for j in range(len(phg.edge_blocks))]
@@ -327,7 +334,7 @@ class BlockOperator:
                 out.append(sub(_sum_edges, int(self._edge_sizes[j]), inverse, j,
                                *pieces_of[j]))
             else:
-                out.append(sub(_zeros, int(self._edge_sizes[j]), int(width)))
+                out.append(sub(_zeros, int(self._edge_sizes[j]), int(width), self.dtype))
         return out
 
 
@@ -342,7 +349,8 @@ def _rows_of(block, j):
     return block.edges[block.cut[j]:block.cut[j + 1]] - block.edge_start[j]
 
 
-def propagation(partitioned, client, self_loops=1.0, kind="sym", adjoint=False):
+def propagation(partitioned, client, self_loops=1.0, kind="sym", adjoint=False,
+                dtype=np.float64):
     """The propagation operator ``P`` of
     :class:`~hyperclust.operators.propagation.PropagationOperator` on a cluster.
 
@@ -353,6 +361,8 @@ def propagation(partitioned, client, self_loops=1.0, kind="sym", adjoint=False):
     self_loops : float, default 1.0
     kind : {"sym", "rw"}
     adjoint : bool, default False
+    dtype : {float64, float32}, default float64
+        See :class:`BlockOperator`.
 
     Returns
     -------
@@ -364,7 +374,8 @@ def propagation(partitioned, client, self_loops=1.0, kind="sym", adjoint=False):
     """
     if kind not in ("sym", "rw"):
         raise ValueError(f"kind must be 'sym' or 'rw', got {kind!r}")
-    return BlockOperator(partitioned, client, kind=kind, shift=self_loops, adjoint=adjoint)
+    return BlockOperator(partitioned, client, kind=kind, shift=self_loops, adjoint=adjoint,
+                         dtype=dtype)
 
 
 def normalized_affinity(partitioned, client, tau=0.0):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import Interval, is_int
+from .._validation import Interval, Options, is_int
 from ..cluster.base import HypergraphClusterer, check_n_clusters
 from ..cluster.spectral import SpectralHypergraphClustering, resolve_settings
+from ..operators.eigensolvers import DENSE_LIMIT
 from ._params import twin_constraints, twin_init
 from ._tasks import RETRIES
 from .client import resolve_client
@@ -14,6 +15,7 @@ from .components import more_components_than
 from .eigen import top_eigenpairs
 from .inputs import as_partitioned, fit_blocks
 from .kmeans import SAMPLE_SIZE, block_kmeans, node_rank_blocks
+from .lanczos import lanczos_eigenpairs
 from .operator import normalized_affinity
 from .partitioned import load_node_block
 from .storage import keep_output
@@ -62,10 +64,20 @@ class DistributedSpectralClustering(HypergraphClusterer):
         k-means++ restarts on the sample; "auto" as
         :func:`~hyperclust.cluster.spectral.resolve_settings` (10 below 10^5 nodes, 3 above).
     tol : float or "auto", default "auto"
-        Residual of the eigenpairs; "auto": 1e-8 below 10^5 nodes, 1e-3 above.
+        Residual of the eigenpairs (Lanczos: relative to the eigenvalue, ARPACK's test);
+        "auto": 1e-8 below 10^5 nodes, 1e-3 above.
     random_state : int, default 0
     max_iter : int, default 200
-        Filtered subspace iterations (see :func:`~hyperclust.distributed.eigen.top_eigenpairs`).
+        Lanczos restarts or filtered subspace iterations (see ``eigensolver``).
+    eigensolver : {"auto", "lanczos", "subspace"}, default "auto"
+        "lanczos": thick-restart Lanczos, one one-column product per step
+        (:func:`~hyperclust.distributed.lanczos.lanczos_eigenpairs`); "subspace": the
+        Chebyshev-filtered block iteration on ``n_components + max(n_components, 8)``
+        columns (:func:`~hyperclust.distributed.eigen.top_eigenpairs`), which finds every
+        copy of a repeated eigenvalue. "auto" takes the single process's route: Lanczos
+        where it runs one ARPACK Lanczos (more than ``DENSE_LIMIT`` = 1,500 nodes, and
+        ``tau > 0`` or one connected component), else the block iteration (where it
+        solves densely or per component).
     sample_size : int, default 100,000
         Rows of the k-means++ sample.
     block_size : int, default 100,000
@@ -98,7 +110,9 @@ class DistributedSpectralClustering(HypergraphClusterer):
     node_ids_ : ndarray, shape (n_nodes,)
         The node ids of the rows (a partitioned input's ids; an in-memory input's ``node_ids``).
     n_iter_ : int
-        Filtered subspace iterations (see :func:`~hyperclust.distributed.eigen.top_eigenpairs`).
+        Filtered subspace iterations, or Lanczos products (see ``eigensolver_``).
+    eigensolver_ : str
+        The eigensolver used ("auto" resolved).
     tau_, tol_, n_init_ : float, float, int
         The settings used (``"auto"`` resolved).
     n_blocks_ : int
@@ -121,14 +135,16 @@ class DistributedSpectralClustering(HypergraphClusterer):
     _SHARED = ("regularization", "n_components", "row_normalize", "n_init", "tol",
                "random_state")
     __init__ = twin_init(SpectralHypergraphClustering, _SHARED,
-                         {"max_iter": 200, "sample_size": SAMPLE_SIZE, "block_size": 100_000,
-                          "blocks_per_worker": 1, "client": None, "n_workers": 2,
+                         {"max_iter": 200, "eigensolver": "auto", "sample_size": SAMPLE_SIZE,
+                          "block_size": 100_000, "blocks_per_worker": 1, "client": None,
+                          "n_workers": 2,
                           "progress": False, "output": None})
     _parameter_constraints = twin_constraints(
         SpectralHypergraphClustering, _SHARED,
         {**{name: [Interval(int, 1)] for name in ("max_iter", "sample_size", "block_size",
                                                   "n_workers")},
-         "blocks_per_worker": [Interval(int, 1), None], "progress": [bool]})
+         "blocks_per_worker": [Interval(int, 1), None], "progress": [bool],
+         "eigensolver": [Options(("auto", "lanczos", "subspace"))]})
 
     def _validate(self, n):
         k = check_n_clusters(self.n_clusters, n)
@@ -155,6 +171,25 @@ class DistributedSpectralClustering(HypergraphClusterer):
         mean = total / phg.n_nodes
         return float(mean) if mean > 0 else 1.0
 
+    def _eigensolver(self, op, tau):
+        """The eigensolver ``"auto"`` stands for: the single process's route
+        (:func:`hyperclust.operators.eigensolvers.regularized_embedding`)."""
+        if self.eigensolver != "auto":
+            return self.eigensolver
+        if op.shape[0] <= DENSE_LIMIT or (not tau and more_components_than(op, 1)):
+            return "subspace"
+        return "lanczos"
+
+    def _eigenpairs(self, solver, op, dim, tol, seed, ranks):
+        bar = _progress_bar(self.progress, tol)
+        solve = lanczos_eigenpairs if solver == "lanczos" else top_eigenpairs
+        try:
+            return solve(op, dim, tol=tol, max_iter=self.max_iter, random_state=seed,
+                         callback=bar, row_keys=ranks)
+        finally:
+            if bar is not None:
+                bar.close()
+
     def fit(self, hypergraph, y=None):
         """Cluster the nodes; ``hypergraph`` is a :class:`~hyperclust.Hypergraph`, a
         :class:`~hyperclust.distributed.PartitionedHypergraph` or its directory."""
@@ -165,15 +200,9 @@ class DistributedSpectralClustering(HypergraphClusterer):
             k, dim, tol, n_init = self._validate(phg.n_nodes)
             tau = self._tau(phg, client, k)
             op = normalized_affinity(phg, client, tau=tau)
-            bar = _progress_bar(self.progress, tol)
             ranks = node_rank_blocks(client, phg)
-            try:
-                mu, V, n_iter = top_eigenpairs(op, dim, tol=tol, max_iter=self.max_iter,
-                                               random_state=seed, callback=bar,
-                                               row_keys=ranks)
-            finally:
-                if bar is not None:
-                    bar.close()
+            solver = self._eigensolver(op, tau)
+            mu, V, n_iter = self._eigenpairs(solver, op, dim, tol, seed, ranks)
             if self.row_normalize:
                 V = [client.submit(_row_normalize, v, retries=RETRIES) for v in V]
             labels, _, _ = block_kmeans(client, V, phg.n_nodes, k, n_init=n_init,
@@ -181,7 +210,7 @@ class DistributedSpectralClustering(HypergraphClusterer):
                                         row_keys=ranks)
             keep_output(self, client, phg, hypergraph, labels, V)
         self.eigenvalues_ = 1.0 - mu
-        self.n_iter_ = n_iter
+        self.n_iter_, self.eigensolver_ = n_iter, solver
         self.tau_, self.tol_, self.n_init_ = tau, tol, n_init
         self.n_blocks_ = phg.n_blocks
         return self
@@ -194,13 +223,15 @@ class _ResidualBar:
         from tqdm.auto import tqdm
 
         self.goal = -np.log10(tol)
-        self.bar = tqdm(total=round(self.goal, 1), desc="subspace iteration",
+        self.bar = tqdm(total=round(self.goal, 1), desc="eigenvectors",
                         unit="digit", bar_format="{l_bar}{bar}| {postfix}")
 
     def __call__(self, it, residuals):
-        done = min(self.goal, max(0.0, -np.log10(max(float(residuals.max()), 1e-300))))
+        largest = float(residuals.max())
+        done = min(self.goal, max(0.0, -np.log10(max(largest, 1e-300)))) \
+            if np.isfinite(largest) else 0.0
         self.bar.n = round(done, 1)
-        self.bar.set_postfix_str(f"iter {it}, residual {residuals.max():.1e}")
+        self.bar.set_postfix_str(f"step {it}, residual {largest:.1e}")
 
     def close(self):
         self.bar.close()

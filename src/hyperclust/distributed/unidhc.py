@@ -37,6 +37,7 @@ from ..cluster.unidhc import CONTRAST_STEPS, UniDHC, family_coefficients
 from ..cluster.baselines import structural_dim
 from ..models.adaptivity import choose_family
 from ..models.contrast import atom_coefficients
+from ..operators.propagation import BASIS_DTYPE
 from .._validation import Interval, Options, check_int, check_parameters
 from ..threads import current_limit
 from ._params import twin_init
@@ -287,7 +288,8 @@ consistency_weight, gamma_reg, dropout
             clock[0] = now
 
         self.n_init_ = resolve_settings(phg.n_nodes, n_init=self.n_init)[1]
-        P = propagation(phg, client, self_loops=float(self.self_loops))
+        # float32 products (BASIS_DTYPE), as the single process's basis: half the bytes
+        P = propagation(phg, client, self_loops=float(self.self_loops), dtype=BASIS_DTYPE)
         X, files = self._input(phg, client, work, k, seed)
         lap("input")
         basis_files = write_power_basis(P, X, order, work / "basis")
