@@ -18,6 +18,7 @@ import time
 
 import numpy as np
 
+import hyperclust
 from hyperclust.cluster.registry import make_estimator
 from hyperclust.datasets.synthetic import hypergraph_sbm
 from hyperclust.metrics import evaluate
@@ -37,6 +38,28 @@ def counted_iterations():
     return calls
 
 
+def bare_kernels(hg, repeats=3):
+    """``(product, qr)``: CPU min of one regularized Zhou affinity product and one thin QR of
+    an (n, 18) block, the eigensolver's width for k = 4 (``orthonormal_basis`` where the tree
+    has it)."""
+    from hyperclust.operators.eigensolvers import NormalizedAffinity
+    from hyperclust.operators.laplacians import ZhouLaplacian
+
+    M, d = ZhouLaplacian(hg, kind="unnormalized").affinity()
+    op = NormalizedAffinity(M, d, float(d.mean()))
+    V = np.random.default_rng(0).normal(size=(hg.n_nodes, 18))
+    qr = getattr(subspace, "orthonormal_basis", lambda X: np.linalg.qr(X)[0])
+    times = []
+    for step in (lambda: op @ V, lambda: qr(V)):
+        cpu = []
+        for _ in range(repeats):
+            c0 = time.process_time()
+            step()
+            cpu.append(time.process_time() - c0)
+        times.append(min(cpu))
+    return times
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", nargs="+", default=["1e5", "3e5"])
@@ -47,11 +70,16 @@ def main(argv=None):
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     print(f"commit {commit} threads OMP={os.environ.get('OMP_NUM_THREADS')} "
-          f"HYPERCLUST={os.environ.get('HYPERCLUST_NUM_THREADS')} load {os.getloadavg()}")
+          f"HYPERCLUST={os.environ.get('HYPERCLUST_NUM_THREADS')} load {os.getloadavg()} "
+          f"hyperclust from {os.path.dirname(hyperclust.__file__)}")
     calls = counted_iterations()
     for size in args.sizes:
         n = int(float(size))
         hg = hypergraph_sbm(n, 4, homophily=0.7, n_features=0, random_state=0)
+        product, qr = bare_kernels(hg)
+        print(f"bare     n={n:>8d} product (n, 18) {product * 1e3:8.1f} ms "
+              f"({product / n * 1e9:.0f} ns/row)  QR (n, 18) {qr * 1e3:8.1f} ms "
+              f"({qr / n * 1e9:.0f} ns/row)", flush=True)
         for method in args.methods:
             cpu, wall = [], []
             for _ in range(args.repeats):
