@@ -69,3 +69,16 @@ def test_blocked_solver_matches_dense_eigenpairs(small_blocks):
     expected = np.linalg.eigvalsh((dense + dense.T) / 2)[::-1][:5]
     np.testing.assert_allclose(values, expected, atol=1e-10)
     np.testing.assert_allclose(dense @ V, V * values, atol=1e-7)
+
+
+def test_chebyshev_leaves_the_start_block_of_an_identity_operator_alone():
+    from scipy.sparse.linalg import aslinearoperator
+
+    V = np.random.default_rng(4).normal(size=(20, 3))
+    before = V.copy()
+    identity = aslinearoperator(np.eye(20))
+    identity._matmat = lambda X: X  # hands back its input, as scipy's IdentityOperator does
+    out = subspace._chebyshev(identity, V, 4, 0.5)
+    np.testing.assert_array_equal(V, before)
+    # T_4 at x = (1 - c) / e = 3 (c = e = 0.25) on every column: T_4(3) = 577
+    np.testing.assert_allclose(out, 577.0 * before)

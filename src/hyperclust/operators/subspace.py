@@ -74,11 +74,11 @@ def _chebyshev(op, V, degree: int, upper: float) -> np.ndarray:
         return V
     c = e = upper / 2.0
     scaled = c * V
-    prev, cur = V, np.asarray(op @ V)
+    prev, cur = V, _own(op @ V, V)
     cur -= scaled
     cur /= e
     for _ in range(degree - 1):
-        step = np.asarray(op @ cur)
+        step = _own(op @ cur, cur, prev)
         np.multiply(cur, c, out=scaled)
         step -= scaled
         step *= 2.0
@@ -86,6 +86,15 @@ def _chebyshev(op, V, degree: int, upper: float) -> np.ndarray:
         step -= prev
         prev, cur = cur, step
     return cur
+
+
+def _own(product, *inputs) -> np.ndarray:
+    """``product`` as an array the recurrence may overwrite: a copy where an operator handed
+    back (a view of) one of its inputs, as an identity operator does."""
+    product = np.asarray(product)
+    if any(np.may_share_memory(product, x) for x in inputs):
+        return product.copy()
+    return product
 
 
 def _rayleigh_ritz(op, V, k):
