@@ -185,6 +185,31 @@ def test_shared_reductions_give_the_uncached_result():
     np.testing.assert_array_equal(a, plain)
 
 
+def test_shared_reductions_solve_the_structural_input_once_per_hypergraph(monkeypatch):
+    import hyperclust.operators.eigensolvers as eigensolvers
+    from hyperclust import Hypergraph
+    from hyperclust.cluster.baselines import node_input, shared_reductions
+
+    solves = []
+    solve = eigensolvers.structural_features
+    monkeypatch.setattr(eigensolvers, "structural_features",
+                        lambda *a, **kw: solves.append(1) or solve(*a, **kw))
+    hg = hypergraph_sbm(60, 2, homophily=0.9, n_features=0, random_state=1)
+    twin = Hypergraph(hg.incidence.copy(), weights=hg.weights.copy())  # same content
+    other = Hypergraph(hg.incidence.copy(), weights=hg.weights * 2.0)
+    plain = node_input(hg, "auto", 3, 4)[0]
+    with shared_reductions():
+        a = node_input(hg, "auto", 3, 4)[0]
+        a[:] = 0.0  # a caller's edits reach no other caller
+        b = node_input(twin, "structural", 3, 4)[0]
+        node_input(hg, "auto", 4, 4)  # another seed
+        node_input(other, "auto", 3, 4)  # other weights
+    assert len(solves) == 1 + 3
+    np.testing.assert_array_equal(b, plain)
+    np.testing.assert_array_equal(node_input(other, "auto", 3, 4)[0],
+                                  solve(other, 4, 3))
+
+
 def test_auto_averages_the_heldout_error_over_splits(weak_edges):
     one = AutoClusterer(3, candidates=("kmeans", "hgnn"), n_splits=1,
                         random_state=0).fit(weak_edges)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import hashlib
 
 import numpy as np
 import scipy.sparse as sp
@@ -35,8 +36,11 @@ _REDUCTIONS = contextvars.ContextVar("hyperclust_reductions", default=None)
 @contextlib.contextmanager
 def shared_reductions():
     """Within the block, :func:`reduce_features` computes each (matrix, width, seed) once and
-    hands the same result to every caller (used by ``auto``, whose candidates project the
-    same features with the same seed). Results are identical to uncached calls."""
+    hands the same result to every caller, and :func:`node_input` computes the structural
+    input of each (hypergraph, width, seed) once and hands every caller its own copy (used by
+    ``auto``, whose candidates project the same features with the same seed, and where
+    ``hgnn`` and ``hsbm``'s start, both fitted on the same cache-order copy of a split, would
+    each run the same block eigensolver). Results are identical to uncached calls."""
     token = _REDUCTIONS.set({})
     try:
         yield
@@ -138,10 +142,33 @@ def node_input(hypergraph, input: str, random_state: int,
             raise ValueError("this hypergraph has no node features; use input='structural' "
                              "or a structure-only method such as spectral clustering")
         return hypergraph.features, "features"
+    return _structural_input(hypergraph, n_components_structural, random_state), "structural"
+
+
+def _structural_input(hypergraph, n_components, random_state):
+    """:func:`~hyperclust.operators.eigensolvers.structural_features`, once per (hypergraph
+    content, width, seed) inside :func:`shared_reductions` (each caller gets a copy)."""
     from ..operators.eigensolvers import structural_features
 
-    return structural_features(hypergraph, n_components=n_components_structural,
-                               random_state=random_state), "structural"
+    cache = _REDUCTIONS.get()
+    if cache is None:
+        return structural_features(hypergraph, n_components, random_state)
+    key = ("structural", _content_digest(hypergraph), int(n_components), random_state)
+    if key not in cache:
+        cache[key] = structural_features(hypergraph, n_components, random_state)
+    return cache[key].copy()
+
+
+def _content_digest(hypergraph) -> str:
+    """A digest of what the structural input depends on: the incidence and the weights
+    (copies renumbered by the same fit-order rule are equal; distinct objects, so not ``id``)."""
+    H = hypergraph.incidence
+    digest = hashlib.blake2b(repr(H.shape).encode(), digest_size=16)
+    for array in (H.indptr, H.indices, H.data, hypergraph.weights):
+        array = np.ascontiguousarray(array)
+        digest.update(array.dtype.str.encode())
+        digest.update(array.view(np.uint8))
+    return digest.hexdigest()
 
 
 class _EmbeddingKMeans(HypergraphClusterer):

@@ -19,21 +19,82 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .signs import fix_signs
 
-__all__ = ["subspace_eigenpairs"]
+__all__ = ["subspace_eigenpairs", "orthonormal_basis", "QR_BLOCK_ROWS"]
+
+#: Rows per block of :func:`orthonormal_basis`. LAPACK's Householder QR of an (n, p) block
+#: narrower than its panel width makes ~p passes over the whole block; once the block leaves
+#: the caches each pass runs at memory speed (one thread, under load: 465 ns per row at
+#: 10^5 rows, 1,070 at 10^6). A block of 2^15 rows x 18 columns (4.7 MB) stays in them.
+QR_BLOCK_ROWS = 1 << 15
+
+
+def orthonormal_basis(V: np.ndarray) -> np.ndarray:
+    """``Q`` of a thin QR of ``V``: LAPACK's on the whole up to :data:`QR_BLOCK_ROWS` rows,
+    above it a one-level TSQR (Demmel, Grigori, Hoemmen & Langou 2012): a QR per row block,
+    a QR of the stacked ``R`` factors, each block's ``Q`` times its part of that. As stable
+    as Householder QR, the same span; equal to it up to rounding and column signs.
+
+    Parameters
+    ----------
+    V : ndarray, shape (n, p), ``n >= p``
+
+    Returns
+    -------
+    ndarray, shape (n, p), orthonormal columns spanning those of ``V``
+
+    Examples
+    --------
+    >>> V = np.random.default_rng(0).normal(size=(5 * QR_BLOCK_ROWS // 2, 3))
+    >>> Q = orthonormal_basis(V)
+    >>> bool(np.allclose(Q.T @ Q, np.eye(3))), bool(np.allclose(Q @ (Q.T @ V), V))
+    (True, True)
+    """
+    n, p = V.shape
+    n_blocks = n // QR_BLOCK_ROWS
+    if n_blocks < 2 or p > QR_BLOCK_ROWS // 2:
+        return np.linalg.qr(V)[0]
+    bounds = np.linspace(0, n, n_blocks + 1).astype(np.int64)  # blocks of >= 2^15 rows
+    Q, tops = np.empty_like(V), []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        Q[lo:hi], top = np.linalg.qr(V[lo:hi])
+        tops.append(top)
+    joint = np.linalg.qr(np.vstack(tops))[0]
+    for i, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])):
+        Q[lo:hi] = Q[lo:hi] @ joint[i * p:(i + 1) * p]
+    return Q
 
 
 def _chebyshev(op, V, degree: int, upper: float) -> np.ndarray:
     """``T_degree((A - c) / e) V`` damping ``[0, upper]``; plain powers when nothing is left
-    to damp."""
+    to damp. The recurrence's scalings are done in place: the arithmetic of
+    ``2 (A u - c u) / e - v``, without its four fresh (n, p) temporaries per step."""
     if upper <= 1e-3:
         for _ in range(degree):
             V = op @ V
         return V
     c = e = upper / 2.0
-    prev, cur = V, (op @ V - c * V) / e
+    scaled = c * V
+    prev, cur = V, _own(op @ V, V)
+    cur -= scaled
+    cur /= e
     for _ in range(degree - 1):
-        prev, cur = cur, 2.0 * (op @ cur - c * cur) / e - prev
+        step = _own(op @ cur, cur, prev)
+        np.multiply(cur, c, out=scaled)
+        step -= scaled
+        step *= 2.0
+        step /= e
+        step -= prev
+        prev, cur = cur, step
     return cur
+
+
+def _own(product, *inputs) -> np.ndarray:
+    """``product`` as an array the recurrence may overwrite: a copy where an operator handed
+    back (a view of) one of its inputs, as an identity operator does."""
+    product = np.asarray(product)
+    if any(np.may_share_memory(product, x) for x in inputs):
+        return product.copy()
+    return product
 
 
 def _rayleigh_ritz(op, V, k):
@@ -51,8 +112,8 @@ def subspace_eigenpairs(op, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     normalized affinity), every copy of a repeated eigenvalue among them.
 
     ``p = k + max(k, 8)`` columns (at most ``n``): filter by a degree-``degree`` Chebyshev
-    polynomial damping ``[0, mu_p]``, orthonormalize, Rayleigh-Ritz; stop when the ``k``
-    residuals are at most ``tol``.
+    polynomial damping ``[0, mu_p]``, orthonormalize (:func:`orthonormal_basis`),
+    Rayleigh-Ritz; stop when the ``k`` residuals are at most ``tol``.
 
     Parameters
     ----------
@@ -85,12 +146,12 @@ def subspace_eigenpairs(op, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     """
     n = op.shape[0]
     p = min(n, k + max(k, 8))
-    V = np.linalg.qr(np.random.default_rng(random_state).normal(size=(n, p)))[0]
+    V = orthonormal_basis(np.random.default_rng(random_state).normal(size=(n, p)))
     mu, V, res = _rayleigh_ritz(op, V, k)
     it = 0
     while res.max() > tol and it < int(max_iter):
         it += 1
-        V = np.linalg.qr(_chebyshev(op, V, int(degree), float(mu[-1])))[0]
+        V = orthonormal_basis(_chebyshev(op, V, int(degree), float(mu[-1])))
         mu, V, res = _rayleigh_ritz(op, V, k)
     if res.max() > tol:
         warnings.warn(f"subspace iteration did not reach tol={tol} in {max_iter} iterations "
