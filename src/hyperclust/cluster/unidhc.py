@@ -304,7 +304,6 @@ class UniDHC(HypergraphClusterer):
         self.device = device
         self.verbose = verbose
 
-    # ------------------------------------------------------------------ validation
     def _validate(self):
         """The check of two parameters together (the table is checked by ``fit``):
         ``gamma_init`` coefficients need ``order + 1`` of them; returns ``order``."""
@@ -313,7 +312,6 @@ class UniDHC(HypergraphClusterer):
             raise ValueError(f"gamma_init must be a finite array of length order + 1 = "
                              f"{order + 1}, got shape {np.shape(self.gamma_init)}")
         return order
-    # ------------------------------------------------------------------ fitting
     def _prepare_input(self, hg, seed, n_clusters):
         from .baselines import node_input, reduce_features, structural_dim
 
