@@ -312,6 +312,7 @@ class UniDHC(HypergraphClusterer):
             raise ValueError(f"gamma_init must be a finite array of length order + 1 = "
                              f"{order + 1}, got shape {np.shape(self.gamma_init)}")
         return order
+
     def _prepare_input(self, hg, seed, n_clusters):
         from .baselines import node_input, reduce_features, structural_dim
 
@@ -324,9 +325,8 @@ class UniDHC(HypergraphClusterer):
             X = reduce_features(X, self.n_components, seed)
         X = X.toarray() if hasattr(X, "toarray") else np.asarray(X, dtype=np.float64)
         scale = np.sqrt(np.mean(_row_sums_of_squares(X)))
-        # the input is X / scale (unit mean row norm), formed where it is read: the basis
-        # divides into its float32 first term, the neighbour search the rows it reads; a
-        # whole float64 copy was 256 MB of fresh memory at 10^6 x 32
+        # X / scale (unit mean row norm) formed where it is read (the basis's float32 first
+        # term, the searched rows): a float64 copy was 256 MB of fresh memory at 10^6 x 32
         return X, (scale if scale > 0 else X.dtype.type(1)), kind
 
     def _initial_filter(self, hg, P, scaled_input, B, order, seed, k):
