@@ -16,6 +16,8 @@ import scipy.sparse as sp
 from .._validation import check_int
 from .base import safe_inverse
 from ._knn_cost import EXACT_MAX_NODES, exact_search_pays
+from ._rerank import pair_similarities as _pair_similarities  # noqa: F401 (studies)
+from ._rerank import rerank as _rerank
 from ._topk import order_by_value, top_k_sorted
 
 __all__ = ["EXACT_MAX_NODES", "KNN_METHODS", "exact_cosine_neighbors",
@@ -221,24 +223,6 @@ def _ann_input(X, random_state):
     return padded
 
 
-def _pair_similarities(Xn, I):
-    """``sim[i, j] = <Xn[i], Xn[I[i, j]]>`` for unit rows ``Xn`` (dense or CSR), float64,
-    computed in row blocks; 0 where ``I < 0``."""
-    n, c = I.shape
-    sims = np.zeros((n, c), dtype=np.float64)
-    block = max(1, _CHUNK_ENTRIES // max(1, c * (1 if sp.issparse(Xn) else Xn.shape[1])))
-    for start in range(0, n, block):
-        J = I[start:start + block]
-        Jc = np.maximum(J, 0)
-        if sp.issparse(Xn):
-            rows = np.repeat(np.arange(start, start + J.shape[0]), c)
-            s = np.asarray(Xn[rows].multiply(Xn[Jc.ravel()]).sum(axis=1)).reshape(J.shape)
-        else:
-            s = np.einsum("id,ijd->ij", Xn[start:start + J.shape[0]], Xn[Jc])
-        sims[start:start + J.shape[0]] = np.where(J >= 0, s, 0.0)
-    return sims
-
-
 def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m: int = 32,
                                  ef_construction: int = 80, ef_search: int | None = None,
                                  n_candidates: int | None = None, tie_break: str = "id"):
@@ -358,26 +342,6 @@ def _hnsw_candidates(Xf, n_cand, hnsw_m, ef_construction, ef_search):
     cand = cand.astype(np.int64)
     cand[cand == np.arange(Xf.shape[0])[:, None]] = -1
     return cand
-
-
-def _rerank(Xn, cand, k, tie_break, random_state):
-    """The ``k`` candidates of each row with the largest exact similarity (unit rows ``Xn``),
-    ties by node id or by the rank of the permutation of ``tie_break="random"``; -1 and
-    similarity 0 where fewer than ``k`` candidates exist."""
-    n = Xn.shape[0]
-    sims = _pair_similarities(Xn, cand)
-    sims[cand < 0] = -np.inf
-    if tie_break == "random":
-        rank = np.empty(n, dtype=np.int64)
-        rank[np.random.default_rng(random_state).permutation(n)] = np.arange(n)
-        tie_key = np.where(cand >= 0, rank[np.maximum(cand, 0)], n)
-    else:
-        tie_key = np.where(cand >= 0, cand, n)
-    order = np.lexsort((tie_key, -sims), axis=1)[:, :k]
-    I = np.take_along_axis(cand, order, axis=1)
-    D = np.take_along_axis(sims, order, axis=1)
-    D[I < 0] = 0.0
-    return I, D
 
 
 def cosine_knn(X, n_neighbors: int = 10, *, method: str = "auto",
