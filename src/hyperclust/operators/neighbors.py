@@ -29,6 +29,8 @@ _SPARSE_DENSITY = 0.05    # inputs sparser than this are searched with sparse pr
 _CHUNK_ENTRIES = 2 ** 22  # entries of one (queries x candidates) similarity block
 _ANN_MAX_DIM = 256        # sparse inputs wider than this are SVD-projected before the ANN index
 _ANN_SVD_DIM = 128
+_CANDIDATES = 2            # candidates re-ranked per neighbour wanted, index on the rows ...
+_CANDIDATES_PROJECTED = 8  # ... and on an SVD projection (docs/results/knn_rerank.md)
 _ANN_DIM_MULTIPLE = 16    # columns of the ANN input: a multiple for faiss's SIMD distances
 
 
@@ -209,7 +211,7 @@ def _ann_input(X, random_state):
     only then, and ~2x slower otherwise (26 columns, 2·10^4 rows: build 3.1 vs 1.6 s, queries
     3.9 vs 1.6 s). Zero columns change no inner product; the SIMD sums round in another
     order, so a rare candidate list differs (1 of 5·10^4 rows)."""
-    if sp.issparse(X) and X.shape[1] > _ANN_MAX_DIM:
+    if _projected(X):
         from sklearn.decomposition import TruncatedSVD
 
         X = TruncatedSVD(n_components=_ANN_SVD_DIM, random_state=random_state).fit_transform(
@@ -221,6 +223,11 @@ def _ann_input(X, random_state):
                       dtype=np.float32)
     padded[:, :Xn.shape[1]] = Xn
     return padded
+
+
+def _projected(X) -> bool:
+    """Whether the ANN index sees an SVD projection of ``X`` (sparse, over 256 columns)."""
+    return bool(sp.issparse(X) and X.shape[1] > _ANN_MAX_DIM)
 
 
 def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m: int = 32,
@@ -238,7 +245,10 @@ def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m:
     many exact ties (binary features) the kept tied neighbours can differ from the exact
     path's. Sparse inputs with more than 256 columns are projected to 128 dimensions by a
     seeded truncated SVD for the index only (a dense copy of a wide sparse matrix would not
-    fit); the re-ranking uses the original rows.
+    fit); the re-ranking uses the original rows. The projection, not the index, limits which
+    true neighbours are among the index's nearest, so those inputs re-rank four times as
+    many candidates (``8 K``: the same search beam of 96 at ``K = 10``, so only the
+    re-ranking costs more).
 
     Deterministic, and independent of the number of threads: the graph is built on one
     thread; the queries run on the OpenMP threads in force.
@@ -259,7 +269,8 @@ def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m:
         Search beam width of the queries (default ``max(96, n_candidates + 1)``; at least
         ``n_candidates + 1`` is used).
     n_candidates : int, optional
-        Candidates re-ranked per node (default ``2 * K``); at least ``K``.
+        Candidates re-ranked per node (default ``8 * K`` for SVD-projected inputs, else
+        ``2 * K``); at least ``K``.
     tie_break : {"id", "random"}, default "id"
         Among candidates with equal exact similarity, the lowest node id, or the lowest rank
         of a permutation seeded by ``random_state`` (the permutation of
@@ -294,7 +305,9 @@ def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m:
     k = min(k, n - 1)
     if k < 1:
         return np.empty((n, 0), dtype=np.int64), np.empty((n, 0))
-    n_cand = min(n - 1, 2 * k if n_candidates is None else int(n_candidates))
+    if n_candidates is None:
+        n_candidates = (_CANDIDATES_PROJECTED if _projected(X) else _CANDIDATES) * k
+    n_cand = min(n - 1, int(n_candidates))
     ef = max(96 if ef_search is None else int(ef_search), n_cand + 1)
     cand = _hnsw_candidates(_ann_input(X, random_state), n_cand, int(hnsw_m),
                             int(ef_construction), ef)
