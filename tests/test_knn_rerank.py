@@ -113,3 +113,39 @@ def test_projected_inputs_rerank_eight_k_candidates(monkeypatch):
     nb.approximate_cosine_neighbors(rng.normal(size=(300, 8)), 5)
     nb.approximate_cosine_neighbors(sp.csr_matrix(rng.normal(size=(300, 8))), 5)
     assert seen == [(40, 96), (10, 96), (10, 96)]
+
+
+@pytest.mark.parametrize("layout", ["dense", "sparse"])
+def test_refine_keeps_exact_lists_and_recovers_neighbours_of_neighbours(layout):
+    """The exact lists are a fixed point of a refinement round; lists holding one true
+    neighbour each gain more through the neighbours' lists."""
+    from hyperclust.operators._rerank import refine
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(60, 6))
+    Xin = sp.csr_matrix(X) if layout == "sparse" else X
+    Xn = nb._unit_rows(Xin)
+    exact_idx, exact_sim = nb.exact_cosine_neighbors(Xin, 4)
+    idx, sim = refine(Xn, exact_idx, 4)
+    np.testing.assert_array_equal(idx, exact_idx)
+    np.testing.assert_allclose(sim, exact_sim, atol=1e-12)
+    start = np.full_like(exact_idx, -1)
+    start[:, 0] = exact_idx[:, 0]  # one true neighbour each
+    once = refine(Xn, start, 4)[0]
+    assert idx.dtype == np.int64 and once.shape == (60, 4)
+    assert not (once == np.arange(60)[:, None]).any()
+    assert all(np.unique(r[r >= 0]).size == (r >= 0).sum() for r in once)
+    hit = [np.intersect1d(a, b).size for a, b in zip(once, exact_idx)]
+    assert min(hit) >= 1 and np.mean(hit) > 1.1  # the one given stays, others are found
+
+
+@pytest.mark.skipif(not nb.ann_available(), reason="faiss-cpu (extra 'ann') is not installed")
+def test_refine_rounds_parameter():
+    X = np.random.default_rng(1).normal(size=(200, 8))
+    with pytest.raises(ValueError, match="refine_rounds"):
+        nb.approximate_cosine_neighbors(X, 5, refine_rounds=-1)
+    a = nb.approximate_cosine_neighbors(X, 5, refine_rounds=0)
+    b = nb.approximate_cosine_neighbors(X, 5)  # dense: no refinement by default
+    np.testing.assert_array_equal(a[0], b[0])
+    c = nb.approximate_cosine_neighbors(X, 5, n_candidates=199, refine_rounds=2)
+    np.testing.assert_array_equal(c[0], nb.exact_cosine_neighbors(X, 5)[0])

@@ -80,19 +80,12 @@ def index_input(X, proj, seed):
     return nb._ann_input(Y, seed)
 
 
-def refine(Xn, I, cand, rounds):
-    """``rounds`` of neighbours-of-neighbours: each row's candidates joined with the current
-    lists of its current neighbours, duplicates and the row itself dropped, re-ranked."""
-    from hyperclust.operators import neighbors as nb
+def refine(Xn, I, rounds):
+    """``rounds`` of :func:`hyperclust.operators._rerank.refine` (neighbours of neighbours)."""
+    from hyperclust.operators._rerank import refine as one_round
 
-    n = I.shape[0]
     for _ in range(rounds):
-        more = np.where(I[:, :, None] >= 0, I[np.maximum(I, 0)], -1).reshape(n, -1)
-        C = np.sort(np.concatenate([cand, more], axis=1), axis=1)
-        C[:, 1:][C[:, 1:] == C[:, :-1]] = -1
-        C[C == np.arange(n)[:, None]] = -1
-        I = nb._rerank(Xn, C, K, "random", 0)[0]
-        cand = I
+        I = one_round(Xn, I, K, "random", 0)[0]
     return I
 
 
@@ -145,8 +138,8 @@ def main(argv=None):
             t_proj, Xf = cpu_min(lambda: index_input(X, proj, 0), args.runs)
             t_hnsw, cand = cpu_min(lambda: nb._hnsw_candidates(Xf, c, 32, 80, max(96, c + 1)),
                                    args.runs)
-            t_rr, ia = cpu_min(lambda: refine(Xn, nb._rerank(Xn, cand, K, "random", 0)[0], cand,
-                                              rounds), args.runs)
+            t_rr, ia = cpu_min(lambda: refine(Xn, nb._rerank(Xn, cand, K, "random", 0)[0], rounds),
+                               args.runs)
             plain, tie = recalls(Xn, q, ia[q], ie, se)
             cand_cover = float(np.mean([np.isin(e, r).mean() for e, r in zip(ie, cand[q])]))
             print(json.dumps({"set": name, "variant": variant, "proj_s": round(t_proj, 3),

@@ -17,6 +17,7 @@ from .._validation import check_int
 from .base import safe_inverse
 from ._knn_cost import EXACT_MAX_NODES, exact_search_pays
 from ._rerank import pair_similarities as _pair_similarities  # noqa: F401 (studies)
+from ._rerank import refine
 from ._rerank import rerank as _rerank
 from ._topk import order_by_value, top_k_sorted
 
@@ -31,6 +32,7 @@ _ANN_MAX_DIM = 256        # sparse inputs wider than this are SVD-projected befo
 _ANN_SVD_DIM = 128
 _CANDIDATES = 2            # candidates re-ranked per neighbour wanted, index on the rows ...
 _CANDIDATES_PROJECTED = 8  # ... and on an SVD projection (docs/results/knn_rerank.md)
+_REFINE_PROJECTED = 1      # neighbours-of-neighbours rounds after it (same results file)
 _ANN_DIM_MULTIPLE = 16    # columns of the ANN input: a multiple for faiss's SIMD distances
 
 
@@ -232,7 +234,8 @@ def _projected(X) -> bool:
 
 def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m: int = 32,
                                  ef_construction: int = 80, ef_search: int | None = None,
-                                 n_candidates: int | None = None, tie_break: str = "id"):
+                                 n_candidates: int | None = None, tie_break: str = "id",
+                                 refine_rounds: int | None = None):
     """Approximate cosine nearest neighbours: a ``faiss`` HNSW graph over 8-bit
     scalar-quantized unit rows proposes candidates, which are re-ranked by their exact cosine
     similarity.
@@ -275,6 +278,10 @@ def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m:
         Among candidates with equal exact similarity, the lowest node id, or the lowest rank
         of a permutation seeded by ``random_state`` (the permutation of
         :func:`exact_cosine_neighbors`).
+    refine_rounds : int, optional
+        Rounds of neighbours-of-neighbours after the re-ranking (each row's neighbours'
+        neighbours re-ranked with its own, :func:`hyperclust.operators._rerank.refine`);
+        default 1 for SVD-projected inputs, else 0.
 
     Returns
     -------
@@ -301,6 +308,8 @@ def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m:
     """
     k = _check_ann_params(n_neighbors, hnsw_m, ef_construction, ef_search, n_candidates,
                           tie_break)
+    if refine_rounds is not None:
+        check_int(refine_rounds, "refine_rounds", 0)
     n = X.shape[0]
     k = min(k, n - 1)
     if k < 1:
@@ -311,7 +320,13 @@ def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m:
     ef = max(96 if ef_search is None else int(ef_search), n_cand + 1)
     cand = _hnsw_candidates(_ann_input(X, random_state), n_cand, int(hnsw_m),
                             int(ef_construction), ef)
-    return _rerank(_unit_rows(X), cand, k, tie_break, random_state)
+    Xn = _unit_rows(X)
+    out = _rerank(Xn, cand, k, tie_break, random_state)
+    if refine_rounds is None:
+        refine_rounds = _REFINE_PROJECTED if _projected(X) else 0
+    for _ in range(refine_rounds):
+        out = refine(Xn, out[0], k, tie_break, random_state)
+    return out
 
 
 def _check_ann_params(n_neighbors, hnsw_m, ef_construction, ef_search, n_candidates,
