@@ -22,7 +22,6 @@ import argparse
 import json
 import re
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +29,7 @@ import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _datasets
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_knn_crossover import _cpu_min as cpu_min  # noqa: E402
 
 K = 10
 
@@ -87,15 +87,6 @@ def refine(Xn, I, rounds):
     for _ in range(rounds):
         I = one_round(Xn, I, K, "random", 0)[0]
     return I
-
-
-def cpu_min(fn, runs):
-    best, out = np.inf, None
-    for _ in range(runs):
-        t0 = time.process_time()
-        out = fn()
-        best = min(best, time.process_time() - t0)
-    return best, out
 
 
 def recalls(Xn, q, ann, exact_idx, exact_sim):
