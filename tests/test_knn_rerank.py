@@ -149,3 +149,21 @@ def test_refine_rounds_parameter():
     np.testing.assert_array_equal(a[0], b[0])
     c = nb.approximate_cosine_neighbors(X, 5, n_candidates=199, refine_rounds=2)
     np.testing.assert_array_equal(c[0], nb.exact_cosine_neighbors(X, 5)[0])
+
+
+@pytest.mark.parametrize("layout", ["dense", "sparse"])
+def test_row_blocks_do_not_change_rerank_or_refine(layout, monkeypatch):
+    """Blocks of one or a few rows give the same lists and similarities as one block."""
+    from hyperclust.operators._rerank import refine
+
+    X = _binary_rows(n=40)
+    Xn = nb._unit_rows(sp.csr_matrix(X) if layout == "sparse" else X)
+    cand = _candidates_with_truth(X, 3, extra=5, seed=4)
+    whole = rerank(Xn, cand, 3, "random", 2)
+    again = refine(Xn, whole[0], 3, "random", 2)
+    for block in (1, 50):
+        monkeypatch.setattr(_rerank, "_BLOCK_ENTRIES", block)
+        for got, ref in zip(rerank(Xn, cand, 3, "random", 2) + refine(Xn, whole[0], 3,
+                                                                         "random", 2),
+                            whole + again):
+            np.testing.assert_array_equal(got, ref)

@@ -17,19 +17,21 @@ __all__ = ["pair_similarities", "rerank", "refine"]
 _BLOCK_ENTRIES = 2 ** 22  # products (pairs x shared dimensions) per block
 
 
-def pair_similarities(Xn, I) -> np.ndarray:
-    """``sim[i, j] = <Xn[i], Xn[I[i, j]]>``, float64, computed in row blocks.
+def pair_similarities(Xn, I, start: int = 0) -> np.ndarray:
+    """``sim[i, j] = <Xn[start + i], Xn[I[i, j]]>``, float64, computed in row blocks.
 
     Parameters
     ----------
     Xn : ndarray or scipy.sparse.csr_matrix, shape (n, d)
         Unit rows.
-    I : ndarray of int, shape (n, c)
-        Candidate ids; ``-1`` marks a missing candidate (similarity 0).
+    I : ndarray of int, shape (r, c)
+        Candidate ids of the rows ``start .. start + r - 1``; ``-1`` marks a missing
+        candidate (similarity 0).
+    start : int, default 0
 
     Returns
     -------
-    ndarray of float64, shape (n, c)
+    ndarray of float64, shape (r, c)
 
     Examples
     --------
@@ -47,29 +49,29 @@ def pair_similarities(Xn, I) -> np.ndarray:
     if n == 0 or c == 0:
         return sims
     if sp.issparse(Xn):
-        _sparse_pairs(sp.csr_matrix(Xn), I, sims)
+        _sparse_pairs(sp.csr_matrix(Xn), I, start, sims)
         return sims
     Xn = np.asarray(Xn, dtype=np.float64)
     block = max(1, _BLOCK_ENTRIES // (c * max(1, Xn.shape[1])))
-    for start in range(0, n, block):
-        J = I[start:start + block]
-        s = np.einsum("id,ijd->ij", Xn[start:start + J.shape[0]], Xn[np.maximum(J, 0)])
-        sims[start:start + J.shape[0]] = np.where(J >= 0, s, 0.0)
+    for b in range(0, n, block):
+        J = I[b:b + block]
+        s = np.einsum("id,ijd->ij", Xn[start + b:start + b + J.shape[0]], Xn[np.maximum(J, 0)])
+        sims[b:b + J.shape[0]] = np.where(J >= 0, s, 0.0)
     return sims
 
 
-def _sparse_pairs(Xn, I, out):
+def _sparse_pairs(Xn, I, first, out):
     """:func:`pair_similarities` of CSR rows into ``out``: each block of pairs is two row
     gathers and scipy's elementwise product (a sorted merge per pair), ``O(n c nnz_row)``;
     the blocks hold about ``2^22`` stored entries, whatever ``c`` and the row lengths."""
     n, c = I.shape
     per_row = max(1, int(np.ceil(Xn.nnz / max(1, Xn.shape[0]))))
     block = max(1, _BLOCK_ENTRIES // (c * per_row))
-    for start in range(0, n, block):
-        J = I[start:start + block]
-        rows = np.repeat(np.arange(start, start + J.shape[0]), c)
+    for b in range(0, n, block):
+        J = I[b:b + block]
+        rows = np.repeat(np.arange(first + b, first + b + J.shape[0]), c)
         s = np.asarray(Xn[rows].multiply(Xn[np.maximum(J, 0).ravel()]).sum(axis=1))
-        out[start:start + J.shape[0]] = np.where(J >= 0, s.reshape(J.shape), 0.0)
+        out[b:b + J.shape[0]] = np.where(J >= 0, s.reshape(J.shape), 0.0)
 
 
 def rerank(Xn, cand, k: int, tie_break: str = "id", random_state=0):
@@ -102,18 +104,31 @@ def rerank(Xn, cand, k: int, tie_break: str = "id", random_state=0):
     >>> idx.tolist()
     [[3, 1], [2, 0], [1, 0], [0, 1]]
     """
+    cand = np.asarray(cand, dtype=np.int64)
+    return _select(Xn, k, cand.shape[1], lambda a, b: cand[a:b], tie_break, random_state)
+
+
+def _select(Xn, k, width, candidates, tie_break, random_state):
+    """:func:`rerank` of the candidates ``candidates(a, b)`` (shape (b - a, width)) of the
+    rows ``a .. b - 1``, block by block: memory ``O(block * width)`` beyond the output."""
     n = Xn.shape[0]
-    sims = pair_similarities(Xn, cand)
-    sims[cand < 0] = -np.inf
+    kk = min(k, width)
+    I = np.empty((n, kk), dtype=np.int64)
+    D = np.empty((n, kk), dtype=np.float64)
+    rank = None
     if tie_break == "random":
         rank = np.empty(n, dtype=np.int64)
         rank[np.random.default_rng(random_state).permutation(n)] = np.arange(n)
-        tie_key = np.where(cand >= 0, rank[np.maximum(cand, 0)], n)
-    else:
-        tie_key = np.where(cand >= 0, cand, n)
-    order = np.lexsort((tie_key, -sims), axis=1)[:, :k]
-    I = np.take_along_axis(cand, order, axis=1)
-    D = np.take_along_axis(sims, order, axis=1)
+    step = max(1, _BLOCK_ENTRIES // max(1, width))
+    for a in range(0, n, step):
+        b = min(n, a + step)
+        cand = candidates(a, b)
+        sims = pair_similarities(Xn, cand, start=a)
+        sims[cand < 0] = -np.inf
+        tie_key = np.where(cand >= 0, cand if rank is None else rank[np.maximum(cand, 0)], n)
+        order = np.lexsort((tie_key, -sims), axis=1)[:, :kk]
+        I[a:b] = np.take_along_axis(cand, order, axis=1)
+        D[a:b] = np.take_along_axis(sims, order, axis=1)
     D[I < 0] = 0.0
     return I, D
 
@@ -149,9 +164,15 @@ def refine(Xn, idx, k: int, tie_break: str = "id", random_state=0):
     >>> idx.ravel().tolist()   # 0 finds 1 through 2's list
     [1, 2, 1, 2]
     """
-    n = idx.shape[0]
-    more = np.where(idx[:, :, None] >= 0, idx[np.maximum(idx, 0)], -1).reshape(n, -1)
-    cand = np.sort(np.concatenate([idx, more], axis=1), axis=1)
-    cand[:, 1:][cand[:, 1:] == cand[:, :-1]] = -1
-    cand[cand == np.arange(n)[:, None]] = -1
-    return rerank(Xn, cand, k, tie_break, random_state)
+    idx = np.asarray(idx, dtype=np.int64)
+
+    def candidates(a, b):
+        own = idx[a:b]
+        more = np.where(own[:, :, None] >= 0, idx[np.maximum(own, 0)], -1)
+        cand = np.sort(np.concatenate([own, more.reshape(b - a, -1)], axis=1), axis=1)
+        cand[:, 1:][cand[:, 1:] == cand[:, :-1]] = -1
+        cand[cand == np.arange(a, b)[:, None]] = -1
+        return cand
+
+    width = idx.shape[1] * (1 + idx.shape[1])
+    return _select(Xn, k, width, candidates, tie_break, random_state)

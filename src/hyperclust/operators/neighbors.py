@@ -16,7 +16,6 @@ import scipy.sparse as sp
 from .._validation import check_int
 from .base import safe_inverse
 from ._knn_cost import EXACT_MAX_NODES, exact_search_pays
-from ._rerank import pair_similarities as _pair_similarities  # noqa: F401 (studies)
 from ._rerank import refine
 from ._rerank import rerank as _rerank
 from ._topk import order_by_value, top_k_sorted
@@ -251,7 +250,7 @@ def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m:
     fit); the re-ranking uses the original rows. The projection, not the index, limits which
     true neighbours are among the index's nearest, so those inputs re-rank four times as
     many candidates (``8 K``: the same search beam of 96 at ``K = 10``, so only the
-    re-ranking costs more).
+    re-ranking costs more), then each node's neighbours' neighbours (``refine_rounds``).
 
     Deterministic, and independent of the number of threads: the graph is built on one
     thread; the queries run on the OpenMP threads in force.
