@@ -5,11 +5,11 @@ Per input and variant: recall@10 (plain, and tie-aware: a neighbour counts when 
 cosine reaches the exact 10th one) of the approximate search against the exact search on a
 seeded sample of queries, and CPU seconds (``time.process_time``, min of ``--runs``) of its
 phases: the index input (projection), the HNSW build + search, the exact re-ranking.
-Variants are ``PROJ:C``: ``PROJ`` in ``svd`` (today: 128-d truncated SVD of the raw rows,
-then unit rows), ``svdD`` (``D`` dimensions), ``usvd``/``usvdD`` (SVD of the unit rows); ``C`` = candidates per
-node re-ranked (efSearch ``max(96, C + 1)``), ``PROJ:C+rR``: then ``R`` rounds of
-:func:`refine`. Inputs: shared sets, ``sNNNk`` (binary
-bag-of-words of ``bench_knn_crossover.features``, 1,000 words, 20 topics), ``tNNNk``
+Variants are ``PROJ:C``: ``PROJ`` in ``svd`` (128-d truncated SVD of the raw rows, then
+unit rows: the library's), ``svdD`` (``D`` dimensions), ``usvd``/``usvdD`` (SVD of the unit
+rows); ``C`` = candidates per node re-ranked (efSearch ``max(96, C + 1)``); ``PROJ:C+rR``:
+then ``R`` rounds of :func:`refine`. Inputs: shared sets, ``sNNNk`` (binary bag-of-words of
+``bench_knn_crossover.features``, 1,000 words, 20 topics), ``tNNNk``
 (:func:`topic_words`), ``gNNNk`` (dense 32-d Gaussian mixture of ``bench_knn_crossover``).
 
     OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/studies/knn_rerank_candidates.py \\

@@ -235,25 +235,17 @@ def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m:
                                  ef_construction: int = 80, ef_search: int | None = None,
                                  n_candidates: int | None = None, tie_break: str = "id",
                                  refine_rounds: int | None = None):
-    """Approximate cosine nearest neighbours: a ``faiss`` HNSW graph over 8-bit
-    scalar-quantized unit rows proposes candidates, which are re-ranked by their exact cosine
-    similarity.
+    """Approximate cosine nearest neighbours: a ``faiss`` HNSW graph over 8-bit codes of the
+    unit rows proposes candidates, re-ranked by their exact cosine similarity.
 
     Every node is a query. The index finds ``n_candidates`` approximate neighbours of each
-    node (inner products of the 8-bit codes); their similarities are then recomputed exactly
-    in float64 on the input rows, and the ``K`` best are kept with the exact search's tie rule
-    (:func:`exact_cosine_neighbors`) applied among the candidates: a neighbour tied with the
-    ``K``-th similarity but not among the candidates cannot be chosen, so on inputs with
-    many exact ties (binary features) the kept tied neighbours can differ from the exact
-    path's. Sparse inputs with more than 256 columns are projected to 128 dimensions by a
-    seeded truncated SVD for the index only (a dense copy of a wide sparse matrix would not
-    fit); the re-ranking uses the original rows. The projection, not the index, limits which
-    true neighbours are among the index's nearest, so those inputs re-rank four times as
-    many candidates (``8 K``: the same search beam of 96 at ``K = 10``, so only the
-    re-ranking costs more), then each node's neighbours' neighbours (``refine_rounds``).
-
-    Deterministic, and independent of the number of threads: the graph is built on one
-    thread; the queries run on the OpenMP threads in force.
+    node; their similarities are recomputed exactly (float64, input rows) and the ``K`` best
+    kept with the exact search's tie rule among the candidates (a tied neighbour outside
+    them cannot be chosen). Sparse inputs over 256 columns are projected to 128 dimensions
+    by a seeded truncated SVD for the index only; the projection, not the index, then limits
+    the recall, so they re-rank ``8 K`` candidates (the same beam of 96 at ``K = 10``) and
+    then their neighbours' neighbours (``refine_rounds``). Deterministic and independent of
+    the number of threads (the graph is built on one thread).
 
     Parameters
     ----------
@@ -268,25 +260,21 @@ def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m:
     ef_construction : int, default 80
         Search beam width while building.
     ef_search : int, optional
-        Search beam width of the queries (default ``max(96, n_candidates + 1)``; at least
-        ``n_candidates + 1`` is used).
+        Search beam width of the queries (default 96; at least ``n_candidates + 1``).
     n_candidates : int, optional
-        Candidates re-ranked per node (default ``8 * K`` for SVD-projected inputs, else
-        ``2 * K``); at least ``K``.
+        Candidates re-ranked per node, at least ``K`` (default ``8 K`` if projected, else ``2 K``).
     tie_break : {"id", "random"}, default "id"
         Among candidates with equal exact similarity, the lowest node id, or the lowest rank
         of a permutation seeded by ``random_state`` (the permutation of
         :func:`exact_cosine_neighbors`).
     refine_rounds : int, optional
-        Rounds of neighbours-of-neighbours after the re-ranking (each row's neighbours'
-        neighbours re-ranked with its own, :func:`hyperclust.operators._rerank.refine`);
-        default 1 for SVD-projected inputs, else 0.
+        Rounds of :func:`hyperclust.operators._rerank.refine` (neighbours' neighbours
+        re-ranked); default 1 for SVD-projected inputs, else 0.
 
     Returns
     -------
     indices : ndarray of int64, shape (n, K)
-        Most similar first; ``-1`` where the index returned fewer than ``K`` neighbours
-        (then similarity 0).
+        Most similar first; ``-1`` (similarity 0) where fewer than ``K`` were found.
     similarities : ndarray of float64, shape (n, K)
         Exact cosine similarities.
 
@@ -306,33 +294,32 @@ def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m:
     True
     """
     k = _check_ann_params(n_neighbors, hnsw_m, ef_construction, ef_search, n_candidates,
-                          tie_break)
-    if refine_rounds is not None:
-        check_int(refine_rounds, "refine_rounds", 0)
+                          tie_break, refine_rounds)
     n = X.shape[0]
     k = min(k, n - 1)
     if k < 1:
         return np.empty((n, 0), dtype=np.int64), np.empty((n, 0))
-    if n_candidates is None:
-        n_candidates = (_CANDIDATES_PROJECTED if _projected(X) else _CANDIDATES) * k
-    n_cand = min(n - 1, int(n_candidates))
+    projected = _projected(X)
+    n_cand = min(n - 1, (_CANDIDATES_PROJECTED if projected else _CANDIDATES) * k
+                 if n_candidates is None else int(n_candidates))
     ef = max(96 if ef_search is None else int(ef_search), n_cand + 1)
     cand = _hnsw_candidates(_ann_input(X, random_state), n_cand, int(hnsw_m),
                             int(ef_construction), ef)
     Xn = _unit_rows(X)
     out = _rerank(Xn, cand, k, tie_break, random_state)
-    if refine_rounds is None:
-        refine_rounds = _REFINE_PROJECTED if _projected(X) else 0
-    for _ in range(refine_rounds):
+    rounds = (_REFINE_PROJECTED if projected else 0) if refine_rounds is None else refine_rounds
+    for _ in range(rounds):
         out = refine(Xn, out[0], k, tie_break, random_state)
     return out
 
 
 def _check_ann_params(n_neighbors, hnsw_m, ef_construction, ef_search, n_candidates,
-                      tie_break) -> int:
+                      tie_break, refine_rounds=None) -> int:
     """``n_neighbors`` after checking the parameters of :func:`approximate_cosine_neighbors`
     (one-line errors) and that ``faiss`` can be imported."""
     k = check_int(n_neighbors, "n_neighbors", 1)
+    if refine_rounds is not None:
+        check_int(refine_rounds, "refine_rounds", 0)
     check_int(hnsw_m, "hnsw_m", 2)
     check_int(ef_construction, "ef_construction", 1)
     if ef_search is not None:
