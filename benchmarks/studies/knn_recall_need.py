@@ -9,6 +9,9 @@ only the reported ACC/NMI. Variants (all deterministic given the seed, one threa
 * ``hnsw`` -- the library's approximate search (``approximate_cosine_neighbors``);
 * ``exact`` -- the exact search;
 * ``hnsw16`` -- HNSW with M 16, efC 40, ef 2K + 1 (~2.5x cheaper build);
+* ``hnsw-cC`` -- the library's approximate search re-ranking ``C`` candidates per node
+  (``hnsw-c20``: the default before 8K for SVD-projected inputs, ``hnsw-c80``: after);
+  ``hnsw-cC-rR``: then ``R`` rounds of neighbours-of-neighbours (``refine_rounds``);
 * ``ivfP`` -- faiss ``IndexIVFFlat``, ``nlist = n / 400`` lists (seeded k-means on
   ``32 * nlist`` seeded rows, 10 iterations), ``nprobe = P``, 2K candidates re-ranked exactly;
 * ``A/B`` -- variant ``A`` for the hold-out splits' searches, ``B`` for the refit's.
@@ -78,6 +81,11 @@ def variant_search(name):
     if name == "hnsw16":
         return lambda X, k, seed: nb.approximate_cosine_neighbors(
             X, k, hnsw_m=16, ef_construction=40, ef_search=2 * k + 1, tie_break="random",
+            random_state=seed)
+    if m := re.fullmatch(r"hnsw-c(\d+)(?:-r(\d+))?", name):
+        n_cand, rounds = int(m.group(1)), int(m.group(2) or 0)
+        return lambda X, k, seed: nb.approximate_cosine_neighbors(
+            X, k, n_candidates=n_cand, refine_rounds=rounds, tie_break="random",
             random_state=seed)
     if m := re.fullmatch(r"ivf(\d+)", name):
         nprobe = int(m.group(1))

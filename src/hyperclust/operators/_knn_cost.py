@@ -20,8 +20,10 @@ the two cost the same (log-log interpolation between the measured sizes) are
 Inputs searched with sparse products (under 5% nonzeros: bag-of-words) keep the exact search
 up to :data:`EXACT_MAX_NODES` nodes although the approximate one is cheaper from
 ~20,000 nodes there (1,000 binary words, 2% nonzeros: 6.2 s exact vs 4.9 s at 3·10^4): its
-recall is .24-.51 on those inputs (the index sees an SVD projection, and exact ties are
-many), against .95-.999 on the dense ones.
+recall is lower on those inputs (the index sees an SVD projection, and exact ties are
+many), against .95-.999 on the dense ones; re-ranking 8K candidates instead of 2K lifts it
+(docs/results/knn_rerank.md) but not to the exact lists, so the exact search is kept while
+it is affordable.
 """
 
 from __future__ import annotations

@@ -16,6 +16,8 @@ import scipy.sparse as sp
 from .._validation import check_int
 from .base import safe_inverse
 from ._knn_cost import EXACT_MAX_NODES, exact_search_pays
+from ._rerank import refine
+from ._rerank import rerank as _rerank
 from ._topk import order_by_value, top_k_sorted
 
 __all__ = ["EXACT_MAX_NODES", "KNN_METHODS", "exact_cosine_neighbors",
@@ -27,6 +29,9 @@ _SPARSE_DENSITY = 0.05    # inputs sparser than this are searched with sparse pr
 _CHUNK_ENTRIES = 2 ** 22  # entries of one (queries x candidates) similarity block
 _ANN_MAX_DIM = 256        # sparse inputs wider than this are SVD-projected before the ANN index
 _ANN_SVD_DIM = 128
+_CANDIDATES = 2            # candidates re-ranked per neighbour wanted, index on the rows ...
+_CANDIDATES_PROJECTED = 8  # ... and on an SVD projection (docs/results/knn_rerank.md)
+_REFINE_PROJECTED = 1      # neighbours-of-neighbours rounds after it (same results file)
 _ANN_DIM_MULTIPLE = 16    # columns of the ANN input: a multiple for faiss's SIMD distances
 
 
@@ -207,7 +212,7 @@ def _ann_input(X, random_state):
     only then, and ~2x slower otherwise (26 columns, 2·10^4 rows: build 3.1 vs 1.6 s, queries
     3.9 vs 1.6 s). Zero columns change no inner product; the SIMD sums round in another
     order, so a rare candidate list differs (1 of 5·10^4 rows)."""
-    if sp.issparse(X) and X.shape[1] > _ANN_MAX_DIM:
+    if _projected(X):
         from sklearn.decomposition import TruncatedSVD
 
         X = TruncatedSVD(n_components=_ANN_SVD_DIM, random_state=random_state).fit_transform(
@@ -221,43 +226,26 @@ def _ann_input(X, random_state):
     return padded
 
 
-def _pair_similarities(Xn, I):
-    """``sim[i, j] = <Xn[i], Xn[I[i, j]]>`` for unit rows ``Xn`` (dense or CSR), float64,
-    computed in row blocks; 0 where ``I < 0``."""
-    n, c = I.shape
-    sims = np.zeros((n, c), dtype=np.float64)
-    block = max(1, _CHUNK_ENTRIES // max(1, c * (1 if sp.issparse(Xn) else Xn.shape[1])))
-    for start in range(0, n, block):
-        J = I[start:start + block]
-        Jc = np.maximum(J, 0)
-        if sp.issparse(Xn):
-            rows = np.repeat(np.arange(start, start + J.shape[0]), c)
-            s = np.asarray(Xn[rows].multiply(Xn[Jc.ravel()]).sum(axis=1)).reshape(J.shape)
-        else:
-            s = np.einsum("id,ijd->ij", Xn[start:start + J.shape[0]], Xn[Jc])
-        sims[start:start + J.shape[0]] = np.where(J >= 0, s, 0.0)
-    return sims
+def _projected(X) -> bool:
+    """Whether the ANN index sees an SVD projection of ``X`` (sparse, over 256 columns)."""
+    return bool(sp.issparse(X) and X.shape[1] > _ANN_MAX_DIM)
 
 
 def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m: int = 32,
                                  ef_construction: int = 80, ef_search: int | None = None,
-                                 n_candidates: int | None = None, tie_break: str = "id"):
-    """Approximate cosine nearest neighbours: a ``faiss`` HNSW graph over 8-bit
-    scalar-quantized unit rows proposes candidates, which are re-ranked by their exact cosine
-    similarity.
+                                 n_candidates: int | None = None, tie_break: str = "id",
+                                 refine_rounds: int | None = None):
+    """Approximate cosine nearest neighbours: a ``faiss`` HNSW graph over 8-bit codes of the
+    unit rows proposes candidates, re-ranked by their exact cosine similarity.
 
     Every node is a query. The index finds ``n_candidates`` approximate neighbours of each
-    node (inner products of the 8-bit codes); their similarities are then recomputed exactly
-    in float64 on the input rows, and the ``K`` best are kept with the exact search's tie rule
-    (:func:`exact_cosine_neighbors`) applied among the candidates: a neighbour tied with the
-    ``K``-th similarity but not among the candidates cannot be chosen, so on inputs with
-    many exact ties (binary features) the kept tied neighbours can differ from the exact
-    path's. Sparse inputs with more than 256 columns are projected to 128 dimensions by a
-    seeded truncated SVD for the index only (a dense copy of a wide sparse matrix would not
-    fit); the re-ranking uses the original rows.
-
-    Deterministic, and independent of the number of threads: the graph is built on one
-    thread; the queries run on the OpenMP threads in force.
+    node; their similarities are recomputed exactly (float64, input rows) and the ``K`` best
+    kept with the exact search's tie rule among the candidates (a tied neighbour outside
+    them cannot be chosen). Sparse inputs over 256 columns are projected to 128 dimensions
+    by a seeded truncated SVD for the index only; the projection, not the index, then limits
+    the recall, so they re-rank ``8 K`` candidates (the same beam of 96 at ``K = 10``) and
+    then their neighbours' neighbours (``refine_rounds``). Deterministic and independent of
+    the number of threads (the graph is built on one thread).
 
     Parameters
     ----------
@@ -272,20 +260,21 @@ def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m:
     ef_construction : int, default 80
         Search beam width while building.
     ef_search : int, optional
-        Search beam width of the queries (default ``max(96, n_candidates + 1)``; at least
-        ``n_candidates + 1`` is used).
+        Search beam width of the queries (default 96; at least ``n_candidates + 1``).
     n_candidates : int, optional
-        Candidates re-ranked per node (default ``2 * K``); at least ``K``.
+        Candidates re-ranked per node, at least ``K`` (default ``8 K`` if projected, else ``2 K``).
     tie_break : {"id", "random"}, default "id"
         Among candidates with equal exact similarity, the lowest node id, or the lowest rank
         of a permutation seeded by ``random_state`` (the permutation of
         :func:`exact_cosine_neighbors`).
+    refine_rounds : int, optional
+        Rounds of :func:`hyperclust.operators._rerank.refine` (neighbours' neighbours
+        re-ranked); default 1 for SVD-projected inputs, else 0.
 
     Returns
     -------
     indices : ndarray of int64, shape (n, K)
-        Most similar first; ``-1`` where the index returned fewer than ``K`` neighbours
-        (then similarity 0).
+        Most similar first; ``-1`` (similarity 0) where fewer than ``K`` were found.
     similarities : ndarray of float64, shape (n, K)
         Exact cosine similarities.
 
@@ -305,23 +294,32 @@ def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m:
     True
     """
     k = _check_ann_params(n_neighbors, hnsw_m, ef_construction, ef_search, n_candidates,
-                          tie_break)
+                          tie_break, refine_rounds)
     n = X.shape[0]
     k = min(k, n - 1)
     if k < 1:
         return np.empty((n, 0), dtype=np.int64), np.empty((n, 0))
-    n_cand = min(n - 1, 2 * k if n_candidates is None else int(n_candidates))
+    projected = _projected(X)
+    n_cand = min(n - 1, (_CANDIDATES_PROJECTED if projected else _CANDIDATES) * k
+                 if n_candidates is None else int(n_candidates))
     ef = max(96 if ef_search is None else int(ef_search), n_cand + 1)
     cand = _hnsw_candidates(_ann_input(X, random_state), n_cand, int(hnsw_m),
                             int(ef_construction), ef)
-    return _rerank(_unit_rows(X), cand, k, tie_break, random_state)
+    Xn = _unit_rows(X)
+    out = _rerank(Xn, cand, k, tie_break, random_state)
+    rounds = (_REFINE_PROJECTED if projected else 0) if refine_rounds is None else refine_rounds
+    for _ in range(rounds):
+        out = refine(Xn, out[0], k, tie_break, random_state)
+    return out
 
 
 def _check_ann_params(n_neighbors, hnsw_m, ef_construction, ef_search, n_candidates,
-                      tie_break) -> int:
+                      tie_break, refine_rounds=None) -> int:
     """``n_neighbors`` after checking the parameters of :func:`approximate_cosine_neighbors`
     (one-line errors) and that ``faiss`` can be imported."""
     k = check_int(n_neighbors, "n_neighbors", 1)
+    if refine_rounds is not None:
+        check_int(refine_rounds, "refine_rounds", 0)
     check_int(hnsw_m, "hnsw_m", 2)
     check_int(ef_construction, "ef_construction", 1)
     if ef_search is not None:
@@ -358,26 +356,6 @@ def _hnsw_candidates(Xf, n_cand, hnsw_m, ef_construction, ef_search):
     cand = cand.astype(np.int64)
     cand[cand == np.arange(Xf.shape[0])[:, None]] = -1
     return cand
-
-
-def _rerank(Xn, cand, k, tie_break, random_state):
-    """The ``k`` candidates of each row with the largest exact similarity (unit rows ``Xn``),
-    ties by node id or by the rank of the permutation of ``tie_break="random"``; -1 and
-    similarity 0 where fewer than ``k`` candidates exist."""
-    n = Xn.shape[0]
-    sims = _pair_similarities(Xn, cand)
-    sims[cand < 0] = -np.inf
-    if tie_break == "random":
-        rank = np.empty(n, dtype=np.int64)
-        rank[np.random.default_rng(random_state).permutation(n)] = np.arange(n)
-        tie_key = np.where(cand >= 0, rank[np.maximum(cand, 0)], n)
-    else:
-        tie_key = np.where(cand >= 0, cand, n)
-    order = np.lexsort((tie_key, -sims), axis=1)[:, :k]
-    I = np.take_along_axis(cand, order, axis=1)
-    D = np.take_along_axis(sims, order, axis=1)
-    D[I < 0] = 0.0
-    return I, D
 
 
 def cosine_knn(X, n_neighbors: int = 10, *, method: str = "auto",
