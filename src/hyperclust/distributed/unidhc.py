@@ -19,7 +19,8 @@ The steps of :class:`hyperclust.cluster.UniDHC`, each on row blocks:
 4. :func:`hyperclust.models.unidhc.train_on_batches` in this process, the training code of
    the single-process estimator, on :class:`~hyperclust.distributed.batches.BasisFileBatches`
    (each batch reads its rows from the block files);
-5. per row block on the workers: the filter output and the encoder output, L2-normalised;
+5. per row block on the workers (numpy float32, :mod:`~hyperclust.distributed.unidhc_blocks`):
+   the filter output and the encoder output, L2-normalised;
    then :func:`~hyperclust.distributed.kmeans.block_kmeans`.
 """
 
@@ -54,6 +55,7 @@ from .partitioned import load_feature_block
 from .smoothness import block_smoothness_zscore
 from .storage import keep_output
 from .structural import structural_blocks
+from .unidhc_blocks import divided, embed_block, save, square_sum
 
 __all__ = ["DistributedUniDHC", "MAX_FEATURES"]
 
@@ -104,44 +106,6 @@ def _check_projection(n_components, width: int) -> None:
                          "before partitioning, or pass n_components=None")
 
 
-def _square_sum(X):
-    return float(np.einsum("ij,ij->", X, X))
-
-
-def _divided(X, scale):
-    return X / scale
-
-
-def _save(path, X):
-    np.save(path, X, allow_pickle=False)
-    return path
-
-
-def _normalize_rows(X):
-    norms = np.linalg.norm(X, axis=1, keepdims=True)
-    return np.divide(X, norms, out=np.zeros_like(X), where=norms > 0)
-
-
-def _embed_block(path, gamma, encoder_state, hidden_dim, concat, device):
-    """Filter output ``sum_k gamma_k B[k]`` of a basis block, L2-normalised, beside the
-    L2-normalised encoder output when ``concat``."""
-    B = np.load(path)
-    Z = np.tensordot(gamma, B, axes=1)
-    parts = [_normalize_rows(Z)]
-    if concat:
-        import torch
-
-        from ..models.unidhc import ResidualEncoder
-
-        encoder = ResidualEncoder(Z.shape[1], hidden_dim)
-        encoder.load_state_dict({k: torch.as_tensor(v) for k, v in encoder_state.items()})
-        encoder.to(torch.device(device)).eval()
-        with torch.no_grad():
-            H = encoder(torch.as_tensor(Z, dtype=torch.float32, device=torch.device(device)))
-        parts.append(_normalize_rows(H.cpu().numpy().astype(np.float64)))
-    return np.hstack(parts)
-
-
 class DistributedUniDHC(HypergraphClusterer):
     """Uni-DHC (:class:`hyperclust.cluster.UniDHC`) on a Dask cluster.
 
@@ -175,7 +139,8 @@ consistency_weight, gamma_reg, dropout
     embedding : {"by-input", "concat", "filter"}, default "by-input"
     n_init, random_state, device, verbose
         As in :class:`hyperclust.cluster.UniDHC`; ``device`` is the torch device of the
-        trainer (this process) and of the per-block inference (workers).
+        trainer (this process); the per-block inference runs the trained encoder in numpy
+        float32 on the workers (:mod:`~hyperclust.distributed.unidhc_blocks`).
     sample_size : int, default 100,000
         Rows of the k-means++ sample (:func:`~hyperclust.distributed.kmeans.block_kmeans`).
     block_size : int, default 100,000
@@ -198,7 +163,7 @@ consistency_weight, gamma_reg, dropout
     Attributes
     ----------
     labels_ : ndarray of int64, shape (n_nodes,)
-    embedding_ : ndarray, shape (n_nodes, 2 d) (``"concat"``) or (n_nodes, d)
+    embedding_ : ndarray of float32, shape (n_nodes, 2 d) (``"concat"``) or (n_nodes, d)
     n_filter_columns_ : int
     coefficients_, initial_coefficients_ : ndarray, shape (order + 1,)
     mixture_weights_ : ndarray, shape (2 order + 1,) or None
@@ -311,9 +276,8 @@ consistency_weight, gamma_reg, dropout
         # gamma_lr = 0 without training: g0 in the network's float32, as UniDHC
         gamma = g0 if net is None else net.filter.gamma.detach().cpu().numpy()
         self.coefficients_ = np.asarray(gamma, dtype=np.float32).astype(np.float64)
-        blocks = [client.submit(_embed_block, f, self.coefficients_, state, self.hidden_dim,
-                                concat, self.device, retries=RETRIES, pure=False)
-                  for f in basis_files]
+        blocks = [client.submit(embed_block, f, self.coefficients_, state, concat,
+                                retries=RETRIES, pure=False) for f in basis_files]
         labels, _, _ = block_kmeans(client, blocks, phg.n_nodes, k, n_init=self.n_init_,
                                     sample_size=self.sample_size, random_state=seed,
                                     row_keys=node_rank_blocks(client, phg))
@@ -344,12 +308,12 @@ consistency_weight, gamma_reg, dropout
             _check_projection(self.n_components, structural_dim(self.n_structural, k))
             raw = structural_blocks(phg, client, structural_dim(self.n_structural, k), seed)
             self.input_kind_ = "structural"
-        total = sum(client.gather([client.submit(_square_sum, x, retries=RETRIES)
+        total = sum(client.gather([client.submit(square_sum, x, retries=RETRIES)
                                    for x in raw]))
         scale = np.sqrt(total / n)
-        X = [client.submit(_divided, x, scale if scale > 0 else 1.0, retries=RETRIES)
+        X = [client.submit(divided, x, scale if scale > 0 else 1.0, retries=RETRIES)
              for x in raw]
-        files = client.gather([client.submit(_save, str((work / f"input-{b:05d}.npy")
+        files = client.gather([client.submit(save, str((work / f"input-{b:05d}.npy")
                                                         .resolve()), x, retries=RETRIES,
                                              pure=False)
                                for b, x in enumerate(X)])
