@@ -44,7 +44,7 @@ from ..threads import current_limit
 from ._params import twin_init
 from ._tasks import RETRIES
 from .alignment import alignment_start
-from .basis import write_hyperedge_means, write_power_basis
+from .basis import sampled_hyperedge_means, usable_edge_counts, write_power_basis
 from .batches import BasisFileBatches, given_orders
 from .client import resolve_client
 from .inputs import as_partitioned
@@ -255,19 +255,25 @@ consistency_weight, gamma_reg, dropout
         self.n_init_ = resolve_settings(phg.n_nodes, n_init=self.n_init)[1]
         # float32 products (BASIS_DTYPE), as the single process's basis: half the bytes
         P = propagation(phg, client, self_loops=float(self.self_loops), dtype=BASIS_DTYPE)
-        X, files = self._input(phg, client, work, k, seed)
+        raw, scale = self._input(phg, client, work, k, seed)
         lap("input")
-        basis_files = write_power_basis(P, X, order, work / "basis")
-        write_hyperedge_means(P, work / "basis")
-        lap("basis")
-        g0 = self._initial_filter(phg, client, P, X, files, basis_files, order, seed, k)
-        lap("filter_choice")
+        basis_files, rows = write_power_basis(P, raw, order, work / "basis", scale=scale,
+                                              return_rows=True)
         concat = self.embedding == "concat" or (self.embedding == "by-input"
                                                 and self.input_kind_ == "features")
+        trains = concat or self.gamma_lr > 0
+        if trains:
+            orders = given_orders(phg)
+            means = self._sampled_means(phg, client, rows, orders, order, seed)
+        del rows  # the workers free the basis rows
+        lap("basis")
+        g0 = self._initial_filter(phg, client, P, lambda: self._scaled_input(
+            client, raw, scale, work), basis_files, order, seed, k)
+        lap("filter_choice")
         net, self.loss_history_, state = None, [], None
-        if concat or self.gamma_lr > 0:
+        if trains:
             net, self.loss_history_ = train_on_batches(
-                BasisFileBatches(work / "basis", self.device, given_orders(phg)), g0,
+                BasisFileBatches(work / "basis", self.device, orders, sampled_means=means), g0,
                 **self._training_options(), random_state=seed, device=self.device,
                 verbose=self.verbose)
             state = {name: t.detach().cpu().numpy()
@@ -285,6 +291,22 @@ consistency_weight, gamma_reg, dropout
         lap("inference_kmeans")
         return labels, blocks
 
+    def _sampled_means(self, phg, client, rows, orders, order, seed):
+        """``(n_edges, wanted, means)`` of :class:`BasisFileBatches`: the means of the
+        hyperedges the training will draw (the single process computes those rows alone
+        too), from the basis rows in the workers' memory."""
+        from ..models.unidhc import drawn_hyperedges
+
+        counts = usable_edge_counts(phg, client)
+        n_edges = int(counts.sum())
+        drawn = drawn_hyperedges(phg.n_nodes, n_edges, epochs=self.epochs,
+                                 batch_size=self.batch_size,
+                                 decorrelation_weight=self.decorrelation_weight,
+                                 random_state=seed)
+        wanted = drawn if orders[1] is None else np.unique(orders[1][drawn])
+        return n_edges, wanted, sampled_hyperedge_means(phg, client, rows, counts, wanted,
+                                                         order + 1)
+
     def _training_options(self) -> dict:
         """The training parameters of :func:`hyperclust.models.unidhc.train_on_batches` this
         estimator shares with ``UniDHC`` (read from its signature, so a training option
@@ -292,7 +314,8 @@ consistency_weight, gamma_reg, dropout
         return {name: getattr(self, name) for name in training_parameters()}
 
     def _input(self, phg, client, work, k, seed):
-        """Blocks of the input (futures, float64, unit mean row norm) and their saved files."""
+        """Blocks of the input (futures, float64) and the scale giving them unit mean row
+        norm."""
         use_features = self.input == "features" or (self.input == "auto" and
                                                      phg.n_features is not None)
         n = phg.n_nodes
@@ -311,17 +334,23 @@ consistency_weight, gamma_reg, dropout
         total = sum(client.gather([client.submit(square_sum, x, retries=RETRIES)
                                    for x in raw]))
         scale = np.sqrt(total / n)
-        X = [client.submit(divided, x, scale if scale > 0 else 1.0, retries=RETRIES)
-             for x in raw]
+        return raw, (scale if scale > 0 else 1.0)
+
+    @staticmethod
+    def _scaled_input(client, raw, scale, work):
+        """The input ``X / scale`` (futures, float64) and its blocks saved as files, which
+        only the z-score start reads (its permuted blocks)."""
+        X = [client.submit(divided, x, scale, retries=RETRIES) for x in raw]
         files = client.gather([client.submit(save, str((work / f"input-{b:05d}.npy")
                                                         .resolve()), x, retries=RETRIES,
                                              pure=False)
                                for b, x in enumerate(X)])
         return X, files
 
-    def _initial_filter(self, phg, client, P, X, files, basis_files, order, seed, k):
+    def _initial_filter(self, phg, client, P, scaled_input, basis_files, order, seed, k):
         """The filter's coefficients (power basis) before the encoder's training, as
-        :meth:`hyperclust.cluster.UniDHC._initial_filter` sets them."""
+        :meth:`hyperclust.cluster.UniDHC._initial_filter` sets them (``scaled_input()``:
+        :meth:`_scaled_input`, formed for the z-score alone)."""
         self.smoothness_z_, self.mixture_weights_, self.filter_trajectory_ = None, None, []
         if not isinstance(self.gamma_init, str):
             self.filter_family_ = "custom"
@@ -342,7 +371,8 @@ consistency_weight, gamma_reg, dropout
         else:
             family = self.gamma_init
             if family == "auto":
-                self.smoothness_z_ = block_smoothness_zscore(P, X, files, random_state=seed)
+                self.smoothness_z_ = block_smoothness_zscore(P, *scaled_input(),
+                                                             random_state=seed)
                 family = choose_family(self.smoothness_z_)
             if family == "high-pass" and order < 1:
                 family = "identity"
