@@ -28,12 +28,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-def drive(path: str) -> dict:
+def drive(path: str, per_worker: str = "default") -> dict:
     import distributed
 
     import hyperclust.distributed as hd
     import hyperclust.distributed.unidhc as du
-    from bench_distributed_cpu import _cpu, _executed, _process_tree
+    from bench_distributed_cpu import _cpu, _executed, _process_tree, _sent
     from bench_distributed_driver import shell_cluster
 
     steps = []
@@ -44,7 +44,7 @@ def drive(path: str) -> dict:
         marks = []
 
         def mark(name):
-            marks.append((name, _cpu(procs), _executed(client)))
+            marks.append((name, _cpu(procs), (_executed(client), _sent(client))))
 
         real_time = du.time
         original = du.DistributedUniDHC._fit
@@ -65,7 +65,9 @@ def drive(path: str) -> dict:
                 du.time = real_time
 
         du.DistributedUniDHC._fit = timed_fit
-        est = hd.DistributedUniDHC(4, client=client, random_state=0)
+        kw = {} if per_worker == "default" else {
+            "blocks_per_worker": None if per_worker == "stored" else int(per_worker)}
+        est = hd.DistributedUniDHC(4, client=client, random_state=0, **kw)
         mark("fit")
         digests0 = _digests(client)
         est.fit(hd.PartitionedHypergraph(path))
@@ -74,7 +76,7 @@ def drive(path: str) -> dict:
     for (name0, c0, t0), (name1, c1, t1) in zip(marks[1:], marks[2:]):
         steps.append({"step": name1 if name1 != "end" else "output",
                       "cpu": {r: round(c1.get(r, 0) - c0.get(r, 0), 3) for r in c1},
-                      "tasks": t1 - t0})
+                      "tasks": t1[0] - t0[0], "sent_mb": round((t1[1] - t0[1]) / 2**20, 1)})
     total = {r: round(marks[-1][1].get(r, 0) - marks[0][1].get(r, 0), 3)
              for r in marks[-1][1]}
     return {"steps": steps, "total": total, "worker_metrics": digests}
@@ -124,11 +126,13 @@ def main():
     p.add_argument("--blocks", type=int, default=4)
     p.add_argument("--single", action="store_true")
     p.add_argument("--path", help="an existing partitioned directory (skips the build)")
-    p.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    p.add_argument("--blocks-per-worker", default="default",
+                   help="an integer, 'stored', or 'default' (the estimator's)")
+    p.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
-        kind, path = args.child
-        print(json.dumps(drive(path) if kind == "drive" else single(path)))
+        kind, path, per_worker = args.child
+        print(json.dumps(drive(path, per_worker) if kind == "drive" else single(path)))
         return
     from bench_distributed_cpu import build
 
@@ -137,9 +141,10 @@ def main():
         if not args.path:
             build(args.n, 16, args.blocks, "ids", path)
         out = {"n": args.n, "load": os.getloadavg()[0], "drive": _child(["--child", "drive",
-                                                                          path])}
+                                                                          path,
+                                                                          args.blocks_per_worker])}
         if args.single:
-            out["single"] = _child(["--child", "single", path])
+            out["single"] = _child(["--child", "single", path, "-"])
     print(json.dumps(out, indent=1))
 
 

@@ -47,7 +47,7 @@ from .alignment import alignment_start
 from .basis import sampled_hyperedge_means, usable_edge_counts, write_power_basis
 from .batches import BasisFileBatches, given_orders
 from .client import resolve_client
-from .inputs import as_partitioned
+from .inputs import as_partitioned, fit_blocks
 from .scratch import scratch_folder
 from .kmeans import SAMPLE_SIZE, block_kmeans, node_rank_blocks
 from .operator import propagation
@@ -145,6 +145,10 @@ consistency_weight, gamma_reg, dropout
         Rows of the k-means++ sample (:func:`~hyperclust.distributed.kmeans.block_kmeans`).
     block_size : int, default 100,000
         Nodes per row block when ``fit`` gets an in-memory hypergraph.
+    blocks_per_worker : int or None, default 1
+        The fit merges consecutive stored row blocks into at most this many blocks per
+        worker of the cluster at the start (:func:`~hyperclust.distributed.inputs.fit_blocks`:
+        fewer Dask tasks per step); None: the stored blocks.
     scratch_dir : str, optional
         Where the input, the basis and the hyperedge means are written (a temporary
         directory inside it, removed after ``fit``); it must be readable and writable by
@@ -174,6 +178,8 @@ consistency_weight, gamma_reg, dropout
     filter_family_ : str
     n_init_ : int
     node_ids_ : ndarray, shape (n_nodes,)
+    n_blocks_ : int
+        Row blocks the fit ran on (see ``blocks_per_worker``).
     timings_ : dict
         Wall seconds of each step: ``input``, ``basis`` (with the hyperedge means),
         ``filter_choice``, ``training``, ``inference_kmeans``.
@@ -196,7 +202,8 @@ consistency_weight, gamma_reg, dropout
     NOT_DISTRIBUTED = ("isolated_neighbors",)
     __init__ = twin_init(UniDHC, _shared_parameters(UniDHC, NOT_DISTRIBUTED),
                          {"sample_size": SAMPLE_SIZE, "block_size": 100_000,
-                          "scratch_dir": None, "client": None, "n_workers": 2, "output": None})
+                          "blocks_per_worker": 1, "scratch_dir": None, "client": None,
+                          "n_workers": 2, "output": None})
 
     def _check_parameters(self):
         """Every parameter against ``UniDHC``'s constraints where shared (``n_clusters``
@@ -204,7 +211,8 @@ consistency_weight, gamma_reg, dropout
         table = {**UniDHC._parameter_constraints,
                  "embedding": [Options(("by-input", "concat", "filter"))],
                  **{name: [Interval(int, 1)] for name in ("sample_size", "block_size",
-                                                           "n_workers")}}
+                                                           "n_workers")},
+                 "blocks_per_worker": [Interval(int, 1), None]}
         check_parameters(table, {name: getattr(self, name) for name in table
                                  if hasattr(self, name)})
         if isinstance(self.gamma_init, str) and self.gamma_init in UNSUPPORTED_STARTS:
@@ -224,12 +232,14 @@ consistency_weight, gamma_reg, dropout
             torch.set_num_threads(limit)
         seed = self._rng_seed(self.random_state)
         order = self._check_parameters()
-        with as_partitioned(hypergraph, self.block_size) as phg, \
-                self._scratch(phg) as work, \
+        with as_partitioned(hypergraph, self.block_size) as stored, \
+                self._scratch(stored) as work, \
                 resolve_client(self.client, self.n_workers) as client:
+            phg = fit_blocks(stored, client, self.blocks_per_worker)
             k = check_n_clusters(self.n_clusters, phg.n_nodes)
             labels, embedding = self._fit(phg, client, Path(work), k, order, seed)
             keep_output(self, client, phg, hypergraph, labels, embedding)
+        self.n_blocks_ = phg.n_blocks
         return self
 
     def _scratch(self, phg):
