@@ -11,6 +11,8 @@ __all__ = ["square_sum", "divided", "save", "normalize_rows", "encode", "embed_b
 #: Rows per encoder pass, as the single process's ``cluster.unidhc.ENCODE_ROWS``: the hidden
 #: layer of a pass (4096 x 256 float32, 4 MB) stays in cache.
 ENCODE_ROWS = 2 ** 12
+#: Rows per pass of :func:`embed_block`.
+EMBED_ROWS = 2 ** 15
 
 
 def square_sum(X) -> float:
@@ -126,11 +128,15 @@ def embed_block(path, gamma, encoder_weights, concat: bool):
     -------
     ndarray, shape (n_b, 2 d) when ``concat``, else (n_b, d); the basis dtype
     """
-    B = np.load(path)
-    Z = np.tensordot(np.asarray(gamma, dtype=B.dtype), B, axes=1)
-    d = Z.shape[1]
-    out = np.empty((Z.shape[0], 2 * d if concat else d), dtype=Z.dtype)
-    out[:, :d] = normalize_rows(Z)
-    if concat:
-        out[:, d:] = normalize_rows(encode(Z, encoder_weights))
+    # memory-mapped and by passes of rows: the only fresh memory is the result (the whole
+    # block, its filter output and the encoder's were ~4x it, each page first-touched)
+    B = np.load(path, mmap_mode="r")
+    gamma = np.asarray(gamma, dtype=B.dtype)
+    d = B.shape[2]
+    out = np.empty((B.shape[1], 2 * d if concat else d), dtype=B.dtype)
+    for lo in range(0, B.shape[1], EMBED_ROWS):
+        Z = np.tensordot(gamma, B[:, lo:lo + EMBED_ROWS], axes=1)
+        out[lo:lo + EMBED_ROWS, :d] = normalize_rows(Z)
+        if concat:
+            out[lo:lo + EMBED_ROWS, d:] = normalize_rows(encode(Z, encoder_weights))
     return out
