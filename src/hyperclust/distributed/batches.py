@@ -44,7 +44,8 @@ def given_orders(phg):
 
 def _gather_rows(arrays, offsets, idx):
     """Rows ``idx`` (global) of the ``(K+1, n_j, d)`` arrays stacked along axis 1: one
-    fancy read per array that holds some of them."""
+    fancy read per array that holds some of them; the pages of memory-mapped arrays are
+    released after the read (:func:`_release`)."""
     part = np.searchsorted(offsets, idx, side="right") - 1
     first = arrays[0]
     out = np.empty((first.shape[0], idx.size, first.shape[2]), dtype=first.dtype)
@@ -53,14 +54,16 @@ def _gather_rows(arrays, offsets, idx):
         local = idx[at] - offsets[j]
         order = np.argsort(local, kind="stable")  # ascending reads from the memory map
         out[:, at[order]] = arrays[j][:, local[order]]
+        _release([arrays[j]])
     return out
 
 
 def _release(arrays):
     """Drop this process's mappings of the memory-mapped ``arrays``' pages (they stay in the
-    page cache): the batches of an epoch touch pages all over the basis files, and the
-    resident set grew with ``n`` by those shared pages (575 -> 878 MB from 10^5 to 10^6
-    nodes, docs/distributed.md "Driver memory")."""
+    page cache; other arrays are left alone): sampled rows touch pages all over the basis
+    files (the alignment's 2^14 rows, the training's batches), and the driver's resident set
+    grew with ``n`` by those shared pages (575 -> 878 MB from 10^5 to 10^6 nodes,
+    docs/distributed.md "Driver memory")."""
     import mmap
 
     for a in arrays:
@@ -144,9 +147,7 @@ class BasisFileBatches:
 
     def nodes(self, idx):
         idx = np.asarray(idx) if self._node_rows is None else self._node_rows[idx]
-        rows = self._tensor(_gather_rows(self._blocks, self._node_offsets, idx))
-        _release(self._blocks)
-        return rows
+        return self._tensor(_gather_rows(self._blocks, self._node_offsets, idx))
 
     def edges(self, idx):
         idx = np.asarray(idx) if self._edge_rows is None else self._edge_rows[idx]
