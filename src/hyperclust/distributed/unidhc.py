@@ -277,6 +277,8 @@ consistency_weight, gamma_reg, dropout
             means = self._sampled_means(phg, client, rows, orders, order, seed)
         del rows  # the workers free the basis rows
         lap("basis")
+        if not (isinstance(self.gamma_init, str) and self.gamma_init == "auto"):
+            raw = None  # only the z-score reads the input again: the workers free it
         g0 = self._initial_filter(phg, client, P, lambda: self._scaled_input(
             client, raw, scale, work), basis_files, order, seed, k)
         lap("filter_choice")
@@ -296,7 +298,7 @@ consistency_weight, gamma_reg, dropout
                                 retries=RETRIES, pure=False) for f in basis_files]
         labels, _, _ = block_kmeans(client, blocks, phg.n_nodes, k, n_init=self.n_init_,
                                     sample_size=self.sample_size, random_state=seed,
-                                    row_keys=node_rank_blocks(client, phg))
+                                    row_keys=self._row_keys(client, phg))
         self.n_filter_columns_ = int(np.load(basis_files[0], mmap_mode="r").shape[2])
         lap("inference_kmeans")
         return labels, blocks
@@ -316,6 +318,14 @@ consistency_weight, gamma_reg, dropout
         wanted = drawn if orders[1] is None else np.unique(orders[1][drawn])
         return n_edges, wanted, sampled_hyperedge_means(phg, client, rows, counts, wanted,
                                                          order + 1)
+
+    @staticmethod
+    def _row_keys(client, phg):
+        """The k-means keys: the node ranks per block, or where the nodes were not
+        renumbered each block's first position (its keys are the positions: no task)."""
+        if phg.node_ranks_path is None:
+            return [int(lo) for lo in phg.block_bounds[:-1]]
+        return node_rank_blocks(client, phg)
 
     def _training_options(self) -> dict:
         """The training parameters of :func:`hyperclust.models.unidhc.train_on_batches` this
