@@ -120,7 +120,7 @@ def _child(args):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def main():
+def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=100_000)
     p.add_argument("--blocks", type=int, default=4)
@@ -129,7 +129,7 @@ def main():
     p.add_argument("--blocks-per-worker", default="default",
                    help="an integer, 'stored', or 'default' (the estimator's)")
     p.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
-    args = p.parse_args()
+    args = p.parse_args(argv)
     if args.child:
         kind, path, per_worker = args.child
         print(json.dumps(drive(path, per_worker) if kind == "drive" else single(path)))
