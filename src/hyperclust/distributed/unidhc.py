@@ -114,8 +114,8 @@ class DistributedUniDHC(HypergraphClusterer):
     :func:`~hyperclust.distributed._params.twin_init`). On a hypergraph that fits one
     machine, with the same parameters and seed, the filter start and the training batches
     are those of ``UniDHC(isolated_neighbors=None)``; the basis agrees to float32 rounding
-    (computed in float64 by blocks, stored in float32, where ``UniDHC`` propagates in
-    float32), and the training carries that difference along (docs/distributed.md).
+    (float32 products by blocks, summed in another order than ``UniDHC``'s in-memory
+    operator), and the training carries that difference along (docs/distributed.md).
     Differences from ``UniDHC``:
 
     * isolated nodes keep their raw input in the propagated terms (no feature-neighbour
@@ -150,7 +150,7 @@ consistency_weight, gamma_reg, dropout
         worker of the cluster at the start (:func:`~hyperclust.distributed.inputs.fit_blocks`:
         fewer Dask tasks per step); None: the stored blocks.
     scratch_dir : str, optional
-        Where the input, the basis and the hyperedge means are written (a temporary
+        Where the basis (and, for ``gamma_init="auto"``, the input) is written (a temporary
         directory inside it, removed after ``fit``); it must be readable and writable by
         the workers and by this process. Default: inside the partitioned directory.
     client : dask.distributed.Client, str or None
