@@ -93,6 +93,8 @@ def test_sampled_means_equal_the_rows_of_all_means(tmp_path, client):
     got = sampled_hyperedge_means(phg, client, rows, counts, wanted, 3)
     assert got.shape == (3, 4, 2) and got.dtype == np.float32
     np.testing.assert_allclose(got, ref[:, wanted], rtol=0, atol=1e-6)
+    none = sampled_hyperedge_means(phg, client, rows, counts, np.zeros(0, np.int64), 3)
+    assert none.shape == (3, 0, 2)
     src = BasisFileBatches(tmp_path / "basis", "cpu", sampled_means=(6, wanted, got))
     assert src.n_edges == 6
     np.testing.assert_array_equal(src.edges(np.array([5, 0]))[:, 0].numpy(), got[:, 3])
@@ -124,3 +126,11 @@ def test_merged_blocks_give_the_stored_blocks_labels(client):
     assert merged.embedding_.dtype == np.float32
     np.testing.assert_allclose(merged.coefficients_, stored.coefficients_, atol=1e-6)
     assert adjusted_rand_score(merged.labels_, stored.labels_) > 0.99
+
+
+def test_a_fit_without_the_decorrelation_draws_no_hyperedge(client):
+    hg = hypergraph_sbm(200, 2, n_features=4, random_state=0)
+    est = DistributedUniDHC(2, epochs=2, hidden_dim=8, decorrelation_weight=0.0,
+                            block_size=100, client=client, random_state=0).fit(hg)
+    assert est.labels_.shape == (200,)
+    assert all(h["decorrelation"] == 0.0 for h in est.loss_history_)

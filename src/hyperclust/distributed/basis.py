@@ -335,5 +335,6 @@ def sampled_hyperedge_means(phg, client, rows, counts, wanted, n_orders: int,
               for b, r in enumerate(rows)]
     total = client.submit(_total, *pieces, retries=RETRIES).result()
     means = (total / np.maximum(sizes, 1)[:, None]).astype(dtype)
+    # the width from the sums, not -1: no hyperedge wanted leaves none
     return np.ascontiguousarray(
-        means.reshape(wanted.size, n_orders, -1).transpose(1, 0, 2))
+        means.reshape(wanted.size, n_orders, total.shape[1] // n_orders).transpose(1, 0, 2))
