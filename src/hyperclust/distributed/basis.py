@@ -111,14 +111,14 @@ def write_power_basis(operator, X, order: int, out_dir, *, dtype=BASIS_DTYPE,
     task = _write_rows if return_rows else _write
     files = [client.submit(task, name, dtype, *[p[b] for p in powers], retries=RETRIES,
                            pure=False) for b, name in enumerate(names)]
-    distributed_wait(files)
+    _wait(files)
     (out / BASIS_MANIFEST).write_text(json.dumps({
         "order": int(order), "dtype": dtype.name, "block_bounds": operator.bounds.tolist(),
         "files": [Path(f).name for f in names]}, indent=1), encoding="utf-8")
     return (names, files) if return_rows else names
 
 
-def distributed_wait(futures):
+def _wait(futures):
     """Wait for ``futures``, raising the first task error."""
     import distributed
 
