@@ -249,6 +249,17 @@ def usable_edge_counts(phg, client) -> np.ndarray:
     Returns
     -------
     ndarray of int64, shape (n_edge_partitions,)
+
+    Examples
+    --------
+    >>> import tempfile, distributed
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.distributed import write_partitioned
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [3], [2, 3]])
+    >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2, edge_block_size=2)
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
+    ...     usable_edge_counts(phg, c).tolist()  # {3} has one member
+    [1, 1]
     """
     return np.asarray(client.gather([
         client.submit(_usable_count, phg.edge_block_path(j), retries=RETRIES)
@@ -320,6 +331,23 @@ def sampled_hyperedge_means(phg, client, rows, counts, wanted, n_orders: int,
     Returns
     -------
     ndarray, shape (K+1, r, d)
+
+    Examples
+    --------
+    >>> import tempfile, distributed
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.distributed import write_partitioned
+    >>> from hyperclust.distributed.operator import propagation
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [3], [2, 3]])
+    >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2, edge_block_size=2)
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
+    ...     P = propagation(phg, c)
+    ...     _, rows = write_power_basis(P, np.arange(4.0)[:, None], 0, tempfile.mkdtemp(),
+    ...                                 return_rows=True)
+    ...     counts = usable_edge_counts(phg, c)
+    ...     means = sampled_hyperedge_means(phg, c, rows, counts, np.array([1]), 1)
+    >>> means.shape, means.ravel().tolist()  # the second usable hyperedge, {2, 3}
+    ((1, 1, 1), [2.5])
     """
     wanted = np.asarray(wanted, dtype=np.int64)
     starts = np.concatenate([[0], np.cumsum(counts)])

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["square_sum", "divided", "save", "normalize_rows", "encode", "embed_block"]
+__all__ = ["normalize_rows", "encode", "embed_block"]  # and the small tasks of unidhc.py
 
 #: Rows per encoder pass, as the single process's ``cluster.unidhc.ENCODE_ROWS``: the hidden
 #: layer of a pass (4096 x 256 float32, 4 MB) stays in cache.
@@ -127,6 +127,14 @@ def embed_block(path, gamma, encoder_weights, concat: bool):
     Returns
     -------
     ndarray, shape (n_b, 2 d) when ``concat``, else (n_b, d); the basis dtype
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "basis-00000.npy")
+    >>> np.save(path, np.array([[[3.0, 0.0]], [[0.0, 4.0]]], dtype=np.float32))  # K = 1
+    >>> embed_block(path, np.array([1.0, 1.0]), None, False).tolist()  # (3, 4) / 5
+    [[0.6000000238418579, 0.800000011920929]]
     """
     # memory-mapped and by passes of rows: the only fresh memory is the result (the whole
     # block, its filter output and the encoder's were ~4x it, each page first-touched)
