@@ -158,10 +158,7 @@ def drive(method: str, path: str, labels_out: str) -> dict:
         # the scheduler and the workers (nanny and worker process) are this one's children
         procs = _process_tree([os.getpid()])
         phg = hd.PartitionedHypergraph(path)
-        if method == "unidhc":  # Uni-DHC runs on the stored blocks
-            per_worker, kw = None, {}
-        else:
-            kw = {"blocks_per_worker": per_worker}
+        kw = {"blocks_per_worker": per_worker}
         if method == "spectral":
             kw["eigensolver"] = solver
         est = getattr(hd, DISTRIBUTED[method])(4, client=client, random_state=0, **kw)

@@ -137,7 +137,7 @@ def main():
              "LocalCluster(2 workers x 1 thread, processes), DistributedUniDHC(4) defaults, "
              f"d = 16 features, min/median of {args.repeats} fits.", "",
              "| nodes | nnz | fit min / median s | input / filter choice / basis / training / "
-             "inference+k-means s | slowest block: basis `_write` / `_embed_block` s "
+             "inference+k-means s | slowest block: basis `_write_rows` / `embed_block` s "
              "| worker peak RSS MB | driver peak RSS MB | basis block MB "
              "| bare kernel s | single-process s | ARI / max gamma diff vs single-process "
              "| load before/after |",
@@ -148,7 +148,8 @@ def main():
             f"| {r['n_nodes']:,} | {r['nnz']:,} | {r['fit_min_s']:.2f} / {r['fit_median_s']:.2f} "
             f"| {st['input']:.2f} / {st['filter_choice']:.2f} / {st['basis']:.2f} / "
             f"{st['training']:.2f} / {st['inference_kmeans']:.2f} "
-            f"| {ph.get('_write', 0):.3f} / {ph.get('_embed_block', 0):.3f} "
+            f"| {ph.get('_write_rows', ph.get('_write', 0)):.3f} / "
+            f"{ph.get('embed_block', ph.get('_embed_block', 0)):.3f} "
             f"| {' / '.join(f'{v:.0f}' for v in r['worker_peak_rss_mb'])} "
             f"| {r['driver_peak_rss_mb']:.0f} | {r['basis_block_mb']:.1f} "
             f"| {r['kernel_min_s']:.3f} | {r['single_process_min_s']:.2f} "

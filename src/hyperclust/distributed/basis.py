@@ -11,15 +11,20 @@ import numpy as np
 from ..operators.propagation import BASIS_DTYPE, check_dtype
 from ._tasks import RETRIES
 from .linalg import scatter_blocks
-from .partitioned import load_edge_block
+from .partitioned import load_edge_block, load_node_block
 
-__all__ = ["write_power_basis", "read_power_basis", "write_hyperedge_means"]
+__all__ = ["write_power_basis", "read_power_basis", "write_hyperedge_means",
+           "usable_edge_counts", "sampled_hyperedge_means"]
 
 BASIS_MANIFEST = "basis.json"
 
 
-def _cast(X, dtype):
-    return np.asarray(X, dtype=dtype)
+def _cast(X, dtype, scale=1):
+    """``X / scale`` in ``dtype``: the quotient in ``X``'s precision, rounded into the
+    result (as :func:`hyperclust.models.basis.polynomial_basis`'s first term)."""
+    if scale == 1:
+        return np.asarray(X, dtype=dtype)
+    return np.divide(X, scale, out=np.empty(np.shape(X), dtype=dtype))
 
 
 def _write(path, dtype, *powers):
@@ -27,7 +32,15 @@ def _write(path, dtype, *powers):
     return path
 
 
-def write_power_basis(operator, X, order: int, out_dir, *, dtype=BASIS_DTYPE):
+def _write_rows(path, dtype, *powers):
+    """Write the block file; return its rows, every order side by side, ``(n_b, (K+1) d)``
+    (what :func:`write_hyperedge_means` would read back from the file)."""
+    _write(path, dtype, *powers)
+    return np.hstack([p.astype(dtype, copy=False) for p in powers])
+
+
+def write_power_basis(operator, X, order: int, out_dir, *, dtype=BASIS_DTYPE,
+                      return_rows=False, scale=1):
     """Compute ``P^k X`` for ``k = 0..order`` on the cluster and write row block ``b`` as
     ``basis-XXXXX.npy`` of shape ``(order + 1, n_b, d)`` (the layout of
     :func:`hyperclust.models.basis.polynomial_basis`, cut by rows), plus ``basis.json``.
@@ -44,11 +57,20 @@ def write_power_basis(operator, X, order: int, out_dir, *, dtype=BASIS_DTYPE):
     order : int
     out_dir : str or PathLike
     dtype : {float32, float64}
+    scale : float, default 1
+        The basis is that of ``X / scale`` (the quotient in ``X``'s precision, cast to the
+        operator's dtype in the same task).
+    return_rows : bool, default False
+        Also return futures of each block's rows, every order side by side (``(n_b, (K+1)
+        d)``, the stored values), for :func:`sampled_hyperedge_means` without reading the
+        files back.
 
     Returns
     -------
     list of str
         The block files, in row-block order.
+    list of futures
+        With ``return_rows`` only.
 
     Examples
     --------
@@ -77,21 +99,33 @@ def write_power_basis(operator, X, order: int, out_dir, *, dtype=BASIS_DTYPE):
         if X.ndim != 2 or X.shape[0] != operator.shape[0]:
             raise ValueError(f"X must have shape ({operator.shape[0]}, d), got {X.shape}")
         X = scatter_blocks(client, X, operator.bounds)
-    if operator.dtype != np.float64:
-        X = [client.submit(_cast, x, operator.dtype, retries=RETRIES, pure=False) for x in X]
+    if operator.dtype != np.float64 or scale != 1:
+        X = [client.submit(_cast, x, operator.dtype, scale, retries=RETRIES, pure=False)
+             for x in X]
     powers = [list(X)]
     for _ in range(int(order)):
         powers.append(operator.apply(powers[-1]))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    files = [client.submit(_write, str((out / f"basis-{b:05d}.npy").resolve()), dtype,
-                           *[p[b] for p in powers], retries=RETRIES, pure=False)
-             for b in range(operator.n_blocks)]
-    names = client.gather(files)
+    names = [str((out / f"basis-{b:05d}.npy").resolve()) for b in range(operator.n_blocks)]
+    task = _write_rows if return_rows else _write
+    files = [client.submit(task, name, dtype, *[p[b] for p in powers], retries=RETRIES,
+                           pure=False) for b, name in enumerate(names)]
+    _wait(files)
     (out / BASIS_MANIFEST).write_text(json.dumps({
         "order": int(order), "dtype": dtype.name, "block_bounds": operator.bounds.tolist(),
         "files": [Path(f).name for f in names]}, indent=1), encoding="utf-8")
-    return names
+    return (names, files) if return_rows else names
+
+
+def _wait(futures):
+    """Wait for ``futures``, raising the first task error."""
+    import distributed
+
+    distributed.wait(futures)
+    for f in futures:
+        if f.status == "error":
+            f.result()
 
 
 def read_power_basis(out_dir) -> np.ndarray:
@@ -197,3 +231,138 @@ def write_hyperedge_means(operator, basis_dir):
     info["edge_means"] = {"files": names, "counts": counts}
     (out / BASIS_MANIFEST).write_text(json.dumps(info, indent=1), encoding="utf-8")
     return counts
+
+
+def _usable_count(edge_file) -> int:
+    return int(np.count_nonzero(load_edge_block(edge_file)[1] >= 2))
+
+
+def usable_edge_counts(phg, client) -> np.ndarray:
+    """Hyperedges with at least 2 members (the ones Uni-DHC's training samples) per
+    hyperedge partition.
+
+    Parameters
+    ----------
+    phg : PartitionedHypergraph
+    client : distributed.Client
+
+    Returns
+    -------
+    ndarray of int64, shape (n_edge_partitions,)
+
+    Examples
+    --------
+    >>> import tempfile, distributed
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.distributed import write_partitioned
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [3], [2, 3]])
+    >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2, edge_block_size=2)
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
+    ...     usable_edge_counts(phg, c).tolist()  # {3} has one member
+    [1, 1]
+    """
+    return np.asarray(client.gather([
+        client.submit(_usable_count, phg.edge_block_path(j), retries=RETRIES)
+        for j in range(len(phg.edge_blocks))]), dtype=np.int64)
+
+
+def _usable_columns(edge_file, local, first_edge):
+    """Global hyperedge ids and sizes of the partition's usable hyperedges ``local``
+    (positions among its hyperedges of at least 2 members)."""
+    sizes = load_edge_block(edge_file)[1]
+    usable = np.flatnonzero(sizes >= 2)[local]
+    return first_edge + usable, sizes[usable]
+
+
+def _member_sums(block_path, rows, columns):
+    """``H_b[:, columns]^T rows``: per wanted hyperedge (sorted global ids), the float64 sum
+    of the block's member rows, shape (len(columns), width)."""
+    import scipy.sparse as sp
+
+    indptr, indices, _ = load_node_block(block_path)
+    if columns.size == 0 or indices.size == 0:
+        return np.zeros((columns.size, rows.shape[1]))
+    # a position table over the block's hyperedge id range (4 bytes per id, dropped after
+    # the task): a gather per membership, a third of a binary search's CPU
+    lo, hi = int(indices.min()), int(indices.max())
+    table = np.full(hi - lo + 1, -1, dtype=np.int64 if columns.size >= 2**31 else np.int32)
+    inside = columns[(columns >= lo) & (columns <= hi)]
+    table[inside - lo] = np.searchsorted(columns, inside)
+    at = table[indices - lo]
+    hit = at >= 0
+    members = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))[hit]
+    # only the member rows, in float64 (not the whole block)
+    used, local = np.unique(members, return_inverse=True)
+    pick = sp.csr_matrix((np.ones(members.size), (at[hit], local)),
+                         shape=(columns.size, used.size))
+    return np.asarray(pick @ rows[used].astype(np.float64))
+
+
+def _total(*pieces):
+    return np.sum(pieces, axis=0)
+
+
+def sampled_hyperedge_means(phg, client, rows, counts, wanted, n_orders: int,
+                            dtype=BASIS_DTYPE) -> np.ndarray:
+    """The hyperedge means ``E[k] = De^-1 H^T B[k]`` of the hyperedges ``wanted`` only (those
+    the training reads, :func:`hyperclust.models.unidhc.drawn_hyperedges`), as the single
+    process's :class:`~hyperclust.models.array_batches.ArrayBatches` computes the sampled
+    rows: each row block sums its members of those hyperedges from its basis rows in memory
+    (no hyperedge-sized exchange), the sums are added on a worker and divided by the
+    hyperedge sizes here (float64, rounded to ``dtype``).
+
+    Parameters
+    ----------
+    phg : PartitionedHypergraph
+        The blocks ``rows`` were computed on.
+    client : distributed.Client
+    rows : list of futures
+        Per row block, its basis rows ``(n_b, (K+1) d)``
+        (:func:`write_power_basis` with ``return_rows=True``).
+    counts : ndarray of int, shape (n_edge_partitions,)
+        :func:`usable_edge_counts`.
+    wanted : ndarray of int, shape (r,)
+        Sorted distinct indices among the ``counts.sum()`` usable hyperedges (in stored
+        order).
+    n_orders : int
+        ``K + 1``.
+    dtype : float32 or float64
+
+    Returns
+    -------
+    ndarray, shape (K+1, r, d)
+
+    Examples
+    --------
+    >>> import tempfile, distributed
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.distributed import write_partitioned
+    >>> from hyperclust.distributed.operator import propagation
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [3], [2, 3]])
+    >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2, edge_block_size=2)
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
+    ...     P = propagation(phg, c)
+    ...     _, rows = write_power_basis(P, np.arange(4.0)[:, None], 0, tempfile.mkdtemp(),
+    ...                                 return_rows=True)
+    ...     counts = usable_edge_counts(phg, c)
+    ...     means = sampled_hyperedge_means(phg, c, rows, counts, np.array([1]), 1)
+    >>> means.shape, means.ravel().tolist()  # the second usable hyperedge, {2, 3}
+    ((1, 1, 1), [2.5])
+    """
+    wanted = np.asarray(wanted, dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    cuts = np.searchsorted(wanted, starts)
+    first = phg.edge_bounds
+    parts = client.gather([
+        client.submit(_usable_columns, phg.edge_block_path(j),
+                      wanted[cuts[j]:cuts[j + 1]] - starts[j], int(first[j]), retries=RETRIES)
+        for j in range(len(counts)) if cuts[j + 1] > cuts[j]])
+    columns = np.concatenate([c for c, _ in parts]) if parts else np.zeros(0, np.int64)
+    sizes = np.concatenate([z for _, z in parts]) if parts else np.zeros(0, np.int64)
+    pieces = [client.submit(_member_sums, phg.block_path(b), r, columns, retries=RETRIES)
+              for b, r in enumerate(rows)]
+    total = client.submit(_total, *pieces, retries=RETRIES).result()
+    means = (total / np.maximum(sizes, 1)[:, None]).astype(dtype)
+    # the width from the sums, not -1: no hyperedge wanted leaves none
+    return np.ascontiguousarray(
+        means.reshape(wanted.size, n_orders, total.shape[1] // n_orders).transpose(1, 0, 2))

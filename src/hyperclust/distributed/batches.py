@@ -44,7 +44,8 @@ def given_orders(phg):
 
 def _gather_rows(arrays, offsets, idx):
     """Rows ``idx`` (global) of the ``(K+1, n_j, d)`` arrays stacked along axis 1: one
-    fancy read per array that holds some of them."""
+    fancy read per array that holds some of them; the pages of memory-mapped arrays are
+    released after the read (:func:`_release`)."""
     part = np.searchsorted(offsets, idx, side="right") - 1
     first = arrays[0]
     out = np.empty((first.shape[0], idx.size, first.shape[2]), dtype=first.dtype)
@@ -53,7 +54,22 @@ def _gather_rows(arrays, offsets, idx):
         local = idx[at] - offsets[j]
         order = np.argsort(local, kind="stable")  # ascending reads from the memory map
         out[:, at[order]] = arrays[j][:, local[order]]
+        _release([arrays[j]])
     return out
+
+
+def _release(arrays):
+    """Drop this process's mappings of the memory-mapped ``arrays``' pages (they stay in the
+    page cache; other arrays are left alone): sampled rows touch pages all over the basis
+    files (the alignment's 2^14 rows, the training's batches), and the driver's resident set
+    grew with ``n`` by those shared pages (575 -> 878 MB from 10^5 to 10^6 nodes,
+    docs/distributed.md "Driver memory")."""
+    import mmap
+
+    for a in arrays:
+        handle = getattr(a, "_mmap", None)
+        if handle is not None and hasattr(handle, "madvise"):
+            handle.madvise(mmap.MADV_DONTNEED)
 
 
 class BasisFileBatches:
@@ -74,6 +90,11 @@ class BasisFileBatches:
     orders : tuple, default (None, None)
         ``given_orders`` of a placed partition: batch index ``i`` reads the node (the
         hyperedge) of rank ``i`` instead of row ``i``.
+    sampled_means : tuple, optional
+        ``(n_edges, wanted, means)``: the means of the usable hyperedges ``wanted`` only
+        (sorted stored indices, :func:`~hyperclust.distributed.basis.sampled_hyperedge_means`,
+        ``(K+1, len(wanted), d)``) held here, in place of the ``edge-means`` files; a
+        batch of other hyperedges is an error.
 
     Examples
     --------
@@ -96,23 +117,28 @@ class BasisFileBatches:
     ([[6.0, 7.0], [0.0, 1.0]], [[5.0, 6.0]])
     """
 
-    def __init__(self, basis_dir, device, orders=(None, None)):
+    def __init__(self, basis_dir, device, orders=(None, None), sampled_means=None):
         import torch
 
         out = Path(basis_dir)
         info = json.loads((out / BASIS_MANIFEST).read_text(encoding="utf-8"))
-        if "edge_means" not in info:
-            raise ValueError(f"{out}: no hyperedge means (write_hyperedge_means)")
         self.device = torch.device(device)
         self._blocks = [np.load(out / f, mmap_mode="r") for f in info["files"]]
         self._node_offsets = np.asarray(info["block_bounds"][:-1], dtype=np.int64)
+        self.n_nodes = int(info["block_bounds"][-1])
+        self.dim = int(self._blocks[0].shape[2])
+        self._node_rows, self._edge_rows = orders
+        self._wanted = None
+        if sampled_means is not None:
+            self.n_edges, self._wanted, means = sampled_means
+            self._means, self._edge_offsets = [means], np.zeros(1, dtype=np.int64)
+            return
+        if "edge_means" not in info:
+            raise ValueError(f"{out}: no hyperedge means (write_hyperedge_means)")
         self._means = [np.load(out / f, mmap_mode="r") for f in info["edge_means"]["files"]]
         counts = info["edge_means"]["counts"]
         self._edge_offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-        self.n_nodes = int(info["block_bounds"][-1])
-        self.dim = int(self._blocks[0].shape[2])
         self.n_edges = int(sum(counts))
-        self._node_rows, self._edge_rows = orders
 
     def _tensor(self, array):
         import torch
@@ -125,4 +151,10 @@ class BasisFileBatches:
 
     def edges(self, idx):
         idx = np.asarray(idx) if self._edge_rows is None else self._edge_rows[idx]
+        if self._wanted is not None:
+            at = np.searchsorted(self._wanted, idx)
+            if np.any(at >= self._wanted.size) or np.any(self._wanted[at % max(
+                    self._wanted.size, 1)] != idx):
+                raise ValueError("a hyperedge batch outside the sampled means")
+            idx = at
         return self._tensor(_gather_rows(self._means, self._edge_offsets, idx))

@@ -11,7 +11,6 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.cluster import KMeans
 
 from .._hashing import mix64
 from ._tasks import RETRIES
@@ -78,16 +77,20 @@ def _gather_sample(client, blocks, row_keys, seed, fraction):
 
 
 def _assign(X, centers):
+    # centres in the rows' dtype: a float32 embedding is not copied to float64 for the product
+    centers = centers.astype(X.dtype, copy=False)
     d2 = (np.einsum("ij,ij->i", X, X)[:, None] - 2.0 * X @ centers.T
           + np.einsum("ij,ij->i", centers, centers)[None, :])
     return np.argmin(d2, axis=1).astype(np.int64)
 
 
 def _stats(X, centers):
+    """Per-cluster float64 sums and counts of the block's rows. A cluster's rows summed
+    along axis 0 are added one row at a time in order, the bits of ``np.add.at`` (which took
+    15x longer: .37 against .025 s on 250,000 x 32 rows)."""
     labels = _assign(X, centers)
     k = centers.shape[0]
-    sums = np.zeros_like(centers)
-    np.add.at(sums, labels, X)
+    sums = np.stack([X[labels == c].sum(axis=0, dtype=np.float64) for c in range(k)])
     return sums, np.bincount(labels, minlength=k)
 
 
@@ -141,6 +144,8 @@ def block_kmeans(client, blocks, n_rows: int, n_clusters: int, *, n_init: int = 
     if sample.shape[0] < n_clusters:
         raise ValueError(f"the k-means sample has {sample.shape[0]} rows for {n_clusters} "
                          "clusters; raise sample_size")
+    from sklearn.cluster import KMeans  # here: the workers' block tasks need no scikit-learn
+
     centers = KMeans(n_clusters, n_init=n_init, random_state=seed).fit(sample).cluster_centers_
     threshold = float(tol) * float(np.mean(np.var(sample, axis=0)))
     it = 0

@@ -19,7 +19,8 @@ The steps of :class:`hyperclust.cluster.UniDHC`, each on row blocks:
 4. :func:`hyperclust.models.unidhc.train_on_batches` in this process, the training code of
    the single-process estimator, on :class:`~hyperclust.distributed.batches.BasisFileBatches`
    (each batch reads its rows from the block files);
-5. per row block on the workers: the filter output and the encoder output, L2-normalised;
+5. per row block on the workers (numpy float32, :mod:`~hyperclust.distributed.unidhc_blocks`):
+   the filter output and the encoder output, L2-normalised;
    then :func:`~hyperclust.distributed.kmeans.block_kmeans`.
 """
 
@@ -43,10 +44,10 @@ from ..threads import current_limit
 from ._params import twin_init
 from ._tasks import RETRIES
 from .alignment import alignment_start
-from .basis import write_hyperedge_means, write_power_basis
+from .basis import sampled_hyperedge_means, usable_edge_counts, write_power_basis
 from .batches import BasisFileBatches, given_orders
 from .client import resolve_client
-from .inputs import as_partitioned
+from .inputs import as_partitioned, fit_blocks
 from .scratch import scratch_folder
 from .kmeans import SAMPLE_SIZE, block_kmeans, node_rank_blocks
 from .operator import propagation
@@ -54,6 +55,7 @@ from .partitioned import load_feature_block
 from .smoothness import block_smoothness_zscore
 from .storage import keep_output
 from .structural import structural_blocks
+from .unidhc_blocks import divided, embed_block, save, square_sum
 
 __all__ = ["DistributedUniDHC", "MAX_FEATURES"]
 
@@ -104,44 +106,6 @@ def _check_projection(n_components, width: int) -> None:
                          "before partitioning, or pass n_components=None")
 
 
-def _square_sum(X):
-    return float(np.einsum("ij,ij->", X, X))
-
-
-def _divided(X, scale):
-    return X / scale
-
-
-def _save(path, X):
-    np.save(path, X, allow_pickle=False)
-    return path
-
-
-def _normalize_rows(X):
-    norms = np.linalg.norm(X, axis=1, keepdims=True)
-    return np.divide(X, norms, out=np.zeros_like(X), where=norms > 0)
-
-
-def _embed_block(path, gamma, encoder_state, hidden_dim, concat, device):
-    """Filter output ``sum_k gamma_k B[k]`` of a basis block, L2-normalised, beside the
-    L2-normalised encoder output when ``concat``."""
-    B = np.load(path)
-    Z = np.tensordot(gamma, B, axes=1)
-    parts = [_normalize_rows(Z)]
-    if concat:
-        import torch
-
-        from ..models.unidhc import ResidualEncoder
-
-        encoder = ResidualEncoder(Z.shape[1], hidden_dim)
-        encoder.load_state_dict({k: torch.as_tensor(v) for k, v in encoder_state.items()})
-        encoder.to(torch.device(device)).eval()
-        with torch.no_grad():
-            H = encoder(torch.as_tensor(Z, dtype=torch.float32, device=torch.device(device)))
-        parts.append(_normalize_rows(H.cpu().numpy().astype(np.float64)))
-    return np.hstack(parts)
-
-
 class DistributedUniDHC(HypergraphClusterer):
     """Uni-DHC (:class:`hyperclust.cluster.UniDHC`) on a Dask cluster.
 
@@ -150,8 +114,8 @@ class DistributedUniDHC(HypergraphClusterer):
     :func:`~hyperclust.distributed._params.twin_init`). On a hypergraph that fits one
     machine, with the same parameters and seed, the filter start and the training batches
     are those of ``UniDHC(isolated_neighbors=None)``; the basis agrees to float32 rounding
-    (computed in float64 by blocks, stored in float32, where ``UniDHC`` propagates in
-    float32), and the training carries that difference along (docs/distributed.md).
+    (float32 products by blocks, summed in another order than ``UniDHC``'s in-memory
+    operator), and the training carries that difference along (docs/distributed.md).
     Differences from ``UniDHC``:
 
     * isolated nodes keep their raw input in the propagated terms (no feature-neighbour
@@ -175,13 +139,18 @@ consistency_weight, gamma_reg, dropout
     embedding : {"by-input", "concat", "filter"}, default "by-input"
     n_init, random_state, device, verbose
         As in :class:`hyperclust.cluster.UniDHC`; ``device`` is the torch device of the
-        trainer (this process) and of the per-block inference (workers).
+        trainer (this process); the per-block inference runs the trained encoder in numpy
+        float32 on the workers (:mod:`~hyperclust.distributed.unidhc_blocks`).
     sample_size : int, default 100,000
         Rows of the k-means++ sample (:func:`~hyperclust.distributed.kmeans.block_kmeans`).
     block_size : int, default 100,000
         Nodes per row block when ``fit`` gets an in-memory hypergraph.
+    blocks_per_worker : int or None, default 1
+        The fit merges consecutive stored row blocks into at most this many blocks per
+        worker of the cluster at the start (:func:`~hyperclust.distributed.inputs.fit_blocks`:
+        fewer Dask tasks per step); None: the stored blocks.
     scratch_dir : str, optional
-        Where the input, the basis and the hyperedge means are written (a temporary
+        Where the basis (and, for ``gamma_init="auto"``, the input) is written (a temporary
         directory inside it, removed after ``fit``); it must be readable and writable by
         the workers and by this process. Default: inside the partitioned directory.
     client : dask.distributed.Client, str or None
@@ -198,7 +167,7 @@ consistency_weight, gamma_reg, dropout
     Attributes
     ----------
     labels_ : ndarray of int64, shape (n_nodes,)
-    embedding_ : ndarray, shape (n_nodes, 2 d) (``"concat"``) or (n_nodes, d)
+    embedding_ : ndarray of float32, shape (n_nodes, 2 d) (``"concat"``) or (n_nodes, d)
     n_filter_columns_ : int
     coefficients_, initial_coefficients_ : ndarray, shape (order + 1,)
     mixture_weights_ : ndarray, shape (2 order + 1,) or None
@@ -209,6 +178,8 @@ consistency_weight, gamma_reg, dropout
     filter_family_ : str
     n_init_ : int
     node_ids_ : ndarray, shape (n_nodes,)
+    n_blocks_ : int
+        Row blocks the fit ran on (see ``blocks_per_worker``).
     timings_ : dict
         Wall seconds of each step: ``input``, ``basis`` (with the hyperedge means),
         ``filter_choice``, ``training``, ``inference_kmeans``.
@@ -231,7 +202,8 @@ consistency_weight, gamma_reg, dropout
     NOT_DISTRIBUTED = ("isolated_neighbors",)
     __init__ = twin_init(UniDHC, _shared_parameters(UniDHC, NOT_DISTRIBUTED),
                          {"sample_size": SAMPLE_SIZE, "block_size": 100_000,
-                          "scratch_dir": None, "client": None, "n_workers": 2, "output": None})
+                          "blocks_per_worker": 1, "scratch_dir": None, "client": None,
+                          "n_workers": 2, "output": None})
 
     def _check_parameters(self):
         """Every parameter against ``UniDHC``'s constraints where shared (``n_clusters``
@@ -239,7 +211,8 @@ consistency_weight, gamma_reg, dropout
         table = {**UniDHC._parameter_constraints,
                  "embedding": [Options(("by-input", "concat", "filter"))],
                  **{name: [Interval(int, 1)] for name in ("sample_size", "block_size",
-                                                           "n_workers")}}
+                                                           "n_workers")},
+                 "blocks_per_worker": [Interval(int, 1), None]}
         check_parameters(table, {name: getattr(self, name) for name in table
                                  if hasattr(self, name)})
         if isinstance(self.gamma_init, str) and self.gamma_init in UNSUPPORTED_STARTS:
@@ -259,12 +232,14 @@ consistency_weight, gamma_reg, dropout
             torch.set_num_threads(limit)
         seed = self._rng_seed(self.random_state)
         order = self._check_parameters()
-        with as_partitioned(hypergraph, self.block_size) as phg, \
-                self._scratch(phg) as work, \
+        with as_partitioned(hypergraph, self.block_size) as stored, \
+                self._scratch(stored) as work, \
                 resolve_client(self.client, self.n_workers) as client:
+            phg = fit_blocks(stored, client, self.blocks_per_worker)
             k = check_n_clusters(self.n_clusters, phg.n_nodes)
             labels, embedding = self._fit(phg, client, Path(work), k, order, seed)
             keep_output(self, client, phg, hypergraph, labels, embedding)
+        self.n_blocks_ = phg.n_blocks
         return self
 
     def _scratch(self, phg):
@@ -290,19 +265,27 @@ consistency_weight, gamma_reg, dropout
         self.n_init_ = resolve_settings(phg.n_nodes, n_init=self.n_init)[1]
         # float32 products (BASIS_DTYPE), as the single process's basis: half the bytes
         P = propagation(phg, client, self_loops=float(self.self_loops), dtype=BASIS_DTYPE)
-        X, files = self._input(phg, client, work, k, seed)
+        raw, scale = self._input(phg, client, work, k, seed)
         lap("input")
-        basis_files = write_power_basis(P, X, order, work / "basis")
-        write_hyperedge_means(P, work / "basis")
-        lap("basis")
-        g0 = self._initial_filter(phg, client, P, X, files, basis_files, order, seed, k)
-        lap("filter_choice")
+        basis_files, rows = write_power_basis(P, raw, order, work / "basis", scale=scale,
+                                              return_rows=True)
         concat = self.embedding == "concat" or (self.embedding == "by-input"
                                                 and self.input_kind_ == "features")
+        trains = concat or self.gamma_lr > 0
+        if trains:
+            orders = given_orders(phg)
+            means = self._sampled_means(phg, client, rows, orders, order, seed)
+        del rows  # the workers free the basis rows
+        lap("basis")
+        if not (isinstance(self.gamma_init, str) and self.gamma_init == "auto"):
+            raw = None  # only the z-score reads the input again: the workers free it
+        g0 = self._initial_filter(phg, client, P, lambda: self._scaled_input(
+            client, raw, scale, work), basis_files, order, seed, k)
+        lap("filter_choice")
         net, self.loss_history_, state = None, [], None
-        if concat or self.gamma_lr > 0:
+        if trains:
             net, self.loss_history_ = train_on_batches(
-                BasisFileBatches(work / "basis", self.device, given_orders(phg)), g0,
+                BasisFileBatches(work / "basis", self.device, orders, sampled_means=means), g0,
                 **self._training_options(), random_state=seed, device=self.device,
                 verbose=self.verbose)
             state = {name: t.detach().cpu().numpy()
@@ -311,15 +294,38 @@ consistency_weight, gamma_reg, dropout
         # gamma_lr = 0 without training: g0 in the network's float32, as UniDHC
         gamma = g0 if net is None else net.filter.gamma.detach().cpu().numpy()
         self.coefficients_ = np.asarray(gamma, dtype=np.float32).astype(np.float64)
-        blocks = [client.submit(_embed_block, f, self.coefficients_, state, self.hidden_dim,
-                                concat, self.device, retries=RETRIES, pure=False)
-                  for f in basis_files]
+        blocks = [client.submit(embed_block, f, self.coefficients_, state, concat,
+                                retries=RETRIES, pure=False) for f in basis_files]
         labels, _, _ = block_kmeans(client, blocks, phg.n_nodes, k, n_init=self.n_init_,
                                     sample_size=self.sample_size, random_state=seed,
-                                    row_keys=node_rank_blocks(client, phg))
+                                    row_keys=self._row_keys(client, phg))
         self.n_filter_columns_ = int(np.load(basis_files[0], mmap_mode="r").shape[2])
         lap("inference_kmeans")
         return labels, blocks
+
+    def _sampled_means(self, phg, client, rows, orders, order, seed):
+        """``(n_edges, wanted, means)`` of :class:`BasisFileBatches`: the means of the
+        hyperedges the training will draw (the single process computes those rows alone
+        too), from the basis rows in the workers' memory."""
+        from ..models.unidhc import drawn_hyperedges
+
+        counts = usable_edge_counts(phg, client)
+        n_edges = int(counts.sum())
+        drawn = drawn_hyperedges(phg.n_nodes, n_edges, epochs=self.epochs,
+                                 batch_size=self.batch_size,
+                                 decorrelation_weight=self.decorrelation_weight,
+                                 random_state=seed)
+        wanted = drawn if orders[1] is None else np.unique(orders[1][drawn])
+        return n_edges, wanted, sampled_hyperedge_means(phg, client, rows, counts, wanted,
+                                                         order + 1)
+
+    @staticmethod
+    def _row_keys(client, phg):
+        """The k-means keys: the node ranks per block, or where the nodes were not
+        renumbered each block's first position (its keys are the positions: no task)."""
+        if phg.node_ranks_path is None:
+            return [int(lo) for lo in phg.block_bounds[:-1]]
+        return node_rank_blocks(client, phg)
 
     def _training_options(self) -> dict:
         """The training parameters of :func:`hyperclust.models.unidhc.train_on_batches` this
@@ -328,7 +334,8 @@ consistency_weight, gamma_reg, dropout
         return {name: getattr(self, name) for name in training_parameters()}
 
     def _input(self, phg, client, work, k, seed):
-        """Blocks of the input (futures, float64, unit mean row norm) and their saved files."""
+        """Blocks of the input (futures, float64) and the scale giving them unit mean row
+        norm."""
         use_features = self.input == "features" or (self.input == "auto" and
                                                      phg.n_features is not None)
         n = phg.n_nodes
@@ -344,20 +351,26 @@ consistency_weight, gamma_reg, dropout
             _check_projection(self.n_components, structural_dim(self.n_structural, k))
             raw = structural_blocks(phg, client, structural_dim(self.n_structural, k), seed)
             self.input_kind_ = "structural"
-        total = sum(client.gather([client.submit(_square_sum, x, retries=RETRIES)
+        total = sum(client.gather([client.submit(square_sum, x, retries=RETRIES)
                                    for x in raw]))
         scale = np.sqrt(total / n)
-        X = [client.submit(_divided, x, scale if scale > 0 else 1.0, retries=RETRIES)
-             for x in raw]
-        files = client.gather([client.submit(_save, str((work / f"input-{b:05d}.npy")
+        return raw, (scale if scale > 0 else 1.0)
+
+    @staticmethod
+    def _scaled_input(client, raw, scale, work):
+        """The input ``X / scale`` (futures, float64) and its blocks saved as files, which
+        only the z-score start reads (its permuted blocks)."""
+        X = [client.submit(divided, x, scale, retries=RETRIES) for x in raw]
+        files = client.gather([client.submit(save, str((work / f"input-{b:05d}.npy")
                                                         .resolve()), x, retries=RETRIES,
                                              pure=False)
                                for b, x in enumerate(X)])
         return X, files
 
-    def _initial_filter(self, phg, client, P, X, files, basis_files, order, seed, k):
+    def _initial_filter(self, phg, client, P, scaled_input, basis_files, order, seed, k):
         """The filter's coefficients (power basis) before the encoder's training, as
-        :meth:`hyperclust.cluster.UniDHC._initial_filter` sets them."""
+        :meth:`hyperclust.cluster.UniDHC._initial_filter` sets them (``scaled_input()``:
+        :meth:`_scaled_input`, formed for the z-score alone)."""
         self.smoothness_z_, self.mixture_weights_, self.filter_trajectory_ = None, None, []
         if not isinstance(self.gamma_init, str):
             self.filter_family_ = "custom"
@@ -378,7 +391,8 @@ consistency_weight, gamma_reg, dropout
         else:
             family = self.gamma_init
             if family == "auto":
-                self.smoothness_z_ = block_smoothness_zscore(P, X, files, random_state=seed)
+                self.smoothness_z_ = block_smoothness_zscore(P, *scaled_input(),
+                                                             random_state=seed)
                 family = choose_family(self.smoothness_z_)
             if family == "high-pass" and order < 1:
                 family = "identity"

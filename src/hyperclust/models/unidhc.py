@@ -33,7 +33,7 @@ from .losses import decorrelation_loss, node_consistency_loss, thread_invariant_
 
 __all__ = ["MAX_BATCHES_PER_EPOCH", "PolynomialFilter", "ScalarPReLU", "ResidualEncoder",
            "UniDHCNet", "hyperedge_basis_means", "ArrayBatches", "train_unidhc",
-           "train_on_batches"]
+           "train_on_batches", "drawn_hyperedges"]
 
 MAX_BATCHES_PER_EPOCH = 8
 """An epoch is a pass over at most this many node batches (a fresh seeded sample of the
@@ -282,6 +282,62 @@ def _adam(net, lr: float, gamma_lr: float, device):
                 lr=lr, device=device)
 
 
+def _epoch_draws(rng, n_nodes, n_edges, batch_size, edge_batch):
+    """One epoch's batches: ``(node indices, hyperedge indices or None)`` per step, from a
+    fresh permutation of the nodes (at most :data:`MAX_BATCHES_PER_EPOCH` steps) and
+    ``edge_batch`` hyperedges a step drawn without replacement (0: none)."""
+    steps = min(max(1, int(np.ceil(n_nodes / batch_size))), MAX_BATCHES_PER_EPOCH)
+    perm = rng.permutation(n_nodes)
+    for s in range(steps):
+        batch = perm[s * batch_size:(s + 1) * batch_size]
+        if batch.size < 2:
+            continue
+        eb = rng.choice(n_edges, size=min(edge_batch, n_edges), replace=False) \
+            if edge_batch else None
+        yield batch, eb
+
+
+def _edge_batch(batch_size, decorrelation_weight, n_edges) -> int:
+    """Hyperedges a step draws (0: no decorrelation term)."""
+    return max(2, batch_size // 2) if bool(decorrelation_weight) and n_edges >= 2 else 0
+
+
+def drawn_hyperedges(n_nodes, n_edges, *, epochs=20, batch_size=512, decorrelation_weight=0.1,
+                     random_state=0) -> np.ndarray:
+    """The hyperedges :func:`train_on_batches` will read (``source.edges``) with these
+    settings, without training: the batches depend only on the seed and the two counts, so
+    a source can prepare the means of these rows alone (at most ``epochs x 8 x
+    batch_size / 2`` of them, whatever ``n_edges``).
+
+    Parameters
+    ----------
+    n_nodes, n_edges : int
+        ``source.n_nodes`` and ``source.n_edges``.
+    epochs, batch_size, decorrelation_weight, random_state
+        As in :func:`train_on_batches`.
+
+    Returns
+    -------
+    ndarray of int64, shape (r,)
+        Sorted, distinct hyperedge indices.
+
+    Examples
+    --------
+    >>> drawn_hyperedges(10_000, 50_000, epochs=2, batch_size=64).size <= 2 * 8 * 32
+    True
+    >>> drawn_hyperedges(100, 50, decorrelation_weight=0.0).size
+    0
+    """
+    rng = np.random.default_rng(random_state)
+    edge_batch = _edge_batch(batch_size, decorrelation_weight, n_edges)
+    if not edge_batch:
+        return np.zeros(0, dtype=np.int64)
+    drawn = [eb for _ in range(int(epochs))
+             for _, eb in _epoch_draws(rng, n_nodes, n_edges, batch_size, edge_batch)]
+    return np.unique(np.concatenate(drawn)).astype(np.int64) if drawn \
+        else np.zeros(0, dtype=np.int64)
+
+
 def _train_epoch(net, source, opt, rng, g0, *, batch_size, edge_batch, weights, dropout,
                  views, device):
     """One epoch of :func:`train_on_batches`: Adam steps on the node batches of a fresh
@@ -289,18 +345,11 @@ def _train_epoch(net, source, opt, rng, g0, *, batch_size, edge_batch, weights, 
     0: none); returns the mean ``(total, consistency, decorrelation, gamma_reg)`` losses,
     shape (4,)."""
     consistency_weight, decorrelation_weight, gamma_reg = weights
-    steps = min(max(1, int(np.ceil(source.n_nodes / batch_size))), MAX_BATCHES_PER_EPOCH)
     net.train()
-    perm = rng.permutation(source.n_nodes)
     sums, taken = np.zeros(4), 0
-    for s in range(steps):
-        batch = perm[s * batch_size:(s + 1) * batch_size]
-        if batch.size < 2:
-            continue
+    for batch, eb in _epoch_draws(rng, source.n_nodes, source.n_edges, batch_size, edge_batch):
         blocks = [net.filter(source.nodes(batch))]
         if edge_batch:
-            eb = rng.choice(source.n_edges, size=min(edge_batch, source.n_edges),
-                            replace=False)
             blocks.append(net.filter(source.edges(eb)))
         encoded = net.paired_views(blocks, dropout, views)
         l_node = node_consistency_loss(encoded[0], encoded[1])
@@ -381,14 +430,14 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     net.filter.gamma.requires_grad_(gamma_lr > 0)
     g0 = net.filter.gamma.detach().clone()
     opt = _adam(net, lr, gamma_lr, device)
-    use_edges = bool(decorrelation_weight) and source.n_edges >= 2
+    edge_batch = _edge_batch(batch_size, decorrelation_weight, source.n_edges)
     history = []
     bar = tqdm(range(int(epochs)), desc="Uni-DHC", disable=not verbose, leave=False)
     try:
         for epoch in bar:
             threads = follower.epoch_threads()
             sums = _train_epoch(net, source, opt, rng, g0, batch_size=batch_size,
-                                edge_batch=max(2, batch_size // 2) if use_edges else 0,
+                                edge_batch=edge_batch,
                                 weights=(consistency_weight, decorrelation_weight, gamma_reg),
                                 dropout=dropout, views=views, device=device)
             history.append({"epoch": epoch + 1, "total": sums[0], "consistency": sums[1],
