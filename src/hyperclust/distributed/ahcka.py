@@ -29,6 +29,7 @@ from .ahcka_check import restart_step, discretize_blocks, rwr_conductance_blocks
 from .client import resolve_client
 from .inputs import as_partitioned, fit_blocks
 from .knn import knn_affinity_blocks
+from .lineage import lineage_cuts
 from .linalg import factor_product, tsqr
 from .operator import propagation
 from .partitioned import load_node_block, load_node_ranks
@@ -120,6 +121,11 @@ class DistributedAHCKA(HypergraphClusterer):
     output : str, optional
         As in :class:`~hyperclust.distributed.DistributedSpectralClustering` (when every
         check is degenerate the embedding is gathered here for the k-means fallback).
+    scratch_dir : str, optional
+        A folder the workers share where the iterate is saved every
+        :data:`~hyperclust.distributed.lineage.EVERY` iterations to cut the task history
+        Dask keeps (:mod:`~hyperclust.distributed.lineage`; ``n (k + 1)`` float64 a cut);
+        default: a temporary folder inside the partitioned directory.
 
     Attributes
     ----------
@@ -147,7 +153,7 @@ class DistributedAHCKA(HypergraphClusterer):
     __init__ = twin_init(AHCKA, _SHARED,
                          {"discretize_iter": 30, "block_size": 100_000,
                           "blocks_per_worker": 1, "client": None, "n_workers": 2,
-                          "output": None})
+                          "output": None, "scratch_dir": None})
     _parameter_constraints = twin_constraints(
         AHCKA, _SHARED, {**{name: [Interval(int, 1)]
                             for name in ("discretize_iter", "block_size", "n_workers")},
@@ -160,10 +166,11 @@ class DistributedAHCKA(HypergraphClusterer):
         """Cluster the nodes; ``hypergraph`` is a :class:`~hyperclust.Hypergraph`, a
         :class:`~hyperclust.distributed.PartitionedHypergraph` or its directory."""
         with as_partitioned(hypergraph, self.block_size) as stored, \
-                resolve_client(self.client, self.n_workers) as client:
+                resolve_client(self.client, self.n_workers) as client, \
+                lineage_cuts(client, self.scratch_dir or stored.path) as cuts:
             phg = fit_blocks(stored, client, self.blocks_per_worker)
             k = self._validate(phg.n_nodes)
-            self._fit(phg, client, k)
+            self._fit(phg, client, k, cuts)
             keep_output(self, client, phg, hypergraph, self._labels_blocks,
                         self._embedding_blocks)
             del self._labels_blocks, self._embedding_blocks
@@ -174,7 +181,7 @@ class DistributedAHCKA(HypergraphClusterer):
     def _submit(self, fn, *args):
         return self._client.submit(fn, *args, retries=RETRIES, pure=False)
 
-    def _fit(self, phg, client, k):
+    def _fit(self, phg, client, k, cuts):
         self._client = client
         n, bounds, alpha = phg.n_nodes, phg.block_bounds, float(self.alpha)
         if phg.n_features is not None and self.beta > 0 and n > 1:
@@ -214,6 +221,8 @@ class DistributedAHCKA(HypergraphClusterer):
             # the local QR in the product's last task; no round trip
             q, _ = tsqr(client, M.apply(q, then=(factor_product,)), gather_r=False,
                         factored=True, groups=M.block_groups())
+            if cuts.due(it):
+                q = cuts.cut(q)
             if it % self.check_interval:
                 continue
             labels = discretize_blocks(client, q, bounds, int(seeds[0]), k, n,

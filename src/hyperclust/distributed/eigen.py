@@ -113,7 +113,7 @@ def _filtered(operator, V, upper: float, degree: int):
 
 def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
                    degree: int = 8, oversample: int | None = None, random_state=0,
-                   callback=None, row_keys=None):
+                   callback=None, row_keys=None, cuts=None):
     """Largest ``k`` eigenpairs of a symmetric block operator with spectrum in ``[0, 1]``
     (the normalized affinities and propagation operators here).
 
@@ -140,6 +140,9 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     row_keys : list of futures, optional
         Node ranks per row block: the start is drawn by rank instead
         (:func:`~.linalg.keyed_random_blocks`), whatever the blocks.
+    cuts : LineageCut, optional
+        Cuts the task history after the iterations where it is due
+        (:class:`~hyperclust.distributed.lineage.LineageCut`, counted in products).
 
     Returns
     -------
@@ -184,6 +187,8 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
         it += 1
         V, _ = tsqr(client, _filtered(operator, V, float(mu[-1]), degree), gather_r=False)
         mu, V, res = _rayleigh_ritz(operator, V, k)
+        if cuts is not None and cuts.due(it * (degree + 1)):
+            V = cuts.cut(V)
         if callback is not None:
             callback(it, res)
     if res.max() > tol:
