@@ -19,7 +19,8 @@ from ..cluster.block_argmax import rotated_labels, rotated_labels_and_sums
 from ..cluster.rounding import TIE_TOLERANCE, normalize_rows
 from ._tasks import RETRIES
 
-__all__ = ["discretize_blocks", "rwr_conductance_blocks", "restart_step", "REFINE_GROUP"]
+__all__ = ["discretize_blocks", "rwr_conductance_blocks", "restart_step", "start_walk",
+           "walk_objective", "REFINE_GROUP"]
 
 #: Refinements submitted before the driver reads their objectives.
 REFINE_GROUP = 4
@@ -227,11 +228,24 @@ def rwr_conductance_blocks(client, M, labels, k: int, alpha: float, n_hops: int)
     >>> round(f, 12), sizes.tolist()
     (0.0, [2, 2])
     """
-    counts = _submit(client, _counts, *[_submit(client, np.bincount, lb, None, k)
-                                         for lb in labels])
-    Y = [_submit(client, _cluster_columns, lb, counts) for lb in labels]
+    counts, Y = start_walk(client, labels, k)
     z = Y
     for _ in range(int(n_hops)):
         z = M.apply(z, then=[(restart_step, alpha, y) for y in Y])
+    return walk_objective(client, counts, Y, z)
+
+
+def start_walk(client, labels, k: int):
+    """Futures of the cluster sizes of the label blocks and of the blocks ``Y`` of their
+    normalised indicators (the start of the random walk with restart)."""
+    counts = _submit(client, _counts, *[_submit(client, np.bincount, lb, None, k)
+                                         for lb in labels])
+    return counts, [_submit(client, _cluster_columns, lb, counts) for lb in labels]
+
+
+def walk_objective(client, counts, Y, z, trace=None, args=()):
+    """Future of ``(objective, cluster sizes)`` from the walk's end ``z``; ``trace``: a
+    task ``trace(y, zb, *args)`` of each block's share (default ``sum(y * zb)``)."""
+    trace = _trace_part if trace is None else trace
     return _submit(client, _objective, counts,
-                   *[_submit(client, _trace_part, y, zb) for y, zb in zip(Y, z)])
+                   *[_submit(client, trace, y, zb, *args) for y, zb in zip(Y, z)])
