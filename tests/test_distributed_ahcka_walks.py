@@ -7,18 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-distributed = pytest.importorskip("distributed")
+pytest.importorskip("distributed")
 
 from hyperclust.cluster import AHCKA  # noqa: E402
 from hyperclust.datasets import hypergraph_sbm  # noqa: E402
 from hyperclust.distributed import DistributedAHCKA  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def client():
-    with distributed.Client(processes=False, n_workers=2, threads_per_worker=1,
-                            dashboard_address=":0") as c:
-        yield c
 
 
 @pytest.fixture(scope="module")
