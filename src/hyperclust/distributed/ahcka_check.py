@@ -19,8 +19,7 @@ from ..cluster.block_argmax import rotated_labels, rotated_labels_and_sums
 from ..cluster.rounding import TIE_TOLERANCE, normalize_rows
 from ._tasks import RETRIES
 
-__all__ = ["discretize_blocks", "rwr_conductance_blocks", "restart_step", "start_walk",
-           "walk_objective", "REFINE_GROUP"]
+__all__ = ["discretize_blocks", "rwr_conductance_blocks", "restart_step", "REFINE_GROUP"]
 
 #: Refinements submitted before the driver reads their objectives.
 REFINE_GROUP = 4

@@ -144,6 +144,19 @@ def lineage_cuts(client, base, every: int | None = None):
     Yields
     ------
     LineageCut
+
+    Examples
+    --------
+    >>> import os, tempfile, numpy as np, distributed
+    >>> base = tempfile.mkdtemp()
+    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+    ...                         dashboard_address=":0") as c:
+    ...     with lineage_cuts(c, base) as cuts:
+    ...         x = cuts.cut([c.submit(np.arange, 3)])
+    ...         print(c.gather(x)[0].tolist(), len(os.listdir(cuts.folder)))
+    [0, 1, 2] 1
+    >>> os.listdir(base)  # the scratch folder is gone
+    []
     """
     base = Path(base)
     if not base.is_dir():
