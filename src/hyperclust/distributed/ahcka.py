@@ -240,15 +240,7 @@ class DistributedAHCKA(HypergraphClusterer):
         else:
             M = propagation(phg, client, self_loops=0.0, kind="rw")
             Mt = propagation(phg, client, self_loops=0.0, kind="rw", adjoint=True)
-        sizes = np.diff(bounds)
-        # seeds: the k highest weighted degrees, ties to the lower rank (index as given)
-        tops = client.gather([self._submit(_top_degrees, phg.block_path(b),
-                                           phg.node_ranks_path, int(bounds[b]), k)
-                              for b in range(phg.n_blocks)])
-        deg = np.concatenate([t[0] for t in tops])
-        idx = np.concatenate([t[1] for t in tops])
-        ranks = np.concatenate([t[2] for t in tops])
-        seeds = idx[np.lexsort((ranks, -deg))][:k]
+        sizes, seeds = np.diff(bounds), self._seeds(phg, k)
         blk = np.searchsorted(bounds, seeds, side="right") - 1
         E = [self._submit(_indicators, seeds[blk == b] - bounds[b], np.flatnonzero(blk == b),
                           int(sizes[b]), k) for b in range(phg.n_blocks)]
@@ -311,6 +303,14 @@ class DistributedAHCKA(HypergraphClusterer):
         self.n_iter_ = it
         self.best_iter_ = best_it
         del self._client
+
+    def _seeds(self, phg, k):
+        """The ``k`` highest weighted degrees, ties to the lower rank (index as given)."""
+        tops = self._client.gather([self._submit(_top_degrees, phg.block_path(b),
+                                                 phg.node_ranks_path, int(phg.block_bounds[b]), k)
+                                    for b in range(phg.n_blocks)])
+        deg, idx, ranks = (np.concatenate([t[i] for t in tops]) for i in range(3))
+        return idx[np.lexsort((ranks, -deg))][:k]
 
     def _open(self, q, labels, it, k):
         """Start the check of ``labels`` at iteration ``it``: its walk rides beside the
