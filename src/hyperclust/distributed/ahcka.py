@@ -9,7 +9,10 @@ graph of the node features stored with the partition
 with ``beta = 0``). Seeds = the ``k`` highest-degree nodes, random walks with restart from
 them (``M^T``), then ``q <- QR(M q)`` by TSQR, and every ``check_interval`` iterations the
 Yu-Shi discretisation and the random-walk-with-restart conductance, both as reductions over
-the row blocks. Each step agrees with the single-process estimator (the iterates up to
+the row blocks. As in the single process, a check's ``n_hops`` walk steps ride as extra
+columns on the next products ``M q`` (no product of their own), so a check is scored
+``n_hops`` iterations after it is made and a stop discards the iterations since. Each
+step agrees with the single-process estimator (the iterates up to
 column signs, which neither the discretisation nor the objective sees).
 """
 
@@ -25,10 +28,12 @@ from .._validation import Interval
 from ..selection.objectives import sizes_are_degenerate
 from ._params import twin_constraints, twin_init
 from ._tasks import RETRIES
-from .ahcka_check import restart_step, discretize_blocks, rwr_conductance_blocks
+from .ahcka_check import (discretize_blocks, restart_step, rwr_conductance_blocks,
+                          start_walk, walk_objective)
 from .client import resolve_client
 from .inputs import as_partitioned, fit_blocks
 from .knn import knn_affinity_blocks
+from .lineage import lineage_cuts
 from .linalg import factor_product, tsqr
 from .operator import propagation
 from .partitioned import load_node_block, load_node_ranks
@@ -81,6 +86,50 @@ def _leading(q, k):
     return q[:, :k].copy()
 
 
+def _stack(q, Y):
+    return np.hstack([q, Y])
+
+
+def _walk_step(MX, X, width, alpha, n_done, *Ys):
+    """The last step of a product of the iterate (``width`` columns) with the open checks'
+    walks beside it: the iterate's local QR and one restart step of each walk,
+    ``(Q, R, M q, walks going on side by side or None, finished walks)``."""
+    Q, R, Mq = factor_product(MX[:, :width], None)
+    lo, steps = width, []
+    for Y in Ys:
+        steps.append(restart_step(MX[:, lo:lo + Y.shape[1]], None, alpha, Y))
+        lo += Y.shape[1]
+    going = np.hstack(steps[n_done:]) if len(steps) > n_done else None
+    return Q, R, Mq, going, steps[:n_done]
+
+
+def _finished_trace(Y, step, i):
+    return float(np.sum(Y * step[4][i]))
+
+
+def _walk_columns(q, width, i, *Ys):
+    """Walk ``i``'s columns of an iterate block with walks beside it."""
+    lo = width + sum(Y.shape[1] for Y in Ys[:i])
+    return q[:, lo:lo + Ys[i].shape[1]].copy()
+
+
+class _Walk:
+    """An open check: its labels, cluster sizes and indicator blocks ``Y``, the iterate's
+    blocks it was made from, and the walk steps done."""
+
+    def __init__(self, it, labels, counts, Y, q):
+        self.it, self.labels, self.counts, self.Y, self.q = it, labels, counts, Y, q
+        self.hops = 0
+
+
+class _Iterate:
+    """The iterate's blocks (its first ``width`` columns) with the open checks' walks
+    beside it, in the order they opened."""
+
+    def __init__(self, blocks, width, walks):
+        self.blocks, self.width, self.walks = blocks, width, walks
+
+
 class DistributedAHCKA(HypergraphClusterer):
     """AHCKA on a Dask cluster: the distributed counterpart of
     ``AHCKA(..., knn_method="exact")``.
@@ -120,6 +169,11 @@ class DistributedAHCKA(HypergraphClusterer):
     output : str, optional
         As in :class:`~hyperclust.distributed.DistributedSpectralClustering` (when every
         check is degenerate the embedding is gathered here for the k-means fallback).
+    scratch_dir : str, optional
+        A folder the workers share where the iterate is saved every
+        :data:`~hyperclust.distributed.lineage.EVERY` iterations to cut the task history
+        Dask keeps (:mod:`~hyperclust.distributed.lineage`; ``n (k + 1)`` float64 a cut);
+        default: a temporary folder inside the partitioned directory.
 
     Attributes
     ----------
@@ -147,7 +201,7 @@ class DistributedAHCKA(HypergraphClusterer):
     __init__ = twin_init(AHCKA, _SHARED,
                          {"discretize_iter": 30, "block_size": 100_000,
                           "blocks_per_worker": 1, "client": None, "n_workers": 2,
-                          "output": None})
+                          "output": None, "scratch_dir": None})
     _parameter_constraints = twin_constraints(
         AHCKA, _SHARED, {**{name: [Interval(int, 1)]
                             for name in ("discretize_iter", "block_size", "n_workers")},
@@ -160,10 +214,11 @@ class DistributedAHCKA(HypergraphClusterer):
         """Cluster the nodes; ``hypergraph`` is a :class:`~hyperclust.Hypergraph`, a
         :class:`~hyperclust.distributed.PartitionedHypergraph` or its directory."""
         with as_partitioned(hypergraph, self.block_size) as stored, \
-                resolve_client(self.client, self.n_workers) as client:
+                resolve_client(self.client, self.n_workers) as client, \
+                lineage_cuts(client, self.scratch_dir or stored.path) as cuts:
             phg = fit_blocks(stored, client, self.blocks_per_worker)
             k = self._validate(phg.n_nodes)
-            self._fit(phg, client, k)
+            self._fit(phg, client, k, cuts)
             keep_output(self, client, phg, hypergraph, self._labels_blocks,
                         self._embedding_blocks)
             del self._labels_blocks, self._embedding_blocks
@@ -174,7 +229,7 @@ class DistributedAHCKA(HypergraphClusterer):
     def _submit(self, fn, *args):
         return self._client.submit(fn, *args, retries=RETRIES, pure=False)
 
-    def _fit(self, phg, client, k):
+    def _fit(self, phg, client, k, cuts):
         self._client = client
         n, bounds, alpha = phg.n_nodes, phg.block_bounds, float(self.alpha)
         if phg.n_features is not None and self.beta > 0 and n > 1:
@@ -185,15 +240,7 @@ class DistributedAHCKA(HypergraphClusterer):
         else:
             M = propagation(phg, client, self_loops=0.0, kind="rw")
             Mt = propagation(phg, client, self_loops=0.0, kind="rw", adjoint=True)
-        sizes = np.diff(bounds)
-        # seeds: the k highest weighted degrees, ties to the lower rank (index as given)
-        tops = client.gather([self._submit(_top_degrees, phg.block_path(b),
-                                           phg.node_ranks_path, int(bounds[b]), k)
-                              for b in range(phg.n_blocks)])
-        deg = np.concatenate([t[0] for t in tops])
-        idx = np.concatenate([t[1] for t in tops])
-        ranks = np.concatenate([t[2] for t in tops])
-        seeds = idx[np.lexsort((ranks, -deg))][:k]
+        sizes, seeds = np.diff(bounds), self._seeds(phg, k)
         blk = np.searchsorted(bounds, seeds, side="right") - 1
         E = [self._submit(_indicators, seeds[blk == b] - bounds[b], np.flatnonzero(blk == b),
                           int(sizes[b]), k) for b in range(phg.n_blocks)]
@@ -204,28 +251,45 @@ class DistributedAHCKA(HypergraphClusterer):
         counts = np.sum(client.gather([self._submit(_count, lb, k) for lb in init]), axis=0)
         q, _ = tsqr(client, [self._submit(_start_block, lb, counts, n) for lb in init])
         init_labels = [self._submit(_zero_unassigned, lb) for lb in init]
-        # (degenerate, objective, labels, embedding, iteration): as the single process, a
-        # degenerate check (a giant cluster plus slivers) is kept only when every one is
-        best = (*self._check(M, init_labels, k, n), init_labels,
-                [self._submit(_leading, qb, k) for qb in q], 0)
-        history = [(0, best[1])]
-        rises, last, it = 0, best[1], 0
-        for it in range(1, int(self.max_iter) + 1):
-            # the local QR in the product's last task; no round trip
-            q, _ = tsqr(client, M.apply(q, then=(factor_product,)), gather_r=False,
-                        factored=True, groups=M.block_groups())
-            if it % self.check_interval:
-                continue
-            labels = discretize_blocks(client, q, bounds, int(seeds[0]), k, n,
-                                       int(self.discretize_iter))
-            bad, f = self._check(M, labels, k, n)
-            history.append((it, f))
-            if (bad, f) < best[:2]:
-                best = (bad, f, labels, [self._submit(_leading, qb, k) for qb in q], it)
-            rises = rises + 1 if f > last else 0
-            last = f
-            if rises >= self.patience:
+        self._best, self._history, self._rises, self._stopped = None, [], 0, None
+        q = self._open(_Iterate(q, k + 1, []), init_labels, 0, k)
+        it = 0
+        while self._stopped is None and it < int(self.max_iter):
+            it += 1
+            # the local QR and the open checks' restart steps in the product's last task;
+            # no round trip (the single process's walks ride on its products the same way)
+            done = [w for w in q.walks if w.hops + 1 == self.n_hops]
+            local = M.apply(q.blocks, then=[(_walk_step, q.width, alpha, len(done),
+                                             *[w.Y[b] for w in q.walks])
+                                            for b in range(phg.n_blocks)]
+                            if q.walks else (factor_product,))
+            blocks, _ = tsqr(client, local, gather_r=False, factored=True,
+                             groups=M.block_groups())
+            for w in q.walks:
+                w.hops += 1
+            for i, w in enumerate(done):
+                self._close(w, local, k, _finished_trace, (i,))
+            q = _Iterate(blocks, q.width, q.walks[len(done):])
+            if self._stopped is not None:
                 break
+            if cuts.due(it):
+                q.blocks = cuts.cut(q.blocks)
+            if it % self.check_interval == 0:
+                labels = discretize_blocks(client, q.blocks, bounds, int(seeds[0]), k, n,
+                                           int(self.discretize_iter))
+                q = self._open(q, labels, it, k)
+        for i, w in enumerate(q.walks):
+            if self._stopped is not None:
+                break
+            # past max_iter: the walks left go on alone, as the single process's do
+            z = [self._submit(_walk_columns, qb, q.width, i, *[v.Y[b] for v in q.walks])
+                 for b, qb in enumerate(q.blocks)]
+            for _ in range(w.hops, int(self.n_hops)):
+                z = M.apply(z, then=[(restart_step, alpha, y) for y in w.Y])
+            self._close(w, z, k)
+        it = it if self._stopped is None else self._stopped
+        best, history = self._best, self._history
+        del self._best, self._history, self._rises, self._stopped
         self.degenerate_, f, labels, embedding, best_it = best
         if self.degenerate_:  # k-means on the gathered rows, as the single process
             rows = kmeans_on_rows(np.concatenate(client.gather(embedding)), k,
@@ -240,10 +304,40 @@ class DistributedAHCKA(HypergraphClusterer):
         self.best_iter_ = best_it
         del self._client
 
-    def _check(self, M, labels, k, n):
-        """``(degenerate, objective)`` of one check's labels."""
-        f, counts = self._score(M, labels, k, n)
-        return sizes_are_degenerate(counts, k), f
+    def _seeds(self, phg, k):
+        """The ``k`` highest weighted degrees, ties to the lower rank (index as given)."""
+        tops = self._client.gather([self._submit(_top_degrees, phg.block_path(b),
+                                                 phg.node_ranks_path, int(phg.block_bounds[b]), k)
+                                    for b in range(phg.n_blocks)])
+        deg, idx, ranks = (np.concatenate([t[i] for t in tops]) for i in range(3))
+        return idx[np.lexsort((ranks, -deg))][:k]
+
+    def _open(self, q, labels, it, k):
+        """Start the check of ``labels`` at iteration ``it``: its walk rides beside the
+        iterate ``q`` from the next product on (closed at once when ``n_hops`` is 0)."""
+        counts, Y = start_walk(self._client, labels, k)
+        walk = _Walk(it, labels, counts, Y, q.blocks)
+        if self.n_hops == 0:
+            self._close(walk, Y, k)
+            return q
+        blocks = [self._submit(_stack, qb, y) for qb, y in zip(q.blocks, Y)]
+        return _Iterate(blocks, q.width, q.walks + [walk])
+
+    def _close(self, walk, z, k, trace=None, args=()):
+        """Score a check from its walk's end ``z`` (one round trip) and keep it when best,
+        as the single process: a degenerate check (a giant cluster plus slivers) is kept
+        only when every one is; ``patience`` rises in a row stop the iteration."""
+        f, counts = self._client.gather(walk_objective(self._client, walk.counts, walk.Y, z,
+                                                       trace, args))
+        bad = sizes_are_degenerate(counts, k)
+        self._history.append((walk.it, f))
+        if self._best is None or (bad, f) < self._best[:2]:
+            self._best = (bad, f, walk.labels,
+                          [self._submit(_leading, qb, k) for qb in walk.q], walk.it)
+        if self._history[:-1]:
+            self._rises = self._rises + 1 if f > self._history[-2][1] else 0
+        if self._rises >= self.patience:
+            self._stopped = walk.it
 
     def _score(self, M, labels, k, n):
         """:func:`hyperclust.selection.objectives.rwr_conductance` (balance "mean") on

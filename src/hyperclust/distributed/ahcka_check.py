@@ -227,11 +227,24 @@ def rwr_conductance_blocks(client, M, labels, k: int, alpha: float, n_hops: int)
     >>> round(f, 12), sizes.tolist()
     (0.0, [2, 2])
     """
-    counts = _submit(client, _counts, *[_submit(client, np.bincount, lb, None, k)
-                                         for lb in labels])
-    Y = [_submit(client, _cluster_columns, lb, counts) for lb in labels]
+    counts, Y = start_walk(client, labels, k)
     z = Y
     for _ in range(int(n_hops)):
         z = M.apply(z, then=[(restart_step, alpha, y) for y in Y])
+    return walk_objective(client, counts, Y, z)
+
+
+def start_walk(client, labels, k: int):
+    """Futures of the cluster sizes of the label blocks and of the blocks ``Y`` of their
+    normalised indicators (the start of the random walk with restart)."""
+    counts = _submit(client, _counts, *[_submit(client, np.bincount, lb, None, k)
+                                         for lb in labels])
+    return counts, [_submit(client, _cluster_columns, lb, counts) for lb in labels]
+
+
+def walk_objective(client, counts, Y, z, trace=None, args=()):
+    """Future of ``(objective, cluster sizes)`` from the walk's end ``z``; ``trace``: a
+    task ``trace(y, zb, *args)`` of each block's share (default ``sum(y * zb)``)."""
+    trace = _trace_part if trace is None else trace
     return _submit(client, _objective, counts,
-                   *[_submit(client, _trace_part, y, zb) for y, zb in zip(Y, z)])
+                   *[_submit(client, trace, y, zb, *args) for y, zb in zip(Y, z)])

@@ -111,9 +111,17 @@ def _filtered(operator, V, upper: float, degree: int):
     return V
 
 
+def _start(operator, p, seed, row_keys):
+    """The start block: drawn per row block, or by node rank when ``row_keys`` are given."""
+    client = operator.client
+    if row_keys is None:
+        return random_blocks(client, operator.bounds, p, seed)
+    return keyed_random_blocks(client, row_keys, p, seed)
+
+
 def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
                    degree: int = 8, oversample: int | None = None, random_state=0,
-                   callback=None, row_keys=None):
+                   callback=None, row_keys=None, cuts=None):
     """Largest ``k`` eigenpairs of a symmetric block operator with spectrum in ``[0, 1]``
     (the normalized affinities and propagation operators here).
 
@@ -140,6 +148,8 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     row_keys : list of futures, optional
         Node ranks per row block: the start is drawn by rank instead
         (:func:`~.linalg.keyed_random_blocks`), whatever the blocks.
+    cuts : LineageCut, optional
+        Cuts the task history where due (:mod:`~hyperclust.distributed.lineage`; products).
 
     Returns
     -------
@@ -172,18 +182,16 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     >>> values.round(8).tolist(), bool(np.allclose(u[:, 0], np.sqrt([0.2, 0.2, 0.4, 0.2])))
     ([1.0], True)
     """
-    n = operator.shape[0]
+    client, n = operator.client, operator.shape[0]
     p = min(n, k + (max(k, 8) if oversample is None else int(oversample)))
-    client = operator.client
-    V, _ = tsqr(client, random_blocks(client, operator.bounds, p, random_state)
-                if row_keys is None else keyed_random_blocks(client, row_keys, p, random_state),
-                gather_r=False)
+    V, _ = tsqr(client, _start(operator, p, random_state, row_keys), gather_r=False)
     mu, V, res = _rayleigh_ritz(operator, V, k)
     it = 0
     while res.max() > tol and it < int(max_iter):
         it += 1
         V, _ = tsqr(client, _filtered(operator, V, float(mu[-1]), degree), gather_r=False)
         mu, V, res = _rayleigh_ritz(operator, V, k)
+        V = cuts.cut(V) if cuts is not None and cuts.due(it * (degree + 1)) else V
         if callback is not None:
             callback(it, res)
     if res.max() > tol:

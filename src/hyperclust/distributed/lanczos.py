@@ -156,7 +156,8 @@ def _ritz_pairs(T, beta, k):
 
 
 def lanczos_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
-                       ncv: int | None = None, random_state=0, row_keys=None, callback=None):
+                       ncv: int | None = None, random_state=0, row_keys=None, callback=None,
+                       cuts=None):
     """Largest ``k`` eigenpairs of a symmetric block operator by thick-restart Lanczos.
 
     Parameters
@@ -177,6 +178,10 @@ def lanczos_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 2
         (:func:`~.linalg.keyed_random_blocks`), whatever the blocks.
     callback : callable, optional
         Called as ``callback(n_products, relative_residuals)`` after each product.
+    cuts : LineageCut, optional
+        Cuts the task history at the restarts where it is due
+        (:class:`~hyperclust.distributed.lineage.LineageCut`, counted in products): the
+        kept Ritz vectors and the next vector are saved and read back.
 
     Returns
     -------
@@ -218,12 +223,12 @@ def lanczos_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 2
     start = _fresh(client, operator, basis, row_keys, random_state)
     theta, Y, products = _iterate(operator, basis, start, k, tol, max_iter,
                                   lambda draw: _fresh(client, operator, basis, row_keys,
-                                                      random_state + draw), callback)
+                                                      random_state + draw), callback, cuts)
     vectors = basis.ritz_vectors(Y[:, :k])
     return theta[:k], fix_signs_blocks(client, vectors), products
 
 
-def _iterate(operator, basis, v, k, tol, max_iter, fresh, callback):
+def _iterate(operator, basis, v, k, tol, max_iter, fresh, callback, cuts=None):
     """Lanczos steps from the unit vector ``v`` until the first ``k`` Ritz pairs converge:
     ``(Ritz values, their vectors in the basis, products)``. ``fresh(draw)``: a new unit
     vector orthogonal to the basis (None when it spans everything)."""
@@ -256,3 +261,6 @@ def _iterate(operator, basis, v, k, tol, max_iter, fresh, callback):
         restarts += 1
         kept = k + (ncv - k) // 2
         basis.restart(Y[:, :kept], theta[:kept], beta * Y[-1, :kept])
+        if cuts is not None and cuts.due(products):
+            pieces, v = cuts.cut([ps[0] for ps in basis.pieces], v)
+            basis.pieces = [[p] for p in pieces]

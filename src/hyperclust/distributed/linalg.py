@@ -103,9 +103,11 @@ def _stacked_qr_of_groups(order, *rs_lists):
 
 
 def _times(qr, small, b):
-    """The block's rows of ``Q = X R^-1``, exact zeros where ``X`` is zero."""
+    """The block's rows of ``Q = X R^-1``, exact zeros where ``X`` is zero (and, when the
+    local QR carries a fourth item, those columns beside them: the walks riding along)."""
     pieces, R = small
-    return zero_rows_exactly(qr[0] @ pieces[b], qr[2], np.diag(R).copy())
+    Q = zero_rows_exactly(qr[0] @ pieces[b], qr[2], np.diag(R).copy())
+    return Q if len(qr) < 4 or qr[3] is None else np.hstack([Q, qr[3]])
 
 
 def tsqr(client, blocks, *, gather_r: bool = True, factored: bool = False, groups=None):
@@ -122,7 +124,8 @@ def tsqr(client, blocks, *, gather_r: bool = True, factored: bool = False, group
         waits (iterations that need only ``Q`` run without the driver).
     factored : bool, default False
         ``blocks`` already hold their local QR (:func:`factor_product`): one task less a
-        block.
+        block. A local QR ``(Q, R, X, C)`` with a fourth item gives ``Q`` blocks with the
+        columns ``C`` appended (other vectors riding along with the product).
     groups : list of list of int, optional
         Blocks held together (one worker's, e.g.
         :meth:`~hyperclust.distributed.operator.BlockOperator.block_groups`): their ``R``

@@ -16,6 +16,7 @@ from .eigen import top_eigenpairs
 from .inputs import as_partitioned, fit_blocks
 from .kmeans import SAMPLE_SIZE, block_kmeans, node_rank_blocks
 from .lanczos import lanczos_eigenpairs
+from .lineage import lineage_cuts
 from .operator import normalized_affinity
 from .partitioned import load_node_block
 from .storage import keep_output
@@ -100,6 +101,11 @@ class DistributedSpectralClustering(HypergraphClusterer):
         (:func:`~hyperclust.distributed.storage.write_block_tables`); then ``labels_``,
         ``embedding_`` and ``node_ids_`` are None and this process holds nothing of size
         ``n``. Default: gather them here.
+    scratch_dir : str, optional
+        A folder the workers share where the eigensolver's vectors are saved every
+        :data:`~hyperclust.distributed.lineage.EVERY` products (at a Lanczos restart) to cut
+        the task history Dask keeps (:mod:`~hyperclust.distributed.lineage`); default: a
+        temporary folder inside the partitioned directory.
 
     Attributes
     ----------
@@ -138,7 +144,7 @@ class DistributedSpectralClustering(HypergraphClusterer):
                          {"max_iter": 200, "eigensolver": "auto", "sample_size": SAMPLE_SIZE,
                           "block_size": 100_000, "blocks_per_worker": 1, "client": None,
                           "n_workers": 2,
-                          "progress": False, "output": None})
+                          "progress": False, "output": None, "scratch_dir": None})
     _parameter_constraints = twin_constraints(
         SpectralHypergraphClustering, _SHARED,
         {**{name: [Interval(int, 1)] for name in ("max_iter", "sample_size", "block_size",
@@ -180,12 +186,12 @@ class DistributedSpectralClustering(HypergraphClusterer):
             return "subspace"
         return "lanczos"
 
-    def _eigenpairs(self, solver, op, dim, tol, seed, ranks):
+    def _eigenpairs(self, solver, op, dim, tol, seed, ranks, cuts):
         bar = _progress_bar(self.progress, tol)
         solve = lanczos_eigenpairs if solver == "lanczos" else top_eigenpairs
         try:
             return solve(op, dim, tol=tol, max_iter=self.max_iter, random_state=seed,
-                         callback=bar, row_keys=ranks)
+                         callback=bar, row_keys=ranks, cuts=cuts)
         finally:
             if bar is not None:
                 bar.close()
@@ -195,14 +201,15 @@ class DistributedSpectralClustering(HypergraphClusterer):
         :class:`~hyperclust.distributed.PartitionedHypergraph` or its directory."""
         seed = self._rng_seed(self.random_state)
         with as_partitioned(hypergraph, self.block_size) as stored, \
-                resolve_client(self.client, self.n_workers) as client:
+                resolve_client(self.client, self.n_workers) as client, \
+                lineage_cuts(client, self.scratch_dir or stored.path) as cuts:
             phg = fit_blocks(stored, client, self.blocks_per_worker)
             k, dim, tol, n_init = self._validate(phg.n_nodes)
             tau = self._tau(phg, client, k)
             op = normalized_affinity(phg, client, tau=tau)
             ranks = node_rank_blocks(client, phg)
             solver = self._eigensolver(op, tau)
-            mu, V, n_iter = self._eigenpairs(solver, op, dim, tol, seed, ranks)
+            mu, V, n_iter = self._eigenpairs(solver, op, dim, tol, seed, ranks, cuts)
             if self.row_normalize:
                 V = [client.submit(_row_normalize, v, retries=RETRIES) for v in V]
             labels, _, _ = block_kmeans(client, V, phg.n_nodes, k, n_init=n_init,

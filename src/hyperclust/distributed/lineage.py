@@ -1,0 +1,169 @@
+"""Cut the lineage of a long iteration: row blocks saved to a scratch folder on the shared
+file system and read back by tasks that depend on nothing.
+
+Dask keeps a record of every task an iterate was computed from for as long as the iterate
+is held, so that it can recompute the iterate when the worker holding it is lost: over an
+iteration of hundreds of products the records grow with every step and a late loss re-runs
+the whole history. A cut saves every block (a task on the worker holding it), waits for the
+saves, and replaces the futures by tasks that read the files: once the old futures are
+dropped the scheduler forgets the history, and a loss re-runs at most the tasks since the
+last cut. The worker that saved a block also keeps it in memory for the read (the same
+array, no copy), so in a run without losses no file is read back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ._tasks import RETRIES
+from .scratch import scratch_folder
+
+__all__ = ["LineageCut", "lineage_cuts", "EVERY"]
+
+#: Steps (products or iterations, as the caller counts them) between two cuts.
+EVERY = 20
+
+#: ``(folder, generation, block) -> array`` saved by this worker process, until read back.
+_KEPT: dict = {}
+
+
+def _save(X, folder, generation, b):
+    path = os.path.join(folder, f"{generation}-{b}.npy")
+    np.save(path, X, allow_pickle=False)
+    for key in [key for key in _KEPT if key[0] == folder and key[1] < generation - 1]:
+        del _KEPT[key]  # a read that ran elsewhere left it here
+    _KEPT[folder, generation, b] = X
+
+
+def _load(folder, generation, b):
+    X = _KEPT.pop((folder, generation, b), None)
+    if X is None:  # another worker, or a recomputation after a loss
+        X = np.load(os.path.join(folder, f"{generation}-{b}.npy"), allow_pickle=False)
+    return X
+
+
+def _near(workers):
+    """A loose restriction to the workers holding a saved block."""
+    return {"workers": list(workers), "allow_other_workers": True} if workers else {}
+
+
+def _forget(folder):
+    for key in [key for key in _KEPT if key[0] == folder]:
+        del _KEPT[key]
+
+
+class LineageCut:
+    """Cuts of row-blocked iterates into one scratch folder (see the module docstring).
+
+    Parameters
+    ----------
+    client : dask.distributed.Client
+    folder : str
+        A folder every worker can write and read (a scratch folder on the shared file
+        system, :func:`~hyperclust.distributed.scratch.scratch_folder`); each cut writes
+        one ``.npy`` file per block into it.
+    every : int, optional
+        Steps between the cuts :meth:`due` allows (default :data:`EVERY`).
+
+    Attributes
+    ----------
+    n_cuts : int
+
+    Examples
+    --------
+    >>> import tempfile, numpy as np, distributed
+    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+    ...                         dashboard_address=":0") as c:
+    ...     cut = LineageCut(c, tempfile.mkdtemp(), every=3)
+    ...     x = [c.submit(np.ones, 2), c.submit(np.zeros, 1)]
+    ...     y = [c.submit(np.add, b, 1) for b in x]
+    ...     y = cut.cut(y)  # futures of tasks without dependencies
+    ...     print([b.tolist() for b in c.gather(y)], cut.due(2), cut.due(3), cut.n_cuts)
+    ...     cut.close()
+    [[2.0, 2.0], [1.0]] False True 1
+    """
+
+    def __init__(self, client, folder, every: int | None = None):
+        self.client, self.folder = client, str(folder)
+        self.every = EVERY if every is None else int(every)
+        self.n_cuts, self._last = 0, 0
+
+    def due(self, step: int) -> bool:
+        """Whether ``every`` steps have passed since the last cut at step ``step``; marks
+        ``step`` as the last cut when they have (the caller then cuts)."""
+        if step - self._last < self.every:
+            return False
+        self._last = step
+        return True
+
+    def cut(self, *lists):
+        """The given lists of block futures, each replaced by futures of tasks without
+        dependencies holding the same arrays (one list back per list given, a single list
+        when one is given). Waits for the saves (one round trip)."""
+        c, generation = self.client, self.n_cuts
+        flat = [f for blocks in lists for f in blocks]
+        saves = [c.submit(_save, f, self.folder, generation, b, retries=RETRIES, pure=False)
+                 for b, f in enumerate(flat)]
+        c.gather(saves)
+        where = c.who_has(saves)
+        loads = [c.submit(_load, self.folder, generation, b, retries=RETRIES, pure=False,
+                          **_near(where.get(s.key)))
+                 for b, s in enumerate(saves)]
+        self.n_cuts += 1
+        out, start = [], 0
+        for blocks in lists:
+            out.append(loads[start:start + len(blocks)])
+            start += len(blocks)
+        return out[0] if len(lists) == 1 else out
+
+    def close(self):
+        """Drop what the workers keep of this folder's blocks (reads that never ran)."""
+        try:
+            self.client.run(_forget, self.folder)
+        except Exception:  # noqa: BLE001 - a closing cluster keeps nothing anyway
+            pass
+
+
+@contextlib.contextmanager
+def lineage_cuts(client, base, every: int | None = None):
+    """A :class:`LineageCut` into a new scratch folder under ``base`` (removed on exit, with
+    what the workers keep of it).
+
+    Parameters
+    ----------
+    client : dask.distributed.Client
+    base : str or PathLike
+        A folder on the file system the workers share (e.g. the partition's directory).
+    every : int, optional
+        As in :class:`LineageCut`.
+
+    Yields
+    ------
+    LineageCut
+
+    Examples
+    --------
+    >>> import os, tempfile, numpy as np, distributed
+    >>> base = tempfile.mkdtemp()
+    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+    ...                         dashboard_address=":0") as c:
+    ...     with lineage_cuts(c, base) as cuts:
+    ...         x = cuts.cut([c.submit(np.arange, 3)])
+    ...         print(c.gather(x)[0].tolist(), len(os.listdir(cuts.folder)))
+    [0, 1, 2] 1
+    >>> os.listdir(base)  # the scratch folder is gone
+    []
+    """
+    base = Path(base)
+    if not base.is_dir():
+        raise FileNotFoundError(f"scratch_dir {base} is not a directory")
+    with scratch_folder("_lineage-", dir=base) as folder:
+        cuts = LineageCut(client, folder, every)
+        try:
+            yield cuts
+        finally:
+            cuts.close()
