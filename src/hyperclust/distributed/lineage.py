@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -138,6 +140,7 @@ def lineage_cuts(client, base, every: int | None = None):
     client : dask.distributed.Client
     base : str or PathLike
         A folder on the file system the workers share (e.g. the partition's directory).
+        Where it is not writable, a warning says so and no cut is ever due.
     every : int, optional
         As in :class:`LineageCut`.
 
@@ -161,6 +164,14 @@ def lineage_cuts(client, base, every: int | None = None):
     base = Path(base)
     if not base.is_dir():
         raise FileNotFoundError(f"scratch_dir {base} is not a directory")
+    if not os.access(base, os.W_OK | os.X_OK):
+        # a read-only partition directory still fits, as before the cuts: only a late
+        # worker loss re-runs more of the history
+        warnings.warn(f"scratch_dir {base} is not writable: this fit's task history is not "
+                      "cut (pass scratch_dir=, a folder every worker can write)",
+                      RuntimeWarning, stacklevel=3)
+        yield LineageCut(client, str(base), every=sys.maxsize)
+        return
     with scratch_folder("_lineage-", dir=base) as folder:
         cuts = LineageCut(client, folder, every)
         try:
