@@ -48,15 +48,16 @@ def instrument(cpu):
         return fit_on(self, *args, **kwargs)
 
     auto.AutoClusterer._fit_on = counted_fit_on
-    make = candidates.make_candidate
+    def wrapped(make):
+        def made(name, *args, **kwargs):
+            est, candidate = make(name, *args, **kwargs)
+            est.fit = timed(est.fit, f"{state['round']}: {name}")
+            return est, candidate
+        return made
 
-    def made(name, *args, **kwargs):
-        est, candidate = make(name, *args, **kwargs)
-        phase = f"{state['round']}: {name}"
-        est.fit = timed(est.fit, phase)
-        return est, candidate
-
-    candidates.make_candidate = made
+    for module in (auto, candidates):  # where the tree looks it up
+        if hasattr(module, "make_candidate"):
+            module.make_candidate = wrapped(module.make_candidate)
     walks = auto.AutoClusterer._shared_walks
 
     def shared_walks(self, *args, **kwargs):

@@ -38,6 +38,10 @@ DEFAULT_BETA = 0.5
 #: Paired standard errors behind the first split's best that still go on in the race: 1.5 fits
 #: ~20% fewer later-split candidates than 2, picks as good (replay, docs/results/auto.md).
 RACE_MARGIN = 1.5
+#: The race's indifference zone (:func:`~hyperclust.selection.race.race_survivors`): a
+#: leader that no survivor can beat by more than this held-out error (1 - AUC) goes on
+#: alone.
+RACE_INDIFFERENCE = 1e-3
 #: k-means restarts of the candidates' fits on the hold-out splits (their own, 10, in the
 #: refit): 5 kept the picks on average at ~.7x the CPU time on cora-ca; 3 made them worse
 #: (mean ACC gap to the best full fit -.0208 vs -.0175, 31 settings; docs/results/auto.md).
@@ -148,6 +152,11 @@ class AutoClusterer(HypergraphClusterer):
         standard errors, root-sum-squared, over the number of splits); when the leader is
         alone, no further split is fitted. None: the ``race`` best go through every split,
         however far behind.
+    race_indifference : float >= 0, default 1e-3
+        The race ends, the leader alone going on, once no survivor could be more than this
+        better than the leader at ``race_margin`` standard errors (an indifference zone:
+        the errors' standard errors shrink as the held-out items grow with the input, so
+        large inputs fit fewer splits). 0: no zone (:data:`RACE_INDIFFERENCE`).
     race_se : {"items", "splits"}, default "items"
         The race's standard error (:func:`~hyperclust.selection.race.race_survivors`):
         ``"items"``, the paired standard errors above; ``"splits"``, those plus the spread
@@ -263,6 +272,7 @@ class AutoClusterer(HypergraphClusterer):
         "n_splits": [Interval(int, 1)],
         "race": [None, Interval(int, 1)],
         "race_margin": [None, Interval(float, 0)],
+        "race_indifference": [Interval(float, 0)],
         "race_se": [Options(RACE_SES)],
         "split_n_init": [None, Interval(int, 1)],
         "split_max_iter": [None, Interval(int, 1)],
@@ -274,9 +284,9 @@ class AutoClusterer(HypergraphClusterer):
     def __init__(self, n_clusters=2, *, candidates="default", n_neighbors=10, beta="auto",
                  alpha=0.2, n_hops=3, balance="min", knn_method="auto", keep_candidates=True,
                  selection="heldout", holdout_share=0.1, n_splits=3, race=4,
-                 race_margin=RACE_MARGIN, race_se="items", split_n_init=SPLIT_N_INIT,
-                 split_max_iter=SPLIT_MAX_ITER, split_tol=SPLIT_TOL, view_weights="precision",
-                 verbose=False, random_state=0):
+                 race_margin=RACE_MARGIN, race_indifference=RACE_INDIFFERENCE, race_se="items",
+                 split_n_init=SPLIT_N_INIT, split_max_iter=SPLIT_MAX_ITER, split_tol=SPLIT_TOL,
+                 view_weights="precision", verbose=False, random_state=0):
         self.n_clusters = n_clusters
         self.candidates = candidates
         self.n_neighbors = n_neighbors
@@ -291,6 +301,7 @@ class AutoClusterer(HypergraphClusterer):
         self.n_splits = n_splits
         self.race = race
         self.race_margin = race_margin
+        self.race_indifference = race_indifference
         self.race_se = race_se
         self.split_n_init = split_n_init
         self.split_max_iter = split_max_iter
@@ -385,7 +396,8 @@ class AutoClusterer(HypergraphClusterer):
         if self.race_margin is not None:
             paired = paired_standard_errors(split, labels, ahead[0], self.view_weights, memo)
             ahead = race_survivors([{c: scores[c] for c in ahead}], [paired], ahead[0],
-                                   float(self.race_margin), self.race_se)
+                                   float(self.race_margin), self.race_se,
+                                   float(self.race_indifference))
         return tuple(c for c in labels if c in ahead)
 
     def _survivors(self, fits, splits, names, k):
@@ -398,7 +410,8 @@ class AutoClusterer(HypergraphClusterer):
         paired = [paired_standard_errors(s, {c: f[0][c] for c in names}, lead, self.view_weights,
                                          f[4]) for f, s in zip(fits, splits)]
         return race_survivors([{c: f[3][c] for c in names} for f in fits], paired, lead,
-                              float(self.race_margin), self.race_se)
+                              float(self.race_margin), self.race_se,
+                              float(self.race_indifference))
 
     def _fit_on(self, train, split, k, seed, names, beta, times):
         """``(labels, fitted, walks, scores, memo)`` of the candidates fitted on ``train``, scored
@@ -457,7 +470,8 @@ class AutoClusterer(HypergraphClusterer):
                 f" for the {len(self.raced_)} best of the first" if raced else "")
         elif int(self.n_splits) > 1 and self.split_ is not None:
             what += (", one split: every other candidate was " + (
-                f"more than {self.race_margin:g} paired standard errors behind the best"
+                f"more than {self.race_margin:g} paired standard errors behind the best or "
+                f"could beat it by less than {self.race_indifference:g}"
                 if self.race_se == "items" and self.race_margin is not None
                 else f"outside the race of the {self.race} best"))
         rounds = {c: sum(c in f for f in self.split_fits_) for c in self.scores_}
