@@ -98,9 +98,10 @@ class AutoClusterer(HypergraphClusterer):
     giant cluster plus slivers (:func:`~hyperclust.selection.objectives.is_degenerate`), ranks last.
     Cost: every candidate's fit on the first split, on each further split the fits of the
     ``race`` best that are within ``race_margin`` standard errors of the best (none when the
-    best is alone there), one refit and one more kNN search; the split fits run
-    ``split_n_init`` k-means restarts and at most ``split_max_iter`` AHCKA iterations, the
-    refit the candidate's own counts.
+    best is alone there or none could beat it by ``race_indifference``), one refit and one
+    more kNN search; the split fits run ``split_n_init`` k-means restarts, at most
+    ``split_max_iter`` AHCKA iterations and eigensolves to ``split_tol``, the refit the
+    candidate's own.
 
     Parameters
     ----------
@@ -492,8 +493,7 @@ class AutoClusterer(HypergraphClusterer):
         return (1.0 if alignment.heterophilic else DEFAULT_BETA), alignment
 
     def _fitter(self, hg, k, seed, names, walks, A, beta, fitted, times, key=None, caps=None):
-        """:func:`~hyperclust.cluster.candidates.candidate_fitter` with this estimator's
-        settings, recording skipped candidates in ``skipped_``."""
+        """:func:`~hyperclust.cluster.candidates.candidate_fitter` with its settings."""
         settings = {"beta": beta, "n_neighbors": int(self.n_neighbors),
                     "knn_method": self.knn_method}
         return candidate_fitter(hg, k, seed, names, settings, walks, A, fitted, times,
