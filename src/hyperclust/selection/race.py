@@ -14,8 +14,8 @@ errors of the leader's. Two standard errors of a difference of mean errors:
   candidate of the race is dropped.
 
 An indifference zone ``delta`` (Bechhofer 1954) ends the race early: once no survivor can be
-more than ``delta`` better than the leader (its mean difference to the leader plus ``margin``
-standard errors below ``delta``), further splits could only swap the leader for a candidate
+more than ``delta`` better than the leader (``margin`` standard errors less its mean
+difference to the leader below ``delta``), further splits could only swap the leader for a candidate
 at most ``delta`` better, and the leader alone goes on. The standard errors shrink as the
 held-out items grow with the input, so the larger the input, the sooner this holds: the
 race fits fewer splits where each fit costs most.
