@@ -160,6 +160,16 @@ def candidate_fitter(hg, n_clusters, random_state, names, settings, walks, affin
         value: its own).
     verbose : bool
         One progress line per fit to stderr.
+
+    Examples
+    --------
+    >>> from hyperclust.datasets import hypergraph_sbm
+    >>> hg = hypergraph_sbm(60, 2, homophily=0.9, n_features=0, random_state=0)
+    >>> fitted, times, skipped = {}, {}, {}
+    >>> fit = candidate_fitter(hg, 2, 0, ("hgnn",), {"beta": 0.5, "n_neighbors": 5,
+    ...                        "knn_method": "auto"}, {}, None, fitted, times, skipped)
+    >>> fit("hgnn").shape, list(fitted), list(times)
+    ((60,), ['hgnn'], ['hgnn'])
     """
     def fit(name):
         if name.startswith("spectral") and n_clusters >= hg.n_nodes:

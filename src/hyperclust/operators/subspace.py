@@ -56,7 +56,16 @@ def ranking_tolerance(tol):
 
 def stop_tolerance() -> float:
     """The residual at which :func:`subspace_eigenpairs` stops when given no ``tol`` here
-    (:data:`TOL` outside a :func:`ranking_tolerance` block)."""
+    (:data:`TOL` outside a :func:`ranking_tolerance` block).
+
+    Examples
+    --------
+    >>> with ranking_tolerance(1e-3):
+    ...     stop_tolerance()
+    0.001
+    >>> stop_tolerance()
+    1e-08
+    """
     return TOL if _TOL.get() is None else float(_TOL.get())
 
 #: Rows per block of :func:`orthonormal_basis`. LAPACK's Householder QR of an (n, p) block
