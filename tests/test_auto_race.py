@@ -132,3 +132,65 @@ def test_no_knn_search_where_nothing_walks_on_it(planted, monkeypatch):
     searches.clear()  # the random-walk score walks on it, whatever the candidates
     AutoClusterer(3, candidates=("hgnn", "kmeans"), selection="rwr", random_state=0).fit(planted)
     assert searches == [1]
+
+
+def test_the_split_fits_solve_the_structural_input_loosely_and_the_refit_strictly(monkeypatch):
+    from hyperclust.cluster.auto import SPLIT_TOL
+    from hyperclust.operators import subspace
+
+    # structure only and above the dense eigensolver's 1,500 nodes: the block solver runs
+    hg = hypergraph_sbm(1600, 3, homophily=0.8, n_features=0, random_state=0)
+    seen, solve = [], subspace.subspace_eigenpairs
+    monkeypatch.setattr(subspace, "subspace_eigenpairs", lambda *a, **kw:
+                        seen.append(subspace.stop_tolerance()) or solve(*a, **kw))
+    assert AutoClusterer().split_tol == SPLIT_TOL == 1e-4
+    for split_tol, on_splits in ((1e-3, [1e-3, 1e-3]), (None, [1e-8] * 2)):
+        seen.clear()
+        est = AutoClusterer(3, candidates=("hgnn", "spectral-zhou"), n_splits=2,
+                            race_margin=None, split_tol=split_tol, random_state=0).fit(hg)
+        refit = [1e-8] if est.selected_ == "hgnn" else []  # spectral-zhou: Lanczos
+        assert seen == on_splits + refit
+    with pytest.raises(ValueError, match="split_tol"):
+        AutoClusterer(3, split_tol=0.0).fit(hg)
+
+
+def test_the_structural_memo_keeps_one_solve_per_tolerance(monkeypatch):
+    from hyperclust.cluster import baselines
+    from hyperclust.operators import eigensolvers, subspace
+
+    hg = hypergraph_sbm(300, 2, homophily=0.9, n_features=0, random_state=0)
+    calls, solve = [], eigensolvers.structural_features
+    monkeypatch.setattr(eigensolvers, "structural_features",
+                        lambda *a: calls.append(subspace.stop_tolerance()) or solve(*a))
+    with baselines.shared_reductions():
+        first = baselines.node_input(hg, "structural", 0, 4)[0]
+        with subspace.ranking_tolerance(1e-3):
+            baselines.node_input(hg, "structural", 0, 4)
+            baselines.node_input(hg, "structural", 0, 4)
+        again = baselines.node_input(hg, "structural", 0, 4)[0]
+    assert calls == [1e-8, 1e-3]
+    np.testing.assert_array_equal(first, again)
+
+
+def test_an_indifference_zone_ends_the_race_and_zero_keeps_it_off():
+    # "b" the same partition as "a" (no paired SE, no difference): without a zone it stays
+    errors, paired = [{"a": 0.3, "b": 0.3, "c": 0.305}], [{"a": 0.0, "b": 0.0, "c": 0.004}]
+    assert race_survivors(errors, paired, "a", 2.0) == ("a", "b", "c")
+    # "c" could be .008 - .005 = .003 ahead at most: inside a zone of .004, not of .002 ...
+    assert race_survivors(errors, paired, "a", 2.0, indifference=0.004) == ("a",)
+    assert race_survivors(errors, paired, "a", 2.0, indifference=0.002) == ("a", "b", "c")
+    # ... a candidate with an infinite SE (judged by other views) never is
+    far = [{"a": 0.0, "b": 0.0, "c": float("inf")}]
+    assert race_survivors(errors, far, "a", 2.0, indifference=0.1) == ("a", "b", "c")
+
+
+def test_auto_stops_its_race_inside_the_zone(planted):
+    from hyperclust.cluster.auto import RACE_INDIFFERENCE
+
+    assert AutoClusterer().race_indifference == RACE_INDIFFERENCE == 1e-3
+    wide = AutoClusterer(3, race_indifference=0.5, random_state=0).fit(planted)
+    assert wide.n_splits_ == 1 and "could beat it by less than 0.5" in wide.selection_reason_
+    off = AutoClusterer(3, race_margin=100.0, race_indifference=0.0, random_state=0).fit(planted)
+    assert off.n_splits_ == 3 and len(off.split_fits_[1]) == 4  # the race of 4, every split
+    with pytest.raises(ValueError, match="race_indifference"):
+        AutoClusterer(3, race_indifference=-1.0).fit(planted)

@@ -82,3 +82,35 @@ def test_chebyshev_leaves_the_start_block_of_an_identity_operator_alone():
     np.testing.assert_array_equal(V, before)
     # T_4 at x = (1 - c) / e = 3 (c = e = 0.25) on every column: T_4(3) = 577
     np.testing.assert_allclose(out, 577.0 * before)
+
+
+def test_a_ranking_tolerance_stops_earlier_and_only_inside_its_block():
+    hg = hypergraph_sbm(600, 3, homophily=0.8, n_features=0, random_state=0)
+    M, d = ZhouLaplacian(hg, kind="unnormalized").affinity()
+    op = NormalizedAffinity(M, d, float(d.mean()))
+    steps = []
+    step = subspace._rayleigh_ritz
+
+    def counted(op, V, k):
+        mu, V, res = step(op, V, k)
+        steps.append(res.max())
+        return mu, V, res
+
+    def solve():
+        steps.clear()
+        values, V = subspace.subspace_eigenpairs(op, 6)
+        W = op @ V
+        return np.linalg.norm(W - V * values, axis=0).max(), len(steps)
+
+    subspace._rayleigh_ritz = counted
+    try:
+        strict, strict_steps = solve()
+        with subspace.ranking_tolerance(1e-3):
+            assert subspace.stop_tolerance() == 1e-3
+            loose, loose_steps = solve()
+        again, again_steps = solve()
+    finally:
+        subspace._rayleigh_ritz = step
+    assert strict <= subspace.TOL and 1e-3 >= loose > subspace.TOL
+    assert loose_steps < strict_steps == again_steps and again == strict
+    assert subspace.stop_tolerance() == subspace.TOL

@@ -13,7 +13,6 @@ shared by every candidate. No label is used anywhere.
 
 from __future__ import annotations
 
-import sys
 import time
 
 import numpy as np
@@ -21,12 +20,13 @@ import numpy as np
 from ..selection.alignment import attribute_alignment
 from ..selection.objectives import hyperedge_cohesion, rwr_conductance
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
+from ..operators.subspace import ranking_tolerance
 from ..selection.loop import fit_candidates, rank_candidates, rank_rounds
 from ..selection.race import RACE_SES, race_survivors
 from .._validation import Check, Interval, Options
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import shared_reductions
-from .candidates import CANDIDATE_TABLE, default_candidates, make_candidate
+from .candidates import CANDIDATE_TABLE, candidate_fitter, default_candidates
 from .hsbm_heldout import WEIGHTINGS, heldout_errors, paired_standard_errors, split_hypergraph
 
 __all__ = ["AutoClusterer", "CANDIDATES", "STRUCTURE_CANDIDATES", "HETEROPHILIC_CANDIDATES"]
@@ -38,6 +38,10 @@ DEFAULT_BETA = 0.5
 #: Paired standard errors behind the first split's best that still go on in the race: 1.5 fits
 #: ~20% fewer later-split candidates than 2, picks as good (replay, docs/results/auto.md).
 RACE_MARGIN = 1.5
+#: The race's indifference zone (:func:`~hyperclust.selection.race.race_survivors`): a
+#: leader that no survivor can beat by more than this held-out error (1 - AUC) goes on
+#: alone.
+RACE_INDIFFERENCE = 1e-3
 #: k-means restarts of the candidates' fits on the hold-out splits (their own, 10, in the
 #: refit): 5 kept the picks on average at ~.7x the CPU time on cora-ca; 3 made them worse
 #: (mean ACC gap to the best full fit -.0208 vs -.0175, 31 settings; docs/results/auto.md).
@@ -45,6 +49,11 @@ SPLIT_N_INIT = 5
 #: ``max_iter`` of ``ahcka`` (its own 200 in the refit) in the split fits, which only rank:
 #: 100 kept the picks (replay, docs/results/auto.md); 50 lost cora-ca's (-.021 ACC).
 SPLIT_MAX_ITER = 100
+#: Residual at which the block eigensolver of the structural input (``hgnn``, ``hsbm``'s
+#: start) stops in the split fits (its own 1e-8 in the refit): the cluster columns are at
+#: ~1e-10 by then; the bulk columns' residual halves per iteration, so 1e-8 costs ~2.5x the
+#: iterations (docs/results/structural_growth.md).
+SPLIT_TOL = 1e-4
 
 
 def __getattr__(name):
@@ -89,9 +98,10 @@ class AutoClusterer(HypergraphClusterer):
     giant cluster plus slivers (:func:`~hyperclust.selection.objectives.is_degenerate`), ranks last.
     Cost: every candidate's fit on the first split, on each further split the fits of the
     ``race`` best that are within ``race_margin`` standard errors of the best (none when the
-    best is alone there), one refit and one more kNN search; the split fits run
-    ``split_n_init`` k-means restarts and at most ``split_max_iter`` AHCKA iterations, the
-    refit the candidate's own counts.
+    best is alone there or none could beat it by ``race_indifference``), one refit and one
+    more kNN search; the split fits run ``split_n_init`` k-means restarts, at most
+    ``split_max_iter`` AHCKA iterations and eigensolves to ``split_tol``, the refit the
+    candidate's own.
 
     Parameters
     ----------
@@ -143,6 +153,11 @@ class AutoClusterer(HypergraphClusterer):
         standard errors, root-sum-squared, over the number of splits); when the leader is
         alone, no further split is fitted. None: the ``race`` best go through every split,
         however far behind.
+    race_indifference : float >= 0, default 1e-3
+        The race ends, the leader alone going on, once no survivor could be more than this
+        better than the leader at ``race_margin`` standard errors (an indifference zone:
+        the errors' standard errors shrink as the held-out items grow with the input, so
+        large inputs fit fewer splits). 0: no zone (:data:`RACE_INDIFFERENCE`).
     race_se : {"items", "splits"}, default "items"
         The race's standard error (:func:`~hyperclust.selection.race.race_survivors`):
         ``"items"``, the paired standard errors above; ``"splits"``, those plus the spread
@@ -158,6 +173,10 @@ class AutoClusterer(HypergraphClusterer):
         ``max_iter`` of every candidate that has one (``ahcka``'s orthogonal iterations) in
         its fits on the hold-out splits; the refit of the pick uses the candidate's own.
         None: the candidates' own caps everywhere (:data:`SPLIT_MAX_ITER`).
+    split_tol : float > 0 or None, default 1e-4
+        Residual at which the block eigensolver of the structural input stops in the fits
+        on the hold-out splits (:func:`~hyperclust.operators.subspace.ranking_tolerance`);
+        the refit uses its own 1e-8. None: 1e-8 everywhere (:data:`SPLIT_TOL`).
     view_weights : {"precision", "coverage"}, default "precision"
         How the held-out error weighs its two views
         (:func:`~hyperclust.cluster.hsbm_heldout.heldout_errors`): ``"precision"``, by
@@ -254,9 +273,11 @@ class AutoClusterer(HypergraphClusterer):
         "n_splits": [Interval(int, 1)],
         "race": [None, Interval(int, 1)],
         "race_margin": [None, Interval(float, 0)],
+        "race_indifference": [Interval(float, 0)],
         "race_se": [Options(RACE_SES)],
         "split_n_init": [None, Interval(int, 1)],
         "split_max_iter": [None, Interval(int, 1)],
+        "split_tol": [None, Interval(float, 0, closed="neither")],
         "view_weights": [Options(WEIGHTINGS)],
         "verbose": [bool, Interval(int, 0)],
     }
@@ -264,9 +285,9 @@ class AutoClusterer(HypergraphClusterer):
     def __init__(self, n_clusters=2, *, candidates="default", n_neighbors=10, beta="auto",
                  alpha=0.2, n_hops=3, balance="min", knn_method="auto", keep_candidates=True,
                  selection="heldout", holdout_share=0.1, n_splits=3, race=4,
-                 race_margin=RACE_MARGIN, race_se="items", split_n_init=SPLIT_N_INIT,
-                 split_max_iter=SPLIT_MAX_ITER, view_weights="precision", verbose=False,
-                 random_state=0):
+                 race_margin=RACE_MARGIN, race_indifference=RACE_INDIFFERENCE, race_se="items",
+                 split_n_init=SPLIT_N_INIT, split_max_iter=SPLIT_MAX_ITER, split_tol=SPLIT_TOL,
+                 view_weights="precision", verbose=False, random_state=0):
         self.n_clusters = n_clusters
         self.candidates = candidates
         self.n_neighbors = n_neighbors
@@ -281,9 +302,11 @@ class AutoClusterer(HypergraphClusterer):
         self.n_splits = n_splits
         self.race = race
         self.race_margin = race_margin
+        self.race_indifference = race_indifference
         self.race_se = race_se
         self.split_n_init = split_n_init
         self.split_max_iter = split_max_iter
+        self.split_tol = split_tol
         self.view_weights = view_weights
         self.verbose = verbose
         self.random_state = random_state
@@ -335,8 +358,8 @@ class AutoClusterer(HypergraphClusterer):
         if self.split_ is not None:  # refit the pick on all the data
             walks, A = self._shared_walks(hg, beta, seed, (best,), times, key="knn-full")
             fitted = {}
-            refit = self._candidate_fitter(hg, k, seed, (best,), walks, A, beta, fitted, times,
-                                           key=best + "-full")
+            refit = self._fitter(hg, k, seed, (best,), walks, A, beta, fitted, times,
+                                 key=best + "-full")
             labels = {best: refit(best)}
         self.best_estimator_ = fitted[best]
         self.labels_ = np.asarray(labels[best], dtype=np.int64)
@@ -374,7 +397,8 @@ class AutoClusterer(HypergraphClusterer):
         if self.race_margin is not None:
             paired = paired_standard_errors(split, labels, ahead[0], self.view_weights, memo)
             ahead = race_survivors([{c: scores[c] for c in ahead}], [paired], ahead[0],
-                                   float(self.race_margin), self.race_se)
+                                   float(self.race_margin), self.race_se,
+                                   float(self.race_indifference))
         return tuple(c for c in labels if c in ahead)
 
     def _survivors(self, fits, splits, names, k):
@@ -387,7 +411,8 @@ class AutoClusterer(HypergraphClusterer):
         paired = [paired_standard_errors(s, {c: f[0][c] for c in names}, lead, self.view_weights,
                                          f[4]) for f, s in zip(fits, splits)]
         return race_survivors([{c: f[3][c] for c in names} for f in fits], paired, lead,
-                              float(self.race_margin), self.race_se)
+                              float(self.race_margin), self.race_se,
+                              float(self.race_indifference))
 
     def _fit_on(self, train, split, k, seed, names, beta, times):
         """``(labels, fitted, walks, scores, memo)`` of the candidates fitted on ``train``, scored
@@ -396,9 +421,9 @@ class AutoClusterer(HypergraphClusterer):
         walks, A = self._shared_walks(train, beta, seed, names, times, scored=split is None)
         caps = {} if split is None else {"n_init": self.split_n_init,
                                          "max_iter": self.split_max_iter}
-        with shared_reductions():  # one truncated SVD of the features for all candidates
-            fit = self._candidate_fitter(train, k, seed, names, walks, A, beta, fitted, times,
-                                         caps=caps)
+        loose = None if split is None or self.split_tol is None else float(self.split_tol)
+        with shared_reductions(), ranking_tolerance(loose):  # one SVD, one solve for all
+            fit = self._fitter(train, k, seed, names, walks, A, beta, fitted, times, caps=caps)
             labels = fit_candidates(names, fit)
         return (labels, fitted, walks, *self._scores(train, split, labels, walks["plain"]))
 
@@ -446,7 +471,8 @@ class AutoClusterer(HypergraphClusterer):
                 f" for the {len(self.raced_)} best of the first" if raced else "")
         elif int(self.n_splits) > 1 and self.split_ is not None:
             what += (", one split: every other candidate was " + (
-                f"more than {self.race_margin:g} paired standard errors behind the best"
+                f"more than {self.race_margin:g} paired standard errors behind the best or "
+                f"could beat it by less than {self.race_indifference:g}"
                 if self.race_se == "items" and self.race_margin is not None
                 else f"outside the race of the {self.race} best"))
         rounds = {c: sum(c in f for f in self.split_fits_) for c in self.scores_}
@@ -466,35 +492,9 @@ class AutoClusterer(HypergraphClusterer):
         alignment = attribute_alignment(hg)
         return (1.0 if alignment.heterophilic else DEFAULT_BETA), alignment
 
-    def _candidate_fitter(self, hg, k, seed, names, walks, A, beta, fitted, times,
-                          key=None, caps=None):
-        """``fit(name) -> labels or None``: fits candidate ``name`` on ``hg`` with the shared
-        walks (None, recorded in ``skipped_``, when it cannot run on this input), with the
-        parameters ``caps`` (e.g. ``{"n_init": 5}``) set where the candidate has them (a
-        None value: its own)."""
+    def _fitter(self, hg, k, seed, names, walks, A, beta, fitted, times, key=None, caps=None):
+        """:func:`~hyperclust.cluster.candidates.candidate_fitter` with its settings."""
         settings = {"beta": beta, "n_neighbors": int(self.n_neighbors),
                     "knn_method": self.knn_method}
-
-        def fit(name):
-            if name.startswith("spectral") and k >= hg.n_nodes:
-                self.skipped_[name] = "spectral clustering needs n_clusters < n_nodes"
-                return None
-            t0 = time.perf_counter()
-            est, candidate = make_candidate(name, k, seed, settings)
-            own = est.get_params()
-            est.set_params(**{p: int(v) for p, v in (caps or {}).items()
-                              if v is not None and p in own})
-            if candidate.walk is None or (A is None and not candidate.walk_without_features):
-                est.fit(hg)
-            elif candidate.walk == "affinity":
-                est.fit(hg, affinity=A)
-            else:
-                est.fit(hg, walk=walks[candidate.walk])
-            times[key or name] = times.get(key or name, 0.0) + time.perf_counter() - t0
-            fitted[name] = est
-            if self.verbose:
-                print(f"auto: {key or name} fitted in {time.perf_counter() - t0:.2f} s "
-                      f"({names.index(name) + 1}/{len(names)})", file=sys.stderr, flush=True)
-            return est.labels_
-
-        return fit
+        return candidate_fitter(hg, k, seed, names, settings, walks, A, fitted, times,
+                                self.skipped_, key=key, caps=caps, verbose=self.verbose)

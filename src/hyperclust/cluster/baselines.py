@@ -14,6 +14,7 @@ from sklearn.preprocessing import normalize
 from .._validation import Interval, Options, check_parameter
 from ..operators import propagation
 from ..operators.propagation import PropagationOperator
+from ..operators.subspace import stop_tolerance
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .node_order import pays_on_structural_input
 from .rounding import kmeans_labels
@@ -147,13 +148,15 @@ def node_input(hypergraph, input: str, random_state: int,
 
 def _structural_input(hypergraph, n_components, random_state):
     """:func:`~hyperclust.operators.eigensolvers.structural_features`, once per (hypergraph
-    content, width, seed) inside :func:`shared_reductions` (each caller gets a copy)."""
+    content, width, seed, eigensolver tolerance) inside :func:`shared_reductions` (each caller
+    gets a copy)."""
     from ..operators.eigensolvers import structural_features
 
     cache = _REDUCTIONS.get()
     if cache is None:
         return structural_features(hypergraph, n_components, random_state)
-    key = ("structural", _content_digest(hypergraph), int(n_components), random_state)
+    key = ("structural", _content_digest(hypergraph), int(n_components), random_state,
+           stop_tolerance())
     if key not in cache:
         cache[key] = structural_features(hypergraph, n_components, random_state)
     return cache[key].copy()

@@ -12,6 +12,8 @@ its block width. The same iteration runs on row blocks in
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import warnings
 
 import numpy as np
@@ -19,7 +21,52 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .signs import fix_signs
 
-__all__ = ["subspace_eigenpairs", "orthonormal_basis", "QR_BLOCK_ROWS"]
+__all__ = ["subspace_eigenpairs", "orthonormal_basis", "ranking_tolerance", "stop_tolerance",
+           "QR_BLOCK_ROWS", "TOL"]
+
+#: Residual at which :func:`subspace_eigenpairs` stops unless told otherwise.
+TOL = 1e-8
+
+_TOL = contextvars.ContextVar("hyperclust_subspace_tol", default=None)
+
+
+@contextlib.contextmanager
+def ranking_tolerance(tol):
+    """Within the block, :func:`subspace_eigenpairs` called without a ``tol`` stops at
+    residual ``tol`` instead of :data:`TOL` (None: :data:`TOL`). For fits whose labels only
+    rank candidates (``auto``'s hold-out splits): on a block model the columns of the
+    clusters reach ``1e-10`` in a few iterations, and the rest of the 20-odd that reach
+    ``1e-8`` are spent on columns inside the bulk of the spectrum, whose residual halves
+    per iteration (docs/results/structural_growth.md).
+
+    Examples
+    --------
+    >>> with ranking_tolerance(1e-4):
+    ...     _TOL.get()
+    0.0001
+    >>> _TOL.get() is None
+    True
+    """
+    token = _TOL.set(tol)
+    try:
+        yield
+    finally:
+        _TOL.reset(token)
+
+
+def stop_tolerance() -> float:
+    """The residual at which :func:`subspace_eigenpairs` stops when given no ``tol`` here
+    (:data:`TOL` outside a :func:`ranking_tolerance` block).
+
+    Examples
+    --------
+    >>> with ranking_tolerance(1e-3):
+    ...     stop_tolerance()
+    0.001
+    >>> stop_tolerance()
+    1e-08
+    """
+    return TOL if _TOL.get() is None else float(_TOL.get())
 
 #: Rows per block of :func:`orthonormal_basis`. LAPACK's Householder QR of an (n, p) block
 #: narrower than its panel width makes ~p passes over the whole block; once the block leaves
@@ -106,7 +153,7 @@ def _rayleigh_ritz(op, V, k):
     return mu, V, res
 
 
-def subspace_eigenpairs(op, k: int, *, tol: float = 1e-8, max_iter: int = 200,
+def subspace_eigenpairs(op, k: int, *, tol: float | None = None, max_iter: int = 200,
                         degree: int = 8, random_state=0):
     """Largest ``k`` eigenpairs of a symmetric operator with spectrum in ``[0, 1]`` (a
     normalized affinity), every copy of a repeated eigenvalue among them.
@@ -119,7 +166,9 @@ def subspace_eigenpairs(op, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     ----------
     op : LinearOperator or matrix, shape (n, n)
     k : int
-    tol : float, default 1e-8
+    tol : float or None, default None
+        Largest residual ``||A v - mu v||`` at the stop; None: :data:`TOL`, or the value of
+        an enclosing :func:`ranking_tolerance`.
     max_iter : int, default 200
     degree : int, default 8
     random_state : int
@@ -144,6 +193,7 @@ def subspace_eigenpairs(op, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     >>> np.round(values, 8).tolist(), V.shape
     ([1.0, 1.0, 1.0], (8, 3))
     """
+    tol = stop_tolerance() if tol is None else tol
     n = op.shape[0]
     p = min(n, k + max(k, 8))
     V = orthonormal_basis(np.random.default_rng(random_state).normal(size=(n, p)))

@@ -12,6 +12,13 @@ errors of the leader's. Two standard errors of a difference of mean errors:
   refits both candidates and holds out other items, so the spread holds both sources), added
   in quadrature to the paired part; it needs two splits, so after the first split no
   candidate of the race is dropped.
+
+An indifference zone ``delta`` (Bechhofer 1954) ends the race early: once no survivor can be
+more than ``delta`` better than the leader (``margin`` standard errors less its mean
+difference to the leader below ``delta``), further splits could only swap the leader for a candidate
+at most ``delta`` better, and the leader alone goes on. The standard errors shrink as the
+held-out items grow with the input, so the larger the input, the sooner this holds: the
+race fits fewer splits where each fit costs most.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ RACE_SES = ("items", "splits")
 
 
 def race_survivors(errors: list, paired_se: list, lead: str, margin: float,
-                   se: str = "items") -> tuple:
+                   se: str = "items", indifference: float = 0.0) -> tuple:
     """The candidates within ``margin`` standard errors of ``lead``'s mean error.
 
     Parameters
@@ -41,6 +48,10 @@ def race_survivors(errors: list, paired_se: list, lead: str, margin: float,
     margin : float
     se : {"items", "splits"}, default "items"
         :data:`RACE_SES`.
+    indifference : float >= 0, default 0
+        ``delta`` of the indifference zone (see module): ``(lead,)`` when every other
+        survivor's ``margin`` standard errors less its mean difference to ``lead`` are below
+        ``delta`` (0: no zone, the race goes on while any other survivor is left).
 
     Returns
     -------
@@ -59,6 +70,15 @@ def race_survivors(errors: list, paired_se: list, lead: str, margin: float,
     ('a', 'b')
     >>> race_survivors(errors, paired, "a", 2.0, "splits")
     ('a', 'b')
+
+    ``b`` is .001 behind with a standard error of .001: at 2 SEs it could still be .001
+    ahead, inside an indifference zone of .002 but not of .0005:
+
+    >>> tight = [{"a": 0.200, "b": 0.201}], [{"a": 0.0, "b": 0.001}]
+    >>> race_survivors(*tight, "a", 2.0, indifference=0.002)
+    ('a',)
+    >>> race_survivors(*tight, "a", 2.0, indifference=0.0005)
+    ('a', 'b')
     """
     if se not in RACE_SES:
         raise ValueError(f"se must be one of {RACE_SES}, got {se!r}")
@@ -69,5 +89,8 @@ def race_survivors(errors: list, paired_se: list, lead: str, margin: float,
     var = {c: sum(p[c] ** 2 for p in paired_se) / n ** 2 for c in names}
     if se == "splits":
         var = {c: var[c] + np.var(diffs[c], ddof=1) / n for c in names}
-    return tuple(c for c in names
-                 if c == lead or diffs[c].mean() <= float(margin) * np.sqrt(var[c]))
+    reach = {c: float(margin) * np.sqrt(var[c]) for c in names}
+    alive = tuple(c for c in names if c == lead or diffs[c].mean() <= reach[c])
+    if all(reach[c] - diffs[c].mean() < float(indifference) for c in alive if c != lead):
+        return (lead,)
+    return alive
