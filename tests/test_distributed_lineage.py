@@ -108,15 +108,15 @@ def test_a_scratch_dir_that_is_not_a_folder_is_refused(client, tmp_path):
 def test_a_read_only_scratch_dir_warns_and_fits_without_cuts(client, tmp_path, monkeypatch):
     """A partition directory the fit cannot write (read-only storage) still fits, with the
     same result, uncut; no folder is created in it."""
-    hg = hypergraph_sbm(300, 3, homophily=0.9, random_state=0)
-    monkeypatch.setattr(lineage, "EVERY", 5)
-    ref = DistributedAHCKA(3, client=client, block_size=100, max_iter=30,
+    hg = hypergraph_sbm(150, 3, homophily=0.9, random_state=0)
+    monkeypatch.setattr(lineage, "EVERY", 3)
+    ref = DistributedAHCKA(3, client=client, block_size=50, max_iter=12,
                            scratch_dir=str(tmp_path)).fit(hg)
     real_access = os.access
     monkeypatch.setattr(lineage.os, "access",
                         lambda p, mode: False if str(p) == str(tmp_path) else real_access(p, mode))
     with pytest.warns(RuntimeWarning, match="not writable"):
-        est = DistributedAHCKA(3, client=client, block_size=100, max_iter=30,
+        est = DistributedAHCKA(3, client=client, block_size=50, max_iter=12,
                                scratch_dir=str(tmp_path)).fit(hg)
     assert np.array_equal(est.labels_, ref.labels_)
     assert os.listdir(tmp_path) == []
