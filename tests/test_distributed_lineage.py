@@ -26,7 +26,7 @@ def _records(client):
 
 
 def _ahcka_records(client, monkeypatch, hg, every):
-    """Scheduler records after every iteration of a 90-iteration AHCKA fit, and the fit."""
+    """Scheduler records after every iteration of a 60-iteration AHCKA fit, and the fit."""
     monkeypatch.setattr(lineage, "EVERY", every)
     seen, tsqr = [], dahcka.tsqr
 
@@ -36,7 +36,7 @@ def _ahcka_records(client, monkeypatch, hg, every):
         return out
 
     monkeypatch.setattr(dahcka, "tsqr", counting)
-    est = DistributedAHCKA(3, client=client, block_size=100, max_iter=90, patience=10**6,
+    est = DistributedAHCKA(3, client=client, block_size=100, max_iter=60, patience=10**6,
                            check_interval=10).fit(hg)
     return np.array(seen[1:]), est  # the first tsqr is the start's
 
@@ -45,13 +45,13 @@ def test_ahcka_records_stay_bounded_and_grow_without_the_cut(client, monkeypatch
     hg = hypergraph_sbm(300, 3, homophily=0.8, n_features=0, random_state=0)
     cut, est = _ahcka_records(client, monkeypatch, hg, every=10)
     uncut, ref = _ahcka_records(client, monkeypatch, hg, every=10**9)
-    assert est.n_iter_ == ref.n_iter_ == 90 and cut.size == 90
+    assert est.n_iter_ == ref.n_iter_ == 60 and cut.size == 60
     # without cuts every iteration adds its ~15 tasks for good; with them the records of
-    # the last 30 iterations stay at those of iterations 20-40 (what is still in flight
+    # the last 20 iterations stay at those of iterations 12-27 (what is still in flight
     # or not yet forgotten when counted varies with the timing)
-    assert uncut[-1] - uncut[29] > 10 * 60, uncut
-    assert cut[60:].max() <= 1.5 * cut[19:40].max(), cut
-    assert cut[60:].max() < 0.5 * uncut[-1], (cut, uncut)
+    assert uncut[-1] - uncut[20] > 10 * 40, uncut
+    assert cut[40:].max() <= 1.5 * cut[12:27].max(), cut
+    assert cut[40:].max() < 0.5 * uncut[-1], (cut, uncut)
     # the same arithmetic: checks' objectives and labels equal to the last bit
     assert est.objective_history_ == ref.objective_history_
     assert np.array_equal(est.labels_, ref.labels_)
@@ -66,7 +66,7 @@ def test_lanczos_cuts_at_restarts_change_nothing(client, tmp_path):
     def solve(cuts):
         records = []
         values, vectors, products = lanczos_eigenpairs(
-            op, 4, tol=1e-12, ncv=9, callback=lambda *_: records.append(_records(client)),
+            op, 4, tol=1e-6, ncv=9, callback=lambda *_: records.append(_records(client)),
             cuts=cuts)
         return values, gather_blocks(client, vectors), products, np.array(records)
 
@@ -76,7 +76,7 @@ def test_lanczos_cuts_at_restarts_change_nothing(client, tmp_path):
         assert cuts.n_cuts >= 5
         assert len(os.listdir(cuts.folder)) == cuts.n_cuts * 6  # 3 blocks, 5 + 1 vectors
     assert not [p for p in os.listdir(tmp_path) if p.startswith("_lineage-")]
-    assert products == ref_products > 40
+    assert products == ref_products > 30
     assert np.array_equal(values, ref_values) and np.array_equal(vectors, ref_vectors)
     late = products // 2
     assert uncut[-1] > 2 * uncut[late // 2]  # the history grows without the cut
