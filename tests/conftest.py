@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -40,3 +42,16 @@ def client():
                                   dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as c:
         yield c
+
+
+@pytest.fixture(scope="session")
+def docs_site(tmp_path_factory):
+    """The documentation site built once by ``docs/build_api.sh`` (pdoc pages and the
+    gallery): ``(folder, completed process)``; skips without pdoc."""
+    pytest.importorskip("pdoc")
+    out = tmp_path_factory.mktemp("docs") / "site"
+    env = {**os.environ, "PYTHON": sys.executable, "MPLBACKEND": "Agg"}
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run(["bash", str(root / "docs" / "build_api.sh"), str(out)], env=env,
+                       capture_output=True, text=True, timeout=600)
+    return out, r
