@@ -1,6 +1,6 @@
 """The exact/approximate choice of ``cosine_knn(method="auto")``: the measured crossover by
-size and dimension for dense products, the fixed size for sparse products, and that the
-search it names is the one that runs."""
+size and dimension for dense products, the fixed size and then the predicted cost for sparse
+products, and that the search it names is the one that runs."""
 
 import numpy as np
 import pytest
@@ -26,6 +26,47 @@ def test_dense_crossover_falls_with_the_dimension_between_the_measured_ones():
 def test_sparse_products_keep_the_exact_search_to_the_fixed_size():
     assert _knn_cost.exact_search_pays(nb.EXACT_MAX_NODES, 1000, True)
     assert not _knn_cost.exact_search_pays(nb.EXACT_MAX_NODES + 1, 10, True)
+
+
+def test_beyond_the_fixed_size_sparse_inputs_are_exact_while_the_predicted_cost_allows():
+    n = 10 ** 5
+    budget = (_knn_cost.EXACT_COST_RATIO * n * _knn_cost.APPROX_US_PER_ROW * 1e-6
+              / (_knn_cost.EXACT_NS_PER_PAIR * 1e-9))  # pair products at the boundary
+    assert _knn_cost.exact_search_pays(n, 5000, True, budget)
+    assert not _knn_cost.exact_search_pays(n, 5000, True, budget * 1.001)
+    assert _knn_cost.exact_search_pays(nb.EXACT_MAX_NODES, 5000, True, 1e15)  # below: always
+    # pair products grow as n^2 at a fixed vocabulary, the approximate cost as n: the
+    # exact search stops paying somewhere (the cora-like 10^5 x 5,000 input: 6e9 at 10^5)
+    assert _knn_cost.exact_search_pays(n, 5000, True, 6e9)
+    assert not _knn_cost.exact_search_pays(3 * n, 5000, True, 9 * 6e9)
+
+
+def test_pair_products_count_the_products_of_x_xt():
+    rng = np.random.default_rng(3)
+    X = sp.random(40, 30, density=0.1, random_state=4, format="csr")
+    B = (X.toarray() != 0).astype(float)
+    # every (i, j, w) with both rows nonzero in column w, i == j included
+    assert _knn_cost.pair_products(X) == float(np.einsum("iw,jw->", B, B))
+    assert _knn_cost.pair_products(X.toarray()) == _knn_cost.pair_products(X)
+    Xz = X.copy()
+    Xz.data[rng.random(Xz.nnz) < 0.3] = 0.0  # stored zeros are not products
+    assert _knn_cost.pair_products(Xz) == _knn_cost.pair_products(Xz.toarray())
+
+
+def test_auto_searches_a_large_sparse_input_by_its_pair_products(monkeypatch):
+    calls = []
+    monkeypatch.setattr(nb, "approximate_cosine_neighbors",
+                        lambda X, k, **kw: calls.append("approximate") or (None, None))
+    monkeypatch.setattr(nb, "exact_cosine_neighbors",
+                        lambda X, k, **kw: calls.append("exact") or (None, None))
+    monkeypatch.setattr(nb, "ann_available", lambda: True)
+    monkeypatch.setattr(_knn_cost, "EXACT_MAX_NODES", 100)
+    words = sp.random(400, 1000, density=0.01, random_state=0, format="csr")
+    nb.cosine_knn(words, 3)  # ~1.6e3 pair products: far within 3x of 400 rows' search
+    common = sp.csr_matrix(np.ones((1000, 5000)) * (np.arange(5000) < 100))
+    assert nb.sparse_products(common)
+    nb.cosine_knn(common, 3)  # 100 columns in every row: 1e8 pair products, 1.6 s predicted
+    assert calls == ["exact", "approximate"]
 
 
 @pytest.mark.parametrize("make, sparse", [

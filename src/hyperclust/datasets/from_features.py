@@ -89,9 +89,9 @@ def hypergraph_from_features(features, *, construction: str = "knn", n_neighbors
         Numeric, finite.
     construction : {"knn", "values"}, default "knn"
         ``"knn"``: hyperedge ``{i} + N(i)`` for every node ``i``, ``N(i)`` its
-        ``n_neighbors`` most cosine-similar other nodes (exact search up to
-        :data:`hyperclust.operators.neighbors.EXACT_MAX_NODES` nodes with sparse products,
-        by the measured crossover for dense ones; ties broken by
+        ``n_neighbors`` most cosine-similar other nodes (exact search while it costs less
+        than the approximate one, or up to 3x for sparse products whose approximate lists
+        miss neighbours: :func:`hyperclust.operators._knn_cost.exact_search_pays`; ties broken by
         ``random_state``). ``"values"``: one hyperedge per (column, value), dense columns
         with more than ``n_bins`` distinct values cut into ``n_bins`` quantile bins first;
         for a sparse matrix one hyperedge per column (its nonzero rows).

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from .._validation import check_int
 from .base import safe_inverse
-from ._knn_cost import EXACT_MAX_NODES, exact_search_pays
+from ._knn_cost import EXACT_MAX_NODES, exact_search_pays, pair_products
 from ._rerank import refine
 from ._rerank import rerank as _rerank
 from ._topk import order_by_value, top_k_sorted
@@ -369,7 +369,9 @@ def cosine_knn(X, n_neighbors: int = 10, *, method: str = "auto",
     method : {"auto", "exact", "approximate"}
         ``"auto"``: exact while it costs less than the approximate search (by size and
         dimension, :func:`hyperclust.operators._knn_cost.exact_search_pays`; inputs with
-        sparse products up to :data:`EXACT_MAX_NODES` nodes), or when faiss is not installed.
+        sparse products up to :data:`EXACT_MAX_NODES` nodes, and beyond while their pair
+        products predict at most 3x the approximate search's CPU), or when faiss is not
+        installed.
     exact_max_nodes : int, optional
         With ``method="auto"``, search exactly up to this many nodes instead.
     random_state : int, default 0
@@ -409,7 +411,9 @@ def _exact_in_auto(X, exact_max_nodes):
     """Whether ``method="auto"`` searches ``X`` exactly (before asking for faiss)."""
     if exact_max_nodes is not None:
         return X.shape[0] <= exact_max_nodes
-    return exact_search_pays(X.shape[0], X.shape[1], sparse_products(X))
+    if not sparse_products(X):
+        return exact_search_pays(X.shape[0], X.shape[1], False)
+    return exact_search_pays(X.shape[0], X.shape[1], True, pair_products(X))
 
 
 def knn_affinity(X, n_neighbors: int = 10, *, method: str = "auto",
