@@ -1,0 +1,56 @@
+"""Large work arrays in plain anonymous memory: no transparent-huge-page advice, so their
+first touch never waits for the kernel to compact memory.
+
+numpy advises huge pages (``madvise(MADV_HUGEPAGE)``) for every array of 4 MiB or more.
+Where the kernel's ``transparent_hugepage/defrag`` is ``madvise`` (a common default), a page
+fault in an advised range compacts memory synchronously whenever no free 2 MiB page is at
+hand, and on a machine whose memory other processes keep fragmented most of them must: on the
+2-core development machine (24 GB, ``enabled`` and ``defrag`` both ``madvise``) the first
+touch of 512 MiB cost 0.56-0.95 s of system time as numpy allocates it and 0.27-0.32 s in
+plain 4 KiB pages (``benchmarks/studies/basis_memory.py``). The plain pages cost a few
+TLB misses in the products' random row reads instead (0.07-0.17 s over Uni-DHC's basis at
+10^6 x 32, measured in the same study). Only the arrays allocated here change: numpy's own
+setting (a process-wide switch) is left alone.
+"""
+
+from __future__ import annotations
+
+import mmap
+
+import numpy as np
+
+__all__ = ["PLAIN_PAGES_MIN_BYTES", "plain_empty"]
+
+#: Below numpy's huge-page threshold (4 MiB) an array is allocated by numpy as usual.
+PLAIN_PAGES_MIN_BYTES = 4 * 2 ** 20
+
+
+def plain_empty(shape, dtype) -> np.ndarray:
+    """An uninitialised C-contiguous array, as ``np.empty``, in anonymous memory that is not
+    advised for huge pages (arrays of :data:`PLAIN_PAGES_MIN_BYTES` or more).
+
+    The memory is returned to the system when the last array viewing it is freed.
+
+    Parameters
+    ----------
+    shape : tuple of int
+    dtype : data type
+
+    Returns
+    -------
+    ndarray, shape ``shape``, writeable
+
+    Examples
+    --------
+    >>> a = plain_empty((1024, 1024, 2), np.float32)
+    >>> a.shape, a.dtype, a.flags.c_contiguous, a.flags.writeable
+    ((1024, 1024, 2), dtype('float32'), True, True)
+    >>> plain_empty((2, 3), np.float64).shape
+    (2, 3)
+    """
+    dtype = np.dtype(dtype)
+    shape = tuple(int(s) for s in np.atleast_1d(shape)) if np.ndim(shape) else (int(shape),)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if nbytes < PLAIN_PAGES_MIN_BYTES:
+        return np.empty(shape, dtype=dtype)
+    return np.frombuffer(mmap.mmap(-1, nbytes), dtype=dtype).reshape(shape)
