@@ -53,4 +53,12 @@ def plain_empty(shape, dtype) -> np.ndarray:
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     if nbytes < PLAIN_PAGES_MIN_BYTES:
         return np.empty(shape, dtype=dtype)
-    return np.frombuffer(mmap.mmap(-1, nbytes), dtype=dtype).reshape(shape)
+    return np.frombuffer(_anonymous(nbytes), dtype=dtype).reshape(shape)
+
+
+def _anonymous(nbytes: int) -> mmap.mmap:
+    """Private anonymous memory (``mmap``'s default is shared memory, which a forked child
+    would write through)."""
+    if hasattr(mmap, "MAP_PRIVATE"):
+        return mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    return mmap.mmap(-1, nbytes)  # Windows: a private page-file mapping
