@@ -58,8 +58,8 @@ def polynomial_basis(operator, X, order: int, kind: str = "power", dtype=None,
     With a :class:`~hyperclust.operators.PropagationOperator` of the result's dtype, every
     order is written in place into the result through one ``(n_edges, d)`` work block: no
     other temporary, whatever ``order``. The result and the work block are in plain pages
-    (:func:`~hyperclust.models.fresh_memory.plain_empty`): their first touch is most of the
-    basis's cost above its products when huge pages must be compacted for it.
+    (:func:`~hyperclust.models.fresh_memory.plain_empty`): their first touch never waits
+    for memory to be compacted into huge pages.
 
     Examples
     --------

@@ -6,10 +6,10 @@ Where the kernel's ``transparent_hugepage/defrag`` is ``madvise`` (a common defa
 fault in an advised range compacts memory synchronously whenever no free 2 MiB page is at
 hand, and on a machine whose memory other processes keep fragmented most of them must: on the
 2-core development machine (24 GB, ``enabled`` and ``defrag`` both ``madvise``) the first
-touch of 512 MiB cost 0.56-0.95 s of system time as numpy allocates it and 0.27-0.32 s in
-plain 4 KiB pages (``benchmarks/studies/basis_memory.py``). The plain pages cost a few
-TLB misses in the products' random row reads instead (0.07-0.17 s over Uni-DHC's basis at
-10^6 x 32, measured in the same study). Only the arrays allocated here change: numpy's own
+touch of 512 MiB cost 0.72-1.23 s of system time as numpy allocates it and 0.17-0.19 s in
+plain 4 KiB pages; the plain pages cost TLB misses in the sparse products' random row reads
+instead (0.04-0.1 s over Uni-DHC's basis at 10^6 x 32; both in
+``benchmarks/studies/basis_memory.py``). Only the arrays allocated here change: numpy's own
 setting (a process-wide switch) is left alone.
 """
 
