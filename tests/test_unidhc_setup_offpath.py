@@ -36,23 +36,24 @@ def probe_module(tmp_path, monkeypatch):
 
 def test_two_threads_import_in_a_second_thread(probe_module):
     pending = BackgroundImport(probe_module, threads=2)
-    module = pending.join()
+    assert pending.threaded and not pending.started and probe_module not in sys.modules
+    module = pending.start().join()
     assert pending.started and module.IMPORTED_IN.startswith("hyperclust-import-")
 
 
 def test_one_thread_imports_in_the_caller(probe_module):
-    pending = BackgroundImport(probe_module, threads=1)
-    assert not pending.started and probe_module not in sys.modules
+    pending = BackgroundImport(probe_module, threads=1).start()
+    assert not pending.threaded and not pending.started and probe_module not in sys.modules
     assert pending.join().IMPORTED_IN == threading.current_thread().name
 
 
 def test_a_module_already_imported_starts_no_thread():
-    assert not BackgroundImport("numpy", threads=4).started
+    assert not BackgroundImport("numpy", threads=4).start().started
 
 
 def test_a_missing_module_raises_in_the_caller():
-    pending = BackgroundImport("hc_no_such_module_here", threads=2)
-    assert not pending.started
+    pending = BackgroundImport("hc_no_such_module_here", threads=2).start()
+    assert not pending.threaded and not pending.started
     with pytest.raises(ImportError):
         pending.join()
 
@@ -60,7 +61,7 @@ def test_a_missing_module_raises_in_the_caller():
 def test_a_failing_import_in_the_thread_raises_in_the_caller(tmp_path, monkeypatch):
     (tmp_path / "hc_probe_broken.py").write_text("raise ImportError('broken on purpose')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    pending = BackgroundImport("hc_probe_broken", threads=2)
+    pending = BackgroundImport("hc_probe_broken", threads=2).start()
     assert pending.started
     with pytest.raises(ImportError, match="broken on purpose"):
         pending.join()
@@ -74,11 +75,11 @@ FIT = textwrap.dedent('''
     from hyperclust.models import background_import
 
     started = []
-    orig = background_import.BackgroundImport.__init__
-    def init(self, *args, **kwargs):
-        orig(self, *args, **kwargs)
+    orig = background_import.BackgroundImport.join
+    def join(self):
         started.append(self.started)
-    background_import.BackgroundImport.__init__ = init
+        return orig(self)
+    background_import.BackgroundImport.join = join
     assert "torch" not in sys.modules
     hg = hypergraph_sbm(300, 3, homophily=0.8, n_features=6, random_state=0)
     fits = [UniDHC(3, epochs=2, hidden_dim=16, random_state=1).fit(hg) for _ in range(2)]
@@ -91,8 +92,9 @@ FIT = textwrap.dedent('''
 
 @pytest.mark.parametrize("threads, expected", [("2", 1), ("1", 0)])
 def test_fit_imports_torch_beside_the_setup_only_with_two_threads(threads, expected):
-    """First fit of a fresh process: torch imported in a second thread (two allowed) or in
-    the fit (one); the second fit starts no thread (torch is imported). Same bits."""
+    """First fit of a fresh process: torch imported in a second thread beside the basis
+    (two allowed) or in the fit (one); the second fit starts no thread (torch is
+    imported). Same bits."""
     pytest.importorskip("torch")
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), HYPERCLUST_NUM_THREADS=threads)
     out = subprocess.run([sys.executable, "-c", FIT], capture_output=True, text=True,

@@ -386,10 +386,9 @@ class UniDHC(HypergraphClusterer):
 
     def fit(self, hypergraph, y=None):
         """Fit on ``hypergraph`` (labels, if any, are ignored). Returns ``self``."""
-        load_meter = OtherCpu()  # the fit's preparation is the first epoch's load window
-        limit = current_limit()
-        pending = BackgroundImport("torch", limit or 1)  # beside the set-up; joined below
-        if not pending.started:  # one thread (or no torch): imported here, as it was
+        load_meter, limit = OtherCpu(), current_limit()  # the set-up: the meter's 1st window
+        pending = BackgroundImport("torch", limit or 1)  # beside the basis, if 2+ threads
+        if not pending.threaded:  # one thread (or no torch): imported here, as it was
             _deep()
         hg = check_hypergraph(hypergraph)
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
@@ -398,12 +397,13 @@ class UniDHC(HypergraphClusterer):
         self.n_init_ = resolve_settings(hg.n_nodes, n_init=self.n_init)[1]
         X, scale, self.input_kind_ = self._prepare_input(hg, seed, k)
         P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE)
+        pending.start()
         B = polynomial_basis(P, X, order, scale=scale)
+        torch = _deep(pending)[0]  # joined: the products release the GIL, little else does
         g0 = self._initial_filter(hg, P, lambda: X / scale, B, order, seed, k)
         self.initial_coefficients_ = g0.copy()
         B = self._borrow_for_isolated(hg, X, scale, B, seed)
         del X  # read no more: a copy of it (a structural input) would sit under the peak
-        torch = _deep(pending)[0]
         if limit is not None:  # torch may have been imported inside this fit's thread limit
             torch.set_num_threads(limit)
 

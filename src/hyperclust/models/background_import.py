@@ -1,10 +1,15 @@
 """A module imported in a second thread while the caller computes: ``import torch`` (1.2-1.5
-s of one core at a user's first fit) off the critical path of Uni-DHC's set-up.
+s of one core at a user's first fit) beside Uni-DHC's basis.
 
-The set-up's long steps (scipy's sparse products, the first touch of the basis's memory,
-numpy's large loops) release the GIL, so most of the import runs on the core they leave idle.
-The import changes no number: the same modules are loaded, only earlier, and nothing is
-computed with torch before the caller has joined the import (:meth:`BackgroundImport.join`).
+An import holds the GIL almost throughout, so it overlaps only what runs without it: a few
+long calls such as scipy's sparse products (the basis). Beside many short calls that each
+release the GIL (numpy on small blocks, a loop of scipy calls) it slows the caller instead:
+each call waits up to the interpreter's switch interval (5 ms) to take the GIL back; at
+10^6 nodes the input's blocked row norms took 0.3-1.0 s instead of 0.04-0.09 s beside it.
+So the caller starts the import (:meth:`BackgroundImport.start`) right before such a
+stretch and joins it (:meth:`BackgroundImport.join`) right after. The import changes no
+number: the same modules are loaded, only earlier, and nothing is computed with torch
+before the join.
 """
 
 from __future__ import annotations
@@ -18,10 +23,10 @@ __all__ = ["BackgroundImport"]
 
 
 class BackgroundImport:
-    """Import the module ``name`` in a daemon thread when ``threads >= 2`` allows a second
-    one; with one allowed thread, an import already done, or a module that is not installed,
-    nothing starts and :meth:`join` imports it where it is called (a missing module then
-    raises there, as a plain import would).
+    """Import the module ``name`` in a daemon thread (:meth:`start`) when ``threads >= 2``
+    allows a second one; with one allowed thread, an import already done, or a module that is
+    not installed, ``threaded`` is False, nothing starts and :meth:`join` imports it where it
+    is called (a missing module then raises there, as a plain import would).
 
     Parameters
     ----------
@@ -34,25 +39,33 @@ class BackgroundImport:
 
     Attributes
     ----------
+    threaded : bool
+        Whether :meth:`start` would start a thread (decided at construction).
     started : bool
         Whether a thread was started.
 
     Examples
     --------
     >>> pending = BackgroundImport("json", threads=2)
-    >>> pending.join().__name__
+    >>> pending.start().join().__name__
     'json'
     """
 
     def __init__(self, name: str, threads: int):
         self.name = name
         self._thread = None
-        if threads >= 2 and name not in sys.modules \
-                and importlib.util.find_spec(name) is not None:
+        self.started = False
+        self.threaded = threads >= 2 and name not in sys.modules \
+            and importlib.util.find_spec(name) is not None
+
+    def start(self) -> "BackgroundImport":
+        """Start the import's thread (when :attr:`threaded` and not imported meanwhile)."""
+        if self.threaded and not self.started and self.name not in sys.modules:
             self._thread = threading.Thread(target=self._run, daemon=True,
-                                            name=f"hyperclust-import-{name}")
+                                            name=f"hyperclust-import-{self.name}")
             self._thread.start()
-        self.started = self._thread is not None
+            self.started = True
+        return self
 
     def _run(self):
         try:
