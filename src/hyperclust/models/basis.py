@@ -57,9 +57,8 @@ def polynomial_basis(operator, X, order: int, kind: str = "power", dtype=None,
     -----
     With a :class:`~hyperclust.operators.PropagationOperator` of the result's dtype, every
     order is written in place into the result through one ``(n_edges, d)`` work block: no
-    other temporary, whatever ``order``. The result and the work block are in plain pages
-    (:func:`~hyperclust.models.fresh_memory.plain_empty`): their first touch never waits
-    for memory to be compacted into huge pages.
+    other temporary, whatever ``order``; both in plain pages (no wait for huge-page
+    compaction at their first touch: :func:`~hyperclust.models.fresh_memory.plain_empty`).
 
     Examples
     --------
@@ -91,8 +90,7 @@ def polynomial_basis(operator, X, order: int, kind: str = "power", dtype=None,
     np.divide(X0, scale, out=out[0])
     fast = hasattr(operator, "apply") and hasattr(operator, "workspace") \
         and np.dtype(operator.dtype) == dtype
-    work = plain_empty((operator.n_edges, X0.shape[1]), dtype) if fast and order > 0 \
-        else None
+    work = plain_empty((operator.n_edges, X0.shape[1]), dtype) if fast and order else None
     for k in range(1, order + 1):
         prev, cur = out[k - 1], out[k]
         if fast:
