@@ -41,6 +41,18 @@ def test_two_threads_import_in_a_second_thread(probe_module):
     assert pending.started and module.IMPORTED_IN.startswith("hyperclust-import-")
 
 
+def test_leaving_the_block_waits_for_the_import_even_on_an_error(tmp_path, monkeypatch):
+    (tmp_path / "hc_probe_slow.py").write_text("import time\ntime.sleep(0.3)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    pending = BackgroundImport("hc_probe_slow", threads=2)
+    with pytest.raises(RuntimeError, match="inside"):
+        with pending:
+            raise RuntimeError("inside")
+    assert pending.started and not pending._thread.is_alive()
+    assert "hc_probe_slow" in sys.modules
+    sys.modules.pop("hc_probe_slow")
+
+
 def test_one_thread_imports_in_the_caller(probe_module):
     pending = BackgroundImport(probe_module, threads=1).start()
     assert not pending.threaded and not pending.started and probe_module not in sys.modules

@@ -397,9 +397,9 @@ class UniDHC(HypergraphClusterer):
         self.n_init_ = resolve_settings(hg.n_nodes, n_init=self.n_init)[1]
         X, scale, self.input_kind_ = self._prepare_input(hg, seed, k)
         P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE)
-        pending.start()
-        B = polynomial_basis(P, X, order, scale=scale)
-        torch = _deep(pending)[0]  # joined: the products release the GIL, little else does
+        with pending:  # the import beside the products: they release the GIL, little else does
+            B = polynomial_basis(P, X, order, scale=scale)
+        torch = _deep(pending)[0]
         g0 = self._initial_filter(hg, P, lambda: X / scale, B, order, seed, k)
         self.initial_coefficients_ = g0.copy()
         B = self._borrow_for_isolated(hg, X, scale, B, seed)

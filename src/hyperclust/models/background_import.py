@@ -6,8 +6,9 @@ long calls such as scipy's sparse products (the basis). Beside many short calls 
 release the GIL (numpy on small blocks, a loop of scipy calls) it slows the caller instead:
 each call waits up to the interpreter's switch interval (5 ms) to take the GIL back; at
 10^6 nodes the input's blocked row norms took 0.3-1.0 s instead of 0.04-0.09 s beside it.
-So the caller starts the import (:meth:`BackgroundImport.start`) right before such a
-stretch and joins it (:meth:`BackgroundImport.join`) right after. The import changes no
+So the caller runs such a stretch inside ``with BackgroundImport(...)``: the import starts
+on entering and is waited for on leaving (an error inside included: no import is left
+running in a thread the caller no longer knows of). The import changes no
 number: the same modules are loaded, only earlier, and nothing is computed with torch
 before the join.
 """
@@ -47,7 +48,9 @@ class BackgroundImport:
     Examples
     --------
     >>> pending = BackgroundImport("json", threads=2)
-    >>> pending.start().join().__name__
+    >>> with pending:  # the import runs beside this block
+    ...     total = sum(range(10))
+    >>> pending.join().__name__
     'json'
     """
 
@@ -66,6 +69,14 @@ class BackgroundImport:
             self._thread.start()
             self.started = True
         return self
+
+    def __enter__(self) -> "BackgroundImport":
+        return self.start()
+
+    def __exit__(self, *exc) -> bool:
+        if self._thread is not None:
+            self._thread.join()
+        return False
 
     def _run(self):
         try:
