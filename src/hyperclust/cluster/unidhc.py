@@ -399,7 +399,7 @@ class UniDHC(HypergraphClusterer):
         P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE)
         with pending:  # the import beside the products: they release the GIL, little else does
             B = polynomial_basis(P, X, order, scale=scale)
-        torch = _deep(pending)[0]
+            torch = _deep(pending)[0]  # the wait for the import (leaving waits on an error)
         g0 = self._initial_filter(hg, P, lambda: X / scale, B, order, seed, k)
         self.initial_coefficients_ = g0.copy()
         B = self._borrow_for_isolated(hg, X, scale, B, seed)
