@@ -5,7 +5,7 @@ An import holds the GIL almost throughout, so it overlaps only what runs without
 long calls such as scipy's sparse products (the basis). Beside many short calls that each
 release the GIL (numpy on small blocks, a loop of scipy calls) it slows the caller instead:
 each call waits up to the interpreter's switch interval (5 ms) to take the GIL back; at
-10^6 nodes the input's blocked row norms took 0.3-1.0 s instead of 0.04-0.09 s beside it.
+10^6 nodes the input's blocked row norms took 0.34-1.02 s instead of 0.04-0.12 s.
 So the caller runs such a stretch inside ``with BackgroundImport(...)``: the import starts
 on entering and is waited for on leaving (an error inside included: no import is left
 running in a thread the caller no longer knows of). The import changes no
