@@ -11,7 +11,12 @@ that pair ``order`` times), so both see the same load.
 
 Per phase: wall and process CPU seconds (min and median over the fits). ``set-up`` is
 everything before the first training epoch, with and without
-``import torch`` (paid once per process: a second fit in the same process does not pay it);
+``import torch`` (paid once per process: a second fit in the same process does not pay it).
+When the fit may use two threads, torch is imported in a second thread beside the set-up
+(:mod:`hyperclust.models.background_import`): the phase ``import`` is then the fit's wait
+for it (its wall on the critical path), and the CPU share without the import subtracts the
+import's CPU in both threads (``import_cpu_s``: the import thread's CPU and the main
+thread's own in ``_deep``; process CPU counts every thread);
 ``other`` is the fit less its named phases (the embedding's normalisation and stacking,
 small steps). Also printed: commit, threads, load average before and after, peak RSS of each
 child (``ru_maxrss``, the loaded input included) and its RSS before the fit.
@@ -19,12 +24,15 @@ child (``ru_maxrss``, the loaded input included) and its RSS before the fit.
 Idle check (under 2 minutes on an idle 2-core machine at 10^6: 9 s to build the input, 3
 fits of ~10 s in each tree, 3 kernel pairs; half that without ``--ref``)::
 
-    mkdir -p /tmp/before && git archive 8683a33 src | tar -x -C /tmp/before
+    mkdir -p /tmp/before && git archive e543920 src | tar -x -C /tmp/before
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 \\
         PYTHONPATH=src python benchmarks/bench_unidhc_setup.py --n 1e6 --repeats 3 \\
         --ref /tmp/before/src
 
-Without the thread variables the fits use the thread policy's default. ``--ref SRC`` also
+Without the thread variables the fits use the thread policy's default (two threads on the
+2-core machine: torch's import then runs beside the set-up, and the wall share is the
+measure). ``--input NPZ`` keeps the input there (built and saved when the file does not
+exist, reused when it does: 9-18 s less per run). ``--ref SRC`` also
 fits with another source tree (its ``src``), interleaved with this checkout's
 (``PYTHONPATH`` of each fit's process is its tree's ``src``), so both see the same load.
 """
@@ -103,6 +111,8 @@ class PhaseClock:
 
     def __init__(self):
         self.wall, self.cpu, self.calls = {}, {}, {}
+        self.import_cpu = 0.0  # the import's CPU in every thread (thread_time)
+        self.import_thread = False  # whether torch was imported in a second thread
         self.first_epoch = None
         self.deferred = []  # specs in modules that import torch: wrapped after "import"
 
@@ -126,10 +136,12 @@ class PhaseClock:
         def timed(*args, **kwargs):
             if phase == "epochs" and self.first_epoch is None:
                 self.first_epoch = (time.perf_counter(), time.process_time())
-            t, c = time.perf_counter(), time.process_time()
+            t, c, own = time.perf_counter(), time.process_time(), time.thread_time()
             try:
                 return orig(*args, **kwargs)
             finally:
+                if phase == "import":
+                    self.import_cpu += time.thread_time() - own
                 self.wall[phase] = self.wall.get(phase, 0.0) + time.perf_counter() - t
                 self.cpu[phase] = self.cpu.get(phase, 0.0) + time.process_time() - c
                 self.calls[phase] = self.calls.get(phase, 0) + 1
@@ -138,6 +150,25 @@ class PhaseClock:
                         self.wrap(*self.deferred.pop())
 
         setattr(target, name, timed)
+
+    def wrap_background_import(self):
+        """Add the CPU of torch's import in its own thread to :attr:`import_cpu`."""
+        try:
+            from hyperclust.models.background_import import BackgroundImport
+        except ImportError:  # a tree from before it (--ref): torch imported in the fit
+            return
+
+        orig = BackgroundImport._run
+
+        def timed(imp):
+            self.import_thread = True
+            own = time.thread_time()
+            try:
+                orig(imp)
+            finally:
+                self.import_cpu += time.thread_time() - own
+
+        BackgroundImport._run = timed
 
 
 def child(path: str, gamma_init: str) -> dict:
@@ -151,6 +182,7 @@ def child(path: str, gamma_init: str) -> dict:
 
     clock = PhaseClock()
     clock.wrap_all(PHASES)
+    clock.wrap_background_import()
     rss_before, torch_before = current_rss_mb(), "torch" in sys.modules
     t, c = time.perf_counter(), time.process_time()
     UniDHC(4, gamma_init=gamma_init, random_state=0).fit(hg)
@@ -162,6 +194,8 @@ def child(path: str, gamma_init: str) -> dict:
             "other_s": wall - sum(clock.wall.values()),
             "other_cpu_s": cpu - sum(clock.cpu.values()),
             "torch_imported_before_fit": torch_before,
+            "import_cpu_s": clock.import_cpu,
+            "import_thread": clock.import_thread,
             "torch_dynamo_imported": "torch._dynamo" in sys.modules,
             # the fit's own limit (the thread policy for this input), not this script's
             "threads": current_limit() or default_threads(input_work(hg)),
@@ -223,7 +257,8 @@ def summary(fits, kernel) -> dict:
         for f in fits:
             if f["setup" + suffix + "_s"] is None:
                 continue
-            imp = f["phases_" + clock].get("import", 0.0)
+            imp = f["phases_" + clock].get("import", 0.0) if clock == "s" \
+                else f.get("import_cpu_s", f["phases_cpu_s"].get("import", 0.0))
             fit = f["fit" + suffix + "_s"]
             shares.append(f["setup" + suffix + "_s"] / fit)
             bare.append((f["setup" + suffix + "_s"] - imp) / (fit - imp))
@@ -256,6 +291,8 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=300, help="seconds per fit")
     ap.add_argument("--ref", metavar="SRC", help="also fit with this source tree (its src/), "
                     "interleaved with this checkout's")
+    ap.add_argument("--input", metavar="NPZ", help="the input's file: reused when it "
+                    "exists (save_input's format), else the HSBM of --n is built and saved there")
     ap.add_argument("--child", metavar="NPZ", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -270,8 +307,9 @@ def main(argv=None):
                                                            "OMP_NUM_THREADS")}}
     fits, kernel = {tree: [] for tree in trees}, []
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "hsbm.npz"
-        head.update(save_input(int(args.n), path))
+        path = Path(args.input) if args.input else Path(tmp) / "hsbm.npz"
+        if not path.exists():
+            head.update(save_input(int(args.n), path))
         print(json.dumps(head), flush=True)
         for _ in range(args.repeats):  # the trees interleaved: both see the same load
             for tree, src in trees.items():
@@ -287,7 +325,8 @@ def report(tree, fits, kernel, load_end):
     summ = summary(fits, kernel)
     summ.update(tree=tree, load_avg_end=load_end,
                 threads=sorted({f["threads"] for f in fits}, key=str),
-                torch_dynamo_imported=sorted({f["torch_dynamo_imported"] for f in fits}))
+                torch_dynamo_imported=sorted({f["torch_dynamo_imported"] for f in fits}),
+                import_thread=sorted({f.get("import_thread", False) for f in fits}))
     print(json.dumps(summ), flush=True)
     print(f"\n{tree}:")
     print("\n".join(table(summ)))

@@ -27,6 +27,7 @@ from sklearn.preprocessing import normalize
 from threadpoolctl import threadpool_limits
 
 from ..models.adaptivity import choose_family, smoothness_zscore
+from ..models.background_import import BackgroundImport
 from .._validation import DEVICE, FINITE_ARRAY, Interval, Options
 from ..models.basis import (FAMILIES as _FAMILIES, basis_response, borrow_for_isolated,
                             family_coefficients, feature_neighbors, polynomial_basis)
@@ -75,11 +76,11 @@ def _row_sums_of_squares(X) -> np.ndarray:
     return out
 
 
-def _deep():
-    """``(torch, train_unidhc)``, imported on first use: torch is the optional extra
-    ``hyperclust[deep]``, and importing this module must not load it."""
+def _deep(pending=None):
+    """``(torch, train_unidhc)`` on first use (``pending``: torch's :class:`BackgroundImport`,
+    joined): torch is the optional ``hyperclust[deep]``; importing this module must not load it."""
     try:
-        import torch
+        torch = (pending or BackgroundImport("torch", threads=1)).join()
     except ImportError:
         raise ImportError("UniDHC needs torch, which is not installed: "
                           "pip install hyperclust[deep]") from None
@@ -97,11 +98,10 @@ class UniDHC(HypergraphClusterer):
     order : int, default 2
         Highest polynomial order ``K``: with the learned filter, K = 2 ties K = 3 for the
         best mean ACC along the homophily sweep and is one product cheaper (docs/unidhc.md,
-        "K sweep"). The basis
-        ``[X, PX, ..., P^K X]`` is computed in float32
-        (:data:`hyperclust.operators.propagation.BASIS_DTYPE`; the network trains in
-        float32): mean ACC/NMI within 0.006 of float64 (less than one std) over 5 seeds
-        on 10 shared sets (docs/results/bench/dtype_settings.md).
+        "K sweep"). The basis ``[X, PX, ..., P^K X]`` is computed in float32
+        (:data:`hyperclust.operators.propagation.BASIS_DTYPE`; the network trains in float32):
+        mean ACC/NMI within 0.006 of float64 (less than one std) over 5 seeds on 10 shared
+        sets (docs/results/bench/dtype_settings.md).
     gamma_init : {"canonical", "alignment", "contrast", "auto", "low-pass", "identity", \
 "high-pass", "uniform"} or array
         Filter before the encoder's training. ``"canonical"``: learned from the uniform
@@ -277,8 +277,7 @@ class UniDHC(HypergraphClusterer):
                  isolated_neighbors=10, hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=0.0,
                  batch_size=512, decorrelation_weight=0.1, consistency_weight=1.0,
                  gamma_reg=1.0, dropout=0.2, views="dropout", embedding="by-input",
-                 n_init="auto",
-                 random_state=0, device="cpu", verbose=False):
+                 n_init="auto", random_state=0, device="cpu", verbose=False):
         self.n_clusters = n_clusters
         self.order = order
         self.gamma_init = gamma_init
@@ -387,24 +386,26 @@ class UniDHC(HypergraphClusterer):
 
     def fit(self, hypergraph, y=None):
         """Fit on ``hypergraph`` (labels, if any, are ignored). Returns ``self``."""
-        load_meter = OtherCpu()  # the fit's preparation is the first epoch's load window
-        torch = _deep()[0]
-        limit = current_limit()  # torch may have been imported inside this fit's thread limit
-        if limit is not None:
-            torch.set_num_threads(limit)
+        load_meter, limit = OtherCpu(), current_limit()  # the set-up: the meter's 1st window
+        pending = BackgroundImport("torch", limit or 1)  # beside the basis, if 2+ threads
+        if not pending.threaded:  # one thread (or no torch): imported here, as it was
+            _deep()
         hg = check_hypergraph(hypergraph)
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
         order = self._validate()
         seed = self._rng_seed(self.random_state)
         self.n_init_ = resolve_settings(hg.n_nodes, n_init=self.n_init)[1]
         X, scale, self.input_kind_ = self._prepare_input(hg, seed, k)
-        # float32 propagation (propagation.BASIS_DTYPE): the basis is trained in float32
         P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE)
-        B = polynomial_basis(P, X, order, scale=scale)
+        with pending:  # the import beside the products: they release the GIL, little else does
+            B = polynomial_basis(P, X, order, scale=scale)
+            torch = _deep(pending)[0]  # the wait for the import (leaving waits on an error)
         g0 = self._initial_filter(hg, P, lambda: X / scale, B, order, seed, k)
         self.initial_coefficients_ = g0.copy()
         B = self._borrow_for_isolated(hg, X, scale, B, seed)
         del X  # read no more: a copy of it (a structural input) would sit under the peak
+        if limit is not None:  # torch may have been imported inside this fit's thread limit
+            torch.set_num_threads(limit)
 
         def train(basis):
             # H^T's CSR read as H in CSC: the layout the hyperedge means need, no conversion
@@ -448,11 +449,10 @@ class UniDHC(HypergraphClusterer):
         """Step 4: the encoder (and gamma when ``gamma_lr > 0``) trained on the basis ``B``."""
         return _deep()[1](
             B, incidence, g0, hidden_dim=self.hidden_dim, epochs=self.epochs, lr=self.lr,
-            gamma_lr=self.gamma_lr, batch_size=self.batch_size,
-            decorrelation_weight=self.decorrelation_weight, gamma_reg=self.gamma_reg,
-            consistency_weight=self.consistency_weight,
-            dropout=float(self.dropout), views=self.views, random_state=seed, device=self.device,
-            verbose=self.verbose, load_meter=load_meter)
+            gamma_lr=self.gamma_lr, batch_size=self.batch_size, gamma_reg=self.gamma_reg,
+            decorrelation_weight=self.decorrelation_weight, dropout=float(self.dropout),
+            consistency_weight=self.consistency_weight, views=self.views, random_state=seed,
+            device=self.device, verbose=self.verbose, load_meter=load_meter)
 
     def _encode(self, net, Z):
         # rows in blocks: the encoder's hidden layer (hidden_dim wide, two tensors of it) for

@@ -1,0 +1,92 @@
+"""A module imported in a second thread while the caller computes: ``import torch`` (1.2-1.5
+s of one core at a user's first fit) beside Uni-DHC's basis.
+
+An import holds the GIL almost throughout, so it overlaps only what runs without it: a few
+long calls such as scipy's sparse products (the basis). Beside many short calls that each
+release the GIL (numpy on small blocks, a loop of scipy calls) it slows the caller instead:
+each call waits up to the interpreter's switch interval (5 ms) to take the GIL back; at
+10^6 nodes the input's blocked row norms took 0.34-1.02 s instead of 0.04-0.12 s.
+So the caller runs such a stretch inside ``with BackgroundImport(...)``: the import starts
+on entering and is waited for on leaving (an error inside included: no import is left
+running in a thread the caller no longer knows of). The import changes no
+number: the same modules are loaded, only earlier, and nothing is computed with torch
+before the join.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+import threading
+
+__all__ = ["BackgroundImport"]
+
+
+class BackgroundImport:
+    """Import the module ``name`` in a daemon thread (:meth:`start`) when ``threads >= 2``
+    allows a second one; with one allowed thread, an import already done, or a module that is
+    not installed, ``threaded`` is False, nothing starts and :meth:`join` imports it where it
+    is called (a missing module then raises there, as a plain import would).
+
+    Parameters
+    ----------
+    name : str
+        A top-level module outside hyperclust (``"torch"``): its import takes no lock that
+        the caller's own imports could be waiting for.
+    threads : int
+        Threads the caller may use (the fit's thread limit): the import is a second
+        thread beside the caller only when 2 or more are allowed.
+
+    Attributes
+    ----------
+    threaded : bool
+        Whether :meth:`start` would start a thread (decided at construction).
+    started : bool
+        Whether a thread was started.
+
+    Examples
+    --------
+    >>> pending = BackgroundImport("json", threads=2)
+    >>> with pending:  # the import runs beside this block
+    ...     total = sum(range(10))
+    >>> pending.join().__name__
+    'json'
+    """
+
+    def __init__(self, name: str, threads: int):
+        self.name = name
+        self._thread = None
+        self.started = False
+        self.threaded = threads >= 2 and name not in sys.modules \
+            and importlib.util.find_spec(name) is not None
+
+    def start(self) -> "BackgroundImport":
+        """Start the import's thread (when :attr:`threaded` and not imported meanwhile)."""
+        if self.threaded and not self.started and self.name not in sys.modules:
+            self._thread = threading.Thread(target=self._run, daemon=True,
+                                            name=f"hyperclust-import-{self.name}")
+            self._thread.start()
+            self.started = True
+        return self
+
+    def __enter__(self) -> "BackgroundImport":
+        return self.start()
+
+    def __exit__(self, *exc) -> bool:
+        if self._thread is not None:
+            self._thread.join()
+        return False
+
+    def _run(self):
+        try:
+            importlib.import_module(self.name)
+        except BaseException:  # noqa: BLE001 - join() imports again and raises in the caller
+            pass
+
+    def join(self):
+        """Wait for the import and return the module (imported here when no thread ran or
+        the thread's import failed: the error is raised in the caller's thread)."""
+        if self._thread is not None:
+            self._thread.join()
+        return importlib.import_module(self.name)
