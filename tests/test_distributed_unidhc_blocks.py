@@ -23,7 +23,7 @@ from hyperclust.distributed.kmeans import _stats  # noqa: E402
 from hyperclust.distributed.operator import propagation  # noqa: E402
 from hyperclust.distributed.unidhc_blocks import _prelu, embed_block, encode  # noqa: E402
 from hyperclust.models.unidhc import (ArrayBatches, ResidualEncoder, drawn_hyperedges,  # noqa: E402
-                                      hyperedge_basis_means, train_on_batches)
+                                      hyperedge_basis_means, planned_draws, train_on_batches)
 
 
 @pytest.mark.parametrize("slope", [0.25, 0.0, 1.0, 1.7, -0.3])
@@ -71,10 +71,22 @@ def test_drawn_hyperedges_are_the_ones_a_training_reads():
     edges = source.edges
     source.edges = lambda idx: (read.append(np.asarray(idx)), edges(idx))[1]
     kw = dict(epochs=3, batch_size=64, decorrelation_weight=0.1, random_state=4)
-    train_on_batches(source, [1.0, 0.0], hidden_dim=4, **kw)
-    drawn = drawn_hyperedges(source.n_nodes, source.n_edges, **kw)
+    net, history = train_on_batches(source, [1.0, 0.0], hidden_dim=4, **kw)
+    draws = planned_draws(source.n_nodes, source.n_edges, **kw)
+    drawn = drawn_hyperedges(draws)
     np.testing.assert_array_equal(drawn, np.unique(np.concatenate(read)))
-    assert drawn_hyperedges(700, source.n_edges, decorrelation_weight=0.0).size == 0
+    np.testing.assert_array_equal(np.concatenate(read), np.concatenate(
+        [eb for epoch in draws for _, eb in epoch]))  # the same steps in the same order
+    assert drawn_hyperedges(planned_draws(700, source.n_edges,
+                                          decorrelation_weight=0.0)).size == 0
+    # trained on the batches drawn beforehand: the same network, bit for bit
+    net2, history2 = train_on_batches(ArrayBatches(basis, hg.incidence, "cpu"), [1.0, 0.0],
+                                      hidden_dim=4, draws=draws, **kw)
+    assert [h["total"] for h in history2] == [h["total"] for h in history]
+    for a, b in zip(net.state_dict().values(), net2.state_dict().values()):
+        assert torch.equal(a, b)
+    with pytest.raises(ValueError, match="epochs"):
+        train_on_batches(source, [1.0, 0.0], hidden_dim=4, draws=draws[:2], **kw)
 
 
 def test_sampled_means_equal_the_rows_of_all_means(tmp_path, client):

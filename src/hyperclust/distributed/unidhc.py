@@ -272,9 +272,10 @@ consistency_weight, gamma_reg, dropout
         concat = self.embedding == "concat" or (self.embedding == "by-input"
                                                 and self.input_kind_ == "features")
         trains = concat or self.gamma_lr > 0
+        draws = None
         if trains:
             orders = given_orders(phg)
-            means = self._sampled_means(phg, client, rows, orders, order, seed)
+            draws, means = self._sampled_means(phg, client, rows, orders, order, seed)
         del rows  # the workers free the basis rows
         lap("basis")
         if not (isinstance(self.gamma_init, str) and self.gamma_init == "auto"):
@@ -287,7 +288,7 @@ consistency_weight, gamma_reg, dropout
             net, self.loss_history_ = train_on_batches(
                 BasisFileBatches(work / "basis", self.device, orders, sampled_means=means), g0,
                 **self._training_options(), random_state=seed, device=self.device,
-                verbose=self.verbose)
+                verbose=self.verbose, draws=draws)
             state = {name: t.detach().cpu().numpy()
                      for name, t in net.encoder.state_dict().items()}
         lap("training")
@@ -304,20 +305,22 @@ consistency_weight, gamma_reg, dropout
         return labels, blocks
 
     def _sampled_means(self, phg, client, rows, orders, order, seed):
-        """``(n_edges, wanted, means)`` of :class:`BasisFileBatches`: the means of the
-        hyperedges the training will draw (the single process computes those rows alone
+        """The training's batches, drawn once here (:func:`planned_draws`, handed to the
+        training), and ``(n_edges, wanted, means)`` of :class:`BasisFileBatches`: the means
+        of the hyperedges those batches read (the single process computes those rows alone
         too), from the basis rows in the workers' memory."""
-        from ..models.unidhc import drawn_hyperedges
+        from ..models.unidhc import drawn_hyperedges, planned_draws
 
         counts = usable_edge_counts(phg, client)
         n_edges = int(counts.sum())
-        drawn = drawn_hyperedges(phg.n_nodes, n_edges, epochs=self.epochs,
-                                 batch_size=self.batch_size,
-                                 decorrelation_weight=self.decorrelation_weight,
-                                 random_state=seed)
+        draws = planned_draws(phg.n_nodes, n_edges, epochs=self.epochs,
+                              batch_size=self.batch_size,
+                              decorrelation_weight=self.decorrelation_weight,
+                              random_state=seed)
+        drawn = drawn_hyperedges(draws)
         wanted = drawn if orders[1] is None else np.unique(orders[1][drawn])
-        return n_edges, wanted, sampled_hyperedge_means(phg, client, rows, counts, wanted,
-                                                         order + 1)
+        return draws, (n_edges, wanted, sampled_hyperedge_means(phg, client, rows, counts,
+                                                                wanted, order + 1))
 
     @staticmethod
     def _row_keys(client, phg):

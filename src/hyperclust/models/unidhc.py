@@ -33,7 +33,7 @@ from .losses import decorrelation_loss, node_consistency_loss, thread_invariant_
 
 __all__ = ["MAX_BATCHES_PER_EPOCH", "PolynomialFilter", "ScalarPReLU", "ResidualEncoder",
            "UniDHCNet", "hyperedge_basis_means", "ArrayBatches", "train_unidhc",
-           "train_on_batches", "drawn_hyperedges"]
+           "train_on_batches", "planned_draws", "drawn_hyperedges"]
 
 MAX_BATCHES_PER_EPOCH = 8
 """An epoch is a pass over at most this many node batches (a fresh seeded sample of the
@@ -302,12 +302,12 @@ def _edge_batch(batch_size, decorrelation_weight, n_edges) -> int:
     return max(2, batch_size // 2) if bool(decorrelation_weight) and n_edges >= 2 else 0
 
 
-def drawn_hyperedges(n_nodes, n_edges, *, epochs=20, batch_size=512, decorrelation_weight=0.1,
-                     random_state=0) -> np.ndarray:
-    """The hyperedges :func:`train_on_batches` will read (``source.edges``) with these
-    settings, without training: the batches depend only on the seed and the two counts, so
-    a source can prepare the means of these rows alone (at most ``epochs x 8 x
-    batch_size / 2`` of them, whatever ``n_edges``).
+def planned_draws(n_nodes, n_edges, *, epochs=20, batch_size=512, decorrelation_weight=0.1,
+                  random_state=0) -> list:
+    """The batches :func:`train_on_batches` draws with these settings, without training:
+    they depend only on the seed and the two counts, so a caller that must know them
+    before the training (a source preparing the means of the drawn hyperedges alone) draws
+    them once and hands them to the training (``draws=``).
 
     Parameters
     ----------
@@ -318,36 +318,59 @@ def drawn_hyperedges(n_nodes, n_edges, *, epochs=20, batch_size=512, decorrelati
 
     Returns
     -------
+    list of list of (ndarray of int64, ndarray of int64 or None)
+        Per epoch, per step (at most :data:`MAX_BATCHES_PER_EPOCH`): the node batch, shape
+        (<= batch_size,), and the step's hyperedges, shape (batch_size // 2,), or None
+        without the decorrelation term.
+
+    Examples
+    --------
+    >>> draws = planned_draws(10_000, 50_000, epochs=2, batch_size=64)
+    >>> len(draws), len(draws[0]), draws[0][0][0].shape, draws[0][0][1].shape
+    (2, 8, (64,), (32,))
+    """
+    rng = np.random.default_rng(random_state)
+    edge_batch = _edge_batch(batch_size, decorrelation_weight, n_edges)
+    return [list(_epoch_draws(rng, n_nodes, n_edges, batch_size, edge_batch))
+            for _ in range(int(epochs))]
+
+
+def drawn_hyperedges(draws) -> np.ndarray:
+    """The hyperedges a training on ``draws`` (:func:`planned_draws`) reads
+    (``source.edges``): at most ``epochs x 8 x batch_size / 2`` of them, whatever the
+    number of hyperedges.
+
+    Parameters
+    ----------
+    draws : list
+        :func:`planned_draws`'s batches.
+
+    Returns
+    -------
     ndarray of int64, shape (r,)
         Sorted, distinct hyperedge indices.
 
     Examples
     --------
-    >>> drawn_hyperedges(10_000, 50_000, epochs=2, batch_size=64).size <= 2 * 8 * 32
+    >>> drawn_hyperedges(planned_draws(10_000, 50_000, epochs=2, batch_size=64)).size <= 2 * 8 * 32
     True
-    >>> drawn_hyperedges(100, 50, decorrelation_weight=0.0).size
+    >>> drawn_hyperedges(planned_draws(100, 50, decorrelation_weight=0.0)).size
     0
     """
-    rng = np.random.default_rng(random_state)
-    edge_batch = _edge_batch(batch_size, decorrelation_weight, n_edges)
-    if not edge_batch:
-        return np.zeros(0, dtype=np.int64)
-    drawn = [eb for _ in range(int(epochs))
-             for _, eb in _epoch_draws(rng, n_nodes, n_edges, batch_size, edge_batch)]
+    drawn = [eb for epoch in draws for _, eb in epoch if eb is not None]
     return np.unique(np.concatenate(drawn)).astype(np.int64) if drawn \
         else np.zeros(0, dtype=np.int64)
 
 
-def _train_epoch(net, source, opt, rng, g0, *, batch_size, edge_batch, weights, dropout,
-                 views, device):
-    """One epoch of :func:`train_on_batches`: Adam steps on the node batches of a fresh
-    permutation (at most :data:`MAX_BATCHES_PER_EPOCH`; ``edge_batch`` hyperedges per step,
-    0: none); returns the mean ``(total, consistency, decorrelation, gamma_reg)`` losses,
-    shape (4,)."""
+def _train_epoch(net, source, opt, steps, g0, *, edge_batch, weights, dropout, views,
+                 device):
+    """One epoch of :func:`train_on_batches`: Adam steps on ``steps``, the epoch's ``(node
+    batch, hyperedges)`` (:func:`_epoch_draws`; ``edge_batch`` hyperedges per step, 0: none);
+    returns the mean ``(total, consistency, decorrelation, gamma_reg)`` losses, shape (4,)."""
     consistency_weight, decorrelation_weight, gamma_reg = weights
     net.train()
     sums, taken = np.zeros(4), 0
-    for batch, eb in _epoch_draws(rng, source.n_nodes, source.n_edges, batch_size, edge_batch):
+    for batch, eb in steps:
         blocks = [net.filter(source.nodes(batch))]
         if edge_batch:
             blocks.append(net.filter(source.edges(eb)))
@@ -370,7 +393,7 @@ def _train_epoch(net, source, opt, rng, g0, *, batch_size, edge_batch, weights, 
 def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=1e-3,
                      batch_size=512, decorrelation_weight=0.1, gamma_reg=1.0, dropout=0.2,
                      consistency_weight=1.0, views="dropout", random_state=0, device="cpu",
-                     verbose=False, load_meter=None):
+                     verbose=False, load_meter=None, draws=None):
     """Train :class:`UniDHCNet` with Adam on node / hyperedge mini-batches of a batch source.
 
     The batches depend only on ``random_state``, ``source.n_nodes`` and ``source.n_edges``:
@@ -402,6 +425,9 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
         Show a tqdm progress bar.
     load_meter : hyperclust.threads.OtherCpu, optional
         A meter started earlier, whose reading picks the first epoch's threads.
+    draws : list, optional
+        The batches, drawn earlier by :func:`planned_draws` with the same settings (the
+        same batches this function would draw); ``epochs`` of them.
 
     Returns
     -------
@@ -431,13 +457,16 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     g0 = net.filter.gamma.detach().clone()
     opt = _adam(net, lr, gamma_lr, device)
     edge_batch = _edge_batch(batch_size, decorrelation_weight, source.n_edges)
+    if draws is not None and len(draws) != int(epochs):
+        raise ValueError(f"draws holds {len(draws)} epochs, the training {int(epochs)}")
     history = []
     bar = tqdm(range(int(epochs)), desc="Uni-DHC", disable=not verbose, leave=False)
     try:
         for epoch in bar:
             threads = follower.epoch_threads()
-            sums = _train_epoch(net, source, opt, rng, g0, batch_size=batch_size,
-                                edge_batch=edge_batch,
+            steps = draws[epoch] if draws is not None else _epoch_draws(
+                rng, source.n_nodes, source.n_edges, batch_size, edge_batch)
+            sums = _train_epoch(net, source, opt, steps, g0, edge_batch=edge_batch,
                                 weights=(consistency_weight, decorrelation_weight, gamma_reg),
                                 dropout=dropout, views=views, device=device)
             history.append({"epoch": epoch + 1, "total": sums[0], "consistency": sums[1],
