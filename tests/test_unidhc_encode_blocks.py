@@ -18,3 +18,27 @@ def test_blocked_encoding_equals_one_pass(monkeypatch):
     np.testing.assert_allclose(fits[0].embedding_, fits[1].embedding_, rtol=0, atol=1e-6)
     np.testing.assert_array_equal(fits[0].labels_, fits[1].labels_)
     assert fits[1].embedding_.dtype == np.float32
+
+
+def test_encoder_blocks_follow_the_load_with_the_same_bits(monkeypatch):
+    torch = __import__("pytest").importorskip("torch")
+    import hyperclust.threads as threads
+    from hyperclust.models.load_following import encode_in_blocks
+
+    enc = torch.nn.Sequential(torch.nn.Linear(16, 64), torch.nn.PReLU(),
+                              torch.nn.Linear(64, 16))
+    Z = np.random.default_rng(0).normal(size=(3000, 16)).astype(np.float32)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        plain = encode_in_blocks(enc, Z, "cpu", 10 ** 6)  # one block: nothing followed
+        seen = []
+        monkeypatch.setattr(threads.OtherCpu, "read", lambda self, min_seconds=0.0: 1.0)
+        monkeypatch.setattr(threads, "threads_beside",
+                            lambda limit, other: seen.append(limit) or 1 + len(seen) % 2)
+        followed = encode_in_blocks(enc, Z, "cpu", 256)
+        assert len(seen) == 12  # every block asked, threads alternating 2, 1, 2, ...
+        assert torch.get_num_threads() == 2  # restored
+    finally:
+        torch.set_num_threads(before)
+    np.testing.assert_array_equal(followed, plain)

@@ -457,14 +457,10 @@ class UniDHC(HypergraphClusterer):
     def _encode(self, net, Z):
         # rows in blocks: the encoder's hidden layer (hidden_dim wide, two tensors of it) for
         # all 10^6 rows at once was 2 GB, most of the fit's peak memory
-        torch = _deep()[0]
-        out = np.empty(Z.shape, dtype=np.float32)
-        with torch.no_grad():
-            for lo in range(0, Z.shape[0], ENCODE_ROWS):
-                block = torch.as_tensor(Z[lo:lo + ENCODE_ROWS], dtype=torch.float32,
-                                        device=torch.device(self.device))
-                out[lo:lo + ENCODE_ROWS] = net.encoder(block).cpu().numpy()
-        return normalize(out, copy=False)
+        _deep()
+        from ..models.load_following import encode_in_blocks
+
+        return normalize(encode_in_blocks(net.encoder, Z, self.device, ENCODE_ROWS), copy=False)
 
     def _select_output(self, hg, k, seed, order, B, filt, enc):
         """``embedding="auto"``: the candidate outputs (``filt``, ``enc``: the row-normalised

@@ -1,16 +1,19 @@
-"""Torch threads that follow the machine's load during Uni-DHC's training.
+"""Torch threads that follow the machine's load during Uni-DHC's training and its encoder
+pass.
 
 The training's result does not depend on the number of torch threads, so each epoch may run
-on the cores other processes left free (:class:`LoadFollower`).
+on the cores other processes left free (:class:`LoadFollower`); the encoder's pass over all
+rows likewise, block by block (:func:`encode_in_blocks`).
 """
 
 from __future__ import annotations
 
 import time
 
+import numpy as np
 import torch
 
-__all__ = ["LoadFollower"]
+__all__ = ["LoadFollower", "encode_in_blocks"]
 
 #: Shortest window (s) of other processes' CPU use that picks an epoch's threads.
 _FIRST_READING_S = 0.05
@@ -61,3 +64,49 @@ class LoadFollower:
     def restore(self):
         if self.follow:
             torch.set_num_threads(self.limit)
+
+
+def encode_in_blocks(encoder, Z, device, block_rows: int) -> np.ndarray:
+    """``encoder(Z)`` without gradients, ``block_rows`` rows at a time, each block's torch
+    threads following the load (:class:`LoadFollower`, from the second block: a pass of
+    10^6 rows on two threads beside a busy core took 5-15 s instead of 0.8 s idle).
+
+    Parameters
+    ----------
+    encoder : torch.nn.Module
+        Maps float32 rows of width ``d`` to rows of width ``d``.
+    Z : ndarray, shape (n, d)
+    device : str or torch.device
+    block_rows : int
+
+    Returns
+    -------
+    ndarray of float32, shape (n, d)
+
+    Examples
+    --------
+    >>> enc = torch.nn.Linear(3, 3)
+    >>> Z = np.random.default_rng(0).normal(size=(10, 3)).astype(np.float32)
+    >>> out = encode_in_blocks(enc, Z, "cpu", 4)
+    >>> bool(np.allclose(out, enc(torch.as_tensor(Z)).detach().numpy(), atol=1e-6))
+    True
+    """
+    from ..threads import OtherCpu
+
+    device = torch.device(device)
+    out = np.empty(Z.shape, dtype=np.float32)
+    # a fresh meter, no pause: the first block runs on the threads as set, later ones on
+    # what the meter saw during the blocks before (one block: nothing to follow)
+    follower = LoadFollower(device, OtherCpu()) if Z.shape[0] > block_rows else None
+    try:
+        with torch.no_grad():
+            for lo in range(0, Z.shape[0], block_rows):
+                if follower is not None:
+                    follower.epoch_threads()
+                block = torch.as_tensor(Z[lo:lo + block_rows], dtype=torch.float32,
+                                        device=device)
+                out[lo:lo + block_rows] = encoder(block).cpu().numpy()
+    finally:
+        if follower is not None:
+            follower.restore()
+    return out
