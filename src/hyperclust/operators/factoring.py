@@ -1,0 +1,139 @@
+"""Which factoring a propagation product takes: the pair through the hyperedges, or one
+collapsed ``n x n`` sparse matrix.
+
+The pair ``P X = C (B X) + diag(s) X`` (:mod:`~hyperclust.operators.propagation`) reads
+every incidence twice and writes, then reads back, the ``(m, d)`` block ``E = B X``. Where
+hyperedges outnumber nodes and overlap heavily (congress-bills: n = 1,718, m = 84,799),
+``A = C B + diag(s)`` has fewer entries than the pair's ``2 nnz(H)`` and one product
+``A X`` needs no ``E``: fewer multiply-adds and no round trip, so it is cheaper at every
+width. Measured (``benchmarks/studies/bench_node_order.py``, float32, one thread, CPU min of
+5, load ~6 on the 2-core machine): congress-bills (``nnz(A) = 0.58 * 2 nnz(H)``) width 64
+44.4 vs 6.3 ms, width 1 4.6 vs 3.1 ms; contact-high-school-classes (0.33) width 64 0.42 vs
+0.10 ms; house-committees (10.7) would lose 0.22 vs 1.87 ms and is never formed.
+
+Forming ``A`` is a sparse product of about ``sum_e |e|^2`` multiply-adds (congress-bills:
+~0.2 s, a few pair products at width 64, dozens at width 1), so an operator forms it only
+once its pair products have cost as much (:class:`CollapsePlan`): one used for a single
+product never pays for it, and one that would gain never pays more than twice the
+better choice's cost. It is attempted only where ``min(sum_e |e|^2, n^2)``, a bound on
+``nnz(A)`` and on the forming work, is at most :data:`ATTEMPT_RATIO` times ``2 nnz(H)``
+(no large ``n x n`` on a path large inputs reach), and kept only where
+``nnz(A) <= 2 nnz(H)``. ``A`` is computed in float64 from the unfolded formula and rounded
+once to the product's dtype, so its products agree with the pair's to rounding.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["ATTEMPT_RATIO", "FORM_COST", "CollapsePlan", "collapsed_matrix"]
+
+#: The collapsed matrix is attempted only where its bound ``min(sum_e |e|^2, n^2)`` is at
+#: most this many times the pair's ``2 nnz(H)`` entries.
+ATTEMPT_RATIO = 4
+
+#: Forming ``A`` costs about this many of the pair's work units (:meth:`CollapsePlan.work`)
+#: per ``sum_e |e|^2`` term. Measured (``benchmarks/studies/bench_factoring.py``, one
+#: thread, load ~6): forming 18-48 ns per term (congress-bills 0.19 s, scipy's sparse
+#: product, the scaling and the sort), a pair work unit 0.2-1.9 ns (0.6 on congress-bills).
+FORM_COST = 30.0
+
+
+class CollapsePlan:
+    """When an operator switches from the pair to the collapsed matrix.
+
+    Parameters
+    ----------
+    n_nodes : int
+    nnz : int
+        Incidences ``nnz(H)``.
+    edge_sizes : ndarray of int, shape (n_edges,)
+
+    Attributes
+    ----------
+    budget : float or None
+        Pair work after which ``A`` is formed; None where it is never attempted.
+    spent : float
+        Pair work done so far.
+
+    Examples
+    --------
+    Two nodes in many hyperedges: ``A`` (2 x 2) is far smaller than the pair, formed once
+    the pair has done the forming's work.
+
+    >>> plan = CollapsePlan(2, 200, np.full(100, 2))
+    >>> plan.budget  # FORM_COST * sum_e |e|^2
+    12000.0
+    >>> plan.record(4), plan.due()  # 2 * 200 * (4 + 1) units
+    (None, False)
+    >>> for _ in range(5):
+    ...     plan.record(4)
+    >>> plan.due()
+    True
+    >>> CollapsePlan(100, 200, np.full(4, 50)).budget is None  # 50^2 * 4 > 4 * 2 * 200
+    True
+    """
+
+    def __init__(self, n_nodes: int, nnz: int, edge_sizes):
+        sizes = np.asarray(edge_sizes, dtype=np.int64)
+        squares = int((sizes * sizes).sum())
+        bound = min(squares, int(n_nodes) ** 2)
+        attempt = nnz > 0 and bound <= ATTEMPT_RATIO * 2 * int(nnz)
+        self.nnz = int(nnz)
+        self.budget = FORM_COST * squares if attempt else None
+        self.spent = 0.0
+
+    def work(self, width: int) -> float:
+        """Work units of one pair product at ``width`` columns: ``2 nnz (width + 1)`` (the
+        ``+ 1`` for reading the indices, which dominates at width 1)."""
+        return 2.0 * self.nnz * (int(width) + 1)
+
+    def record(self, width: int) -> None:
+        """Count one pair product of ``width`` columns."""
+        self.spent += self.work(width)
+
+    def due(self) -> bool:
+        """Whether the pair has done the forming's work (never where not attempted)."""
+        return self.budget is not None and self.spent >= self.budget
+
+    def keep(self, collapsed_nnz: int) -> bool:
+        """Whether ``A`` with ``collapsed_nnz`` entries replaces the pair."""
+        return collapsed_nnz <= 2 * self.nnz
+
+
+def collapsed_matrix(H, edge_scale, left, right, self_loops, dtype) -> sp.csr_matrix:
+    """``diag(left) (H diag(edge_scale) H^T + self_loops I) diag(right)`` as CSR of ``dtype``,
+    sorted indices, computed in float64.
+
+    Parameters
+    ----------
+    H : sparse matrix, shape (n, m)
+    edge_scale : ndarray, shape (m,)
+    left, right : ndarray, shape (n,)
+    self_loops : float
+    dtype : numpy dtype
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix, shape (n, n)
+
+    Examples
+    --------
+    >>> H = sp.csr_matrix(np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]))
+    >>> A = collapsed_matrix(H, np.array([0.5, 1.0]), np.ones(3), np.full(3, 2.0), 1.0,
+    ...                      np.float32)
+    >>> A.toarray().tolist()
+    [[3.0, 1.0, 0.0], [1.0, 5.0, 2.0], [0.0, 2.0, 4.0]]
+    """
+    H = sp.csr_matrix(H, dtype=np.float64)
+    n = H.shape[0]
+    M = (H @ sp.diags(edge_scale) @ H.T.tocsr()).tocsr()
+    if self_loops:
+        M = (M + sp.diags(np.full(n, float(self_loops)))).tocsr()
+    M.sum_duplicates()
+    rows = np.repeat(np.arange(n), np.diff(M.indptr))
+    data = M.data * left[rows] * right[M.indices]
+    A = sp.csr_matrix((data.astype(dtype, copy=False), M.indices, M.indptr), shape=(n, n))
+    A.sort_indices()
+    return A
