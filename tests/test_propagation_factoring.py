@@ -1,0 +1,112 @@
+"""The collapsed factoring of the propagation operator: when it is attempted, formed and kept,
+and that its products equal the pair's (the unfolded dense formula)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from hyperclust import Hypergraph
+from hyperclust.operators import factoring
+from hyperclust.operators.factoring import CollapsePlan, collapsed_matrix
+from hyperclust.operators.propagation import PropagationOperator
+
+from test_propagation_kernel import TOL, dense_reference
+
+
+def _many_edges(n=7, m=300, seed=0):
+    """More hyperedges than nodes, overlapping heavily: the collapsed matrix (at most n^2 =
+    49 entries) is far smaller than the pair (2 nnz ~ 1,500); node 6 is isolated."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(2, 5, m)
+    edges = [rng.choice(n - 1, s, replace=False) for s in sizes]
+    return Hypergraph.from_edges(edges, n_nodes=n, weights=rng.uniform(0.5, 2.0, m))
+
+
+def _run_until_switched(P, width=3, limit=10_000):
+    X = np.ones((P.shape[0], width), dtype=P.dtype)
+    for i in range(limit):
+        if P._collapse.due():
+            return i
+        P.apply(X)
+    raise AssertionError("never due")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("kind", ["sym", "rw"])
+@pytest.mark.parametrize("s", [0.0, 1.0])
+def test_collapsed_products_equal_the_dense_formula(dtype, kind, s):
+    hg = _many_edges()
+    D = dense_reference(hg, s, kind)
+    P = PropagationOperator(hg, self_loops=s, kind=kind, dtype=dtype)
+    X = np.random.default_rng(1).standard_normal((hg.n_nodes, 4))
+    before = P.apply(X)
+    _run_until_switched(P)
+    after = P.apply(X)
+    assert P._collapsed[(False, np.dtype(dtype))] is not None  # the product used A
+    for Y in (before, after):
+        assert Y.dtype == dtype
+        np.testing.assert_allclose(Y, D @ X, atol=TOL[dtype], rtol=TOL[dtype])
+    np.testing.assert_allclose(P.apply(X, adjoint=True), D.T @ X, atol=TOL[dtype],
+                               rtol=TOL[dtype])
+    np.testing.assert_allclose(P.T @ X.astype(np.float32), D.T @ X, atol=1e-5, rtol=1e-5)
+    Z = np.array(X, dtype=dtype)
+    work = P.workspace(4)
+    assert P.apply(Z, out=Z, work=work) is Z  # in place, through the work block
+    np.testing.assert_allclose(Z, D @ X, atol=TOL[dtype], rtol=TOL[dtype])
+    np.testing.assert_allclose(P.apply_power(X, 3), np.linalg.matrix_power(D, 3) @ X,
+                               atol=10 * TOL[dtype], rtol=10 * TOL[dtype])
+
+
+def test_it_switches_once_the_pair_has_done_the_forming_work():
+    hg = _many_edges()
+    P = PropagationOperator(hg)
+    squares = int((hg.edge_sizes.astype(np.int64) ** 2).sum())
+    assert P._collapse.budget == factoring.FORM_COST * squares
+    done = _run_until_switched(P, width=3)
+    assert done == int(np.ceil(P._collapse.budget / P._collapse.work(3)))
+    assert not P._collapsed  # formed at the next product, not before
+    P.apply(np.ones((hg.n_nodes, 3)))
+    assert P._collapsed[(False, np.dtype(np.float64))].nnz <= hg.n_nodes ** 2
+
+
+def test_a_collapsed_matrix_larger_than_the_pair_is_dropped():
+    # a few large hyperedges over many nodes: A is nearly dense, far above 2 nnz(H)
+    hg = Hypergraph.from_edges([list(range(0, 20)), list(range(10, 30))], n_nodes=30)
+    P = PropagationOperator(hg)
+    assert P._collapse.budget is None  # bound 800 > 4 * 2 * 40: never attempted
+    plan = CollapsePlan(30, 40, np.array([20, 20]))
+    assert not plan.keep(81) and plan.keep(80)
+    P._collapse.budget = 0.0  # force the attempt
+    X = np.random.default_rng(0).standard_normal((30, 2))
+    np.testing.assert_allclose(P.apply(X), dense_reference(hg, 1.0, "sym") @ X, atol=1e-12)
+    assert P._collapsed == {(False, np.dtype(np.float64)): None}
+    assert P._collapse.budget is None  # never formed again
+
+
+def test_an_operator_used_once_never_forms_it():
+    hg = _many_edges()
+    P = PropagationOperator(hg)
+    P.apply(np.ones((hg.n_nodes, 2)))
+    assert not P._collapsed and not P._collapse.due()
+
+
+def test_collapsed_matrix_is_sorted_and_equals_the_formula():
+    rng = np.random.default_rng(3)
+    H = sp.random(12, 40, density=0.3, random_state=4, format="csr")
+    H.data[:] = 1.0
+    es, left, right = rng.uniform(0.1, 1, 40), rng.uniform(0.1, 1, 12), rng.uniform(0.1, 1, 12)
+    A = collapsed_matrix(H, es, left, right, 0.5, np.float32)
+    Hd = H.toarray()
+    ref = np.diag(left) @ (Hd @ np.diag(es) @ Hd.T + 0.5 * np.eye(12)) @ np.diag(right)
+    assert A.dtype == np.float32 and A.has_sorted_indices
+    np.testing.assert_allclose(A.toarray(), ref, rtol=1e-6)
+
+
+def test_products_are_deterministic_across_operators():
+    hg = _many_edges()
+    X = np.random.default_rng(5).standard_normal((hg.n_nodes, 3)).astype(np.float32)
+    runs = []
+    for _ in range(2):
+        P = PropagationOperator(hg, dtype=np.float32)
+        runs.append(np.stack([P.apply(X) for _ in range(300)]))
+    assert np.array_equal(runs[0], runs[1])
