@@ -7,7 +7,7 @@ import scipy.sparse as sp
 
 from hyperclust import Hypergraph
 from hyperclust.operators import factoring
-from hyperclust.operators.factoring import CollapsePlan, collapsed_matrix
+from hyperclust.operators.factoring import CollapsePlan, collapsed_matrix, estimated_nnz
 from hyperclust.operators.propagation import PropagationOperator
 
 from test_propagation_kernel import TOL, dense_reference
@@ -69,18 +69,32 @@ def test_it_switches_once_the_pair_has_done_the_forming_work():
     assert P._collapsed[(False, np.dtype(np.float64))].nnz <= hg.n_nodes ** 2
 
 
-def test_a_collapsed_matrix_larger_than_the_pair_is_dropped():
+@pytest.mark.parametrize("estimate", ["sampled", "too low"])
+def test_a_collapsed_matrix_larger_than_the_pair_is_dropped(estimate, monkeypatch):
     # a few large hyperedges over many nodes: A is nearly dense, far above 2 nnz(H)
     hg = Hypergraph.from_edges([list(range(0, 20)), list(range(10, 30))], n_nodes=30)
     P = PropagationOperator(hg)
-    assert P._collapse.budget is None  # bound 800 > 4 * 2 * 40: never attempted
+    assert P._collapse.budget is None  # bound 30^2 > 4 * 2 * 40: never attempted
     plan = CollapsePlan(30, 40, np.array([20, 20]))
     assert not plan.keep(81) and plan.keep(80)
+    if estimate == "too low":  # the estimate lets it through: the formed matrix is refused
+        monkeypatch.setattr("hyperclust.operators.propagation.estimated_nnz", lambda H, Ht: 0)
     P._collapse.budget = 0.0  # force the attempt
     X = np.random.default_rng(0).standard_normal((30, 2))
     np.testing.assert_allclose(P.apply(X), dense_reference(hg, 1.0, "sym") @ X, atol=1e-12)
-    assert P._collapsed == {(False, np.dtype(np.float64)): None}
-    assert P._collapse.budget is None  # never formed again
+    formed = {} if estimate == "sampled" else {(False, np.dtype(np.float64)): None}
+    assert P._collapsed == formed
+    assert P._collapse.budget is None  # never attempted again
+
+
+def test_the_estimate_counts_sampled_rows_and_the_diagonal():
+    hg = _many_edges(n=3000, m=2000)
+    H, Ht = hg.incidence.tocsr(), hg.incidence_t.tocsr()
+    exact = (H @ Ht).nnz + int((np.diff(H.indptr) == 0).sum())
+    assert abs(estimated_nnz(H, Ht) - exact) <= 0.05 * exact
+    small = _many_edges()
+    H, Ht = small.incidence.tocsr(), small.incidence_t.tocsr()
+    assert estimated_nnz(H, Ht) == (H @ Ht).nnz + 1  # every row counted; node 6 isolated
 
 
 def test_an_operator_used_once_never_forms_it():

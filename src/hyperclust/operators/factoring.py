@@ -15,10 +15,12 @@ Forming ``A`` is a sparse product of about ``sum_e |e|^2`` multiply-adds (congre
 ~0.2 s, a few pair products at width 64, dozens at width 1), so an operator forms it only
 once its pair products have cost as much (:class:`CollapsePlan`): one used for a single
 product never pays for it, and one that would gain never pays more than twice the
-better choice's cost. It is attempted only where ``min(sum_e |e|^2, n^2)``, a bound on
-``nnz(A)`` and on the forming work, is at most :data:`ATTEMPT_RATIO` times ``2 nnz(H)``
-(no large ``n x n`` on a path large inputs reach), and kept only where
-``nnz(A) <= 2 nnz(H)``. ``A`` is computed in float64 from the unfolded formula and rounded
+better choice's cost. It is attempted only where ``min(sum_e |e|^2 - nnz(H) + n, n^2)``, a
+bound on ``nnz(A)`` and on the forming work, is at most :data:`ATTEMPT_RATIO` times
+``2 nnz(H)`` (no large ``n x n`` on a path large inputs reach); when due, formed only where
+``nnz(A)`` estimated from :data:`SAMPLE_ROWS` evenly spaced rows is at most ``2 nnz(H)``
+(a 10^6-node block model, bound 1.9 times the pair, is refused at that cost, not the full
+product's), and kept only where the formed ``nnz(A) <= 2 nnz(H)``. ``A`` is computed in float64 from the unfolded formula and rounded
 once to the product's dtype, so its products agree with the pair's to rounding.
 """
 
@@ -27,7 +29,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["ATTEMPT_RATIO", "FORM_COST", "CollapsePlan", "collapsed_matrix"]
+__all__ = ["ATTEMPT_RATIO", "FORM_COST", "SAMPLE_ROWS", "CollapsePlan", "collapsed_matrix",
+           "estimated_nnz"]
 
 #: The collapsed matrix is attempted only where its bound ``min(sum_e |e|^2, n^2)`` is at
 #: most this many times the pair's ``2 nnz(H)`` entries.
@@ -38,6 +41,9 @@ ATTEMPT_RATIO = 4
 #: thread, load ~6): forming 18-48 ns per term (congress-bills 0.19 s, scipy's sparse
 #: product, the scaling and the sort), a pair work unit 0.2-1.9 ns (0.6 on congress-bills).
 FORM_COST = 30.0
+
+#: Rows of ``A`` counted exactly to estimate ``nnz(A)`` before forming it.
+SAMPLE_ROWS = 1024
 
 
 class CollapsePlan:
@@ -78,7 +84,8 @@ class CollapsePlan:
     def __init__(self, n_nodes: int, nnz: int, edge_sizes):
         sizes = np.asarray(edge_sizes, dtype=np.int64)
         squares = int((sizes * sizes).sum())
-        bound = min(squares, int(n_nodes) ** 2)
+        # a node's diagonal entry is counted once per hyperedge it is in, stored once
+        bound = min(squares - int(nnz) + int(n_nodes), int(n_nodes) ** 2)
         attempt = nnz > 0 and bound <= ATTEMPT_RATIO * 2 * int(nnz)
         self.nnz = int(nnz)
         self.budget = FORM_COST * squares if attempt else None
@@ -97,9 +104,39 @@ class CollapsePlan:
         """Whether the pair has done the forming's work (never where not attempted)."""
         return self.budget is not None and self.spent >= self.budget
 
-    def keep(self, collapsed_nnz: int) -> bool:
+    def drop(self) -> None:
+        """Never attempt the collapsed matrix again."""
+        self.budget = None
+
+    def keep(self, collapsed_nnz: float) -> bool:
         """Whether ``A`` with ``collapsed_nnz`` entries replaces the pair."""
         return collapsed_nnz <= 2 * self.nnz
+
+
+def estimated_nnz(H, Ht) -> float:
+    """``nnz(H H^T + I)`` estimated from :data:`SAMPLE_ROWS` evenly spaced rows of ``H H^T``
+    (exact where ``H`` has no more rows), plus the isolated nodes' diagonal.
+
+    Parameters
+    ----------
+    H : scipy.sparse CSR, shape (n, m)
+    Ht : scipy.sparse CSR, shape (m, n), ``H^T``
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> H = sp.csr_matrix(np.array([[1, 0], [1, 1], [0, 1]]))
+    >>> estimated_nnz(H, H.T.tocsr())  # every entry but the two corners
+    7.0
+    """
+    n = H.shape[0]
+    rows = np.unique(np.linspace(0, n - 1, min(n, SAMPLE_ROWS)).astype(np.int64))
+    counted = (H[rows] @ Ht).nnz if rows.size else 0
+    isolated = int(np.count_nonzero(np.diff(H.indptr) == 0))
+    return counted * n / max(rows.size, 1) + isolated
 
 
 def collapsed_matrix(H, edge_scale, left, right, self_loops, dtype) -> sp.csr_matrix:
