@@ -104,13 +104,26 @@ class CollapsePlan:
         """Whether the pair has done the forming's work (never where not attempted)."""
         return self.budget is not None and self.spent >= self.budget
 
-    def drop(self) -> None:
-        """Never attempt the collapsed matrix again."""
-        self.budget = None
-
     def keep(self, collapsed_nnz: float) -> bool:
         """Whether ``A`` with ``collapsed_nnz`` entries replaces the pair."""
         return collapsed_nnz <= 2 * self.nnz
+
+    def settle(self, H, Ht, build):
+        """Once :meth:`due`: ``build()``, the collapsed matrix, where its estimated and its
+        formed size are kept, else None, and then never attempted again.
+
+        Parameters
+        ----------
+        H, Ht : scipy.sparse CSR, shapes (n, m) and (m, n)
+            The incidence the matrix collapses (:func:`estimated_nnz`).
+        build : callable
+            Returns the collapsed matrix (sparse, shape (n, n)).
+        """
+        A = build() if self.keep(estimated_nnz(H, Ht)) else None
+        if A is None or not self.keep(A.nnz):
+            self.budget = None
+            return None
+        return A
 
 
 def estimated_nnz(H, Ht) -> float:
@@ -139,16 +152,17 @@ def estimated_nnz(H, Ht) -> float:
     return counted * n / max(rows.size, 1) + isolated
 
 
-def collapsed_matrix(H, edge_scale, left, right, self_loops, dtype) -> sp.csr_matrix:
-    """``diag(left) (H diag(edge_scale) H^T + self_loops I) diag(right)`` as CSR of ``dtype``,
-    sorted indices, computed in float64.
+def collapsed_matrix(H, edge_scale, left, right, diagonal, dtype) -> sp.csr_matrix:
+    """``diag(left) (H diag(edge_scale) H^T + diag(diagonal)) diag(right)`` as CSR of
+    ``dtype``, sorted indices, computed in float64.
 
     Parameters
     ----------
     H : sparse matrix, shape (n, m)
     edge_scale : ndarray, shape (m,)
     left, right : ndarray, shape (n,)
-    self_loops : float
+    diagonal : float or ndarray of shape (n,)
+        Added on the diagonal (a self-loop weight, a node shift).
     dtype : numpy dtype
 
     Returns
@@ -166,8 +180,9 @@ def collapsed_matrix(H, edge_scale, left, right, self_loops, dtype) -> sp.csr_ma
     H = sp.csr_matrix(H, dtype=np.float64)
     n = H.shape[0]
     M = (H @ sp.diags(edge_scale) @ H.T.tocsr()).tocsr()
-    if self_loops:
-        M = (M + sp.diags(np.full(n, float(self_loops)))).tocsr()
+    diagonal = np.broadcast_to(np.asarray(diagonal, dtype=np.float64), (n,))
+    if np.any(diagonal):
+        M = (M + sp.diags(diagonal)).tocsr()
     M.sum_duplicates()
     rows = np.repeat(np.arange(n), np.diff(M.indptr))
     data = M.data * left[rows] * right[M.indices]

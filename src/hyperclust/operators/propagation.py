@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph
 from .base import Operator, edge_scale, loop_degrees, safe_inverse
-from .factoring import CollapsePlan, collapsed_matrix, estimated_nnz
+from .factoring import CollapsePlan, collapsed_matrix
 from .kernels import csr_matmat
 
 __all__ = ["PropagationOperator", "propagation_operator", "PROPAGATION_DTYPES",
@@ -265,14 +265,11 @@ class PropagationOperator(Operator):
         if key not in self._collapsed:
             if not self._collapse.due():
                 return None
-            if not self._collapse.keep(estimated_nnz(self._H, self._Ht)):
-                self._collapse.drop()
-                return None
             left, right = (self._right, self._left) if adjoint else (self._left, self._right)
-            A = collapsed_matrix(self._H, self._edge_scale, left, right, self.self_loops, dtype)
-            self._collapsed[key] = A if self._collapse.keep(A.nnz) else None
-            if self._collapsed[key] is None:
-                self._collapse.drop()
+            self._collapsed[key] = self._collapse.settle(
+                self._H, self._Ht,
+                lambda: collapsed_matrix(self._H, self._edge_scale, left, right,
+                                         self.self_loops, dtype))
         return self._collapsed[key]
 
     def column_quadratic_forms(self, X) -> np.ndarray:
