@@ -123,3 +123,24 @@ def test_products_are_deterministic_across_operators():
         P = PropagationOperator(hg, dtype=np.float32)
         runs.append(np.stack([P.apply(X) for _ in range(300)]))
     assert np.array_equal(runs[0], runs[1])
+
+
+@pytest.mark.parametrize("tau", [0.0, 0.5])
+def test_the_spectral_affinity_switches_too_and_keeps_its_values(tau):
+    from hyperclust.operators import ZhouLaplacian
+    from hyperclust.operators.eigensolvers import NormalizedAffinity
+
+    hg = _many_edges()
+    M, d = ZhouLaplacian(hg, kind="unnormalized").affinity()
+    N = NormalizedAffinity(M, d, tau)
+    Md = M.to_dense()
+    dt = d + tau
+    s = np.divide(1.0, np.sqrt(dt), out=np.zeros_like(dt), where=dt > 0)
+    ref = s[:, None] * (Md + tau / hg.n_nodes) * s[None, :]
+    X = np.random.default_rng(2).standard_normal((hg.n_nodes, 2))
+    results = []
+    for _ in range(200):
+        results.append(N @ X)
+    assert N._collapsed is not None and N._collapsed.nnz <= hg.n_nodes ** 2
+    for Y in (results[0], results[-1]):
+        np.testing.assert_allclose(Y, ref @ X, atol=1e-12)
