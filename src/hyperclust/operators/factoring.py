@@ -13,9 +13,10 @@ width. Measured (``benchmarks/studies/bench_node_order.py``, float32, one thread
 
 Forming ``A`` is a sparse product of about ``sum_e |e|^2`` multiply-adds (congress-bills:
 ~0.2 s, a few pair products at width 64, dozens at width 1), so an operator forms it only
-once its pair products have cost as much (:class:`CollapsePlan`): one used for a single
-product never pays for it, and one that would gain never pays more than twice the
-better choice's cost. It is attempted only where ``min(sum_e |e|^2 - nnz(H) + n, n^2)``, a
+once its pair products have cost about what ``A`` would have saved plus its forming
+(:class:`CollapsePlan`, :data:`FORM_COST`): one used for a few products never pays for it
+(a fit's spectral embedding of 19 products stays on the pair), one used for many (an
+iterative solver, repeated propagation) switches early in its life. It is attempted only where ``min(sum_e |e|^2 - nnz(H) + n, n^2)``, a
 bound on ``nnz(A)`` and on the forming work, is at most :data:`ATTEMPT_RATIO` times
 ``2 nnz(H)`` (no large ``n x n`` on a path large inputs reach); when due, formed only where
 ``nnz(A)`` estimated from :data:`SAMPLE_ROWS` evenly spaced rows is at most ``2 nnz(H)``
@@ -36,11 +37,16 @@ __all__ = ["ATTEMPT_RATIO", "FORM_COST", "SAMPLE_ROWS", "CollapsePlan", "collaps
 #: most this many times the pair's ``2 nnz(H)`` entries.
 ATTEMPT_RATIO = 4
 
-#: Forming ``A`` costs about this many of the pair's work units (:meth:`CollapsePlan.work`)
-#: per ``sum_e |e|^2`` term. Measured (``benchmarks/studies/bench_factoring.py``, one
-#: thread, load ~6): forming 18-48 ns per term (congress-bills 0.19 s, scipy's sparse
-#: product, the scaling and the sort), a pair work unit 0.2-1.9 ns (0.6 on congress-bills).
-FORM_COST = 30.0
+#: Pair work units (:meth:`CollapsePlan.work`) per ``sum_e |e|^2`` term after which ``A`` is
+#: formed: twice its forming cost, since ``A X`` saves about half the pair's time (33% at
+#: width 1, 53% at 8, 86% at 64 on congress-bills), so that the pair's work left unsaved
+#: before forming is about the forming's cost. Measured (``benchmarks/studies/
+#: bench_node_order.py``, one thread, load ~6): forming 18-48 ns per term (congress-bills
+#: 0.19 s: scipy's sparse product, the scaling and the sort), a pair work unit 0.2-1.9 ns (0.6
+#: on congress-bills). With half that budget the spectral embeddings of hgnn, Uni-DHC and
+#: hsbm on congress-bills (19 products at width 13) formed ``A`` after 15 and their fits took
+#: 0.2 s longer (0.30-0.45 s before).
+FORM_COST = 60.0
 
 #: Rows of ``A`` counted exactly to estimate ``nnz(A)`` before forming it.
 SAMPLE_ROWS = 1024
@@ -70,10 +76,10 @@ class CollapsePlan:
 
     >>> plan = CollapsePlan(2, 200, np.full(100, 2))
     >>> plan.budget  # FORM_COST * sum_e |e|^2
-    12000.0
+    24000.0
     >>> plan.record(4), plan.due()  # 2 * 200 * (4 + 1) units
     (None, False)
-    >>> for _ in range(5):
+    >>> for _ in range(11):
     ...     plan.record(4)
     >>> plan.due()
     True
