@@ -6,23 +6,25 @@ every incidence twice and writes, then reads back, the ``(m, d)`` block ``E = B 
 hyperedges outnumber nodes and overlap heavily (congress-bills: n = 1,718, m = 84,799),
 ``A = C B + diag(s)`` has fewer entries than the pair's ``2 nnz(H)`` and one product
 ``A X`` needs no ``E``: fewer multiply-adds and no round trip, so it is cheaper at every
-width. Measured (``benchmarks/studies/bench_node_order.py``, float32, one thread, CPU min of
-5, load ~6 on the 2-core machine): congress-bills (``nnz(A) = 0.58 * 2 nnz(H)``) width 64
-44.4 vs 6.3 ms, width 1 4.6 vs 3.1 ms; contact-high-school-classes (0.33) width 64 0.42 vs
-0.10 ms; house-committees (10.7) would lose 0.22 vs 1.87 ms and is never formed.
+width. Measured (``benchmarks/studies/bench_factoring.py``, float32, one thread, CPU min of
+5, load ~6.6 on the 2-core machine): congress-bills (``nnz(A) = 0.58 * 2 nnz(H)``) saves
+33% at width 1, 48% at 8, 85% at 64 (43.0 vs 6.3 ms); contact-high-school-classes (0.33)
+62-78%; mag-10 (1.54) -19% at width 1, 23% at 64; house-committees (10.7) 4x-10x slower.
 
 Forming ``A`` is a sparse product of about ``sum_e |e|^2`` multiply-adds (congress-bills:
-~0.2 s, a few pair products at width 64, dozens at width 1), so an operator forms it only
+0.17 s, four pair products at width 64, forty at width 1), so an operator forms it only
 once its pair products have cost about what ``A`` would have saved plus its forming
 (:class:`CollapsePlan`, :data:`FORM_COST`): one used for a few products never pays for it
 (a fit's spectral embedding of 19 products stays on the pair), one used for many (an
-iterative solver, repeated propagation) switches early in its life. It is attempted only where ``min(sum_e |e|^2 - nnz(H) + n, n^2)``, a
-bound on ``nnz(A)`` and on the forming work, is at most :data:`ATTEMPT_RATIO` times
-``2 nnz(H)`` (no large ``n x n`` on a path large inputs reach); when due, formed only where
-``nnz(A)`` estimated from :data:`SAMPLE_ROWS` evenly spaced rows is at most ``2 nnz(H)``
-(a 10^6-node block model, bound 1.9 times the pair, is refused at that cost, not the full
-product's), and kept only where the formed ``nnz(A) <= 2 nnz(H)``. ``A`` is computed in float64 from the unfolded formula and rounded
-once to the product's dtype, so its products agree with the pair's to rounding.
+iterative solver, repeated propagation) switches early in its life. It is attempted only
+where ``min(sum_e |e|^2 - nnz(H) + n, n^2)``, a bound on ``nnz(A)`` and on the forming
+work, is at most :data:`ATTEMPT_RATIO` times ``2 nnz(H)`` (no large ``n x n`` on a path
+large inputs reach); when due, formed only where ``nnz(A)`` estimated from
+:data:`SAMPLE_ROWS` evenly spaced rows is at most ``2 nnz(H)`` (a 10^6-node block model,
+bound 1.9 times the pair, is refused at that cost, not the full product's), and kept only
+where the formed ``nnz(A) <= 2 nnz(H)`` (mag-10, which would gain at large widths only,
+stays on the pair). ``A`` is computed in float64 from the unfolded formula and rounded once
+to the product's dtype, so its products agree with the pair's to rounding.
 """
 
 from __future__ import annotations
@@ -33,19 +35,18 @@ import scipy.sparse as sp
 __all__ = ["ATTEMPT_RATIO", "FORM_COST", "SAMPLE_ROWS", "CollapsePlan", "collapsed_matrix",
            "estimated_nnz"]
 
-#: The collapsed matrix is attempted only where its bound ``min(sum_e |e|^2, n^2)`` is at
-#: most this many times the pair's ``2 nnz(H)`` entries.
+#: The collapsed matrix is attempted only where its bound
+#: ``min(sum_e |e|^2 - nnz(H) + n, n^2)`` is at most this many times the pair's ``2 nnz(H)``.
 ATTEMPT_RATIO = 4
 
 #: Pair work units (:meth:`CollapsePlan.work`) per ``sum_e |e|^2`` term after which ``A`` is
-#: formed: twice its forming cost, since ``A X`` saves about half the pair's time (33% at
-#: width 1, 53% at 8, 86% at 64 on congress-bills), so that the pair's work left unsaved
-#: before forming is about the forming's cost. Measured (``benchmarks/studies/
-#: bench_node_order.py``, one thread, load ~6): forming 18-48 ns per term (congress-bills
-#: 0.19 s: scipy's sparse product, the scaling and the sort), a pair work unit 0.2-1.9 ns (0.6
-#: on congress-bills). With half that budget the spectral embeddings of hgnn, Uni-DHC and
-#: hsbm on congress-bills (19 products at width 13) formed ``A`` after 15 and their fits took
-#: 0.2 s longer (0.30-0.45 s before).
+#: formed: about twice its forming cost, since ``A X`` saves about half the pair's time, so
+#: that the pair's work left unsaved before forming is about the forming's cost. Measured
+#: (``benchmarks/studies/bench_factoring.py``, one thread, load ~6.6): forming 16-45 ns per
+#: term (congress-bills 16.2: scipy's sparse product, the scaling and the sort), a pair work
+#: unit 0.18-1.6 ns (congress-bills 0.41-1.41). With half this budget the spectral
+#: embeddings of hgnn, Uni-DHC and hsbm on congress-bills (19 products at width 13) formed
+#: ``A`` after 15 and their fits took 0.2 s CPU longer (0.30-0.45 s before).
 FORM_COST = 60.0
 
 #: Rows of ``A`` counted exactly to estimate ``nnz(A)`` before forming it.
