@@ -144,3 +144,18 @@ def test_the_spectral_affinity_switches_too_and_keeps_its_values(tau):
     assert N._collapsed is not None and N._collapsed.nnz <= hg.n_nodes ** 2
     for Y in (results[0], results[-1]):
         np.testing.assert_allclose(Y, ref @ X, atol=1e-12)
+
+
+def test_collapsed_products_do_not_depend_on_the_threads(monkeypatch):
+    from hyperclust.operators import kernels
+
+    monkeypatch.setattr(kernels, "PARALLEL_MIN_WORK", 1)
+    hg = _many_edges(n=40, m=2000)
+    X = np.random.default_rng(6).standard_normal((hg.n_nodes, 5))
+    runs = []
+    for threads in (1, 2, 3):
+        P = PropagationOperator(hg, n_threads=threads)
+        _run_until_switched(P, width=5)
+        runs.append(P.apply(X))
+        assert P._collapsed[(False, np.dtype(np.float64))] is not None
+    assert all(np.array_equal(runs[0], r) for r in runs[1:])
