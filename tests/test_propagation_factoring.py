@@ -108,11 +108,19 @@ def test_collapsed_matrix_is_sorted_and_equals_the_formula():
     H = sp.random(12, 40, density=0.3, random_state=4, format="csr")
     H.data[:] = 1.0
     es, left, right = rng.uniform(0.1, 1, 40), rng.uniform(0.1, 1, 12), rng.uniform(0.1, 1, 12)
-    A = collapsed_matrix(H, es, left, right, 0.5, np.float32)
     Hd = H.toarray()
-    ref = np.diag(left) @ (Hd @ np.diag(es) @ Hd.T + 0.5 * np.eye(12)) @ np.diag(right)
-    assert A.dtype == np.float32 and A.has_sorted_indices
-    np.testing.assert_allclose(A.toarray(), ref, rtol=1e-6)
+    Hd[:, :3] = 0.0
+    Hd[0] = 0.0  # node 0 isolated
+    Hd[1] = 0.0
+    Hd[1, 39] = 1.0  # node 1 only in a hyperedge of scale 0: no stored diagonal entry
+    es[39] = 0.0
+    H = sp.csr_matrix(Hd)
+    for diagonal in (0.5, np.where(np.arange(12) < 2, 0.0, 0.5), 0.0):
+        A = collapsed_matrix(H, H.T.tocsr(), es, left, right, diagonal, np.float32)
+        ref = np.diag(left) @ (Hd @ np.diag(es) @ Hd.T + np.diag(
+            np.broadcast_to(diagonal, (12,)))) @ np.diag(right)
+        assert A.dtype == np.float32 and A.has_sorted_indices
+        np.testing.assert_allclose(A.toarray(), ref, rtol=1e-6)
 
 
 def test_products_are_deterministic_across_operators():

@@ -44,8 +44,8 @@ def measure(spec, rounds):
     squares = int((hg.edge_sizes.astype(np.int64) ** 2).sum())
 
     def form():
-        return collapsed_matrix(P._H, P._edge_scale, P._left, P._right, P.self_loops,
-                                np.float32)
+        return collapsed_matrix(P._H, P._Ht, P._edge_scale, P._left, P._right,
+                                P.self_loops, np.float32)
 
     A = form()
     t_form = cpu_min(form, 3)

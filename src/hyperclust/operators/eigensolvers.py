@@ -244,8 +244,8 @@ class NormalizedAffinity(SymmetricOperator):
             M = self.M
             self._collapsed = self._collapse.settle(
                 M._H, self._folded[0],
-                lambda: collapsed_matrix(M._H, M.edge_scale, self._s, self._s, M.node_shift,
-                                         np.float64))
+                lambda: collapsed_matrix(M._H, M._Ht, M.edge_scale, self._s, self._s,
+                                         M.node_shift, np.float64))
         return self._collapsed
 
     def _apply(self, X):

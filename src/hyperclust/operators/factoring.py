@@ -12,7 +12,7 @@ width. Measured (``benchmarks/studies/bench_factoring.py``, float32, one thread,
 62-78%; mag-10 (1.54) -19% at width 1, 23% at 64; house-committees (10.7) 4x-10x slower.
 
 Forming ``A`` is a sparse product of about ``sum_e |e|^2`` multiply-adds (congress-bills:
-0.17 s, four pair products at width 64, forty at width 1), so an operator forms it only
+0.15 s, three pair products at width 64, thirty at width 1), so an operator forms it only
 once its pair products have cost about what ``A`` would have saved plus its forming
 (:class:`CollapsePlan`, :data:`FORM_COST`): one used for a few products never pays for it
 (a fit's spectral embedding of 19 products stays on the pair), one used for many (an
@@ -42,9 +42,9 @@ ATTEMPT_RATIO = 4
 #: Pair work units (:meth:`CollapsePlan.work`) per ``sum_e |e|^2`` term after which ``A`` is
 #: formed: about twice its forming cost, since ``A X`` saves about half the pair's time, so
 #: that the pair's work left unsaved before forming is about the forming's cost. Measured
-#: (``benchmarks/studies/bench_factoring.py``, one thread, load ~6.6): forming 16-45 ns per
-#: term (congress-bills 16.2: scipy's sparse product, the scaling and the sort), a pair work
-#: unit 0.18-1.6 ns (congress-bills 0.41-1.41). With half this budget the spectral
+#: (``benchmarks/studies/bench_factoring.py``, one thread, load 4.8-6.6): forming 14-64 ns
+#: per term (congress-bills 14.3: scipy's sparse product, the scaling and the sort), a pair
+#: work unit 0.18-1.9 ns (congress-bills 0.41-1.72). With half this budget the spectral
 #: embeddings of hgnn, Uni-DHC and hsbm on congress-bills (19 products at width 13) formed
 #: ``A`` after 15 and their fits took 0.2 s CPU longer (0.30-0.45 s before).
 FORM_COST = 60.0
@@ -159,13 +159,14 @@ def estimated_nnz(H, Ht) -> float:
     return counted * n / max(rows.size, 1) + isolated
 
 
-def collapsed_matrix(H, edge_scale, left, right, diagonal, dtype) -> sp.csr_matrix:
+def collapsed_matrix(H, Ht, edge_scale, left, right, diagonal, dtype) -> sp.csr_matrix:
     """``diag(left) (H diag(edge_scale) H^T + diag(diagonal)) diag(right)`` as CSR of
     ``dtype``, sorted indices, computed in float64.
 
     Parameters
     ----------
-    H : sparse matrix, shape (n, m)
+    H : scipy.sparse CSR, shape (n, m)
+    Ht : scipy.sparse CSR, shape (m, n), ``H^T``
     edge_scale : ndarray, shape (m,)
     left, right : ndarray, shape (n,)
     diagonal : float or ndarray of shape (n,)
@@ -179,19 +180,29 @@ def collapsed_matrix(H, edge_scale, left, right, diagonal, dtype) -> sp.csr_matr
     Examples
     --------
     >>> H = sp.csr_matrix(np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]))
-    >>> A = collapsed_matrix(H, np.array([0.5, 1.0]), np.ones(3), np.full(3, 2.0), 1.0,
-    ...                      np.float32)
+    >>> A = collapsed_matrix(H, H.T.tocsr(), np.array([0.5, 1.0]), np.ones(3),
+    ...                      np.full(3, 2.0), 1.0, np.float32)
     >>> A.toarray().tolist()
     [[3.0, 1.0, 0.0], [1.0, 5.0, 2.0], [0.0, 2.0, 4.0]]
     """
-    H = sp.csr_matrix(H, dtype=np.float64)
     n = H.shape[0]
-    M = (H @ sp.diags(edge_scale) @ H.T.tocsr()).tocsr()
-    diagonal = np.broadcast_to(np.asarray(diagonal, dtype=np.float64), (n,))
-    if np.any(diagonal):
-        M = (M + sp.diags(diagonal)).tocsr()
+    # one sparse product: the hyperedge scale folded into H's values (half the time of
+    # H @ diags(edge_scale) @ H.T, which multiplies twice and transposes)
+    scaled = sp.csr_matrix((np.asarray(H.data, dtype=np.float64) * edge_scale[H.indices],
+                            H.indices, H.indptr), shape=H.shape)
+    M = (scaled @ sp.csr_matrix(Ht, dtype=np.float64)).tocsr()
     M.sum_duplicates()
+    diagonal = np.broadcast_to(np.asarray(diagonal, dtype=np.float64), (n,))
     rows = np.repeat(np.arange(n), np.diff(M.indptr))
+    on_diagonal = M.indices == rows
+    stored = np.zeros(n, dtype=bool)
+    stored[rows[on_diagonal]] = True
+    if np.any(diagonal[~stored]):  # isolated nodes (or only in zero-scale hyperedges)
+        M = (M + sp.diags(diagonal)).tocsr()
+        M.sum_duplicates()
+        rows = np.repeat(np.arange(n), np.diff(M.indptr))
+    else:  # in place: the sparse sum would copy every entry
+        M.data[on_diagonal] += diagonal[rows[on_diagonal]]
     data = M.data * left[rows] * right[M.indices]
     A = sp.csr_matrix((data.astype(dtype, copy=False), M.indices, M.indptr), shape=(n, n))
     A.sort_indices()

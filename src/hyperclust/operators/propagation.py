@@ -268,7 +268,7 @@ class PropagationOperator(Operator):
             left, right = (self._right, self._left) if adjoint else (self._left, self._right)
             self._collapsed[key] = self._collapse.settle(
                 self._H, self._Ht,
-                lambda: collapsed_matrix(self._H, self._edge_scale, left, right,
+                lambda: collapsed_matrix(self._H, self._Ht, self._edge_scale, left, right,
                                          self.self_loops, dtype))
         return self._collapsed[key]
 
