@@ -222,6 +222,7 @@ class NormalizedAffinity(SymmetricOperator):
         self._folded = self._fold(M)
 
     def _fold(self, M):
+        from .factoring import CollapsePlan
         from .laplacians import GramOperator
         from .propagation import _scaled_csr
 
@@ -230,7 +231,22 @@ class NormalizedAffinity(SymmetricOperator):
         root = np.sqrt(M.edge_scale)
         down = _scaled_csr(sp.csr_matrix(M._Ht), root, self._s, np.float64)
         up = _scaled_csr(M._H, self._s, root, np.float64)
+        # the collapsed s (H c H^T + g) s where it is smaller than the pair and has been paid
+        # for (:mod:`~hyperclust.operators.factoring`)
+        self._collapse = CollapsePlan(M.shape[0], M._H.nnz, np.diff(down.indptr))
+        self._collapsed = None
         return down, up, M.node_shift * self._s * self._s
+
+    def _collapsed_affinity(self):
+        if self._collapsed is None and self._collapse.due():
+            from .factoring import collapsed_matrix
+
+            M = self.M
+            self._collapsed = self._collapse.settle(
+                M._H, self._folded[0],
+                lambda: collapsed_matrix(M._H, M._Ht, M.edge_scale, self._s, self._s,
+                                         M.node_shift, np.float64))
+        return self._collapsed
 
     def _apply(self, X):
         if self._folded is not None:
@@ -238,9 +254,14 @@ class NormalizedAffinity(SymmetricOperator):
 
             down, up, diag = self._folded
             X = np.ascontiguousarray(X)
-            work = csr_matmat(down, X)
-            out = diag[:, None] * X
-            csr_matmat(up, work, out, accumulate=True)
+            A = self._collapsed_affinity()
+            if A is not None:
+                out = csr_matmat(A, X)
+            else:
+                self._collapse.record(X.shape[1])
+                work = csr_matmat(down, X)
+                out = diag[:, None] * X
+                csr_matmat(up, work, out, accumulate=True)
             if self.tau:
                 _add_outer(out, self._s, (self.tau / self.shape[0]) * (self._s @ X))
             return out

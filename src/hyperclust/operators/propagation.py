@@ -14,6 +14,9 @@ All diagonal factors are folded into two stored CSR matrices once, at constructi
 Both products are row-major CSR times dense (:func:`hyperclust.operators.kernels.csr_matmat`,
 row blocks on the thread policy's threads), written into preallocated buffers: one
 ``(m, d)`` work block, and the output, which may be ``X`` itself (``P`` applied in place).
+Where the collapsed ``n x n`` matrix ``C B + diag(s)`` is smaller than the pair, the
+operator switches to it once its products have paid for forming it
+(:mod:`~hyperclust.operators.factoring`); its products agree with the pair's to rounding.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph
 from .base import Operator, edge_scale, loop_degrees, safe_inverse
+from .factoring import CollapsePlan, collapsed_matrix
 from .kernels import csr_matmat
 
 __all__ = ["PropagationOperator", "propagation_operator", "PROPAGATION_DTYPES",
@@ -150,6 +154,8 @@ class PropagationOperator(Operator):
         self._up = _scaled_csr(H, self._left, root, dtype)
         self._self_diag = (self.self_loops * self._left * self._right).astype(dtype)
         self._other_factors = {}
+        self._collapse = CollapsePlan(n, H.nnz, hypergraph.edge_sizes)
+        self._collapsed = {}
 
     @property
     def n_edges(self) -> int:
@@ -216,12 +222,21 @@ class PropagationOperator(Operator):
                 or not work.flags.c_contiguous:
             raise ValueError(f"work must be a C-contiguous {self.dtype} array of shape "
                              f"{(self.n_edges, d)}, got {work.dtype} {work.shape}")
-        return self._product(X, out, work, self._factors(adjoint))
+        return self._product(X, out, work, adjoint)
 
-    def _product(self, X, out, work, factors):
-        """``out = up (down X) + diag(self_diag) X`` with ``factors = (down, up, self_diag)``
-        and C-contiguous blocks of the factors' dtype."""
-        down, up, self_diag = factors
+    def _product(self, X, out, work, adjoint=False):
+        """``out = P X`` (``P^T X``) for C-contiguous blocks of one dtype: ``A X`` with the
+        collapsed matrix where the operator has switched to it, else
+        ``up (down X) + diag(self_diag) X``."""
+        A = self._collapsed_matrix(adjoint, X.dtype)
+        if A is not None:
+            if np.may_share_memory(out, X):  # in place: the work block (m >= n rows) holds A X
+                target = work[:X.shape[0]] if work.shape[0] >= X.shape[0] else None
+                out[...] = csr_matmat(A, X, target, n_threads=self.n_threads)
+                return out
+            return csr_matmat(A, X, out, n_threads=self.n_threads)
+        down, up, self_diag = self._factors(adjoint, X.dtype)
+        self._collapse.record(X.shape[1])
         csr_matmat(down, X, work, n_threads=self.n_threads)
         if self.self_loops:
             np.multiply(X, self_diag[:, None], out=out)  # out may be X: elementwise
@@ -240,7 +255,22 @@ class PropagationOperator(Operator):
         X = np.ascontiguousarray(X)
         out = np.empty(X.shape, dtype=np.float32)
         work = np.empty((self.n_edges, X.shape[1]), dtype=np.float32)
-        return self._product(X, out, work, self._factors(adjoint, np.float32))
+        return self._product(X, out, work, adjoint)
+
+    def _collapsed_matrix(self, adjoint, dtype):
+        """The collapsed ``P`` (or ``P^T``) in ``dtype`` where the operator uses it, else
+        None; formed (and kept or dropped) once the plan says it is due."""
+        adjoint = adjoint and self.kind != "sym"
+        key = (adjoint, np.dtype(dtype))
+        if key not in self._collapsed:
+            if not self._collapse.due():
+                return None
+            left, right = (self._right, self._left) if adjoint else (self._left, self._right)
+            self._collapsed[key] = self._collapse.settle(
+                self._H, self._Ht,
+                lambda: collapsed_matrix(self._H, self._Ht, self._edge_scale, left, right,
+                                         self.self_loops, dtype))
+        return self._collapsed[key]
 
     def column_quadratic_forms(self, X) -> np.ndarray:
         """``x_j^T P x_j`` for every column ``x_j`` of a dense block, in float64.
