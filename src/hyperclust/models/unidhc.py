@@ -329,10 +329,21 @@ def planned_draws(n_nodes, n_edges, *, epochs=20, batch_size=512, decorrelation_
     >>> len(draws), len(draws[0]), draws[0][0][0].shape, draws[0][0][1].shape
     (2, 8, (64,), (32,))
     """
-    rng = np.random.default_rng(random_state)
     edge_batch = _edge_batch(batch_size, decorrelation_weight, n_edges)
-    return [list(_epoch_draws(rng, n_nodes, n_edges, batch_size, edge_batch))
-            for _ in range(int(epochs))]
+    return [list(steps) for steps in _epoch_steps(None, epochs, random_state, n_nodes, n_edges,
+                                                  batch_size, edge_batch)]
+
+
+def _epoch_steps(draws, epochs, random_state, n_nodes, n_edges, batch_size, edge_batch):
+    """Each epoch's steps: ``draws`` (checked to hold ``epochs``), or drawn from the seed
+    (lazily, epoch after epoch: the same batches)."""
+    if draws is None:
+        rng = np.random.default_rng(random_state)
+        return [_epoch_draws(rng, n_nodes, n_edges, batch_size, edge_batch)
+                for _ in range(int(epochs))]
+    if len(draws) != int(epochs):
+        raise ValueError(f"draws holds {len(draws)} epochs, the training {int(epochs)}")
+    return draws
 
 
 def drawn_hyperedges(draws) -> np.ndarray:
@@ -390,6 +401,14 @@ def _train_epoch(net, source, opt, steps, g0, *, edge_batch, weights, dropout, v
     return sums / max(taken, 1)
 
 
+def _network(gamma_init, dim, hidden_dim, lr, gamma_lr, device):
+    """``(net, gamma_init as a tensor, Adam)`` of a training, on ``device``."""
+    net = UniDHCNet(gamma_init, dim, hidden_dim).to(device)
+    # a gamma at lr 0 needs no gradient: backward skips the encoder's input gradient
+    net.filter.gamma.requires_grad_(gamma_lr > 0)
+    return net, net.filter.gamma.detach().clone(), _adam(net, lr, gamma_lr, device)
+
+
 def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=1e-3,
                      batch_size=512, decorrelation_weight=0.1, gamma_reg=1.0, dropout=0.2,
                      consistency_weight=1.0, views="dropout", random_state=0, device="cpu",
@@ -426,8 +445,7 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     load_meter : hyperclust.threads.OtherCpu, optional
         A meter started earlier, whose reading picks the first epoch's threads.
     draws : list, optional
-        The batches, drawn earlier by :func:`planned_draws` with the same settings (the
-        same batches this function would draw); ``epochs`` of them.
+        The batches drawn earlier by :func:`planned_draws` with the same settings (the same).
 
     Returns
     -------
@@ -450,23 +468,16 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     device = torch.device(device)
     follower = LoadFollower(device, load_meter)
     torch.manual_seed(random_state)
-    rng = np.random.default_rng(random_state)
-    net = UniDHCNet(gamma_init, source.dim, hidden_dim).to(device)
-    # a gamma at lr 0 needs no gradient: backward skips the encoder's input gradient
-    net.filter.gamma.requires_grad_(gamma_lr > 0)
-    g0 = net.filter.gamma.detach().clone()
-    opt = _adam(net, lr, gamma_lr, device)
+    net, g0, opt = _network(gamma_init, source.dim, hidden_dim, lr, gamma_lr, device)
     edge_batch = _edge_batch(batch_size, decorrelation_weight, source.n_edges)
-    if draws is not None and len(draws) != int(epochs):
-        raise ValueError(f"draws holds {len(draws)} epochs, the training {int(epochs)}")
+    epoch_steps = _epoch_steps(draws, epochs, random_state, source.n_nodes, source.n_edges,
+                               batch_size, edge_batch)
     history = []
     bar = tqdm(range(int(epochs)), desc="Uni-DHC", disable=not verbose, leave=False)
     try:
         for epoch in bar:
             threads = follower.epoch_threads()
-            steps = draws[epoch] if draws is not None else _epoch_draws(
-                rng, source.n_nodes, source.n_edges, batch_size, edge_batch)
-            sums = _train_epoch(net, source, opt, steps, g0, edge_batch=edge_batch,
+            sums = _train_epoch(net, source, opt, epoch_steps[epoch], g0, edge_batch=edge_batch,
                                 weights=(consistency_weight, decorrelation_weight, gamma_reg),
                                 dropout=dropout, views=views, device=device)
             history.append({"epoch": epoch + 1, "total": sums[0], "consistency": sums[1],
