@@ -28,6 +28,7 @@ from .._validation import Interval
 from ..selection.objectives import sizes_are_degenerate
 from ._params import twin_constraints, twin_init
 from ._tasks import RETRIES
+from .allocator import reuse_freed_memory
 from .ahcka_check import (discretize_blocks, restart_step, rwr_conductance_blocks,
                           start_walk, walk_objective)
 from .client import resolve_client
@@ -215,7 +216,8 @@ class DistributedAHCKA(HypergraphClusterer):
         :class:`~hyperclust.distributed.PartitionedHypergraph` or its directory."""
         with as_partitioned(hypergraph, self.block_size) as stored, \
                 resolve_client(self.client, self.n_workers) as client, \
-                lineage_cuts(client, self.scratch_dir or stored.path) as cuts:
+                lineage_cuts(client, self.scratch_dir or stored.path) as cuts, \
+                reuse_freed_memory(client):
             phg = fit_blocks(stored, client, self.blocks_per_worker)
             k = self._validate(phg.n_nodes)
             self._fit(phg, client, k, cuts)
