@@ -173,7 +173,7 @@ def down_worker(plan, scaled, *pairs):
     blocks, Xs = pairs[:len(pairs) // 2], pairs[len(pairs) // 2:]
     union, sums, rx_sum = plan.union, {}, 0.0
     for i, (blk, X) in enumerate(zip(blocks, Xs)):
-        RX = blk.right[:, None] * X if scaled else X
+        RX = blk.right[:, None] * X if scaled and not _times_one(blk, X) else X
         rx_sum = rx_sum + RX.sum(axis=0)
         Z = blk.Ht @ RX
         for j in blk.touched:
@@ -196,6 +196,13 @@ def down_worker(plan, scaled, *pairs):
             private *= remote.scale[:, None]  # in V's dtype
             out["private", j] = private
     return out
+
+
+def _times_one(block, X):
+    """Whether ``R_b X`` is ``X`` itself: ``R_b = 1`` and the product keeps ``X``'s
+    dtype (``x * 1.0 == x``; the random walk's ``R``)."""
+    return getattr(block, "right_is_one", False) and \
+        np.result_type(block.right.dtype, X.dtype) == X.dtype
 
 
 def pick(down, js):
@@ -226,16 +233,24 @@ def slice_for(reduced, rows):
     return {j: reduced[j][r] for j, r in rows.items()}
 
 
-def block_rows(plan, i, down, local, received):
-    """The rows of ``diag(c) H^T R X`` block ``i`` of the worker needs, in its column
-    order: ``local`` ``{j: E_j}`` for partitions homed here, ``received`` a list of
-    ``{j: shared rows}`` from the other home workers."""
+def block_rows(plan, i, down, local, received, width):
+    """The ``(|E_b|, width)`` rows of ``diag(c) H^T R X`` block ``i`` of the worker needs,
+    in its column order, gathered straight into one array: ``local`` ``{j: E_j}`` for
+    partitions homed here, ``received`` a list of ``{j: shared rows}`` from the other home
+    workers."""
     received = {j: rows for part in received for j, rows in part.items()}
-    parts = []
+    pieces = []
     for j in sorted(plan.union.pos[i]):
         if j in local:
-            parts.append(local[j][plan.union.rows[j][plan.union.pos[i][j]]])
+            pieces.append((local[j], plan.union.rows[j][plan.union.pos[i][j]]))
         else:
-            both = np.concatenate([down["private", j], received[j]])
-            parts.append(both[plan.remote[j].source[i]])
-    return parts
+            pieces.append((np.concatenate([down["private", j], received[j]]),
+                           plan.remote[j].source[i]))
+    dtype = np.result_type(*[p.dtype for p, _ in pieces]) if pieces else np.float64
+    G = np.empty((sum(idx.size for _, idx in pieces), width), dtype=dtype)
+    lo = 0
+    for source, idx in pieces:
+        # the plan's indices are in range: "clip" only spares numpy's buffered copy
+        np.take(source, idx, axis=0, out=G[lo:lo + idx.size], mode="clip")
+        lo += idx.size
+    return G
