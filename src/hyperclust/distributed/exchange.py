@@ -32,8 +32,7 @@ __all__: list = []
 
 class _Union:
     """The rows of each hyperedge partition that a worker's blocks touch (``rows[j]``,
-    local to the partition, in the order they first appear in the blocks: a lone block's
-    own order) and each block's rows in them (``pos[i][j]``)."""
+    sorted, local to the partition) and each block's rows in them (``pos[i][j]``)."""
 
     def __init__(self, blocks):
         touched = sorted({int(j) for blk in blocks for j in blk.touched})
@@ -41,14 +40,10 @@ class _Union:
         for j in touched:
             mine = [(i, blk.edges[blk.cut[j]:blk.cut[j + 1]] - blk.edge_start[j])
                     for i, blk in enumerate(blocks) if blk.cut[j + 1] > blk.cut[j]]
-            rows, first, inverse = np.unique(np.concatenate([r for _, r in mine]),
-                                             return_index=True, return_inverse=True)
-            order = np.argsort(first, kind="stable")
-            rank = np.empty_like(order)
-            rank[order] = np.arange(order.size)
-            self.rows[j], inverse = rows[order], rank[inverse.reshape(-1)]
+            self.rows[j], inverse = np.unique(np.concatenate([r for _, r in mine]),
+                                              return_inverse=True)
             ends = np.cumsum([r.size for _, r in mine])
-            for (i, _), part in zip(mine, np.split(inverse, ends[:-1])):
+            for (i, _), part in zip(mine, np.split(inverse.reshape(-1), ends[:-1])):
                 self.pos[i][j] = part
 
 

@@ -47,12 +47,10 @@ class _NodeBlock:
 
     def __init__(self, path, edge_bounds, kind, shift, adjoint, dtype=np.float64):
         indptr, indices, degrees = load_node_block(path)
-        edges, cols = np.unique(indices, return_inverse=True)
-        H = sp.csr_matrix((np.ones(indices.size, dtype=dtype), cols.reshape(-1), indptr),
-                          shape=(indptr.size - 1, edges.size))
-        # rows of self.edges in each hyperedge partition: [cut[j], cut[j + 1])
-        self.cut = np.searchsorted(edges, edge_bounds)
-        self.edges, self.H, self.Ht = _in_cache_order(edges, H, self.cut)
+        self.edges, cols = np.unique(indices, return_inverse=True)
+        self.H = sp.csr_matrix((np.ones(indices.size, dtype=dtype), cols.reshape(-1), indptr),
+                               shape=(indptr.size - 1, self.edges.size))
+        self.Ht = self.H.T.tocsr()
         dv = degrees + shift
         if kind == "rw":
             left, right = safe_inverse(dv), np.ones_like(dv)
@@ -64,6 +62,8 @@ class _NodeBlock:
         self.left, self.right = left.astype(dtype), right.astype(dtype)
         self.right_is_one = bool(np.all(self.right == 1))
         self.diag = ((0.0 if kind == "affinity" else shift) * left * right).astype(dtype)
+        # rows of self.edges in each hyperedge partition: [cut[j], cut[j + 1])
+        self.cut = np.searchsorted(self.edges, edge_bounds)
         self.touched = np.flatnonzero(np.diff(self.cut) > 0)
         self.edge_start = np.asarray(edge_bounds)[:-1]
 
@@ -78,26 +78,6 @@ class _NodeBlock:
                   self.Ht.indices, self.Ht.indptr, self.left, self.right, self.cut,
                   self.touched, self.edge_start, np.asarray(self.diag))
         return int(sum(a.nbytes for a in arrays))
-
-
-def _in_cache_order(edges, H, cut):
-    """``(edges, H, H^T)`` with the hyperedges of each partition in the order of their
-    first member row, not of their ids: consecutive rows of ``H^T`` then read nearby rows
-    of ``X`` first, and ``H``'s reads of the hyperedge rows run along them (on
-    ``hypergraph_sbm(10^6)``, a 500,000-row block, width 9: ``H^T X`` 73 -> 61 ms,
-    ``H G`` 82 -> 54 ms). Every row of ``H^T`` keeps its entries and ``H`` its entry order
-    (only the column numbers change), so each product sums the same terms in the same
-    order: the results are those of the id order, bit for bit."""
-    Ht = H.T.tocsr()
-    if not Ht.shape[0]:
-        return edges, H, Ht
-    first = Ht.indices[Ht.indptr[:-1]]  # every hyperedge here has a member in the block
-    part = np.repeat(np.arange(cut.size - 1), np.diff(cut))
-    order = np.lexsort((first, part))
-    position = np.empty_like(order)
-    position[order] = np.arange(order.size)
-    H = sp.csr_matrix((H.data, position[H.indices], H.indptr), shape=H.shape)
-    return edges[order], H, Ht[order]
 
 
 def _register_sizeof():
