@@ -52,16 +52,17 @@ def test_thresholds_are_set_and_restored_on_glibc(monkeypatch):
     monkeypatch.setattr(allocator, "_libc", lambda: FakeLibc())
     monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
     monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_", raising=False)
-    plugin = allocator._KeepFreed(allocator.MMAP_THRESHOLD, allocator.TRIM_THRESHOLD)
+    plugin = allocator._KeepFreed(allocator.MMAP_THRESHOLD, allocator.TRIM_THRESHOLD,
+                                  allocator.MMAP_MAX)
     plugin.setup()
     plugin.teardown()
-    assert calls == [(-3, 32 * 2**20), (-1, 256 * 2**20),  # the fit's
-                     (-3, 128 * 1024), (-1, 65536), ("trim", 0)]  # the nanny's back
+    assert calls == [(-3, 32 * 2**20), (-1, 256 * 2**20), (-4, 0),  # the fit's
+                     (-3, 128 * 1024), (-1, 65536), (-4, 65536), ("trim", 0)]  # as before
 
 
 def test_no_glibc_changes_nothing(monkeypatch):
     monkeypatch.setattr(allocator, "_libc", lambda: None)
-    assert allocator._set(1, 1) is False
+    assert allocator._set(1, 1, 1) is False
     allocator._restore()  # no error
 
 

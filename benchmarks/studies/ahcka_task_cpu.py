@@ -33,7 +33,7 @@ def _rusage():
     import resource
 
     r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime, r.ru_stime, r.ru_minflt
+    return r.ru_utime, r.ru_stime, r.ru_minflt, r.ru_maxrss / 2**10
 
 
 def _mallopt(mmap_threshold, trim_threshold):
@@ -77,7 +77,8 @@ def drive(path: str, est_kw: dict, mallopt=None) -> dict:
         est = hd.DistributedAHCKA(4, client=client, random_state=0, **est_kw).fit(path)
         cpu1, sent, tasks = _cpu(procs), _sent(client) - sent0, _executed(client) - t0
         r1 = client.run(_rusage)
-        rusage = [sum(r1[w][i] - r0[w][i] for w in r1) for i in range(3)]
+        rusage = [sum(r1[w][i] - r0[w][i] for w in r1) for i in range(3)] + \
+            [max(r1[w][3] for w in r1)]
         time.sleep(1.5)  # the workers send their metrics with the heartbeat
         m1 = client.run_on_scheduler(_metrics)
     roles = {r: cpu1[r] - cpu0.get(r, 0.0) for r in cpu1}
@@ -109,8 +110,9 @@ def main() -> None:
     print(f"tasks {out['tasks']}  iterations {out['n_iter']}  sent {out['sent_mb']:.0f} MB  "
           f"CPU s " + " ".join(f"{r} {v:.1f}" for r, v in sorted(roles.items()))
           + f"  total {sum(roles.values()):.1f}  load {os.getloadavg()[0]:.2f}")
-    u, sy, faults = out["rusage"]
-    print(f"workers: user {u:.1f} s, system {sy:.1f} s, minor page faults {faults:,.0f}")
+    u, sy, faults, peak = out["rusage"]
+    print(f"workers: user {u:.1f} s, system {sy:.1f} s, minor page faults {faults:,.0f}, "
+          f"largest peak RSS {peak:,.0f} MB")
     m = out["metrics"]
     by_func = {}
     for (ctx, func, act), v in m.items():

@@ -32,7 +32,7 @@ try:  # the distributed extra; without it no fit reaches this module
 except ImportError:  # pragma: no cover
     _PluginBase = object
 
-__all__ = ["reuse_freed_memory", "MMAP_THRESHOLD", "TRIM_THRESHOLD"]
+__all__ = ["reuse_freed_memory", "MMAP_THRESHOLD", "TRIM_THRESHOLD", "MMAP_MAX"]
 
 #: Allocations below this are served from the heap (glibc's largest on 64-bit: 32 MiB).
 MMAP_THRESHOLD = 32 * 2**20
@@ -40,8 +40,13 @@ MMAP_THRESHOLD = 32 * 2**20
 #: Free memory at the top of the heap kept before it is returned to the system.
 TRIM_THRESHOLD = 256 * 2**20
 
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+#: Allocations mapped on their own at most at once: none, so that blocks over
+#: :data:`MMAP_THRESHOLD` (a 500,000 x 9 float64 block is 36 MB) are reused too.
+MMAP_MAX = 0
+
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_MMAP_MAX = -1, -3, -4
 _GLIBC_DEFAULT = 128 * 1024  # both thresholds' static default
+_GLIBC_MMAP_MAX = 65536
 
 
 def _libc():
@@ -55,19 +60,21 @@ def _libc():
         and hasattr(libc, "malloc_trim") else None
 
 
-def _set(mmap_threshold: int, trim_threshold: int) -> bool:
+def _set(mmap_threshold: int, trim_threshold: int, mmap_max: int) -> bool:
     libc = _libc()
     if libc is None:
         return False
-    return bool(libc.mallopt(_M_MMAP_THRESHOLD, int(mmap_threshold))) and \
-        bool(libc.mallopt(_M_TRIM_THRESHOLD, int(trim_threshold)))
+    done = [libc.mallopt(_M_MMAP_THRESHOLD, int(mmap_threshold)),
+            libc.mallopt(_M_TRIM_THRESHOLD, int(trim_threshold)),
+            libc.mallopt(_M_MMAP_MAX, int(mmap_max))]
+    return all(done)
 
 
-def _environ_value(name: str) -> int:
+def _environ_value(name: str, default: int = _GLIBC_DEFAULT) -> int:
     try:
-        return int(os.environ.get(name, _GLIBC_DEFAULT))
+        return int(os.environ.get(name, default))
     except ValueError:
-        return _GLIBC_DEFAULT
+        return default
 
 
 def _restore() -> None:
@@ -76,7 +83,8 @@ def _restore() -> None:
     libc = _libc()
     if libc is None:
         return
-    _set(_environ_value("MALLOC_MMAP_THRESHOLD_"), _environ_value("MALLOC_TRIM_THRESHOLD_"))
+    _set(_environ_value("MALLOC_MMAP_THRESHOLD_"), _environ_value("MALLOC_TRIM_THRESHOLD_"),
+         _environ_value("MALLOC_MMAP_MAX_", _GLIBC_MMAP_MAX))
     libc.malloc_trim(0)
 
 
@@ -85,11 +93,12 @@ class _KeepFreed(_PluginBase):
 
     idempotent = False
 
-    def __init__(self, mmap_threshold: int, trim_threshold: int):
+    def __init__(self, mmap_threshold: int, trim_threshold: int, mmap_max: int):
         self.mmap_threshold, self.trim_threshold = mmap_threshold, trim_threshold
+        self.mmap_max = mmap_max
 
     def setup(self, worker=None):
-        _set(self.mmap_threshold, self.trim_threshold)
+        _set(self.mmap_threshold, self.trim_threshold, self.mmap_max)
 
     def teardown(self, worker=None):
         _restore()
@@ -97,7 +106,7 @@ class _KeepFreed(_PluginBase):
 
 @contextlib.contextmanager
 def reuse_freed_memory(client, mmap_threshold: int = MMAP_THRESHOLD,
-                       trim_threshold: int = TRIM_THRESHOLD):
+                       trim_threshold: int = TRIM_THRESHOLD, mmap_max: int = MMAP_MAX):
     """Raise the workers' glibc allocation thresholds while the ``with`` block runs.
 
     Parameters
@@ -107,6 +116,9 @@ def reuse_freed_memory(client, mmap_threshold: int = MMAP_THRESHOLD,
         Bytes from which an allocation is a memory map of its own.
     trim_threshold : int, default :data:`TRIM_THRESHOLD`
         Free bytes at the top of the heap kept before they go back to the system.
+    mmap_max : int, default :data:`MMAP_MAX`
+        Allocations mapped on their own at most at once (0: none; every block comes from
+        the heap, where a freed one is reused).
 
     Examples
     --------
@@ -119,7 +131,8 @@ def reuse_freed_memory(client, mmap_threshold: int = MMAP_THRESHOLD,
     """
     name = f"hyperclust-keep-freed-{uuid.uuid4().hex}"
     try:
-        client.register_plugin(_KeepFreed(int(mmap_threshold), int(trim_threshold)), name=name)
+        client.register_plugin(_KeepFreed(int(mmap_threshold), int(trim_threshold),
+                                          int(mmap_max)), name=name)
     except Exception:  # noqa: BLE001 - an old or unusual cluster: the fit runs as it is
         yield
         return

@@ -222,7 +222,11 @@ def reduce_home(parts):
             rows = first.union.rows[jj] if isinstance(first, ExchangePlan) else first
             if E is None:
                 E = np.zeros((size, values[jj].shape[1]), dtype=values[jj].dtype)
-            E[rows] += values[jj]  # the rows of one piece are distinct
+                # 0 + v is v (but for the sign of a zero, which no product keeps): the
+                # first piece is written, not added
+                E[rows] = values[jj]
+            else:
+                E[rows] += values[jj]  # the rows of one piece are distinct
         E *= scale[:, None]  # in E's dtype
         out[j] = E
     return out
