@@ -16,7 +16,9 @@ join) through a worker plugin, and puts back the nanny's values, returning the f
 Arrays over :data:`MMAP_THRESHOLD` (glibc's largest) are still mapped and unmapped each
 time; up to :data:`TRIM_THRESHOLD` bytes of free memory at the top of the heap stay with a
 worker while the fit runs. Only glibc has these settings: elsewhere nothing changes.
-Results do not depend on it (the same arithmetic on the same values).
+Results do not depend on it (the same arithmetic on the same values); nor do they when
+two fits share the workers and the first to end puts the nanny's values back under the
+other (which then runs as before this module).
 """
 
 from __future__ import annotations
