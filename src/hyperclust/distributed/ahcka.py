@@ -96,12 +96,21 @@ def _walk_step(MX, X, width, alpha, n_done, *Ys):
     walks beside it: the iterate's local QR and one restart step of each walk,
     ``(Q, R, M q, walks going on side by side or None, finished walks)``."""
     Q, R, Mq = factor_product(MX[:, :width], None)
-    lo, steps = width, []
-    for Y in Ys:
-        steps.append(restart_step(MX[:, lo:lo + Y.shape[1]], None, alpha, Y))
+    lo, done = width, []
+    for Y in Ys[:n_done]:
+        done.append(restart_step(MX[:, lo:lo + Y.shape[1]], None, alpha, Y))
         lo += Y.shape[1]
-    going = np.hstack(steps[n_done:]) if len(steps) > n_done else None
-    return Q, R, Mq, going, steps[:n_done]
+    going = None
+    if len(Ys) > n_done:  # the steps written side by side at once (no stacking copy)
+        going = np.empty((MX.shape[0], MX.shape[1] - lo), dtype=MX.dtype)
+        at = 0
+        for Y in Ys[n_done:]:
+            cols = slice(at, at + Y.shape[1])
+            # restart_step's alpha E + (1 - alpha) M Y, the two terms added the other way
+            np.multiply(MX[:, lo + at:lo + at + Y.shape[1]], 1.0 - alpha, out=going[:, cols])
+            going[:, cols] += alpha * Y
+            at += Y.shape[1]
+    return Q, R, Mq, going, done
 
 
 def _finished_trace(Y, step, i):

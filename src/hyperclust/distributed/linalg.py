@@ -128,8 +128,16 @@ def _times(qr, small, b):
     """The block's rows of ``Q = X R^-1``, exact zeros where ``X`` is zero (and, when the
     local QR carries a fourth item, those columns beside them: the walks riding along)."""
     pieces, R = small
-    Q = zero_rows_exactly(qr[0] @ pieces[b], qr[2], np.diag(R).copy())
-    return Q if len(qr) < 4 or qr[3] is None else np.hstack([Q, qr[3]])
+    if len(qr) < 4 or qr[3] is None:
+        return zero_rows_exactly(qr[0] @ pieces[b], qr[2], np.diag(R).copy())
+    # Q straight into the left columns of the block handed on (no stacking copy of it)
+    c = pieces[b].shape[1]
+    out = np.empty((qr[0].shape[0], c + qr[3].shape[1]),
+                   dtype=np.result_type(qr[0], pieces[b], qr[3]))
+    np.matmul(qr[0], pieces[b], out=out[:, :c])
+    zero_rows_exactly(out[:, :c], qr[2], np.diag(R).copy())
+    out[:, c:] = qr[3]
+    return out
 
 
 def tsqr(client, blocks, *, gather_r: bool = True, factored: bool = False, groups=None):
