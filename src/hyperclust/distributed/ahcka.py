@@ -28,6 +28,7 @@ from .._validation import Interval
 from ..selection.objectives import sizes_are_degenerate
 from ._params import twin_constraints, twin_init
 from ._tasks import RETRIES
+from .allocator import reuse_freed_memory
 from .ahcka_check import (discretize_blocks, restart_step, rwr_conductance_blocks,
                           start_walk, walk_objective)
 from .client import resolve_client
@@ -95,12 +96,21 @@ def _walk_step(MX, X, width, alpha, n_done, *Ys):
     walks beside it: the iterate's local QR and one restart step of each walk,
     ``(Q, R, M q, walks going on side by side or None, finished walks)``."""
     Q, R, Mq = factor_product(MX[:, :width], None)
-    lo, steps = width, []
-    for Y in Ys:
-        steps.append(restart_step(MX[:, lo:lo + Y.shape[1]], None, alpha, Y))
+    lo, done = width, []
+    for Y in Ys[:n_done]:
+        done.append(restart_step(MX[:, lo:lo + Y.shape[1]], None, alpha, Y))
         lo += Y.shape[1]
-    going = np.hstack(steps[n_done:]) if len(steps) > n_done else None
-    return Q, R, Mq, going, steps[:n_done]
+    going = None
+    if len(Ys) > n_done:  # the steps written side by side at once (no stacking copy)
+        going = np.empty((MX.shape[0], MX.shape[1] - lo), dtype=MX.dtype)
+        at = 0
+        for Y in Ys[n_done:]:
+            cols = slice(at, at + Y.shape[1])
+            # restart_step's alpha E + (1 - alpha) M Y, the two terms added the other way
+            np.multiply(MX[:, lo + at:lo + at + Y.shape[1]], 1.0 - alpha, out=going[:, cols])
+            going[:, cols] += alpha * Y
+            at += Y.shape[1]
+    return Q, R, Mq, going, done
 
 
 def _finished_trace(Y, step, i):
@@ -215,7 +225,8 @@ class DistributedAHCKA(HypergraphClusterer):
         :class:`~hyperclust.distributed.PartitionedHypergraph` or its directory."""
         with as_partitioned(hypergraph, self.block_size) as stored, \
                 resolve_client(self.client, self.n_workers) as client, \
-                lineage_cuts(client, self.scratch_dir or stored.path) as cuts:
+                lineage_cuts(client, self.scratch_dir or stored.path) as cuts, \
+                reuse_freed_memory(client):
             phg = fit_blocks(stored, client, self.blocks_per_worker)
             k = self._validate(phg.n_nodes)
             self._fit(phg, client, k, cuts)

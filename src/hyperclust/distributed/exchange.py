@@ -173,7 +173,7 @@ def down_worker(plan, scaled, *pairs):
     blocks, Xs = pairs[:len(pairs) // 2], pairs[len(pairs) // 2:]
     union, sums, rx_sum = plan.union, {}, 0.0
     for i, (blk, X) in enumerate(zip(blocks, Xs)):
-        RX = blk.right[:, None] * X if scaled else X
+        RX = blk.right[:, None] * X if scaled and not _times_one(blk, X) else X
         rx_sum = rx_sum + RX.sum(axis=0)
         Z = blk.Ht @ RX
         for j in blk.touched:
@@ -198,6 +198,13 @@ def down_worker(plan, scaled, *pairs):
     return out
 
 
+def _times_one(block, X):
+    """Whether ``R_b X`` is ``X`` itself: ``R_b = 1`` and the product keeps ``X``'s
+    dtype (``x * 1.0 == x``; the random walk's ``R``)."""
+    return getattr(block, "right_is_one", False) and \
+        np.result_type(block.right.dtype, X.dtype) == X.dtype
+
+
 def pick(down, js):
     """The values of partitions ``js`` (all homed on one other worker): what travels."""
     return {j: down[j] for j in js}
@@ -215,7 +222,11 @@ def reduce_home(parts):
             rows = first.union.rows[jj] if isinstance(first, ExchangePlan) else first
             if E is None:
                 E = np.zeros((size, values[jj].shape[1]), dtype=values[jj].dtype)
-            E[rows] += values[jj]  # the rows of one piece are distinct
+                # 0 + v is v (but for the sign of a zero, which no product keeps): the
+                # first piece is written, not added
+                E[rows] = values[jj]
+            else:
+                E[rows] += values[jj]  # the rows of one piece are distinct
         E *= scale[:, None]  # in E's dtype
         out[j] = E
     return out
@@ -226,16 +237,24 @@ def slice_for(reduced, rows):
     return {j: reduced[j][r] for j, r in rows.items()}
 
 
-def block_rows(plan, i, down, local, received):
-    """The rows of ``diag(c) H^T R X`` block ``i`` of the worker needs, in its column
-    order: ``local`` ``{j: E_j}`` for partitions homed here, ``received`` a list of
-    ``{j: shared rows}`` from the other home workers."""
+def block_rows(plan, i, down, local, received, width):
+    """The ``(|E_b|, width)`` rows of ``diag(c) H^T R X`` block ``i`` of the worker needs,
+    in its column order, gathered straight into one array: ``local`` ``{j: E_j}`` for
+    partitions homed here, ``received`` a list of ``{j: shared rows}`` from the other home
+    workers."""
     received = {j: rows for part in received for j, rows in part.items()}
-    parts = []
+    pieces = []
     for j in sorted(plan.union.pos[i]):
         if j in local:
-            parts.append(local[j][plan.union.rows[j][plan.union.pos[i][j]]])
+            pieces.append((local[j], plan.union.rows[j][plan.union.pos[i][j]]))
         else:
-            both = np.concatenate([down["private", j], received[j]])
-            parts.append(both[plan.remote[j].source[i]])
-    return parts
+            pieces.append((np.concatenate([down["private", j], received[j]]),
+                           plan.remote[j].source[i]))
+    dtype = np.result_type(*[p.dtype for p, _ in pieces]) if pieces else np.float64
+    G = np.empty((sum(idx.size for _, idx in pieces), width), dtype=dtype)
+    lo = 0
+    for source, idx in pieces:
+        # the plan's indices are in range: "clip" only spares numpy's buffered copy
+        np.take(source, idx, axis=0, out=G[lo:lo + idx.size], mode="clip")
+        lo += idx.size
+    return G

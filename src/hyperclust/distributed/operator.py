@@ -60,6 +60,7 @@ class _NodeBlock:
         if adjoint:
             left, right = right, left
         self.left, self.right = left.astype(dtype), right.astype(dtype)
+        self.right_is_one = bool(np.all(self.right == 1))
         self.diag = ((0.0 if kind == "affinity" else shift) * left * right).astype(dtype)
         # rows of self.edges in each hyperedge partition: [cut[j], cut[j + 1])
         self.cut = np.searchsorted(self.edges, edge_bounds)
@@ -132,9 +133,12 @@ def _sum_edges(size, scale, j, *pieces):
 def _up_block(block, X, plan, i, down, local, received, t_sum, t, then):
     """Phase 2: ``Y = L_b H_b E[E_b] + g_b X_b (+ t L_b sum_b R_b^T X_b)``, then
     ``then(Y, X)`` when given (fuses an elementwise step into the same task)."""
-    parts = block_rows(plan, i, down, local, received)
-    G = np.concatenate(parts) if parts else np.zeros((0, X.shape[1]), dtype=X.dtype)
-    Y = block.left[:, None] * (block.H @ G) if G.shape[0] else np.zeros_like(X)
+    G = block_rows(plan, i, down, local, received, X.shape[1])
+    if G.shape[0]:
+        Y = block.H @ G
+        Y *= block.left[:, None]  # in place: the same products, one block fewer
+    else:
+        Y = np.zeros_like(X)
     if np.any(block.diag):
         Y += block.diag[:, None] * X
     if t:

@@ -10,6 +10,7 @@ from ..cluster.spectral import SpectralHypergraphClustering, resolve_settings
 from ..operators.eigensolvers import DENSE_LIMIT
 from ._params import twin_constraints, twin_init
 from ._tasks import RETRIES
+from .allocator import reuse_freed_memory
 from .client import resolve_client
 from .components import more_components_than
 from .eigen import top_eigenpairs
@@ -202,7 +203,8 @@ class DistributedSpectralClustering(HypergraphClusterer):
         seed = self._rng_seed(self.random_state)
         with as_partitioned(hypergraph, self.block_size) as stored, \
                 resolve_client(self.client, self.n_workers) as client, \
-                lineage_cuts(client, self.scratch_dir or stored.path) as cuts:
+                lineage_cuts(client, self.scratch_dir or stored.path) as cuts, \
+                reuse_freed_memory(client):
             phg = fit_blocks(stored, client, self.blocks_per_worker)
             k, dim, tol, n_init = self._validate(phg.n_nodes)
             tau = self._tau(phg, client, k)
