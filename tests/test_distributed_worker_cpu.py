@@ -54,6 +54,10 @@ def test_thresholds_are_set_and_restored_on_glibc(monkeypatch):
     monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_", raising=False)
     plugin = allocator._KeepFreed(allocator.MMAP_THRESHOLD, allocator.TRIM_THRESHOLD,
                                   allocator.MMAP_MAX)
+    plugin.setup()  # a worker in the driver's own process: left alone
+    plugin.teardown()
+    assert calls == []
+    plugin.driver_pid = -1  # as in a worker process of its own
     plugin.setup()
     plugin.teardown()
     assert calls == [(-3, 32 * 2**20), (-1, 256 * 2**20), (-4, 0),  # the fit's

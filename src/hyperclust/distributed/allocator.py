@@ -91,19 +91,26 @@ def _restore() -> None:
 
 
 class _KeepFreed(_PluginBase):
-    """Worker plugin: the fit's thresholds while registered (see the module docstring)."""
+    """Worker plugin: the fit's thresholds while registered (see the module docstring), in
+    worker processes other than the driver's: a worker running inside the user's own
+    process (an in-process cluster) is left alone, since setting any threshold there
+    would end glibc's adaptive threshold for the rest of the user's session."""
 
     idempotent = False
 
     def __init__(self, mmap_threshold: int, trim_threshold: int, mmap_max: int):
         self.mmap_threshold, self.trim_threshold = mmap_threshold, trim_threshold
         self.mmap_max = mmap_max
+        self.driver_pid = os.getpid()
+        self.applied = False
 
     def setup(self, worker=None):
-        _set(self.mmap_threshold, self.trim_threshold, self.mmap_max)
+        if os.getpid() != self.driver_pid:
+            self.applied = _set(self.mmap_threshold, self.trim_threshold, self.mmap_max)
 
     def teardown(self, worker=None):
-        _restore()
+        if self.applied:
+            _restore()
 
 
 @contextlib.contextmanager
