@@ -108,7 +108,11 @@ def test_fit_imports_torch_beside_the_setup_only_with_two_threads(threads, expec
     (two allowed) or in the fit (one); the second fit starts no thread (torch is
     imported). Same bits."""
     pytest.importorskip("torch")
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), HYPERCLUST_NUM_THREADS=threads)
+    from hyperclust.threads import USER_LIMIT_VARS
+
+    # a limit an earlier test left in this process's environment would cap the child's
+    env = {k: v for k, v in os.environ.items() if k not in USER_LIMIT_VARS}
+    env.update(PYTHONPATH=str(ROOT / "src"), HYPERCLUST_NUM_THREADS=threads)
     out = subprocess.run([sys.executable, "-c", FIT], capture_output=True, text=True,
                          env=env, timeout=300, check=True)
     got = json.loads(out.stdout.strip().splitlines()[-1])
