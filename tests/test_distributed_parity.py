@@ -104,8 +104,8 @@ def test_spectral_defaults_equal_single_process_with_isolated_nodes(client, most
     np.testing.assert_array_equal(est.labels_, ref.labels_)
 
 
-@pytest.mark.parametrize("block_size, blocks_per_worker", [(70, None), (64, None), (70, 1),
-                                                           (64, 1)])
+# 70 nodes a block: stored blocks and merged 3 + 2; 64: block edges elsewhere, merged
+@pytest.mark.parametrize("block_size, blocks_per_worker", [(70, None), (70, 1), (64, 1)])
 def test_ahcka_equals_single_process_with_isolated_nodes(client, mostly_isolated, block_size,
                                                          blocks_per_worker):
     ref = AHCKA(3, max_iter=60).fit(mostly_isolated)
