@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench_knn_crossover import _cpu_min  # noqa: E402
 from knn_rerank_candidates import load_features  # noqa: E402
 
 from hyperclust.bench.provenance import load_average  # noqa: E402
@@ -35,15 +35,6 @@ from hyperclust.operators.neighbors import (approximate_cosine_neighbors,  # noq
                                             exact_cosine_neighbors)
 
 K = 10
-
-
-def _cpu_min(fn, runs):
-    best = np.inf
-    for _ in range(runs):
-        t0 = time.process_time()
-        fn()
-        best = min(best, time.process_time() - t0)
-    return best
 
 
 def main(argv=None):
@@ -59,9 +50,9 @@ def main(argv=None):
         q = np.sort(np.random.default_rng(0).choice(n, size=min(args.sample, n), replace=False))
         row = {"set": name, "n": n, "d": X.shape[1], "nnz": int(X.nnz),
                "pair_products": float(pair_products(X)), "load_before": load_average()}
-        row["exact_s"] = _cpu_min(lambda: exact_cosine_neighbors(X, K, queries=q), args.runs) \
-            * n / q.size
-        row["approx_s"] = _cpu_min(lambda: approximate_cosine_neighbors(X, K), args.ann_runs)
+        row["exact_s"] = _cpu_min(lambda: exact_cosine_neighbors(X, K, queries=q),
+                                  args.runs)[0] * n / q.size
+        row["approx_s"] = _cpu_min(lambda: approximate_cosine_neighbors(X, K), args.ann_runs)[0]
         row["exact_ns_per_pair"] = 1e9 * row["exact_s"] / row["pair_products"]
         row["approx_us_per_row"] = 1e6 * row["approx_s"] / n
         row["load_after"] = load_average()
