@@ -59,6 +59,6 @@ def plain_empty(shape, dtype) -> np.ndarray:
 def _anonymous(nbytes: int) -> mmap.mmap:
     """Private anonymous memory (``mmap``'s default is shared memory, which a forked child
     would write through)."""
-    if hasattr(mmap, "MAP_PRIVATE"):
-        return mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    if hasattr(mmap, "MAP_PRIVATE"):  # CPython adds MAP_ANONYMOUS for fd -1 where it exists
+        return mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | getattr(mmap, "MAP_ANONYMOUS", 0))
     return mmap.mmap(-1, nbytes)  # Windows: a private page-file mapping
