@@ -1,0 +1,66 @@
+"""Where a distributed AHCKA worker's memory is at its peak: the task data Dask holds (and
+the lineage cut's kept blocks) against the worker process's RSS, sampled during the fit.
+
+Starts a scheduler and 2 one-thread workers as processes (``bench_distributed_driver
+.shell_cluster``), fits ``DistributedAHCKA(4, random_state=0)`` on a partition directory
+(as ``ahcka_task_cpu.py --dir`` writes it) in a thread, and asks every worker every
+``--every`` seconds for its RSS, the bytes of its task data and of
+``lineage._KEPT``; prints, per worker, the sample of largest RSS. Run as
+``OMP_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 PYTHONPATH=src python
+benchmarks/studies/ahcka_worker_memory.py /tmp/ahcka-1e6``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def _probe(dask_worker):
+    import psutil
+
+    from hyperclust.distributed import lineage
+
+    data = dask_worker.data
+    managed = sum(getattr(v, "nbytes", 0) for v in data.values())
+    kept = sum(getattr(v, "nbytes", 0) for v in lineage._KEPT.values())
+    return managed, kept, psutil.Process().memory_info().rss, len(data)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("path", help="a partition directory")
+    p.add_argument("--every", type=float, default=0.3, help="seconds between samples")
+    args = p.parse_args()
+    import distributed
+
+    import hyperclust.distributed as hd
+    from bench_distributed_driver import shell_cluster
+
+    with tempfile.TemporaryDirectory() as tmp, shell_cluster(tmp) as (sfile, _), \
+            distributed.Client(scheduler_file=sfile) as client:
+        client.wait_for_workers(2)
+        done = []
+        fit = threading.Thread(target=lambda: done.append(hd.DistributedAHCKA(
+            4, client=client, random_state=0).fit(args.path)))
+        fit.start()
+        peak = {}
+        while not done and fit.is_alive():
+            for w, sample in client.run(_probe).items():
+                if sample[2] > peak.get(w, (0, 0, 0, 0))[2]:
+                    peak[w] = sample
+            time.sleep(args.every)
+        fit.join()
+    for w, (managed, kept, rss, keys) in sorted(peak.items()):
+        print(f"{w}: at its largest sampled RSS {rss / 2**20:.0f} MB: task data "
+              f"{managed / 2**20:.0f} MB in {keys} keys, lineage kept {kept / 2**20:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
