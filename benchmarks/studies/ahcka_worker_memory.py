@@ -5,7 +5,8 @@ Starts a scheduler and 2 one-thread workers as processes (``bench_distributed_dr
 .shell_cluster``), fits ``DistributedAHCKA(4, random_state=0)`` on a partition directory
 (as ``ahcka_task_cpu.py --dir`` writes it) in a thread, and asks every worker every
 ``--every`` seconds for its RSS, the bytes of its task data and of
-``lineage._KEPT``; prints, per worker, the sample of largest RSS. Run as
+``lineage._KEPT``; prints, per worker, its RSS before the fit (the fit's modules imported)
+and the sample of largest RSS. Run as
 ``OMP_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 PYTHONPATH=src python
 benchmarks/studies/ahcka_worker_memory.py /tmp/ahcka-1e6``.
 """
@@ -46,6 +47,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, shell_cluster(tmp) as (sfile, _), \
             distributed.Client(scheduler_file=sfile) as client:
         client.wait_for_workers(2)
+        client.run(lambda: __import__("hyperclust.distributed.ahcka"))  # the fit's imports
+        before = client.run(_probe)
         done = []
         fit = threading.Thread(target=lambda: done.append(hd.DistributedAHCKA(
             4, client=client, random_state=0).fit(args.path)))
@@ -58,8 +61,9 @@ def main() -> None:
             time.sleep(args.every)
         fit.join()
     for w, (managed, kept, rss, keys) in sorted(peak.items()):
-        print(f"{w}: at its largest sampled RSS {rss / 2**20:.0f} MB: task data "
-              f"{managed / 2**20:.0f} MB in {keys} keys, lineage kept {kept / 2**20:.0f} MB")
+        print(f"{w}: RSS before the fit (imports done) {before[w][2] / 2**20:.0f} MB; at its "
+              f"largest sampled RSS {rss / 2**20:.0f} MB: task data {managed / 2**20:.0f} MB "
+              f"in {keys} keys, lineage kept {kept / 2**20:.0f} MB")
 
 
 if __name__ == "__main__":
