@@ -4,9 +4,8 @@ scatter/gather, the thin QR by TSQR, block inner products."""
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import get_lapack_funcs
 
-from ..operators.thin_qr import zero_rows_exactly
+from ..operators.thin_qr import qr_in_place, zero_rows_exactly
 from ._tasks import RETRIES
 
 __all__ = ["scatter_blocks", "gather_blocks", "tsqr", "inner", "combine", "random_blocks",
@@ -67,29 +66,13 @@ def gather_blocks(client, blocks):
 
 
 def _qr(X):
-    """``(Q, R, X)``: the local QR, and ``X`` for the exact zeros of :func:`_times`.
-
-    ``np.linalg.qr``'s factors, bit for bit, by the same LAPACK calls (``geqrf``,
-    ``orgqr``) on one Fortran-ordered copy of a tall block: numpy's own path copies the
-    block and the factor through three more work arrays, which at 500,000 x 5 cost 2.5x
-    the CPU (67 vs 26 ms; :func:`hyperclust.operators.thin_qr.thin_qr` for the reason)."""
+    """``(Q, R, X)``: the local QR (``np.linalg.qr``'s factors, bit for bit, on one
+    Fortran-ordered copy of a tall block: :func:`~hyperclust.operators.thin_qr.qr_in_place`),
+    and ``X`` for the exact zeros of :func:`_times`."""
     n, c = X.shape
     if n < c or c == 0:
         return (*np.linalg.qr(X), X)
-    F = np.array(X, dtype=np.float64, order="F")
-    geqrf, orgqr = get_lapack_funcs(("geqrf", "orgqr"), (F,))
-    qr, tau, _, info = geqrf(F, lwork=_lwork(geqrf(F, lwork=-1, overwrite_a=True)),
-                             overwrite_a=True)
-    R = np.triu(qr[:c])
-    Q, _, info2 = orgqr(qr, tau, lwork=_lwork(orgqr(qr, tau, lwork=-1, overwrite_a=True)),
-                        overwrite_a=True)
-    if info or info2:  # pragma: no cover - only for invalid arguments
-        raise np.linalg.LinAlgError(f"LAPACK QR failed (info={info}, {info2})")
-    return Q, R, X
-
-
-def _lwork(query) -> int:
-    return max(1, int(np.real(query[-2][0])))
+    return (*qr_in_place(np.array(X, dtype=np.float64, order="F")), X)
 
 
 def factor_product(Y, X):

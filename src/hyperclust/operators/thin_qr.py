@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import get_lapack_funcs
 
-__all__ = ["thin_qr", "zero_rows_exactly"]
+__all__ = ["qr_in_place", "thin_qr", "zero_rows_exactly"]
 
 #: ``R`` counts as singular when its smallest diagonal entry is below this times the largest.
 SINGULAR = 1e-12
@@ -57,18 +57,45 @@ def thin_qr(A: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     n, c = F.shape
     if n == 0 or c == 0:
         raise ValueError(f"thin_qr needs a non-empty block, got shape {F.shape}")
+    q, R = qr_in_place(F)
+    return zero_rows_exactly(q, A, np.diag(R).copy(), rows=c)
+
+
+def qr_in_place(F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(Q, R)`` of the reduced QR of ``F``, ``np.linalg.qr(F)``'s factors bit for bit (the
+    same LAPACK ``geqrf`` + ``orgqr`` calls and work sizes), with ``F`` as the only work
+    array.
+
+    Parameters
+    ----------
+    F : ndarray of float64, shape (n, c), Fortran-ordered, non-empty
+        Overwritten (it becomes ``Q``'s storage when ``n >= c``).
+
+    Returns
+    -------
+    Q : ndarray of float64, shape (n, min(n, c)), Fortran-ordered
+    R : ndarray of float64, shape (min(n, c), c), upper triangular
+
+    Examples
+    --------
+    >>> A = np.random.default_rng(1).normal(size=(40, 4))
+    >>> Q, R = qr_in_place(np.asfortranarray(A))
+    >>> [bool(np.array_equal(a, b)) for a, b in zip((Q, R), np.linalg.qr(A))]
+    [True, True]
+    """
+    n, c = F.shape
     geqrf, orgqr = get_lapack_funcs(("geqrf", "orgqr"), (F,))
     # the work-size queries read nothing: overwrite_a spares them a copy of the block
     lwork = _optimal_lwork(geqrf(F, lwork=-1, overwrite_a=True))
     qr, tau, _, info = geqrf(F, lwork=lwork, overwrite_a=True)
     _check(info, "geqrf")
+    R = np.triu(qr[:min(n, c)])
     if c > n:  # a wide block: Q is n x n, from the first n reflector columns
         qr = np.asfortranarray(qr[:, :n])
     lwork = _optimal_lwork(orgqr(qr, tau, lwork=-1, overwrite_a=True))
-    r_diag = np.diag(qr[:min(n, c), :min(n, c)]).copy()
     q, _, info = orgqr(qr, tau, lwork=lwork, overwrite_a=True)
     _check(info, "orgqr")
-    return zero_rows_exactly(q, A, r_diag, rows=c)
+    return q, R
 
 
 def zero_rows_exactly(Q: np.ndarray, A: np.ndarray, r_diag: np.ndarray,
