@@ -105,10 +105,8 @@ def _walk_step(MX, X, width, alpha, n_done, *Ys):
         going = np.empty((MX.shape[0], MX.shape[1] - lo), dtype=MX.dtype)
         at = 0
         for Y in Ys[n_done:]:
-            cols = slice(at, at + Y.shape[1])
-            # restart_step's alpha E + (1 - alpha) M Y, the two terms added the other way
-            np.multiply(MX[:, lo + at:lo + at + Y.shape[1]], 1.0 - alpha, out=going[:, cols])
-            going[:, cols] += alpha * Y
+            restart_step(MX[:, lo + at:lo + at + Y.shape[1]], None, alpha, Y,
+                         out=going[:, at:at + Y.shape[1]])
             at += Y.shape[1]
     return Q, R, Mq, going, done
 

@@ -103,15 +103,20 @@ def _discrete_labels(Xn, R, start):
     return rotated_labels(Xn, _rotation_of(R)).astype(np.int64)
 
 
-def restart_step(MY, Y, alpha, E):
-    """One random-walk-with-restart step fused into a product: ``alpha E + (1 - alpha) M Y``.
+def restart_step(MY, Y, alpha, E, out=None):
+    """One random-walk-with-restart step fused into a product: ``alpha E + (1 - alpha) M Y``
+    (written into ``out`` when given: the same sums, one temporary fewer).
 
     Examples
     --------
     >>> restart_step(np.array([1.0, 0.0]), None, 0.2, np.array([0.0, 1.0])).tolist()
     [0.8, 0.2]
     """
-    return alpha * E + (1.0 - alpha) * MY
+    if out is None:
+        return alpha * E + (1.0 - alpha) * MY
+    np.multiply(MY, 1.0 - alpha, out=out)
+    out += alpha * E  # a + b == b + a in floating point: the bits of the line above
+    return out
 
 
 def _counts(*parts):
