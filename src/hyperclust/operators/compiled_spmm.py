@@ -1,7 +1,8 @@
 """The optional compiled CSR x dense kernel (numba, extra ``[fast]``): scipy's arithmetic
 with software prefetch of the dense rows of upcoming nonzeros.
 
-``add_rows(A, X, out, lo, hi)`` computes ``out[lo:hi] += A[lo:hi] @ X`` with the same
+``add_rows(indptr, indices, data, X, out, lo, hi, ahead)`` computes
+``out[lo:hi] += A[lo:hi] @ X`` for ``A = (data, indices, indptr)`` with the same
 operations in the same order as scipy's ``csr_matvecs`` (per row, its nonzeros in stored
 order, ``out[i, k] += a * X[j, k]`` in the data type of ``A``; no fast-math, so no fused
 multiply-add contraction): its results are bit-identical to scipy's. What it adds is a
@@ -19,20 +20,78 @@ callers keep scipy's kernel.
 
 from __future__ import annotations
 
+import os
 import threading
 
-__all__ = ["kernel", "PREFETCH_AHEAD", "CACHE_LINE"]
+import numpy as np
+
+__all__ = ["kernel", "rows_kernel", "enabled", "PREFETCH_AHEAD", "CACHE_LINE", "MIN_WORK",
+           "MIN_WIDTH", "AMORTISE_WORK", "ENV"]
 
 #: Nonzeros between a prefetch and the product that reads its row: far enough for the
-#: load to arrive (one row's products take a few nanoseconds), near enough that the line is
-#: still in L1/L2 when used (``benchmarks/studies/bench_compiled_spmm.py``).
+#: load to arrive, near enough that the line is still cached when used (8, 16 and 32 took
+#: the same time on the 10^6 HSBM: ``benchmarks/studies/bench_compiled_spmm.py``).
 PREFETCH_AHEAD = 16
 
 #: Bytes per cache line on the x86-64 and ARM cores this targets.
 CACHE_LINE = 64
 
+#: Row blocks of fewer multiply-adds (nonzeros x width) keep scipy's kernel: their rows are
+#: cached and the few microseconds of a numba dispatch are not repaid.
+MIN_WORK = 2 ** 20
+
+#: Narrower blocks keep scipy's kernel: at width 1 ``X`` is ``4 n`` bytes, cached even at
+#: 10^6 nodes, and the compiled loop took 1.5-1.8x scipy's time; from width 2 on it took
+#: 0.5-0.7x on the 10^6 HSBM.
+MIN_WIDTH = 2
+
+#: Multiply-adds of eligible products done with scipy's kernel before numba is loaded: its
+#: import and the kernel's compilation (or cache load) cost about what scipy spends on this
+#: much work, so a process never pays more than twice the best choice in hindsight, and
+#: small fits never import numba.
+AMORTISE_WORK = 2 * 10 ** 9
+
+#: Set to "0" to keep scipy's kernel everywhere.
+ENV = "HYPERCLUST_COMPILED"
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _lock = threading.Lock()
 _compiled = None  # None: not tried; False: numba missing or failed; else the kernel
+_scipy_work = 0
+
+
+def enabled() -> bool:
+    """False when :data:`ENV` is ``"0"``."""
+    return os.environ.get(ENV, "1") != "0"
+
+
+def rows_kernel(work: int, width: int, dtype):
+    """The compiled kernel for a row block of ``work`` multiply-adds, ``width`` columns,
+    in ``dtype``, or None where scipy's kernel runs it: below :data:`MIN_WORK` or
+    :data:`MIN_WIDTH`, for dtypes other than float32 and float64, until
+    :data:`AMORTISE_WORK` eligible multiply-adds have run on scipy's, when disabled
+    (:func:`enabled`), or without numba.
+
+    Parameters
+    ----------
+    work : int
+        Nonzeros of the row block times ``width``.
+    width : int
+        Columns of the dense block.
+    dtype : numpy.dtype
+
+    Returns
+    -------
+    callable or None
+        ``add_rows(indptr, indices, data, X, out, lo, hi, ahead)``.
+    """
+    global _scipy_work
+    if work < MIN_WORK or width < MIN_WIDTH or dtype not in _FLOATS or not enabled():
+        return None
+    if _compiled is None and _scipy_work < AMORTISE_WORK:
+        _scipy_work += work
+        return None
+    return kernel()
 
 
 def kernel():
@@ -48,7 +107,11 @@ def kernel():
 
 def _build():
     try:
+        import numba
+
         from ._numba_spmm import add_rows
     except ImportError:
+        return None
+    if numba.config.DISABLE_JIT:  # the Python loop would be ~1000x slower than scipy's
         return None
     return add_rows
