@@ -8,6 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 import hyperclust.operators.compiled_spmm as compiled_spmm
+from hyperclust.operators import kernels
 from hyperclust.operators.kernels import csr_matmat
 
 
@@ -32,6 +33,7 @@ def always_compiled(monkeypatch):
     pytest.importorskip("numba")
     monkeypatch.setattr(compiled_spmm, "MIN_WORK", 0)
     monkeypatch.setattr(compiled_spmm, "MIN_WIDTH", 0)
+    monkeypatch.setattr(compiled_spmm, "MIN_DENSE_BYTES", 0)
     monkeypatch.setattr(compiled_spmm, "AMORTISE_WORK", 0)
     monkeypatch.delenv(compiled_spmm.ENV, raising=False)
     assert compiled_spmm.kernel() is not None
@@ -67,36 +69,45 @@ def test_unsorted_duplicates_empty_rows_and_row_ranges(always_compiled):
     assert np.array_equal(got, ref)
 
 
-def test_csr_matmat_on_threads_matches_scipy(always_compiled):
+def test_csr_matmat_on_threads_matches_scipy(always_compiled, monkeypatch):
+    """Row blocks on two threads or one, compiled or (HYPERCLUST_COMPILED=0) scipy's."""
     A = _matrix(500, 400, 0.03, np.float32)
     X = np.random.default_rng(3).standard_normal((400, 16)).astype(np.float32)
     ref = _scipy_product(A, X, np.zeros((500, 16), np.float32))
+    monkeypatch.setattr(kernels, "PARALLEL_MIN_WORK", 0)
+    calls = []
+    add = compiled_spmm.kernel()
+    monkeypatch.setattr(compiled_spmm, "_compiled", lambda *a: calls.append(a) or add(*a))
     assert np.array_equal(csr_matmat(A, X, n_threads=2), ref)
-    assert np.array_equal(csr_matmat(A, X, n_threads=1), ref)
+    assert np.array_equal(csr_matmat(A, X, n_threads=1), ref) and len(calls) == 3
+    monkeypatch.setenv(compiled_spmm.ENV, "0")
+    assert np.array_equal(csr_matmat(A, X, n_threads=2), ref) and len(calls) == 3
 
 
 def test_rows_kernel_rule(monkeypatch):
-    """Small blocks, narrow blocks, other dtypes and the switch stay on scipy's kernel; an
+    """Small, narrow, cached or non-float blocks and the switch stay on scipy's kernel; an
     eligible block runs on scipy's until AMORTISE_WORK multiply-adds have, then compiled."""
     monkeypatch.setattr(compiled_spmm, "_compiled", "kernel")  # as if numba had loaded
     monkeypatch.setattr(compiled_spmm, "AMORTISE_WORK", 10)
     monkeypatch.setattr(compiled_spmm, "MIN_WORK", 4)
     monkeypatch.setattr(compiled_spmm, "MIN_WIDTH", 2)
+    monkeypatch.setattr(compiled_spmm, "MIN_DENSE_BYTES", 64)
     monkeypatch.delenv(compiled_spmm.ENV, raising=False)
-    f32 = np.dtype(np.float32)
-    assert compiled_spmm.rows_kernel(3, 2, f32) is None
-    assert compiled_spmm.rows_kernel(100, 1, f32) is None
-    assert compiled_spmm.rows_kernel(100, 2, np.dtype(np.int64)) is None
-    assert compiled_spmm.rows_kernel(100, 2, f32) == "kernel"
+    X = np.zeros((8, 2), np.float32)  # 64 bytes
+    assert compiled_spmm.rows_kernel(3, X) is None
+    assert compiled_spmm.rows_kernel(100, np.zeros((16, 1), np.float32)) is None
+    assert compiled_spmm.rows_kernel(100, np.zeros((7, 2), np.float32)) is None
+    assert compiled_spmm.rows_kernel(100, X.astype(np.int32)) is None
+    assert compiled_spmm.rows_kernel(100, X) == "kernel"
     monkeypatch.setenv(compiled_spmm.ENV, "0")
-    assert compiled_spmm.rows_kernel(100, 2, f32) is None
+    assert compiled_spmm.rows_kernel(100, X) is None
     monkeypatch.delenv(compiled_spmm.ENV)
     monkeypatch.setattr(compiled_spmm, "_compiled", None)
     monkeypatch.setattr(compiled_spmm, "_scipy_work", 0)
     monkeypatch.setattr(compiled_spmm, "kernel", lambda: "loaded")
-    assert compiled_spmm.rows_kernel(6, 2, f32) is None  # 6 of 10 on scipy's
-    assert compiled_spmm.rows_kernel(6, 2, f32) is None  # 12: paid for
-    assert compiled_spmm.rows_kernel(6, 2, f32) == "loaded"
+    assert compiled_spmm.rows_kernel(6, X) is None  # 6 of 10 on scipy's
+    assert compiled_spmm.rows_kernel(6, X) is None  # 12: paid for
+    assert compiled_spmm.rows_kernel(6, X) == "loaded"
 
 
 def test_without_numba_scipy_runs(monkeypatch):
@@ -104,6 +115,7 @@ def test_without_numba_scipy_runs(monkeypatch):
     monkeypatch.setattr(compiled_spmm, "_compiled", None)
     monkeypatch.setattr(compiled_spmm, "MIN_WORK", 0)
     monkeypatch.setattr(compiled_spmm, "MIN_WIDTH", 0)
+    monkeypatch.setattr(compiled_spmm, "MIN_DENSE_BYTES", 0)
     monkeypatch.setattr(compiled_spmm, "AMORTISE_WORK", 0)
     monkeypatch.setitem(sys.modules, "numba", None)
     monkeypatch.delitem(sys.modules, "hyperclust.operators._numba_spmm", raising=False)

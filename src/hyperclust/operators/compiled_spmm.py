@@ -26,7 +26,7 @@ import threading
 import numpy as np
 
 __all__ = ["kernel", "rows_kernel", "enabled", "PREFETCH_AHEAD", "CACHE_LINE", "MIN_WORK",
-           "MIN_WIDTH", "AMORTISE_WORK", "ENV"]
+           "MIN_WIDTH", "MIN_DENSE_BYTES", "AMORTISE_WORK", "ENV"]
 
 #: Nonzeros between a prefetch and the product that reads its row: far enough for the
 #: load to arrive, near enough that the line is still cached when used (8, 16 and 32 took
@@ -44,6 +44,12 @@ MIN_WORK = 2 ** 20
 #: 10^6 nodes, and the compiled loop took 1.5-1.8x scipy's time; from width 2 on it took
 #: 0.5-0.7x on the 10^6 HSBM.
 MIN_WIDTH = 2
+
+#: Dense blocks of fewer bytes keep scipy's kernel: their rows come from the caches, where
+#: the prefetches only add instructions (congress-bills' collapsed 1,718 x 1,718 matrix
+#: times 440 KB: 1.5x scipy's time; 5 MB blocks of the shared sets at width 16: 0.94-1.05x;
+#: 8 MB of the 10^6 HSBM at width 2: 0.69x; 10-21 MB at width 64: 0.54-0.86x).
+MIN_DENSE_BYTES = 2 ** 23
 
 #: Multiply-adds of eligible products done with scipy's kernel before numba is loaded: its
 #: import and the kernel's compilation (or cache load) cost about what scipy spends on this
@@ -65,20 +71,20 @@ def enabled() -> bool:
     return os.environ.get(ENV, "1") != "0"
 
 
-def rows_kernel(work: int, width: int, dtype):
-    """The compiled kernel for a row block of ``work`` multiply-adds, ``width`` columns,
-    in ``dtype``, or None where scipy's kernel runs it: below :data:`MIN_WORK` or
-    :data:`MIN_WIDTH`, for dtypes other than float32 and float64, until
+def rows_kernel(work: int, X):
+    """The compiled kernel for a row block of ``work`` multiply-adds by the dense block
+    ``X``, or None where scipy's kernel runs it: below :data:`MIN_WORK`,
+    :data:`MIN_WIDTH` or :data:`MIN_DENSE_BYTES`, for dtypes other than float32 and
+    float64, until
     :data:`AMORTISE_WORK` eligible multiply-adds have run on scipy's, when disabled
     (:func:`enabled`), or without numba.
 
     Parameters
     ----------
     work : int
-        Nonzeros of the row block times ``width``.
-    width : int
-        Columns of the dense block.
-    dtype : numpy.dtype
+        Nonzeros of the row block times the columns of ``X``.
+    X : ndarray, shape (c, d)
+        The dense block the row block multiplies.
 
     Returns
     -------
@@ -86,7 +92,8 @@ def rows_kernel(work: int, width: int, dtype):
         ``add_rows(indptr, indices, data, X, out, lo, hi, ahead)``.
     """
     global _scipy_work
-    if work < MIN_WORK or width < MIN_WIDTH or dtype not in _FLOATS or not enabled():
+    if work < MIN_WORK or X.shape[1] < MIN_WIDTH or X.nbytes < MIN_DENSE_BYTES \
+            or X.dtype not in _FLOATS or not enabled():
         return None
     if _compiled is None and _scipy_work < AMORTISE_WORK:
         _scipy_work += work

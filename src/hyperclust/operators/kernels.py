@@ -17,10 +17,10 @@ columns) took 0.77 s (min of 3) with 2 threads against 1.07 s with 1, load avera
 ``benchmarks/bench_scaling.py`` times both (``PX`` with the policy's threads, ``PX-1t``
 with one) for an idle machine.
 
-With numba installed (extra ``[fast]``), row blocks of large products run on a compiled
-kernel with scipy's arithmetic and a prefetch of upcoming rows of ``X``
-(:mod:`~hyperclust.operators.compiled_spmm`): bit-identical results, 0.5x scipy's CPU on the
-RCM-numbered 10^6 HSBM pair at width 64.
+With numba installed (extra ``[fast]``), row blocks of large products whose ``X`` is past
+the caches run on a compiled kernel with scipy's arithmetic and a prefetch of upcoming rows
+of ``X`` (:mod:`~hyperclust.operators.compiled_spmm`, which says where it pays): the same
+bits, 0.54x scipy's CPU on the RCM-numbered 10^6 HSBM pair at width 64.
 
 If scipy's private kernel is unavailable (a future scipy), the same results come from
 ``A[lo:hi] @ X`` (one temporary per block).
@@ -140,8 +140,7 @@ def add_product_rows(A, X, out, lo, hi):
     the same operations in the same order, so the same bits)."""
     if hi <= lo:
         return
-    d = X.shape[1]
-    compiled = rows_kernel(int(A.indptr[hi] - A.indptr[lo]) * d, d, A.dtype)
+    compiled = rows_kernel(int(A.indptr[hi] - A.indptr[lo]) * X.shape[1], X)
     if compiled is not None and X.dtype == A.dtype == out.dtype:
         compiled(A.indptr, A.indices, A.data, X, out, lo, hi, PREFETCH_AHEAD)
     elif _csr_matvecs is not None:
