@@ -51,11 +51,13 @@ MIN_WIDTH = 2
 #: 8 MB of the 10^6 HSBM at width 2: 0.69x; 10-21 MB at width 64: 0.54-0.86x).
 MIN_DENSE_BYTES = 2 ** 23
 
-#: Multiply-adds of eligible products done with scipy's kernel before numba is loaded: its
-#: import and the kernel's compilation (or cache load) cost about what scipy spends on this
-#: much work, so a process never pays more than twice the best choice in hindsight, and
-#: small fits never import numba.
-AMORTISE_WORK = 2 * 10 ** 9
+#: Multiply-adds of eligible products done with scipy's kernel before numba is loaded:
+#: ``import numba`` (0.14-0.19 s CPU) and the first float32 call (0.53 s compiling, 0.21 s
+#: from numba's cache; ``benchmarks/studies/compiled_spmm_first_call.py``) cost about what
+#: scipy's kernel spends on this much work at 10^6 nodes (~1 ns per multiply-add), so a
+#: process pays at most twice the better choice in hindsight, and small fits never import
+#: numba.
+AMORTISE_WORK = 2 ** 30
 
 #: Set to "0" to keep scipy's kernel everywhere.
 ENV = "HYPERCLUST_COMPILED"
