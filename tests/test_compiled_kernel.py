@@ -130,3 +130,18 @@ def test_disabled_jit_keeps_scipy(monkeypatch):
     monkeypatch.setattr(compiled_spmm, "_compiled", None)
     monkeypatch.setattr(numba.config, "DISABLE_JIT", True)
     assert compiled_spmm.kernel() is None
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_one_column_on_csr_matvec_is_scipys_matvecs(monkeypatch, dtype):
+    """Width 1 runs scipy's csr_matvec (sum in a register): the bits of csr_matvecs, also
+    accumulating into a nonzero output and on a row range."""
+    monkeypatch.setenv(compiled_spmm.ENV, "0")
+    A = _matrix(300, 200, 0.05, dtype)
+    X = np.random.default_rng(4).standard_normal((200, 1)).astype(dtype)
+    out0 = np.random.default_rng(5).standard_normal((300, 1)).astype(dtype)
+    ref = _scipy_product(A, X, out0.copy())
+    got = out0.copy()
+    kernels.add_product_rows(A, X, got, 0, 120)
+    kernels.add_product_rows(A, X, got, 120, 300)
+    assert np.array_equal(got, ref)

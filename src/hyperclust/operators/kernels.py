@@ -38,10 +38,11 @@ import scipy.sparse as sp
 from ..kernel_threads import KERNELS
 from .compiled_spmm import PREFETCH_AHEAD, rows_kernel
 
-try:  # the compiled kernel behind ``csr_matrix @ ndarray``; accumulates into its output
+try:  # the compiled kernels behind ``csr_matrix @ ndarray``; they accumulate into their output
+    from scipy.sparse._sparsetools import csr_matvec as _csr_matvec
     from scipy.sparse._sparsetools import csr_matvecs as _csr_matvecs
 except ImportError:  # pragma: no cover - depends on the scipy build
-    _csr_matvecs = None
+    _csr_matvec = _csr_matvecs = None
 
 __all__ = ["csr_matmat", "resolve_threads", "row_blocks", "PARALLEL_MIN_WORK"]
 
@@ -143,6 +144,11 @@ def add_product_rows(A, X, out, lo, hi):
     compiled = rows_kernel(int(A.indptr[hi] - A.indptr[lo]) * X.shape[1], X)
     if compiled is not None and X.dtype == A.dtype == out.dtype:
         compiled(A.indptr, A.indices, A.data, X, out, lo, hi, PREFETCH_AHEAD)
+    elif _csr_matvecs is not None and X.shape[1] == 1:
+        # one column: the row's sum in a register, not n_vecs=1 updates of out in memory
+        # (the same additions in the same order: the same bits)
+        _csr_matvec(hi - lo, A.shape[1], A.indptr[lo:hi + 1], A.indices, A.data,
+                    X.reshape(-1), out[lo:hi].reshape(-1))
     elif _csr_matvecs is not None:
         _csr_matvecs(hi - lo, A.shape[1], X.shape[1], A.indptr[lo:hi + 1], A.indices, A.data,
                      X.reshape(-1), out[lo:hi].reshape(-1))
