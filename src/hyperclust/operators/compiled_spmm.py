@@ -20,21 +20,19 @@ callers keep scipy's kernel.
 
 from __future__ import annotations
 
+import importlib
 import os
 import threading
 
 import numpy as np
 
-__all__ = ["kernel", "rows_kernel", "enabled", "PREFETCH_AHEAD", "CACHE_LINE", "MIN_WORK",
+__all__ = ["kernel", "rows_kernel", "enabled", "PREFETCH_AHEAD", "MIN_WORK",
            "MIN_WIDTH", "MIN_DENSE_BYTES", "AMORTISE_WORK", "ENV"]
 
 #: Nonzeros between a prefetch and the product that reads its row: far enough for the
 #: load to arrive, near enough that the line is still cached when used (8, 16 and 32 took
 #: the same time on the 10^6 HSBM: ``benchmarks/studies/bench_compiled_spmm.py``).
 PREFETCH_AHEAD = 16
-
-#: Bytes per cache line on the x86-64 and ARM cores this targets.
-CACHE_LINE = 64
 
 #: Row blocks of fewer multiply-adds (nonzeros x width) keep scipy's kernel: their rows are
 #: cached and the few microseconds of a numba dispatch are not repaid.
@@ -69,7 +67,14 @@ _scipy_work = 0
 
 
 def enabled() -> bool:
-    """False when :data:`ENV` is ``"0"``."""
+    """False when :data:`ENV` is ``"0"``.
+
+    Examples
+    --------
+    >>> import os
+    >>> enabled() == (os.environ.get("HYPERCLUST_COMPILED") != "0")
+    True
+    """
     return os.environ.get(ENV, "1") != "0"
 
 
@@ -92,6 +97,13 @@ def rows_kernel(work: int, X):
     -------
     callable or None
         ``add_rows(indptr, indices, data, X, out, lo, hi, ahead)``.
+
+    Examples
+    --------
+    A product small enough for the caches stays on scipy's kernel:
+
+    >>> rows_kernel(100, np.zeros((10, 4), np.float32)) is None
+    True
     """
     global _scipy_work
     if work < MIN_WORK or X.shape[1] < MIN_WIDTH or X.nbytes < MIN_DENSE_BYTES \
@@ -105,7 +117,28 @@ def rows_kernel(work: int, X):
 
 def kernel():
     """The compiled ``add_rows(indptr, indices, data, X, out, lo, hi, ahead)``, or None
-    without numba (compiled on the first call; later calls return it)."""
+    without numba (compiled on the first call; later calls return it).
+
+    ``add_rows`` computes ``out[lo:hi] += A[lo:hi] @ X`` for the CSR arrays of ``A`` (the
+    full ``indptr``), prefetching the ``X`` row of the nonzero ``ahead`` positions on.
+
+    Returns
+    -------
+    callable or None
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> add = kernel()
+    >>> A = sp.csr_matrix(np.array([[1.0, 2.0], [0.0, 3.0]]))
+    >>> out = np.zeros((2, 2))
+    >>> if add is not None:
+    ...     add(A.indptr, A.indices, A.data, np.ones((2, 2)), out, 0, 2, PREFETCH_AHEAD)
+    ... else:
+    ...     out += A @ np.ones((2, 2))
+    >>> out.tolist()
+    [[3.0, 3.0], [3.0, 3.0]]
+    """
     global _compiled
     if _compiled is None:
         with _lock:
@@ -115,12 +148,8 @@ def kernel():
 
 
 def _build():
-    try:
-        import numba
+    _numba_spmm = importlib.import_module(__name__.rpartition(".")[0] + "._numba_spmm")
 
-        from ._numba_spmm import add_rows
-    except ImportError:
-        return None
-    if numba.config.DISABLE_JIT:  # the Python loop would be ~1000x slower than scipy's
-        return None
-    return add_rows
+    if _numba_spmm.add_rows is None or _numba_spmm.numba.config.DISABLE_JIT:
+        return None  # with the JIT off, the Python loop would be ~1000x slower than scipy's
+    return _numba_spmm.add_rows
