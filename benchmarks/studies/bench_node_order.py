@@ -29,11 +29,11 @@ the bound and to ``scipy``.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
-
-import os
 
 import numpy as np
 import scipy.sparse as sp
@@ -130,21 +130,18 @@ def measure(spec, width, rounds):
               f"  vs scipy {v[0] / bare:5.2f}", flush=True)
 
 
-class kernel_choice:
-    """``with kernel_choice(compiled):`` products on the compiled kernel or on scipy's."""
-
-    def __init__(self, compiled):
-        self.value = "1" if compiled else "0"
-
-    def __enter__(self):
-        self.saved = os.environ.get(compiled_spmm.ENV)
-        os.environ[compiled_spmm.ENV] = self.value
-
-    def __exit__(self, *exc):
-        if self.saved is None:
-            os.environ.pop(compiled_spmm.ENV)
+@contextmanager
+def kernel_choice(compiled):
+    """Products on the compiled kernel (``compiled``) or on scipy's inside the block."""
+    saved = os.environ.get(compiled_spmm.ENV)
+    os.environ[compiled_spmm.ENV] = "1" if compiled else "0"
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ[compiled_spmm.ENV]
         else:
-            os.environ[compiled_spmm.ENV] = self.saved
+            os.environ[compiled_spmm.ENV] = saved
 
 
 def operator_cases(hg, rcm_case):
