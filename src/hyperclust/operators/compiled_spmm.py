@@ -14,11 +14,12 @@ cache, scipy's kernel waits on one row's loads at a time. The kernel releases th
 (``nogil``), so :func:`hyperclust.operators.kernels.csr_matmat` runs its row blocks on the
 shared pool under the thread policy as it does scipy's.
 
-Measured (one thread, CPU min of 5, load 4.5-5.8 on the shared 2-core machine;
-``benchmarks/studies/bench_node_order.py``): the RCM-numbered pair ``H (H^T X)`` of the 10^6
-HSBM at width 64 in 0.54x scipy's kernel's time (268 vs 497 ms, 6.5x the compulsory-bytes
-bound against 12.0x), at width 16 0.51x (104 vs 206 ms, 7.3x against 14.4x); walmart-trips
-0.57x, mag-10 0.74x, dblp-ca 0.79x at width 64. Where ``X`` fits the caches it gains nothing
+Measured (one thread, CPU min of 5, load 2.5-5.8 on the shared 2-core machine;
+``benchmarks/studies/bench_node_order.py``, docs/results/compiled_spmm.md): the RCM-numbered
+pair ``H (H^T X)`` of the 10^6 HSBM at width 64 in 0.53x scipy's kernel's time (258 vs
+492 ms, 5.8x the compulsory-bytes bound against 11.0x), at width 16 0.51x (104 vs 206 ms,
+7.3x against 14.4x); walmart-trips 0.68x, mag-10 0.74x, dblp-ca 0.79x at width 64; whole
+``ahcka`` fits at 10^6 0.81x the CPU. Where ``X`` fits the caches it gains nothing
 and at width 1 it loses, so :func:`rows_kernel` keeps scipy's kernel there.
 
 Numba is imported and the kernel compiled on first use (:func:`kernel`), never at

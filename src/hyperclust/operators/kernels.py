@@ -20,7 +20,7 @@ with one) for an idle machine.
 With numba installed (extra ``[fast]``), row blocks of large products whose ``X`` is past
 the caches run on a compiled kernel with scipy's arithmetic and a prefetch of upcoming rows
 of ``X`` (:mod:`~hyperclust.operators.compiled_spmm`, which says where it pays): the same
-bits, 0.54x scipy's CPU on the RCM-numbered 10^6 HSBM pair at width 64.
+bits, 0.53x scipy's CPU on the RCM-numbered 10^6 HSBM pair at width 64.
 
 If scipy's private kernel is unavailable (a future scipy), the same results come from
 ``A[lo:hi] @ X`` (one temporary per block).
