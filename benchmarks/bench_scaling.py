@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import importlib.util
 import json
 import multiprocessing as mp
 import platform
@@ -357,6 +358,7 @@ def conditions() -> dict:
     import sklearn
 
     from hyperclust.bench.provenance import git_commit, load_average, thread_info
+    from hyperclust.operators import compiled_spmm
     from hyperclust.threads import available_cores, default_threads
 
     cpu = ""
@@ -372,8 +374,10 @@ def conditions() -> dict:
         torch_info = {"version": torch.__version__, "threads": torch.get_num_threads()}
     except ImportError:
         torch_info = None
+    compiled = importlib.util.find_spec("numba") and compiled_spmm.enabled()  # [fast] extra
     return {"date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "host": platform.node(), "cpu": cpu, "cores": available_cores(),
+            "compiled_kernel": bool(compiled),
             "policy_threads_now": default_threads(), "python": platform.python_version(),
             "numpy": np.__version__, "scipy": scipy.__version__, "sklearn": sklearn.__version__,
             "torch": torch_info, "thread_info": thread_info(), **git_commit(),

@@ -11,26 +11,35 @@ once, ``2 nnz (4 + 4)`` (values and indices of ``H^T`` and ``H``) ``+ 2 (n + m +
 written and read back), over the copy bandwidth (``np.copyto`` of 256 MiB, read + write,
 best of 5) measured in the same process. Prints the ordering's own CPU time.
 
+The ordered rows run on scipy's kernel (``HYPERCLUST_COMPILED=0``); ``compiled`` rows
+repeat the RCM pair and the operator on the compiled kernel of the ``[fast]`` extra
+(:mod:`hyperclust.operators.compiled_spmm`, bit-identical, numba loaded and compiled before
+the rounds), where numba is installed.
+
 Beside the bare pair, on the RCM numbering: ``operator``, what ``PropagationOperator.apply``
 (float32, one thread) costs once it has settled on its factoring (the pair, or the collapsed
 ``n x n`` matrix where that is smaller: :mod:`hyperclust.operators.factoring`; ``[collapsed]``
 says which), and ``scipy``, scipy's own allocating ``H @ (H^T @ X)``; every row's ratio to
 the bound and to ``scipy``.
 
-    PYTHONPATH=src python benchmarks/studies/bench_node_order.py hsbm:1e5 hsbm:1e6 walmart-trips mag-10 dblp-ca
+    OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/studies/bench_node_order.py \
+        hsbm:1e6 congress-bills walmart-trips mag-10 dblp-ca --width 64
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
 from hyperclust.hypergraph.ordering import cache_order, reordered
+from hyperclust.operators import compiled_spmm
 from hyperclust.operators.kernels import csr_matmat
 from hyperclust.operators.propagation import PropagationOperator
 
@@ -94,22 +103,45 @@ def measure(spec, width, rounds):
                                                           csr_matmat(Hp, E, Y, n_threads=1)))
            for name, (Hp, Htp, Xp, E, Y) in cases.items()}
     op_name, fns["operator"], fns["scipy"] = operator_cases(hg, cases["rcm"])
+    on_compiled = {}
+    if compiled_spmm.kernel() is not None:
+        compiled_spmm.AMORTISE_WORK = 0  # numba is loaded: no amortisation left to wait for
+        on_compiled = {"rcm compiled": fns["rcm"], "operator compiled": fns["operator"]}
+        with kernel_choice(True):
+            for fn in on_compiled.values():
+                fn()  # compiles (or loads from numba's cache) outside the rounds
+    fns.update(on_compiled)
     times = {name: [] for name in fns}
     for _ in range(rounds):
         for name, fn in fns.items():
-            c0 = time.process_time()
-            fn()
-            times[name].append(time.process_time() - c0)
+            with kernel_choice(name in on_compiled):
+                c0 = time.process_time()
+                fn()
+                times[name].append(time.process_time() - c0)
     bound = compulsory_bytes(H.nnz, n, m, width) / copy_bandwidth()
     print(f"{spec}: n={n} m={m} nnz={H.nnz} width={width}; RCM {t_rcm:.3f} s CPU; "
           f"bound {bound * 1e3:.2f} ms; load {open('/proc/loadavg').read().split()[:3]}")
     bare = min(times["scipy"])
     for name, v in times.items():
         v = sorted(v)
-        label = op_name if name == "operator" else name
+        label = name.replace("operator", op_name)
         print(f"  {label:21s} CPU min {v[0] * 1e3:9.2f} ms  median {v[len(v) // 2] * 1e3:9.2f}"
               f" ms  min/bound {v[0] / bound:5.1f}  vs given {v[0] / min(times['given']):5.2f}"
               f"  vs scipy {v[0] / bare:5.2f}", flush=True)
+
+
+@contextmanager
+def kernel_choice(compiled):
+    """Products on the compiled kernel (``compiled``) or on scipy's inside the block."""
+    saved = os.environ.get(compiled_spmm.ENV)
+    os.environ[compiled_spmm.ENV] = "1" if compiled else "0"
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ[compiled_spmm.ENV]
+        else:
+            os.environ[compiled_spmm.ENV] = saved
 
 
 def operator_cases(hg, rcm_case):
