@@ -361,14 +361,15 @@ class UniDHC(HypergraphClusterer):
         self.filter_family_ = family
         return family_coefficients(family, order)
 
-    def _borrow_for_isolated(self, hg, X, scale, B, seed):
-        """Step 3b: isolated nodes take half of each propagated term from feature neighbours."""
+    def _isolated_neighbors(self, hg, X, scale, seed):
+        """Step 3b's search: ``(isolated nodes, their feature neighbours)`` among the connected
+        nodes, or None where no node borrows. It reads the input alone, not the basis."""
         self.n_isolated_borrowing_ = 0
         if not self.isolated_neighbors or self.input_kind_ != "features":
-            return B
+            return None
         isolated = np.flatnonzero(hg.isolated)
         if not 0 < isolated.size < hg.n_nodes:
-            return B
+            return None
         connected = np.flatnonzero(~hg.isolated)
         keep = max(10 * self.isolated_neighbors, NEIGHBOR_PAIR_BUDGET // isolated.size)
         if keep < connected.size:
@@ -382,7 +383,7 @@ class UniDHC(HypergraphClusterer):
             neighbors = feature_neighbors(X, isolated, connected, self.isolated_neighbors,
                                           scale=scale)
         self.n_isolated_borrowing_ = int(isolated.size)
-        return borrow_for_isolated(B, isolated, neighbors)
+        return isolated, neighbors
 
     def fit(self, hypergraph, y=None):
         """Fit on ``hypergraph`` (labels, if any, are ignored). Returns ``self``."""
@@ -396,14 +397,19 @@ class UniDHC(HypergraphClusterer):
         seed = self._rng_seed(self.random_state)
         self.n_init_ = resolve_settings(hg.n_nodes, n_init=self.n_init)[1]
         X, scale, self.input_kind_ = self._prepare_input(hg, seed, k)
-        P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE)
-        with pending:  # the import beside the products: they release the GIL, little else does
+        # the import beside the operator, the isolated nodes' search (the input alone) and
+        # the basis: long calls that release the GIL (the input's many short ones come first)
+        with pending:
+            P = PropagationOperator(hg, self_loops=self.self_loops,
+                                    dtype=propagation.BASIS_DTYPE)
+            borrowing = self._isolated_neighbors(hg, X, scale, seed)
             B = polynomial_basis(P, X, order, scale=scale)
             torch = _deep(pending)[0]  # the wait for the import (leaving waits on an error)
         g0 = self._initial_filter(hg, P, lambda: X / scale, B, order, seed, k)
         self.initial_coefficients_ = g0.copy()
-        B = self._borrow_for_isolated(hg, X, scale, B, seed)
         del X  # read no more: a copy of it (a structural input) would sit under the peak
+        if borrowing is not None:  # step 3b: the terms of the basis as the filter saw them
+            B = borrow_for_isolated(B, *borrowing)
         if limit is not None:  # torch may have been imported inside this fit's thread limit
             torch.set_num_threads(limit)
 
