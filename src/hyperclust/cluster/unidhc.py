@@ -361,9 +361,11 @@ class UniDHC(HypergraphClusterer):
         self.filter_family_ = family
         return family_coefficients(family, order)
 
-    def _isolated_neighbors(self, hg, X, scale, seed):
-        """Step 3b's search: ``(isolated nodes, their feature neighbours)`` among the connected
-        nodes, or None where no node borrows. It reads the input alone, not the basis."""
+    def _isolated_search(self, hg, X, scale, seed):
+        """Step 3b's search, to run: a callable returning ``(isolated nodes, their feature
+        neighbours among the connected nodes)``, or None where no node borrows. It reads the
+        input alone, not the basis; the candidates (a seeded sample past the budget, with
+        its warning) are chosen here, in the fit's thread."""
         self.n_isolated_borrowing_ = 0
         if not self.isolated_neighbors or self.input_kind_ != "features":
             return None
@@ -379,11 +381,14 @@ class UniDHC(HypergraphClusterer):
                 f"{keep} connected nodes", RuntimeWarning, stacklevel=3)
             connected = np.sort(np.random.default_rng(seed).choice(connected, size=keep,
                                                                     replace=False))
-        with threadpool_limits(1, user_api="blas"):  # exact ties, whatever the threads
-            neighbors = feature_neighbors(X, isolated, connected, self.isolated_neighbors,
-                                          scale=scale)
         self.n_isolated_borrowing_ = int(isolated.size)
-        return isolated, neighbors
+
+        def search():
+            with threadpool_limits(1, user_api="blas"):  # exact ties, whatever the threads
+                return isolated, feature_neighbors(X, isolated, connected,
+                                                   self.isolated_neighbors, scale=scale)
+
+        return search
 
     def fit(self, hypergraph, y=None):
         """Fit on ``hypergraph`` (labels, if any, are ignored). Returns ``self``."""
@@ -397,17 +402,19 @@ class UniDHC(HypergraphClusterer):
         seed = self._rng_seed(self.random_state)
         self.n_init_ = resolve_settings(hg.n_nodes, n_init=self.n_init)[1]
         X, scale, self.input_kind_ = self._prepare_input(hg, seed, k)
-        # the import beside the operator, the isolated nodes' search (the input alone) and
-        # the basis: long calls that release the GIL (the input's many short ones come first)
-        with pending:
+        search = self._isolated_search(hg, X, scale, seed)
+        # the import, then the isolated nodes' search (the input alone: many short calls,
+        # which would stall beside the import), in a second thread beside the operator and
+        # the basis (a few long calls that release the GIL); the input's short ones came first
+        with pending.start(then=search):
             P = PropagationOperator(hg, self_loops=self.self_loops,
                                     dtype=propagation.BASIS_DTYPE)
-            borrowing = self._isolated_neighbors(hg, X, scale, seed)
             B = polynomial_basis(P, X, order, scale=scale)
-            torch = _deep(pending)[0]  # the wait for the import (leaving waits on an error)
+            torch = _deep(pending)[0]  # the wait for the thread (leaving waits on an error)
+            borrowing = pending.then_result()  # here, after the basis, with one thread
         g0 = self._initial_filter(hg, P, lambda: X / scale, B, order, seed, k)
         self.initial_coefficients_ = g0.copy()
-        del X  # read no more: a copy of it (a structural input) would sit under the peak
+        del X, search  # read no more: a copy of X (a structural input) would sit under the peak
         if borrowing is not None:  # step 3b: the terms of the basis as the filter saw them
             B = borrow_for_isolated(B, *borrowing)
         if limit is not None:  # torch may have been imported inside this fit's thread limit

@@ -11,6 +11,11 @@ on entering and is waited for on leaving (an error inside included: no import is
 running in a thread the caller no longer knows of). The import changes no
 number: the same modules are loaded, only earlier, and nothing is computed with torch
 before the join.
+
+The thread may then run one task of the caller's (``start(then=...)``): work that would
+otherwise wait in the caller's queue, made of many GIL-releasing calls (a neighbour search)
+that stall beside an import but not beside the caller's long products. Its value (or error)
+comes back through :meth:`then_result`, which runs the task in the caller where no thread ran.
 """
 
 from __future__ import annotations
@@ -52,18 +57,33 @@ class BackgroundImport:
     ...     total = sum(range(10))
     >>> pending.join().__name__
     'json'
+    >>> pending = BackgroundImport("json", threads=2).start(then=lambda: sum(range(10)))
+    >>> pending.then_result()  # run after the import, in its thread when one started
+    45
     """
 
     def __init__(self, name: str, threads: int):
         self.name = name
         self._thread = None
+        self._then = None
+        self._outcome = None  # (True, value) or (False, error) of a task run in the thread
         self.started = False
         self.threaded = threads >= 2 and name not in sys.modules \
             and importlib.util.find_spec(name) is not None
 
-    def start(self) -> "BackgroundImport":
-        """Start the import's thread (when :attr:`threaded` and not imported meanwhile)."""
-        if self.threaded and not self.started and self.name not in sys.modules:
+    def start(self, then=None) -> "BackgroundImport":
+        """Start the import's thread (when :attr:`threaded` and not imported meanwhile).
+
+        Parameters
+        ----------
+        then : callable, optional
+            ``then()`` runs in the thread after the import (whether or not the import
+            succeeded); read its value with :meth:`then_result`.
+        """
+        if self.started:
+            return self
+        self._then = then
+        if self.threaded and self.name not in sys.modules:
             self._thread = threading.Thread(target=self._run, daemon=True,
                                             name=f"hyperclust-import-{self.name}")
             self._thread.start()
@@ -71,7 +91,7 @@ class BackgroundImport:
         return self
 
     def __enter__(self) -> "BackgroundImport":
-        return self.start()
+        return self.start(self._then)
 
     def __exit__(self, *exc) -> bool:
         if self._thread is not None:
@@ -79,14 +99,38 @@ class BackgroundImport:
         return False
 
     def _run(self):
+        self._import()
+        if self._then is not None:
+            try:
+                self._outcome = (True, self._then())
+            except BaseException as exc:  # noqa: BLE001 - raised in the caller (then_result)
+                self._outcome = (False, exc)
+
+    def _import(self):
         try:
             importlib.import_module(self.name)
         except BaseException:  # noqa: BLE001 - join() imports again and raises in the caller
             pass
 
     def join(self):
-        """Wait for the import and return the module (imported here when no thread ran or
-        the thread's import failed: the error is raised in the caller's thread)."""
+        """Wait for the thread (the import and the task after it) and return the module
+        (imported here when no thread ran or the thread's import failed: the error is raised
+        in the caller's thread)."""
         if self._thread is not None:
             self._thread.join()
         return importlib.import_module(self.name)
+
+    def then_result(self):
+        """The value of :meth:`start`'s ``then``: computed in the thread (waited for here;
+        its error raised here), or here where no thread ran it. None without a task, and on
+        a second call (the task is read once)."""
+        if self._thread is not None:
+            self._thread.join()
+        # read once: the task and its value are dropped here (they may hold large arrays)
+        then, outcome, self._then, self._outcome = self._then, self._outcome, None, None
+        if outcome is None:
+            return then() if then is not None else None
+        done, value = outcome
+        if not done:
+            raise value
+        return value
