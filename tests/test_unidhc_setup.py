@@ -1,7 +1,8 @@
 """Uni-DHC's set-up made cheaper computes what it computed: the isolated nodes' search on
 the searched rows only, the hyperedge means from any incidence layout, the blocked row
 norms of the input scale (each bit for bit against the direct formulation), and the phase
-benchmark's set-up shares."""
+benchmark's set-up shares; the hyperedge mean rows against the diagonal product they
+replaced."""
 
 import importlib.util
 from pathlib import Path
@@ -73,6 +74,24 @@ def test_hyperedge_means_are_the_same_bits_from_every_incidence_layout():
     dense = (member.T @ B[1].astype(np.float64)) / np.maximum(member.sum(axis=0), 1)[:, None]
     np.testing.assert_allclose(ref[1], dense, rtol=1e-5, atol=1e-6)
     assert hyperedge_basis_means(np.ones((1, 300, 2), dtype=np.int64), H).dtype == np.float64
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_hyperedge_mean_rows_are_the_diagonal_products_bits(dtype):
+    """The scaled rows without the product: its values, its stored order (the means' sums
+    run in it), an empty hyperedge included."""
+    pytest.importorskip("torch")
+    from hyperclust.models.array_batches import hyperedge_mean_rows
+
+    H = sp.hstack([sp.random(300, 120, density=0.03, random_state=3),
+                   sp.csr_matrix((300, 1))]).tocsc()
+    Ht = sp.csr_matrix((np.ones(H.nnz, dtype=dtype), H.indices, H.indptr), shape=(121, 300))
+    Ht.sort_indices()
+    ref = sp.diags(1.0 / np.maximum(np.diff(Ht.indptr), 1)).astype(dtype) @ Ht
+    got = hyperedge_mean_rows(H, dtype)
+    assert got.dtype == dtype and got.shape == ref.shape and got.indptr[-1] == ref.nnz
+    for part in ("indptr", "indices", "data"):
+        assert np.array_equal(getattr(got, part), getattr(ref, part)), part
 
 
 def _bench():

@@ -316,8 +316,7 @@ class UniDHC(HypergraphClusterer):
         from .baselines import node_input, reduce_features, structural_dim
 
         # one BLAS thread: a dense product's rounding depends on how many threads split it,
-        # and the SVD / eigensolver carry that into every later step (docs/unidhc.md,
-        # "Determinism")
+        # and the SVD / eigensolver carry it on (docs/unidhc.md, "Determinism")
         with threadpool_limits(1, user_api="blas"):
             X, kind = node_input(hg, self.input, seed, n_components_structural=structural_dim(
                 self.n_structural, n_clusters))
@@ -362,15 +361,12 @@ class UniDHC(HypergraphClusterer):
         return family_coefficients(family, order)
 
     def _isolated_search(self, hg, X, scale, seed):
-        """Step 3b's search, to run: a callable returning ``(isolated nodes, their feature
-        neighbours among the connected nodes)``, or None where no node borrows. It reads the
-        input alone, not the basis; the candidates (a seeded sample past the budget, with
-        its warning) are chosen here, in the fit's thread."""
+        """Step 3b's search (it reads the input alone): a callable returning ``(isolated
+        nodes, their feature neighbours)``, or None where no node borrows."""
         self.n_isolated_borrowing_ = 0
-        if not self.isolated_neighbors or self.input_kind_ != "features":
-            return None
         isolated = np.flatnonzero(hg.isolated)
-        if not 0 < isolated.size < hg.n_nodes:
+        if not self.isolated_neighbors or self.input_kind_ != "features" \
+                or not 0 < isolated.size < hg.n_nodes:
             return None
         connected = np.flatnonzero(~hg.isolated)
         keep = max(10 * self.isolated_neighbors, NEIGHBOR_PAIR_BUDGET // isolated.size)
@@ -387,13 +383,12 @@ class UniDHC(HypergraphClusterer):
             with threadpool_limits(1, user_api="blas"):  # exact ties, whatever the threads
                 return isolated, feature_neighbors(X, isolated, connected,
                                                    self.isolated_neighbors, scale=scale)
-
         return search
 
     def fit(self, hypergraph, y=None):
         """Fit on ``hypergraph`` (labels, if any, are ignored). Returns ``self``."""
         load_meter, limit = OtherCpu(), current_limit()  # the set-up: the meter's 1st window
-        pending = BackgroundImport("torch", limit or 1)  # beside the basis, if 2+ threads
+        pending = BackgroundImport("torch", limit or 1)  # beside the set-up, if 2+ threads
         if not pending.threaded:  # one thread (or no torch): imported here, as it was
             _deep()
         hg = check_hypergraph(hypergraph)
@@ -402,21 +397,17 @@ class UniDHC(HypergraphClusterer):
         seed = self._rng_seed(self.random_state)
         self.n_init_ = resolve_settings(hg.n_nodes, n_init=self.n_init)[1]
         X, scale, self.input_kind_ = self._prepare_input(hg, seed, k)
-        search = self._isolated_search(hg, X, scale, seed)
-        # the import, then the isolated nodes' search (the input alone: many short calls,
-        # which would stall beside the import), in a second thread beside the operator and
-        # the basis (a few long calls that release the GIL); the input's short ones came first
-        with pending.start(then=search):
-            P = PropagationOperator(hg, self_loops=self.self_loops,
-                                    dtype=propagation.BASIS_DTYPE)
+        # the import, then the search (short calls: they stall beside an import), in a thread
+        # beside the operator and the basis (long calls releasing the GIL; the input's before)
+        with pending.start(then=self._isolated_search(hg, X, scale, seed)):
+            P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE)
             B = polynomial_basis(P, X, order, scale=scale)
             torch = _deep(pending)[0]  # the wait for the thread (leaving waits on an error)
-            borrowing = pending.then_result()  # here, after the basis, with one thread
+            borrowing = pending.then_result()  # computed here where no thread ran
         g0 = self._initial_filter(hg, P, lambda: X / scale, B, order, seed, k)
         self.initial_coefficients_ = g0.copy()
-        del X, search  # read no more: a copy of X (a structural input) would sit under the peak
-        if borrowing is not None:  # step 3b: the terms of the basis as the filter saw them
-            B = borrow_for_isolated(B, *borrowing)
+        del X  # read no more: a copy of it (a structural input) would sit under the peak
+        B = B if borrowing is None else borrow_for_isolated(B, *borrowing)  # step 3b
         if limit is not None:  # torch may have been imported inside this fit's thread limit
             torch.set_num_threads(limit)
 
