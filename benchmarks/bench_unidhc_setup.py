@@ -13,18 +13,22 @@ Per phase: wall and process CPU seconds (min and median over the fits). ``set-up
 everything before the first training epoch, with and without
 ``import torch`` (paid once per process: a second fit in the same process does not pay it).
 When the fit may use two threads, torch is imported in a second thread beside the set-up
-(:mod:`hyperclust.models.background_import`): the phase ``import`` is then the fit's wait
-for it (its wall on the critical path), and the CPU share without the import subtracts the
-import's CPU in both threads (``import_cpu_s``: the import thread's CPU and the main
-thread's own in ``_deep``; process CPU counts every thread);
-``other`` is the fit less its named phases (the embedding's normalisation and stacking,
-small steps). Also printed: commit, threads, load average before and after, peak RSS of each
-child (``ru_maxrss``, the loaded input included) and its RSS before the fit.
+(:mod:`hyperclust.models.background_import`), and the isolated nodes' search after it in
+the same thread: the phase ``import`` is then the fit's wait for that thread (its wall on
+the critical path), the search's phase overlaps the fit thread's phases (``other``, the
+fit less its named phases, may then be negative), and the CPU share without the import
+subtracts the import's CPU in both threads (``import_cpu_s``: the import thread's CPU for
+the import alone and the main thread's own in ``_deep``; process CPU counts every thread).
+``set-up CPU of the fit's own thread`` (``setup_main_cpu_s``, its ``thread_time`` up to the
+first epoch) is the critical path's own work where the import's thread and the products'
+pool run beside it on free cores: it grows little with other processes' load, which
+stretches every wall. Also printed: commit, threads, load average before and after, peak
+RSS of each child (``ru_maxrss``, the loaded input included) and its RSS before the fit.
 
 Idle check (under 2 minutes on an idle 2-core machine at 10^6: 9 s to build the input, 3
 fits of ~10 s in each tree, 3 kernel pairs; half that without ``--ref``)::
 
-    mkdir -p /tmp/before && git archive e543920 src | tar -x -C /tmp/before
+    mkdir -p /tmp/before && git archive 6471496 src | tar -x -C /tmp/before
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 \\
         PYTHONPATH=src python benchmarks/bench_unidhc_setup.py --n 1e6 --repeats 3 \\
         --ref /tmp/before/src

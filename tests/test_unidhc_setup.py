@@ -123,6 +123,9 @@ def test_setup_shares_with_and_without_the_import():
     lines = bench.table(summ)
     assert lines[2].startswith("| import | 2.000 | 2.000 | 1.000 | 1.000 | yes |")
     assert any(line.startswith("| epochs |") and line.endswith("|  |") for line in lines)
+    assert summ["setup_main_cpu_s"] == {}  # records from before the fit thread's CPU
+    fits[0]["setup_main_cpu_s"], fits[1]["setup_main_cpu_s"] = 1.5, 0.5
+    assert bench.summary(fits, [(0.5, 0.4)])["setup_main_cpu_s"] == {"min": 0.5, "median": 1.0}
 
 
 def test_sampled_hyperedge_means_are_the_rows_of_the_whole_product():
