@@ -38,7 +38,8 @@ Without the thread variables the fits use the thread policy's default (two threa
 measure). ``--input NPZ`` keeps the input there (built and saved when the file does not
 exist, reused when it does: 9-18 s less per run). ``--ref SRC`` also
 fits with another source tree (its ``src``), interleaved with this checkout's
-(``PYTHONPATH`` of each fit's process is its tree's ``src``), so both see the same load.
+(``PYTHONPATH`` of each fit's process is its tree's ``src``), so both see the same load;
+repeated, it adds trees (``ref``, ``ref2``, ...).
 """
 
 from __future__ import annotations
@@ -300,8 +301,9 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=3, help="fits, each in a fresh process")
     ap.add_argument("--gamma-init", default="canonical", help="UniDHC's gamma_init")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per fit")
-    ap.add_argument("--ref", metavar="SRC", help="also fit with this source tree (its src/), "
-                    "interleaved with this checkout's")
+    ap.add_argument("--ref", metavar="SRC", action="append", default=[],
+                    help="also fit with this source tree (its src/), interleaved with this "
+                    "checkout's; repeatable (trees ref, ref2, ...)")
     ap.add_argument("--input", metavar="NPZ", help="the input's file: reused when it "
                     "exists (save_input's format), else the HSBM of --n is built and saved there")
     ap.add_argument("--child", metavar="NPZ", help=argparse.SUPPRESS)
@@ -311,7 +313,8 @@ def main(argv=None):
         return
     from hyperclust.bench.provenance import load_average, run_provenance
 
-    trees = {"this": ROOT / "src", **({"ref": Path(args.ref)} if args.ref else {})}
+    trees = {"this": ROOT / "src", **{"ref" + (str(i + 1) if i else ""): Path(src)
+                                      for i, src in enumerate(args.ref)}}
     head = {**run_provenance(), "n": int(args.n), "repeats": args.repeats,
             "gamma_init": args.gamma_init, "trees": {k: str(v) for k, v in trees.items()},
             "env_threads": {k: os.environ.get(k) for k in ("HYPERCLUST_NUM_THREADS",
