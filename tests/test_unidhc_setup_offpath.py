@@ -53,31 +53,32 @@ def test_leaving_the_block_waits_for_the_import_even_on_an_error(tmp_path, monke
     sys.modules.pop("hc_probe_slow")
 
 
-def test_the_task_after_the_import_runs_in_its_thread_once(probe_module):
+def test_the_task_before_the_import_runs_in_its_thread_once(probe_module):
     pending = BackgroundImport(probe_module, threads=2)
-    with pending.start(then=lambda: (threading.current_thread().name,
-                                     probe_module in sys.modules)):
-        name, imported = pending.then_result()
-    assert name.startswith("hyperclust-import-") and imported
-    assert pending.then_result() is None  # read once: the task and its value are dropped
+    with pending.start(first=lambda: (threading.current_thread().name,
+                                      probe_module in sys.modules)):
+        name, imported = pending.first_result()
+    assert name.startswith("hyperclust-import-") and not imported
+    assert probe_module in sys.modules  # imported after the task, in the same thread
+    assert pending.first_result() is None  # read once: the task and its value are dropped
 
 
 def test_the_task_runs_in_the_caller_where_no_thread_ran(probe_module):
     pending = BackgroundImport(probe_module, threads=1).start(
-        then=lambda: threading.current_thread().name)
+        first=lambda: threading.current_thread().name)
     with pending:
-        assert pending.then_result() == threading.current_thread().name
+        assert pending.first_result() == threading.current_thread().name
     assert not pending.started
 
 
-def test_the_tasks_error_is_raised_in_the_caller(probe_module):
+def test_the_tasks_error_is_raised_in_the_caller_and_the_import_still_runs(probe_module):
     def fail():
         raise ValueError("in the task")
 
-    pending = BackgroundImport(probe_module, threads=2).start(then=fail)
+    pending = BackgroundImport(probe_module, threads=2).start(first=fail)
     assert pending.started
     with pytest.raises(ValueError, match="in the task"):
-        pending.then_result()
+        pending.first_result()
     assert pending.join().IMPORTED_IN.startswith("hyperclust-import-")
 
 

@@ -397,13 +397,13 @@ class UniDHC(HypergraphClusterer):
         seed = self._rng_seed(self.random_state)
         self.n_init_ = resolve_settings(hg.n_nodes, n_init=self.n_init)[1]
         X, scale, self.input_kind_ = self._prepare_input(hg, seed, k)
-        # the import, then the search (short calls: they stall beside an import), in a thread
-        # beside the operator and the basis (long calls releasing the GIL; the input's before)
-        with pending.start(then=self._isolated_search(hg, X, scale, seed)):
+        # a thread: the search beside the operator (short calls in both: they would stall
+        # beside an import), then the import beside the basis (long calls releasing the GIL)
+        with pending.start(first=self._isolated_search(hg, X, scale, seed)):
             P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE)
             B = polynomial_basis(P, X, order, scale=scale)
             torch = _deep(pending)[0]  # the wait for the thread (leaving waits on an error)
-            borrowing = pending.then_result()  # computed here where no thread ran
+            borrowing = pending.first_result()  # computed here where no thread ran
         g0 = self._initial_filter(hg, P, lambda: X / scale, B, order, seed, k)
         self.initial_coefficients_ = g0.copy()
         del X  # read no more: a copy of it (a structural input) would sit under the peak
