@@ -13,8 +13,8 @@ Per phase: wall and process CPU seconds (min and median over the fits). ``set-up
 everything before the first training epoch, with and without
 ``import torch`` (paid once per process: a second fit in the same process does not pay it).
 When the fit may use two threads, torch is imported in a second thread beside the set-up
-(:mod:`hyperclust.models.background_import`), and the isolated nodes' search after it in
-the same thread: the phase ``import`` is then the fit's wait for that thread (its wall on
+(:mod:`hyperclust.models.background_import`), after the isolated nodes' search in the
+same thread: the phase ``import`` is then the fit's wait for that thread (its wall on
 the critical path), the search's phase overlaps the fit thread's phases (``other``, the
 fit less its named phases, may then be negative), and the CPU share without the import
 subtracts the import's CPU in both threads (``import_cpu_s``: the import thread's CPU for
