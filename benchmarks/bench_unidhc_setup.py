@@ -13,18 +13,22 @@ Per phase: wall and process CPU seconds (min and median over the fits). ``set-up
 everything before the first training epoch, with and without
 ``import torch`` (paid once per process: a second fit in the same process does not pay it).
 When the fit may use two threads, torch is imported in a second thread beside the set-up
-(:mod:`hyperclust.models.background_import`): the phase ``import`` is then the fit's wait
-for it (its wall on the critical path), and the CPU share without the import subtracts the
-import's CPU in both threads (``import_cpu_s``: the import thread's CPU and the main
-thread's own in ``_deep``; process CPU counts every thread);
-``other`` is the fit less its named phases (the embedding's normalisation and stacking,
-small steps). Also printed: commit, threads, load average before and after, peak RSS of each
-child (``ru_maxrss``, the loaded input included) and its RSS before the fit.
+(:mod:`hyperclust.models.background_import`), after the isolated nodes' search in the
+same thread: the phase ``import`` is then the fit's wait for that thread (its wall on
+the critical path), the search's phase overlaps the fit thread's phases (``other``, the
+fit less its named phases, may then be negative), and the CPU share without the import
+subtracts the import's CPU in both threads (``import_cpu_s``: the import thread's CPU for
+the import alone and the main thread's own in ``_deep``; process CPU counts every thread).
+``set-up CPU of the fit's own thread`` (``setup_main_cpu_s``, its ``thread_time`` up to the
+first epoch) is the critical path's own work where the import's thread and the products'
+pool run beside it on free cores: it grows little with other processes' load, which
+stretches every wall. Also printed: commit, threads, load average before and after, peak
+RSS of each child (``ru_maxrss``, the loaded input included) and its RSS before the fit.
 
 Idle check (under 2 minutes on an idle 2-core machine at 10^6: 9 s to build the input, 3
 fits of ~10 s in each tree, 3 kernel pairs; half that without ``--ref``)::
 
-    mkdir -p /tmp/before && git archive e543920 src | tar -x -C /tmp/before
+    mkdir -p /tmp/before && git archive 6471496 src | tar -x -C /tmp/before
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 \\
         PYTHONPATH=src python benchmarks/bench_unidhc_setup.py --n 1e6 --repeats 3 \\
         --ref /tmp/before/src
@@ -34,7 +38,8 @@ Without the thread variables the fits use the thread policy's default (two threa
 measure). ``--input NPZ`` keeps the input there (built and saved when the file does not
 exist, reused when it does: 9-18 s less per run). ``--ref SRC`` also
 fits with another source tree (its ``src``), interleaved with this checkout's
-(``PYTHONPATH`` of each fit's process is its tree's ``src``), so both see the same load.
+(``PYTHONPATH`` of each fit's process is its tree's ``src``), so both see the same load;
+repeated, it adds trees (``ref``, ``ref2``, ...).
 """
 
 from __future__ import annotations
@@ -135,7 +140,8 @@ class PhaseClock:
 
         def timed(*args, **kwargs):
             if phase == "epochs" and self.first_epoch is None:
-                self.first_epoch = (time.perf_counter(), time.process_time())
+                self.first_epoch = (time.perf_counter(), time.process_time(),
+                                    time.thread_time())
             t, c, own = time.perf_counter(), time.process_time(), time.thread_time()
             try:
                 return orig(*args, **kwargs)
@@ -158,7 +164,9 @@ class PhaseClock:
         except ImportError:  # a tree from before it (--ref): torch imported in the fit
             return
 
-        orig = BackgroundImport._run
+        # the import alone: the thread may run a task of the fit's after it (kept in phases)
+        name = "_import" if hasattr(BackgroundImport, "_import") else "_run"
+        orig = getattr(BackgroundImport, name)
 
         def timed(imp):
             self.import_thread = True
@@ -168,7 +176,7 @@ class PhaseClock:
             finally:
                 self.import_cpu += time.thread_time() - own
 
-        BackgroundImport._run = timed
+        setattr(BackgroundImport, name, timed)
 
 
 def child(path: str, gamma_init: str) -> dict:
@@ -184,12 +192,13 @@ def child(path: str, gamma_init: str) -> dict:
     clock.wrap_all(PHASES)
     clock.wrap_background_import()
     rss_before, torch_before = current_rss_mb(), "torch" in sys.modules
-    t, c = time.perf_counter(), time.process_time()
+    t, c, own = time.perf_counter(), time.process_time(), time.thread_time()
     UniDHC(4, gamma_init=gamma_init, random_state=0).fit(hg)
     wall, cpu = time.perf_counter() - t, time.process_time() - c
-    setup = (clock.first_epoch[0] - t, clock.first_epoch[1] - c) if clock.first_epoch \
-        else (None, None)
+    setup = (clock.first_epoch[0] - t, clock.first_epoch[1] - c, clock.first_epoch[2] - own) \
+        if clock.first_epoch else (None, None, None)
     return {"fit_s": wall, "fit_cpu_s": cpu, "setup_s": setup[0], "setup_cpu_s": setup[1],
+            "setup_main_cpu_s": setup[2],
             "phases_s": clock.wall, "phases_cpu_s": clock.cpu, "calls": clock.calls,
             "other_s": wall - sum(clock.wall.values()),
             "other_cpu_s": cpu - sum(clock.cpu.values()),
@@ -264,6 +273,9 @@ def summary(fits, kernel) -> dict:
             bare.append((f["setup" + suffix + "_s"] - imp) / (fit - imp))
         out["setup_share" + suffix] = _stats(shares)
         out["setup_share_without_import" + suffix] = _stats(bare)
+    # the fit's own thread: the set-up's critical path where the import thread (and the
+    # products' pool) run beside it on free cores; little inflated by other processes' load
+    out["setup_main_cpu_s"] = _stats([f.get("setup_main_cpu_s") for f in fits])
     return out
 
 
@@ -289,8 +301,9 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=3, help="fits, each in a fresh process")
     ap.add_argument("--gamma-init", default="canonical", help="UniDHC's gamma_init")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per fit")
-    ap.add_argument("--ref", metavar="SRC", help="also fit with this source tree (its src/), "
-                    "interleaved with this checkout's")
+    ap.add_argument("--ref", metavar="SRC", action="append", default=[],
+                    help="also fit with this source tree (its src/), interleaved with this "
+                    "checkout's; repeatable (trees ref, ref2, ...)")
     ap.add_argument("--input", metavar="NPZ", help="the input's file: reused when it "
                     "exists (save_input's format), else the HSBM of --n is built and saved there")
     ap.add_argument("--child", metavar="NPZ", help=argparse.SUPPRESS)
@@ -300,7 +313,8 @@ def main(argv=None):
         return
     from hyperclust.bench.provenance import load_average, run_provenance
 
-    trees = {"this": ROOT / "src", **({"ref": Path(args.ref)} if args.ref else {})}
+    trees = {"this": ROOT / "src", **{"ref" + (str(i + 1) if i else ""): Path(src)
+                                      for i, src in enumerate(args.ref)}}
     head = {**run_provenance(), "n": int(args.n), "repeats": args.repeats,
             "gamma_init": args.gamma_init, "trees": {k: str(v) for k, v in trees.items()},
             "env_threads": {k: os.environ.get(k) for k in ("HYPERCLUST_NUM_THREADS",
@@ -336,6 +350,9 @@ def report(tree, fits, kernel, load_end):
               f"{summ['setup_share' + suffix]['median']:.3f}; without import "
               f"{summ['setup_share_without_import' + suffix]['min']:.3f} / "
               f"{summ['setup_share_without_import' + suffix]['median']:.3f}")
+    if summ["setup_main_cpu_s"]:
+        print(f"set-up CPU of the fit's own thread (min / median): "
+              f"{summ['setup_main_cpu_s']['min']:.3f} / {summ['setup_main_cpu_s']['median']:.3f}")
 
 if __name__ == "__main__":
     main()

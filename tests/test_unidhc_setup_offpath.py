@@ -53,6 +53,35 @@ def test_leaving_the_block_waits_for_the_import_even_on_an_error(tmp_path, monke
     sys.modules.pop("hc_probe_slow")
 
 
+def test_the_task_before_the_import_runs_in_its_thread_once(probe_module):
+    pending = BackgroundImport(probe_module, threads=2)
+    with pending.start(first=lambda: (threading.current_thread().name,
+                                      probe_module in sys.modules)):
+        name, imported = pending.first_result()
+    assert name.startswith("hyperclust-import-") and not imported
+    assert probe_module in sys.modules  # imported after the task, in the same thread
+    assert pending.first_result() is None  # read once: the task and its value are dropped
+
+
+def test_the_task_runs_in_the_caller_where_no_thread_ran(probe_module):
+    pending = BackgroundImport(probe_module, threads=1).start(
+        first=lambda: threading.current_thread().name)
+    with pending:
+        assert pending.first_result() == threading.current_thread().name
+    assert not pending.started
+
+
+def test_the_tasks_error_is_raised_in_the_caller_and_the_import_still_runs(probe_module):
+    def fail():
+        raise ValueError("in the task")
+
+    pending = BackgroundImport(probe_module, threads=2).start(first=fail)
+    assert pending.started
+    with pytest.raises(ValueError, match="in the task"):
+        pending.first_result()
+    assert pending.join().IMPORTED_IN.startswith("hyperclust-import-")
+
+
 def test_one_thread_imports_in_the_caller(probe_module):
     pending = BackgroundImport(probe_module, threads=1).start()
     assert not pending.threaded and not pending.started and probe_module not in sys.modules
@@ -131,8 +160,9 @@ def test_plain_empty_is_an_uninitialised_writeable_array():
     assert small.shape == (4, 2) and small.base is None  # numpy's own below the threshold
 
 
-def _vm_flags(address):
-    """The VmFlags of the mapping holding ``address`` (Linux), or None."""
+def _smaps_field(address, field="VmFlags:"):
+    """The words after ``field`` in the smaps entry of the mapping holding ``address``
+    (Linux), or None."""
     try:
         text = Path("/proc/self/smaps").read_text()
     except OSError:
@@ -143,9 +173,12 @@ def _vm_flags(address):
         if "-" in head and ":" not in head:
             lo, hi = (int(x, 16) for x in head.split("-"))
             inside = lo <= address < hi
-        elif inside and line.startswith("VmFlags:"):
+        elif inside and line.startswith(field):
             return line.split()[1:]
     return None
+
+
+_vm_flags = _smaps_field
 
 
 def _inside(array):
@@ -162,6 +195,17 @@ def test_plain_pages_are_private_and_not_advised_for_huge_pages():
     plain = plain_empty((size,), np.uint8)
     flags = _vm_flags(_inside(plain))
     assert "hg" not in flags and "sh" not in flags  # private: a forked child copies it
+
+
+def test_plain_pages_are_resident_before_the_first_write():
+    """Faulted in by the allocation (MAP_POPULATE), not page by page at the first touch."""
+    import mmap
+
+    a = plain_empty((4 * PLAIN_PAGES_MIN_BYTES,), np.uint8)
+    rss = _smaps_field(a.ctypes.data, "Rss:")
+    if rss is None or not hasattr(mmap, "MAP_POPULATE"):
+        pytest.skip("no /proc/self/smaps or no MAP_POPULATE here")
+    assert int(rss[0]) * 1024 >= a.nbytes
 
 
 def test_basis_in_plain_pages_is_the_same_bits_as_the_products():

@@ -316,8 +316,7 @@ class UniDHC(HypergraphClusterer):
         from .baselines import node_input, reduce_features, structural_dim
 
         # one BLAS thread: a dense product's rounding depends on how many threads split it,
-        # and the SVD / eigensolver carry that into every later step (docs/unidhc.md,
-        # "Determinism")
+        # and the SVD / eigensolver carry it on (docs/unidhc.md, "Determinism")
         with threadpool_limits(1, user_api="blas"):
             X, kind = node_input(hg, self.input, seed, n_components_structural=structural_dim(
                 self.n_structural, n_clusters))
@@ -361,14 +360,14 @@ class UniDHC(HypergraphClusterer):
         self.filter_family_ = family
         return family_coefficients(family, order)
 
-    def _borrow_for_isolated(self, hg, X, scale, B, seed):
-        """Step 3b: isolated nodes take half of each propagated term from feature neighbours."""
+    def _isolated_search(self, hg, X, scale, seed):
+        """Step 3b's search (it reads the input alone): a callable returning ``(isolated
+        nodes, their feature neighbours)``, or None where no node borrows."""
         self.n_isolated_borrowing_ = 0
-        if not self.isolated_neighbors or self.input_kind_ != "features":
-            return B
         isolated = np.flatnonzero(hg.isolated)
-        if not 0 < isolated.size < hg.n_nodes:
-            return B
+        if not self.isolated_neighbors or self.input_kind_ != "features" \
+                or not 0 < isolated.size < hg.n_nodes:
+            return None
         connected = np.flatnonzero(~hg.isolated)
         keep = max(10 * self.isolated_neighbors, NEIGHBOR_PAIR_BUDGET // isolated.size)
         if keep < connected.size:
@@ -378,16 +377,18 @@ class UniDHC(HypergraphClusterer):
                 f"{keep} connected nodes", RuntimeWarning, stacklevel=3)
             connected = np.sort(np.random.default_rng(seed).choice(connected, size=keep,
                                                                     replace=False))
-        with threadpool_limits(1, user_api="blas"):  # exact ties, whatever the threads
-            neighbors = feature_neighbors(X, isolated, connected, self.isolated_neighbors,
-                                          scale=scale)
         self.n_isolated_borrowing_ = int(isolated.size)
-        return borrow_for_isolated(B, isolated, neighbors)
+
+        def search():
+            with threadpool_limits(1, user_api="blas"):  # exact ties, whatever the threads
+                return isolated, feature_neighbors(X, isolated, connected,
+                                                   self.isolated_neighbors, scale=scale)
+        return search
 
     def fit(self, hypergraph, y=None):
         """Fit on ``hypergraph`` (labels, if any, are ignored). Returns ``self``."""
         load_meter, limit = OtherCpu(), current_limit()  # the set-up: the meter's 1st window
-        pending = BackgroundImport("torch", limit or 1)  # beside the basis, if 2+ threads
+        pending = BackgroundImport("torch", limit or 1)  # beside the set-up, if 2+ threads
         if not pending.threaded:  # one thread (or no torch): imported here, as it was
             _deep()
         hg = check_hypergraph(hypergraph)
@@ -396,14 +397,17 @@ class UniDHC(HypergraphClusterer):
         seed = self._rng_seed(self.random_state)
         self.n_init_ = resolve_settings(hg.n_nodes, n_init=self.n_init)[1]
         X, scale, self.input_kind_ = self._prepare_input(hg, seed, k)
-        P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE)
-        with pending:  # the import beside the products: they release the GIL, little else does
+        # a thread: the search beside the operator (short calls in both: they would stall
+        # beside an import), then the import beside the basis (long calls releasing the GIL)
+        with pending.start(first=self._isolated_search(hg, X, scale, seed)):
+            P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE)
             B = polynomial_basis(P, X, order, scale=scale)
-            torch = _deep(pending)[0]  # the wait for the import (leaving waits on an error)
+            torch = _deep(pending)[0]  # the wait for the thread (leaving waits on an error)
+            borrowing = pending.first_result()  # computed here where no thread ran
         g0 = self._initial_filter(hg, P, lambda: X / scale, B, order, seed, k)
         self.initial_coefficients_ = g0.copy()
-        B = self._borrow_for_isolated(hg, X, scale, B, seed)
         del X  # read no more: a copy of it (a structural input) would sit under the peak
+        B = B if borrowing is None else borrow_for_isolated(B, *borrowing)  # step 3b
         if limit is not None:  # torch may have been imported inside this fit's thread limit
             torch.set_num_threads(limit)
 

@@ -45,7 +45,16 @@ def hyperedge_mean_rows(incidence, dtype=np.float32) -> sp.csr_matrix:
     Ht = sp.csr_matrix((np.ones(H.nnz, dtype=dtype), H.indices, H.indptr), shape=H.shape[::-1])
     Ht.sort_indices()
     sizes = np.diff(Ht.indptr)
-    return sp.diags(1.0 / np.maximum(sizes, 1)).astype(dtype) @ Ht
+    # each row's members in descending order: the order the product diag(1/size) @ H^T
+    # stored (scipy's kernel emits a row's columns last seen first), so the means' sums run
+    # in it and keep their bits; the product cost 0.12 s CPU at 10^6 hyperedges, this 0.04.
+    # Positions in indptr's integer type: int64 ones added 45 MiB to the fit's peak at 10^6
+    reverse = np.repeat(Ht.indptr[:-1] + Ht.indptr[1:] - 1, sizes)
+    reverse -= np.arange(Ht.nnz, dtype=reverse.dtype)
+    indices = Ht.indices[reverse]
+    del reverse
+    scale = (1.0 / np.maximum(sizes, 1)).astype(dtype)
+    return sp.csr_matrix((np.repeat(scale, sizes), indices, Ht.indptr), shape=Ht.shape)
 
 
 def _basis_products(rows: sp.csr_matrix, basis: np.ndarray, n_threads=None) -> np.ndarray:

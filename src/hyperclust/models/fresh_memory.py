@@ -11,6 +11,11 @@ plain 4 KiB pages; the plain pages cost TLB misses in the sparse products' rando
 instead (0.04-0.1 s over Uni-DHC's basis at 10^6 x 32; both in
 ``benchmarks/studies/basis_memory.py``). Only the arrays allocated here change: numpy's own
 setting (a process-wide switch) is left alone.
+
+The pages are faulted in by the kernel in one call where it can (``MAP_POPULATE``, Linux):
+every array allocated here is written whole, and one call costs less than a fault per page
+(512 MiB: 0.16-0.19 s CPU against 0.20-0.25 s touched page by page, loaded machine; Uni-DHC's
+basis at 10^6 x 32: 1.07 s CPU min against 1.16 s).
 """
 
 from __future__ import annotations
@@ -58,7 +63,8 @@ def plain_empty(shape, dtype) -> np.ndarray:
 
 def _anonymous(nbytes: int) -> mmap.mmap:
     """Private anonymous memory (``mmap``'s default is shared memory, which a forked child
-    would write through)."""
+    would write through), faulted in at once where ``MAP_POPULATE`` exists."""
     if hasattr(mmap, "MAP_PRIVATE"):  # CPython adds MAP_ANONYMOUS for fd -1 where it exists
-        return mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | getattr(mmap, "MAP_ANONYMOUS", 0))
+        return mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | getattr(mmap, "MAP_ANONYMOUS", 0)
+                         | getattr(mmap, "MAP_POPULATE", 0))
     return mmap.mmap(-1, nbytes)  # Windows: a private page-file mapping
