@@ -177,3 +177,44 @@ def test_a_real_fit_in_a_fresh_process_with_omp_num_threads_1(tmp_path):
     out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
                          text=True, timeout=120, check=True).stdout
     assert out.strip() == "(1, 1)"
+
+
+class _LateTorch:
+    """Stands for a torch module imported inside a thread_limit block."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def get_num_threads(self):
+        return self.n
+
+    def set_num_threads(self, n):
+        self.n = n
+
+
+def test_a_torch_imported_inside_a_fit_is_limited_then_given_its_count_back(monkeypatch):
+    # a fit that imported torch under its limit left torch on the fit's count afterwards
+    monkeypatch.delitem(__import__("sys").modules, "torch", raising=False)
+    late = _LateTorch(8)
+    with threads.thread_limit(2):
+        threads.limit_imported_torch(late)
+        assert late.n == 2
+        with threads.thread_limit():  # a nested fit: the outer block's hand-over holds
+            threads.limit_imported_torch(late)
+        assert late.n == 2
+    assert late.n == 8
+    threads.limit_imported_torch(late)  # outside any block: nothing
+    assert late.n == 8
+
+
+def test_a_torch_imported_before_the_block_is_not_handed_over():
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with threads.thread_limit(2):
+            threads.limit_imported_torch(torch)  # the block holds it: never raised to 2
+            assert torch.get_num_threads() == 1
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)

@@ -33,10 +33,11 @@ machine, same labels matters more than speed under load, so ``free`` is an expli
 (for shared machines), as is ``1`` (one thread per benchmark worker).
 
 The one exception is work whose result is bit-identical with any thread count: Uni-DHC's
-training steps (their sums are :func:`hyperclust.models.losses.thread_invariant_sum`; a
-test trains with 1 and 2 threads and compares). Those are hundreds of small steps, each with
-dozens of thread barriers, and two threads beside a process that keeps a core busy made them
-3-5x slower than one. Such work follows the load as it is *now*: :class:`OtherCpu` measures
+encoder pass over all rows in blocks (a forward pass; blocks of a few rows, where torch
+splits a row's sums, run on one thread; tested with 1 and 2 threads). Two threads beside a
+process that keeps a core busy made such small torch steps 3-5x slower than one. (Its
+training is not such work: torch splits narrow layers' weight gradients over the batch
+between threads, so it runs on one thread.) Such work follows the load as it is *now*: :class:`OtherCpu` measures
 the CPU other processes used on this process's cores since the last reading (not the lagging
 load average) and :func:`threads_beside` gives the threads that leaves, at most the limit
 in force.
@@ -57,7 +58,7 @@ from ._validation import check_int
 
 __all__ = ["available_cores", "busy_cores", "free_cores", "default_threads", "thread_limit",
            "current_limit", "input_work", "OtherCpu", "threads_beside", "env_thread_limit",
-           "cached_controller", "ENV_VAR", "PARALLEL_MIN_WORK", "USER_LIMIT_VARS"]
+           "cached_controller", "limit_imported_torch", "ENV_VAR", "PARALLEL_MIN_WORK", "USER_LIMIT_VARS"]
 
 ENV_VAR = "HYPERCLUST_NUM_THREADS"
 #: Inputs with fewer stored nonzeros (incidence plus features) run on one thread by default.
@@ -349,7 +350,9 @@ def thread_limit(n_threads: int | None = None, *, work: int | None = None):
     n_threads = check_int(n_threads, "n_threads", 1)
     torch = sys.modules.get("torch")  # only limit torch if it is already in use
     torch_before = torch.get_num_threads() if torch is not None else None
-    _state.n_threads = n_threads
+    outer_late = getattr(_state, "late_torch", None)
+    # None: torch not imported yet; a fit that imports it hands it over (limit_imported_torch)
+    _state.n_threads, _state.late_torch = n_threads, (False if torch is not None else None)
     try:
         for lib, before in libraries:
             lib.set_num_threads(min(n_threads, before))
@@ -362,6 +365,44 @@ def thread_limit(n_threads: int | None = None, *, work: int | None = None):
             lib.set_num_threads(before)
         if torch is not None and torch_before is not None:
             torch.set_num_threads(torch_before)
+        late, _state.late_torch = _state.late_torch, outer_late
+        if late:  # torch imported inside the block: its count at import back
+            late[0].set_num_threads(late[1])
+
+
+def limit_imported_torch(torch) -> None:
+    """Hold ``torch``, imported inside a :func:`thread_limit` block, to the block's count, and
+    give it back its count of now (its default: the import was not limited) when the block
+    ends.
+
+    A block limits torch only when torch was imported before it; a fit that imports torch
+    itself calls this right after the import, so that neither the fit runs torch on more
+    threads than its limit nor the caller's session keeps the fit's limit afterwards.
+    Outside a block, for a torch imported before the block (which the block holds and
+    restores itself) or already handed over, it does nothing.
+
+    Parameters
+    ----------
+    torch : module
+        The ``torch`` module (anything with ``get_num_threads`` / ``set_num_threads``).
+
+    Examples
+    --------
+    >>> class Torch:  # stands for a torch imported inside the block
+    ...     n = 8
+    ...     def get_num_threads(self): return self.n
+    ...     def set_num_threads(self, n): self.n = n
+    >>> t = Torch()
+    >>> limit_imported_torch(t)  # outside a thread_limit block: nothing to hold it to
+    >>> t.n
+    8
+    """
+    n_threads = getattr(_state, "n_threads", None)
+    if n_threads is None or getattr(_state, "late_torch", None) is not None:
+        return
+    before = torch.get_num_threads()
+    _state.late_torch = (torch, before)
+    torch.set_num_threads(min(n_threads, before))
 
 
 def cached_controller():

@@ -33,7 +33,7 @@ from ..models.basis import (FAMILIES as _FAMILIES, basis_response, borrow_for_is
                             family_coefficients, feature_neighbors, polynomial_basis)
 from ..operators import propagation
 from ..operators.propagation import PropagationOperator
-from ..threads import OtherCpu, current_limit
+from ..threads import current_limit, limit_imported_torch
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import INPUT, N_COMPONENTS, N_STRUCTURAL
 from .rounding import kmeans_labels
@@ -387,7 +387,7 @@ class UniDHC(HypergraphClusterer):
 
     def fit(self, hypergraph, y=None):
         """Fit on ``hypergraph`` (labels, if any, are ignored). Returns ``self``."""
-        load_meter, limit = OtherCpu(), current_limit()  # the set-up: the meter's 1st window
+        limit = current_limit()
         pending = BackgroundImport("torch", limit or 1)  # beside the set-up, if 2+ threads
         if not pending.threaded:  # one thread (or no torch): imported here, as it was
             _deep()
@@ -408,12 +408,11 @@ class UniDHC(HypergraphClusterer):
         self.initial_coefficients_ = g0.copy()
         del X  # read no more: a copy of it (a structural input) would sit under the peak
         B = B if borrowing is None else borrow_for_isolated(B, *borrowing)  # step 3b
-        if limit is not None:  # torch may have been imported inside this fit's thread limit
-            torch.set_num_threads(limit)
+        limit_imported_torch(torch)  # where this fit imported it: limited, then given back
 
         def train(basis):
             # H^T's CSR read as H in CSC: the layout the hyperedge means need, no conversion
-            return self._train(basis, hg.incidence_t.T, g0, seed, load_meter)
+            return self._train(basis, hg.incidence_t.T, g0, seed)
 
         self.selected_, self.scores_ = self.embedding, None
         if self.embedding == "by-input":
@@ -449,14 +448,14 @@ class UniDHC(HypergraphClusterer):
         self.labels_ = kmeans_labels(self.embedding_, k, self.n_init_, seed)
         return self
 
-    def _train(self, B, incidence, g0, seed, load_meter):
+    def _train(self, B, incidence, g0, seed):
         """Step 4: the encoder (and gamma when ``gamma_lr > 0``) trained on the basis ``B``."""
         return _deep()[1](
             B, incidence, g0, hidden_dim=self.hidden_dim, epochs=self.epochs, lr=self.lr,
             gamma_lr=self.gamma_lr, batch_size=self.batch_size, gamma_reg=self.gamma_reg,
             decorrelation_weight=self.decorrelation_weight, dropout=float(self.dropout),
             consistency_weight=self.consistency_weight, views=self.views, random_state=seed,
-            device=self.device, verbose=self.verbose, load_meter=load_meter)
+            device=self.device, verbose=self.verbose)
 
     def _encode(self, net, Z):
         # rows in blocks: the encoder's hidden layer (hidden_dim wide, two tensors of it) for

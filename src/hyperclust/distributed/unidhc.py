@@ -40,7 +40,7 @@ from ..models.adaptivity import choose_family
 from ..models.contrast import atom_coefficients
 from ..operators.propagation import BASIS_DTYPE
 from .._validation import Interval, Options, check_int, check_parameters
-from ..threads import current_limit
+from ..threads import limit_imported_torch
 from ._params import twin_init
 from ._tasks import RETRIES
 from .alignment import alignment_start
@@ -227,9 +227,7 @@ consistency_weight, gamma_reg, dropout
         from ..cluster.unidhc import _deep
 
         torch, _ = _deep()
-        limit = current_limit()
-        if limit is not None:
-            torch.set_num_threads(limit)
+        limit_imported_torch(torch)  # where this fit imported it: limited, then given back
         seed = self._rng_seed(self.random_state)
         order = self._check_parameters()
         with as_partitioned(hypergraph, self.block_size) as stored, \

@@ -1,9 +1,10 @@
-"""Torch threads that follow the machine's load during Uni-DHC's training and its encoder
-pass.
+"""Torch threads that follow the machine's load during Uni-DHC's encoder pass.
 
-The training's result does not depend on the number of torch threads, so each epoch may run
-on the cores other processes left free (:class:`LoadFollower`); the encoder's pass over all
-rows likewise, block by block (:func:`encode_in_blocks`).
+The pass over all rows is a forward pass, whose rows do not depend on how many torch
+threads compute them (tested), so each block runs on the cores other processes left free
+(:class:`LoadFollower`, :func:`encode_in_blocks`). The training is not such a computation:
+its weight gradients are sums over the batch that torch splits between threads, so it runs
+on one thread (:data:`hyperclust.models.unidhc.TRAINING_THREADS`).
 """
 
 from __future__ import annotations
@@ -13,23 +14,27 @@ import time
 import numpy as np
 import torch
 
-__all__ = ["LoadFollower", "encode_in_blocks"]
+__all__ = ["LoadFollower", "MIN_THREADED_ROWS", "encode_in_blocks"]
 
 #: Shortest window (s) of other processes' CPU use that picks an epoch's threads.
 _FIRST_READING_S = 0.05
 
+#: Blocks of fewer rows run on one torch thread. With a handful of rows torch splits a
+#: row's sums between threads (a residual encoder on 7 rows gave other bits on 2 threads
+#: than on 1, for hidden widths 16-256); from 8 rows on, 1 and 2 threads gave the same bits
+#: for every width tried (input 1-130, hidden 4-256, 8-65,536 rows).
+MIN_THREADED_ROWS = 1024
+
 
 class LoadFollower:
-    """Torch threads per epoch of :func:`hyperclust.models.unidhc.train_on_batches`.
+    """Torch threads per block of :func:`encode_in_blocks`.
 
-    On CPU the training's result is the same with any number of torch threads (every sum of
-    the losses is :func:`~hyperclust.models.losses.thread_invariant_sum`), so each epoch runs
-    on the cores that other processes left free during the previous one
+    Each block runs on the cores that other processes left free during the previous one
     (:class:`hyperclust.threads.OtherCpu`), at most the threads torch had on entry, which
-    :meth:`restore` sets back. Two threads beside a process that keeps a core busy made these
-    small steps 3-5x slower than one thread. ``load_meter``: a meter started earlier (its
-    reading picks the first epoch's threads); by default one is started here and read after
-    a 50 ms pause, only when more than one thread is allowed.
+    :meth:`restore` sets back. Two threads beside a process that keeps a core busy made
+    small torch steps 3-5x slower than one thread. ``load_meter``: a meter started earlier
+    (its reading picks the first block's threads); by default one is started here and read
+    after a 50 ms pause, only when more than one thread is allowed.
 
     Examples
     --------
@@ -69,7 +74,9 @@ class LoadFollower:
 def encode_in_blocks(encoder, Z, device, block_rows: int) -> np.ndarray:
     """``encoder(Z)`` without gradients, ``block_rows`` rows at a time, each block's torch
     threads following the load (:class:`LoadFollower`, from the second block: a pass of
-    10^6 rows on two threads beside a busy core took 5-15 s instead of 0.8 s idle).
+    10^6 rows on two threads beside a busy core took 5-15 s instead of 0.8 s idle); blocks
+    of fewer than :data:`MIN_THREADED_ROWS` rows (a short last block, a small input) on one
+    thread, so the rows do not depend on the threads.
 
     Parameters
     ----------
@@ -98,15 +105,18 @@ def encode_in_blocks(encoder, Z, device, block_rows: int) -> np.ndarray:
     # a fresh meter, no pause: the first block runs on the threads as set, later ones on
     # what the meter saw during the blocks before (one block: nothing to follow)
     follower = LoadFollower(device, OtherCpu()) if Z.shape[0] > block_rows else None
+    threads_before = torch.get_num_threads()
     try:
         with torch.no_grad():
             for lo in range(0, Z.shape[0], block_rows):
                 if follower is not None:
                     follower.epoch_threads()
+                if min(block_rows, Z.shape[0] - lo) < MIN_THREADED_ROWS \
+                        and device.type == "cpu":
+                    torch.set_num_threads(1)
                 block = torch.as_tensor(Z[lo:lo + block_rows], dtype=torch.float32,
                                         device=device)
                 out[lo:lo + block_rows] = encoder(block).cpu().numpy()
     finally:
-        if follower is not None:
-            follower.restore()
+        torch.set_num_threads(threads_before)
     return out

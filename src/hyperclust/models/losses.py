@@ -2,7 +2,8 @@
 
 Both functions take two views ``z1, z2`` of shape ``(b, d)`` for the same ``b`` items. Their
 sums over all entries are :func:`thread_invariant_sum`, so values and gradients are the same
-whatever torch's thread count (Uni-DHC's training relies on it to follow the load).
+whatever torch's thread count (the losses alone: Uni-DHC's training runs on one thread,
+since torch's weight gradients of narrow layers are not).
 """
 
 from __future__ import annotations

@@ -28,12 +28,20 @@ import torch.nn.functional as F
 
 from .adam import adam
 from .array_batches import ArrayBatches, hyperedge_basis_means
-from .load_following import LoadFollower
 from .losses import decorrelation_loss, node_consistency_loss, thread_invariant_sum
 
-__all__ = ["MAX_BATCHES_PER_EPOCH", "PolynomialFilter", "ScalarPReLU", "ResidualEncoder",
+__all__ = ["MAX_BATCHES_PER_EPOCH", "TRAINING_THREADS", "PolynomialFilter", "ScalarPReLU", "ResidualEncoder",
            "UniDHCNet", "hyperedge_basis_means", "ArrayBatches", "train_unidhc",
            "train_on_batches", "planned_draws", "drawn_hyperedges"]
+
+TRAINING_THREADS = 1
+"""Torch threads of the training on CPU, whatever torch is set to. torch's products split a
+weight gradient's sum over the batch between threads for narrow layers (a 6 x 16 layer over
+300 rows gave other bits on 2 threads than on 1), so training on the threads a machine or
+its load offers would make the result depend on them. The training's steps are small (at
+most :data:`MAX_BATCHES_PER_EPOCH` batches of a few hundred rows an epoch): a second
+thread saved at most 3-9% of a whole 10^5-node fit idle (docs/results/idle_timings.md,
+add5401's thread rules)."""
 
 MAX_BATCHES_PER_EPOCH = 8
 """An epoch is a pass over at most this many node batches (a fresh seeded sample of the
@@ -412,12 +420,13 @@ def _network(gamma_init, dim, hidden_dim, lr, gamma_lr, device):
 def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=1e-3,
                      batch_size=512, decorrelation_weight=0.1, gamma_reg=1.0, dropout=0.2,
                      consistency_weight=1.0, views="dropout", random_state=0, device="cpu",
-                     verbose=False, load_meter=None, draws=None):
+                     verbose=False, draws=None):
     """Train :class:`UniDHCNet` with Adam on node / hyperedge mini-batches of a batch source.
 
     The batches depend only on ``random_state``, ``source.n_nodes`` and ``source.n_edges``:
-    two sources holding the same basis train the same. On CPU the result is the same with
-    any number of torch threads, so each epoch's threads follow the load (:class:`.LoadFollower`).
+    two sources holding the same basis train the same. On CPU the training runs on
+    :data:`TRAINING_THREADS` torch thread(s) whatever torch was set to (restored on return),
+    so its result does not depend on the machine's cores, the user's thread limit or the load.
     Checked and defaulted by :class:`hyperclust.cluster.UniDHC` (via :func:`train_unidhc`).
 
     Parameters
@@ -442,8 +451,6 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     device : str or torch.device
     verbose : bool
         Show a tqdm progress bar.
-    load_meter : hyperclust.threads.OtherCpu, optional
-        A meter started earlier, whose reading picks the first epoch's threads.
     draws : list, optional
         The batches drawn earlier by :func:`planned_draws` with the same settings (the same).
 
@@ -466,7 +473,6 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
     from tqdm.auto import tqdm
 
     device = torch.device(device)
-    follower = LoadFollower(device, load_meter)
     torch.manual_seed(random_state)
     net, g0, opt = _network(gamma_init, source.dim, hidden_dim, lr, gamma_lr, device)
     edge_batch = _edge_batch(batch_size, decorrelation_weight, source.n_edges)
@@ -474,9 +480,12 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
                                batch_size, edge_batch)
     history = []
     bar = tqdm(range(int(epochs)), desc="Uni-DHC", disable=not verbose, leave=False)
+    threads_before = torch.get_num_threads()
     try:
+        if device.type == "cpu":
+            torch.set_num_threads(TRAINING_THREADS)
+        threads = torch.get_num_threads()
         for epoch in bar:
-            threads = follower.epoch_threads()
             sums = _train_epoch(net, source, opt, epoch_steps[epoch], g0, edge_batch=edge_batch,
                                 weights=(consistency_weight, decorrelation_weight, gamma_reg),
                                 dropout=dropout, views=views, device=device)
@@ -484,6 +493,6 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
                             "decorrelation": sums[2], "gamma_reg": sums[3], "threads": threads})
             bar.set_postfix(loss=f"{sums[0]:.4f}")
     finally:
-        follower.restore()
+        torch.set_num_threads(threads_before)
     net.eval()
     return net, history
