@@ -94,6 +94,7 @@ def register_sizeof():
 
 
 def _union(*blocks):
+    register_sizeof()
     return _Union(blocks)
 
 
@@ -116,6 +117,7 @@ def _masked(rows, mask):
 
 def _finish(union, n_blocks, remote_parts):
     """``remote_parts``: ``{j: (shared mask, edge block path)}``."""
+    register_sizeof()  # on the worker, whose memory accounting stores the plan
     return ExchangePlan(union, {j: _Remote(union, j, mask, path, n_blocks)
                                 for j, (mask, path) in remote_parts.items()})
 

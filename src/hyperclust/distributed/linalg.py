@@ -66,13 +66,17 @@ def gather_blocks(client, blocks):
 
 
 def _qr(X):
-    """``(Q, R, X)``: the local QR (``np.linalg.qr``'s factors, bit for bit, on one
+    """``(Q, R, Z)``: the local QR (``np.linalg.qr``'s factors, bit for bit, on one
     Fortran-ordered copy of a tall block: :func:`~hyperclust.operators.thin_qr.qr_in_place`),
-    and ``X`` for the exact zeros of :func:`_times`."""
+    and for the exact zeros of :func:`_times` ``Z``: ``X`` itself for a wide block, else
+    its nonzero rows as one ``(n, 1)`` flag column (what
+    :func:`~hyperclust.operators.thin_qr.zero_rows_exactly` reads of a tall ``X``: which
+    rows are zero), so that the task's result does not keep ``X`` alive."""
     n, c = X.shape
     if n < c or c == 0:
         return (*np.linalg.qr(X), X)
-    return (*qr_in_place(np.array(X, dtype=np.float64, order="F")), X)
+    nonzero = np.any(X != 0, axis=1)[:, None]
+    return (*qr_in_place(np.array(X, dtype=np.float64, order="F")), nonzero)
 
 
 def factor_product(Y, X):

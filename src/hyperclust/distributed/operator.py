@@ -87,6 +87,7 @@ def _register_sizeof():
 
 
 def _load_node(path, edge_bounds, kind, shift, adjoint, dtype):
+    _register_sizeof()  # on the worker, whose memory accounting stores the block
     return _NodeBlock(path, edge_bounds, kind, shift, adjoint, dtype)
 
 
@@ -229,8 +230,6 @@ class BlockOperator:
                                           retries=RETRIES)
                             for j in range(len(phg.edge_blocks))]
         self.touched = client.gather([client.submit(_touched, blk) for blk in self.blocks])
-        self._rows = [{int(j): client.submit(_rows_of, blk, int(j), retries=RETRIES)
-                       for j in touched} for blk, touched in zip(self.blocks, self.touched)]
         # the owners start from that grouping even where the scheduler ran a load elsewhere
         self.owners = BlockOwners(client, self.blocks, initial=None if None in first else first)
         self._plan = None
@@ -347,10 +346,6 @@ def _on(client, worker, fn, *args):
     None: anywhere)."""
     where = {} if worker is None else {"workers": [worker], "allow_other_workers": True}
     return client.submit(fn, *args, retries=RETRIES, pure=False, **where)
-
-
-def _rows_of(block, j):
-    return block.edges[block.cut[j]:block.cut[j + 1]] - block.edge_start[j]
 
 
 def propagation(partitioned, client, self_loops=1.0, kind="sym", adjoint=False,

@@ -76,6 +76,7 @@ def _register_sizeof():
 
 
 def _load_knn_rows(A, path, beta, bounds, adjoint):
+    _register_sizeof()  # on the worker, whose memory accounting stores the rows
     return _KnnRows(A, load_node_block(path)[2], beta, bounds, adjoint)
 
 
