@@ -36,7 +36,7 @@ from .inputs import as_partitioned, fit_blocks
 from .knn import knn_affinity_blocks
 from .lineage import lineage_cuts
 from .linalg import factor_product, tsqr
-from .operator import propagation
+from .operator import ignores_input, propagation
 from .partitioned import load_node_block, load_node_ranks
 from .storage import keep_output
 from .walk import MixedBlockWalk
@@ -91,6 +91,7 @@ def _stack(q, Y):
     return np.hstack([q, Y])
 
 
+@ignores_input
 def _walk_step(MX, X, width, alpha, n_done, *Ys):
     """The last step of a product of the iterate (``width`` columns) with the open checks'
     walks beside it: the iterate's local QR and one restart step of each walk,

@@ -170,8 +170,9 @@ def plan_exchange(op, owners, home, on):
 
 def down_worker(plan, scaled, *pairs):
     """Phase 1 on one worker: ``{j: values}`` to reduce elsewhere or here, with
-    ``("private", j)``: the finished rows no other worker touches, and ``-1``: the column
-    sums of ``R X`` (the rank-one term). ``pairs``: its blocks, then their ``X`` blocks."""
+    ``("private", j)``: the finished rows no other worker touches, ``-1``: the column
+    sums of ``R X`` (the rank-one term) and ``"input"``: the ``X`` blocks' width and dtype.
+    ``pairs``: its blocks, then their ``X`` blocks."""
     blocks, Xs = pairs[:len(pairs) // 2], pairs[len(pairs) // 2:]
     union, sums, rx_sum = plan.union, {}, 0.0
     for i, (blk, X) in enumerate(zip(blocks, Xs)):
@@ -187,7 +188,7 @@ def down_worker(plan, scaled, *pairs):
             if j not in sums:
                 sums[j] = np.zeros((union.rows[j].size, X.shape[1]), dtype=Z.dtype)
             sums[j][pos] += piece
-    out = {-1: rx_sum}
+    out = {-1: rx_sum, "input": (Xs[0].shape[1], Xs[0].dtype)}
     for j, V in sums.items():
         remote = plan.remote.get(j)
         if remote is None:
@@ -205,6 +206,14 @@ def _times_one(block, X):
     dtype (``x * 1.0 == x``; the random walk's ``R``)."""
     return getattr(block, "right_is_one", False) and \
         np.result_type(block.right.dtype, X.dtype) == X.dtype
+
+
+def private_part(down):
+    """What phase 2 reads of a worker's phase-1 result: the finished private rows and
+    ``"input"``, the width and dtype of its ``X`` blocks. Held apart so that the rest
+    (every union row summed here, those sent) is freed once the reduces and the sends ran,
+    before the product's last tasks."""
+    return {key: v for key, v in down.items() if isinstance(key, tuple) or key == "input"}
 
 
 def pick(down, js):

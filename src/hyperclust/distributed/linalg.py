@@ -7,6 +7,7 @@ import numpy as np
 
 from ..operators.thin_qr import qr_in_place, zero_rows_exactly
 from ._tasks import RETRIES
+from .operator import ignores_input
 
 __all__ = ["scatter_blocks", "gather_blocks", "tsqr", "inner", "combine", "random_blocks",
            "keyed_random_blocks", "column_signs"]
@@ -79,6 +80,7 @@ def _qr(X):
     return (*qr_in_place(np.array(X, dtype=np.float64, order="F")), nonzero)
 
 
+@ignores_input
 def factor_product(Y, X):
     """A product's last step that starts TSQR in the same task (``then=(factor_product,)``
     of :meth:`~hyperclust.distributed.operator.BlockOperator.apply`): the local QR of the
