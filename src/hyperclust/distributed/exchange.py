@@ -252,20 +252,35 @@ def block_rows(plan, i, down, local, received, width):
     """The ``(|E_b|, width)`` rows of ``diag(c) H^T R X`` block ``i`` of the worker needs,
     in its column order, gathered straight into one array: ``local`` ``{j: E_j}`` for
     partitions homed here, ``received`` a list of ``{j: shared rows}`` from the other home
-    workers."""
+    workers; a remote partition's rows come from its private rows and the received ones
+    (indices past the private rows), with no stacked copy of the two."""
     received = {j: rows for part in received for j, rows in part.items()}
     pieces = []
     for j in sorted(plan.union.pos[i]):
         if j in local:
-            pieces.append((local[j], plan.union.rows[j][plan.union.pos[i][j]]))
+            pieces.append(((local[j],), plan.union.rows[j][plan.union.pos[i][j]]))
         else:
-            pieces.append((np.concatenate([down["private", j], received[j]]),
-                           plan.remote[j].source[i]))
-    dtype = np.result_type(*[p.dtype for p, _ in pieces]) if pieces else np.float64
+            pieces.append(((down["private", j], received[j]), plan.remote[j].source[i]))
+    dtype = np.result_type(*[a.dtype for p, _ in pieces for a in p]) if pieces \
+        else np.float64
     G = np.empty((sum(idx.size for _, idx in pieces), width), dtype=dtype)
     lo = 0
-    for source, idx in pieces:
-        # the plan's indices are in range: "clip" only spares numpy's buffered copy
-        np.take(source, idx, axis=0, out=G[lo:lo + idx.size], mode="clip")
+    for sources, idx in pieces:
+        _take_rows(sources, idx, G[lo:lo + idx.size])
         lo += idx.size
     return G
+
+
+def _take_rows(sources, idx, out):
+    """``out[:] = concatenate(sources)[idx]`` for one or two sources, without the
+    concatenation."""
+    first = sources[0]
+    # the plan's indices are in range: "clip" only spares numpy's buffered copy
+    if len(sources) == 1 or sources[1].shape[0] == 0:
+        np.take(first, idx, axis=0, out=out, mode="clip")
+        return
+    n_first = first.shape[0]
+    np.take(sources[1], idx - n_first, axis=0, out=out, mode="clip")  # below 0: rewritten
+    mine = idx < n_first
+    if mine.any():
+        out[mine] = first[idx[mine]]

@@ -142,6 +142,7 @@ def _up_block(block, X, plan, i, down, local, received, t_sum, t, then):
     G = block_rows(plan, i, down, local, received, width)
     if G.shape[0]:
         Y = block.H @ G
+        del G  # the gathered rows (the task's largest array) go before the fused step runs
         Y *= block.left[:, None]  # in place: the same products, one block fewer
     else:
         Y = np.zeros((block.n_rows, width), dtype=dtype)
