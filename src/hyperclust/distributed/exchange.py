@@ -9,9 +9,11 @@ one worker touches (``private``) never leaves it, and row indices move once, whe
 is made, not with every product. Against one piece per (block, partition) pair this moves
 ``sum_w |shared rows of w homed elsewhere|`` rows per phase instead of about half of
 ``sum_b |E_b|`` (two workers). Tasks per product: one phase-1 task per worker, one piece
-and one slice per (worker, other home worker), one reduce per home worker, and one last
-task per block (``2 W^2 + B`` at most, plus ``W + 1`` for a rank-one term, against
-``B + 2 P + J`` with ``P`` the touched (block, partition) pairs; 2 workers, 2 blocks: 13).
+and one slice per (worker, other home worker), one reduce per home worker, one task per
+worker keeping apart what phase 2 reads of phase 1 (:func:`private_part`: the rest of
+phase 1's result is freed before the last tasks run) and one last task per block
+(``2 W^2 + W + B`` at most, plus ``W + 1`` for a rank-one term, against ``B + 2 P + J``
+with ``P`` the touched (block, partition) pairs; 2 workers, 2 blocks: 15).
 
 The plan depends on which worker owns which block (:class:`~.balance.BlockOwners`); a new
 grouping makes a new plan. The order of the floating-point sums follows the grouping
