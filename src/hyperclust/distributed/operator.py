@@ -251,11 +251,24 @@ class BlockOperator:
         # the owners start from that grouping even where the scheduler ran a load elsewhere
         self.owners = BlockOwners(client, self.blocks, initial=None if None in first else first)
         self._plan = None
+        self._rows_futures = None
         self.n_products = 0
 
     @property
     def n_blocks(self):
         return len(self.blocks)
+
+    @property
+    def _rows(self):
+        """Futures of each block's rows in each hyperedge partition it touches,
+        ``[b][j]`` (:mod:`~.components` reads them), made on first use: a fit that never
+        reads them does not keep them on the workers."""
+        if self._rows_futures is None:
+            c = self.client
+            self._rows_futures = [{int(j): c.submit(_rows_of, blk, int(j), retries=RETRIES)
+                                   for j in touched}
+                                  for blk, touched in zip(self.blocks, self.touched)]
+        return self._rows_futures
 
     def apply(self, X_blocks, then=None):
         """Futures of ``Op @ X``, one per row block (nothing is computed here).
@@ -367,6 +380,10 @@ def _on(client, worker, fn, *args):
     None: anywhere)."""
     where = {} if worker is None else {"workers": [worker], "allow_other_workers": True}
     return client.submit(fn, *args, retries=RETRIES, pure=False, **where)
+
+
+def _rows_of(block, j):
+    return block.edges[block.cut[j]:block.cut[j + 1]] - block.edge_start[j]
 
 
 def propagation(partitioned, client, self_loops=1.0, kind="sym", adjoint=False,
