@@ -4,9 +4,10 @@ the lineage cut's kept blocks) against the worker process's RSS, sampled during 
 Starts a scheduler and 2 one-thread workers as processes (``bench_distributed_driver
 .shell_cluster``), fits ``DistributedAHCKA(4, random_state=0)`` on a partition directory
 (as ``ahcka_task_cpu.py --dir`` writes it) in a thread, and asks every worker every
-``--every`` seconds for its RSS, the bytes of its task data and of
-``lineage._KEPT``; prints, per worker, its RSS before the fit (the fit's modules imported)
-and the sample of largest RSS. Run as
+``--every`` seconds for its RSS, the bytes of its task data (``dask.sizeof``, per task name)
+and of ``lineage._KEPT``; prints, per worker, its RSS before the fit (the fit's modules
+imported) and the sample of largest RSS with its task data by task name (``--save``: the
+labels and objective history to an ``.npz``, to compare two trees bit for bit). Run as
 ``OMP_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 PYTHONPATH=src python
 benchmarks/studies/ahcka_worker_memory.py /tmp/ahcka-1e6``.
 """
