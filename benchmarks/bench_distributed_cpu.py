@@ -14,7 +14,8 @@ its worker process), fits the distributed estimator on the directory
 (``blocks_per_worker=``, by default 1: the stored blocks merged into one per worker;
 spectral with ``eigensolver=`` from ``--eigensolver``, default "auto") and sums
 ``psutil``'s user + system CPU seconds of every one of those processes over the fit;
-``sent MB`` is the workers' ``transfer_outgoing_bytes_total`` over the fit, ``tasks`` the
+``sent MB`` is the workers' ``transfer_outgoing_bytes_total`` over the fit (the largest
+worker process's peak RSS, ``ru_maxrss``, beside it), ``tasks`` the
 tasks the workers ran during the fit and, in brackets, the tasks of one product of Zhou's
 operator on the fit's blocks (a separate product after the fit). ARI compares
 the labels node id by node id. CPU time holds under load (wall time does not); with
@@ -142,6 +143,13 @@ def _tasks_per_product(client, phg, blocks_per_worker) -> int:
     return len(stream.data)
 
 
+def _peak_rss_mb() -> float:
+    """This process's peak RSS (a worker's: it starts fresh for the fit)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
+
+
 def drive(method: str, path: str, labels_out: str) -> dict:
     """``method``: ``NAME@B@SOLVER`` (``B`` blocks per worker, or ``stored``; ``SOLVER``
     spectral's ``eigensolver``)."""
@@ -168,11 +176,12 @@ def drive(method: str, path: str, labels_out: str) -> dict:
         wall = time.perf_counter() - w0
         cpu1, sent = _cpu(procs), _sent(client) - sent0
         tasks = _executed(client) - tasks0
+        peak = max(client.run(_peak_rss_mb).values())
         per_product = _tasks_per_product(client, phg, per_worker)
     roles = {f"cpu_{role}_s": cpu1[role] - cpu0.get(role, 0.0) for role in cpu1}
     np.savez(labels_out, labels=est.labels_, ids=est.node_ids_)
     return {"cpu_s": sum(roles.values()), **roles, "wall_s": wall, "sent_mb": sent / 2**20,
-            "n_processes": len(procs), "tasks": tasks, "tasks_per_product": per_product,
+            "n_processes": len(procs), "tasks": tasks, "worker_peak_rss_mb": peak, "tasks_per_product": per_product,
             "fit_blocks": getattr(est, "n_blocks_", phg.n_blocks),
             "eigensolver": getattr(est, "eigensolver_", None), **_iterations(est)}
 
@@ -198,12 +207,14 @@ def _table(rows) -> str:
     """The rows as a table; rows stored before the fits merged blocks (no ``tasks``) keep
     their former columns."""
     counted = any("tasks" in r for r in rows)
+    peaks = any("worker_peak_rss_mb" in r for r in rows)
     extra = "blocks stored | blocks in the fit | tasks in the fit (per product) |" if counted \
         else "blocks |"
     head = (f"| method | nodes | placement | {extra} single-process CPU s | distributed CPU s "
             "(all processes) | driver / scheduler / nannies / workers CPU s | ratio | workers "
-            "sent MB | ARI vs single process |\n|---|---|---|---|"
-            + "---|---|" * counted + "---|---|---|---|---|---|\n")
+            "sent MB | ARI vs single process |" + " largest worker peak RSS MB |" * peaks
+            + "\n|---|---|---|---|" + "---|---|" * counted + "---|---|---|---|---|---|"
+            + "---|" * peaks + "\n")
     return head + "".join(
         f"| {r['method']} | {r['n']:,} | {r['placement']} | {r['blocks']} | "
         + (f"{r.get('fit_blocks', r['blocks'])} | {r.get('tasks', '-')} "
@@ -212,7 +223,9 @@ def _table(rows) -> str:
         + " / ".join(f"{r.get(f'cpu_{k}_s', float('nan')):.1f}"
                      for k in ("driver", "scheduler", "nanny", "worker"))
         + f" | {r['cpu_s'] / r['single_cpu_s']:.2f}x "
-        f"| {r['sent_mb']:.0f} | {r['ari']:.4f} |\n" for r in rows)
+        f"| {r['sent_mb']:.0f} | {r['ari']:.4f} |"
+        + (f" {r.get('worker_peak_rss_mb', float('nan')):,.0f} |" if peaks else "")
+        + "\n" for r in rows)
 
 
 def _save(rows, out: str, argv) -> None:

@@ -36,7 +36,7 @@ from .inputs import as_partitioned, fit_blocks
 from .knn import knn_affinity_blocks
 from .lineage import lineage_cuts
 from .linalg import factor_product, tsqr
-from .operator import propagation
+from .operator import ignores_input, propagation
 from .partitioned import load_node_block, load_node_ranks
 from .storage import keep_output
 from .walk import MixedBlockWalk
@@ -91,11 +91,12 @@ def _stack(q, Y):
     return np.hstack([q, Y])
 
 
+@ignores_input
 def _walk_step(MX, X, width, alpha, n_done, *Ys):
     """The last step of a product of the iterate (``width`` columns) with the open checks'
     walks beside it: the iterate's local QR and one restart step of each walk,
-    ``(Q, R, M q, walks going on side by side or None, finished walks)``."""
-    Q, R, Mq = factor_product(MX[:, :width], None)
+    ``(Q, R, M q's nonzero rows, walks going on side by side or None, finished walks)``."""
+    Q, R, nonzero = factor_product(MX[:, :width], None)
     lo, done = width, []
     for Y in Ys[:n_done]:
         done.append(restart_step(MX[:, lo:lo + Y.shape[1]], None, alpha, Y))
@@ -108,7 +109,7 @@ def _walk_step(MX, X, width, alpha, n_done, *Ys):
             restart_step(MX[:, lo + at:lo + at + Y.shape[1]], None, alpha, Y,
                          out=going[:, at:at + Y.shape[1]])
             at += Y.shape[1]
-    return Q, R, Mq, going, done
+    return Q, R, nonzero, going, done
 
 
 def _finished_trace(Y, step, i):
@@ -260,6 +261,9 @@ class DistributedAHCKA(HypergraphClusterer):
         counts = np.sum(client.gather([self._submit(_count, lb, k) for lb in init]), axis=0)
         q, _ = tsqr(client, [self._submit(_start_block, lb, counts, n) for lb in init])
         init_labels = [self._submit(_zero_unassigned, lb) for lb in init]
+        # the adjoint walk and the start's blocks are done with: their futures dropped,
+        # the workers free them once the tasks above ran (Dask keeps their lineage)
+        del Mt, E, z, init
         self._best, self._history, self._rises, self._stopped = None, [], 0, None
         q = self._open(_Iterate(q, k + 1, []), init_labels, 0, k)
         it = 0

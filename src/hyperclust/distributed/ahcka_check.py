@@ -18,6 +18,7 @@ import numpy as np
 from ..cluster.block_argmax import rotated_labels, rotated_labels_and_sums
 from ..cluster.rounding import TIE_TOLERANCE, normalize_rows
 from ._tasks import RETRIES
+from .operator import ignores_input
 
 __all__ = ["discretize_blocks", "rwr_conductance_blocks", "restart_step", "REFINE_GROUP"]
 
@@ -103,6 +104,7 @@ def _discrete_labels(Xn, R, start):
     return rotated_labels(Xn, _rotation_of(R)).astype(np.int64)
 
 
+@ignores_input
 def restart_step(MY, Y, alpha, E, out=None):
     """One random-walk-with-restart step fused into a product: ``alpha E + (1 - alpha) M Y``
     (written into ``out`` when given: the same sums, one temporary fewer).

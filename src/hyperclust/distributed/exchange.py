@@ -9,9 +9,11 @@ one worker touches (``private``) never leaves it, and row indices move once, whe
 is made, not with every product. Against one piece per (block, partition) pair this moves
 ``sum_w |shared rows of w homed elsewhere|`` rows per phase instead of about half of
 ``sum_b |E_b|`` (two workers). Tasks per product: one phase-1 task per worker, one piece
-and one slice per (worker, other home worker), one reduce per home worker, and one last
-task per block (``2 W^2 + B`` at most, plus ``W + 1`` for a rank-one term, against
-``B + 2 P + J`` with ``P`` the touched (block, partition) pairs; 2 workers, 2 blocks: 13).
+and one slice per (worker, other home worker), one reduce per home worker, one task per
+worker keeping apart what phase 2 reads of phase 1 (:func:`private_part`: the rest of
+phase 1's result is freed before the last tasks run) and one last task per block
+(``2 W^2 + W + B`` at most, plus ``W + 1`` for a rank-one term, against ``B + 2 P + J``
+with ``P`` the touched (block, partition) pairs; 2 workers, 2 blocks: 15).
 
 The plan depends on which worker owns which block (:class:`~.balance.BlockOwners`); a new
 grouping makes a new plan. The order of the floating-point sums follows the grouping
@@ -94,6 +96,7 @@ def register_sizeof():
 
 
 def _union(*blocks):
+    register_sizeof()
     return _Union(blocks)
 
 
@@ -116,6 +119,7 @@ def _masked(rows, mask):
 
 def _finish(union, n_blocks, remote_parts):
     """``remote_parts``: ``{j: (shared mask, edge block path)}``."""
+    register_sizeof()  # on the worker, whose memory accounting stores the plan
     return ExchangePlan(union, {j: _Remote(union, j, mask, path, n_blocks)
                                 for j, (mask, path) in remote_parts.items()})
 
@@ -168,8 +172,9 @@ def plan_exchange(op, owners, home, on):
 
 def down_worker(plan, scaled, *pairs):
     """Phase 1 on one worker: ``{j: values}`` to reduce elsewhere or here, with
-    ``("private", j)``: the finished rows no other worker touches, and ``-1``: the column
-    sums of ``R X`` (the rank-one term). ``pairs``: its blocks, then their ``X`` blocks."""
+    ``("private", j)``: the finished rows no other worker touches, ``-1``: the column
+    sums of ``R X`` (the rank-one term) and ``"input"``: the ``X`` blocks' width and dtype.
+    ``pairs``: its blocks, then their ``X`` blocks."""
     blocks, Xs = pairs[:len(pairs) // 2], pairs[len(pairs) // 2:]
     union, sums, rx_sum = plan.union, {}, 0.0
     for i, (blk, X) in enumerate(zip(blocks, Xs)):
@@ -185,7 +190,7 @@ def down_worker(plan, scaled, *pairs):
             if j not in sums:
                 sums[j] = np.zeros((union.rows[j].size, X.shape[1]), dtype=Z.dtype)
             sums[j][pos] += piece
-    out = {-1: rx_sum}
+    out = {-1: rx_sum, "input": (Xs[0].shape[1], Xs[0].dtype)}
     for j, V in sums.items():
         remote = plan.remote.get(j)
         if remote is None:
@@ -203,6 +208,14 @@ def _times_one(block, X):
     dtype (``x * 1.0 == x``; the random walk's ``R``)."""
     return getattr(block, "right_is_one", False) and \
         np.result_type(block.right.dtype, X.dtype) == X.dtype
+
+
+def private_part(down):
+    """What phase 2 reads of a worker's phase-1 result: the finished private rows and
+    ``"input"``, the width and dtype of its ``X`` blocks. Held apart so that the rest
+    (every union row summed here, those sent) is freed once the reduces and the sends ran,
+    before the product's last tasks."""
+    return {key: v for key, v in down.items() if isinstance(key, tuple) or key == "input"}
 
 
 def pick(down, js):
@@ -241,20 +254,35 @@ def block_rows(plan, i, down, local, received, width):
     """The ``(|E_b|, width)`` rows of ``diag(c) H^T R X`` block ``i`` of the worker needs,
     in its column order, gathered straight into one array: ``local`` ``{j: E_j}`` for
     partitions homed here, ``received`` a list of ``{j: shared rows}`` from the other home
-    workers."""
+    workers; a remote partition's rows come from its private rows and the received ones
+    (indices past the private rows), with no stacked copy of the two."""
     received = {j: rows for part in received for j, rows in part.items()}
     pieces = []
     for j in sorted(plan.union.pos[i]):
         if j in local:
-            pieces.append((local[j], plan.union.rows[j][plan.union.pos[i][j]]))
+            pieces.append(((local[j],), plan.union.rows[j][plan.union.pos[i][j]]))
         else:
-            pieces.append((np.concatenate([down["private", j], received[j]]),
-                           plan.remote[j].source[i]))
-    dtype = np.result_type(*[p.dtype for p, _ in pieces]) if pieces else np.float64
+            pieces.append(((down["private", j], received[j]), plan.remote[j].source[i]))
+    dtype = np.result_type(*[a.dtype for p, _ in pieces for a in p]) if pieces \
+        else np.float64
     G = np.empty((sum(idx.size for _, idx in pieces), width), dtype=dtype)
     lo = 0
-    for source, idx in pieces:
-        # the plan's indices are in range: "clip" only spares numpy's buffered copy
-        np.take(source, idx, axis=0, out=G[lo:lo + idx.size], mode="clip")
+    for sources, idx in pieces:
+        _take_rows(sources, idx, G[lo:lo + idx.size])
         lo += idx.size
     return G
+
+
+def _take_rows(sources, idx, out):
+    """``out[:] = concatenate(sources)[idx]`` for one or two sources, without the
+    concatenation."""
+    first = sources[0]
+    # the plan's indices are in range: "clip" only spares numpy's buffered copy
+    if len(sources) == 1 or sources[1].shape[0] == 0:
+        np.take(first, idx, axis=0, out=out, mode="clip")
+        return
+    n_first = first.shape[0]
+    np.take(sources[1], idx - n_first, axis=0, out=out, mode="clip")  # below 0: rewritten
+    mine = idx < n_first
+    if mine.any():
+        out[mine] = first[idx[mine]]

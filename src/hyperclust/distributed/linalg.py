@@ -7,6 +7,7 @@ import numpy as np
 
 from ..operators.thin_qr import qr_in_place, zero_rows_exactly
 from ._tasks import RETRIES
+from .operator import ignores_input
 
 __all__ = ["scatter_blocks", "gather_blocks", "tsqr", "inner", "combine", "random_blocks",
            "keyed_random_blocks", "column_signs"]
@@ -66,15 +67,20 @@ def gather_blocks(client, blocks):
 
 
 def _qr(X):
-    """``(Q, R, X)``: the local QR (``np.linalg.qr``'s factors, bit for bit, on one
+    """``(Q, R, Z)``: the local QR (``np.linalg.qr``'s factors, bit for bit, on one
     Fortran-ordered copy of a tall block: :func:`~hyperclust.operators.thin_qr.qr_in_place`),
-    and ``X`` for the exact zeros of :func:`_times`."""
+    and for the exact zeros of :func:`_times` ``Z``: ``X`` itself for a wide block, else
+    its nonzero rows as one ``(n, 1)`` flag column (what
+    :func:`~hyperclust.operators.thin_qr.zero_rows_exactly` reads of a tall ``X``: which
+    rows are zero), so that the task's result does not keep ``X`` alive."""
     n, c = X.shape
     if n < c or c == 0:
         return (*np.linalg.qr(X), X)
-    return (*qr_in_place(np.array(X, dtype=np.float64, order="F")), X)
+    nonzero = np.any(X != 0, axis=1)[:, None]
+    return (*qr_in_place(np.array(X, dtype=np.float64, order="F")), nonzero)
 
 
+@ignores_input
 def factor_product(Y, X):
     """A product's last step that starts TSQR in the same task (``then=(factor_product,)``
     of :meth:`~hyperclust.distributed.operator.BlockOperator.apply`): the local QR of the

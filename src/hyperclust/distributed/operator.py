@@ -32,7 +32,8 @@ from ..operators.base import safe_inverse
 from ..operators.propagation import check_dtype
 from ._tasks import RETRIES
 from .balance import BlockOwners
-from .exchange import block_rows, down_worker, pick, plan_exchange, reduce_home, slice_for
+from .exchange import (block_rows, down_worker, pick, plan_exchange, private_part,
+                       reduce_home, slice_for)
 from .exchange import register_sizeof as _register_plan_sizeof
 from .partitioned import PartitionedHypergraph, load_edge_block, load_node_block
 
@@ -51,6 +52,8 @@ class _NodeBlock:
         self.H = sp.csr_matrix((np.ones(indices.size, dtype=dtype), cols.reshape(-1), indptr),
                                shape=(indptr.size - 1, self.edges.size))
         self.Ht = self.H.T.tocsr()
+        if self.Ht.data.size == self.H.data.size and np.all(self.Ht.data == 1):
+            self.Ht.data = self.H.data  # both all ones: one array (neither is ever written)
         dv = degrees + shift
         if kind == "rw":
             left, right = safe_inverse(dv), np.ones_like(dv)
@@ -77,7 +80,7 @@ class _NodeBlock:
         arrays = (self.edges, self.H.data, self.H.indices, self.H.indptr, self.Ht.data,
                   self.Ht.indices, self.Ht.indptr, self.left, self.right, self.cut,
                   self.touched, self.edge_start, np.asarray(self.diag))
-        return int(sum(a.nbytes for a in arrays))
+        return int(sum(a.nbytes for a in {id(a): a for a in arrays}.values()))
 
 
 def _register_sizeof():
@@ -87,6 +90,7 @@ def _register_sizeof():
 
 
 def _load_node(path, edge_bounds, kind, shift, adjoint, dtype):
+    _register_sizeof()  # on the worker, whose memory accounting stores the block
     return _NodeBlock(path, edge_bounds, kind, shift, adjoint, dtype)
 
 
@@ -132,18 +136,33 @@ def _sum_edges(size, scale, j, *pieces):
 
 def _up_block(block, X, plan, i, down, local, received, t_sum, t, then):
     """Phase 2: ``Y = L_b H_b E[E_b] + g_b X_b (+ t L_b sum_b R_b^T X_b)``, then
-    ``then(Y, X)`` when given (fuses an elementwise step into the same task)."""
-    G = block_rows(plan, i, down, local, received, X.shape[1])
+    ``then(Y, X)`` when given (fuses an elementwise step into the same task). ``X`` is
+    None where neither reads it (:func:`ignores_input`, ``g = 0``)."""
+    width, dtype = down["input"]
+    G = block_rows(plan, i, down, local, received, width)
     if G.shape[0]:
         Y = block.H @ G
+        del G  # the gathered rows (the task's largest array) go before the fused step runs
         Y *= block.left[:, None]  # in place: the same products, one block fewer
     else:
-        Y = np.zeros_like(X)
+        Y = np.zeros((block.n_rows, width), dtype=dtype)
     if np.any(block.diag):
         Y += block.diag[:, None] * X
     if t:
         Y += t * block.left[:, None] * t_sum[None, :]
     return Y if then is None else then[0](Y, X, *then[1:])
+
+
+def ignores_input(fn):
+    """Mark ``fn`` as a ``then`` step of :meth:`BlockOperator.apply` that never reads its
+    second argument (the product's input block): the product's last task then does not
+    take the input, which the workers free once phase 1 read it."""
+    fn.reads_input = False
+    return fn
+
+
+def reads_input(step) -> bool:
+    return step is not None and getattr(step[0], "reads_input", True)
 
 
 def _add(*xs):
@@ -229,16 +248,27 @@ class BlockOperator:
                                           retries=RETRIES)
                             for j in range(len(phg.edge_blocks))]
         self.touched = client.gather([client.submit(_touched, blk) for blk in self.blocks])
-        self._rows = [{int(j): client.submit(_rows_of, blk, int(j), retries=RETRIES)
-                       for j in touched} for blk, touched in zip(self.blocks, self.touched)]
         # the owners start from that grouping even where the scheduler ran a load elsewhere
         self.owners = BlockOwners(client, self.blocks, initial=None if None in first else first)
         self._plan = None
+        self._rows_futures = None
         self.n_products = 0
 
     @property
     def n_blocks(self):
         return len(self.blocks)
+
+    @property
+    def _rows(self):
+        """Futures of each block's rows in each hyperedge partition it touches,
+        ``[b][j]`` (:mod:`~.components` reads them), made on first use: a fit that never
+        reads them does not keep them on the workers."""
+        if self._rows_futures is None:
+            c = self.client
+            self._rows_futures = [{int(j): c.submit(_rows_of, blk, int(j), retries=RETRIES)
+                                   for j in touched}
+                                  for blk, touched in zip(self.blocks, self.touched)]
+        return self._rows_futures
 
     def apply(self, X_blocks, then=None):
         """Futures of ``Op @ X``, one per row block (nothing is computed here).
@@ -269,12 +299,15 @@ class BlockOperator:
             t_sum = c.submit(_add, *[c.submit(_op.getitem, d, -1, retries=RETRIES, pure=False)
                                      for d in down.values()], retries=RETRIES, pure=False)
         out = [None] * self.n_blocks
+        has_diag = self.kind != "affinity" and self.shift != 0
         for w, bs in groups.items():
             received = [_on(c, h, slice_for, reduced[h], {j: shared_rows[w, j] for j in js})
                         for h, js in by_home[w].items() if h != w]
+            private = _on(c, w, private_part, down[w])
             for i, b in enumerate(bs):
                 step = then[b] if isinstance(then, list) else then
-                out[b] = _on(c, w, _up_block, self.blocks[b], X_blocks[b], plans[w], i, down[w],
+                X = X_blocks[b] if has_diag or reads_input(step) else None
+                out[b] = _on(c, w, _up_block, self.blocks[b], X, plans[w], i, private,
                              reduced.get(w, {}), received, t_sum, self.rank_one, step)
         self.n_products += 1
         return out

@@ -27,7 +27,7 @@ from .._validation import check_fraction
 from ..operators.base import safe_inverse
 from ..operators.knn import row_normalize
 from ._tasks import RETRIES
-from .operator import propagation
+from .operator import reads_input, ignores_input, propagation
 from .partitioned import PartitionedHypergraph, load_node_block
 
 __all__ = ["MixedBlockWalk"]
@@ -76,6 +76,7 @@ def _register_sizeof():
 
 
 def _load_knn_rows(A, path, beta, bounds, adjoint):
+    _register_sizeof()  # on the worker, whose memory accounting stores the rows
     return _KnnRows(A, load_node_block(path)[2], beta, bounds, adjoint)
 
 
@@ -108,6 +109,7 @@ def _times_a(X, rows):
     return rows.a[:, None] * X
 
 
+@ignores_input  # its X comes in its own arguments, where its ``then`` reads it
 def _combine(PY, _, rows, adjoint, X, then, *slices):
     """``a P X + b Q X`` (or ``P^T (a Y) + Q^T (b Y)``) for the block, then ``then``."""
     G = np.concatenate(slices) if slices else np.zeros((0, PY.shape[1]))
@@ -209,7 +211,8 @@ class MixedBlockWalk:
             slices = [sub(_take, X_blocks[c], self._rows[b][c], weights[c])
                       for c in self._sources[b]]
             step = then[b] if isinstance(then, list) else then
-            steps.append((_combine, rows, self.adjoint, X, step, *slices))
+            steps.append((_combine, rows, self.adjoint, X if reads_input(step) else None,
+                          step, *slices))
         inputs = [sub(_times_a, X, r) for X, r in zip(X_blocks, self.blocks)] if self.adjoint \
             else X_blocks
         self.n_products += 1
