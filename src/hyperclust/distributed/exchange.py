@@ -27,6 +27,7 @@ import numpy as np
 
 from .partitioned import load_edge_block
 from ..operators.base import safe_inverse
+from ..operators.kernels import sparse_product
 
 #: Internal: the block operator's exchange (distributed/operator.py), no public API.
 __all__: list = []
@@ -180,7 +181,7 @@ def down_worker(plan, scaled, *pairs):
     for i, (blk, X) in enumerate(zip(blocks, Xs)):
         RX = blk.right[:, None] * X if scaled and not _times_one(blk, X) else X
         rx_sum = rx_sum + RX.sum(axis=0)
-        Z = blk.Ht @ RX
+        Z = sparse_product(blk.Ht, RX, n_threads=1)
         for j in blk.touched:
             j = int(j)
             piece, pos = Z[blk.cut[j]:blk.cut[j + 1]], union.pos[i][j]

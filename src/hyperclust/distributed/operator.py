@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..operators.base import safe_inverse
+from ..operators.kernels import sparse_product
 from ..operators.propagation import check_dtype
 from ._tasks import RETRIES
 from .balance import BlockOwners
@@ -116,7 +117,7 @@ def _down(block, X, scaled=True):
     """Phase 1 map: pieces ``{j: (rows in partition j, H_b^T R_b X_b rows)}``, and
     ``R_b^T X_b`` (for the rank-one term) under key -1 (``scaled=False``: ``R_b = 1``)."""
     RX = block.right[:, None] * X if scaled else X
-    Z = block.Ht @ RX
+    Z = sparse_product(block.Ht, RX, n_threads=1)
     pieces = {int(j): (block.edges[block.cut[j]:block.cut[j + 1]] - block.edge_start[j],
                        Z[block.cut[j]:block.cut[j + 1]]) for j in block.touched}
     pieces[-1] = RX.sum(axis=0)
@@ -141,7 +142,7 @@ def _up_block(block, X, plan, i, down, local, received, t_sum, t, then):
     width, dtype = down["input"]
     G = block_rows(plan, i, down, local, received, width)
     if G.shape[0]:
-        Y = block.H @ G
+        Y = sparse_product(block.H, G, n_threads=1)
         del G  # the gathered rows (the task's largest array) go before the fused step runs
         Y *= block.left[:, None]  # in place: the same products, one block fewer
     else:

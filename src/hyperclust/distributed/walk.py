@@ -25,6 +25,7 @@ import scipy.sparse as sp
 
 from .._validation import check_fraction
 from ..operators.base import safe_inverse
+from ..operators.kernels import sparse_product
 from ..operators.knn import row_normalize
 from ._tasks import RETRIES
 from .operator import reads_input, ignores_input, propagation
@@ -113,7 +114,7 @@ def _times_a(X, rows):
 def _combine(PY, _, rows, adjoint, X, then, *slices):
     """``a P X + b Q X`` (or ``P^T (a Y) + Q^T (b Y)``) for the block, then ``then``."""
     G = np.concatenate(slices) if slices else np.zeros((0, PY.shape[1]))
-    QY = rows.matrix @ G
+    QY = sparse_product(rows.matrix, G, n_threads=1)
     Y = PY + QY if adjoint else rows.a[:, None] * PY + rows.b[:, None] * QY
     return Y if then is None else then[0](Y, X, *then[1:])
 

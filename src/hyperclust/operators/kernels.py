@@ -44,7 +44,7 @@ try:  # the compiled kernels behind ``csr_matrix @ ndarray``; they accumulate in
 except ImportError:  # pragma: no cover - depends on the scipy build
     _csr_matvec = _csr_matvecs = None
 
-__all__ = ["csr_matmat", "resolve_threads", "row_blocks", "PARALLEL_MIN_WORK"]
+__all__ = ["csr_matmat", "sparse_product", "resolve_threads", "row_blocks", "PARALLEL_MIN_WORK"]
 
 #: Below this many multiply-adds (nnz * width) a product runs on one thread: starting the
 #: pool's tasks costs more than it saves (the ``"spmm"`` rule of
@@ -224,3 +224,31 @@ def csr_matmat(A: sp.csr_matrix, X: np.ndarray, out: np.ndarray | None = None, *
     else:
         add_product_rows(A, X, out, 0, r)
     return out
+
+
+def sparse_product(A, X: np.ndarray, *, n_threads=None) -> np.ndarray:
+    """``A @ X`` as a new array: :func:`csr_matmat` (the compiled kernel where it pays, with
+    scipy's bits) where ``A`` is CSR and ``X`` a C-contiguous 2-D block of its dtype, else
+    scipy's ``A @ X`` (the same products: scipy's ``csr_matvecs`` into zeros).
+
+    Parameters
+    ----------
+    A : sparse matrix, shape (r, c)
+    X : ndarray, shape (c, d)
+    n_threads : int, optional
+        As :func:`csr_matmat` (a Dask task passes 1: its worker runs other tasks beside it).
+
+    Returns
+    -------
+    ndarray, shape (r, d)
+
+    Examples
+    --------
+    >>> A = sp.csr_matrix(np.array([[1.0, 2.0], [0.0, 3.0]]))
+    >>> sparse_product(A, np.ones((2, 2)), n_threads=1).tolist()
+    [[3.0, 3.0], [3.0, 3.0]]
+    """
+    if sp.issparse(A) and A.format == "csr" and X.ndim == 2 and X.dtype == A.dtype \
+            and X.flags.c_contiguous:
+        return csr_matmat(A, X, n_threads=n_threads)
+    return A @ X
