@@ -10,8 +10,6 @@ import scipy.sparse as sp
 import torch
 
 from hyperclust import threads
-from hyperclust.datasets import hypergraph_sbm
-from hyperclust.models import load_following
 from hyperclust.models import unidhc as unidhc_module
 from hyperclust.models.losses import thread_invariant_sum
 from hyperclust.models.unidhc import train_unidhc
@@ -53,8 +51,6 @@ def test_training_is_bit_identical_whatever_threads_torch_was_given():
 
 def test_training_never_measures_the_load(monkeypatch):
     basis, H = _training_input(n=256, d=8)
-    monkeypatch.setattr(load_following.time, "sleep",
-                        lambda s: pytest.fail("slept to measure the load"))
     monkeypatch.setattr(threads, "OtherCpu",
                         lambda *a, **k: pytest.fail("read the load during training"))
     _, history = _train(2, basis, H)

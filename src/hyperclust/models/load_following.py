@@ -9,14 +9,13 @@ on one thread (:data:`hyperclust.models.unidhc.TRAINING_THREADS`).
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import torch
 
 __all__ = ["LoadFollower", "MIN_THREADED_ROWS", "encode_in_blocks"]
 
-#: Shortest window (s) of other processes' CPU use that picks an epoch's threads.
+#: Shortest window (s) of other processes' CPU use that picks a block's threads.
 _FIRST_READING_S = 0.05
 
 #: Blocks of fewer rows run on one torch thread. With a handful of rows torch splits a
@@ -30,32 +29,26 @@ class LoadFollower:
     """Torch threads per block of :func:`encode_in_blocks`.
 
     Each block runs on the cores that other processes left free during the previous one
-    (:class:`hyperclust.threads.OtherCpu`), at most the threads torch had on entry, which
-    :meth:`restore` sets back. Two threads beside a process that keeps a core busy made
-    small torch steps 3-5x slower than one thread. ``load_meter``: a meter started earlier
-    (its reading picks the first block's threads); by default one is started here and read
-    after a 50 ms pause, only when more than one thread is allowed.
+    (``load_meter``, a :class:`hyperclust.threads.OtherCpu` started before the first
+    block), at most the threads torch had on entry. Two threads beside a process that keeps
+    a core busy made small torch steps 3-5x slower than one thread.
 
     Examples
     --------
-    >>> follower = LoadFollower(torch.device("cpu"))
-    >>> follower.epoch_threads() <= torch.get_num_threads()
+    >>> from hyperclust.threads import OtherCpu
+    >>> before = torch.get_num_threads()
+    >>> LoadFollower(torch.device("cpu"), OtherCpu()).block_threads() <= before
     True
-    >>> follower.restore()
+    >>> torch.set_num_threads(before)
     """
 
-    def __init__(self, device, load_meter=None):
-        from ..threads import OtherCpu
-
+    def __init__(self, device, load_meter):
         self.limit = self.threads = torch.get_num_threads()
         self.follow = device.type == "cpu" and self.limit > 1
         self.meter = load_meter
-        if self.follow and load_meter is None:
-            self.meter = OtherCpu()
-            time.sleep(_FIRST_READING_S)
 
-    def epoch_threads(self) -> int:
-        """The threads for the next epoch (set in torch); the meter restarts."""
+    def block_threads(self) -> int:
+        """The threads for the next block (set in torch); the meter restarts."""
         from ..threads import threads_beside
 
         if self.follow:
@@ -65,10 +58,6 @@ class LoadFollower:
                 torch.set_num_threads(self.threads)
                 self.meter.restart()
         return self.threads
-
-    def restore(self):
-        if self.follow:
-            torch.set_num_threads(self.limit)
 
 
 def encode_in_blocks(encoder, Z, device, block_rows: int) -> np.ndarray:
@@ -110,7 +99,7 @@ def encode_in_blocks(encoder, Z, device, block_rows: int) -> np.ndarray:
         with torch.no_grad():
             for lo in range(0, Z.shape[0], block_rows):
                 if follower is not None:
-                    follower.epoch_threads()
+                    follower.block_threads()
                 if min(block_rows, Z.shape[0] - lo) < MIN_THREADED_ROWS \
                         and device.type == "cpu":
                     torch.set_num_threads(1)
