@@ -30,8 +30,8 @@ from .adam import adam
 from .array_batches import ArrayBatches, hyperedge_basis_means
 from .losses import decorrelation_loss, node_consistency_loss, thread_invariant_sum
 
-__all__ = ["MAX_BATCHES_PER_EPOCH", "TRAINING_THREADS", "PolynomialFilter", "ScalarPReLU", "ResidualEncoder",
-           "UniDHCNet", "hyperedge_basis_means", "ArrayBatches", "train_unidhc",
+__all__ = ["MAX_BATCHES_PER_EPOCH", "TRAINING_THREADS", "PolynomialFilter", "ScalarPReLU",
+           "ResidualEncoder", "UniDHCNet", "hyperedge_basis_means", "ArrayBatches", "train_unidhc",
            "train_on_batches", "planned_draws", "drawn_hyperedges"]
 
 TRAINING_THREADS = 1
