@@ -121,12 +121,18 @@ FIT = textwrap.dedent('''
         started.append(self.started)
         return orig(self)
     background_import.BackgroundImport.join = join
+    from hyperclust.cluster import unidhc
+    basis_threads, basis = [], unidhc.polynomial_basis
+    def polynomial_basis(P, *args, **kwargs):
+        basis_threads.append(P.n_threads)
+        return basis(P, *args, **kwargs)
+    unidhc.polynomial_basis = polynomial_basis
     assert "torch" not in sys.modules
     hg = hypergraph_sbm(300, 3, homophily=0.8, n_features=6, random_state=0)
     fits = [UniDHC(3, epochs=2, hidden_dim=16, random_state=1).fit(hg) for _ in range(2)]
     same = all(np.array_equal(getattr(fits[0], a), getattr(fits[1], a))
                for a in ("labels_", "embedding_", "coefficients_"))
-    print(json.dumps({"started": started, "same": same,
+    print(json.dumps({"started": started, "same": same, "basis_threads": basis_threads,
                       "threads": [h["threads"] for h in fits[0].loss_history_][:1]}))
 ''')
 
@@ -134,8 +140,8 @@ FIT = textwrap.dedent('''
 @pytest.mark.parametrize("threads, expected", [("2", 1), ("1", 0)])
 def test_fit_imports_torch_beside_the_setup_only_with_two_threads(threads, expected):
     """First fit of a fresh process: torch imported in a second thread beside the basis
-    (two allowed) or in the fit (one); the second fit starts no thread (torch is
-    imported). Same bits."""
+    (two allowed; the basis's products then on the other one) or in the fit (one); the
+    second fit starts no thread (torch is imported). Same bits."""
     pytest.importorskip("torch")
     from hyperclust.threads import USER_LIMIT_VARS
 
@@ -147,6 +153,8 @@ def test_fit_imports_torch_beside_the_setup_only_with_two_threads(threads, expec
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["started"][0] == bool(expected) and sum(got["started"]) == expected
     assert got["same"]
+    # the import's thread counts against the fit's two: the basis's products take one
+    assert got["basis_threads"] == ([1, None] if expected else [None, None])
 
 
 def test_plain_empty_is_an_uninitialised_writeable_array():

@@ -400,9 +400,12 @@ class UniDHC(HypergraphClusterer):
         # a thread: the search beside the operator (short calls in both: they would stall
         # beside an import), then the import beside the basis (long calls releasing the GIL)
         with pending.start(first=self._isolated_search(hg, X, scale, seed)):
-            P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE)
+            # the import's thread is one of the fit's threads: the products take the others
+            P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE,
+                                    n_threads=limit - 1 if pending.started else None)
             B = polynomial_basis(P, X, order, scale=scale)
             torch = _deep(pending)[0]  # the wait for the thread (leaving waits on an error)
+            P.n_threads = None
             borrowing = pending.first_result()  # computed here where no thread ran
         g0 = self._initial_filter(hg, P, lambda: X / scale, B, order, seed, k)
         self.initial_coefficients_ = g0.copy()
