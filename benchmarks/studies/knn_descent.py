@@ -16,6 +16,7 @@ exact 10th one). Variants ``SEED:pM:wF[:rR]``:
   the pool lists of its ``F`` best pool entries and of up to ``F`` rows holding it in their
   pool (reverse neighbours, seeded random choice), along paths with an entry new in the
   previous round (``(2F)^2`` paths per row); ``rR``: at most ``R`` rounds (default 6).
+- ``hnsw``: the library's ``approximate_cosine_neighbors`` (one call), for comparison.
 
 Every round reads only the previous round's pool and all products are numpy ``einsum``
 (no BLAS), so the pool depends on the seed only; ``--check-threads`` runs each variant under
@@ -277,6 +278,9 @@ def main(argv=None):
         print(json.dumps({"set": name, "n": n, "d": X.shape[1], "exact_all_s": round(t_exact, 2),
                           "index_input_s": round(t_input, 2), "load": load_average()}), flush=True)
         for variant in args.variants:
+            if variant == "hnsw":
+                _library_row(nb, X, Xn, q, ie, se, name, recalls, load_average)
+                continue
             last = None
             for r, cpu, ids in run_variant(Xf, variant):
                 last = ids
@@ -299,6 +303,17 @@ def main(argv=None):
                 print(json.dumps({"set": name, "variant": variant,
                                   "threads_1_2_identical": bool(np.array_equal(*pools))}),
                       flush=True)
+
+
+def _library_row(nb, X, Xn, q, ie, se, name, recalls, load_average):
+    """The library's approximate search (HNSW over 8-bit codes, 2K candidates re-ranked)
+    on the same input and queries, CPU seconds of one call."""
+    t0 = time.process_time()
+    ia = nb.approximate_cosine_neighbors(X, K, tie_break="random")[0]
+    cpu = time.process_time() - t0
+    plain, tie = recalls(Xn, q, ia[q], ie, se)
+    print(json.dumps({"set": name, "variant": "hnsw", "reranked": True, "cpu_s": round(cpu, 2),
+                      "recall": plain, "tie_aware": tie, "load": load_average()}), flush=True)
 
 
 if __name__ == "__main__":
