@@ -49,17 +49,19 @@ K = 10
 WALKERS = ("ahcka", "hgnn-mixed", "spectral-zhou-mixed")  # candidates fitted on the graph
 
 
-def ivf_candidates(Xf, n_cand, nprobe, seed):
+def ivf_candidates(Xf, n_cand, nprobe, seed, *, per_list=32, niter=10, sorted_sample=True):
     """``n_cand`` IVF-flat inner-product candidates of every row of ``Xf`` (float32, shape
-    (n, d)); shape (n, n_cand + 1), -1 for the row itself and for missing results."""
+    (n, d)); shape (n, n_cand + 1), -1 for the row itself and for missing results. ``n / 400``
+    lists, k-means (``niter`` iterations) on a seeded sample of ``per_list`` rows per list, in
+    row order or in the sample's order (``knn_descent.py``'s setting)."""
     import faiss
 
     n, d = Xf.shape
     nlist = max(1, n // 400)
     index = faiss.IndexIVFFlat(faiss.IndexFlatIP(d), d, nlist, faiss.METRIC_INNER_PRODUCT)
-    index.cp.seed, index.cp.niter = seed, 10
-    rows = np.sort(np.random.default_rng(seed).choice(n, min(n, 32 * nlist), replace=False))
-    index.train(Xf[rows])
+    index.cp.seed, index.cp.niter = seed, niter
+    rows = np.random.default_rng(seed).choice(n, min(n, per_list * nlist), replace=False)
+    index.train(Xf[np.sort(rows) if sorted_sample else rows])
     index.add(Xf)
     index.nprobe = nprobe
     _, cand = index.search(Xf, n_cand + 1)
