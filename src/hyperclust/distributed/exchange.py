@@ -80,6 +80,10 @@ class ExchangePlan:
     def __init__(self, union, remote):
         self.union, self.remote = union, remote
 
+    def block_rows(self, i, down, local, received, width):
+        """:func:`block_rows` of this plan."""
+        return block_rows(self, i, down, local, received, width)
+
     @property
     def nbytes(self) -> int:
         arrays = [*self.union.rows.values()] + [p for pos in self.union.pos
@@ -176,8 +180,25 @@ def down_worker(plan, scaled, *pairs):
     ``("private", j)``: the finished rows no other worker touches, ``-1``: the column
     sums of ``R X`` (the rank-one term) and ``"input"``: the ``X`` blocks' width and dtype.
     ``pairs``: its blocks, then their ``X`` blocks."""
+    sums, out = union_sums(plan.union, scaled, pairs)
+    for j, V in sums.items():
+        remote = plan.remote.get(j)
+        if remote is None:
+            out[j] = V
+        else:
+            out[j] = V[remote.shared]
+            private = V[remote.private]
+            private *= remote.scale[:, None]  # in V's dtype
+            out["private", j] = private
+    return out
+
+
+def union_sums(union, scaled, pairs):
+    """``({j: the worker's sums over the union rows of partition j}, {-1: column sums of
+    R X, "input": (width, dtype)})`` of a worker's blocks and their ``X`` blocks
+    (``pairs``: the blocks, then the ``X`` blocks)."""
     blocks, Xs = pairs[:len(pairs) // 2], pairs[len(pairs) // 2:]
-    union, sums, rx_sum = plan.union, {}, 0.0
+    sums, rx_sum = {}, 0.0
     for i, (blk, X) in enumerate(zip(blocks, Xs)):
         RX = blk.right[:, None] * X if scaled and not _times_one(blk, X) else X
         rx_sum = rx_sum + RX.sum(axis=0)
@@ -191,17 +212,7 @@ def down_worker(plan, scaled, *pairs):
             if j not in sums:
                 sums[j] = np.zeros((union.rows[j].size, X.shape[1]), dtype=Z.dtype)
             sums[j][pos] += piece
-    out = {-1: rx_sum, "input": (Xs[0].shape[1], Xs[0].dtype)}
-    for j, V in sums.items():
-        remote = plan.remote.get(j)
-        if remote is None:
-            out[j] = V
-        else:
-            out[j] = V[remote.shared]
-            private = V[remote.private]
-            private *= remote.scale[:, None]  # in V's dtype
-            out["private", j] = private
-    return out
+    return sums, {-1: rx_sum, "input": (Xs[0].shape[1], Xs[0].dtype)}
 
 
 def _times_one(block, X):

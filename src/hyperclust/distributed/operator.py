@@ -33,9 +33,11 @@ from ..operators.kernels import sparse_product
 from ..operators.propagation import check_dtype
 from ._tasks import RETRIES
 from .balance import BlockOwners
-from .exchange import (block_rows, down_worker, pick, plan_exchange, private_part,
-                       reduce_home, slice_for)
+from .exchange import down_worker, pick, plan_exchange, private_part, reduce_home, slice_for
 from .exchange import register_sizeof as _register_plan_sizeof
+from . import pairwise as _pairwise
+from .pairwise import down_pairs, plan_pairs, shared_part
+from .pairwise import _register_sizeof as _register_pairs_sizeof
 from .partitioned import PartitionedHypergraph, load_edge_block, load_node_block
 
 __all__ = ["BlockOperator", "propagation", "normalized_affinity", "OPERATOR_KINDS"]
@@ -140,7 +142,7 @@ def _up_block(block, X, plan, i, down, local, received, t_sum, t, then):
     ``then(Y, X)`` when given (fuses an elementwise step into the same task). ``X`` is
     None where neither reads it (:func:`ignores_input`, ``g = 0``)."""
     width, dtype = down["input"]
-    G = block_rows(plan, i, down, local, received, width)
+    G = plan.block_rows(i, down, local, received, width)
     if G.shape[0]:
         Y = sparse_product(block.H, G, n_threads=1)
         del G  # the gathered rows (the task's largest array) go before the fused step runs
@@ -228,6 +230,7 @@ class BlockOperator:
                              f"float, got {shift!r}")
         _register_sizeof()
         _register_plan_sizeof()
+        _register_pairs_sizeof()
         self.partitioned = partitioned if isinstance(partitioned, PartitionedHypergraph) \
             else PartitionedHypergraph(partitioned)
         phg = self.partitioned
@@ -280,6 +283,8 @@ class BlockOperator:
         c, owners = self.client, self.owners()
         home = self._homes(owners)
         groups, plans, shared_rows = self._exchange_plan(owners, home)
+        if shared_rows is None:
+            return self._apply_pairwise(X_blocks, then, groups, plans)
         down, by_home, parts = {}, {}, {}
         for w, bs in groups.items():
             down[w] = _on(c, w, down_worker, plans[w], True, *[self.blocks[b] for b in bs],
@@ -295,21 +300,35 @@ class BlockOperator:
         reduced = {h: _on(c, h, reduce_home, {j: (int(self._edge_sizes[j]), self.edge_scales[j],
                                                   pieces) for j, pieces in ps.items()})
                    for h, ps in parts.items()}
-        t_sum = None
+        received = {w: [_on(c, h, slice_for, reduced[h], {j: shared_rows[w, j] for j in js})
+                        for h, js in by_home[w].items() if h != w] for w in groups}
+        private = {w: _on(c, w, private_part, down[w]) for w in groups}
+        return self._up(X_blocks, then, groups, plans, down, private, reduced, received)
+
+    def _apply_pairwise(self, X_blocks, then, groups, plans):
+        """:meth:`apply` by the pairwise exchange (:mod:`.pairwise`)."""
+        c = self.client
+        down = {w: _on(c, w, down_pairs, plans[w], True, *[self.blocks[b] for b in bs],
+                       *[X_blocks[b] for b in bs]) for w, bs in groups.items()}
+        sent = {w: _on(c, w, shared_part, down[w], plans[w])
+                for w in groups} if len(groups) > 1 else {}
+        received = {w: [sent[v] for v in sent if v != w] for w in groups}
+        return self._up(X_blocks, then, groups, plans, down, down, {}, received)
+
+    def _up(self, X_blocks, then, groups, plans, down, phase1, reduced, received):
+        """The product's last task per block (phase 2), fed by the exchange's futures."""
+        c, t_sum = self.client, None
         if self.rank_one:
             t_sum = c.submit(_add, *[c.submit(_op.getitem, d, -1, retries=RETRIES, pure=False)
                                      for d in down.values()], retries=RETRIES, pure=False)
         out = [None] * self.n_blocks
         has_diag = self.kind != "affinity" and self.shift != 0
         for w, bs in groups.items():
-            received = [_on(c, h, slice_for, reduced[h], {j: shared_rows[w, j] for j in js})
-                        for h, js in by_home[w].items() if h != w]
-            private = _on(c, w, private_part, down[w])
             for i, b in enumerate(bs):
                 step = then[b] if isinstance(then, list) else then
                 X = X_blocks[b] if has_diag or reads_input(step) else None
-                out[b] = _on(c, w, _up_block, self.blocks[b], X, plans[w], i, private,
-                             reduced.get(w, {}), received, t_sum, self.rank_one, step)
+                out[b] = _on(c, w, _up_block, self.blocks[b], X, plans[w], i, phase1[w],
+                             reduced.get(w, {}), received[w], t_sum, self.rank_one, step)
         self.n_products += 1
         return out
 
@@ -329,10 +348,14 @@ class BlockOperator:
         return sorted({int(j) for b in blocks for j in self.touched[b]})
 
     def _exchange_plan(self, owners, home):
-        """The exchange plan of this grouping (made once per grouping)."""
+        """The exchange plan of this grouping (made once per grouping): ``(groups, plans,
+        shared rows)``, shared rows None for the pairwise exchange (up to
+        :data:`~.pairwise.PAIRWISE_WORKERS` workers)."""
         if self._plan is None or self._plan[0] != owners:
-            self._plan = (list(owners), plan_exchange(
-                self, owners, home, lambda w, fn, *a: _on(self.client, w, fn, *a)))
+            on = lambda w, fn, *a: _on(self.client, w, fn, *a)  # noqa: E731
+            plan = (*plan_pairs(self, owners, on), None) \
+                if len(set(owners)) <= _pairwise.PAIRWISE_WORKERS else plan_exchange(self, owners, home, on)
+            self._plan = (list(owners), plan)
         return self._plan[1]
 
     def hyperedge_means(self, X_blocks, width: int):
