@@ -39,19 +39,21 @@ class PairPlan:
     ----------
     union : exchange._Union
         The rows of each hyperedge partition the worker's blocks touch.
-    shared : dict
+    shared, private : dict
         ``j -> positions in union.rows[j]`` of the rows the other worker also touches
-        (increasing, hence in the order the other worker sends them).
+        (increasing, hence in the order the other worker sends them), and of the others;
+        ``shared`` only for partitions with such rows.
     scale : dict
         ``j -> c_j`` at ``union.rows[j]``, float64.
     """
 
-    def __init__(self, union, shared, scale):
-        self.union, self.shared, self.scale = union, shared, scale
+    def __init__(self, union, shared, private, scale):
+        self.union, self.shared, self.private, self.scale = union, shared, private, scale
 
     @property
     def nbytes(self) -> int:
-        arrays = [*self.union.rows.values(), *self.shared.values(), *self.scale.values()]
+        arrays = [*self.union.rows.values(), *self.shared.values(), *self.private.values(),
+                  *self.scale.values()]
         arrays += [p for pos in self.union.pos for p in pos.values()]
         return int(sum(a.nbytes for a in arrays))
 
@@ -71,9 +73,11 @@ class PairPlan:
             whole = pos.size == self.union.rows[j].size
             E = G[lo:lo + pos.size] if whole else np.empty((self.union.rows[j].size, width),
                                                            dtype=dtype)
-            E[...] = down[j]
-            if j in got:
-                E[self.shared[j]] += got[j]  # distinct rows
+            if j in self.shared:
+                E[self.private[j]] = down["private", j]
+                E[self.shared[j]] = down[j] + got[j]
+            else:
+                E[...] = down[j]
             E *= self.scale[j][:, None]  # in E's dtype, as the home exchange scales
             if not whole:
                 np.take(E, pos, axis=0, out=G[lo:lo + pos.size], mode="clip")
@@ -90,13 +94,13 @@ def _register_sizeof():
 def _finish(union, parts):
     """``parts``: ``{j: (shared mask or None, edge block path)}``."""
     _register_sizeof()  # on the worker, whose memory accounting stores the plan
-    shared, scale = {}, {}
+    shared, private, scale = {}, {}, {}
     for j, (mask, path) in parts.items():
         w, sizes = load_edge_block(path)
         scale[j] = (w * safe_inverse(sizes.astype(np.float64)))[union.rows[j]]
         if mask is not None and mask.any():
-            shared[j] = np.flatnonzero(mask)
-    return PairPlan(union, shared, scale)
+            shared[j], private[j] = np.flatnonzero(mask), np.flatnonzero(~mask)
+    return PairPlan(union, shared, private, scale)
 
 
 def plan_pairs(op, owners, on):
@@ -141,14 +145,21 @@ def plan_pairs(op, owners, on):
 
 
 def down_pairs(plan, scaled, *pairs):
-    """Phase 1 on one worker: ``{j: its sums over union.rows[j]}``, with ``-1``: the
-    column sums of ``R X`` (the rank-one term) and ``"input"``: the ``X`` blocks' width
-    and dtype. ``pairs``: its blocks, then their ``X`` blocks."""
+    """Phase 1 on one worker: ``{j: its sums over union.rows[j]}``, those of a
+    partition with shared rows split into ``j``: the shared rows (what travels) and
+    ``("private", j)``: the others; ``-1``: the column sums of ``R X`` (the rank-one term)
+    and ``"input"``: the ``X`` blocks' width and dtype. ``pairs``: its blocks, then their
+    ``X`` blocks."""
     sums, out = union_sums(plan.union, scaled, pairs)
-    out.update(sums)
+    for j, V in sums.items():
+        if j in plan.shared:  # copies: the whole sums are freed when the task ends
+            out[j], out["private", j] = V[plan.shared[j]], V[plan.private[j]]
+        else:
+            out[j] = V
     return out
 
 
 def shared_part(down, plan):
-    """What travels to the other worker: ``{j: down[j] at the shared rows}``."""
-    return {j: down[j][rows] for j, rows in plan.shared.items()}
+    """What travels to the other worker: ``{j: its sums at the shared rows}`` (the
+    arrays of ``down``, not copies)."""
+    return {j: down[j] for j in plan.shared}
