@@ -129,6 +129,15 @@ def _finish(union, n_blocks, remote_parts):
                                 for j, (mask, path) in remote_parts.items()})
 
 
+def worker_unions(op, owners, on):
+    """``(groups, unions)``: ``worker -> its row blocks`` (in block order, workers by first
+    block) and ``worker -> future of the _Union of its blocks``."""
+    groups = {}
+    for b, w in enumerate(owners):
+        groups.setdefault(w, []).append(b)
+    return groups, {w: on(w, _union, *[op.blocks[b] for b in bs]) for w, bs in groups.items()}
+
+
 def plan_exchange(op, owners, home, on):
     """Futures of the exchange plan for a grouping of the row blocks.
 
@@ -152,10 +161,7 @@ def plan_exchange(op, owners, home, on):
         ``(worker, j) -> future of the partition rows of the shared union rows``, on
         ``home[j]``, for the partitions homed elsewhere.
     """
-    groups = {}
-    for b, w in enumerate(owners):
-        groups.setdefault(w, []).append(b)
-    unions = {w: on(w, _union, *[op.blocks[b] for b in bs]) for w, bs in groups.items()}
+    groups, unions = worker_unions(op, owners, on)
     touching = {}  # j -> workers whose blocks touch it
     for w, bs in groups.items():
         for j in sorted({int(j) for b in bs for j in op.touched[b]}):

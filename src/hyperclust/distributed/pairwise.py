@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..operators.base import safe_inverse
-from .exchange import _rows_in, _shared_mask, _touch_counts, _union, union_sums
+from .exchange import _rows_in, _shared_mask, _touch_counts, union_sums, worker_unions
 from .partitioned import load_edge_block
 
 #: Internal: the block operator's exchange (distributed/operator.py), no public API.
@@ -105,27 +105,9 @@ def _finish(union, parts):
 
 def plan_pairs(op, owners, on):
     """Futures of the pairwise plan for a grouping of the row blocks on at most two
-    workers.
-
-    Parameters
-    ----------
-    op : BlockOperator
-    owners : list of str
-        The worker owning each row block.
-    on : callable
-        ``on(worker, fn, *args)`` submits ``fn(*args)`` on ``worker``.
-
-    Returns
-    -------
-    groups : dict
-        ``worker -> list of its row blocks``, in block order, workers by first block.
-    plans : dict
-        ``worker -> future of its PairPlan``.
-    """
-    groups = {}
-    for b, w in enumerate(owners):
-        groups.setdefault(w, []).append(b)
-    unions = {w: on(w, _union, *[op.blocks[b] for b in bs]) for w, bs in groups.items()}
+    workers: ``(groups, plans)``, ``worker -> future of its PairPlan`` (the arguments and
+    ``groups`` as in :func:`~.exchange.plan_exchange`)."""
+    groups, unions = worker_unions(op, owners, on)
     touched = {w: sorted({int(j) for b in bs for j in op.touched[b]})
                for w, bs in groups.items()}
     masks = {}
