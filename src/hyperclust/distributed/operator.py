@@ -353,8 +353,10 @@ class BlockOperator:
         :data:`~.pairwise.PAIRWISE_WORKERS` workers)."""
         if self._plan is None or self._plan[0] != owners:
             on = lambda w, fn, *a: _on(self.client, w, fn, *a)  # noqa: E731
-            plan = (*plan_pairs(self, owners, on), None) \
-                if len(set(owners)) <= _pairwise.PAIRWISE_WORKERS else plan_exchange(self, owners, home, on)
+            if len(set(owners)) <= _pairwise.PAIRWISE_WORKERS:
+                plan = (*plan_pairs(self, owners, on), None)
+            else:
+                plan = plan_exchange(self, owners, home, on)
             self._plan = (list(owners), plan)
         return self._plan[1]
 
