@@ -17,7 +17,9 @@ to the home worker of their hyperedge partition, which sums and scales them by `
 ``H E`` is the second: each worker gets back its shared rows and block ``b`` multiplies
 ``H_b`` by the rows it needs (:mod:`~hyperclust.distributed.exchange`). One application
 moves ``2 sum_w |S_w| d`` numbers, ``S_w`` the shared rows of worker ``w`` homed on other
-workers.
+workers. On two workers each sends the other its shared rows and both add them
+(:mod:`~hyperclust.distributed.pairwise`: the same bytes and bits, one round trip and half
+the tasks).
 """
 
 from __future__ import annotations
@@ -279,7 +281,8 @@ class BlockOperator:
 
         ``then``: optional ``(fn, *args)`` or, per block, a list of them: the block result is
         ``fn(Op X_b, X_b, *args)`` instead (an elementwise step fused into the product's
-        last task). The hyperedge sums travel per worker (:mod:`.exchange`)."""
+        last task). The hyperedge sums travel per worker (:mod:`.exchange`; on two workers
+        :mod:`.pairwise`)."""
         c, owners = self.client, self.owners()
         home = self._homes(owners)
         groups, plans, shared_rows = self._exchange_plan(owners, home)
