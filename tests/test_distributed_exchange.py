@@ -162,7 +162,7 @@ def test_pairwise_products_are_the_home_exchanges_bit_for_bit(two_workers, tmp_p
     assert np.array_equal(products[0], products[1])
 
 
-def test_pairwise_product_runs_two_tasks_a_worker_and_one_a_block(two_workers, tmp_path):
+def test_pairwise_product_runs_two_tasks_a_worker_and_two_a_block(two_workers, tmp_path):
     rng = np.random.default_rng(3)
     edges = [list(rng.choice(40, size=4, replace=False)) for _ in range(30)]
     phg = write_partitioned(Hypergraph.from_edges(edges), tmp_path / "p", block_size=10,
@@ -170,4 +170,4 @@ def test_pairwise_product_runs_two_tasks_a_worker_and_one_a_block(two_workers, t
     P = propagation(phg, two_workers, kind="rw", self_loops=0.0)
     X = scatter_blocks(two_workers, rng.standard_normal((40, 2)), P.bounds)
     two_workers.gather(P.apply(X))  # and the plan's tasks
-    assert _tasks_run(two_workers, lambda: P.apply(X)) == 2 * 2 + 4  # W = 2, B = 4
+    assert _tasks_run(two_workers, lambda: P.apply(X)) == 2 * 2 + 2 * 4  # W = 2, B = 4

@@ -54,8 +54,8 @@ def test_last_task_takes_the_input_only_where_it_is_read(client, tmp_path, monke
     out = op.apply(Xb, then=then)
     for deps in _dependencies(client, out):
         assert ("array" in deps) == takes_x  # scatter_blocks' tasks are np.array
-        if pairwise:  # its own phase 1 (split: no whole sums kept) and the other's rows
-            assert {"down_pairs", "shared_part"} <= set(deps)
+        if pairwise:  # the block's gathered rows, neither worker's sums
+            assert "pair_rows" in deps and not {"down_pairs", "shared_part"} & set(deps)
         else:
             assert "down_worker" not in deps and "private_part" in deps
     want = PropagationOperator(hg, self_loops=self_loops, kind="rw") @ X

@@ -38,7 +38,7 @@ from .balance import BlockOwners
 from .exchange import down_worker, pick, plan_exchange, private_part, reduce_home, slice_for
 from .exchange import register_sizeof as _register_plan_sizeof
 from . import pairwise as _pairwise
-from .pairwise import down_pairs, plan_pairs, shared_part
+from .pairwise import down_pairs, pair_rows, plan_pairs, shared_part
 from .pairwise import _register_sizeof as _register_pairs_sizeof
 from .partitioned import PartitionedHypergraph, load_edge_block, load_node_block
 
@@ -151,6 +151,21 @@ def _up_block(block, X, plan, i, down, local, received, t_sum, t, then):
         Y *= block.left[:, None]  # in place: the same products, one block fewer
     else:
         Y = np.zeros((block.n_rows, width), dtype=dtype)
+    return _finish_up(block, X, Y, t_sum, t, then)
+
+
+def _up_rows(block, X, G, t_sum, t, then):
+    """Phase 2 from the gathered rows ``G`` (:func:`~.pairwise.pair_rows`): as
+    :func:`_up_block`."""
+    if G.shape[0]:
+        Y = sparse_product(block.H, G, n_threads=1)
+        Y *= block.left[:, None]
+    else:
+        Y = np.zeros((block.n_rows, G.shape[1]), dtype=G.dtype)
+    return _finish_up(block, X, Y, t_sum, t, then)
+
+
+def _finish_up(block, X, Y, t_sum, t, then):
     if np.any(block.diag):
         Y += block.diag[:, None] * X
     if t:
@@ -315,11 +330,16 @@ class BlockOperator:
                        *[X_blocks[b] for b in bs]) for w, bs in groups.items()}
         sent = {w: _on(c, w, shared_part, down[w], plans[w])
                 for w in groups} if len(groups) > 1 else {}
-        received = {w: [sent[v] for v in sent if v != w] for w in groups}
-        return self._up(X_blocks, then, groups, plans, down, down, {}, received)
+        # the rows a block reads gathered in a task of their own: the last task (and its
+        # fused local QR) then holds them, not both workers' sums
+        rows = {b: _on(c, w, pair_rows, plans[w], i, down[w], [sent[v] for v in sent if v != w])
+                for w, bs in groups.items() for i, b in enumerate(bs)}
+        return self._up(X_blocks, then, groups, plans, down, rows=rows)
 
-    def _up(self, X_blocks, then, groups, plans, down, phase1, reduced, received):
-        """The product's last task per block (phase 2), fed by the exchange's futures."""
+    def _up(self, X_blocks, then, groups, plans, down, phase1=None, reduced=None,
+            received=None, rows=None):
+        """The product's last task per block (phase 2), fed by the exchange's futures
+        (the home exchange's, or the pairwise exchange's gathered ``rows`` per block)."""
         c, t_sum = self.client, None
         if self.rank_one:
             t_sum = c.submit(_add, *[c.submit(_op.getitem, d, -1, retries=RETRIES, pure=False)
@@ -330,6 +350,10 @@ class BlockOperator:
             for i, b in enumerate(bs):
                 step = then[b] if isinstance(then, list) else then
                 X = X_blocks[b] if has_diag or reads_input(step) else None
+                if rows is not None:
+                    out[b] = _on(c, w, _up_rows, self.blocks[b], X, rows[b], t_sum,
+                                 self.rank_one, step)
+                    continue
                 out[b] = _on(c, w, _up_block, self.blocks[b], X, plans[w], i, phase1[w],
                              reduced.get(w, {}), received[w], t_sum, self.rank_one, step)
         self.n_products += 1

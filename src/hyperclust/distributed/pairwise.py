@@ -5,9 +5,11 @@ With two workers every hyperedge row touched by more than one worker is touched 
 so the home-worker exchange (:mod:`~.exchange`) moves each shared row twice (to the home
 and back), and so does this one (once each way). What it saves is the middle: no reduce
 on a home worker, no slice sent back, one round trip instead of two. Tasks per product:
-one phase-1 task per worker, one task per worker cutting out its shared rows (what
-travels) and one last task per block (``2 W + B``: 6 for 2 workers holding one block
-each, against 12 for :mod:`~.exchange`).
+one phase-1 task per worker, one task per worker naming its shared rows (what travels),
+one per block gathering the rows it reads and one last task per block (``2 W + 2 B``: 8
+for 2 workers holding one block each, against 12 for :mod:`~.exchange`). The gathering
+task is apart so that the last task, with the local QR fused into it, holds the block's
+rows but neither worker's sums.
 
 A shared row is ``(v_0 + v_1) c_j`` on both workers, ``v_w`` the sums of worker ``w``'s
 blocks: the home exchange's sum and scaling (its first piece written, the second added,
@@ -30,6 +32,8 @@ __all__: list = []
 
 #: Workers up to which the block operator exchanges pairwise (see the module docstring).
 PAIRWISE_WORKERS = 2
+
+_CHUNK = 1 << 16  # shared rows summed at a time
 
 
 class PairPlan:
@@ -64,7 +68,7 @@ class PairPlan:
         (``local`` is unused: no partition is reduced elsewhere)."""
         got = {j: rows for part in received for j, rows in part.items()}
         js = sorted(self.union.pos[i])
-        dtype = np.result_type(*[down[j].dtype for j in js]) if js else np.float64
+        dtype = np.result_type(*[down[j].dtype for j in js]) if js else down["input"][1]
         G = np.empty((sum(self.union.pos[i][j].size for j in js), width), dtype=dtype)
         lo = 0
         for j in js:
@@ -75,7 +79,9 @@ class PairPlan:
                                                            dtype=dtype)
             if j in self.shared:
                 E[self.private[j]] = down["private", j]
-                E[self.shared[j]] = down[j] + got[j]
+                sh = self.shared[j]
+                for lo_ in range(0, sh.size, _CHUNK):  # a small temporary at a time
+                    E[sh[lo_:lo_ + _CHUNK]] = down[j][lo_:lo_ + _CHUNK] + got[j][lo_:lo_ + _CHUNK]
             else:
                 E[...] = down[j]
             E *= self.scale[j][:, None]  # in E's dtype, as the home exchange scales
@@ -139,6 +145,11 @@ def down_pairs(plan, scaled, *pairs):
         else:
             out[j] = V
     return out
+
+
+def pair_rows(plan, i, down, received):
+    """The rows block ``i`` of the worker reads (:meth:`PairPlan.block_rows`)."""
+    return plan.block_rows(i, down, None, received, down["input"][0])
 
 
 def shared_part(down, plan):
