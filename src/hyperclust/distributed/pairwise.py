@@ -80,8 +80,9 @@ class PairPlan:
             if j in self.shared:
                 E[self.private[j]] = down["private", j]
                 sh = self.shared[j]
-                for lo_ in range(0, sh.size, _CHUNK):  # a small temporary at a time
-                    E[sh[lo_:lo_ + _CHUNK]] = down[j][lo_:lo_ + _CHUNK] + got[j][lo_:lo_ + _CHUNK]
+                for at in range(0, sh.size, _CHUNK):  # a small temporary at a time
+                    part = slice(at, at + _CHUNK)
+                    E[sh[part]] = down[j][part] + got[j][part]
             else:
                 E[...] = down[j]
             E *= self.scale[j][:, None]  # in E's dtype, as the home exchange scales
