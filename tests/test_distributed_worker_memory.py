@@ -39,8 +39,13 @@ def _reads_x(Y, X):
 @pytest.mark.parametrize("self_loops, then, takes_x", [
     (0.0, None, False), (0.0, (factor_product,), False), (1.0, None, True),
     (0.0, (_reads_x,), True)])
-def test_last_task_takes_the_input_only_where_it_is_read(client, tmp_path, self_loops, then,
-                                                          takes_x):
+@pytest.mark.parametrize("pairwise", [True, False])
+def test_last_task_takes_the_input_only_where_it_is_read(client, tmp_path, monkeypatch,
+                                                          self_loops, then, takes_x, pairwise):
+    from hyperclust.distributed import pairwise as pairwise_module
+
+    if not pairwise:
+        monkeypatch.setattr(pairwise_module, "PAIRWISE_WORKERS", 0)
     hg = Hypergraph.from_edges(EDGES)
     phg = write_partitioned(hg, str(tmp_path), block_size=4)
     X = np.random.default_rng(0).normal(size=(8, 3))
@@ -49,7 +54,10 @@ def test_last_task_takes_the_input_only_where_it_is_read(client, tmp_path, self_
     out = op.apply(Xb, then=then)
     for deps in _dependencies(client, out):
         assert ("array" in deps) == takes_x  # scatter_blocks' tasks are np.array
-        assert "down_worker" not in deps and "private_part" in deps
+        if pairwise:  # the block's gathered rows, neither worker's sums
+            assert "pair_rows" in deps and not {"down_pairs", "shared_part"} & set(deps)
+        else:
+            assert "down_worker" not in deps and "private_part" in deps
     want = PropagationOperator(hg, self_loops=self_loops, kind="rw") @ X
     if then is None or then[0] is _reads_x:
         got = gather_blocks(client, out)

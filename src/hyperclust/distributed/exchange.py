@@ -80,6 +80,10 @@ class ExchangePlan:
     def __init__(self, union, remote):
         self.union, self.remote = union, remote
 
+    def block_rows(self, i, down, local, received, width):
+        """:func:`block_rows` of this plan."""
+        return block_rows(self, i, down, local, received, width)
+
     @property
     def nbytes(self) -> int:
         arrays = [*self.union.rows.values()] + [p for pos in self.union.pos
@@ -125,6 +129,15 @@ def _finish(union, n_blocks, remote_parts):
                                 for j, (mask, path) in remote_parts.items()})
 
 
+def worker_unions(op, owners, on):
+    """``(groups, unions)``: ``worker -> its row blocks`` (in block order, workers by first
+    block) and ``worker -> future of the _Union of its blocks``."""
+    groups = {}
+    for b, w in enumerate(owners):
+        groups.setdefault(w, []).append(b)
+    return groups, {w: on(w, _union, *[op.blocks[b] for b in bs]) for w, bs in groups.items()}
+
+
 def plan_exchange(op, owners, home, on):
     """Futures of the exchange plan for a grouping of the row blocks.
 
@@ -148,10 +161,7 @@ def plan_exchange(op, owners, home, on):
         ``(worker, j) -> future of the partition rows of the shared union rows``, on
         ``home[j]``, for the partitions homed elsewhere.
     """
-    groups = {}
-    for b, w in enumerate(owners):
-        groups.setdefault(w, []).append(b)
-    unions = {w: on(w, _union, *[op.blocks[b] for b in bs]) for w, bs in groups.items()}
+    groups, unions = worker_unions(op, owners, on)
     touching = {}  # j -> workers whose blocks touch it
     for w, bs in groups.items():
         for j in sorted({int(j) for b in bs for j in op.touched[b]}):
@@ -176,8 +186,25 @@ def down_worker(plan, scaled, *pairs):
     ``("private", j)``: the finished rows no other worker touches, ``-1``: the column
     sums of ``R X`` (the rank-one term) and ``"input"``: the ``X`` blocks' width and dtype.
     ``pairs``: its blocks, then their ``X`` blocks."""
+    sums, out = union_sums(plan.union, scaled, pairs)
+    for j, V in sums.items():
+        remote = plan.remote.get(j)
+        if remote is None:
+            out[j] = V
+        else:
+            out[j] = V[remote.shared]
+            private = V[remote.private]
+            private *= remote.scale[:, None]  # in V's dtype
+            out["private", j] = private
+    return out
+
+
+def union_sums(union, scaled, pairs):
+    """``({j: the worker's sums over the union rows of partition j}, {-1: column sums of
+    R X, "input": (width, dtype)})`` of a worker's blocks and their ``X`` blocks
+    (``pairs``: the blocks, then the ``X`` blocks)."""
     blocks, Xs = pairs[:len(pairs) // 2], pairs[len(pairs) // 2:]
-    union, sums, rx_sum = plan.union, {}, 0.0
+    sums, rx_sum = {}, 0.0
     for i, (blk, X) in enumerate(zip(blocks, Xs)):
         RX = blk.right[:, None] * X if scaled and not _times_one(blk, X) else X
         rx_sum = rx_sum + RX.sum(axis=0)
@@ -191,17 +218,7 @@ def down_worker(plan, scaled, *pairs):
             if j not in sums:
                 sums[j] = np.zeros((union.rows[j].size, X.shape[1]), dtype=Z.dtype)
             sums[j][pos] += piece
-    out = {-1: rx_sum, "input": (Xs[0].shape[1], Xs[0].dtype)}
-    for j, V in sums.items():
-        remote = plan.remote.get(j)
-        if remote is None:
-            out[j] = V
-        else:
-            out[j] = V[remote.shared]
-            private = V[remote.private]
-            private *= remote.scale[:, None]  # in V's dtype
-            out["private", j] = private
-    return out
+    return sums, {-1: rx_sum, "input": (Xs[0].shape[1], Xs[0].dtype)}
 
 
 def _times_one(block, X):

@@ -17,7 +17,9 @@ to the home worker of their hyperedge partition, which sums and scales them by `
 ``H E`` is the second: each worker gets back its shared rows and block ``b`` multiplies
 ``H_b`` by the rows it needs (:mod:`~hyperclust.distributed.exchange`). One application
 moves ``2 sum_w |S_w| d`` numbers, ``S_w`` the shared rows of worker ``w`` homed on other
-workers.
+workers. On two workers each sends the other its shared rows and both add them
+(:mod:`~hyperclust.distributed.pairwise`: the same bytes and bits, one round trip and half
+the tasks).
 """
 
 from __future__ import annotations
@@ -33,9 +35,11 @@ from ..operators.kernels import sparse_product
 from ..operators.propagation import check_dtype
 from ._tasks import RETRIES
 from .balance import BlockOwners
-from .exchange import (block_rows, down_worker, pick, plan_exchange, private_part,
-                       reduce_home, slice_for)
+from .exchange import down_worker, pick, plan_exchange, private_part, reduce_home, slice_for
 from .exchange import register_sizeof as _register_plan_sizeof
+from . import pairwise as _pairwise
+from .pairwise import down_pairs, pair_rows, plan_pairs, shared_part
+from .pairwise import _register_sizeof as _register_pairs_sizeof
 from .partitioned import PartitionedHypergraph, load_edge_block, load_node_block
 
 __all__ = ["BlockOperator", "propagation", "normalized_affinity", "OPERATOR_KINDS"]
@@ -140,13 +144,28 @@ def _up_block(block, X, plan, i, down, local, received, t_sum, t, then):
     ``then(Y, X)`` when given (fuses an elementwise step into the same task). ``X`` is
     None where neither reads it (:func:`ignores_input`, ``g = 0``)."""
     width, dtype = down["input"]
-    G = block_rows(plan, i, down, local, received, width)
+    G = plan.block_rows(i, down, local, received, width)
     if G.shape[0]:
         Y = sparse_product(block.H, G, n_threads=1)
         del G  # the gathered rows (the task's largest array) go before the fused step runs
         Y *= block.left[:, None]  # in place: the same products, one block fewer
     else:
         Y = np.zeros((block.n_rows, width), dtype=dtype)
+    return _finish_up(block, X, Y, t_sum, t, then)
+
+
+def _up_rows(block, X, G, t_sum, t, then):
+    """Phase 2 from the gathered rows ``G`` (:func:`~.pairwise.pair_rows`): as
+    :func:`_up_block`."""
+    if G.shape[0]:
+        Y = sparse_product(block.H, G, n_threads=1)
+        Y *= block.left[:, None]
+    else:
+        Y = np.zeros((block.n_rows, G.shape[1]), dtype=G.dtype)
+    return _finish_up(block, X, Y, t_sum, t, then)
+
+
+def _finish_up(block, X, Y, t_sum, t, then):
     if np.any(block.diag):
         Y += block.diag[:, None] * X
     if t:
@@ -228,6 +247,7 @@ class BlockOperator:
                              f"float, got {shift!r}")
         _register_sizeof()
         _register_plan_sizeof()
+        _register_pairs_sizeof()
         self.partitioned = partitioned if isinstance(partitioned, PartitionedHypergraph) \
             else PartitionedHypergraph(partitioned)
         phg = self.partitioned
@@ -276,10 +296,13 @@ class BlockOperator:
 
         ``then``: optional ``(fn, *args)`` or, per block, a list of them: the block result is
         ``fn(Op X_b, X_b, *args)`` instead (an elementwise step fused into the product's
-        last task). The hyperedge sums travel per worker (:mod:`.exchange`)."""
+        last task). The hyperedge sums travel per worker (:mod:`.exchange`; on two workers
+        :mod:`.pairwise`)."""
         c, owners = self.client, self.owners()
         home = self._homes(owners)
         groups, plans, shared_rows = self._exchange_plan(owners, home)
+        if shared_rows is None:
+            return self._apply_pairwise(X_blocks, then, groups, plans)
         down, by_home, parts = {}, {}, {}
         for w, bs in groups.items():
             down[w] = _on(c, w, down_worker, plans[w], True, *[self.blocks[b] for b in bs],
@@ -295,21 +318,44 @@ class BlockOperator:
         reduced = {h: _on(c, h, reduce_home, {j: (int(self._edge_sizes[j]), self.edge_scales[j],
                                                   pieces) for j, pieces in ps.items()})
                    for h, ps in parts.items()}
-        t_sum = None
+        received = {w: [_on(c, h, slice_for, reduced[h], {j: shared_rows[w, j] for j in js})
+                        for h, js in by_home[w].items() if h != w] for w in groups}
+        private = {w: _on(c, w, private_part, down[w]) for w in groups}
+        return self._up(X_blocks, then, groups, plans, down, private, reduced, received)
+
+    def _apply_pairwise(self, X_blocks, then, groups, plans):
+        """:meth:`apply` by the pairwise exchange (:mod:`.pairwise`)."""
+        c = self.client
+        down = {w: _on(c, w, down_pairs, plans[w], True, *[self.blocks[b] for b in bs],
+                       *[X_blocks[b] for b in bs]) for w, bs in groups.items()}
+        sent = {w: _on(c, w, shared_part, down[w], plans[w])
+                for w in groups} if len(groups) > 1 else {}
+        # the rows a block reads gathered in a task of their own: the last task (and its
+        # fused local QR) then holds them, not both workers' sums
+        rows = {b: _on(c, w, pair_rows, plans[w], i, down[w], [sent[v] for v in sent if v != w])
+                for w, bs in groups.items() for i, b in enumerate(bs)}
+        return self._up(X_blocks, then, groups, plans, down, rows=rows)
+
+    def _up(self, X_blocks, then, groups, plans, down, phase1=None, reduced=None,
+            received=None, rows=None):
+        """The product's last task per block (phase 2), fed by the exchange's futures
+        (the home exchange's, or the pairwise exchange's gathered ``rows`` per block)."""
+        c, t_sum = self.client, None
         if self.rank_one:
             t_sum = c.submit(_add, *[c.submit(_op.getitem, d, -1, retries=RETRIES, pure=False)
                                      for d in down.values()], retries=RETRIES, pure=False)
         out = [None] * self.n_blocks
         has_diag = self.kind != "affinity" and self.shift != 0
         for w, bs in groups.items():
-            received = [_on(c, h, slice_for, reduced[h], {j: shared_rows[w, j] for j in js})
-                        for h, js in by_home[w].items() if h != w]
-            private = _on(c, w, private_part, down[w])
             for i, b in enumerate(bs):
                 step = then[b] if isinstance(then, list) else then
                 X = X_blocks[b] if has_diag or reads_input(step) else None
-                out[b] = _on(c, w, _up_block, self.blocks[b], X, plans[w], i, private,
-                             reduced.get(w, {}), received, t_sum, self.rank_one, step)
+                if rows is not None:
+                    out[b] = _on(c, w, _up_rows, self.blocks[b], X, rows[b], t_sum,
+                                 self.rank_one, step)
+                    continue
+                out[b] = _on(c, w, _up_block, self.blocks[b], X, plans[w], i, phase1[w],
+                             reduced.get(w, {}), received[w], t_sum, self.rank_one, step)
         self.n_products += 1
         return out
 
@@ -329,10 +375,16 @@ class BlockOperator:
         return sorted({int(j) for b in blocks for j in self.touched[b]})
 
     def _exchange_plan(self, owners, home):
-        """The exchange plan of this grouping (made once per grouping)."""
+        """The exchange plan of this grouping (made once per grouping): ``(groups, plans,
+        shared rows)``, shared rows None for the pairwise exchange (up to
+        :data:`~.pairwise.PAIRWISE_WORKERS` workers)."""
         if self._plan is None or self._plan[0] != owners:
-            self._plan = (list(owners), plan_exchange(
-                self, owners, home, lambda w, fn, *a: _on(self.client, w, fn, *a)))
+            on = lambda w, fn, *a: _on(self.client, w, fn, *a)  # noqa: E731
+            if len(set(owners)) <= _pairwise.PAIRWISE_WORKERS:
+                plan = (*plan_pairs(self, owners, on), None)
+            else:
+                plan = plan_exchange(self, owners, home, on)
+            self._plan = (list(owners), plan)
         return self._plan[1]
 
     def hyperedge_means(self, X_blocks, width: int):
