@@ -146,6 +146,7 @@ class HypergraphSBM(HypergraphClusterer):
         A, Z, has_row = operands
         if gamma <= 0:
             Z = has_row = None
+        sq_norms = None if Z is None else np.sum(Z * Z, axis=1)
         it = 0
         width = max(k, 1 if Z is None else Z.shape[1])
         # n x k and n x d blocks times small matrices: BLAS threads only where they pay
@@ -154,7 +155,7 @@ class HypergraphSBM(HypergraphClusterer):
                 AQ = A @ Q
                 L = AQ @ block_rates(AQ, Q, A.degrees) + np.log(Q.mean(axis=0) + 1e-12)
                 if Z is not None:
-                    L += gamma * attribute_loglik(Z, Q, has_row)
+                    L += gamma * attribute_loglik(Z, Q, has_row, sq_norms)
                 Q_new = soft_assign(L)
                 moved = float(np.abs(Q_new - Q).max())
                 Q = Q_new
