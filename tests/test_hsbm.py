@@ -154,3 +154,47 @@ def test_hsbm_starts_from_one_kmeans_fit(monkeypatch):
     plain = hypergraph_sbm(300, 3, homophily=0.9, n_features=0, random_state=0)
     assert HypergraphSBM(3, random_state=0).fit(plain).attribute_weight_ == 0.0
     assert seen == [plain.n_edges]
+
+
+def test_attribute_loglik_matches_its_formula_bit_for_bit():
+    # the in-place computation rounds as the plain formula does, featureless rows give 0
+    from hyperclust.cluster.hsbm_likelihood import attribute_loglik
+
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((50, 6))
+    Z /= np.linalg.norm(Z, axis=1, keepdims=True)
+    Q = rng.dirichlet(np.ones(3), 50)
+    for has_row in (np.ones(50, dtype=bool), rng.random(50) > 0.3):
+        Zr = Z * has_row[:, None]
+        Qf = Q * has_row[:, None]
+        mu = (Qf.T @ Zr) / np.maximum(Qf.sum(axis=0), 1e-12)[:, None]
+        sq = np.maximum(np.sum(Zr * Zr, axis=1)[:, None] - 2.0 * Zr @ mu.T
+                        + np.sum(mu * mu, axis=1)[None, :], 0.0)
+        sigma2 = max(float(np.sum(Qf * sq)) / (has_row.sum() * 6), 1e-6)
+        want = np.where(has_row[:, None], -sq / (2.0 * sigma2), 0.0)
+        for norms in (None, np.sum(Zr * Zr, axis=1)):
+            got = attribute_loglik(Zr, Q, has_row, norms)
+            assert np.array_equal(got, want) and not np.signbit(got[~has_row]).any()
+
+
+def test_weight_grid_fits_stop_once_the_labels_settle():
+    import hyperclust.cluster.hsbm as hsbm
+
+    hg = hypergraph_sbm(600, 3, homophily=0.7, n_features=8, random_state=0)
+    est = HypergraphSBM(3, random_state=0)
+    start = one_hot(hsbm._initial_labels(hg, 3, 0, 2), 3)
+    ops = est._operands(hg, 0, 1.0)
+    Q_full, it_full = est._em(ops, 3, 1.0, start)
+    Q_zero, it_zero = est._em(ops, 3, 1.0, start, label_tol=0.0)  # never settles: as before
+    assert it_zero == it_full and np.array_equal(Q_zero, Q_full)
+    est.n_iter = 100  # the stop comes from the labels, not the cap
+    Q_grid, it_grid = est._em(ops, 3, 1.0, start, label_tol=hsbm.GRID_LABEL_TOL)
+    assert it_grid < 100
+    est.n_iter = it_grid - 1
+    Q_before, _ = est._em(ops, 3, 1.0, start)
+    changed = np.count_nonzero(Q_before.argmax(1) != Q_grid.argmax(1))
+    assert changed < hsbm.GRID_LABEL_TOL * 600
+    if it_grid > 2:  # one iteration earlier the labels had not settled
+        est.n_iter = it_grid - 2
+        Q_two, _ = est._em(ops, 3, 1.0, start)
+        assert np.count_nonzero(Q_two.argmax(1) != Q_before.argmax(1)) >= hsbm.GRID_LABEL_TOL * 600
