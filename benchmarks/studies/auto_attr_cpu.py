@@ -5,7 +5,7 @@ Usage::
 
     PYTHONPATH=<tree>/src OMP_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 \\
         python benchmarks/studies/auto_attr_cpu.py [--n 1e5] [--knn library|ivf4] \\
-        [--runs 1] [--out rows.json]
+        [--runs 1] [--out rows.json] [--settings attributed]
 
 The input is ``hypergraph_sbm(n, 4, homophily=0.7, n_features=32, random_state=0)``; the
 structure-only fit gets the same hypergraph without its features. ``AutoClusterer(4,
@@ -55,6 +55,7 @@ def main(argv=None):
     ap.add_argument("--knn", default="library", help="library, or a knn_recall_need variant")
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--settings", nargs="+", default=["structure-only", "attributed"])
     args = ap.parse_args(argv)
     from hyperclust import Hypergraph
     from hyperclust.bench.provenance import load_average
@@ -74,6 +75,8 @@ def main(argv=None):
     rows = []
     for run in range(args.runs):
         for name, data in (("structure-only", plain), ("attributed", hg)):
+            if name not in args.settings:
+                continue
             c0 = time.process_time()
             est = AutoClusterer(4, random_state=0).fit(data)
             cpu = time.process_time() - c0
