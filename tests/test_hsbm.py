@@ -198,3 +198,13 @@ def test_weight_grid_fits_stop_once_the_labels_settle():
         est.n_iter = it_grid - 2
         Q_two, _ = est._em(ops, 3, 1.0, start)
         assert np.count_nonzero(Q_two.argmax(1) != Q_before.argmax(1)) >= hsbm.GRID_LABEL_TOL * 600
+
+
+def test_row_max_and_argmax_equal_numpys():
+    from hyperclust.cluster.hsbm_likelihood import row_argmax, row_max
+
+    rng = np.random.default_rng(0)
+    for k in (1, 3, 9):
+        X = rng.integers(0, 4, (200, k)).astype(float)  # ties: the first maximum wins
+        assert np.array_equal(row_max(X), X.max(axis=1))
+        assert np.array_equal(row_argmax(X), X.argmax(axis=1))

@@ -29,7 +29,7 @@ from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, che
 from .baselines import HGNNSmoothingKMeans, reduce_features
 from .hsbm_heldout import heldout_error, split_hypergraph
 from .hsbm_likelihood import CliqueExpansion, attribute_loglik, block_rates, one_hot, \
-    soft_assign
+    row_argmax, soft_assign
 
 __all__ = ["HypergraphSBM", "WEIGHT_GRID"]
 
@@ -155,7 +155,7 @@ class HypergraphSBM(HypergraphClusterer):
             Z = has_row = None
         sq_norms = None if Z is None else np.sum(Z * Z, axis=1)
         it = 0
-        labels = np.argmax(Q, axis=1) if label_tol is not None else None
+        labels = row_argmax(Q) if label_tol is not None else None
         width = max(k, 1 if Z is None else Z.shape[1])
         # n x k and n x d blocks times small matrices: BLAS threads only where they pay
         with kernel_thread_limit("tall_skinny", float(Q.shape[0]) * k * width):
@@ -165,12 +165,13 @@ class HypergraphSBM(HypergraphClusterer):
                 if Z is not None:
                     L += gamma * attribute_loglik(Z, Q, has_row, sq_norms)
                 Q_new = soft_assign(L)
-                moved = float(np.abs(Q_new - Q).max())
+                step = Q_new - Q
+                moved = max(float(step.max()), -float(step.min()))  # |step|.max(), faster
                 Q = Q_new
                 if moved < float(self.tol):
                     break
                 if labels is not None:
-                    new_labels = np.argmax(Q, axis=1)
+                    new_labels = row_argmax(Q)
                     settled = np.count_nonzero(new_labels != labels) < label_tol * Q.shape[0]
                     labels = new_labels
                     if settled:

@@ -24,7 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = ["CliqueExpansion", "attribute_loglik", "block_rates", "soft_assign", "one_hot",
-           "edge_cluster_counts"]
+           "edge_cluster_counts", "row_max", "row_argmax"]
 
 #: Pseudo-count added to every block count, so an empty block has a finite log-rate.
 RATE_PRIOR = 0.5
@@ -155,10 +155,43 @@ def soft_assign(log_potential):
     >>> soft_assign(np.array([[0.0, 0.0], [1000.0, 0.0]])).tolist()
     [[0.5, 0.5], [1.0, 0.0]]
     """
-    P = log_potential - log_potential.max(axis=1, keepdims=True)
+    P = log_potential - row_max(log_potential)[:, None]
     np.exp(P, out=P)
     P /= P.sum(axis=1, keepdims=True)
     return P
+
+
+def row_max(X):
+    """``X.max(axis=1)`` of an ``(n, K)`` array, as a loop over its ``K`` columns (numpy
+    reduces a short row ~15x slower at K = 4; a maximum is exact, so the result is the
+    same bit for bit).
+
+    Examples
+    --------
+    >>> row_max(np.array([[1.0, 3.0, 2.0], [-1.0, -2.0, -3.0]])).tolist()
+    [3.0, -1.0]
+    """
+    m = X[:, 0].copy()
+    for c in range(1, X.shape[1]):
+        np.maximum(m, X[:, c], out=m)
+    return m
+
+
+def row_argmax(X):
+    """``X.argmax(axis=1)`` (the first maximum of each row) of an ``(n, K)`` array without
+    NaN, as a loop over its ``K`` columns (see :func:`row_max`).
+
+    Examples
+    --------
+    >>> row_argmax(np.array([[1.0, 3.0, 3.0], [2.0, 0.0, 1.0]])).tolist()
+    [1, 0]
+    """
+    best, idx = X[:, 0].copy(), np.zeros(X.shape[0], dtype=np.intp)
+    for c in range(1, X.shape[1]):
+        better = X[:, c] > best
+        idx[better] = c
+        np.maximum(best, X[:, c], out=best)
+    return idx
 
 
 def one_hot(labels, k):
