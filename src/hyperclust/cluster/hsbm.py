@@ -36,10 +36,13 @@ __all__ = ["HypergraphSBM", "WEIGHT_GRID"]
 #: Attribute weights ``gamma`` tried by ``attribute_weight="auto"``.
 WEIGHT_GRID = (0.0, 0.25, 1.0, 4.0)
 #: The fits of :data:`WEIGHT_GRID` only rank the weights by their hard labels' held-out
-#: error, so each stops once fewer than this share of the nodes change their label in an
-#: iteration (at 10^5 nodes ~10-15 iterations instead of 50; docs/results/auto.md). The
-#: final fit, started from the chosen one, runs to ``tol`` as before.
+#: error, so each stops once fewer than this share of the nodes change their label in
+#: :data:`GRID_PATIENCE` iterations in a row (at 10^5-10^6 nodes 5-25 iterations instead of
+#: up to 50; docs/results/auto.md). The final fit, from the chosen one, runs to ``tol``.
 GRID_LABEL_TOL = 1e-3
+#: Calm iterations in a row that stop a grid fit: on a small input one iteration without a
+#: label change can be a pause (one such stop changed a pick on a 400-node test set).
+GRID_PATIENCE = 3
 
 
 class HypergraphSBM(HypergraphClusterer):
@@ -149,13 +152,15 @@ class HypergraphSBM(HypergraphClusterer):
         """Mean-field EM from memberships ``Q`` on ``operands`` (:meth:`_operands`; the
         attribute term only with ``gamma > 0``); returns ``(Q, iterations)``. It stops after
         ``n_iter`` iterations, when no membership moves by more than ``tol``, or (with
-        ``label_tol``) when fewer than that share of the nodes change their hard label."""
+        ``label_tol``) when fewer than that share of the nodes change their hard label in
+        :data:`GRID_PATIENCE` iterations in a row."""
         A, Z, has_row = operands
         if gamma <= 0:
             Z = has_row = None
         sq_norms = None if Z is None else np.sum(Z * Z, axis=1)
         it = 0
         labels = row_argmax(Q) if label_tol is not None else None
+        settled = 0
         width = max(k, 1 if Z is None else Z.shape[1])
         # n x k and n x d blocks times small matrices: BLAS threads only where they pay
         with kernel_thread_limit("tall_skinny", float(Q.shape[0]) * k * width):
@@ -172,9 +177,10 @@ class HypergraphSBM(HypergraphClusterer):
                     break
                 if labels is not None:
                     new_labels = row_argmax(Q)
-                    settled = np.count_nonzero(new_labels != labels) < label_tol * Q.shape[0]
+                    calm = np.count_nonzero(new_labels != labels) < label_tol * Q.shape[0]
+                    settled = settled + 1 if calm else 0
                     labels = new_labels
-                    if settled:
+                    if settled >= GRID_PATIENCE:
                         break
         return Q, it
 
