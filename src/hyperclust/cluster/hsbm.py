@@ -11,7 +11,8 @@ mean per cluster (:mod:`~hyperclust.cluster.hsbm_likelihood`). Node ``i``'s memb
 ``O(nnz(H) K + n K (K + d))`` per iteration. ``gamma``, the weight of the attribute term
 against the hyperedge term, is the one parameter a user would otherwise tune: by default it
 is chosen without labels, by fitting the model for each ``gamma`` in a small grid on the
-training part of :func:`~hyperclust.cluster.hsbm_heldout.split_hypergraph` and keeping the
+training part of :func:`~hyperclust.cluster.hsbm_heldout.split_hypergraph` (each fit
+stopped once its hard labels settle, :data:`GRID_LABEL_TOL`) and keeping the
 one whose partition best predicts the held-out hyperedges and attribute columns
 (:func:`~hyperclust.cluster.hsbm_heldout.heldout_error`). The model is then refitted on all
 the data, started from the chosen fit's memberships.
@@ -55,7 +56,8 @@ class HypergraphSBM(HypergraphClusterer):
         ``gamma``; ``"auto"`` picks it from :data:`WEIGHT_GRID` by held-out prediction
         (without attributes there is nothing to weigh and it is 0).
     n_iter : int, default 50
-        Most EM iterations per fit.
+        Most EM iterations per fit (the weight grid's fits stop earlier once their labels
+        settle, :data:`GRID_LABEL_TOL`).
     tol : float, default 1e-4
         Stop when no membership moves by more than this.
     n_components : int, default 32
