@@ -154,3 +154,61 @@ def test_hsbm_starts_from_one_kmeans_fit(monkeypatch):
     plain = hypergraph_sbm(300, 3, homophily=0.9, n_features=0, random_state=0)
     assert HypergraphSBM(3, random_state=0).fit(plain).attribute_weight_ == 0.0
     assert seen == [plain.n_edges]
+
+
+def test_attribute_loglik_matches_its_formula_bit_for_bit():
+    # the in-place computation rounds as the plain formula does, featureless rows give 0
+    from hyperclust.cluster.hsbm_likelihood import attribute_loglik
+
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((50, 6))
+    Z /= np.linalg.norm(Z, axis=1, keepdims=True)
+    Q = rng.dirichlet(np.ones(3), 50)
+    for has_row in (np.ones(50, dtype=bool), rng.random(50) > 0.3):
+        Zr = Z * has_row[:, None]
+        Qf = Q * has_row[:, None]
+        mu = (Qf.T @ Zr) / np.maximum(Qf.sum(axis=0), 1e-12)[:, None]
+        sq = np.maximum(np.sum(Zr * Zr, axis=1)[:, None] - 2.0 * Zr @ mu.T
+                        + np.sum(mu * mu, axis=1)[None, :], 0.0)
+        sigma2 = max(float(np.sum(Qf * sq)) / (has_row.sum() * 6), 1e-6)
+        want = np.where(has_row[:, None], -sq / (2.0 * sigma2), 0.0)
+        for norms in (None, np.sum(Zr * Zr, axis=1)):
+            got = attribute_loglik(Zr, Q, has_row, norms)
+            assert np.array_equal(got, want) and not np.signbit(got[~has_row]).any()
+
+
+def test_weight_grid_fits_stop_once_the_labels_settle():
+    import hyperclust.cluster.hsbm as hsbm
+
+    hg = hypergraph_sbm(600, 3, homophily=0.7, n_features=8, random_state=0)
+    est = HypergraphSBM(3, random_state=0)
+    start = one_hot(hsbm._initial_labels(hg, 3, 0, 2), 3)
+    ops = est._operands(hg, 0, 1.0)
+    Q_full, it_full = est._em(ops, 3, 1.0, start)
+    Q_zero, it_zero = est._em(ops, 3, 1.0, start, label_tol=0.0)  # never settles: as before
+    assert it_zero == it_full and np.array_equal(Q_zero, Q_full)
+    est.n_iter = 100  # the stop comes from the labels, not the cap
+    _, it_grid = est._em(ops, 3, 1.0, start, label_tol=hsbm.GRID_LABEL_TOL)
+    assert it_grid < 100
+
+    def labels_after(iterations):  # the same EM path, cut after that many iterations
+        est.n_iter = iterations
+        return est._em(ops, 3, 1.0, start)[0].argmax(axis=1)
+
+    labels = [labels_after(j) for j in range(max(it_grid - hsbm.GRID_PATIENCE, 0), it_grid + 1)]
+    changes = [np.count_nonzero(a != b) for a, b in zip(labels, labels[1:])]
+    calm = [c < hsbm.GRID_LABEL_TOL * 600 for c in changes]
+    assert calm[-hsbm.GRID_PATIENCE:] == [True] * hsbm.GRID_PATIENCE
+    if it_grid > hsbm.GRID_PATIENCE:  # the iteration before the calm run was not calm
+        before = np.count_nonzero(labels_after(it_grid - hsbm.GRID_PATIENCE - 1) != labels[0])
+        assert before >= hsbm.GRID_LABEL_TOL * 600
+
+
+def test_row_max_and_argmax_equal_numpys():
+    from hyperclust.cluster.hsbm_likelihood import row_argmax, row_max
+
+    rng = np.random.default_rng(0)
+    for k in (1, 3, 9):
+        X = rng.integers(0, 4, (200, k)).astype(float)  # ties: the first maximum wins
+        assert np.array_equal(row_max(X), X.max(axis=1))
+        assert np.array_equal(row_argmax(X), X.argmax(axis=1))
