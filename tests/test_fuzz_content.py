@@ -4,7 +4,9 @@ hypergraphx; LE node-hyperedge pairs; (node, hyperedge) pairs; feature and label
 node ids, the same hyperedges and the same feature rows; the CLI writes one row per input
 node with its exact id.
 
-$HYPERCLUST_FUZZ_CONTENT scales the number of examples (default 1: 5,000+ cases in all).
+$HYPERCLUST_FUZZ_CONTENT scales the number of examples (default 1: 4,000+ cases in all). The
+failures it found stay pinned as known-answer tests whatever examples it draws (the no-break
+space here, a written pairs file's first line in test_pairs.py).
 """
 
 from __future__ import annotations
@@ -41,10 +43,12 @@ def _settings(n):
 
 
 _LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
-#: Names that stress a reader: separators, quotes, '#', unicode; no line breaks, no NUL, no
-#: leading/trailing space (a field is stripped), never empty.
+#: Names that stress a reader: separators, quotes, '#', white space that separates nothing
+#: (no-break, em and ideographic spaces), unicode; no line breaks, no NUL, no leading/trailing
+#: space (a field is stripped), never empty.
 names = st.text(st.characters(blacklist_categories=("Cs", "Cc"),
-                              blacklist_characters=_LINE_BREAKS) | st.sampled_from(',"# \t'),
+                              blacklist_characters=_LINE_BREAKS)
+                | st.sampled_from(',"# \t\u00a0\u2003\u3000'),
                 min_size=1, max_size=8).map(str.strip).filter(bool)
 int_tokens = st.integers(-10**12, 10**12).map(str) | st.sampled_from(
     ["0", "7", "-1", "9223372036854775807", "-9223372036854775808"])
@@ -98,7 +102,19 @@ def _write(tmp: Path, name: str, text: str, *, bom=False, crlf=False) -> Path:
     return path
 
 
-@_settings(2300)
+def test_unicode_white_space_other_than_space_and_tab_is_part_of_an_id(tmp_path):
+    """Found by this suite (hypothesis 6.170): a no-break space split an id in two."""
+    path = _write(tmp_path, "e.txt", "New\u00a0York,Oslo\nOslo\u2003x y\n")
+    hg = read_edgelist(path, header=False, duplicates="keep")
+    assert hg.node_ids.tolist() == ["New\u00a0York", "Oslo", "Oslo\u2003x", "y"]
+    assert _edges_as_ids(hg) == [sorted(["New\u00a0York", "Oslo"]), ["Oslo\u2003x", "y"]]
+    path = _write(tmp_path, "p.txt", "New\u00a0York,e\u00a01\nOslo e\u00a01\n")
+    hg = read_pairs(path, header=False, duplicates="keep")
+    assert hg.node_ids.tolist() == ["New\u00a0York", "Oslo"]
+    assert hg.edge_ids.tolist() == ["e\u00a01"]
+
+
+@_settings(1100)
 @given(hypergraphs(), st.sampled_from([",", ", ", " ", "\t", " ,\t"]), st.booleans(),
        st.booleans(), st.lists(st.sampled_from(["", "   ", "# note", "\t# x"]), max_size=3),
        st.data())
@@ -116,7 +132,7 @@ def test_edge_lists_read_back_ids_and_hyperedges(graph, sep, bom, crlf, extra, d
     assert _edges_as_ids(hg) == [sorted(ids[v] for v in e) for e in edges]
 
 
-@_settings(400)
+@_settings(200)
 @given(hypergraphs(), st.sampled_from([",", " ", "\t"]))
 def test_write_edgelist_then_read_gives_the_same_ids_and_hyperedges(graph, delimiter):
     ids, edges = graph
@@ -135,7 +151,7 @@ def test_the_one_pass_id_rule_is_the_per_token_rule(toks):
     assert all_canonical(toks) == all(map(is_canonical_int, toks))
 
 
-@_settings(600)
+@_settings(300)
 @given(hypergraphs(token=names, max_nodes=8))
 def test_header_detection_never_drops_a_line_holding_a_number(graph):
     ids, edges = graph
@@ -149,7 +165,7 @@ def test_header_detection_never_drops_a_line_holding_a_number(graph):
     assert hg.n_edges == len(lines)
 
 
-@_settings(700)
+@_settings(350)
 @given(hypergraphs(), st.integers(1, 3), st.data())
 def test_hif_round_trip_keeps_ids_hyperedges_and_features(graph, n_features, data):
     ids, edges = graph
@@ -168,7 +184,7 @@ def test_hif_round_trip_keeps_ids_hyperedges_and_features(graph, n_features, dat
     np.testing.assert_array_equal(back.features, hg.features)
 
 
-@_settings(500)
+@_settings(250)
 @given(hypergraphs(token=st.one_of(st.integers(-10**9, 10**9), names), max_nodes=8))
 def test_hypergraphx_ids_and_hyperedges(graph):
     ids, edges = graph
@@ -188,7 +204,7 @@ def test_hypergraphx_ids_and_hyperedges(graph):
     assert _edges_as_ids(hg) == [sorted(str(ids[v]) for v in e) for e in edges]
 
 
-@_settings(400)
+@_settings(200)
 @given(hypergraphs(token=st.integers(-10**12, 10**12), max_nodes=8), st.data())
 def test_le_pairs_keep_ids_features_and_hyperedges(graph, data):
     ids, edges = graph
@@ -206,7 +222,7 @@ def test_le_pairs_keep_ids_features_and_hyperedges(graph, data):
         sorted(tuple(sorted(str(ids[v]) for v in e)) for e in edges)
 
 
-@_settings(600)
+@_settings(300)
 @given(hypergraphs(), st.lists(tokens, min_size=9, max_size=9, unique=True),
        st.sampled_from([",", " ", "\t", " ,"]), st.booleans(), st.booleans())
 def test_pairs_read_back_node_and_hyperedge_ids(graph, edge_tokens, sep, bom, crlf):
@@ -240,7 +256,7 @@ def test_write_pairs_then_read_gives_the_same_ids_and_hyperedges(graph, edge_nam
     assert _edges_as_ids(back) == _edges_as_ids(hg)
 
 
-@_settings(900)
+@_settings(450)
 @given(hypergraphs(), st.integers(1, 3), st.booleans(), st.booleans(), st.data())
 def test_feature_and_label_tables_land_on_their_nodes(graph, width, bom, crlf, data):
     ids, edges = graph
