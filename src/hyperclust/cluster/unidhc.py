@@ -398,9 +398,9 @@ class UniDHC(HypergraphClusterer):
         self.n_init_ = resolve_settings(hg.n_nodes, n_init=self.n_init)[1]
         X, scale, self.input_kind_ = self._prepare_input(hg, seed, k)
         # a thread: the search beside the operator (short calls in both: they would stall
-        # beside an import), then the import beside the basis (long calls releasing the GIL)
+        # beside an import), then the import beside the basis (long calls releasing the
+        # GIL); that thread is one of the fit's: the products take the others meanwhile
         with pending.start(first=self._isolated_search(hg, X, scale, seed)):
-            # the import's thread is one of the fit's threads: the products take the others
             P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE,
                                     n_threads=limit - 1 if pending.started else None)
             B = polynomial_basis(P, X, order, scale=scale)
@@ -465,7 +465,6 @@ class UniDHC(HypergraphClusterer):
         # all 10^6 rows at once was 2 GB, most of the fit's peak memory
         _deep()
         from ..models.load_following import encode_in_blocks
-
         return normalize(encode_in_blocks(net.encoder, Z, self.device, ENCODE_ROWS), copy=False)
 
     def _select_output(self, hg, k, seed, order, B, filt, enc):
@@ -474,8 +473,7 @@ class UniDHC(HypergraphClusterer):
         floor = family_coefficients("low-pass", order)
         ident = family_coefficients("identity", order)
         candidates = {
-            "concat": (np.hstack([filt, enc]), filt.shape[1]),
-            "filter": (filt, filt.shape[1]),
+            "concat": (np.hstack([filt, enc]), filt.shape[1]), "filter": (filt, filt.shape[1]),
             "encoder": (enc, 0),
             "fixed-low-pass": (normalize(_filter_output(floor, B)), B.shape[2]),
             "input": (normalize(_filter_output(ident, B)), B.shape[2]),

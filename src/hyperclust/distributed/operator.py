@@ -60,11 +60,8 @@ class _NodeBlock:
         if self.Ht.data.size == self.H.data.size and np.all(self.Ht.data == 1):
             self.Ht.data = self.H.data  # both all ones: one array (neither is ever written)
         dv = degrees + shift
-        if kind == "rw":
-            left, right = safe_inverse(dv), np.ones_like(dv)
-        else:
-            left = np.sqrt(safe_inverse(dv))
-            right = left
+        left = safe_inverse(dv) if kind == "rw" else np.sqrt(safe_inverse(dv))
+        right = np.ones_like(dv) if kind == "rw" else left
         if adjoint:
             left, right = right, left
         self.left, self.right = left.astype(dtype), right.astype(dtype)
@@ -109,8 +106,7 @@ def _load_edge_scale(path):
 
 
 def _load_inverse_sizes(path):
-    _, sizes = load_edge_block(path)
-    return safe_inverse(sizes.astype(np.float64))
+    return safe_inverse(load_edge_block(path)[1].astype(np.float64))
 
 
 def _zeros(rows, cols, dtype):
