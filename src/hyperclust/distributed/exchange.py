@@ -25,8 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .partitioned import load_edge_block
-from ..operators.base import safe_inverse
+from .partitioned import load_edge_scale
 from ..operators.kernels import sparse_product
 
 #: Internal: the block operator's exchange (distributed/operator.py), no public API.
@@ -57,8 +56,7 @@ class _Remote:
     def __init__(self, union, j, shared_mask, edge_path, n_blocks):
         self.shared = np.flatnonzero(shared_mask)
         self.private = np.flatnonzero(~shared_mask)
-        w, sizes = load_edge_block(edge_path)
-        self.scale = (w * safe_inverse(sizes.astype(np.float64)))[union.rows[j][self.private]]
+        self.scale = load_edge_scale(edge_path)[union.rows[j][self.private]]
         # position of each union row in [private rows, shared rows] concatenated
         where = np.empty(shared_mask.size, dtype=np.int64)
         where[self.private] = np.arange(self.private.size)
@@ -79,10 +77,6 @@ class ExchangePlan:
 
     def __init__(self, union, remote):
         self.union, self.remote = union, remote
-
-    def block_rows(self, i, down, local, received, width):
-        """:func:`block_rows` of this plan."""
-        return block_rows(self, i, down, local, received, width)
 
     @property
     def nbytes(self) -> int:

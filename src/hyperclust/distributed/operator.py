@@ -35,12 +35,13 @@ from ..operators.kernels import sparse_product
 from ..operators.propagation import check_dtype
 from ._tasks import RETRIES
 from .balance import BlockOwners
-from .exchange import down_worker, pick, plan_exchange, private_part, reduce_home, slice_for
+from .exchange import (block_rows, down_worker, pick, plan_exchange, private_part,
+                       reduce_home, slice_for)
 from .exchange import register_sizeof as _register_plan_sizeof
 from . import pairwise as _pairwise
 from .pairwise import down_pairs, pair_rows, plan_pairs, shared_part
 from .pairwise import _register_sizeof as _register_pairs_sizeof
-from .partitioned import PartitionedHypergraph, load_edge_block, load_node_block
+from .partitioned import PartitionedHypergraph, load_edge_block, load_edge_scale, load_node_block
 
 __all__ = ["BlockOperator", "propagation", "normalized_affinity", "OPERATOR_KINDS"]
 
@@ -100,11 +101,6 @@ def _touched(block):
     return block.touched
 
 
-def _load_edge_scale(path):
-    w, sizes = load_edge_block(path)
-    return w * safe_inverse(sizes.astype(np.float64))
-
-
 def _load_inverse_sizes(path):
     return safe_inverse(load_edge_block(path)[1].astype(np.float64))
 
@@ -140,25 +136,25 @@ def _up_block(block, X, plan, i, down, local, received, t_sum, t, then):
     ``then(Y, X)`` when given (fuses an elementwise step into the same task). ``X`` is
     None where neither reads it (:func:`ignores_input`, ``g = 0``)."""
     width, dtype = down["input"]
-    G = plan.block_rows(i, down, local, received, width)
-    if G.shape[0]:
-        Y = sparse_product(block.H, G, n_threads=1)
-        del G  # the gathered rows (the task's largest array) go before the fused step runs
-        Y *= block.left[:, None]  # in place: the same products, one block fewer
-    else:
-        Y = np.zeros((block.n_rows, width), dtype=dtype)
+    G = block_rows(plan, i, down, local, received, width)
+    Y = _rows_product(block, G, width, dtype)
+    del G  # the gathered rows (the task's largest array) go before the fused step runs
     return _finish_up(block, X, Y, t_sum, t, then)
 
 
 def _up_rows(block, X, G, t_sum, t, then):
     """Phase 2 from the gathered rows ``G`` (:func:`~.pairwise.pair_rows`): as
     :func:`_up_block`."""
-    if G.shape[0]:
-        Y = sparse_product(block.H, G, n_threads=1)
-        Y *= block.left[:, None]
-    else:
-        Y = np.zeros((block.n_rows, G.shape[1]), dtype=G.dtype)
-    return _finish_up(block, X, Y, t_sum, t, then)
+    return _finish_up(block, X, _rows_product(block, G, G.shape[1], G.dtype), t_sum, t, then)
+
+
+def _rows_product(block, G, width, dtype):
+    """``diag(left) H_b G`` (zeros where the block touches no hyperedge)."""
+    if not G.shape[0]:
+        return np.zeros((block.n_rows, width), dtype=dtype)
+    Y = sparse_product(block.H, G, n_threads=1)
+    Y *= block.left[:, None]  # in place: the same products, one block fewer
+    return Y
 
 
 def _finish_up(block, X, Y, t_sum, t, then):
@@ -261,7 +257,7 @@ class BlockOperator:
         first = [workers[b * len(workers) // phg.n_blocks] for b in range(phg.n_blocks)]
         self.blocks = [_on(client, w, _load_node, phg.block_path(b), ebounds, kind, self.shift,
                            self.adjoint, self.dtype) for b, w in enumerate(first)]
-        self.edge_scales = [client.submit(_load_edge_scale, phg.edge_block_path(j),
+        self.edge_scales = [client.submit(load_edge_scale, phg.edge_block_path(j),
                                           retries=RETRIES)
                             for j in range(len(phg.edge_blocks))]
         self.touched = client.gather([client.submit(_touched, blk) for blk in self.blocks])

@@ -23,9 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..operators.base import safe_inverse
 from .exchange import _rows_in, _shared_mask, _touch_counts, union_sums, worker_unions
-from .partitioned import load_edge_block
+from .partitioned import load_edge_scale
 
 #: Internal: the block operator's exchange (distributed/operator.py), no public API.
 __all__: list = []
@@ -61,11 +60,10 @@ class PairPlan:
         arrays += [p for pos in self.union.pos for p in pos.values()]
         return int(sum(a.nbytes for a in arrays))
 
-    def block_rows(self, i, down, local, received, width):
+    def block_rows(self, i, down, received, width):
         """The ``(|E_b|, width)`` rows of ``diag(c) H^T R X`` block ``i`` of the worker
         needs, in its column order: its own sums (``down``), plus the other worker's at
-        the shared rows (``received``: a list of ``{j: rows}``), scaled by ``c_j``
-        (``local`` is unused: no partition is reduced elsewhere)."""
+        the shared rows (``received``: a list of ``{j: rows}``), scaled by ``c_j``."""
         got = {j: rows for part in received for j, rows in part.items()}
         js = sorted(self.union.pos[i])
         dtype = np.result_type(*[down[j].dtype for j in js]) if js else down["input"][1]
@@ -103,8 +101,7 @@ def _finish(union, parts):
     _register_sizeof()  # on the worker, whose memory accounting stores the plan
     shared, private, scale = {}, {}, {}
     for j, (mask, path) in parts.items():
-        w, sizes = load_edge_block(path)
-        scale[j] = (w * safe_inverse(sizes.astype(np.float64)))[union.rows[j]]
+        scale[j] = load_edge_scale(path)[union.rows[j]]
         if mask is not None and mask.any():
             shared[j], private[j] = np.flatnonzero(mask), np.flatnonzero(~mask)
     return PairPlan(union, shared, private, scale)
@@ -150,7 +147,7 @@ def down_pairs(plan, scaled, *pairs):
 
 def pair_rows(plan, i, down, received):
     """The rows block ``i`` of the worker reads (:meth:`PairPlan.block_rows`)."""
-    return plan.block_rows(i, down, None, received, down["input"][0])
+    return plan.block_rows(i, down, received, down["input"][0])
 
 
 def shared_part(down, plan):

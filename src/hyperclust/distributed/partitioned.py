@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph
+from ..operators.base import safe_inverse
 
 __all__ = ["PartitionedHypergraph", "load_node_block", "load_edge_block", "load_feature_block",
            "load_node_ranks", "MANIFEST", "FORMAT_VERSION", "NODE_RANKS", "EDGE_RANKS"]
@@ -90,6 +91,24 @@ def load_edge_block(path):
     """
     with np.load(path) as z:
         return z["weights"], z["sizes"]
+
+
+def load_edge_scale(path) -> np.ndarray:
+    """Hyperedge partition file -> ``c = w / |e|`` per hyperedge, float64, shape (m_j,)
+    (0 for an empty hyperedge): the scaling of the operators' hyperedge sums.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.distributed import write_partitioned
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
+    >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2)
+    >>> load_edge_scale(phg.edge_block_path(0)).round(3).tolist()
+    [0.333, 0.5]
+    """
+    w, sizes = load_edge_block(path)
+    return w * safe_inverse(sizes.astype(np.float64))
 
 
 def load_feature_block(path) -> np.ndarray:
