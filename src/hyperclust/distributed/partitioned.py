@@ -95,18 +95,8 @@ def load_edge_block(path):
 
 def load_edge_scale(path) -> np.ndarray:
     """Hyperedge partition file -> ``c = w / |e|`` per hyperedge, float64, shape (m_j,)
-    (0 for an empty hyperedge): the scaling of the operators' hyperedge sums.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from hyperclust import Hypergraph
-    >>> from hyperclust.distributed import write_partitioned
-    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
-    >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2)
-    >>> load_edge_scale(phg.edge_block_path(0)).round(3).tolist()
-    [0.333, 0.5]
-    """
+    (0 for an empty hyperedge): the scaling of the operators' hyperedge sums
+    (:func:`load_edge_block`'s example: ``[1/3, 1/2]``)."""
     w, sizes = load_edge_block(path)
     return w * safe_inverse(sizes.astype(np.float64))
 
