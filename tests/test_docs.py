@@ -14,6 +14,7 @@ import pytest
 import hyperclust
 
 ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 _INTEROP = ("xgi", "hypernetx", "dhg", "torch_geometric", "networkx", "pandas")
 
 
@@ -104,3 +105,18 @@ def test_api_reference_builds(docs_site):
     assert "from_any" in convert_page and "Hypergraph" in convert_page
     assert "Hypergraph" in (out / "hyperclust.html").read_text(encoding="utf-8")
     assert "UniDHC" in (out / "hyperclust" / "cluster.html").read_text(encoding="utf-8")
+
+
+def test_docs_site_covers_every_public_module_and_the_gallery(docs_site):
+    out, r = docs_site
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "does not resolve" not in r.stderr
+    public = [m.name for m in pkgutil.walk_packages(hyperclust.__path__, "hyperclust.")
+              if not any(part.startswith("_") for part in m.name.split("."))]
+    missing = [m for m in public if not (out / (m.replace(".", "/") + ".html")).is_file()]
+    assert not missing, missing
+    assert {"hyperclust.selection.objectives", "hyperclust.selection.alignment",
+            "hyperclust.operators.eigensolvers", "hyperclust.operators.encodings",
+            "hyperclust.threads", "hyperclust.distributed"} <= set(public)
+    gallery = (out / "examples.html").read_text(encoding="utf-8")
+    assert all(f"<h2 id='{p.stem}'>" in gallery for p in EXAMPLES)
