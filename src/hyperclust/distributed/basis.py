@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._arrays import unique_inverse
 from ..operators.propagation import BASIS_DTYPE, check_dtype
 from ._tasks import RETRIES
 from .linalg import scatter_blocks
@@ -292,7 +293,7 @@ def _member_sums(block_path, rows, columns):
     hit = at >= 0
     members = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))[hit]
     # only the member rows, in float64 (not the whole block)
-    used, local = np.unique(members, return_inverse=True)
+    used, local = unique_inverse(members)
     pick = sp.csr_matrix((np.ones(members.size), (at[hit], local)),
                          shape=(columns.size, used.size))
     return np.asarray(pick @ rows[used].astype(np.float64))

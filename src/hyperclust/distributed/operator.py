@@ -30,6 +30,7 @@ import operator as _op
 import numpy as np
 import scipy.sparse as sp
 
+from .._arrays import unique_inverse
 from ..operators.base import safe_inverse
 from ..operators.kernels import sparse_product
 from ..operators.propagation import check_dtype
@@ -54,7 +55,7 @@ class _NodeBlock:
 
     def __init__(self, path, edge_bounds, kind, shift, adjoint, dtype=np.float64):
         indptr, indices, degrees = load_node_block(path)
-        self.edges, cols = np.unique(indices, return_inverse=True)
+        self.edges, cols = unique_inverse(indices)
         self.H = sp.csr_matrix((np.ones(indices.size, dtype=dtype), cols.reshape(-1), indptr),
                                shape=(indptr.size - 1, self.edges.size))
         self.Ht = self.H.T.tocsr()

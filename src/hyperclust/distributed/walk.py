@@ -23,6 +23,7 @@ import copy
 import numpy as np
 import scipy.sparse as sp
 
+from .._arrays import unique_inverse
 from .._validation import check_fraction
 from ..operators.base import safe_inverse
 from ..operators.kernels import sparse_product
@@ -48,7 +49,7 @@ class _KnnRows:
                           (~isolated).astype(np.float64))
         self.b = np.where(has_q, np.where(isolated, 1.0, beta), 0.0)
         M = A if adjoint else row_normalize(A)
-        self.cols, compact = np.unique(M.indices, return_inverse=True)
+        self.cols, compact = unique_inverse(M.indices)
         self.matrix = sp.csr_matrix((M.data, compact.reshape(-1), M.indptr),
                                     shape=(M.shape[0], self.cols.size))
         self.cut = np.searchsorted(self.cols, bounds)
