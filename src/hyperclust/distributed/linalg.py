@@ -129,9 +129,18 @@ def _times(qr, small, b):
     return out
 
 
+def _times_stacked(qr, b, order, *rs):
+    """:func:`_times` with the small QR of the stacked ``R`` factors (``rs``: one per
+    block, or lists of them per group, ``order`` their blocks) done in the block's own
+    task: the same factors in every block's task, and no reduce task to wait for."""
+    flat = [r for part in rs for r in (part if isinstance(part, list) else [part])]
+    return _times(qr, _stacked_qr_of_groups(order, *[[r] for r in flat]), b)
+
+
 def tsqr(client, blocks, *, gather_r: bool = True, factored: bool = False, groups=None):
     """Thin QR ``X = Q R`` of a row-blocked matrix (TSQR: local QRs, one small QR of the
-    stacked ``R`` factors in a task). ``R`` has a non-negative diagonal.
+    stacked ``R`` factors: in a task of its own when ``R`` is gathered, else in each
+    block's last task). ``R`` has a non-negative diagonal.
 
     Parameters
     ----------
@@ -174,12 +183,15 @@ def tsqr(client, blocks, *, gather_r: bool = True, factored: bool = False, group
     sub = lambda fn, *a: client.submit(fn, *a, retries=RETRIES, pure=False)  # noqa: E731
     local = blocks if factored else [sub(_qr, X) for X in blocks]
     if groups is None:
-        small = sub(_stacked_qr, *[sub(_r_of, f) for f in local])
+        order, rs = list(range(len(local))), [sub(_r_of, f) for f in local]
     else:
-        small = sub(_stacked_qr_of_groups, [b for g in groups for b in g],
-                    *[sub(_local_rs, *[local[b] for b in g]) for g in groups])
+        order = [b for g in groups for b in g]
+        rs = [sub(_local_rs, *[local[b] for b in g]) for g in groups]
+    if not gather_r:
+        return [sub(_times_stacked, f, b, order, *rs) for b, f in enumerate(local)], None
+    small = sub(_stacked_qr_of_groups, order, *[r if groups else [r] for r in rs])
     Q = [sub(_times, f, small, b) for b, f in enumerate(local)]
-    return Q, (client.gather(sub(_r_of, small)) if gather_r else None)
+    return Q, client.gather(sub(_r_of, small))
 
 
 def _gram(X, Y):
