@@ -32,6 +32,7 @@ from .allocator import reuse_freed_memory
 from .ahcka_check import (discretize_blocks, restart_step, rwr_conductance_blocks,
                           start_walk, walk_objective)
 from .client import resolve_client
+from .deferred import materialize
 from .inputs import as_partitioned, fit_blocks
 from .knn import knn_affinity_blocks
 from .lineage import lineage_cuts
@@ -276,8 +277,10 @@ class DistributedAHCKA(HypergraphClusterer):
                                              *[w.Y[b] for w in q.walks])
                                             for b in range(phg.n_blocks)]
                             if q.walks else (factor_product,))
+            # Q's blocks deferred: made in the next product's first task, or as tasks of
+            # their own where a cut, a check or the walks past max_iter read them
             blocks, _ = tsqr(client, local, gather_r=False, factored=True,
-                             groups=M.block_groups())
+                             groups=M.block_groups(), deferred=True)
             for w in q.walks:
                 w.hops += 1
             for i, w in enumerate(done):
@@ -286,11 +289,14 @@ class DistributedAHCKA(HypergraphClusterer):
             if self._stopped is not None:
                 break
             if cuts.due(it):
-                q.blocks = cuts.cut(q.blocks)
+                q.blocks = cuts.cut(materialize(client, q.blocks))
             if it % self.check_interval == 0:
+                q.blocks = materialize(client, q.blocks)
                 labels = discretize_blocks(client, q.blocks, bounds, int(seeds[0]), k, n,
                                            int(self.discretize_iter))
                 q = self._open(q, labels, it, k)
+        if q.walks and self._stopped is None:
+            q.blocks = materialize(client, q.blocks)
         for i, w in enumerate(q.walks):
             if self._stopped is not None:
                 break
