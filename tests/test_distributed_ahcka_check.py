@@ -3,7 +3,7 @@
 of the greedy rotation across blocks, zero rows (the start node's among them), an empty
 block, one cluster, stops on and between the refinement groups; and what it submits: one
 task a block a greedy step (plus its summary), one a block a refinement, one driver wait
-per refinement group."""
+per refinement group; and a fit's iterate made inside the tasks that read it."""
 
 from __future__ import annotations
 
@@ -14,7 +14,10 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
+from hyperclust.cluster import AHCKA  # noqa: E402
 from hyperclust.cluster.ahcka import discretize  # noqa: E402
+from hyperclust.datasets import hypergraph_sbm  # noqa: E402
+from hyperclust.distributed import DistributedAHCKA  # noqa: E402
 from hyperclust.cluster.rounding import first_near_minimum  # noqa: E402
 from hyperclust.distributed import ahcka_check  # noqa: E402
 from hyperclust.distributed.ahcka_check import REFINE_GROUP, discretize_blocks  # noqa: E402
@@ -68,8 +71,8 @@ def test_block_summaries_pick_the_first_row_near_the_least(seed):
 
 
 def test_discretize_blocks_tasks_and_waits(client, monkeypatch):
-    """One task a block a greedy step and its summary, one a block a refinement, a
-    state task and one wait per group of refinements."""
+    """One task a block a greedy step and its summary, one a block a refinement and one
+    wait per group of refinements (the stopping rule on the driver: no reduce task)."""
     V, bounds, start, _ = CASES[0]
     n, k = V.shape
     blocks = scatter_blocks(client, V, bounds)
@@ -85,6 +88,26 @@ def test_discretize_blocks_tasks_and_waits(client, monkeypatch):
     B = len(bounds) - 1
     assert tasks["_greedy_step"] == tasks["_summary_of"] == B * (k - 1)
     passes = tasks["_refine_pass"] // B
-    assert tasks["_refine_pass"] == B * passes and tasks["_advance"] == len(waits)
+    assert tasks["_refine_pass"] == B * passes
     assert len(waits) == -(-passes // REFINE_GROUP)
-    assert sum(tasks.values()) == 4 * B + 2 * B * (k - 1) + B * passes + len(waits)
+    assert sum(tasks.values()) == 4 * B + 2 * B * (k - 1) + B * passes
+
+
+def test_fit_makes_its_iterate_inside_the_tasks_reading_it(client, monkeypatch):
+    """Between checks ``Q = X R^-1`` is made in the next product's first task (no task of
+    its own, the stacked QR in every block's task), a check's walk columns are stacked
+    there too, and the cluster sizes and the objective are summed where they are read:
+    the labels are the single process's."""
+    hg = hypergraph_sbm(120, 3, homophily=0.8, n_features=0, random_state=1)
+    kw = {"max_iter": 12, "check_interval": 5}
+    tasks, submit = collections.Counter(), client.submit
+    monkeypatch.setattr(client, "submit", lambda fn, *a, **k: tasks.update([fn.__name__])
+                        or submit(fn, *a, **k))
+    est = DistributedAHCKA(3, client=client, block_size=60, **kw).fit(hg)
+    monkeypatch.undo()
+    np.testing.assert_array_equal(est.labels_, AHCKA(3, **kw).fit(hg).labels_)
+    assert tasks["_times_stacked"] + tasks["_stack"] + tasks["_counts"] + \
+        tasks["_objective"] == 0
+    # only the start's QR, whose R is gathered, has a reduce task
+    assert (tasks["_stacked_qr_of_groups"], tasks["_times"]) == (1, est.n_blocks_)
+    assert 0 < tasks["resolve"] <= 2 * (len(est.objective_history_) + 1)  # checks, the end

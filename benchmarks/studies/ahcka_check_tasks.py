@@ -2,7 +2,8 @@
 the fit (the iteration's products and TSQR, the check's row norms, greedy rotation,
 refinements, labels, and its walk's start and score), the driver's waits (``gather``,
 ``who_has``) in the checks and elsewhere, and the longest chain of dependent tasks a
-check adds (each link a scheduler round trip).
+check's discretisation adds (each link a scheduler round trip; a driver wait links what it
+read to what the driver submits next).
 
 Counts only (exact, load-free): a 2-worker in-process ``LocalCluster`` (one thread each),
 ``Client.submit`` and the waits wrapped. ``--save`` keeps labels, objective history,
@@ -70,7 +71,7 @@ def count(data: str, block_size: int) -> dict:
 
     hg, k = load(data)
     tasks, depth, waits = collections.Counter(), {}, collections.Counter()
-    state = {"phase": "set-up", "chain": []}
+    state = {"phase": "set-up", "chain": [], "floor": 0, "deepest": 0}
     submit, gather, who_has = (distributed.Client.submit, distributed.Client.gather,
                                distributed.Client.who_has)
 
@@ -78,12 +79,16 @@ def count(data: str, block_size: int) -> dict:
         f = submit(self, fn, *args, **kw)
         name = getattr(fn, "__name__", str(fn))
         tasks[_part(name), name] += 1
-        depth[f.key] = 1 + max((depth.get(a.key, 0) for a in _futures(args)), default=0)
+        depth[f.key] = 1 + max([state["floor"], *(depth.get(a.key, 0) for a in _futures(args))])
+        state["deepest"] = max(state["deepest"], depth[f.key])
         return f
 
-    def counted_gather(self, *a, **kw):
+    def counted_gather(self, futures, *a, **kw):
         waits[state["phase"]] += 1
-        return gather(self, *a, **kw)
+        if state["phase"] == "check":  # what the driver submits next waits on these
+            state["floor"] = max([state["floor"], *(depth.get(f.key, 0) for f in
+                                                    _futures([futures]))])
+        return gather(self, futures, *a, **kw)
 
     def counted_who_has(self, *a, **kw):
         waits[state["phase"]] += 1
@@ -93,10 +98,10 @@ def count(data: str, block_size: int) -> dict:
 
     def counted_discretize(client, q, *a, **kw):
         state["phase"] = "check"
-        start = max(depth.get(f.key, 0) for f in q)
+        start = state["floor"] = state["deepest"] = max(depth.get(f.key, 0) for f in q)
         out = discretize(client, q, *a, **kw)
-        state["chain"].append(max(depth.get(f.key, 0) for f in out) - start)
-        state["phase"] = "iteration"
+        state["chain"].append(state["deepest"] - start)
+        state["phase"], state["floor"] = "iteration", 0
         return out
 
     distributed.Client.submit, distributed.Client.gather = counted_submit, counted_gather
@@ -132,7 +137,8 @@ def report(data, out) -> None:
     print(f"  driver waits: checks {w['check']} ({w['check'] / max(checks, 1):.1f} per check), "
           f"other {w['iteration']}")
     chain = out["chain"]
-    print(f"  chain of dependent tasks a discretisation adds: min {min(chain)}, "
+    print(f"  chain of dependent tasks (driver waits as links) a discretisation adds: "
+          f"min {min(chain)}, "
           f"max {max(chain)}")
     print("  by function: " + ", ".join(f"{n} {v}" for (_, n), v in
                                          sorted(tasks.items(), key=lambda kv: -kv[1])))

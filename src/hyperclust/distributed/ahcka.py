@@ -32,7 +32,7 @@ from .allocator import reuse_freed_memory
 from .ahcka_check import (discretize_blocks, restart_step, rwr_conductance_blocks,
                           start_walk, walk_objective)
 from .client import resolve_client
-from .deferred import materialize
+from .deferred import defer, materialize
 from .inputs import as_partitioned, fit_blocks
 from .knn import knn_affinity_blocks
 from .lineage import lineage_cuts
@@ -339,15 +339,15 @@ class DistributedAHCKA(HypergraphClusterer):
         if self.n_hops == 0:
             self._close(walk, Y, k)
             return q
-        blocks = [self._submit(_stack, qb, y) for qb, y in zip(q.blocks, Y)]
+        # the stacked blocks deferred: made in the next product's first task
+        blocks = [defer(_stack, qb, y) for qb, y in zip(q.blocks, Y)]
         return _Iterate(blocks, q.width, q.walks + [walk])
 
     def _close(self, walk, z, k, trace=None, args=()):
         """Score a check from its walk's end ``z`` (one round trip) and keep it when best,
         as the single process: a degenerate check (a giant cluster plus slivers) is kept
         only when every one is; ``patience`` rises in a row stop the iteration."""
-        f, counts = self._client.gather(walk_objective(self._client, walk.counts, walk.Y, z,
-                                                       trace, args))
+        f, counts = walk_objective(self._client, walk.counts, walk.Y, z, trace, args)
         bad = sizes_are_degenerate(counts, k)
         self._history.append((walk.it, f))
         if self._best is None or (bad, f) < self._best[:2]:
@@ -361,6 +361,5 @@ class DistributedAHCKA(HypergraphClusterer):
     def _score(self, M, labels, k, n):
         """:func:`hyperclust.selection.objectives.rwr_conductance` (balance "mean") on
         ``M``, and the cluster sizes (one round trip)."""
-        f, counts = self._client.gather(rwr_conductance_blocks(
-            self._client, M, labels, k, float(self.alpha), int(self.n_hops)))
-        return f, counts
+        return rwr_conductance_blocks(self._client, M, labels, k, float(self.alpha),
+                                      int(self.n_hops))

@@ -1,14 +1,16 @@
 """One check of AHCKA on row blocks: the Yu-Shi discretisation of the iterate and the
 random-walk-with-restart conductance of its labels, submitted as one task graph.
 
-Every global step is worked out on the workers. The greedy rotation takes one task a block
-a step (and one taking its summary out): each block's step picks the last column from
-every block's summary of the step before (alike on every block, no reduce task) and sends
-on its least accumulated value and the few rows that could be the first within the
-tolerance of the global least. A refinement is one task a block: each reads every block's
-``B^T Xn`` of the pass before and does the ``k x k`` SVD and the stopping rule itself.
-So a check waits on the driver only for the stopping rule, every :data:`REFINE_GROUP`
-refinements (submitted ahead; those past the stop do nothing), and for the objective.
+Every global step is worked out where the data is, or on the driver from a few small
+results it reads anyway. The greedy rotation takes one task a block a step (and one taking
+its summary out): each block's step picks the last column from every block's summary of
+the step before (alike on every block, no reduce task) and sends on its least accumulated
+value and the few rows that could be the first within the tolerance of the global least.
+A refinement is one task a block: each reads every block's ``B^T Xn`` of the pass before
+and does the ``k x k`` SVD and the stopping rule itself. The driver reads the last pass
+of every :data:`REFINE_GROUP` (submitted ahead; those past the stop do nothing) and does
+the same to know whether to go on, and reads the blocks' cluster sizes and trace shares
+for the objective: the only round trips of a check.
 The arithmetic is that of :func:`hyperclust.cluster.ahcka.discretize` and
 :func:`hyperclust.selection.objectives.rwr_conductance`, in the same order.
 """
@@ -153,9 +155,11 @@ def _counts(*parts):
     return np.sum(parts, axis=0)
 
 
-def _cluster_columns(labels, counts):
+def _cluster_columns(labels, *parts):
     """Normalised indicators over the clusters present (sorted ids), as
-    :func:`hyperclust.selection.objectives.cluster_indicators`."""
+    :func:`hyperclust.selection.objectives.cluster_indicators` (``parts``: every block's
+    cluster sizes, summed here: no reduce task)."""
+    counts = _counts(*parts)
     present = np.flatnonzero(counts)
     col = np.searchsorted(present, labels)
     Y = np.zeros((labels.size, present.size))
@@ -168,6 +172,9 @@ def _trace_part(Y, z):
 
 
 def _objective(counts, *parts):
+    """``(objective, cluster sizes)``; ``counts``: every block's cluster sizes, ``parts``
+    their trace shares."""
+    counts = _counts(*counts)
     present = np.flatnonzero(counts)
     return float(1.0 - sum(parts) / present.size), counts
 
@@ -225,15 +232,16 @@ def discretize_blocks(client, q, bounds, start: int, k: int, n: int, n_iter: int
         for _ in range(group):
             previous = [_submit(client, _refine_pass, x, n, k, *previous) for x in Xn]
         i += group
-        state = _submit(client, _advance, n, k, *previous)
-        if i >= n_iter or client.gather(state)["done"]:
+        # the stopping rule read here from the passes' small results (one round trip)
+        state = _advance(n, k, *client.gather(previous))
+        if i >= n_iter or state["done"]:
             break
         previous = [state]
     return [_submit(client, _discrete_labels, x, state) for x in Xn]
 
 
 def rwr_conductance_blocks(client, M, labels, k: int, alpha: float, n_hops: int):
-    """Future of ``(objective, cluster sizes)``:
+    """``(objective, cluster sizes)`` (one round trip):
     :func:`hyperclust.selection.objectives.rwr_conductance` (balance "mean") of the label
     blocks on the walk ``M`` (a block operator), and the sizes of the ``k`` clusters.
 
@@ -250,7 +258,7 @@ def rwr_conductance_blocks(client, M, labels, k: int, alpha: float, n_hops: int)
     >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     M = propagation(phg, c, self_loops=0.0, kind="rw")
     ...     labels = [c.scatter(np.array([0, 0])), c.scatter(np.array([1, 1]))]
-    ...     f, sizes = c.gather(rwr_conductance_blocks(c, M, labels, 2, 0.2, 3))
+    ...     f, sizes = rwr_conductance_blocks(c, M, labels, 2, 0.2, 3)
     >>> round(f, 12), sizes.tolist()
     (0.0, [2, 2])
     """
@@ -262,16 +270,18 @@ def rwr_conductance_blocks(client, M, labels, k: int, alpha: float, n_hops: int)
 
 
 def start_walk(client, labels, k: int):
-    """Futures of the cluster sizes of the label blocks and of the blocks ``Y`` of their
+    """Futures of each label block's cluster sizes and of the blocks ``Y`` of their
     normalised indicators (the start of the random walk with restart)."""
-    counts = _submit(client, _counts, *[_submit(client, np.bincount, lb, None, k)
-                                         for lb in labels])
-    return counts, [_submit(client, _cluster_columns, lb, counts) for lb in labels]
+    counts = [_submit(client, np.bincount, lb, None, k) for lb in labels]
+    return counts, [_submit(client, _cluster_columns, lb, *counts) for lb in labels]
 
 
 def walk_objective(client, counts, Y, z, trace=None, args=()):
-    """Future of ``(objective, cluster sizes)`` from the walk's end ``z``; ``trace``: a
-    task ``trace(y, zb, *args)`` of each block's share (default ``sum(y * zb)``)."""
+    """``(objective, cluster sizes)`` from the walk's end ``z`` (``counts``: futures of the
+    blocks' cluster sizes, :func:`start_walk`): the blocks' sizes and trace shares read
+    here (one round trip) and summed in block order; ``trace``: a task
+    ``trace(y, zb, *args)`` of each block's share (default ``sum(y * zb)``)."""
     trace = _trace_part if trace is None else trace
-    return _submit(client, _objective, counts,
-                   *[_submit(client, trace, y, zb, *args) for y, zb in zip(Y, z)])
+    got = client.gather([*counts, *[_submit(client, trace, y, zb, *args)
+                                    for y, zb in zip(Y, z)]])
+    return _objective(got[:len(counts)], *got[len(counts):])

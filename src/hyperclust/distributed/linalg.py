@@ -162,8 +162,8 @@ def tsqr(client, blocks, *, gather_r: bool = True, factored: bool = False, group
         factors leave in one task per group instead of one per block. The result is the
         same.
     deferred : bool, default False
-        With ``gather_r=False``: the ``Q`` blocks as :func:`~.deferred.defer`\ red tasks,
-        run inside the task that reads them (:func:`~.deferred.resolve`) or made tasks by
+        With ``gather_r=False``: the ``Q`` blocks deferred (:func:`~.deferred.defer`), run
+        inside the task that reads them (:func:`~.deferred.resolve`) or made tasks by
         :func:`~.deferred.materialize`.
 
     Returns
