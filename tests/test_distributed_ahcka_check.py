@@ -17,7 +17,9 @@ distributed = pytest.importorskip("distributed")
 from hyperclust.cluster import AHCKA  # noqa: E402
 from hyperclust.cluster.ahcka import discretize  # noqa: E402
 from hyperclust.datasets import hypergraph_sbm  # noqa: E402
-from hyperclust.distributed import DistributedAHCKA  # noqa: E402
+from hyperclust.distributed import DistributedAHCKA, write_partitioned  # noqa: E402
+from hyperclust.distributed.deferred import defer  # noqa: E402
+from hyperclust.distributed.operator import propagation  # noqa: E402
 from hyperclust.cluster.rounding import first_near_minimum  # noqa: E402
 from hyperclust.distributed import ahcka_check  # noqa: E402
 from hyperclust.distributed.ahcka_check import REFINE_GROUP, discretize_blocks  # noqa: E402
@@ -111,3 +113,15 @@ def test_fit_makes_its_iterate_inside_the_tasks_reading_it(client, monkeypatch):
     # only the start's QR, whose R is gathered, has a reduce task
     assert (tasks["_stacked_qr_of_groups"], tasks["_times"]) == (1, est.n_blocks_)
     assert 0 < tasks["resolve"] <= 2 * (len(est.objective_history_) + 1)  # checks, the end
+
+
+def test_a_product_of_deferred_blocks_equals_that_of_their_tasks(client, tmp_path):
+    """Deferred input blocks run in the product's first task and, where its last task reads
+    the input too (self loops, a step reading it), there again: the same bits."""
+    hg = hypergraph_sbm(90, 3, homophily=0.7, n_features=0, random_state=3)
+    P = propagation(write_partitioned(hg, tmp_path, block_size=40), client, self_loops=1.0)
+    X = scatter_blocks(client, np.random.default_rng(0).normal(size=(90, 3)), P.bounds)
+    then = (np.subtract,)  # P X - X: reads the input
+    plain = client.gather(P.apply(X, then=then))
+    deferred = client.gather(P.apply([defer(np.multiply, x, 1.0) for x in X], then=then))
+    assert all(np.array_equal(a, b) for a, b in zip(plain, deferred))

@@ -35,7 +35,7 @@ from ..operators.kernels import sparse_product
 from ..operators.propagation import check_dtype
 from ._tasks import RETRIES
 from .balance import BlockOwners
-from .deferred import is_deferred, materialize
+from .deferred import resolve
 from .exchange import (block_rows, down_worker, pick, plan_exchange, private_part,
                        reduce_home, slice_for)
 from .exchange import register_sizeof as _register_plan_sizeof
@@ -159,6 +159,7 @@ def _rows_product(block, G, width, dtype):
 
 
 def _finish_up(block, X, Y, t_sum, t, then):
+    X = resolve(X)  # a deferred input block (:mod:`.deferred`), run again where read here
     if np.any(block.diag):
         Y += block.diag[:, None] * X
     if t:
@@ -290,11 +291,8 @@ class BlockOperator:
         ``then``: optional ``(fn, *args)`` or, per block, a list of them: the block result is
         ``fn(Op X_b, X_b, *args)`` instead (an elementwise step fused into the product's
         last task). The hyperedge sums travel per worker (:mod:`.exchange`; on two workers
-        :mod:`.pairwise`). Deferred ``X`` blocks (:mod:`.deferred`) run in the first task
-        reading them (made tasks first where the last task reads them too)."""
+        :mod:`.pairwise`). Deferred ``X`` blocks (:mod:`.deferred`) run in the tasks."""
         c, owners = self.client, self.owners()
-        if any(map(is_deferred, X_blocks)) and self._last_reads_input(then):
-            X_blocks = materialize(c, X_blocks)
         home = self._homes(owners)
         groups, plans, shared_rows = self._exchange_plan(owners, home)
         if shared_rows is None:
@@ -354,10 +352,6 @@ class BlockOperator:
                              reduced.get(w, {}), received[w], t_sum, self.rank_one, step)
         self.n_products += 1
         return out
-
-    def _last_reads_input(self, then):
-        steps = then if isinstance(then, list) else [then]
-        return (self.kind != "affinity" and self.shift != 0) or any(map(reads_input, steps))
 
     def block_groups(self):
         """The row blocks of each worker (lists of block indices, in block order), as the
