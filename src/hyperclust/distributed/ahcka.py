@@ -32,7 +32,7 @@ from .allocator import reuse_freed_memory
 from .ahcka_check import (discretize_blocks, restart_step, rwr_conductance_blocks,
                           start_walk, walk_objective)
 from .client import resolve_client
-from .deferred import defer, materialize
+from .deferred import defer, materialize, resolve
 from .inputs import as_partitioned, fit_blocks
 from .knn import knn_affinity_blocks
 from .lineage import lineage_cuts
@@ -118,7 +118,8 @@ def _finished_trace(Y, step, i):
 
 
 def _walk_columns(q, width, i, *Ys):
-    """Walk ``i``'s columns of an iterate block with walks beside it."""
+    """Walk ``i``'s columns of an iterate block (deferred or not) with walks beside it."""
+    q = resolve(q)
     lo = width + sum(Y.shape[1] for Y in Ys[:i])
     return q[:, lo:lo + Ys[i].shape[1]].copy()
 
@@ -277,8 +278,7 @@ class DistributedAHCKA(HypergraphClusterer):
                                              *[w.Y[b] for w in q.walks])
                                             for b in range(phg.n_blocks)]
                             if q.walks else (factor_product,))
-            # Q's blocks deferred: made in the next product's first task, or as tasks of
-            # their own where a cut, a check or the walks past max_iter read them
+            # Q deferred: made in the next product's first task (or where read below)
             blocks, _ = tsqr(client, local, gather_r=False, factored=True,
                              groups=M.block_groups(), deferred=True)
             for w in q.walks:
@@ -295,8 +295,6 @@ class DistributedAHCKA(HypergraphClusterer):
                 labels = discretize_blocks(client, q.blocks, bounds, int(seeds[0]), k, n,
                                            int(self.discretize_iter))
                 q = self._open(q, labels, it, k)
-        if q.walks and self._stopped is None:
-            q.blocks = materialize(client, q.blocks)
         for i, w in enumerate(q.walks):
             if self._stopped is not None:
                 break
