@@ -10,8 +10,8 @@ A refinement is one task a block: each reads every block's ``B^T Xn`` of the pas
 and does the ``k x k`` SVD and the stopping rule itself. The driver reads the last pass
 of every :data:`REFINE_GROUP` (submitted ahead; those past the stop do nothing) and does
 the same to know whether to go on, and reads the blocks' cluster sizes and trace shares
-for the objective: the only round trips of a check.
-The arithmetic is that of :func:`hyperclust.cluster.ahcka.discretize` and
+for the objective: the only round trips of a check. The arithmetic is that of
+:func:`hyperclust.cluster.ahcka.discretize` and
 :func:`hyperclust.selection.objectives.rwr_conductance`, in the same order.
 """
 
