@@ -250,12 +250,13 @@ def _run(args, tmp: str, commit: str, argv) -> list:
     rows = []
     for method in args.methods:
         feats = 16 if method == "unidhc" else 0
-        dirs = {pl: os.path.join(tmp, f"{method}-{pl}") for pl in args.placements}
-        for pl, path in dirs.items():
-            _child(["--child", "build", f"{args.n},{feats},{args.blocks}", pl, path])
-        ids_dir = dirs.get("ids") or os.path.join(tmp, f"{method}-ids")
-        if "ids" not in dirs:
-            _child(["--child", "build", f"{args.n},{feats},{args.blocks}", "ids", ids_dir])
+        where = args.keep or tmp
+        name = f"{method}-{args.n}-{args.blocks}" if args.keep else method
+        dirs = {pl: os.path.join(where, f"{name}-{pl}") for pl in args.placements}
+        ids_dir = dirs.get("ids") or os.path.join(where, f"{name}-ids")
+        for pl, path in {**dirs, "ids": ids_dir}.items():
+            if not os.path.exists(os.path.join(path, "manifest.json")):
+                _child(["--child", "build", f"{args.n},{feats},{args.blocks}", pl, path])
         ref = os.path.join(tmp, f"{method}-single.npz")
         one = _child(["--child", "single", method, ids_dir, ref])
         for pl, path in dirs.items():
@@ -289,6 +290,9 @@ def main(argv=None) -> None:
                         "the stored blocks)")
     p.add_argument("--eigensolver", default="auto", choices=["auto", "lanczos", "subspace"],
                    help="DistributedSpectralClustering's eigensolver")
+    p.add_argument("--keep", default=None,
+                   help="a folder keeping the built hypergraphs, reused by later runs (old "
+                        "and new source trees back to back on the same input)")
     p.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child:

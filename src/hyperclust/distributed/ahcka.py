@@ -32,6 +32,7 @@ from .allocator import reuse_freed_memory
 from .ahcka_check import (discretize_blocks, restart_step, rwr_conductance_blocks,
                           start_walk, walk_objective)
 from .client import resolve_client
+from .deferred import defer, materialize, resolve
 from .inputs import as_partitioned, fit_blocks
 from .knn import knn_affinity_blocks
 from .lineage import lineage_cuts
@@ -117,7 +118,8 @@ def _finished_trace(Y, step, i):
 
 
 def _walk_columns(q, width, i, *Ys):
-    """Walk ``i``'s columns of an iterate block with walks beside it."""
+    """Walk ``i``'s columns of an iterate block (deferred or not) with walks beside it."""
+    q = resolve(q)
     lo = width + sum(Y.shape[1] for Y in Ys[:i])
     return q[:, lo:lo + Ys[i].shape[1]].copy()
 
@@ -276,8 +278,9 @@ class DistributedAHCKA(HypergraphClusterer):
                                              *[w.Y[b] for w in q.walks])
                                             for b in range(phg.n_blocks)]
                             if q.walks else (factor_product,))
+            # Q deferred: made in the next product's first task (or where read below)
             blocks, _ = tsqr(client, local, gather_r=False, factored=True,
-                             groups=M.block_groups())
+                             groups=M.block_groups(), deferred=True)
             for w in q.walks:
                 w.hops += 1
             for i, w in enumerate(done):
@@ -286,8 +289,9 @@ class DistributedAHCKA(HypergraphClusterer):
             if self._stopped is not None:
                 break
             if cuts.due(it):
-                q.blocks = cuts.cut(q.blocks)
+                q.blocks = cuts.cut(materialize(client, q.blocks))
             if it % self.check_interval == 0:
+                q.blocks = materialize(client, q.blocks)
                 labels = discretize_blocks(client, q.blocks, bounds, int(seeds[0]), k, n,
                                            int(self.discretize_iter))
                 q = self._open(q, labels, it, k)
@@ -333,15 +337,15 @@ class DistributedAHCKA(HypergraphClusterer):
         if self.n_hops == 0:
             self._close(walk, Y, k)
             return q
-        blocks = [self._submit(_stack, qb, y) for qb, y in zip(q.blocks, Y)]
+        # the stacked blocks deferred: made in the next product's first task
+        blocks = [defer(_stack, qb, y) for qb, y in zip(q.blocks, Y)]
         return _Iterate(blocks, q.width, q.walks + [walk])
 
     def _close(self, walk, z, k, trace=None, args=()):
         """Score a check from its walk's end ``z`` (one round trip) and keep it when best,
         as the single process: a degenerate check (a giant cluster plus slivers) is kept
         only when every one is; ``patience`` rises in a row stop the iteration."""
-        f, counts = self._client.gather(walk_objective(self._client, walk.counts, walk.Y, z,
-                                                       trace, args))
+        f, counts = walk_objective(self._client, walk.counts, walk.Y, z, trace, args)
         bad = sizes_are_degenerate(counts, k)
         self._history.append((walk.it, f))
         if self._best is None or (bad, f) < self._best[:2]:
@@ -355,6 +359,5 @@ class DistributedAHCKA(HypergraphClusterer):
     def _score(self, M, labels, k, n):
         """:func:`hyperclust.selection.objectives.rwr_conductance` (balance "mean") on
         ``M``, and the cluster sizes (one round trip)."""
-        f, counts = self._client.gather(rwr_conductance_blocks(
-            self._client, M, labels, k, float(self.alpha), int(self.n_hops)))
-        return f, counts
+        return rwr_conductance_blocks(self._client, M, labels, k, float(self.alpha),
+                                      int(self.n_hops))

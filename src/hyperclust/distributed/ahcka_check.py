@@ -1,12 +1,16 @@
 """One check of AHCKA on row blocks: the Yu-Shi discretisation of the iterate and the
 random-walk-with-restart conductance of its labels, submitted as one task graph.
 
-Every global step (the largest row norm, the greedy rotation's first row within the
-tolerance of the minimum, the ``k x k`` SVD of each refinement, the cluster sizes, the
-trace) is a reduce task on a worker, so a check waits on the driver only for the
-refinement's stopping rule (every :data:`REFINE_GROUP` refinements, which are submitted
-ahead; the ones past the stop are discarded) and for the objective: ``3 (k - 1)`` round
-trips of the greedy rotation and one per refinement before. The arithmetic is that of
+Every global step is worked out where the data is, or on the driver from a few small
+results it reads anyway. The greedy rotation takes one task a block a step (and one taking
+its summary out): each block's step picks the last column from every block's summary of
+the step before (alike on every block, no reduce task) and sends on its least accumulated
+value and the few rows that could be the first within the tolerance of the global least.
+A refinement is one task a block: each reads every block's ``B^T Xn`` of the pass before
+and does the ``k x k`` SVD and the stopping rule itself. The driver reads the last pass
+of every :data:`REFINE_GROUP` (submitted ahead; those past the stop do nothing) and does
+the same to know whether to go on, and reads the blocks' cluster sizes and trace shares
+for the objective: the only round trips of a check. The arithmetic is that of
 :func:`hyperclust.cluster.ahcka.discretize` and
 :func:`hyperclust.selection.objectives.rwr_conductance`, in the same order.
 """
@@ -46,62 +50,88 @@ def _first_rows(Xn, local_start):
     return idx.size > 0, (Xn[idx[0]].copy() if idx.size else None), start
 
 
-def _start_row(k, *firsts):
-    """The greedy rotation's first column: the start node's row, or the first nonzero row
-    when that is zero; ``(row, any nonzero)``."""
-    row = next(f[2] for f in firsts if f[2] is not None)
-    if not np.any(row != 0):
-        row = next((f[1] for f in firsts if f[0]), np.zeros(k))
-    return row, any(f[0] for f in firsts)
+def _columns(k, *summaries):
+    """The greedy rotation's columns so far and whether any row is nonzero, from every
+    block's summary of the last step (every block's task works them out alike): after
+    :func:`_first_rows`, the start node's row (the first nonzero row when that is zero);
+    after a step, the first row (in block order) within the tolerance of the least
+    accumulated value."""
+    if isinstance(summaries[0], tuple):
+        row = next(f[2] for f in summaries if f[2] is not None)
+        if not np.any(row != 0):
+            row = next((f[1] for f in summaries if f[0]), np.zeros(k))
+        return [row], any(f[0] for f in summaries)
+    near = min(s["min"] for s in summaries) + TIE_TOLERANCE
+    row = next(s["rows"][np.flatnonzero(s["values"] <= near)[0]] for s in summaries
+               if np.any(s["values"] <= near))
+    return summaries[0]["columns"] + [row], summaries[0]["any"]
 
 
-def _accumulate(c, Xn, r):
-    r = r[0] if isinstance(r, tuple) else r
-    if c is None:
-        c = np.where(np.any(Xn != 0, axis=1), 0.0, np.inf)
-    return c + np.abs(Xn @ r)
+def _summary(c, Xn, columns, nonzero):
+    """What the other blocks read of a step: the least accumulated value and the rows
+    that could be the first within the tolerance of the global least, which is at most
+    this one (the rows within the tolerance of this block's least that are below every
+    such row before them: the first row under any threshold is one of them)."""
+    least = float(c.min()) if c.size else np.inf
+    idx = np.flatnonzero(c <= least + TIE_TOLERANCE)
+    values = c[idx]
+    below = np.ones(idx.size, dtype=bool)
+    below[1:] = values[1:] < np.minimum.accumulate(values[:-1])
+    return {"min": least, "values": values[below], "rows": Xn[idx[below]],
+            "columns": columns, "any": nonzero}
 
 
-def _minimum(c):
-    return float(c.min()) if c.size else np.inf
+def _greedy_step(last, Xn, k, *summaries):
+    """One greedy step on a block: ``(accumulated values, summary)`` (``last``: the
+    block's previous step, or None), the arithmetic of
+    :func:`hyperclust.cluster.ahcka.discretize`."""
+    columns, nonzero = _columns(k, *summaries)
+    c = np.where(np.any(Xn != 0, axis=1), 0.0, np.inf) if last is None else last[0]
+    c = c + np.abs(Xn @ columns[-1])
+    return c, _summary(c, Xn, columns, nonzero)
 
 
-def _first_near(c, Xn, *minima):
-    """The first row within the tolerance of the global minimum, or None."""
-    idx = np.flatnonzero(c <= min(minima) + TIE_TOLERANCE)
-    return Xn[idx[0]].copy() if idx.size else None
+def _summary_of(step):
+    return step[1]
 
 
-def _first_found(*rows):
-    return next(r for r in rows if r is not None)
+def _advance(n, k, *previous):
+    """The refinements' state after the last pass: ``{"R": the next pass's rotation,
+    "used": the rotation of the labels, "last": objective, "done": stopped, "any": any
+    row nonzero}``, from the greedy rotation's last summaries, the last passes
+    ``(B^T Xn, state)`` of every block (the sum in block order, its SVD and the
+    single process's stopping rule) or a state."""
+    if isinstance(previous[0], dict) and "R" in previous[0]:
+        return previous[0]
+    if isinstance(previous[0], dict) or isinstance(previous[0][0], (bool, np.bool_)):
+        columns, nonzero = _columns(k, *previous)
+        R = np.stack(columns, axis=1)
+        return {"R": R, "used": R, "last": np.inf, "done": False, "any": nonzero}
+    state = previous[0][1]
+    if state["done"]:
+        return state
+    U, S, Wt = np.linalg.svd(np.sum([p[0] for p in previous], axis=0), full_matrices=False)
+    obj = n - S.sum()
+    if state["last"] - obj < 1e-10 * max(1.0, n):
+        return {**state, "used": state["R"], "done": True}
+    return {**state, "R": Wt.T @ U.T, "used": state["R"], "last": obj}
 
 
-def _rotation(*columns):
-    return np.stack([c[0] if isinstance(c, tuple) else c for c in columns], axis=1)
+def _refine_pass(Xn, n, k, *previous):
+    """One refinement on a block: ``(B^T Xn or None once stopped, state)`` (the state
+    worked out alike on every block by :func:`_advance`); ``B^T Xn`` by the single
+    process's one-pass kernel
+    (:func:`~hyperclust.cluster.block_argmax.rotated_labels_and_sums`)."""
+    state = _advance(n, k, *previous)
+    if state["done"]:
+        return None, state
+    return rotated_labels_and_sums(Xn, state["R"])[1], state
 
 
-def _rotation_of(step):
-    """The rotation of a refinement's ``(objective, rotation)``, or the start rotation."""
-    return step[1] if isinstance(step, tuple) else step
-
-
-def _discrete_stats(Xn, R, k):
-    """``B^T Xn`` of the block's labels under the rotation ``R``: the single process's
-    one-pass kernel (:func:`~hyperclust.cluster.block_argmax.rotated_labels_and_sums`,
-    no ``(n_b, k)`` product held; ``k`` is ``R``'s width)."""
-    return rotated_labels_and_sums(Xn, _rotation_of(R))[1]
-
-
-def _refine(n, *stats):
-    """``(objective, next rotation)`` of one refinement (the sum in block order)."""
-    U, S, Wt = np.linalg.svd(np.sum(list(stats), axis=0), full_matrices=False)
-    return n - S.sum(), Wt.T @ U.T
-
-
-def _discrete_labels(Xn, R, start):
-    if not start[1]:  # every row zero: one cluster, as the single process
+def _discrete_labels(Xn, state):
+    if not state["any"]:  # every row zero: one cluster, as the single process
         return np.zeros(Xn.shape[0], dtype=np.int64)
-    return rotated_labels(Xn, _rotation_of(R)).astype(np.int64)
+    return rotated_labels(Xn, state["used"]).astype(np.int64)
 
 
 @ignores_input
@@ -125,9 +155,11 @@ def _counts(*parts):
     return np.sum(parts, axis=0)
 
 
-def _cluster_columns(labels, counts):
+def _cluster_columns(labels, *parts):
     """Normalised indicators over the clusters present (sorted ids), as
-    :func:`hyperclust.selection.objectives.cluster_indicators`."""
+    :func:`hyperclust.selection.objectives.cluster_indicators` (``parts``: every block's
+    cluster sizes, summed here: no reduce task)."""
+    counts = _counts(*parts)
     present = np.flatnonzero(counts)
     col = np.searchsorted(present, labels)
     Y = np.zeros((labels.size, present.size))
@@ -140,24 +172,26 @@ def _trace_part(Y, z):
 
 
 def _objective(counts, *parts):
+    """``(objective, cluster sizes)``; ``counts``: every block's cluster sizes, ``parts``
+    their trace shares."""
+    counts = _counts(*counts)
     present = np.flatnonzero(counts)
     return float(1.0 - sum(parts) / present.size), counts
 
 
 # ------------------------------------------------------------ the graphs
 def _greedy_rotation(client, Xn, bounds, start, k):
-    """Future of the greedy start rotation ``R`` (``k x k``) and of the start row."""
+    """Futures of every block's summary of the greedy rotation's last step (one task a
+    block a step, no wait)."""
     b0 = int(np.searchsorted(bounds, start, side="right") - 1)
-    firsts = [_submit(client, _first_rows, x, start - int(bounds[b0]) if b == b0 else -1)
-              for b, x in enumerate(Xn)]
-    first = _submit(client, _start_row, k, *firsts)
-    columns, c = [first], [None] * len(Xn)
+    summaries = [_submit(client, _first_rows, x, start - int(bounds[b0]) if b == b0 else -1)
+                 for b, x in enumerate(Xn)]
+    steps = [None] * len(Xn)
     for _ in range(1, k):
-        c = [_submit(client, _accumulate, cb, x, columns[-1]) for cb, x in zip(c, Xn)]
-        minima = [_submit(client, _minimum, cb) for cb in c]
-        found = [_submit(client, _first_near, cb, x, *minima) for cb, x in zip(c, Xn)]
-        columns.append(_submit(client, _first_found, *found))
-    return _submit(client, _rotation, *columns), first
+        steps = [_submit(client, _greedy_step, last, x, k, *summaries)
+                 for last, x in zip(steps, Xn)]
+        summaries = [_submit(client, _summary_of, s) for s in steps]
+    return summaries
 
 
 def discretize_blocks(client, q, bounds, start: int, k: int, n: int, n_iter: int) -> list:
@@ -192,28 +226,22 @@ def discretize_blocks(client, q, bounds, start: int, k: int, n: int, n_iter: int
     """
     norms = [_submit(client, _largest_row_norm, qb, k) for qb in q]
     Xn = [_submit(client, _leading_normalized, qb, k, *norms) for qb in q]
-    R, first = _greedy_rotation(client, Xn, bounds, start, k)
-    last, used, done, i = np.inf, R, False, 0
-    while not done and i < n_iter:
-        steps = []
-        for _ in range(min(REFINE_GROUP, n_iter - i)):
-            step = _submit(client, _refine, n,
-                           *[_submit(client, _discrete_stats, x, R, k) for x in Xn])
-            steps.append((R, step))
-            R = step  # the next pass reads the rotation out of (objective, rotation)
-        i += len(steps)
-        objectives = [obj for obj, _ in client.gather([s for _, s in steps])]
-        for (R_used, _), obj in zip(steps, objectives):
-            used = R_used  # the labels are those of the rotation the last pass started with
-            if last - obj < 1e-10 * max(1.0, n):
-                done = True
-                break
-            last = obj
-    return [_submit(client, _discrete_labels, x, used, first) for x in Xn]
+    previous, i = _greedy_rotation(client, Xn, bounds, start, k), 0
+    while True:
+        group = min(REFINE_GROUP, n_iter - i)
+        for _ in range(group):
+            previous = [_submit(client, _refine_pass, x, n, k, *previous) for x in Xn]
+        i += group
+        # the stopping rule read here from the passes' small results (one round trip)
+        state = _advance(n, k, *client.gather(previous))
+        if i >= n_iter or state["done"]:
+            break
+        previous = [state]
+    return [_submit(client, _discrete_labels, x, state) for x in Xn]
 
 
 def rwr_conductance_blocks(client, M, labels, k: int, alpha: float, n_hops: int):
-    """Future of ``(objective, cluster sizes)``:
+    """``(objective, cluster sizes)`` (one round trip):
     :func:`hyperclust.selection.objectives.rwr_conductance` (balance "mean") of the label
     blocks on the walk ``M`` (a block operator), and the sizes of the ``k`` clusters.
 
@@ -230,7 +258,7 @@ def rwr_conductance_blocks(client, M, labels, k: int, alpha: float, n_hops: int)
     >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     M = propagation(phg, c, self_loops=0.0, kind="rw")
     ...     labels = [c.scatter(np.array([0, 0])), c.scatter(np.array([1, 1]))]
-    ...     f, sizes = c.gather(rwr_conductance_blocks(c, M, labels, 2, 0.2, 3))
+    ...     f, sizes = rwr_conductance_blocks(c, M, labels, 2, 0.2, 3)
     >>> round(f, 12), sizes.tolist()
     (0.0, [2, 2])
     """
@@ -242,16 +270,18 @@ def rwr_conductance_blocks(client, M, labels, k: int, alpha: float, n_hops: int)
 
 
 def start_walk(client, labels, k: int):
-    """Futures of the cluster sizes of the label blocks and of the blocks ``Y`` of their
+    """Futures of each label block's cluster sizes and of the blocks ``Y`` of their
     normalised indicators (the start of the random walk with restart)."""
-    counts = _submit(client, _counts, *[_submit(client, np.bincount, lb, None, k)
-                                         for lb in labels])
-    return counts, [_submit(client, _cluster_columns, lb, counts) for lb in labels]
+    counts = [_submit(client, np.bincount, lb, None, k) for lb in labels]
+    return counts, [_submit(client, _cluster_columns, lb, *counts) for lb in labels]
 
 
 def walk_objective(client, counts, Y, z, trace=None, args=()):
-    """Future of ``(objective, cluster sizes)`` from the walk's end ``z``; ``trace``: a
-    task ``trace(y, zb, *args)`` of each block's share (default ``sum(y * zb)``)."""
+    """``(objective, cluster sizes)`` from the walk's end ``z`` (``counts``: futures of the
+    blocks' cluster sizes, :func:`start_walk`): the blocks' sizes and trace shares read
+    here (one round trip) and summed in block order; ``trace``: a task
+    ``trace(y, zb, *args)`` of each block's share (default ``sum(y * zb)``)."""
     trace = _trace_part if trace is None else trace
-    return _submit(client, _objective, counts,
-                   *[_submit(client, trace, y, zb, *args) for y, zb in zip(Y, z)])
+    got = client.gather([*counts, *[_submit(client, trace, y, zb, *args)
+                                    for y, zb in zip(Y, z)]])
+    return _objective(got[:len(counts)], *got[len(counts):])

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .deferred import resolve
 from .partitioned import load_edge_scale
 from ..operators.kernels import sparse_product
 
@@ -196,8 +197,9 @@ def down_worker(plan, scaled, *pairs):
 def union_sums(union, scaled, pairs):
     """``({j: the worker's sums over the union rows of partition j}, {-1: column sums of
     R X, "input": (width, dtype)})`` of a worker's blocks and their ``X`` blocks
-    (``pairs``: the blocks, then the ``X`` blocks)."""
-    blocks, Xs = pairs[:len(pairs) // 2], pairs[len(pairs) // 2:]
+    (``pairs``: the blocks, then the ``X`` blocks; a deferred one, :mod:`~.deferred`, runs
+    here)."""
+    blocks, Xs = pairs[:len(pairs) // 2], [resolve(X) for X in pairs[len(pairs) // 2:]]
     sums, rx_sum = {}, 0.0
     for i, (blk, X) in enumerate(zip(blocks, Xs)):
         RX = blk.right[:, None] * X if scaled and not _times_one(blk, X) else X

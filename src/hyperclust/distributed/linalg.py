@@ -7,6 +7,7 @@ import numpy as np
 
 from ..operators.thin_qr import qr_in_place, zero_rows_exactly
 from ._tasks import RETRIES
+from .deferred import defer
 from .operator import ignores_input
 
 __all__ = ["scatter_blocks", "gather_blocks", "tsqr", "inner", "combine", "random_blocks",
@@ -129,9 +130,19 @@ def _times(qr, small, b):
     return out
 
 
-def tsqr(client, blocks, *, gather_r: bool = True, factored: bool = False, groups=None):
+def _times_stacked(qr, b, order, *rs):
+    """:func:`_times` with the small QR of the stacked ``R`` factors (``rs``: one per
+    block, or lists of them per group, ``order`` their blocks) done in the block's own
+    task: the same factors in every block's task, and no reduce task to wait for."""
+    flat = [r for part in rs for r in (part if isinstance(part, list) else [part])]
+    return _times(qr, _stacked_qr_of_groups(order, *[[r] for r in flat]), b)
+
+
+def tsqr(client, blocks, *, gather_r: bool = True, factored: bool = False, groups=None,
+         deferred: bool = False):
     """Thin QR ``X = Q R`` of a row-blocked matrix (TSQR: local QRs, one small QR of the
-    stacked ``R`` factors in a task). ``R`` has a non-negative diagonal.
+    stacked ``R`` factors: in a task of its own when ``R`` is gathered, else in each
+    block's last task). ``R`` has a non-negative diagonal.
 
     Parameters
     ----------
@@ -150,6 +161,10 @@ def tsqr(client, blocks, *, gather_r: bool = True, factored: bool = False, group
         :meth:`~hyperclust.distributed.operator.BlockOperator.block_groups`): their ``R``
         factors leave in one task per group instead of one per block. The result is the
         same.
+    deferred : bool, default False
+        With ``gather_r=False``: the ``Q`` blocks deferred (:func:`~.deferred.defer`), run
+        inside the task that reads them (:func:`~.deferred.resolve`) or made tasks by
+        :func:`~.deferred.materialize`.
 
     Returns
     -------
@@ -174,12 +189,17 @@ def tsqr(client, blocks, *, gather_r: bool = True, factored: bool = False, group
     sub = lambda fn, *a: client.submit(fn, *a, retries=RETRIES, pure=False)  # noqa: E731
     local = blocks if factored else [sub(_qr, X) for X in blocks]
     if groups is None:
-        small = sub(_stacked_qr, *[sub(_r_of, f) for f in local])
+        order, rs = list(range(len(local))), [sub(_r_of, f) for f in local]
     else:
-        small = sub(_stacked_qr_of_groups, [b for g in groups for b in g],
-                    *[sub(_local_rs, *[local[b] for b in g]) for g in groups])
+        order = [b for g in groups for b in g]
+        rs = [sub(_local_rs, *[local[b] for b in g]) for g in groups]
+    if not gather_r:
+        make = (lambda *a: defer(_times_stacked, *a)) if deferred else \
+            (lambda *a: sub(_times_stacked, *a))
+        return [make(f, b, order, *rs) for b, f in enumerate(local)], None
+    small = sub(_stacked_qr_of_groups, order, *[r if groups else [r] for r in rs])
     Q = [sub(_times, f, small, b) for b, f in enumerate(local)]
-    return Q, (client.gather(sub(_r_of, small)) if gather_r else None)
+    return Q, client.gather(sub(_r_of, small))
 
 
 def _gram(X, Y):

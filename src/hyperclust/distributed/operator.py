@@ -36,6 +36,7 @@ from ..operators.kernels import sparse_product
 from ..operators.propagation import check_dtype
 from ._tasks import RETRIES
 from .balance import BlockOwners
+from .deferred import resolve
 from .exchange import (block_rows, down_worker, pick, plan_exchange, private_part,
                        reduce_home, slice_for)
 from .exchange import register_sizeof as _register_plan_sizeof
@@ -159,6 +160,7 @@ def _rows_product(block, G, width, dtype):
 
 
 def _finish_up(block, X, Y, t_sum, t, then):
+    X = resolve(X)  # a deferred input block (:mod:`.deferred`), run again where read here
     if np.any(block.diag):
         Y += block.diag[:, None] * X
     if t:
@@ -290,7 +292,7 @@ class BlockOperator:
         ``then``: optional ``(fn, *args)`` or, per block, a list of them: the block result is
         ``fn(Op X_b, X_b, *args)`` instead (an elementwise step fused into the product's
         last task). The hyperedge sums travel per worker (:mod:`.exchange`; on two workers
-        :mod:`.pairwise`)."""
+        :mod:`.pairwise`). Deferred ``X`` blocks (:mod:`.deferred`) run in the tasks."""
         c, owners = self.client, self.owners()
         home = self._homes(owners)
         groups, plans, shared_rows = self._exchange_plan(owners, home)

@@ -29,6 +29,7 @@ from ..operators.base import safe_inverse
 from ..operators.kernels import sparse_product
 from ..operators.knn import row_normalize
 from ._tasks import RETRIES
+from .deferred import materialize
 from .operator import reads_input, ignores_input, propagation
 from .partitioned import PartitionedHypergraph, load_node_block
 
@@ -205,7 +206,10 @@ class MixedBlockWalk:
         """Futures of ``M @ X`` (``M^T @ X`` for the adjoint), one per row block.
 
         ``then``: as in :meth:`~hyperclust.distributed.operator.BlockOperator.apply`, an
-        elementwise step ``fn(M X_b, X_b, *args)`` fused into the last task of the product."""
+        elementwise step ``fn(M X_b, X_b, *args)`` fused into the last task of the product.
+        Deferred ``X`` blocks (:mod:`.deferred`) are made tasks first (several tasks read
+        each)."""
+        X_blocks = materialize(self.client, X_blocks)
         sub = self._submit
         weights = self.blocks if self.adjoint else [None] * self.n_blocks
         steps = []

@@ -1,0 +1,47 @@
+"""Row blocks handed on as the task that makes them, run inside the task that reads them.
+
+A block every reader of which is one task (the iterate between two products, read only by
+the next product's first task) need not be a task of its own: ``defer(fn, *args)`` stands
+for ``fn(*args)`` (the futures among ``args`` are resolved by Dask as for any argument),
+:func:`resolve` runs it where it is read and :func:`materialize` makes it a task for the
+readers that want one. The same arithmetic either way, one task a block fewer.
+"""
+
+from __future__ import annotations
+
+from ._tasks import RETRIES
+
+__all__ = ["defer", "is_deferred", "resolve", "materialize"]
+
+_KEY = "deferred block"
+
+
+def defer(fn, *args) -> dict:
+    """``fn(*args)``, not run (a dict: Dask resolves the futures inside it)."""
+    return {_KEY: [fn, *args]}
+
+
+def is_deferred(X) -> bool:
+    return isinstance(X, dict) and _KEY in X
+
+
+def resolve(X):
+    """``X``'s block: run a deferred one, return any other as it is.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> resolve(defer(np.add, np.ones(2), 1.0)).tolist(), resolve(np.zeros(1)).tolist()
+    ([2.0, 2.0], [0.0])
+    """
+    if not is_deferred(X):
+        return X
+    fn, *args = X[_KEY]
+    return fn(*args)
+
+
+def materialize(client, blocks) -> list:
+    """The blocks as futures: the deferred ones submitted as tasks (on the worker holding
+    their inputs), the others as they are."""
+    return [client.submit(resolve, X, retries=RETRIES, pure=False) if is_deferred(X) else X
+            for X in blocks]
