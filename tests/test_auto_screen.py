@@ -19,8 +19,8 @@ FEW = ("ahcka", "hgnn-mixed", "hgnn", "spectral-zhou")  # two graph-fitted, two 
 
 @pytest.fixture(scope="module")
 def edges_lead():
-    """Informative hyperedges, weak attributes: a structural candidate leads by far."""
-    return hypergraph_sbm(400, 3, homophily=0.8, n_features=8, feature_snr=0.3,
+    """Informative hyperedges, attributes of noise: a structural candidate leads by far."""
+    return hypergraph_sbm(400, 3, homophily=0.9, n_features=8, feature_snr=0.0,
                           random_state=0)
 
 
