@@ -465,11 +465,14 @@ def neighbor_affinity(idx, sim) -> sp.csr_matrix:
     Returns
     -------
     scipy.sparse.csr_matrix, shape (n, n)
+        Symmetric, non-negative, zero diagonal.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> neighbor_affinity(np.array([[1], [-1]]), np.array([[0.5], [0.0]])).toarray()
+    Node 0's one neighbour is node 1; node 1 has none, yet gets the edge back:
+
+    >>> ids, sims = np.array([[1], [-1]]), np.array([[0.5], [0.0]])
+    >>> neighbor_affinity(ids, sims).toarray()
     array([[0. , 0.5],
            [0.5, 0. ]])
     """
