@@ -94,7 +94,19 @@ def first_fit(est, hg, split, k, seed, names, beta, times):
     (``fit_times_`` keys ``"knn-screen"``, ``"<name>-screen"``), and refitted after the
     accurate search only if one may win (then everything is as without the screen). Sets
     ``est.knn_screen_`` (the gaps of :func:`screen_gaps`, None where no screen ran) and
-    ``est.accurate_knn_`` (whether the accurate search ran after it)."""
+    ``est.accurate_knn_`` (whether the accurate search ran after it).
+
+    Examples
+    --------
+    Below the exact-search crossover no screen runs:
+
+    >>> from hyperclust.datasets import hypergraph_sbm
+    >>> from hyperclust.cluster.auto import AutoClusterer
+    >>> hg = hypergraph_sbm(120, 2, homophily=0.9, n_features=4, random_state=0)
+    >>> est = AutoClusterer(2, candidates=("ahcka", "hgnn")).fit(hg)
+    >>> est.knn_screen_ is None, est.accurate_knn_ is None
+    (True, True)
+    """
     train = hg if split is None else split.train
     graph = graph_fitted(names)
     est.knn_screen_ = est.accurate_knn_ = None
