@@ -82,10 +82,12 @@ def test_far_behind_on_the_coarse_graph_the_accurate_search_never_runs(edges_lea
 
     searches = []
     monkeypatch.setattr(auto, "knn_affinity", lambda *a, **kw: searches.append(1))
+    monkeypatch.setattr(screen, "SCREEN_MARGIN", 1.0)  # 400 nodes: SEs of ~.026
+    monkeypatch.setattr(screen, "SCREEN_SLACK", 0.0)
     est = AutoClusterer(3, knn_method="approximate", race_margin=None,
                         random_state=0).fit(edges_lead)
     assert est.accurate_knn_ is False and set(est.knn_screen_) == set(GRAPH)
-    assert all(gap > screen.SCREEN_MARGIN * se for gap, se in est.knn_screen_.values())
+    assert all(gap > se for gap, se in est.knn_screen_.values())
     assert not searches  # neither in a split nor in the refit
     assert {"knn-screen", "ahcka-screen"} <= set(est.fit_times_)
     # they leave the race even with no race margin, so no later split searches the graph

@@ -2,8 +2,9 @@
 
 For each (input, seed), ``auto``'s first hold-out split is fitted as ``AutoClusterer(k,
 random_state=seed)`` fits it, twice over for the candidates that walk on the kNN graph
-(``ahcka``, ``hgnn-mixed``, ``spectral-zhou-mixed``): on the screen's coarse graph
-(:func:`~hyperclust.operators.knn.coarse_knn_affinity`, ``--probes`` lists per query) and
+(``ahcka``, ``hgnn-mixed``, ``spectral-zhou-mixed``): as the screen fits them (on the
+coarse graph, :func:`~hyperclust.operators.knn.coarse_knn_affinity` with ``--probes`` lists
+per query, at most ``SCREEN_MAX_ITER`` iterations; ``knn_screen.coarse_fit``) and
 on the graph of the library's own search (exact below the crossover, HNSW above: what
 ``auto`` uses today); the other candidates once. Every candidate is scored on the held-out
 split both ways (non-graph candidates' errors move a little too: the precision weights pool
@@ -41,7 +42,7 @@ def first_split_both(hg, k, seed, probes):
     import hyperclust.operators.knn as knn
     from hyperclust.cluster.auto import AutoClusterer
     from hyperclust.cluster.hsbm_heldout import paired_standard_errors
-    from hyperclust.cluster.knn_screen import graph_fitted, screen_gaps
+    from hyperclust.cluster.knn_screen import coarse_fit, graph_fitted, screen_gaps
     from hyperclust.metrics import acc
     from hyperclust.selection.loop import rank_candidates
 
@@ -53,7 +54,7 @@ def first_split_both(hg, k, seed, probes):
     split, est.skipped_ = est._splits(hg, seed)[0], {}
     graph, times, out = graph_fitted(names), {}, {}
     c0 = time.process_time()
-    coarse = est._fit_on(split.train, split, k, seed, names, beta, times, coarse=True)
+    coarse = coarse_fit(est, split.train, split, k, seed, names, beta, times)
     fine = est._fit_on(split.train, split, k, seed, graph, beta, times, score=False)[0]
     cpu = time.process_time() - c0
     labels = {"coarse": coarse[0],

@@ -433,15 +433,17 @@ class AutoClusterer(HypergraphClusterer):
                               float(self.race_margin), self.race_se,
                               float(self.race_indifference))
 
-    def _fit_on(self, train, split, k, seed, names, beta, times, coarse=False, score=True):
+    def _fit_on(self, train, split, k, seed, names, beta, times, coarse=False, score=True,
+                max_iter=None):
         """``(labels, fitted, walks, scores, memo)`` of the candidates fitted on ``train``, scored
         on ``split`` (by the random-walk score on ``train`` if None; ``score=False``: the first
-        three only); ``memo``: held-out terms. ``coarse``: on the screen's coarse kNN graph."""
+        three only); ``memo``: held-out terms. ``coarse``: on the screen's coarse kNN graph;
+        ``max_iter``: a lower cap than ``split_max_iter``."""
         fitted = {}
         walks, A = self._shared_walks(train, beta, seed, names, times, scored=split is None,
                                       coarse=coarse)
-        caps = {} if split is None else {"n_init": self.split_n_init,
-                                         "max_iter": self.split_max_iter}
+        caps = {} if split is None else {"n_init": self.split_n_init, "max_iter": min(
+            (v for v in (self.split_max_iter, max_iter) if v is not None), default=None)}
         loose = None if split is None or self.split_tol is None else float(self.split_tol)
         with shared_reductions(), ranking_tolerance(loose):  # one SVD, one solve for all
             fit = self._fitter(train, k, seed, names, walks, A, beta, fitted, times, caps=caps)
