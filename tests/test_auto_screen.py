@@ -107,3 +107,14 @@ def test_close_on_the_coarse_graph_the_fit_is_the_unscreened_one(edges_lead, mon
     for c in on.candidates_:
         np.testing.assert_array_equal(on.candidates_[c], off.candidates_[c])
     assert "knn" in on.fit_times_ and "ahcka-screen" in on.fit_times_
+
+
+@needs_faiss
+def test_the_screen_caps_the_iterations_of_the_graph_fitted_fits(edges_lead):
+    est = AutoClusterer(3, candidates=FEW, random_state=0)
+    est.skipped_, split, times = {}, est._splits(edges_lead, 0)[0], {}
+    labels, fitted, *_ = screen.coarse_fit(est, split.train, split, 3, 0, FEW, 0.5, times)
+    assert list(labels) == list(FEW)
+    assert fitted["ahcka"].max_iter == screen.SCREEN_MAX_ITER < est.split_max_iter
+    assert {"knn-screen", "ahcka-screen", "hgnn-mixed-screen", "hgnn"} <= set(times)
+    assert "ahcka" not in times
