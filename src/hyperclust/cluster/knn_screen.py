@@ -10,9 +10,9 @@ on a cheap graph (:func:`~hyperclust.operators.knn.coarse_knn_affinity`), with a
 ``SCREEN_MAX_ITER`` iterations, and scored with the others. A cheap graph makes them worse
 on average (medians per input up to .035 held-out error, single fits up to .14); if even so
 one comes within ``SCREEN_MARGIN`` paired standard errors plus ``SCREEN_SLACK`` of the
-leader's held-out error, the accurate search runs and they are refitted on it (the fit then goes on
-exactly as without the screen); otherwise they leave the race and the accurate search never
-runs. The margins bound the measured understatement of a cheap graph
+leader's held-out error, the accurate search runs and they are refitted on it (the fit then
+goes on exactly as without the screen); otherwise they leave the race and the accurate
+search never runs. The margins bound the measured understatement of a cheap graph
 (``benchmarks/studies/auto_screen.py``, docs/results/auto.md).
 """
 
