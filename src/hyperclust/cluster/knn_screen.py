@@ -140,7 +140,21 @@ def coarse_fit(est, train, split, k, seed, names, beta, times):
     """``(labels, fitted, walks, scores, memo)`` of ``names`` as the screen sees them: the
     candidates not fitted on the graph as usual, the graph-fitted ones on the coarse graph
     with at most :data:`SCREEN_MAX_ITER` iterations (``fit_times_`` keys ``"knn-screen"``,
-    ``"<name>-screen"``); all scored together (``walks``: the coarse graph's)."""
+    ``"<name>-screen"``); all scored together (``walks``: the coarse graph's).
+
+    Examples
+    --------
+    >>> from hyperclust.datasets import hypergraph_sbm
+    >>> from hyperclust.cluster.auto import AutoClusterer
+    >>> from hyperclust.operators.knn import ann_available
+    >>> hg = hypergraph_sbm(150, 2, homophily=0.9, n_features=4, random_state=0)
+    >>> est = AutoClusterer(2, candidates=("ahcka", "hgnn"))
+    >>> est.skipped_, split, times = {}, est._splits(hg, 0)[0], {}
+    >>> if ann_available():
+    ...     labels = coarse_fit(est, split.train, split, 2, 0, est.candidates, 0.5, times)[0]
+    ...     assert sorted(times) == ["ahcka-screen", "hgnn", "knn", "knn-screen"]
+    ...     assert list(labels) == ["ahcka", "hgnn"]
+    """
     graph = graph_fitted(names)
     labels, fitted = est._fit_on(train, split, k, seed, tuple(c for c in names
                                                               if c not in graph),
