@@ -5,17 +5,19 @@ Usage::
 
     PYTHONPATH=<tree>/src OMP_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 \\
         python benchmarks/studies/auto_attr_cpu.py [--n 1e5] [--knn library|ivf4] \\
-        [--runs 1] [--out rows.json] [--settings attributed]
+        [--runs 1] [--seeds 0] [--out rows.json] [--settings attributed]
 
 The input is ``hypergraph_sbm(n, 4, homophily=0.7, n_features=32, random_state=0)``; the
 structure-only fit gets the same hypergraph without its features. ``AutoClusterer(4,
-random_state=0)`` is fitted with the clock of ``fit_times_`` switched to
+random_state=seed)`` is fitted with the clock of ``fit_times_`` switched to
 ``time.process_time`` (CPU seconds of this process per candidate fit, per kNN search).
 ``--knn ivf4`` replaces every cosine kNN search by the cheap faiss IVF search of
 ``knn_recall_need.py`` (nprobe 4, re-ranked exactly), so that the rest can be timed at
 10^6 without the library's ~400 CPU s search; the graph then differs, so the candidates'
 times are those on that graph. Printed per run: total CPU, the kNN CPU, the rest, and every
-entry of ``fit_times_`` in CPU seconds.
+entry of ``fit_times_`` in CPU seconds, the pick, its ACC/NMI to the planted classes (for
+the report only) and whether the kNN screen ran the accurate search (``accurate_knn_``;
+absent before the screen).
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ def main(argv=None):
     ap.add_argument("--n", type=float, default=1e5)
     ap.add_argument("--knn", default="library", help="library, or a knn_recall_need variant")
     ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0])
     ap.add_argument("--out", default=None)
     ap.add_argument("--settings", nargs="+", default=["structure-only", "attributed"])
     args = ap.parse_args(argv)
@@ -61,6 +64,7 @@ def main(argv=None):
     from hyperclust.bench.provenance import load_average
     from hyperclust.cluster.auto import AutoClusterer
     from hyperclust.datasets import hypergraph_sbm
+    from hyperclust.metrics import acc, nmi
 
     _cpu_clock()
     if args.knn != "library":
@@ -73,19 +77,22 @@ def main(argv=None):
     hg = hypergraph_sbm(int(args.n), 4, homophily=0.7, n_features=32, random_state=0)
     plain = Hypergraph(hg.incidence, weights=hg.weights)
     rows = []
-    for run in range(args.runs):
-        for name, data in (("structure-only", plain), ("attributed", hg)):
-            if name not in args.settings:
-                continue
-            c0 = time.process_time()
-            est = AutoClusterer(4, random_state=0).fit(data)
-            cpu = time.process_time() - c0
-            knn = sum(v for k, v in est.fit_times_.items() if k.startswith("knn"))
-            rows.append({"setting": name, "run": run, "cpu": cpu, "knn": knn,
-                         "selected": est.selected_, "fit_times": est.fit_times_})
-            print(f"# {name}: {cpu:.1f} CPU s, kNN {knn:.1f}, rest {cpu - knn:.1f}, selected "
-                  f"{est.selected_}, fit_times_ CPU "
-                  f"{ {k: round(v, 2) for k, v in est.fit_times_.items()} }", flush=True)
+    for run, seed, (name, data) in ((r, s, d) for r in range(args.runs) for s in args.seeds
+                                    for d in (("structure-only", plain), ("attributed", hg))):
+        if name not in args.settings:
+            continue
+        c0 = time.process_time()
+        est = AutoClusterer(4, random_state=seed).fit(data)
+        cpu = time.process_time() - c0
+        knn = sum(v for k, v in est.fit_times_.items() if k.startswith("knn"))
+        quality = {"acc": acc(hg.labels, est.labels_), "nmi": nmi(hg.labels, est.labels_)}
+        rows.append({"setting": name, "run": run, "seed": seed, "cpu": cpu, "knn": knn,
+                     "selected": est.selected_, "fit_times": est.fit_times_, **quality,
+                     "accurate_knn": getattr(est, "accurate_knn_", None)})
+        print(f"# {name} seed {seed}: {cpu:.1f} CPU s, kNN {knn:.1f}, rest {cpu - knn:.1f}, "
+              f"selected {est.selected_} (ACC {quality['acc']:.4f}, NMI {quality['nmi']:.4f}, "
+              f"accurate search {rows[-1]['accurate_knn']}), fit_times_ CPU "
+              f"{ {k: round(v, 2) for k, v in est.fit_times_.items()} }", flush=True)
     print(f"load after {load_average()}")
     if args.out:
         with open(args.out, "w") as fh:

@@ -19,15 +19,18 @@ import numpy as np
 
 from ..selection.alignment import attribute_alignment
 from ..selection.objectives import hyperedge_cohesion, rwr_conductance
-from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
+from ..operators.knn import (KNN_METHODS, MixedWalk, coarse_knn_affinity, knn_affinity,
+                             searches_approximately)
 from ..operators.subspace import ranking_tolerance
 from ..selection.loop import fit_candidates, rank_candidates, rank_rounds
 from ..selection.race import RACE_SES, race_survivors
 from .._validation import Check, Interval, Options
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import shared_reductions
+from .auto_reason import selection_reason
 from .candidates import CANDIDATE_TABLE, candidate_fitter, default_candidates
 from .hsbm_heldout import WEIGHTINGS, heldout_errors, paired_standard_errors, split_hypergraph
+from .knn_screen import first_fit
 
 __all__ = ["AutoClusterer", "CANDIDATES", "STRUCTURE_CANDIDATES", "HETEROPHILIC_CANDIDATES"]
 
@@ -183,6 +186,13 @@ class AutoClusterer(HypergraphClusterer):
         ``1 / SE^2`` of each view's error over the candidates (the fewer or noisier the
         held-out items, the less a view sways the pick; the scores then depend on the set of
         candidates); ``"coverage"``, by the share of the nodes each view judges.
+    knn_screen : bool, default True
+        Where the first split's attributes would be searched approximately (above the
+        exact-search crossover, or ``knn_method="approximate"``), fit its graph-fitted
+        candidates first on a coarse kNN graph and run the accurate search only when one of
+        them comes close to the best (:mod:`~hyperclust.cluster.knn_screen`): that search
+        costs more than every candidate together at 10^6 nodes and serves only them. Below
+        the crossover nothing changes.
     verbose : bool, default False
         Print one progress line per candidate fit to stderr (the CLI turns it on).
     random_state : int, default 0
@@ -234,7 +244,13 @@ class AutoClusterer(HypergraphClusterer):
     fit_times_ : dict of str -> float
         Seconds per candidate fit, summed over splits (the shared kNN search under
         ``"knn"``; the refit of the pick under ``"<name>-full"`` and its kNN under
-        ``"knn-full"``).
+        ``"knn-full"``; the kNN screen's search and fits under ``"knn-screen"`` and
+        ``"<name>-screen"``).
+    knn_screen_ : dict of str -> (float, float) or None
+        The kNN screen: each graph-fitted candidate's first-split error on the coarse graph
+        minus the best's, and its paired standard error (None: no screen ran).
+    accurate_knn_ : bool or None
+        Whether the accurate search ran after the screen (None: no screen ran).
     walk_ : MixedWalk
         The walk of the last fit (the pick's refit with the held-out selection): the mixed
         walk, or the hypergraph walk alone when neither the pick nor the score walks on the
@@ -279,6 +295,7 @@ class AutoClusterer(HypergraphClusterer):
         "split_max_iter": [None, Interval(int, 1)],
         "split_tol": [None, Interval(float, 0, closed="neither")],
         "view_weights": [Options(WEIGHTINGS)],
+        "knn_screen": [bool],
         "verbose": [bool, Interval(int, 0)],
     }
 
@@ -287,7 +304,7 @@ class AutoClusterer(HypergraphClusterer):
                  selection="heldout", holdout_share=0.1, n_splits=3, race=4,
                  race_margin=RACE_MARGIN, race_indifference=RACE_INDIFFERENCE, race_se="items",
                  split_n_init=SPLIT_N_INIT, split_max_iter=SPLIT_MAX_ITER, split_tol=SPLIT_TOL,
-                 view_weights="precision", verbose=False, random_state=0):
+                 view_weights="precision", knn_screen=True, verbose=False, random_state=0):
         self.n_clusters = n_clusters
         self.candidates = candidates
         self.n_neighbors = n_neighbors
@@ -308,6 +325,7 @@ class AutoClusterer(HypergraphClusterer):
         self.split_max_iter = split_max_iter
         self.split_tol = split_tol
         self.view_weights = view_weights
+        self.knn_screen = knn_screen
         self.verbose = verbose
         self.random_state = random_state
 
@@ -337,11 +355,12 @@ class AutoClusterer(HypergraphClusterer):
         splits = self._splits(hg, seed)
         self.split_ = splits[0]
         times, self.skipped_ = {}, {}
-        fits = [self._fit_on(hg if splits[0] is None else splits[0].train, splits[0], k, seed,
-                             names, beta, times)]
+        fits = [first_fit(self, hg, splits[0], k, seed, names, beta, times)]
         labels, fitted, walks = fits[0][:3]
         if len(splits) > 1:  # the race: the best of the first split go on to the others
             names = self._race(labels, fits[0][3], k, splits[0], fits[0][4])
+            if self.accurate_knn_ is False:  # screened out: no split searches the graph
+                names = tuple(c for c in names if c not in self.knn_screen_)
             for split in splits[1:]:
                 if len(names) < 2:  # one left: the splits so far have decided
                     break
@@ -367,7 +386,7 @@ class AutoClusterer(HypergraphClusterer):
         self.fit_times_ = times
         self.walk_ = walks["plain"]
         self.beta_ = beta
-        self.selection_reason_ = self._reason(k)
+        self.selection_reason_ = selection_reason(self)
         return self
 
     def _embedding(self, est):
@@ -414,28 +433,39 @@ class AutoClusterer(HypergraphClusterer):
                               float(self.race_margin), self.race_se,
                               float(self.race_indifference))
 
-    def _fit_on(self, train, split, k, seed, names, beta, times):
+    def _fit_on(self, train, split, k, seed, names, beta, times, coarse=False, score=True,
+                max_iter=None):
         """``(labels, fitted, walks, scores, memo)`` of the candidates fitted on ``train``, scored
-        on ``split`` (by the random-walk score on ``train`` if None); ``memo``: held-out terms."""
+        on ``split`` (by the random-walk score on ``train`` if None; ``score=False``: the first
+        three only); ``memo``: held-out terms. ``coarse``: on the screen's coarse kNN graph;
+        ``max_iter``: a lower cap than ``split_max_iter``."""
         fitted = {}
-        walks, A = self._shared_walks(train, beta, seed, names, times, scored=split is None)
-        caps = {} if split is None else {"n_init": self.split_n_init,
-                                         "max_iter": self.split_max_iter}
+        walks, A = self._shared_walks(train, beta, seed, names, times, scored=split is None,
+                                      coarse=coarse)
+        caps = {} if split is None else {"n_init": self.split_n_init, "max_iter": min(
+            (v for v in (self.split_max_iter, max_iter) if v is not None), default=None)}
         loose = None if split is None or self.split_tol is None else float(self.split_tol)
         with shared_reductions(), ranking_tolerance(loose):  # one SVD, one solve for all
             fit = self._fitter(train, k, seed, names, walks, A, beta, fitted, times, caps=caps)
             labels = fit_candidates(names, fit)
+        if not score:
+            return labels, fitted, walks
         return (labels, fitted, walks, *self._scores(train, split, labels, walks["plain"]))
 
-    def _shared_walks(self, hg, beta, seed, names, times, key="knn", scored=False):
+    def _shared_walks(self, hg, beta, seed, names, times, key="knn", scored=False,
+                      coarse=False):
         """``(walks, A)``: the kNN affinity (None without attributes, or when neither a
-        candidate of ``names`` nor the score (``scored``) walks on it) and the walks the
-        candidates ``names`` share, built once on ``hg``."""
+        candidate of ``names`` nor the score (``scored``) walks on it; ``coarse``: the
+        screen's, under ``"knn-screen"``) and the walks the candidates ``names`` share,
+        built once on ``hg``."""
         walked = scored or any(CANDIDATE_TABLE[c].walk is not None for c in names)
         has_features = hg.features is not None and beta > 0 and hg.n_nodes > 1 and walked
+        key = "knn-screen" if coarse else key
         t0 = time.perf_counter()
-        A = knn_affinity(hg.features, int(self.n_neighbors), method=self.knn_method,
-                         random_state=seed) if has_features else None
+        search, how = ((coarse_knn_affinity, {}) if coarse
+                       else (knn_affinity, {"method": self.knn_method}))
+        A = search(hg.features, int(self.n_neighbors), random_state=seed,
+                   **how) if has_features else None
         times[key] = times.get(key, 0.0) + time.perf_counter() - t0
         walks = {"plain": MixedWalk(hg, A, beta=beta)}
         if any(CANDIDATE_TABLE[c].walk == "lazy" for c in names):
@@ -452,36 +482,6 @@ class AutoClusterer(HypergraphClusterer):
                                    n_hops=int(self.n_hops), balance=self.balance)
                 + (hyperedge_cohesion(hg, y) if self.heterophilic_ else 0.0)
                 for c, y in labels.items()}, {}
-
-    def _reason(self, k):
-        """One line saying why ``selected_`` was picked (the CLI prints it)."""
-        what = "random-walk conductance"
-        if self.selection == "heldout" and self.split_ is None:
-            what += " (too few hyperedges and attribute columns to hold any out)"
-        if self.split_ is not None:
-            views = [v for v, w in (("hyperedges", self.split_.edge_coverage),
-                                    ("attribute columns", self.split_.attribute_coverage)) if w]
-            how = {"precision": "by its precision over the candidates",
-                   "coverage": "by the share of nodes it sees"}[self.view_weights]
-            what = ("held-out error (1 - AUC on the held-out " + " and ".join(views or ["nothing"])
-                    + ", each view weighted " + how + ")")
-        raced = len(self.raced_) < len(self.scores_)
-        if self.n_splits_ > 1:
-            what += f", averaged over {self.n_splits_} splits" + (
-                f" for the {len(self.raced_)} best of the first" if raced else "")
-        elif int(self.n_splits) > 1 and self.split_ is not None:
-            what += (", one split: every other candidate was " + (
-                f"more than {self.race_margin:g} paired standard errors behind the best or "
-                f"could beat it by less than {self.race_indifference:g}"
-                if self.race_se == "items" and self.race_margin is not None
-                else f"outside the race of the {self.race} best"))
-        rounds = {c: sum(c in f for f in self.split_fits_) for c in self.scores_}
-        parts = [f"{c} {self.scores_[c]:.4f}{self.ranking_.note(c)}"
-                 + (" (first split only)" if rounds[c] == 1 < self.n_splits_ else
-                    f" ({rounds[c]} of {self.n_splits_} splits)" if rounds[c] < self.n_splits_
-                    else "")
-                 for c in self.ranking_.order]
-        return f"selected {self.selected_} by {what}, lower is better: " + ", ".join(parts)
 
     def _resolve_beta(self, hg):
         """``(beta, alignment)``: the kNN weight to use and the test that chose it."""

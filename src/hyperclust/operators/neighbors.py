@@ -21,7 +21,8 @@ from ._rerank import rerank as _rerank
 from ._topk import order_by_value, top_k_sorted
 
 __all__ = ["EXACT_MAX_NODES", "KNN_METHODS", "exact_cosine_neighbors",
-           "approximate_cosine_neighbors", "cosine_knn", "knn_affinity", "ann_available"]
+           "approximate_cosine_neighbors", "cosine_knn", "neighbor_affinity", "knn_affinity",
+           "ann_available"]
 
 KNN_METHODS = ("auto", "exact", "approximate")
 _DENSIFY_LIMIT = 2 ** 25  # entries of a sparse feature matrix densified for the exact search
@@ -446,9 +447,36 @@ def knn_affinity(X, n_neighbors: int = 10, *, method: str = "auto",
     >>> A[0].indices.tolist(), A[1].indices.tolist()   # 0 and 1: each other's neighbour
     ([1], [0])
     """
-    n = X.shape[0]
-    idx, sim = cosine_knn(X, n_neighbors, method=method, exact_max_nodes=exact_max_nodes,
-                          random_state=random_state)
+    return neighbor_affinity(*cosine_knn(X, n_neighbors, method=method,
+                                         exact_max_nodes=exact_max_nodes,
+                                         random_state=random_state))
+
+
+def neighbor_affinity(idx, sim) -> sp.csr_matrix:
+    """``A = S + S^T`` of :func:`knn_affinity` from any search's neighbour lists.
+
+    Parameters
+    ----------
+    idx : ndarray of int, shape (n, K)
+        Neighbour ids per node, ``-1`` for none.
+    sim : ndarray of float, shape (n, K)
+        Their cosine similarities (negative ones are dropped).
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix, shape (n, n)
+        Symmetric, non-negative, zero diagonal.
+
+    Examples
+    --------
+    Node 0's one neighbour is node 1; node 1 has none, yet gets the edge back:
+
+    >>> ids, sims = np.array([[1], [-1]]), np.array([[0.5], [0.0]])
+    >>> neighbor_affinity(ids, sims).toarray()
+    array([[0. , 0.5],
+           [0.5, 0. ]])
+    """
+    n = idx.shape[0]
     rows = np.repeat(np.arange(n), idx.shape[1])
     w = np.maximum(sim.ravel(), 0.0)
     cols = idx.ravel()
