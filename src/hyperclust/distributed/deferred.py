@@ -17,11 +17,27 @@ _KEY = "deferred block"
 
 
 def defer(fn, *args) -> dict:
-    """``fn(*args)``, not run (a dict: Dask resolves the futures inside it)."""
+    """``fn(*args)``, not run (a dict: Dask resolves the futures inside it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> block = defer(np.multiply, np.arange(3.0), 2.0)
+    >>> is_deferred(block), resolve(block).tolist()
+    (True, [0.0, 2.0, 4.0])
+    """
     return {_KEY: [fn, *args]}
 
 
 def is_deferred(X) -> bool:
+    """Whether ``X`` is a block made by :func:`defer` (not yet run).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> is_deferred(defer(np.zeros, 2)), is_deferred(np.zeros(2))
+    (True, False)
+    """
     return isinstance(X, dict) and _KEY in X
 
 
@@ -42,6 +58,17 @@ def resolve(X):
 
 def materialize(client, blocks) -> list:
     """The blocks as futures: the deferred ones submitted as tasks (on the worker holding
-    their inputs), the others as they are."""
+    their inputs), the others as they are.
+
+    Examples
+    --------
+    >>> import distributed
+    >>> import numpy as np
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
+    ...     x = c.scatter(np.ones(2))
+    ...     blocks = materialize(c, [defer(np.add, x, 1.0), x])
+    ...     [b.result().tolist() for b in blocks]
+    [[2.0, 2.0], [1.0, 1.0]]
+    """
     return [client.submit(resolve, X, retries=RETRIES, pure=False) if is_deferred(X) else X
             for X in blocks]
