@@ -92,6 +92,13 @@ def screened_in(gaps: dict, lead: str, margin: float = SCREEN_MARGIN,
                  if c == lead or gap <= float(margin) * se + float(slack))
 
 
+def _merged(names, graph, graph_labels, other_labels) -> dict:
+    """The labels of ``names`` in their order: the graph-fitted ones from ``graph_labels``,
+    the others from ``other_labels`` (a candidate missing from its dict, skipped, is left out)."""
+    return {c: (graph_labels if c in graph else other_labels)[c] for c in names
+            if c in (graph_labels if c in graph else other_labels)}
+
+
 def first_fit(est, hg, split, k, seed, names, beta, times):
     """``est._fit_on`` of the first split (``(labels, fitted, walks, scores, memo)``) of an
     :class:`~hyperclust.cluster.auto.AutoClusterer` ``est``, through the screen when
@@ -130,8 +137,7 @@ def first_fit(est, hg, split, k, seed, names, beta, times):
         return labels, fitted, walks, scores, memo
     fine, fine_fitted, walks = est._fit_on(train, split, k, seed, graph, beta, times,
                                            score=False)
-    labels = {c: (fine if c in graph else labels)[c] for c in names
-              if c in (fine if c in graph else labels)}
+    labels = _merged(names, graph, fine, labels)
     fitted.update(fine_fitted)
     return (labels, fitted, walks, *est._scores(train, split, labels, walks["plain"]))
 
@@ -165,7 +171,6 @@ def coarse_fit(est, train, split, k, seed, names, beta, times):
     for c in graph:
         if c in times:
             times[c + "-screen"] = times.pop(c)
-    labels = {c: (coarse if c in graph else labels)[c] for c in names
-              if c in (coarse if c in graph else labels)}
+    labels = _merged(names, graph, coarse, labels)
     fitted.update(coarse_fitted)
     return (labels, fitted, walks, *est._scores(train, split, labels, walks["plain"]))

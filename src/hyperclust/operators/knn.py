@@ -27,7 +27,7 @@ import scipy.sparse as sp
 
 from .base import Operator, SymmetricOperator, edge_scale, loop_degrees, safe_inverse
 from ._rerank import rerank
-from .neighbors import (EXACT_MAX_NODES, KNN_METHODS, _ann_input, _exact_in_auto, _unit_rows,
+from .neighbors import (EXACT_MAX_NODES, KNN_METHODS, _ann_input, _approximate_path, _unit_rows,
                         ann_available, approximate_cosine_neighbors, cosine_knn,
                         exact_cosine_neighbors, knn_affinity, neighbor_affinity)
 
@@ -318,9 +318,7 @@ def searches_approximately(X, method: str = "auto") -> bool:
     """
     if method not in KNN_METHODS:
         raise ValueError(f"method must be one of {KNN_METHODS}, got {method!r}")
-    if method == "exact" or X.shape[0] < 2:
-        return False
-    return method == "approximate" or (not _exact_in_auto(X, None) and ann_available())
+    return X.shape[0] >= 2 and _approximate_path(X, method)
 
 
 def coarse_cosine_neighbors(X, n_neighbors: int, *, n_probe: int | None = None,

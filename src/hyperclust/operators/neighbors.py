@@ -401,11 +401,17 @@ def cosine_knn(X, n_neighbors: int = 10, *, method: str = "auto",
     n = X.shape[0]
     if n < 2:
         return np.empty((n, 0), dtype=np.int64), np.empty((n, 0))
-    if method == "approximate" or (method == "auto" and not _exact_in_auto(X, exact_max_nodes)
-                                   and ann_available()):
+    if _approximate_path(X, method, exact_max_nodes):
         return approximate_cosine_neighbors(X, n_neighbors, tie_break="random",
                                             random_state=random_state)
     return exact_cosine_neighbors(X, n_neighbors, tie_break="random", random_state=random_state)
+
+
+def _approximate_path(X, method, exact_max_nodes=None):
+    """Whether :func:`cosine_knn` searches ``X`` (two rows or more) with faiss."""
+    if method != "auto":
+        return method == "approximate"
+    return not _exact_in_auto(X, exact_max_nodes) and ann_available()
 
 
 def _exact_in_auto(X, exact_max_nodes):
