@@ -179,11 +179,15 @@ class PhaseClock:
         setattr(BackgroundImport, name, timed)
 
 
-def child(path: str, gamma_init: str) -> dict:
-    """One fit in this (fresh) process, its phases wrapped; returns the record."""
+def child(path: str, gamma_init: str, torch_imported: bool = False) -> dict:
+    """One fit in this (fresh) process, its phases wrapped; returns the record
+    (``torch_imported``: torch imported before the fit, as a second fit in a process or a
+    program that already uses torch sees it)."""
     import resource
 
     hg = load_input(path)
+    if torch_imported:
+        import torch  # noqa: F401
     from hyperclust.bench.memory import current_rss_mb
     from hyperclust.cluster.unidhc import UniDHC
     from hyperclust.threads import current_limit, default_threads, input_work
@@ -230,10 +234,11 @@ def bare_pair(path, width: int = 32, repeats: int = 3) -> tuple:
     return min(r[0] for r in runs), min(r[1] for r in runs)
 
 
-def run_child(path, gamma_init, timeout, src) -> dict:
+def run_child(path, gamma_init, timeout, src, torch_imported=False) -> dict:
     """One fit in a fresh process importing hyperclust from ``src``."""
     out = subprocess.run([sys.executable, __file__, "--child", str(path), "--gamma-init",
-                          gamma_init], capture_output=True, text=True, timeout=timeout,
+                          gamma_init] + ["--torch-imported"] * torch_imported,
+                         capture_output=True, text=True, timeout=timeout,
                          env=dict(os.environ, PYTHONPATH=str(src)))
     if out.returncode:
         sys.exit(f"the fit's process failed:\n{out.stderr[-3000:]}")
@@ -306,17 +311,21 @@ def main(argv=None):
                     "checkout's; repeatable (trees ref, ref2, ...)")
     ap.add_argument("--input", metavar="NPZ", help="the input's file: reused when it "
                     "exists (save_input's format), else the HSBM of --n is built and saved there")
+    ap.add_argument("--torch-imported", action="store_true", help="import torch in each "
+                    "fit's process before the fit (a second fit's set-up, or a program's "
+                    "that already uses torch): the fit does not pay torch's first import")
     ap.add_argument("--child", metavar="NPZ", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        print(json.dumps(child(args.child, args.gamma_init)), flush=True)
+        print(json.dumps(child(args.child, args.gamma_init, args.torch_imported)), flush=True)
         return
     from hyperclust.bench.provenance import load_average, run_provenance
 
     trees = {"this": ROOT / "src", **{"ref" + (str(i + 1) if i else ""): Path(src)
                                       for i, src in enumerate(args.ref)}}
     head = {**run_provenance(), "n": int(args.n), "repeats": args.repeats,
-            "gamma_init": args.gamma_init, "trees": {k: str(v) for k, v in trees.items()},
+            "gamma_init": args.gamma_init, "torch_imported": args.torch_imported,
+            "trees": {k: str(v) for k, v in trees.items()},
             "env_threads": {k: os.environ.get(k) for k in ("HYPERCLUST_NUM_THREADS",
                                                            "OMP_NUM_THREADS")}}
     fits, kernel = {tree: [] for tree in trees}, []
@@ -327,7 +336,8 @@ def main(argv=None):
         print(json.dumps(head), flush=True)
         for _ in range(args.repeats):  # the trees interleaved: both see the same load
             for tree, src in trees.items():
-                fits[tree].append(run_child(path, args.gamma_init, args.timeout, src))
+                fits[tree].append(run_child(path, args.gamma_init, args.timeout, src,
+                                            args.torch_imported))
                 print(json.dumps({"tree": tree, **fits[tree][-1]}), flush=True)
             kernel.append(bare_pair(path))
     for tree in trees:
