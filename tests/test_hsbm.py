@@ -195,13 +195,33 @@ def test_weight_grid_fits_stop_once_the_labels_settle():
         est.n_iter = iterations
         return est._em(ops, 3, 1.0, start)[0].argmax(axis=1)
 
-    labels = [labels_after(j) for j in range(max(it_grid - hsbm.GRID_PATIENCE, 0), it_grid + 1)]
+    labels = [labels_after(j) for j in range(max(it_grid - hsbm.LABEL_PATIENCE, 0), it_grid + 1)]
     changes = [np.count_nonzero(a != b) for a, b in zip(labels, labels[1:])]
     calm = [c < hsbm.GRID_LABEL_TOL * 600 for c in changes]
-    assert calm[-hsbm.GRID_PATIENCE:] == [True] * hsbm.GRID_PATIENCE
-    if it_grid > hsbm.GRID_PATIENCE:  # the iteration before the calm run was not calm
-        before = np.count_nonzero(labels_after(it_grid - hsbm.GRID_PATIENCE - 1) != labels[0])
+    assert calm[-hsbm.LABEL_PATIENCE:] == [True] * hsbm.LABEL_PATIENCE
+    if it_grid > hsbm.LABEL_PATIENCE:  # the iteration before the calm run was not calm
+        before = np.count_nonzero(labels_after(it_grid - hsbm.LABEL_PATIENCE - 1) != labels[0])
         assert before >= hsbm.GRID_LABEL_TOL * 600
+
+
+def test_final_fit_stops_once_its_labels_settle():
+    import hyperclust.cluster.hsbm as hsbm
+
+    hg = hypergraph_sbm(600, 3, homophily=0.7, n_features=8, random_state=0)
+    est = HypergraphSBM(3, attribute_weight=1.0, random_state=0).fit(hg)
+    start = one_hot(hsbm._initial_labels(hg, 3, 0, est.n_init), 3)
+    ops = est._operands(hg, 0, 1.0)
+    _, it_tol = est._em(ops, 3, 1.0, start)  # without the label rule: to tol or n_iter
+    assert est.n_iter_ < it_tol
+
+    def labels_after(iterations):  # the fit's EM path, cut after that many iterations
+        probe = HypergraphSBM(3, n_iter=iterations, random_state=0)
+        return probe._em(ops, 3, 1.0, start)[0].argmax(axis=1)
+
+    # 600 x FINAL_LABEL_TOL < 1: no label moved in the LABEL_PATIENCE iterations before the stop
+    for j in range(est.n_iter_ - hsbm.LABEL_PATIENCE, est.n_iter_ + 1):
+        assert np.array_equal(labels_after(j), est.labels_)
+    assert not np.array_equal(labels_after(est.n_iter_ - hsbm.LABEL_PATIENCE - 1), est.labels_)
 
 
 def test_row_max_and_argmax_equal_numpys():
