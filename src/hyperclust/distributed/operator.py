@@ -41,7 +41,7 @@ from .exchange import (block_rows, down_worker, pick, plan_exchange, private_par
                        reduce_home, slice_for)
 from .exchange import register_sizeof as _register_plan_sizeof
 from . import pairwise as _pairwise
-from .pairwise import down_pairs, pair_rows, plan_pairs, shared_part
+from .pairwise import down_pairs, pair_rows, plan_pairs, shared_part, up_matrix
 from .pairwise import _register_sizeof as _register_pairs_sizeof
 from .partitioned import PartitionedHypergraph, load_edge_block, load_edge_scale, load_node_block
 
@@ -144,17 +144,21 @@ def _up_block(block, X, plan, i, down, local, received, t_sum, t, then):
     return _finish_up(block, X, Y, t_sum, t, then)
 
 
-def _up_rows(block, X, G, t_sum, t, then):
-    """Phase 2 from the gathered rows ``G`` (:func:`~.pairwise.pair_rows`): as
+def _up_rows(block, X, G, t_sum, t, then, plan=None, i=0):
+    """Phase 2 from the gathered rows ``G`` (:func:`~.pairwise.pair_rows`, in the
+    numbering of ``plan``'s block ``i``: :func:`~.pairwise.up_matrix`): as
     :func:`_up_block`."""
-    return _finish_up(block, X, _rows_product(block, G, G.shape[1], G.dtype), t_sum, t, then)
+    H = block.H if plan is None else up_matrix(plan, i, block)
+    return _finish_up(block, X, _rows_product(block, G, G.shape[1], G.dtype, H), t_sum, t,
+                      then)
 
 
-def _rows_product(block, G, width, dtype):
-    """``diag(left) H_b G`` (zeros where the block touches no hyperedge)."""
+def _rows_product(block, G, width, dtype, H=None):
+    """``diag(left) H_b G`` (zeros where the block touches no hyperedge; ``H``: ``H_b``
+    in the numbering of ``G``'s rows, by default the block's)."""
     if not G.shape[0]:
         return np.zeros((block.n_rows, width), dtype=dtype)
-    Y = sparse_product(block.H, G, n_threads=1)
+    Y = sparse_product(block.H if H is None else H, G, n_threads=1)
     Y *= block.left[:, None]  # in place: the same products, one block fewer
     return Y
 
@@ -347,7 +351,7 @@ class BlockOperator:
                 X = X_blocks[b] if has_diag or reads_input(step) else None
                 if rows is not None:
                     out[b] = _on(c, w, _up_rows, self.blocks[b], X, rows[b], t_sum,
-                                 self.rank_one, step)
+                                 self.rank_one, step, plans[w], i)
                     continue
                 out[b] = _on(c, w, _up_block, self.blocks[b], X, plans[w], i, phase1[w],
                              reduced.get(w, {}), received[w], t_sum, self.rank_one, step)
