@@ -63,7 +63,8 @@ def distributed_phases(phg, X, repeats):
     Xs = [np.ascontiguousarray(X[bounds[b]:bounds[b + 1]]) for b in range(phg.n_blocks)]
     cpu, down, sent = {}, {}, {}
     for w, bs in groups.items():
-        t, down[w] = _least(lambda: pairwise.down_pairs(plans[w], True, *[blocks[b] for b in bs],
+        t, down[w] = _least(lambda: pairwise.down_pairs(plans[w], True, False,
+                                                        *[blocks[b] for b in bs],
                                                         *[Xs[b] for b in bs]), repeats)
         cpu["down_pairs"] = cpu.get("down_pairs", 0.0) + t
         t, sent[w] = _least(lambda: pairwise.shared_part(down[w], plans[w]), repeats)

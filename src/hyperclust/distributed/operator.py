@@ -107,10 +107,6 @@ def _load_inverse_sizes(path):
     return safe_inverse(load_edge_block(path)[1].astype(np.float64))
 
 
-def _zeros(rows, cols, dtype):
-    return np.zeros((rows, cols), dtype=dtype)
-
-
 def _down(block, X, scaled=True):
     """Phase 1 map: pieces ``{j: (rows in partition j, H_b^T R_b X_b rows)}``, and
     ``R_b^T X_b`` (for the rank-one term) under key -1 (``scaled=False``: ``R_b = 1``)."""
@@ -144,18 +140,16 @@ def _up_block(block, X, plan, i, down, local, received, t_sum, t, then):
     return _finish_up(block, X, Y, t_sum, t, then)
 
 
-def _up_rows(block, X, G, t_sum, t, then, plan=None, i=0):
-    """Phase 2 from the gathered rows ``G`` (:func:`~.pairwise.pair_rows`, in the
-    numbering of ``plan``'s block ``i``: :func:`~.pairwise.up_matrix`): as
-    :func:`_up_block`."""
-    H = block.H if plan is None else up_matrix(plan, i, block)
-    return _finish_up(block, X, _rows_product(block, G, G.shape[1], G.dtype, H), t_sum, t,
-                      then)
+def _up_rows(block, X, G, t_sum, t, then, plan, i):
+    """Phase 2 from the gathered rows ``G`` (:func:`~.pairwise.pair_rows`, numbered as
+    :func:`~.pairwise.up_matrix` says): as :func:`_up_block`."""
+    Y = _rows_product(block, G, G.shape[1], G.dtype, up_matrix(plan, i, block))
+    return _finish_up(block, X, Y, t_sum, t, then)
 
 
 def _rows_product(block, G, width, dtype, H=None):
-    """``diag(left) H_b G`` (zeros where the block touches no hyperedge; ``H``: ``H_b``
-    in the numbering of ``G``'s rows, by default the block's)."""
+    """``diag(left) H G``, ``H`` the block's ``H_b`` numbered as ``G``'s rows (by default
+    its own); zeros where the block touches no hyperedge."""
     if not G.shape[0]:
         return np.zeros((block.n_rows, width), dtype=dtype)
     Y = sparse_product(block.H if H is None else H, G, n_threads=1)
@@ -325,8 +319,9 @@ class BlockOperator:
     def _apply_pairwise(self, X_blocks, then, groups, plans):
         """:meth:`apply` by the pairwise exchange (:mod:`.pairwise`)."""
         c = self.client
-        down = {w: _on(c, w, down_pairs, plans[w], True, *[self.blocks[b] for b in bs],
-                       *[X_blocks[b] for b in bs]) for w, bs in groups.items()}
+        down = {w: _on(c, w, down_pairs, plans[w], True, bool(self.rank_one),
+                       *[self.blocks[b] for b in bs], *[X_blocks[b] for b in bs])
+                for w, bs in groups.items()}
         sent = {w: _on(c, w, shared_part, down[w], plans[w])
                 for w in groups} if len(groups) > 1 else {}
         # the rows a block reads gathered in a task of their own: the last task (and its
@@ -423,7 +418,7 @@ class BlockOperator:
                 out.append(sub(_sum_edges, int(self._edge_sizes[j]), inverse, j,
                                *pieces_of[j]))
             else:
-                out.append(sub(_zeros, int(self._edge_sizes[j]), int(width), self.dtype))
+                out.append(sub(np.zeros, (int(self._edge_sizes[j]), int(width)), self.dtype))
         return out
 
 

@@ -53,8 +53,9 @@ class PairPlan:
 
     Attributes
     ----------
-    union : exchange._Union
-        The rows of each hyperedge partition the worker's blocks touch.
+    union : exchange._Union or None
+        The rows of each hyperedge partition the worker's blocks touch (None, and the
+        three dicts below empty, where the plan keeps a halo layout instead).
     shared, private : dict
         ``j -> positions in union.rows[j]`` of the rows the other worker also touches
         (increasing, hence in the order the other worker sends them), and of the others;
@@ -71,9 +72,10 @@ class PairPlan:
 
     @property
     def nbytes(self) -> int:
-        arrays = [*self.union.rows.values(), *self.shared.values(), *self.private.values(),
-                  *self.scale.values()]
-        arrays += [p for pos in self.union.pos for p in pos.values()]
+        arrays = [*self.shared.values(), *self.private.values(), *self.scale.values()]
+        if self.union is not None:
+            arrays += [*self.union.rows.values()]
+            arrays += [p for pos in self.union.pos for p in pos.values()]
         own = int(sum(a.nbytes for a in arrays))
         return own + (self.layout.nbytes if self.layout is not None else 0)
 
@@ -178,13 +180,14 @@ def _finish(union, parts, *block):
         masks.append(np.zeros(union.rows[j].size, dtype=bool) if mask is None else mask)
         if mask is not None and mask.any():
             shared[j], private[j] = np.flatnonzero(mask), np.flatnonzero(~mask)
-    layout = None
-    if block:
-        cat = lambda arrays, dtype: np.concatenate(arrays) if arrays \
-            else np.zeros(0, dtype=dtype)  # noqa: E731
-        layout = halo_layout(block[0], cat(masks, bool),
-                             cat([scale[j] for j in sorted(scale)], np.float64))
-    return PairPlan(union, shared, private, scale, layout)
+    if not block:
+        return PairPlan(union, shared, private, scale)
+    cat = lambda arrays, dtype: np.concatenate(arrays) if arrays \
+        else np.zeros(0, dtype=dtype)  # noqa: E731
+    # the layout alone: the union's indices would stay on the worker unread
+    return PairPlan(None, {}, {}, {}, halo_layout(block[0], cat(masks, bool),
+                                                  cat([scale[j] for j in sorted(scale)],
+                                                      np.float64)))
 
 
 def plan_pairs(op, owners, on):
@@ -211,14 +214,15 @@ def plan_pairs(op, owners, on):
     return groups, plans
 
 
-def down_pairs(plan, scaled, *pairs):
+def down_pairs(plan, scaled, column_sums, *pairs):
     """Phase 1 on one worker: ``{j: its sums over union.rows[j]}``, those of a
     partition with shared rows split into ``j``: the shared rows (what travels) and
     ``("private", j)``: the others; ``-1``: the column sums of ``R X`` (the rank-one term)
     and ``"input"``: the ``X`` blocks' width and dtype. ``pairs``: its blocks, then their
-    ``X`` blocks. With a halo layout the sums are one array in its order, ``"layout"``."""
+    ``X`` blocks. With a halo layout the sums are one array in its order, ``"layout"``,
+    and ``-1`` only where ``column_sums`` asks for it."""
     if plan.layout is not None:
-        return _down_layout(plan.layout, scaled, *pairs)
+        return _down_layout(plan.layout, scaled, column_sums, *pairs)
     sums, out = union_sums(plan.union, scaled, pairs)
     for j, V in sums.items():
         if j in plan.shared:  # copies: the whole sums are freed when the task ends
@@ -228,13 +232,16 @@ def down_pairs(plan, scaled, *pairs):
     return out
 
 
-def _down_layout(layout, scaled, block, X):
+def _down_layout(layout, scaled, column_sums, block, X):
     """:func:`down_pairs` of a worker's one block in its halo layout: the rows of
     ``union_sums`` (the block alone touches each), in the layout's order."""
     X = resolve(X)
     RX = block.right[:, None] * X if scaled and not _times_one(block, X) else X
-    return {"layout": sparse_product(layout.Ht, RX, n_threads=1),
-            -1: 0.0 + RX.sum(axis=0), "input": (X.shape[1], X.dtype)}
+    out = {"layout": sparse_product(layout.Ht, RX, n_threads=1),
+           "input": (X.shape[1], X.dtype)}
+    if column_sums:  # a pass over the block only the rank-one term reads
+        out[-1] = 0.0 + RX.sum(axis=0)
+    return out
 
 
 def pair_rows(plan, i, down, received):
