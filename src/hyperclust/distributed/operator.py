@@ -322,7 +322,7 @@ class BlockOperator:
         down = {w: _on(c, w, down_pairs, plans[w], True, bool(self.rank_one),
                        *[self.blocks[b] for b in bs], *[X_blocks[b] for b in bs])
                 for w, bs in groups.items()}
-        sent = {w: _on(c, w, shared_part, down[w], plans[w])
+        sent = {w: _on(c, w, shared_part, down[w], plans[w], _pairwise.EXCHANGE_DTYPE)
                 for w in groups} if len(groups) > 1 else {}
         # the rows a block reads gathered in a task of their own: the last task (and its
         # fused local QR) then holds them, not both workers' sums

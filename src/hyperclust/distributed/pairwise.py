@@ -45,6 +45,11 @@ __all__: list = []
 #: Workers up to which the block operator exchanges pairwise (see the module docstring).
 PAIRWISE_WORKERS = 2
 
+#: What the shared rows travel in (None: the sums' own dtype). Another one changes the
+#: results (float32: half the bytes, sums rounded once); for studies only
+#: (``benchmarks/studies/ahcka_exchange_dtype.py``), read on the driver at each product.
+EXCHANGE_DTYPE = None
+
 _CHUNK = 1 << 16  # shared rows summed at a time
 
 
@@ -259,13 +264,14 @@ def pair_rows(plan, i, down, received):
     return G
 
 
-def shared_part(down, plan):
+def shared_part(down, plan, dtype=None):
     """What travels to the other worker: ``{j: its sums at the shared rows}`` (the
     arrays of ``down``, not copies), or with a halo layout the first rows of its sums
-    (a view)."""
+    (a view); cast to ``dtype`` where given (:data:`EXCHANGE_DTYPE`)."""
+    cast = (lambda a: a) if dtype is None else (lambda a: a.astype(dtype, copy=False))
     if plan.layout is not None:
-        return down["layout"][:plan.layout.n_shared]
-    return {j: down[j] for j in plan.shared}
+        return cast(down["layout"][:plan.layout.n_shared])
+    return {j: cast(down[j]) for j in plan.shared}
 
 
 def up_matrix(plan, i, block):

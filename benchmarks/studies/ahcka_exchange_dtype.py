@@ -1,0 +1,72 @@
+"""Distributed AHCKA with the pairwise exchange's shared rows sent in another dtype
+(:data:`hyperclust.distributed.pairwise.EXCHANGE_DTYPE`; float32 halves the bytes and
+rounds every shared sum once): CPU, bytes sent, iterations and labels against the single
+process and against the float64 exchange. Not the default: the results change.
+
+The single process and each distributed fit run in children as in
+``benchmarks/bench_distributed_cpu.py`` (its ``single`` and ``drive``: a shell-started
+scheduler and 2 one-thread workers, CPU seconds of every process). Run as
+``OMP_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 PYTHONPATH=src python
+benchmarks/studies/ahcka_exchange_dtype.py /tmp/s13ahcka/data/ahcka-1000000-4-ids``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def _child(args):
+    out = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError(out.stderr[-3000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("path", help="a partitioned directory (ids placement: the single process "
+                                "reads it back in the same node order)")
+    p.add_argument("--dtypes", nargs="+", default=["float64", "float32"])
+    p.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    import bench_distributed_cpu as bench
+
+    if args.child:
+        kind, path, out = args.child
+        if kind == "single":
+            print(json.dumps(bench.single("ahcka", path, out)))
+            return
+        from hyperclust.distributed import pairwise
+
+        pairwise.EXCHANGE_DTYPE = np.dtype(kind)
+        print(json.dumps(bench.drive("ahcka@1@auto", path, out)))
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        ref = os.path.join(tmp, "single.npz")
+        one = _child(["--child", "single", args.path, ref])
+        print(json.dumps({"fit": "single", "cpu_s": one["cpu_s"], "n_iter": one["n_iter"],
+                          "best_iter": one["best_iter"]}), flush=True)
+        for dt in args.dtypes:
+            got = os.path.join(tmp, f"{dt}.npz")
+            row = _child(["--child", dt, args.path, got])
+            print(json.dumps({"fit": f"distributed, exchange {dt}", "cpu_s": row["cpu_s"],
+                              "workers_cpu_s": row.get("cpu_worker_s"),
+                              "sent_mb": row["sent_mb"], "n_iter": row["n_iter"],
+                              "best_iter": row["best_iter"],
+                              "history_equal_single": row["history"] == one["history"],
+                              "ari_vs_single": bench._ari_by_id(got, ref),
+                              "load": os.getloadavg()[0]}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
