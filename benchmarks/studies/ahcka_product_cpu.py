@@ -9,10 +9,10 @@ pairwise exchange's plans here and times, per product, each worker's phase 1
 (``pair_rows``) and its last task (``_up_rows``, no fused step), summed over the
 workers; beside them the single process's ``BufferedMixedWalk`` of ``AHCKA.build_walk``
 on the same hypergraph (``to_hypergraph``). CPU seconds are ``process_time``, the least of
-``--repeats``. The distributed result is checked equal (``np.array_equal``) to the single
-process's rows... up to rounding: the two sum in different orders, so the largest
-difference is printed. Run as ``OMP_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 PYTHONPATH=src
-python benchmarks/studies/ahcka_product_cpu.py /tmp/s13ahcka/data/ahcka-1000000-4-ids``.
+``--repeats``. The two sum in different orders: the largest difference is printed
+(``max_diff``); ``--save`` keeps the distributed products, to compare source trees bit for
+bit. Run as ``OMP_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 PYTHONPATH=src python
+benchmarks/studies/ahcka_product_cpu.py /tmp/s13ahcka/data/ahcka-1000000-4-ids``.
 """
 
 from __future__ import annotations

@@ -157,14 +157,15 @@ def halo_layout(block, shared, scale):
     -------
     HaloLayout
     """
-    order = np.concatenate([np.flatnonzero(shared), np.flatnonzero(~shared)])
+    index = block.H.indices.dtype  # the renumbering in it: no temporary of 8 bytes an entry
+    order = np.concatenate([np.flatnonzero(shared), np.flatnonzero(~shared)]).astype(index)
     where = np.empty_like(order)
-    where[order] = np.arange(order.size)
+    where[order] = np.arange(order.size, dtype=index)
     Ht = block.Ht[order]  # whole rows copied as stored
-    Ht.data = block.H.data if Ht.data.size == block.H.data.size and \
-        np.all(Ht.data == 1) else Ht.data  # all ones: the block's array, shared
-    H = sp.csr_matrix((block.H.data, where[block.H.indices].astype(block.H.indices.dtype),
-                       block.H.indptr), shape=block.H.shape)
+    if Ht.data.size == block.H.data.size and np.all(Ht.data == 1):
+        Ht.data = block.H.data  # both all ones: the block's array, shared
+    H = sp.csr_matrix((block.H.data, where[block.H.indices], block.H.indptr),
+                      shape=block.H.shape)
     H.has_sorted_indices = False
     return HaloLayout(Ht, H, np.ascontiguousarray(scale[order]), int(shared.sum()))
 
