@@ -34,8 +34,8 @@ def _child(args):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("path", help="a partitioned directory (ids placement: the single process "
-                                "reads it back in the same node order)")
+    p.add_argument("path", nargs="?", help="a partitioned directory (ids placement: the single "
+                                            "process reads it back in the same node order)")
     p.add_argument("--dtypes", nargs="+", default=["float64", "float32"])
     p.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -46,8 +46,11 @@ def main(argv=None):
         if kind == "single":
             print(json.dumps(bench.single("ahcka", path, out)))
             return
+        import cloudpickle
+
         from hyperclust.distributed import pairwise
 
+        cloudpickle.register_pickle_by_value(bench)  # its functions run on the workers
         pairwise.EXCHANGE_DTYPE = np.dtype(kind)
         print(json.dumps(bench.drive("ahcka@1@auto", path, out)))
         return
