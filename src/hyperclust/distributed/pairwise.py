@@ -178,22 +178,23 @@ def _register_sizeof():
 
 def _finish(union, parts, *block):
     """``parts``: ``{j: (shared mask or None, edge block path)}``; ``block``: the worker's
-    one block where every worker holds one (then the plan keeps its halo layout)."""
+    one block where every worker holds one (then the plan keeps its halo layout alone: the
+    union's indices would stay on the worker unread)."""
     _register_sizeof()  # on the worker, whose memory accounting stores the plan
-    shared, private, scale, masks = {}, {}, {}, []
-    for j, (mask, path) in sorted(parts.items()):
-        scale[j] = load_edge_scale(path)[union.rows[j]]
-        masks.append(np.zeros(union.rows[j].size, dtype=bool) if mask is None else mask)
+    scale = {j: load_edge_scale(path)[union.rows[j]] for j, (_, path) in parts.items()}
+    if block:
+        js = sorted(parts)
+        masks = [np.zeros(union.rows[j].size, dtype=bool) if parts[j][0] is None
+                 else parts[j][0] for j in js]
+        cat = lambda arrays, dtype: np.concatenate(arrays) if arrays \
+            else np.zeros(0, dtype=dtype)  # noqa: E731
+        return PairPlan(None, {}, {}, {}, halo_layout(
+            block[0], cat(masks, bool), cat([scale[j] for j in js], np.float64)))
+    shared, private = {}, {}
+    for j, (mask, _) in parts.items():
         if mask is not None and mask.any():
             shared[j], private[j] = np.flatnonzero(mask), np.flatnonzero(~mask)
-    if not block:
-        return PairPlan(union, shared, private, scale)
-    cat = lambda arrays, dtype: np.concatenate(arrays) if arrays \
-        else np.zeros(0, dtype=dtype)  # noqa: E731
-    # the layout alone: the union's indices would stay on the worker unread
-    return PairPlan(None, {}, {}, {}, halo_layout(block[0], cat(masks, bool),
-                                                  cat([scale[j] for j in sorted(scale)],
-                                                      np.float64)))
+    return PairPlan(union, shared, private, scale)
 
 
 def plan_pairs(op, owners, on):
