@@ -75,7 +75,8 @@ def distributed_phases(phg, X, repeats):
         for i, b in enumerate(bs):
             t, G = _least(lambda: pairwise.pair_rows(plans[w], i, down[w], others), repeats)
             cpu["pair_rows"] = cpu.get("pair_rows", 0.0) + t
-            t, out[b] = _least(lambda: _up_rows(blocks[b], None, G, None, 0.0, None, plans[w], i), repeats)
+            t, out[b] = _least(lambda: _up_rows(blocks[b], None, G, None, 0.0, None,
+                                                plans[w], i), repeats)
             cpu["_up_rows"] = cpu.get("_up_rows", 0.0) + t
     cpu["sent MB"] = sum(_nbytes(s) for s in sent.values()) / 2**20
     return cpu, np.concatenate(out)
