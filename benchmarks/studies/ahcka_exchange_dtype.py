@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -23,13 +22,6 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-
-def _child(args):
-    out = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True)
-    if out.returncode:
-        raise RuntimeError(out.stderr[-3000:])
-    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main(argv=None):
@@ -56,12 +48,12 @@ def main(argv=None):
         return
     with tempfile.TemporaryDirectory() as tmp:
         ref = os.path.join(tmp, "single.npz")
-        one = _child(["--child", "single", args.path, ref])
+        one = bench._child(["--child", "single", args.path, ref], __file__)
         print(json.dumps({"fit": "single", "cpu_s": one["cpu_s"], "n_iter": one["n_iter"],
                           "best_iter": one["best_iter"]}), flush=True)
         for dt in args.dtypes:
             got = os.path.join(tmp, f"{dt}.npz")
-            row = _child(["--child", dt, args.path, got])
+            row = bench._child(["--child", dt, args.path, got], __file__)
             print(json.dumps({"fit": f"distributed, exchange {dt}", "cpu_s": row["cpu_s"],
                               "workers_cpu_s": row.get("cpu_worker_s"),
                               "sent_mb": row["sent_mb"], "n_iter": row["n_iter"],

@@ -20,9 +20,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 
 import numpy as np
+
+from bench_knn_crossover import _cpu_min as _least
 
 
 class _Op:
@@ -39,15 +40,6 @@ class _Op:
 def _nbytes(sent):
     """Bytes of what one worker sends: a dict of arrays, or one array."""
     return sum(v.nbytes for v in sent.values()) if isinstance(sent, dict) else sent.nbytes
-
-
-def _least(fn, repeats):
-    best, out = np.inf, None
-    for _ in range(repeats):
-        t0 = time.process_time()
-        out = fn()
-        best = min(best, time.process_time() - t0)
-    return best, out
 
 
 def distributed_phases(phg, X, repeats):
