@@ -186,8 +186,9 @@ def drive(method: str, path: str, labels_out: str) -> dict:
             "eigensolver": getattr(est, "eigensolver_", None), **_iterations(est)}
 
 
-def _child(args: list) -> dict:
-    out = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True)
+def _child(args: list, script: str = __file__) -> dict:
+    """The last JSON line a child run of ``script`` (this file by default) prints."""
+    out = subprocess.run([sys.executable, script, *args], capture_output=True, text=True)
     if out.returncode:
         raise RuntimeError(out.stderr[-3000:])
     return json.loads(out.stdout.strip().splitlines()[-1])

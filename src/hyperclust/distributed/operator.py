@@ -41,7 +41,7 @@ from .exchange import (block_rows, down_worker, pick, plan_exchange, private_par
                        reduce_home, slice_for)
 from .exchange import register_sizeof as _register_plan_sizeof
 from . import pairwise as _pairwise
-from .pairwise import down_pairs, pair_rows, plan_pairs, shared_part
+from .pairwise import down_pairs, pair_rows, plan_pairs, shared_part, up_matrix
 from .pairwise import _register_sizeof as _register_pairs_sizeof
 from .partitioned import PartitionedHypergraph, load_edge_block, load_edge_scale, load_node_block
 
@@ -107,10 +107,6 @@ def _load_inverse_sizes(path):
     return safe_inverse(load_edge_block(path)[1].astype(np.float64))
 
 
-def _zeros(rows, cols, dtype):
-    return np.zeros((rows, cols), dtype=dtype)
-
-
 def _down(block, X, scaled=True):
     """Phase 1 map: pieces ``{j: (rows in partition j, H_b^T R_b X_b rows)}``, and
     ``R_b^T X_b`` (for the rank-one term) under key -1 (``scaled=False``: ``R_b = 1``)."""
@@ -144,17 +140,19 @@ def _up_block(block, X, plan, i, down, local, received, t_sum, t, then):
     return _finish_up(block, X, Y, t_sum, t, then)
 
 
-def _up_rows(block, X, G, t_sum, t, then):
-    """Phase 2 from the gathered rows ``G`` (:func:`~.pairwise.pair_rows`): as
-    :func:`_up_block`."""
-    return _finish_up(block, X, _rows_product(block, G, G.shape[1], G.dtype), t_sum, t, then)
+def _up_rows(block, X, G, t_sum, t, then, plan, i):
+    """Phase 2 from the gathered rows ``G`` (:func:`~.pairwise.pair_rows`, numbered as
+    :func:`~.pairwise.up_matrix` says): as :func:`_up_block`."""
+    Y = _rows_product(block, G, G.shape[1], G.dtype, up_matrix(plan, i, block))
+    return _finish_up(block, X, Y, t_sum, t, then)
 
 
-def _rows_product(block, G, width, dtype):
-    """``diag(left) H_b G`` (zeros where the block touches no hyperedge)."""
+def _rows_product(block, G, width, dtype, H=None):
+    """``diag(left) H G``, ``H`` the block's ``H_b`` numbered as ``G``'s rows (by default
+    its own); zeros where the block touches no hyperedge."""
     if not G.shape[0]:
         return np.zeros((block.n_rows, width), dtype=dtype)
-    Y = sparse_product(block.H, G, n_threads=1)
+    Y = sparse_product(block.H if H is None else H, G, n_threads=1)
     Y *= block.left[:, None]  # in place: the same products, one block fewer
     return Y
 
@@ -321,9 +319,10 @@ class BlockOperator:
     def _apply_pairwise(self, X_blocks, then, groups, plans):
         """:meth:`apply` by the pairwise exchange (:mod:`.pairwise`)."""
         c = self.client
-        down = {w: _on(c, w, down_pairs, plans[w], True, *[self.blocks[b] for b in bs],
-                       *[X_blocks[b] for b in bs]) for w, bs in groups.items()}
-        sent = {w: _on(c, w, shared_part, down[w], plans[w])
+        down = {w: _on(c, w, down_pairs, plans[w], True, bool(self.rank_one),
+                       *[self.blocks[b] for b in bs], *[X_blocks[b] for b in bs])
+                for w, bs in groups.items()}
+        sent = {w: _on(c, w, shared_part, down[w], plans[w], _pairwise.EXCHANGE_DTYPE)
                 for w in groups} if len(groups) > 1 else {}
         # the rows a block reads gathered in a task of their own: the last task (and its
         # fused local QR) then holds them, not both workers' sums
@@ -347,7 +346,7 @@ class BlockOperator:
                 X = X_blocks[b] if has_diag or reads_input(step) else None
                 if rows is not None:
                     out[b] = _on(c, w, _up_rows, self.blocks[b], X, rows[b], t_sum,
-                                 self.rank_one, step)
+                                 self.rank_one, step, plans[w], i)
                     continue
                 out[b] = _on(c, w, _up_block, self.blocks[b], X, plans[w], i, phase1[w],
                              reduced.get(w, {}), received[w], t_sum, self.rank_one, step)
@@ -419,7 +418,7 @@ class BlockOperator:
                 out.append(sub(_sum_edges, int(self._edge_sizes[j]), inverse, j,
                                *pieces_of[j]))
             else:
-                out.append(sub(_zeros, int(self._edge_sizes[j]), int(width), self.dtype))
+                out.append(sub(np.zeros, (int(self._edge_sizes[j]), int(width)), self.dtype))
         return out
 
 

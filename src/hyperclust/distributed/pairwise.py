@@ -17,13 +17,26 @@ then ``E *= c``), bit for bit (floating-point addition commutes). With more work
 touched by ``t`` of them would travel ``t (t - 1)`` times here against ``2 (t - 1)`` by a
 home worker, so the block operator uses this exchange only up to
 :data:`PAIRWISE_WORKERS` workers.
+
+Where each worker holds one row block (``blocks_per_worker=1``, the default), its plan
+keeps the block's incidence with the hyperedges renumbered into a halo layout
+(:class:`HaloLayout`): the shared rows first, in the order both workers share, then the
+private ones. Phase 1 then writes its sums in that order (the shared rows travel as one
+slice, no gather), and the gathered rows are one add and two scalings into the layout,
+which the last task's product reads through the renumbered incidence (no scatter). Each
+row of either product sums the same terms in the same order as in the block's own
+numbering: the results are bit for bit those of the other layouts.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
-from .exchange import _rows_in, _shared_mask, _touch_counts, union_sums, worker_unions
+from ..operators.kernels import sparse_product
+from .deferred import resolve
+from .exchange import (_rows_in, _shared_mask, _times_one, _touch_counts, union_sums,
+                       worker_unions)
 from .partitioned import load_edge_scale
 
 #: Internal: the block operator's exchange (distributed/operator.py), no public API.
@@ -31,6 +44,11 @@ __all__: list = []
 
 #: Workers up to which the block operator exchanges pairwise (see the module docstring).
 PAIRWISE_WORKERS = 2
+
+#: What the shared rows travel in (None: the sums' own dtype). Another one changes the
+#: results (float32: half the bytes, sums rounded once); for studies only
+#: (``benchmarks/studies/ahcka_exchange_dtype.py``), read on the driver at each product.
+EXCHANGE_DTYPE = None
 
 _CHUNK = 1 << 16  # shared rows summed at a time
 
@@ -40,25 +58,31 @@ class PairPlan:
 
     Attributes
     ----------
-    union : exchange._Union
-        The rows of each hyperedge partition the worker's blocks touch.
+    union : exchange._Union or None
+        The rows of each hyperedge partition the worker's blocks touch (None, and the
+        three dicts below empty, where the plan keeps a halo layout instead).
     shared, private : dict
         ``j -> positions in union.rows[j]`` of the rows the other worker also touches
         (increasing, hence in the order the other worker sends them), and of the others;
         ``shared`` only for partitions with such rows.
     scale : dict
         ``j -> c_j`` at ``union.rows[j]``, float64.
+    layout : HaloLayout or None
+        Where every worker holds one block: its incidence in the halo layout.
     """
 
-    def __init__(self, union, shared, private, scale):
+    def __init__(self, union, shared, private, scale, layout=None):
         self.union, self.shared, self.private, self.scale = union, shared, private, scale
+        self.layout = layout
 
     @property
     def nbytes(self) -> int:
-        arrays = [*self.union.rows.values(), *self.shared.values(), *self.private.values(),
-                  *self.scale.values()]
-        arrays += [p for pos in self.union.pos for p in pos.values()]
-        return int(sum(a.nbytes for a in arrays))
+        arrays = [*self.shared.values(), *self.private.values(), *self.scale.values()]
+        if self.union is not None:
+            arrays += [*self.union.rows.values()]
+            arrays += [p for pos in self.union.pos for p in pos.values()]
+        own = int(sum(a.nbytes for a in arrays))
+        return own + (self.layout.nbytes if self.layout is not None else 0)
 
     def block_rows(self, i, down, received, width):
         """The ``(|E_b|, width)`` rows of ``diag(c) H^T R X`` block ``i`` of the worker
@@ -90,18 +114,84 @@ class PairPlan:
         return G
 
 
+class HaloLayout:
+    """A worker's one row block with its hyperedges renumbered: the rows shared with the
+    other worker first (increasing partition, then row: the order both workers share),
+    then the private ones (:func:`halo_layout`).
+
+    Attributes
+    ----------
+    Ht : scipy.sparse.csr_matrix, shape (|E_b|, n_b)
+        The block's ``H_b^T`` with its rows in the layout (each row as stored).
+    H : scipy.sparse.csr_matrix, shape (n_b, |E_b|)
+        The block's ``H_b`` with its columns renumbered, each row's entries in their
+        stored order (hence not sorted): a row sums the same terms in the same order.
+    scale : ndarray, shape (|E_b|,)
+        ``c`` at the layout's rows, float64.
+    n_shared : int
+        Rows that travel (the first ``n_shared``).
+    """
+
+    def __init__(self, Ht, H, scale, n_shared):
+        self.Ht, self.H, self.scale, self.n_shared = Ht, H, scale, int(n_shared)
+
+    @property
+    def nbytes(self) -> int:
+        arrays = (self.Ht.indices, self.Ht.indptr, self.H.indices, self.scale)
+        return int(sum(a.nbytes for a in arrays))
+
+
+def halo_layout(block, shared, scale):
+    """The :class:`HaloLayout` of ``block`` (a worker's only block: its hyperedge columns
+    are the union's rows, partition by partition).
+
+    Parameters
+    ----------
+    block : operator._NodeBlock
+    shared : ndarray of bool, shape (|E_b|,)
+        Whether the other worker also touches each of the block's hyperedges.
+    scale : ndarray, shape (|E_b|,)
+        ``c`` at the block's hyperedges.
+
+    Returns
+    -------
+    HaloLayout
+    """
+    index = block.H.indices.dtype  # the renumbering in it: no temporary of 8 bytes an entry
+    order = np.concatenate([np.flatnonzero(shared), np.flatnonzero(~shared)]).astype(index)
+    where = np.empty_like(order)
+    where[order] = np.arange(order.size, dtype=index)
+    Ht = block.Ht[order]  # whole rows copied as stored
+    if Ht.data.size == block.H.data.size and np.all(Ht.data == 1):
+        Ht.data = block.H.data  # both all ones: the block's array, shared
+    H = sp.csr_matrix((block.H.data, where[block.H.indices], block.H.indptr),
+                      shape=block.H.shape)
+    H.has_sorted_indices = False
+    return HaloLayout(Ht, H, np.ascontiguousarray(scale[order]), int(shared.sum()))
+
+
 def _register_sizeof():
     from dask.sizeof import sizeof
 
     sizeof.register(PairPlan)(lambda plan: plan.nbytes)
 
 
-def _finish(union, parts):
-    """``parts``: ``{j: (shared mask or None, edge block path)}``."""
+def _finish(union, parts, *block):
+    """``parts``: ``{j: (shared mask or None, edge block path)}``; ``block``: the worker's
+    one block where every worker holds one (then the plan keeps its halo layout alone: the
+    union's indices would stay on the worker unread)."""
     _register_sizeof()  # on the worker, whose memory accounting stores the plan
-    shared, private, scale = {}, {}, {}
-    for j, (mask, path) in parts.items():
-        scale[j] = load_edge_scale(path)[union.rows[j]]
+    scale = {j: load_edge_scale(path)[union.rows[j]] for j, (_, path) in parts.items()}
+    if block:
+        js = sorted(parts)
+        masks = [np.zeros(union.rows[j].size, dtype=bool) if parts[j][0] is None
+                 else parts[j][0] for j in js]
+        cat = lambda arrays, dtype: np.concatenate(arrays) if arrays \
+            else np.zeros(0, dtype=dtype)  # noqa: E731
+        return PairPlan(None, {}, {}, {}, halo_layout(
+            block[0], cat(masks, bool), cat([scale[j] for j in js], np.float64)))
+    shared, private = {}, {}
+    for j, (mask, _) in parts.items():
         if mask is not None and mask.any():
             shared[j], private[j] = np.flatnonzero(mask), np.flatnonzero(~mask)
     return PairPlan(union, shared, private, scale)
@@ -123,19 +213,23 @@ def plan_pairs(op, owners, on):
         counts = on(ws[0], _touch_counts, int(op._edge_sizes[j]), *rows.values())
         for w in ws:
             masks[w, j] = on(w, _shared_mask, counts, rows[w])
+    one = all(len(bs) == 1 for bs in groups.values())
     plans = {w: on(w, _finish, unions[w],
                    {j: (masks.get((w, j)), op.partitioned.edge_block_path(j))
-                    for j in touched[w]})
-             for w in groups}
+                    for j in touched[w]}, *([op.blocks[bs[0]]] if one else []))
+             for w, bs in groups.items()}
     return groups, plans
 
 
-def down_pairs(plan, scaled, *pairs):
+def down_pairs(plan, scaled, column_sums, *pairs):
     """Phase 1 on one worker: ``{j: its sums over union.rows[j]}``, those of a
     partition with shared rows split into ``j``: the shared rows (what travels) and
     ``("private", j)``: the others; ``-1``: the column sums of ``R X`` (the rank-one term)
     and ``"input"``: the ``X`` blocks' width and dtype. ``pairs``: its blocks, then their
-    ``X`` blocks."""
+    ``X`` blocks. With a halo layout the sums are one array in its order, ``"layout"``,
+    and ``-1`` only where ``column_sums`` asks for it."""
+    if plan.layout is not None:
+        return _down_layout(plan.layout, scaled, column_sums, *pairs)
     sums, out = union_sums(plan.union, scaled, pairs)
     for j, V in sums.items():
         if j in plan.shared:  # copies: the whole sums are freed when the task ends
@@ -145,12 +239,44 @@ def down_pairs(plan, scaled, *pairs):
     return out
 
 
+def _down_layout(layout, scaled, column_sums, block, X):
+    """:func:`down_pairs` of a worker's one block in its halo layout: the rows of
+    ``union_sums`` (the block alone touches each), in the layout's order."""
+    X = resolve(X)
+    RX = block.right[:, None] * X if scaled and not _times_one(block, X) else X
+    out = {"layout": sparse_product(layout.Ht, RX, n_threads=1),
+           "input": (X.shape[1], X.dtype)}
+    if column_sums:  # a pass over the block only the rank-one term reads
+        out[-1] = 0.0 + RX.sum(axis=0)
+    return out
+
+
 def pair_rows(plan, i, down, received):
-    """The rows block ``i`` of the worker reads (:meth:`PairPlan.block_rows`)."""
-    return plan.block_rows(i, down, received, down["input"][0])
+    """The rows block ``i`` of the worker reads (:meth:`PairPlan.block_rows`; with a
+    halo layout, in its order: ``c (own sums + the other's)`` at the shared rows, ``c``
+    times its own at the others)."""
+    if plan.layout is None:
+        return plan.block_rows(i, down, received, down["input"][0])
+    Z, lay, s = down["layout"], plan.layout, plan.layout.n_shared
+    G = np.empty_like(Z)
+    if s:
+        np.add(Z[:s], received[0], out=G[:s])
+        G[:s] *= lay.scale[:s, None]  # in G's dtype, as the other layouts scale
+    np.multiply(Z[s:], lay.scale[s:, None], out=G[s:], casting="same_kind")
+    return G
 
 
-def shared_part(down, plan):
+def shared_part(down, plan, dtype=None):
     """What travels to the other worker: ``{j: its sums at the shared rows}`` (the
-    arrays of ``down``, not copies)."""
-    return {j: down[j] for j in plan.shared}
+    arrays of ``down``, not copies), or with a halo layout the first rows of its sums
+    (a view); cast to ``dtype`` where given (:data:`EXCHANGE_DTYPE`)."""
+    cast = (lambda a: a) if dtype is None else (lambda a: a.astype(dtype, copy=False))
+    if plan.layout is not None:
+        return cast(down["layout"][:plan.layout.n_shared])
+    return {j: cast(down[j]) for j in plan.shared}
+
+
+def up_matrix(plan, i, block):
+    """The incidence the last task of block ``i`` multiplies the gathered rows by: the
+    halo layout's, or the block's own."""
+    return block.H if plan.layout is None else plan.layout.H
