@@ -176,6 +176,11 @@ def _register_sizeof():
     sizeof.register(PairPlan)(lambda plan: plan.nbytes)
 
 
+def _concat(arrays, dtype):
+    """``np.concatenate(arrays)``, an empty array of ``dtype`` for no arrays."""
+    return np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
+
+
 def _finish(union, parts, *block):
     """``parts``: ``{j: (shared mask or None, edge block path)}``; ``block``: the worker's
     one block where every worker holds one (then the plan keeps its halo layout alone: the
@@ -186,10 +191,8 @@ def _finish(union, parts, *block):
         js = sorted(parts)
         masks = [np.zeros(union.rows[j].size, dtype=bool) if parts[j][0] is None
                  else parts[j][0] for j in js]
-        cat = lambda arrays, dtype: np.concatenate(arrays) if arrays \
-            else np.zeros(0, dtype=dtype)  # noqa: E731
         return PairPlan(None, {}, {}, {}, halo_layout(
-            block[0], cat(masks, bool), cat([scale[j] for j in js], np.float64)))
+            block[0], _concat(masks, bool), _concat([scale[j] for j in js], np.float64)))
     shared, private = {}, {}
     for j, (mask, _) in parts.items():
         if mask is not None and mask.any():
