@@ -46,7 +46,7 @@ def _product(phg, X, kind, shift, adjoint, dtype, layout):
     out = []
     for w, (b,) in groups.items():
         G = pairwise.pair_rows(plans[w], 0, down[w], [sent[v] for v in sent if v != w])
-        out.append(_up_rows(blocks[b], Xs[b], G, t_sum, t, None, plans[w], 0))
+        out.append(_up_rows(blocks[b], Xs[b], G, t_sum, t, None, plans[w]))
     return np.concatenate(out), plans, sent
 
 

@@ -202,7 +202,7 @@ def union_sums(union, scaled, pairs):
     blocks, Xs = pairs[:len(pairs) // 2], [resolve(X) for X in pairs[len(pairs) // 2:]]
     sums, rx_sum = {}, 0.0
     for i, (blk, X) in enumerate(zip(blocks, Xs)):
-        RX = blk.right[:, None] * X if scaled and not _times_one(blk, X) else X
+        RX = scaled_rows(blk, X, scaled)
         rx_sum = rx_sum + RX.sum(axis=0)
         Z = sparse_product(blk.Ht, RX, n_threads=1)
         for j in blk.touched:
@@ -215,6 +215,11 @@ def union_sums(union, scaled, pairs):
                 sums[j] = np.zeros((union.rows[j].size, X.shape[1]), dtype=Z.dtype)
             sums[j][pos] += piece
     return sums, {-1: rx_sum, "input": (Xs[0].shape[1], Xs[0].dtype)}
+
+
+def scaled_rows(block, X, scaled=True):
+    """``R_b X`` (``X`` itself where ``scaled`` is False or ``R_b X`` is ``X``)."""
+    return block.right[:, None] * X if scaled and not _times_one(block, X) else X
 
 
 def _times_one(block, X):

@@ -38,7 +38,7 @@ from ._tasks import RETRIES
 from .balance import BlockOwners
 from .deferred import resolve
 from .exchange import (block_rows, down_worker, pick, plan_exchange, private_part,
-                       reduce_home, slice_for)
+                       reduce_home, scaled_rows, slice_for)
 from .exchange import register_sizeof as _register_plan_sizeof
 from . import pairwise as _pairwise
 from .pairwise import down_pairs, pair_rows, plan_pairs, shared_part, up_matrix
@@ -110,7 +110,7 @@ def _load_inverse_sizes(path):
 def _down(block, X, scaled=True):
     """Phase 1 map: pieces ``{j: (rows in partition j, H_b^T R_b X_b rows)}``, and
     ``R_b^T X_b`` (for the rank-one term) under key -1 (``scaled=False``: ``R_b = 1``)."""
-    RX = block.right[:, None] * X if scaled else X
+    RX = scaled_rows(block, X, scaled)
     Z = sparse_product(block.Ht, RX, n_threads=1)
     pieces = {int(j): (block.edges[block.cut[j]:block.cut[j + 1]] - block.edge_start[j],
                        Z[block.cut[j]:block.cut[j + 1]]) for j in block.touched}
@@ -140,10 +140,10 @@ def _up_block(block, X, plan, i, down, local, received, t_sum, t, then):
     return _finish_up(block, X, Y, t_sum, t, then)
 
 
-def _up_rows(block, X, G, t_sum, t, then, plan, i):
+def _up_rows(block, X, G, t_sum, t, then, plan):
     """Phase 2 from the gathered rows ``G`` (:func:`~.pairwise.pair_rows`, numbered as
     :func:`~.pairwise.up_matrix` says): as :func:`_up_block`."""
-    Y = _rows_product(block, G, G.shape[1], G.dtype, up_matrix(plan, i, block))
+    Y = _rows_product(block, G, G.shape[1], G.dtype, up_matrix(plan, block))
     return _finish_up(block, X, Y, t_sum, t, then)
 
 
@@ -346,7 +346,7 @@ class BlockOperator:
                 X = X_blocks[b] if has_diag or reads_input(step) else None
                 if rows is not None:
                     out[b] = _on(c, w, _up_rows, self.blocks[b], X, rows[b], t_sum,
-                                 self.rank_one, step, plans[w], i)
+                                 self.rank_one, step, plans[w])
                     continue
                 out[b] = _on(c, w, _up_block, self.blocks[b], X, plans[w], i, phase1[w],
                              reduced.get(w, {}), received[w], t_sum, self.rank_one, step)

@@ -35,7 +35,7 @@ import scipy.sparse as sp
 
 from ..operators.kernels import sparse_product
 from .deferred import resolve
-from .exchange import (_rows_in, _shared_mask, _times_one, _touch_counts, union_sums,
+from .exchange import (_rows_in, _shared_mask, _touch_counts, scaled_rows, union_sums,
                        worker_unions)
 from .partitioned import load_edge_scale
 
@@ -246,7 +246,7 @@ def _down_layout(layout, scaled, column_sums, block, X):
     """:func:`down_pairs` of a worker's one block in its halo layout: the rows of
     ``union_sums`` (the block alone touches each), in the layout's order."""
     X = resolve(X)
-    RX = block.right[:, None] * X if scaled and not _times_one(block, X) else X
+    RX = scaled_rows(block, X, scaled)
     out = {"layout": sparse_product(layout.Ht, RX, n_threads=1),
            "input": (X.shape[1], X.dtype)}
     if column_sums:  # a pass over the block only the rank-one term reads
@@ -273,13 +273,15 @@ def shared_part(down, plan, dtype=None):
     """What travels to the other worker: ``{j: its sums at the shared rows}`` (the
     arrays of ``down``, not copies), or with a halo layout the first rows of its sums
     (a view); cast to ``dtype`` where given (:data:`EXCHANGE_DTYPE`)."""
-    cast = (lambda a: a) if dtype is None else (lambda a: a.astype(dtype, copy=False))
+    def cast(a):
+        return a if dtype is None else a.astype(dtype, copy=False)
+
     if plan.layout is not None:
         return cast(down["layout"][:plan.layout.n_shared])
     return {j: cast(down[j]) for j in plan.shared}
 
 
-def up_matrix(plan, i, block):
-    """The incidence the last task of block ``i`` multiplies the gathered rows by: the
+def up_matrix(plan, block):
+    """The incidence the last task of ``block`` multiplies the gathered rows by: the
     halo layout's, or the block's own."""
     return block.H if plan.layout is None else plan.layout.H
