@@ -27,6 +27,7 @@ THREADS=${THREADS:-1}
 STAGE=${STAGE:-all}
 SETS=${SETS:-SMALL SYNTH HSBM LARGE}
 PUBLISHED=${PUBLISHED:-../shared/docs/published-results.csv}
+PYTHON=${PYTHON:-python3}  # the interpreter that has hyperclust
 
 # Smallest first, so that an interrupted run still covers most datasets.
 # mathoverflow-answers (641 classes) is left out of the quality grid; mag-10 has no node
@@ -68,7 +69,7 @@ among() { local d; for d in $*; do [[ $chosen == *" $d "* ]] && printf '%s ' "$d
 bench() {
   local datasets rc; datasets=$(among "$1"); shift
   [[ -n $datasets ]] || return 0
-  python -m hyperclust bench --data-dir "$DATA" --seeds "$SEEDS" --threads "$THREADS" \
+  "$PYTHON" -m hyperclust bench --data-dir "$DATA" --seeds "$SEEDS" --threads "$THREADS" \
          --no-plots --published "$PUBLISHED" "$@" --datasets $datasets || {
     rc=$?; (( rc == 1 )) || return $rc; }
 }
@@ -126,7 +127,7 @@ if [[ $STAGE == all || $STAGE == report ]]; then
   fi
   stores=()
   for d in "$WORK"/*/; do [[ -f $d/results.json ]] && stores+=("$d"); done
-  python -m hyperclust bench --out "$OUT" --report-only --published "$PUBLISHED" \
+  "$PYTHON" -m hyperclust bench --out "$OUT" --report-only --published "$PUBLISHED" \
          ${stores[@]+--merge "${stores[@]}"}
   gzip -9 -n -c "$OUT/results.json" > "$OUT/results.json.gz"
   rm -f "$OUT/results.json"

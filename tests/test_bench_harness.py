@@ -7,6 +7,7 @@ import importlib.util
 import json
 import pkgutil
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -185,7 +186,7 @@ def _full_bench(tmp_path, **env):
     import subprocess
 
     env = dict(os.environ, WORK=str(tmp_path / "work"), OUT=str(tmp_path / "out"),
-               PUBLISHED=str(tmp_path / "none.csv"),
+               PYTHON=sys.executable, PUBLISHED=str(tmp_path / "none.csv"),
                PYTHONPATH=os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]),
                **env)
     return subprocess.run(["bash", str(ROOT / "benchmarks" / "run_full_bench.sh")], env=env,

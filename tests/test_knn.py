@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from hyperclust.operators._rerank import rerank
 from hyperclust.hypergraph import Hypergraph
 from hyperclust.operators.knn import (MixedWalk, SymmetricMixedAffinity, ann_available,
                                       approximate_cosine_neighbors, cosine_knn,
@@ -70,6 +71,18 @@ def test_exact_ties_keep_the_lowest_ids():
         idx, sim = exact_cosine_neighbors(X, 5, chunk_size=16, backend=backend)
         np.testing.assert_array_equal(idx, ref_idx)
         assert set(np.unique(sim * 4)) <= {0.0, 1.0, 2.0, 3.0, 4.0}
+
+
+def test_similarities_equal_to_ten_decimals_are_ties_decided_by_the_rule():
+    """Cosines a few ulps apart (what another BLAS kernel, block shape or library version
+    returns for equal ones) are ties: the lowest id wins, in the exact search and the
+    re-ranking alike, whatever the last bits say."""
+    X = np.array([[1.0, 0.0], [1.0, 1.5e-7], [1.0, 0.0], [0.0, 1.0]])  # cos(0, 1) = 1 - 1e-14
+    for backend in ("dense", "sparse"):
+        idx, sim = exact_cosine_neighbors(X, 2, backend=backend)
+        assert idx[0].tolist() == [1, 2] and sim[0].tolist() == [1.0, 1.0]
+    idx, _ = rerank(X / np.linalg.norm(X, axis=1, keepdims=True), np.array([[2, 1]] * 4), 1)
+    assert idx[0, 0] == 1
 
 
 def test_exact_neighbors_queries_candidates_and_clipping():

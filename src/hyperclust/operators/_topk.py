@@ -10,7 +10,18 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-__all__ = ["top_k_sorted", "top_k_lowest_id", "order_by_value"]
+__all__ = ["top_k_sorted", "top_k_lowest_id", "order_by_value", "tie_key"]
+
+TIE_DECIMALS = 10  # similarities equal to this many decimals are tied
+
+
+def tie_key(sim: np.ndarray) -> np.ndarray:
+    """``sim`` rounded to :data:`TIE_DECIMALS` decimals (a new array, same shape): the
+    similarities every neighbour search reports and selects by. Mathematically equal
+    similarities come out of BLAS kernels a few ulps apart depending on block shape, threads
+    and library version; rounded, they are equal, so the tie rule (position or seeded rank),
+    not the library, decides."""
+    return np.round(sim, TIE_DECIMALS)
 
 _SELECTION_GROUPS = 128  # column groups whose maxima bound the k-th value of a row
 
