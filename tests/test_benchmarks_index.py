@@ -48,3 +48,16 @@ def test_every_stored_result_is_in_the_results_index():
 def test_no_internal_run_names_in_result_file_names():
     names = [str(f.relative_to(RESULTS)) for f in RESULTS.rglob("*")]
     assert [n for n in names if re.search(r"_s\d+b?\b|session|idle_s\d", n)] == []
+
+
+_RUN_NAME = re.compile(r"\b[Ss]ession \d+\b|\bidle_s\d+|\bIdle s\d+\b|\bs\d{1,2}-[a-z]+\b")
+
+
+def test_no_internal_run_names_in_the_docs():
+    """Results and docs name commits, not the internal runs that made them."""
+    paths = [ROOT / "README.md", ROOT / "CHANGELOG.md", BENCH / "README.md",
+             *sorted((ROOT / "docs").rglob("*.md"))]
+    found = [f"{p.relative_to(ROOT)}: {m.group(0)}" for p in paths
+             for m in _RUN_NAME.finditer(p.read_text(encoding="utf-8"))]
+    assert found == []
+    assert _RUN_NAME.search("rows of session 46 (branch s8-auto)")
