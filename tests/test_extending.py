@@ -36,3 +36,54 @@ def test_the_examples_run(tmp_path):
                        text=True, timeout=300, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().endswith("examples ok")
+
+
+def _env(*paths) -> dict:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT / "src"), *map(str, paths), os.environ.get("PYTHONPATH", "")])}
+
+
+def test_the_method_example_meets_the_estimator_contract():
+    """The page's method, registered as it says, passes the contract every registered
+    method is held to (``tests/test_sklearn_contract.py``)."""
+    script = _examples()[0] + (
+        "import test_sklearn_contract as contract\n"
+        "tiny = contract.hypergraph_sbm(60, 3, homophily=0.9, n_features=8, random_state=0)\n"
+        "contract.test_clone_and_params_round_trip('degree-split')\n"
+        "contract.test_params_are_validated_in_fit_not_init('degree-split', tiny)\n"
+        "contract.test_parameter_grid_sweep('degree-split', tiny)\n"
+        "print('contract ok')\n")
+    r = subprocess.run([sys.executable, "-c", script], env=_env(ROOT / "tests"),
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().endswith("contract ok")
+
+
+def test_the_method_example_runs_from_the_shell(tmp_path):
+    """``hyperclust cluster --plugins MODULE`` runs the page's method with every output; with
+    no embedding, ``--plot`` maps the node features, or says in one line there is nothing."""
+    (tmp_path / "degree_plugin.py").write_text(_examples()[0], encoding="utf-8")
+    out, png = tmp_path / "labels.csv", tmp_path / "map.png"
+
+    def cluster(target, *flags):
+        return subprocess.run([sys.executable, "-m", "hyperclust", "cluster", target, "--method",
+                               "degree-split", "--k", "2", "--quiet", *flags],
+                              env=_env(tmp_path), capture_output=True, text=True, timeout=300,
+                              cwd=tmp_path)
+
+    r = cluster("synthetic-h0.9-n60-k3", "--plugins", "degree_plugin", "--out", str(out),
+                "--plot", str(png))
+    assert r.returncode == 0, r.stderr
+    rows = out.read_text().split()
+    assert rows[0] == "node,cluster" and len(rows) == 61
+    assert {row.split(",")[1] for row in rows[1:]} == {"0", "1"}
+    assert "--plot maps the node features" in r.stdout and png.stat().st_size > 0
+    (tmp_path / "edges.txt").write_text("0,1,2\n1,3\n2,3,4\n")
+    for flags in (("--plot", str(tmp_path / "b.png")), ("--embedding-out", "e.npy")):
+        r = cluster("edges.txt", "--plugins", "degree_plugin", *flags)
+        err = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(err) == 1 and "has no embedding" in err[0], r.stderr
+    r = cluster("edges.txt")
+    assert r.returncode == 2 and "unknown method 'degree-split'" in r.stderr
+    r = cluster("edges.txt", "--plugins", "no_such_plugin")
+    assert r.returncode == 2 and r.stderr.strip().count("\n") == 0 and "--plugins" in r.stderr

@@ -174,17 +174,6 @@ def test_no_new_import_circles():
     assert all(c in KNOWN_CYCLES for c in cycles), cycles
 
 
-# Modules over 500 lines, each one cohesive algorithm (none today); may only shrink.
-KNOWN_LARGE = set()
-
-
-def test_no_module_over_500_lines():
-    root = SRC / "hyperclust"
-    large = {str(f.relative_to(root)) for f in root.rglob("*.py")
-             if len(f.read_text(encoding="utf-8").splitlines()) > 500}
-    assert large <= KNOWN_LARGE, large - KNOWN_LARGE
-
-
 def test_listing_imports_no_provider():
     code = ("import sys\nfrom hyperclust.cluster.registry import available_methods\n"
             "from hyperclust.datasets.registry import DATASETS\n"

@@ -13,7 +13,7 @@ of :data:`RULES` on the cache (labels only score the picks) and prints mean ACC 
 and rule, and each rule's gap to the best candidate's full fit. Set names: shared sets, the
 synthetic sweep ``h=<h>`` (``hypergraph_sbm(2000, 4, h, 32 features, snr .35)``), or
 ``<pool>:<set>`` of ``bench_holdout.py``'s pools (sets never used to choose anything).
-Results: docs/results/auto.md, "Selection rules".
+Results: docs/results/auto.md, "How the rule was chosen, and on what".
 """
 
 from __future__ import annotations

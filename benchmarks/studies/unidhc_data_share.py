@@ -16,7 +16,7 @@ both defined before their Spearman was looked at:
   smoothness cancels.
 - **energy-weighted response**: ``sum_j e_j g(mu_j) / (sum_j e_j * max_{[0,1]} |g|)`` =
   ``tr(Xc^T g(P) Xc) / (tr(Xc^T Xc) max |g|)``, the mean response over the data's
-  spectrum (the lead's suggestion). For a fixed filter it still rises when the input's
+  spectrum . For a fixed filter it still rises when the input's
   energy moves to the smooth end, so part of its rise is the input's, not the learning's.
 
 Both are computed with sparse products (no eigendecomposition: ``sum_j e_j f(mu_j) =

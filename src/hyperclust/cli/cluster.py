@@ -72,6 +72,9 @@ def add_parser(sub) -> None:
     add_input_arguments(p)
     _add_pe_arguments(p)
     p.add_argument("--quiet", action="store_true", help="no training progress bar")
+    p.add_argument("--plugins", nargs="+", default=[], metavar="MODULE",
+                   help="modules imported first: the methods, operators, formats and datasets "
+                        "they register can be named")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS|local:N",
                    help="run on a Dask cluster (a scheduler address, or local:N for N local "
                         "workers); TARGET is then a directory made by `hyperclust partition`")
@@ -142,6 +145,7 @@ def run(args) -> int:
     from ..cluster import registry
     from ..metrics import evaluate
 
+    _import_plugins(getattr(args, "plugins", ()))
     if args.scheduler is not None:
         from .partition import cluster_partitioned
 
@@ -170,6 +174,17 @@ def run(args) -> int:
         print("  ".join(f"{m.upper()} {v:.4f}" for m, v in scores.items()))
     _write_outputs(args, outputs, est, hg, labels, k)
     return 0
+
+
+def _import_plugins(modules) -> None:
+    """Import each ``--plugins`` module, which registers its entries."""
+    import importlib
+
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise UserError(f"--plugins: {exc}") from exc
 
 
 def _input_and_k(args):
@@ -242,7 +257,14 @@ def _write_outputs(args, outputs: dict, est, hg, labels, k: int) -> None:
     if png is not None:
         from ..plotting import plot_clusters
 
-        fig = plot_clusters(est.embedding_, labels, hg.labels, method=args.plot_method,
+        Z = getattr(est, "embedding_", None)
+        if Z is None and hg.features is None:
+            raise UserError(f"method {args.method!r} has no embedding and the input no node "
+                            "features to plot")
+        if Z is None:
+            print(f"{args.method} has no embedding: --plot maps the node features")
+            Z = hg.features
+        fig = plot_clusters(Z, labels, hg.labels, method=args.plot_method,
                             random_state=args.seed,
                             title=f"{args.method} on {hg.name or Path(args.target).name}: "
                                   f"{k} clusters")

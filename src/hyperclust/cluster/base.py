@@ -180,7 +180,7 @@ def check_n_clusters(n_clusters, n_nodes: int) -> int:
 
 class HypergraphClusterer(ClusterMixin, BaseEstimator):
     """Base class: subclasses implement ``fit(hypergraph)`` setting ``labels_`` (shape
-    ``(n_nodes,)``) and ``embedding_`` (shape ``(n_nodes, d)``).
+    ``(n_nodes,)``) and, when the method has one, ``embedding_`` (shape ``(n_nodes, d)``).
 
     Every subclass's ``fit`` takes a :class:`~hyperclust.Hypergraph` or anything
     :func:`hyperclust.convert.from_any` converts (an XGI, HyperNetX or DHG hypergraph, a PyG

@@ -98,7 +98,7 @@ def structural_dim(n_structural, n_clusters: int) -> int:
     informative eigenvector of a 2-class hypergraph is drowned in k-means (hsbm-node-0.8: ACC
     .51 with 32 columns, .80 with 4); with only ``n_clusters`` columns many-class sets lose
     structure (contact-high-school, 9 classes: ACC .98 with 9, 1.00 with 18; walmart-trips
-    NMI .002 with 11, .119 with 22). Measurements in docs/history/unidhc.md.
+    NMI .002 with 11, .119 with 22). Measurements in docs/history/unidhc.md of commit 9466338.
 
     Examples
     --------

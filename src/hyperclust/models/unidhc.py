@@ -40,7 +40,7 @@ weight gradient's sum over the batch between threads for narrow layers (a 6 x 16
 300 rows gave other bits on 2 threads than on 1), so training on the threads a machine or
 its load offers would make the result depend on them. The training's steps are small (at
 most :data:`MAX_BATCHES_PER_EPOCH` batches of a few hundred rows an epoch): a second
-thread saved at most 3-9% of a whole 10^5-node fit idle (docs/results/idle_timings.md,
+thread saved at most 3-9% of a whole 10^5-node fit idle (docs/results/idle_timings.md of commit 9466338,
 add5401's thread rules)."""
 
 MAX_BATCHES_PER_EPOCH = 8
