@@ -60,7 +60,7 @@ def _measure(task: dict, queue) -> None:
     import scipy.sparse as sp
 
     from hyperclust.datasets.synthetic import hypergraph_sbm
-    from hyperclust.threads import default_threads, input_work
+    from hyperclust.runtime.threads import default_threads, input_work
 
     n = int(task["n_nodes"])
     hg = hypergraph_sbm(n, 4, homophily=0.7, n_features=32, random_state=0)

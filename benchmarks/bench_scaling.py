@@ -236,7 +236,7 @@ def measure(task: dict) -> dict:
     """Run one (operation, size) measurement in this process; returns its row."""
     from hyperclust.bench.memory import PeakMemory
     from hyperclust.bench.provenance import load_average, run_provenance, thread_info
-    from hyperclust.threads import thread_limit
+    from hyperclust.runtime.threads import thread_limit
 
     op, n, repeats = task["op"], int(task["n_nodes"]), int(task["repeats"])
     row = {"op": op, "n_nodes": n, "status": "failed", "mode": task.get("mode", "full")}
@@ -359,7 +359,7 @@ def conditions() -> dict:
 
     from hyperclust.bench.provenance import git_commit, load_average, thread_info
     from hyperclust.operators import compiled_spmm
-    from hyperclust.threads import available_cores, default_threads
+    from hyperclust.runtime.threads import available_cores, default_threads
 
     cpu = ""
     try:

@@ -47,7 +47,7 @@ def _fit_rows(method: str, n: int, repeats: int) -> dict:
     from hyperclust.cluster.auto import AutoClusterer
     from hyperclust.cluster.registry import make_estimator
     from hyperclust.datasets.synthetic import hypergraph_sbm
-    from hyperclust.threads import default_threads, input_work
+    from hyperclust.runtime.threads import default_threads, input_work
 
     d = 32 if method not in KNN_SEARCHING or n <= FEATURES_UP_TO else 0
     hg = hypergraph_sbm(n, 4, homophily=0.7, n_features=d, random_state=0)

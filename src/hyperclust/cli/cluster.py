@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..progress import elapsed_bar
+from ..runtime.progress import elapsed_bar
 from ._common import DATA_HELP, UserError, check_device, check_seed
 from .inputs import add_input_arguments, load_target
 from .outputs import check_outputs, write_atomically, write_embedding, write_labels
