@@ -255,9 +255,9 @@ def _write_outputs(args, outputs: dict, est, hg, labels, k: int) -> None:
 def _add_pe_arguments(p) -> None:
     """``--pe KIND`` (+ ``--pe-operator``, ``--pe-k``): spectral positional encodings
     appended to the node features before fitting (:func:`hyperclust.operators.encodings.with_encoding`)."""
-    from ..operators.encodings import encoding_operator_names
+    from ..operators.encodings import ENCODING_KINDS, encoding_operator_names
 
-    p.add_argument("--pe", choices=("heat", "eigvec"), default=None,
+    p.add_argument("--pe", choices=ENCODING_KINDS, default=None,
                    help="append positional encodings to the node features (standardized, "
                         "scaled like an average feature column) for methods that use features: "
                         "heat kernel signatures or eigenvectors of --pe-operator")

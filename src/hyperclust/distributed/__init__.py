@@ -21,11 +21,13 @@ extra (``pip install "hyperclust[distributed]"``); see docs/distributed.md.
 from .partition import partition_edgelists, write_partitioned
 from .partitioned import PartitionedHypergraph
 
-__all__ = ["partition_edgelists", "write_partitioned", "PartitionedHypergraph",
-           "DistributedSpectralClustering", "DistributedAHCKA", "DistributedUniDHC"]
+from ..cluster.registry import METHODS
 
-_ESTIMATORS = {"DistributedSpectralClustering": ".spectral", "DistributedAHCKA": ".ahcka",
-               "DistributedUniDHC": ".unidhc"}
+#: ``{class: module}`` of the methods' Dask twins (read from the method registry).
+_ESTIMATORS = {twin.estimator.partition(":")[2]: "." + twin.estimator.partition(":")[0]
+               for twin in (m.distributed for m in METHODS.values()) if twin is not None}
+
+__all__ = ["partition_edgelists", "write_partitioned", "PartitionedHypergraph", *_ESTIMATORS]
 
 
 def __getattr__(name):
