@@ -19,7 +19,7 @@ from hyperclust.models.unidhc import (MAX_BATCHES_PER_EPOCH, ArrayBatches, Polyn
                                       ScalarPReLU, UniDHCNet, hyperedge_basis_means,
                                       train_unidhc)
 from hyperclust.operators.propagation import PropagationOperator
-from hyperclust.runtime.threads import thread_limit
+from hyperclust.threads import thread_limit
 
 
 def _two_blocks(n_per=12, d=6, seed=0, hetero=False):
@@ -238,16 +238,17 @@ def test_giant_hyperedge_costs_a_step_what_a_small_one_costs():
 
 def test_epoch_is_capped_at_max_batches(hg, monkeypatch):
     import hyperclust.models.unidhc as unidhc_module
+    from hyperclust.models.adam import CpuAdam
 
     B = polynomial_basis(PropagationOperator(hg), hg.features, 1)
     steps = []
-    real_step = torch.optim.Adam.step
+    real_step = CpuAdam.step
 
     def counting_step(self, *args, **kwargs):
         steps.append(1)
         return real_step(self, *args, **kwargs)
 
-    monkeypatch.setattr(torch.optim.Adam, "step", counting_step)
+    monkeypatch.setattr(CpuAdam, "step", counting_step)
     train_unidhc(B, hg.incidence, [1.0, 0.0], epochs=2, batch_size=4, hidden_dim=4)
     assert len(steps) == 2 * 6  # 24 nodes / 4: full passes below the cap
     steps.clear()
@@ -421,7 +422,7 @@ def test_fit_attributes_and_planted_clusters(hg):
 
 def test_same_seed_same_labels(hg):
     # the thread count is pinned: torch's results differ at ~1e-10 between 1 and 2 threads,
-    # and the default follows the machine's load (hyperclust.runtime.threads)
+    # and the default follows the machine's load (hyperclust.threads)
     with thread_limit(1):
         a = _small(random_state=3).fit(hg)
         b = _small(random_state=3).fit(hg)

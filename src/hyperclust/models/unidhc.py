@@ -26,6 +26,7 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 
+from .adam import adam
 from .array_batches import ArrayBatches, hyperedge_basis_means
 from .losses import decorrelation_loss, node_consistency_loss, thread_invariant_sum
 
@@ -280,11 +281,13 @@ def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, devic
     return train_on_batches(source, gamma_init, device=device, **options)
 
 
-def _adam(net, lr: float, gamma_lr: float):
-    """Adam over the encoder's parameters (``lr``) and gamma (``gamma_lr``)."""
+def _adam(net, lr: float, gamma_lr: float, device):
+    """Adam over the encoder's parameters (``lr``) and gamma (``gamma_lr``); on CPU without
+    ``torch.optim``, whose import of ``torch._dynamo`` cost more than the training
+    (:mod:`hyperclust.models.adam`)."""
     encoder = [p for name, p in net.named_parameters() if not name.startswith("filter.")]
-    return torch.optim.Adam([{"params": encoder}, {"params": [net.filter.gamma], "lr": gamma_lr}],
-                            lr=lr)
+    return adam([{"params": encoder}, {"params": [net.filter.gamma], "lr": gamma_lr}],
+                lr=lr, device=device)
 
 
 def _epoch_draws(rng, n_nodes, n_edges, batch_size, edge_batch):
@@ -411,7 +414,7 @@ def _network(gamma_init, dim, hidden_dim, lr, gamma_lr, device):
     net = UniDHCNet(gamma_init, dim, hidden_dim).to(device)
     # a gamma at lr 0 needs no gradient: backward skips the encoder's input gradient
     net.filter.gamma.requires_grad_(gamma_lr > 0)
-    return net, net.filter.gamma.detach().clone(), _adam(net, lr, gamma_lr)
+    return net, net.filter.gamma.detach().clone(), _adam(net, lr, gamma_lr, device)
 
 
 def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, gamma_lr=1e-3,
