@@ -18,6 +18,7 @@ import importlib
 import importlib.util
 import sys
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .._registry import add_entry
 
@@ -102,7 +103,7 @@ class Distributed:
     """
 
     estimator: str
-    steps: object = str
+    steps: Callable[[object], str]
 
 
 @dataclass(frozen=True)
@@ -166,15 +167,15 @@ _SPECTRAL = "hyperclust.cluster.spectral:SpectralHypergraphClustering"
 _UNIDHC = "hyperclust.cluster.unidhc:UniDHC"
 
 
-def _spectral(operator: str, wording: str | None = None, **options) -> Method:
+def _spectral(operator: str, wording: str | None = None, params=None, **fields) -> Method:
     """The method ``spectral-<operator>``: spectral clustering on a registered operator,
-    described by ``wording`` (default: the operator's description); ``options``: further
-    :class:`Method` fields, and the estimator's ``eps``."""
+    described by ``wording`` (default: the operator's description), with further constructor
+    keywords ``params`` and :class:`Method` ``fields``."""
     from ..operators.registry import OPERATORS as operators
 
-    params = {"operator": operator, **({"eps": options.pop("eps")} if "eps" in options else {})}
-    what = wording or operators[operator].description
-    return Method(_SPECTRAL, "regularized spectral clustering, " + what, params=params, **options)
+    return Method(_SPECTRAL, "regularized spectral clustering, "
+                  + (wording or operators[operator].description),
+                  params={"operator": operator, **(params or {})}, **fields)
 
 
 def _embeddable_operators() -> tuple[tuple, tuple]:
@@ -242,10 +243,10 @@ METHODS: dict[str, Method] = {
                                                   heterophilic=True)),
     "spectral-collapsed-cells": _spectral(
         "collapsed-cells", "S_eps of the graded complex vertices / clique edges / hyperedge "
-        "cells (eps=1e-2)", eps=1e-2),
+        "cells (eps=1e-2)", {"eps": 1e-2}),
     "spectral-collapsed-closure": _spectral(
         "collapsed-closure", "S_eps of the downward closure, simplices up to triangles "
-        "(eps=1e-2)", eps=1e-2),
+        "(eps=1e-2)", {"eps": 1e-2}),
     "unidhc": Method(_UNIDHC, "Uni-DHC: polynomial filter learned by feature-split canonical "
                               "correlation + residual encoder on features (the filter output "
                               "alone on structure-only inputs), k-means",

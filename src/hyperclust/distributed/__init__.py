@@ -21,20 +21,24 @@ extra (``pip install "hyperclust[distributed]"``); see docs/distributed.md.
 from .partition import partition_edgelists, write_partitioned
 from .partitioned import PartitionedHypergraph
 
-from ..cluster.registry import METHODS
 
-#: ``{class: module}`` of the methods' Dask twins (read from the method registry).
-_ESTIMATORS = {twin.estimator.partition(":")[2]: "." + twin.estimator.partition(":")[0]
-               for twin in (m.distributed for m in METHODS.values()) if twin is not None}
+def _twins() -> dict:
+    """``{class: module}`` of the methods' Dask twins, read from the method registry."""
+    from ..cluster.registry import METHODS
 
-__all__ = ["partition_edgelists", "write_partitioned", "PartitionedHypergraph", *_ESTIMATORS]
+    return {cls: "." + module for module, _, cls in
+            (m.distributed.estimator.partition(":") for m in METHODS.values() if m.distributed)}
+
+
+__all__ = ["partition_edgelists", "write_partitioned", "PartitionedHypergraph", *_twins()]
 
 
 def __getattr__(name):
     # the estimators import scikit-learn: loaded on first use, so that the CLI's parser
     # (which registers `hyperclust partition` from this package) stays light
-    if name in _ESTIMATORS:
+    twins = _twins()
+    if name in twins:
         import importlib
 
-        return getattr(importlib.import_module(_ESTIMATORS[name], __name__), name)
+        return getattr(importlib.import_module(twins[name], __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -39,7 +39,7 @@ from .._validation import check_int
 
 __all__ = ["available_cores", "busy_cores", "free_cores", "default_threads", "thread_limit",
            "current_limit", "input_work", "env_thread_limit", "cached_controller",
-           "limit_imported_torch", "limit_threads_in", "ENV_VAR", "PARALLEL_MIN_WORK",
+           "limit_imported_torch", "ENV_VAR", "PARALLEL_MIN_WORK",
            "USER_LIMIT_VARS", "Kernel", "KERNELS", "kernel_threads", "kernel_thread_limit"]
 
 ENV_VAR = "HYPERCLUST_NUM_THREADS"
