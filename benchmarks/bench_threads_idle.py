@@ -1,5 +1,5 @@
 """Idle check of the thread policy: is a fit with the default threads ever slower than with
-one thread? (issue 32 item 1; ``hyperclust.kernel_threads`` holds the per-kernel rules.)
+one thread? (issue 32 item 1; ``hyperclust.runtime.threads.KERNELS`` holds the per-kernel rules.)
 
 For ``spectral-zhou``, ``ahcka`` and ``auto`` (by default; ``--methods`` takes any
 registered method, built by :func:`~hyperclust.cluster.registry.make_estimator` with 32

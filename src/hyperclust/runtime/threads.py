@@ -186,8 +186,9 @@ def thread_limit(n_threads: int | None = None, *, work: int | None = None):
         Default :func:`default_threads` (``work``), capped by the caller's limits: the
         ``*_NUM_THREADS`` variables (:func:`env_thread_limit`) and the BLAS/OpenMP counts at
         entry (a ``threadpoolctl.threadpool_limits`` block). An explicit count is kept as
-        given for hyperclust's own kernels; the libraries still only go down. Nested blocks keep the outer limit (an
-        estimator fitted inside another one's ``fit`` does not re-measure the machine).
+        given for hyperclust's own kernels; the libraries still only go down. Nested blocks
+        keep the outer limit (an estimator fitted inside another one's ``fit`` does not
+        re-measure the machine).
     work : int, optional
         Size of the input (:func:`input_work`), for the default.
 
@@ -352,10 +353,11 @@ class Kernel:
     pools: tuple = ()
 
 
-#: Kernels and the work of one call from which a second thread paid (measured with
-#: ``benchmarks/bench_threads_idle.py``): below it a thread's hand-out and barrier (~0.1 ms)
-#: cost more than it saves; BLAS-1/2 on ARPACK's Krylov basis and k-means on a few columns
-#: are memory-bound and lost with two threads at every size measured (up to 10^6 x 20).
+#: Kernels and the work of one call from which a second thread paid
+#: (``benchmarks/bench_threads_idle.py`` checks whole fits idle): below it a thread's
+#: hand-out and barrier (~0.1 ms) cost more than it saves; BLAS-1/2 on ARPACK's Krylov basis
+#: and k-means on a few columns are memory-bound and lost with two threads at every size
+#: measured (up to 10^6 x 20).
 KERNELS = {
     "spmm": Kernel(2 ** 20, "multiply-adds of one CSR product (nnz x width)"),
     "lanczos": Kernel(1e8, "n x ncv (ARPACK's Krylov basis)", ("blas",)),
