@@ -10,7 +10,7 @@ process, the bare kernel (a float32 CSR ``H^T`` then ``H`` product at width 64, 
 is timed the same way: the slow-down that one thread with a fair share of the cores gets.
 
 Thread settings: ``default`` (the library's policy: one thread under
-:data:`hyperclust.threads.PARALLEL_MIN_WORK` stored nonzeros, else every core) and ``free``
+:data:`hyperclust.runtime.threads.PARALLEL_MIN_WORK` stored nonzeros, else every core) and ``free``
 (``HYPERCLUST_NUM_THREADS=free``: the cores the load average leaves free). Reports min and
 median of each, the ratio of the minima, the load average and the commit. Run it on an
 otherwise idle machine (the script checks the 1-minute load average first and records it):

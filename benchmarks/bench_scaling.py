@@ -3,7 +3,7 @@
 Synthetic hypergraph SBMs (``hypergraph_sbm(n, 4, homophily=0.7)``: as many hyperedges as
 nodes, sizes uniform in 2..6, so nnz(H) ~ 4 n, many isolated nodes). For each size and each
 operation a fresh process (multiprocessing "spawn") builds the graph (not timed), then, under
-:func:`hyperclust.threads.thread_limit` (the thread policy every ``fit`` runs under), times
+:func:`hyperclust.runtime.threads.thread_limit` (the thread policy every ``fit`` runs under), times
 the operation ``--repeats`` times and, interleaved with it in the same process, its limits:
 
 * **bare kernel**: scipy's own CSR product at the same nnz and width, nothing around it
