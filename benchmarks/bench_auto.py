@@ -163,7 +163,7 @@ def timing(split_n_inits=(), split_max_iters=(), race_margins=()):
     hg = load_dataset("cora-ca", data_dir=str(DATA))
     k = hg.n_classes
     from hyperclust.bench.provenance import git_commit
-    from hyperclust.threads import default_threads, input_work
+    from hyperclust.runtime.threads import default_threads, input_work
 
     print(f"commit {git_commit().get('commit', '?')[:10]}, load average before: "
           f"{open('/proc/loadavg').read().split()[:3]}, "

@@ -65,7 +65,7 @@ def main(argv=None):
     from hyperclust.bench.provenance import load_average
     from hyperclust.cluster.auto import AutoClusterer
     from hyperclust.datasets import hypergraph_sbm
-    from hyperclust.threads import default_threads
+    from hyperclust.runtime.threads import default_threads
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()

@@ -10,7 +10,7 @@ process, the bare kernel (a float32 CSR ``H^T`` then ``H`` product at width 64, 
 is timed the same way: the slow-down that one thread with a fair share of the cores gets.
 
 Thread settings: ``default`` (the library's policy: one thread under
-:data:`hyperclust.threads.PARALLEL_MIN_WORK` stored nonzeros, else every core) and ``free``
+:data:`hyperclust.runtime.threads.PARALLEL_MIN_WORK` stored nonzeros, else every core) and ``free``
 (``HYPERCLUST_NUM_THREADS=free``: the cores the load average leaves free). Reports min and
 median of each, the ratio of the minima, the load average and the commit. Run it on an
 otherwise idle machine (the script checks the 1-minute load average first and records it):
@@ -60,7 +60,7 @@ def _measure(task: dict, queue) -> None:
     import scipy.sparse as sp
 
     from hyperclust.datasets.synthetic import hypergraph_sbm
-    from hyperclust.threads import default_threads, input_work
+    from hyperclust.runtime.threads import default_threads, input_work
 
     n = int(task["n_nodes"])
     hg = hypergraph_sbm(n, 4, homophily=0.7, n_features=32, random_state=0)

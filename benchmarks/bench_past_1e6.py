@@ -186,7 +186,7 @@ def header():
     import subprocess
 
     from hyperclust.bench.provenance import load_average, package_root
-    from hyperclust.threads import default_threads
+    from hyperclust.runtime.threads import default_threads
 
     root = package_root()
     commit = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],

@@ -3,7 +3,7 @@
 Synthetic hypergraph SBMs (``hypergraph_sbm(n, 4, homophily=0.7)``: as many hyperedges as
 nodes, sizes uniform in 2..6, so nnz(H) ~ 4 n, many isolated nodes). For each size and each
 operation a fresh process (multiprocessing "spawn") builds the graph (not timed), then, under
-:func:`hyperclust.threads.thread_limit` (the thread policy every ``fit`` runs under), times
+:func:`hyperclust.runtime.threads.thread_limit` (the thread policy every ``fit`` runs under), times
 the operation ``--repeats`` times and, interleaved with it in the same process, its limits:
 
 * **bare kernel**: scipy's own CSR product at the same nnz and width, nothing around it
@@ -236,7 +236,7 @@ def measure(task: dict) -> dict:
     """Run one (operation, size) measurement in this process; returns its row."""
     from hyperclust.bench.memory import PeakMemory
     from hyperclust.bench.provenance import load_average, run_provenance, thread_info
-    from hyperclust.threads import thread_limit
+    from hyperclust.runtime.threads import thread_limit
 
     op, n, repeats = task["op"], int(task["n_nodes"]), int(task["repeats"])
     row = {"op": op, "n_nodes": n, "status": "failed", "mode": task.get("mode", "full")}
@@ -359,7 +359,7 @@ def conditions() -> dict:
 
     from hyperclust.bench.provenance import git_commit, load_average, thread_info
     from hyperclust.operators import compiled_spmm
-    from hyperclust.threads import available_cores, default_threads
+    from hyperclust.runtime.threads import available_cores, default_threads
 
     cpu = ""
     try:

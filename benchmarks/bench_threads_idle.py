@@ -1,5 +1,5 @@
 """Idle check of the thread policy: is a fit with the default threads ever slower than with
-one thread? (issue 32 item 1; ``hyperclust.kernel_threads`` holds the per-kernel rules.)
+one thread? (issue 32 item 1; ``hyperclust.runtime.threads.KERNELS`` holds the per-kernel rules.)
 
 For ``spectral-zhou``, ``ahcka`` and ``auto`` (by default; ``--methods`` takes any
 registered method, built by :func:`~hyperclust.cluster.registry.make_estimator` with 32
@@ -47,7 +47,7 @@ def _fit_rows(method: str, n: int, repeats: int) -> dict:
     from hyperclust.cluster.auto import AutoClusterer
     from hyperclust.cluster.registry import make_estimator
     from hyperclust.datasets.synthetic import hypergraph_sbm
-    from hyperclust.threads import default_threads, input_work
+    from hyperclust.runtime.threads import default_threads, input_work
 
     d = 32 if method not in KNN_SEARCHING or n <= FEATURES_UP_TO else 0
     hg = hypergraph_sbm(n, 4, homophily=0.7, n_features=d, random_state=0)

@@ -190,7 +190,7 @@ def child(path: str, gamma_init: str, torch_imported: bool = False) -> dict:
         import torch  # noqa: F401
     from hyperclust.bench.memory import current_rss_mb
     from hyperclust.cluster.unidhc import UniDHC
-    from hyperclust.threads import current_limit, default_threads, input_work
+    from hyperclust.runtime.threads import current_limit, default_threads, input_work
 
     clock = PhaseClock()
     clock.wrap_all(PHASES)

@@ -42,7 +42,7 @@ def measure(n: int, repeats: int) -> dict:
     from hyperclust.cluster.spectral import SpectralHypergraphClustering
     from hyperclust.cluster.unidhc import UniDHC
     from hyperclust.datasets.synthetic import hypergraph_sbm
-    from hyperclust.threads import current_limit, default_threads, input_work
+    from hyperclust.runtime.threads import current_limit, default_threads, input_work
 
     hg = hypergraph_sbm(n, 4, homophily=0.7, random_state=0)
     H = sp.csr_matrix(hg.incidence, dtype=np.float32)

@@ -26,7 +26,8 @@ __all__ = ["method_source_files", "provenance_marks", "code_signature", "last_co
 #: kernel: it only lowers thread counts, and the stored rows ran on one thread), package
 #: __init__s.
 _NOT_METHOD_CODE = ("hyperclust.bench", "hyperclust.io", "hyperclust.datasets",
-                    "hyperclust.cli", "hyperclust.threads", "hyperclust.kernel_threads")
+                    "hyperclust.cli", "hyperclust.runtime", "hyperclust.threads",
+                    "hyperclust.kernel_threads")
 
 
 def _provider_module(method: str) -> str | None:

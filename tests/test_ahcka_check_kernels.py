@@ -17,11 +17,11 @@ from hyperclust.cluster.block_argmax import (BLOCK_ENTRIES, first_near_maximum_d
                                              rotated_labels_and_sums)
 from hyperclust.cluster.rounding import first_near_maximum
 from hyperclust.datasets.synthetic import hypergraph_sbm
-from hyperclust.kernel_threads import KERNELS, Kernel
+from hyperclust.runtime.threads import KERNELS, Kernel
 from hyperclust.operators import kernels, row_ranges
 from hyperclust.operators.row_ranges import csr_matmat_scaled, run_on_ranges
 from hyperclust.selection.objectives import cluster_indicators
-from hyperclust.threads import thread_limit
+from hyperclust.runtime.threads import thread_limit
 
 
 def test_first_near_maximum_down_columns_known_answers():

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from hyperclust.cluster.ahcka import AHCKA
-from hyperclust.cluster.iteration_clock import IterationClock
+from hyperclust.runtime.iteration_clock import IterationClock
 from hyperclust.cluster.block_argmax import first_near_maximum_down_columns, rotated_labels
 from hyperclust.cluster.rounding import first_near_maximum
 from hyperclust.datasets.synthetic import hypergraph_sbm

@@ -18,7 +18,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 #: A top-level module or package of ``hyperclust`` not named here fails the test.
 LAYERS = (
     ("hyperclust._validation", "hyperclust._registry"),
-    ("hyperclust", "hyperclust.threads", "hyperclust.kernel_threads", "hyperclust.hypergraph",
+    ("hyperclust", "hyperclust.runtime", "hyperclust.hypergraph",
      "hyperclust.metrics"),
     ("hyperclust.io", "hyperclust.convert", "hyperclust.operators"),
     ("hyperclust.datasets",),

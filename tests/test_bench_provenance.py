@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from hyperclust.bench import provenance
 from hyperclust.bench.provenance import git_commit, load_average, run_provenance, thread_info
 from hyperclust.bench.report import STALE, UNKNOWN, markdown_report
 
@@ -133,7 +134,7 @@ def test_git_commit_and_dirty_flag(history):
 
 
 def test_run_provenance_and_thread_info():
-    from hyperclust.threads import thread_limit
+    from hyperclust.runtime.threads import thread_limit
 
     with thread_limit(1):
         rec = run_provenance()
@@ -308,3 +309,24 @@ def test_the_committed_moves_table_names_modules_that_exist():
     for old, new in moves.items():
         assert importlib.util.find_spec(new) is not None, new
         assert old not in moves.values()  # one step per move: names are read through once
+
+
+def test_other_cpu_counts_only_the_cores_of_this_process():
+    stat = ("cpu  300 0 100 1000 0 0 0 0 0 0\n"
+            "cpu0 100 0 50 500 0 0 0 0 0 0\n"
+            "cpu1 200 0 50 500 0 0 0 0 0 0\n")
+    own = "42 (python x) R " + " ".join(["0"] * 10) + " 70 30 0 0"
+    assert provenance._cpu_jiffies(stat, own, cpus=[1]) == (250, 100)
+    assert provenance._cpu_jiffies(stat, own, cpus=[0, 1]) == (400, 100)
+    assert provenance._cpu_jiffies(stat, own, cpus=[5]) == (400, 100)  # no line: whole machine
+    assert provenance._cpu_jiffies("not a stat file", own) is None
+
+
+def test_other_cpu_reading_is_other_busy_time_over_wall_time(monkeypatch):
+    readings = iter([(1000, 500), (1000 + 150, 500 + 50)])  # 100 jiffies of others
+    clock = iter([10.0, 11.0])
+    monkeypatch.setattr(provenance, "_cpu_jiffies", lambda *a, **k: next(readings))
+    monkeypatch.setattr(provenance.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(provenance.os, "sysconf", lambda name: 100)
+    meter = provenance.OtherCpu()
+    assert meter.read() == pytest.approx(1.0)  # 100 jiffies at 100 Hz over 1 s

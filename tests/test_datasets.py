@@ -144,7 +144,7 @@ def test_pubmed_tricl_is_the_covered_part_of_pubmed(shared_data):
         pytest.skip("tricl_to_hypergcn_node_ids.npy is absent")
     full = load_dataset("pubmed-cc", data_dir=shared_data)
     part = load_dataset("pubmed-cc-tricl", data_dir=shared_data)
-    ids = part.original_ids
+    ids = part.parent_positions
     assert np.array_equal(np.sort(ids), np.flatnonzero(~full.isolated))
     assert np.array_equal(full.labels[ids], part.labels)
     mapped = sorted(tuple(sorted(ids[e].tolist())) for e in part.edges())

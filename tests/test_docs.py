@@ -117,6 +117,6 @@ def test_docs_site_covers_every_public_module_and_the_gallery(docs_site):
     assert not missing, missing
     assert {"hyperclust.selection.objectives", "hyperclust.selection.alignment",
             "hyperclust.operators.eigensolvers", "hyperclust.operators.encodings",
-            "hyperclust.threads", "hyperclust.distributed"} <= set(public)
+            "hyperclust.runtime.threads", "hyperclust.distributed"} <= set(public)
     gallery = (out / "examples.html").read_text(encoding="utf-8")
     assert all(f"<h2 id='{p.stem}'>" in gallery for p in EXAMPLES)

@@ -130,9 +130,9 @@ def test_components_and_subset():
     assert s["components"] == 4 and s["components_covered"] == 2 and s["isolated_nodes"] == 2
     lcc = hg.largest_component()
     assert lcc.n_nodes == 4
-    np.testing.assert_array_equal(lcc.original_ids, [0, 1, 2, 3])
+    np.testing.assert_array_equal(lcc.parent_positions, [0, 1, 2, 3])
     sub = hg.drop_isolated().subset([3, 4])
-    np.testing.assert_array_equal(sub.original_ids, [3, 4])
+    np.testing.assert_array_equal(sub.parent_positions, [3, 4])
     np.testing.assert_array_equal(sub.labels, [1, 1])
     assert sub.n_edges == 2  # {3} (from {2,3}) and {4}
 
@@ -156,3 +156,12 @@ def test_replace():
     assert h2.features.shape == (7, 7) and hg.features is None
     with pytest.raises(TypeError):
         hg.replace(incidence=None)
+
+
+def test_original_ids_is_a_deprecated_name_of_parent_positions():
+    sub = small().subset([3, 4, 6])
+    with pytest.warns(DeprecationWarning, match="parent_positions"):
+        np.testing.assert_array_equal(sub.original_ids, sub.parent_positions)
+    with pytest.warns(DeprecationWarning, match="parent_positions"):
+        old = Hypergraph(sub.incidence, original_ids=[7, 8, 9])
+    np.testing.assert_array_equal(old.parent_positions, [7, 8, 9])

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
-import hyperclust.kernel_threads as kt
+import hyperclust.runtime.threads as kt
 from hyperclust.datasets.synthetic import hypergraph_sbm
-from hyperclust.threads import cached_controller, thread_limit
+from hyperclust.runtime.threads import cached_controller, thread_limit
 
 
 def pool_threads(api):

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 
 from hyperclust.operators.knn import (ann_available, approximate_cosine_neighbors, cosine_knn,
                                       exact_cosine_neighbors)
-from hyperclust.threads import thread_limit
+from hyperclust.runtime.threads import thread_limit
 
 pytestmark = pytest.mark.skipif(not ann_available(),
                                 reason="faiss-cpu (extra 'ann') is not installed")

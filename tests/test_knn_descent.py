@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from hyperclust.operators.neighbors import exact_cosine_neighbors
-from hyperclust.threads import thread_limit
+from hyperclust.runtime.threads import thread_limit
 
 _PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "studies" / "knn_descent.py"
 _spec = importlib.util.spec_from_file_location("knn_descent", _PATH)

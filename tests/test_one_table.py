@@ -108,5 +108,48 @@ def test_derived_methods_keep_the_builtin_names_and_parameters():
                         "spectral-collapsed-cells": {"operator": "collapsed-cells", "eps": 1e-2},
                         "spectral-collapsed-closure": {"operator": "collapsed-closure",
                                                        "eps": 1e-2}}
-    assert list(METHODS).index("spectral-signed") == list(METHODS).index("spectral-collapsed") + 1
+    order = list(METHODS)  # the built-in operators first, then those with their own solver
+    assert order.index("spectral-collapsed") < order.index("spectral-signed") \
+        < order.index("spectral-collapsed-cells")
     assert np.isclose(make_estimator("spectral-collapsed-cells", 2).eps, 1e-2)
+
+
+def test_auto_candidates_and_dask_twins_are_read_from_the_method_entries(monkeypatch):
+    import argparse
+    import dataclasses
+
+    from hyperclust.cli.cluster import add_parser
+    from hyperclust.cli.partition import _check_options
+    from hyperclust.cluster.candidates import CANDIDATE_TABLE, Candidate
+    from hyperclust.cluster.registry import DESCRIPTIONS, distributed_methods, register_method
+    from hyperclust.operators.encodings import ENCODING_KINDS
+
+    assert CANDIDATE_TABLE == {n: m.candidate for n, m in METHODS.items() if m.candidate}
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers(dest="command"))
+
+    def method_on_a_cluster(method):
+        return _check_options(parser.parse_args(["cluster", "parts", "--k", "2", "--method",
+                                                 method, "--scheduler", "local:1"]))
+
+    assert method_on_a_cluster("auto") == "spectral-zhou"
+    assert method_on_a_cluster("ahcka") == "ahcka"
+    with pytest.raises(ValueError, match="use one of ahcka, spectral-zhou, unidhc"):
+        method_on_a_cluster("kmeans")
+    # a new entry that offers a candidate and a twin is both, with no other table to edit
+    for table in (METHODS, DESCRIPTIONS):  # removed again at teardown
+        monkeypatch.setitem(table, "spectral-zhou-twin", None)
+    before = dict(CANDIDATE_TABLE)
+    try:
+        register_method("spectral-zhou-twin", dataclasses.replace(
+            METHODS["spectral-zhou"], candidate=Candidate()), replace=True)
+        assert list(CANDIDATE_TABLE)[-1] == "spectral-zhou-twin"
+        assert "spectral-zhou-twin" in distributed_methods()
+        assert method_on_a_cluster("spectral-zhou-twin") == "spectral-zhou"  # the same twin
+    finally:
+        CANDIDATE_TABLE.clear()
+        CANDIDATE_TABLE.update(before)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["cluster", "x.txt", "--pe", "nope"])
+    assert all(parser.parse_args(["cluster", "x.txt", "--pe", kind]).pe == kind
+               for kind in ENCODING_KINDS)

@@ -40,7 +40,7 @@ def test_reordered_copy_keeps_ids_data_and_hyperedges():
     np.testing.assert_array_equal(new.labels, hg.labels[order])
     np.testing.assert_array_equal(new.features, hg.features[order])
     assert list(new.node_names) == [hg.node_names[i] for i in order]
-    np.testing.assert_array_equal(new.original_ids, hg.original_ids[order])
+    np.testing.assert_array_equal(new.parent_positions, hg.parent_positions[order])
     as_sets = lambda g: sorted(tuple(sorted(g.node_ids[e].tolist())) for e in g.edges())
     assert as_sets(new) == as_sets(hg)
     np.testing.assert_array_equal(np.sort(new.weights), np.sort(hg.weights))

@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from hyperclust import progress
+from hyperclust.runtime import progress
 from hyperclust.cli import main
-from hyperclust.progress import elapsed_bar, progress_bar, progress_shown, show_progress
+from hyperclust.runtime.progress import elapsed_bar, progress_bar, progress_shown, show_progress
 
 
 @pytest.fixture

@@ -192,7 +192,7 @@ def test_row_blocks_balance_nonzeros():
 
 
 def test_threads_follow_the_thread_policy():
-    from hyperclust.threads import thread_limit
+    from hyperclust.runtime.threads import thread_limit
 
     with thread_limit(3):
         assert resolve_threads() == 3

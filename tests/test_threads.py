@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_info
 
-from hyperclust import threads
+from hyperclust.runtime import threads
 from hyperclust.cluster.base import HypergraphClusterer
 from hyperclust.datasets import hypergraph_sbm
 
@@ -159,7 +159,7 @@ def test_a_real_fit_in_a_fresh_process_with_omp_num_threads_1(tmp_path):
     script = tmp_path / "probe.py"
     script.write_text(
         "from threadpoolctl import threadpool_info\n"
-        "from hyperclust import threads\n"
+        "from hyperclust.runtime import threads\n"
         "from hyperclust.cluster.spectral import SpectralHypergraphClustering as S\n"
         "from hyperclust.datasets import hypergraph_sbm\n"
         "threads.PARALLEL_MIN_WORK = 0\n"
@@ -218,3 +218,17 @@ def test_a_torch_imported_before_the_block_is_not_handed_over():
         assert torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize("old, new", [("threads", "threads"), ("kernel_threads", "threads"),
+                                      ("progress", "progress")])
+def test_former_module_paths_are_deprecated_aliases(old, new):
+    import importlib
+    import sys
+
+    sys.modules.pop(f"hyperclust.{old}", None)
+    with pytest.warns(DeprecationWarning, match=f"hyperclust.runtime.{new}"):
+        module = importlib.import_module(f"hyperclust.{old}")
+    current = importlib.import_module(f"hyperclust.runtime.{new}")
+    assert module.__all__ == current.__all__
+    assert all(getattr(module, name) is getattr(current, name) for name in current.__all__)

@@ -19,7 +19,7 @@ from hyperclust.models.unidhc import (MAX_BATCHES_PER_EPOCH, ArrayBatches, Polyn
                                       ScalarPReLU, UniDHCNet, hyperedge_basis_means,
                                       train_unidhc)
 from hyperclust.operators.propagation import PropagationOperator
-from hyperclust.threads import thread_limit
+from hyperclust.runtime.threads import thread_limit
 
 
 def _two_blocks(n_per=12, d=6, seed=0, hetero=False):
@@ -422,7 +422,7 @@ def test_fit_attributes_and_planted_clusters(hg):
 
 def test_same_seed_same_labels(hg):
     # the thread count is pinned: torch's results differ at ~1e-10 between 1 and 2 threads,
-    # and the default follows the machine's load (hyperclust.threads)
+    # and the default follows the machine's load (hyperclust.runtime.threads)
     with thread_limit(1):
         a = _small(random_state=3).fit(hg)
         b = _small(random_state=3).fit(hg)

@@ -20,36 +20,13 @@ def test_blocked_encoding_equals_one_pass(monkeypatch):
     assert fits[1].embedding_.dtype == np.float32
 
 
-def test_encoder_blocks_follow_the_load_with_the_same_bits(monkeypatch):
-    torch = __import__("pytest").importorskip("torch")
-    import hyperclust.threads as threads
-    from hyperclust.models.load_following import encode_in_blocks
-
-    enc = torch.nn.Sequential(torch.nn.Linear(16, 64), torch.nn.PReLU(),
-                              torch.nn.Linear(64, 16))
-    Z = np.random.default_rng(0).normal(size=(12 * 1024, 16)).astype(np.float32)
-    before = torch.get_num_threads()
-    torch.set_num_threads(2)
-    try:
-        plain = encode_in_blocks(enc, Z, "cpu", 10 ** 6)  # one block: nothing followed
-        seen = []
-        monkeypatch.setattr(threads.OtherCpu, "read", lambda self, min_seconds=0.0: 1.0)
-        monkeypatch.setattr(threads, "threads_beside",
-                            lambda limit, other: seen.append(limit) or 1 + len(seen) % 2)
-        followed = encode_in_blocks(enc, Z, "cpu", 1024)  # MIN_THREADED_ROWS
-        assert len(seen) == 12  # every block asked, threads alternating 2, 1, 2, ...
-        assert torch.get_num_threads() == 2  # restored
-    finally:
-        torch.set_num_threads(before)
-    np.testing.assert_array_equal(followed, plain)
-
-
 def test_a_few_rows_are_encoded_on_one_thread_whatever_torch_was_given():
     # 7 rows through a 6 -> 256 -> 6 encoder: torch split each row's sums between 2
     # threads, which gave other bits than one thread (the blocks below MIN_THREADED_ROWS
     # now run on one)
     torch = __import__("pytest").importorskip("torch")
-    from hyperclust.models.load_following import encode_in_blocks
+    from types import SimpleNamespace
+
     from hyperclust.models.unidhc import ResidualEncoder
 
     torch.manual_seed(0)
@@ -62,7 +39,7 @@ def test_a_few_rows_are_encoded_on_one_thread_whatever_torch_was_given():
     try:
         for n in (1, 2):
             torch.set_num_threads(n)
-            outs.append(encode_in_blocks(enc, Z, "cpu", 4096))
+            outs.append(unidhc.UniDHC(3)._encode(SimpleNamespace(encoder=enc), Z))
             assert torch.get_num_threads() == n  # restored
     finally:
         torch.set_num_threads(before)

@@ -1,6 +1,5 @@
 """Uni-DHC's fit gives the same result with any thread count: the training on one torch
-thread whatever torch was set to, the sums thread-invariant, the load measured right
-(hyperclust.threads: OtherCpu, threads_beside)."""
+thread whatever torch was set to, the sums thread-invariant."""
 
 from __future__ import annotations
 
@@ -9,7 +8,6 @@ import pytest
 import scipy.sparse as sp
 import torch
 
-from hyperclust import threads
 from hyperclust.models import unidhc as unidhc_module
 from hyperclust.models.losses import thread_invariant_sum
 from hyperclust.models.unidhc import train_unidhc
@@ -49,14 +47,6 @@ def test_training_is_bit_identical_whatever_threads_torch_was_given():
     assert h1 == h2
 
 
-def test_training_never_measures_the_load(monkeypatch):
-    basis, H = _training_input(n=256, d=8)
-    monkeypatch.setattr(threads, "OtherCpu",
-                        lambda *a, **k: pytest.fail("read the load during training"))
-    _, history = _train(2, basis, H)
-    assert [h["threads"] for h in history] == [1, 1]
-
-
 @pytest.mark.parametrize("shape", [(70_001,), (1536, 256), (300, 300), (7,), ()])
 def test_thread_invariant_sum_is_the_sum_and_does_not_depend_on_threads(shape):
     x = torch.as_tensor(np.random.default_rng(0).normal(size=shape).astype(np.float32))
@@ -76,40 +66,6 @@ def test_thread_invariant_sum_passes_the_gradient_of_a_sum():
     x = torch.randn(40_000, requires_grad=True)
     thread_invariant_sum(x * 3).backward()
     assert torch.equal(x.grad, torch.full_like(x, 3.0))
-
-
-@pytest.mark.parametrize("limit, other, expected", [
-    (2, None, 2),     # unknown load: the limit
-    (2, 0.04, 2),     # idle
-    (2, 0.6, 1),      # more than half a core busy: one of two cores left
-    (2, 1.0, 1),
-    (2, 5.0, 1),      # never fewer than one
-    (1, 0.0, 1),      # never more than the limit
-])
-def test_threads_beside_other_processes(monkeypatch, limit, other, expected):
-    monkeypatch.setattr(threads, "available_cores", lambda: 2)
-    assert threads.threads_beside(limit, other) == expected
-
-
-def test_other_cpu_counts_only_the_cores_of_this_process():
-    stat = ("cpu  300 0 100 1000 0 0 0 0 0 0\n"
-            "cpu0 100 0 50 500 0 0 0 0 0 0\n"
-            "cpu1 200 0 50 500 0 0 0 0 0 0\n")
-    own = "42 (python x) R " + " ".join(["0"] * 10) + " 70 30 0 0"
-    assert threads._cpu_jiffies(stat, own, cpus=[1]) == (250, 100)
-    assert threads._cpu_jiffies(stat, own, cpus=[0, 1]) == (400, 100)
-    assert threads._cpu_jiffies(stat, own, cpus=[5]) == (400, 100)  # no line: whole machine
-    assert threads._cpu_jiffies("not a stat file", own) is None
-
-
-def test_other_cpu_reading_is_other_busy_time_over_wall_time(monkeypatch):
-    readings = iter([(1000, 500), (1000 + 150, 500 + 50)])  # 100 jiffies of others
-    clock = iter([10.0, 11.0])
-    monkeypatch.setattr(threads, "_cpu_jiffies", lambda *a, **k: next(readings))
-    monkeypatch.setattr(threads.time, "monotonic", lambda: next(clock))
-    monkeypatch.setattr(threads.os, "sysconf", lambda name: 100)
-    meter = threads.OtherCpu()
-    assert meter.read() == pytest.approx(1.0)  # 100 jiffies at 100 Hz over 1 s
 
 
 def test_torch_threads_are_restored_when_training_fails():

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
-
-from ..threads import OtherCpu
 
 __all__ = ["git", "git_commit", "load_average", "thread_info", "run_provenance",
            "package_root", "OtherCpu", "IDLE_LOAD", "OTHER_CPU_IDLE", "all_idle"]
@@ -34,6 +33,105 @@ def all_idle(other_cores) -> bool:
     """
     values = list(other_cores)
     return bool(values) and all(v is not None and v < OTHER_CPU_IDLE for v in values)
+
+
+def _cpu_jiffies(stat: str | None = None, own: str | None = None, cpus=None):
+    """``(busy jiffies of the CPUs this process may run on, jiffies of this process)``, or
+    None where ``/proc`` cannot be read.
+
+    Parameters
+    ----------
+    stat, own : str, optional
+        The texts of ``/proc/stat`` and ``/proc/self/stat`` (read from the files by default).
+    cpus : iterable of int, optional
+        CPU numbers to count (default: this process's affinity); the machine-wide ``cpu``
+        line when none of them has its own line.
+
+    Examples
+    --------
+    >>> stat = ("cpu  30 0 10 100 0 0 0 0 0 0\\n"
+    ...         "cpu0 20 0 5 50 0 0 0 0 0 0\\ncpu1 10 0 5 50 0 0 0 0 0 0\\n")
+    >>> own = "1 (python) R " + " ".join(["0"] * 10) + " 7 3"
+    >>> _cpu_jiffies(stat, own, cpus=[0])      # user + system of cpu0; utime + stime
+    (25, 10)
+    >>> _cpu_jiffies(stat, own, cpus=[0, 1])
+    (40, 10)
+    """
+    try:
+        if stat is None:
+            with open("/proc/stat") as fh:
+                stat = fh.read()
+        if own is None:
+            with open("/proc/self/stat") as fh:
+                own = fh.read()
+        if cpus is None:
+            cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else ()
+        wanted = {f"cpu{c}" for c in cpus}
+        lines = [line.split() for line in stat.splitlines() if line.startswith("cpu")]
+        rows = [f for f in lines if f[0] in wanted] or [f for f in lines if f[0] == "cpu"]
+        if not rows:
+            return None
+        busy = 0
+        for f in rows:
+            v = [int(x) for x in f[1:9]]
+            busy += sum(v) - v[3] - v[4]  # user..steal minus idle and iowait
+        fields = own.rsplit(")", 1)[1].split()
+        return busy, int(fields[11]) + int(fields[12])  # utime + stime of all threads
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class OtherCpu:
+    """The CPU that *other* processes used on this process's cores, in cores.
+
+    Busy time of the CPUs in this process's affinity (``/proc/stat``) minus this process's
+    own CPU time (``/proc/self/stat``, all threads), over the wall time since the start or
+    the last :meth:`restart`. Unlike the load average it is current and does not count this
+    process's own work. Linux only: elsewhere every reading is None. CPU quotas of a cgroup
+    (``docker --cpus``) are not seen.
+
+    Use it as a context manager (``cores`` is set on exit) or call :meth:`read`.
+
+    Attributes
+    ----------
+    cores : float or None
+        Set by ``__exit__``.
+
+    Examples
+    --------
+    >>> with OtherCpu() as other:
+    ...     _ = sum(range(1000))
+    >>> other.cores is None or other.cores >= 0
+    True
+    """
+
+    def __init__(self):
+        self.cores = None
+        self.restart()
+
+    def restart(self):
+        """Start a new measuring window now."""
+        self._t0 = time.monotonic()
+        self._start = _cpu_jiffies()
+
+    def read(self, min_seconds: float = 0.0) -> float | None:
+        """Cores other processes used since the window started (None when ``/proc`` is
+        unavailable or the window is shorter than ``min_seconds``)."""
+        wall = time.monotonic() - self._t0
+        end = _cpu_jiffies()
+        if self._start is None or end is None or wall <= 0 or wall < min_seconds:
+            return None
+        hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+        other = (end[0] - self._start[0]) - (end[1] - self._start[1])
+        return max(0.0, other / hz / wall)
+
+    def __enter__(self):
+        self.restart()
+        return self
+
+    def __exit__(self, *exc):
+        self.cores = self.read()
+        return False
 
 
 def package_root() -> Path:
@@ -112,7 +210,7 @@ def thread_info() -> dict:
 
     Examples
     --------
-    >>> from hyperclust.threads import thread_limit
+    >>> from hyperclust.runtime.threads import thread_limit
     >>> with thread_limit(1):
     ...     info = thread_info()
     >>> info["limit"], info["cores"] >= 1
@@ -120,7 +218,7 @@ def thread_info() -> dict:
     """
     import sys
 
-    from ..threads import available_cores, current_limit
+    from ..runtime.threads import available_cores, current_limit
 
     out = {"limit": current_limit(), "cores": available_cores()}
     try:
@@ -142,7 +240,7 @@ def run_provenance(threads=None) -> dict:
     ----------
     threads : int, optional
         The thread count the run was limited to (recorded as ``threads``); default the
-        innermost :func:`~hyperclust.threads.thread_limit` in force, if any.
+        innermost :func:`~hyperclust.runtime.threads.thread_limit` in force, if any.
 
     Returns
     -------
@@ -157,7 +255,7 @@ def run_provenance(threads=None) -> dict:
     (['commit', 'dirty', 'hyperclust_version', 'load_avg_start', 'threads'], 2)
     """
     from .. import __version__
-    from ..threads import current_limit
+    from ..runtime.threads import current_limit
 
     rec = git_commit()
     rec["hyperclust_version"] = __version__

@@ -219,7 +219,7 @@ def _run_stages(spec: dict, rec: dict, stage: list) -> None:
 
 def _fit(est, hg, threads, rec: dict) -> None:
     """Fit ``est`` on ``hg`` under ``threads``, recording time, threads and memory."""
-    from ..threads import thread_limit
+    from ..runtime.threads import thread_limit
     from .memory import PeakMemory
 
     # the estimator's own thread_limit keeps this (outer) one, so this is its count

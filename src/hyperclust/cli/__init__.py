@@ -13,7 +13,7 @@ import os
 import sys
 import warnings
 
-from ..progress import show_progress
+from ..runtime.progress import show_progress
 from . import bench, cluster, datasets, demo, embed, info
 from ._common import UserError, check_device, cli_words
 from .demo import DEMO_SUMMARY

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..progress import elapsed_bar
+from ..runtime.progress import elapsed_bar
 from ._common import DATA_HELP, UserError, check_device, check_seed
 from .inputs import add_input_arguments, load_target
 from .outputs import check_outputs, write_atomically, write_embedding, write_labels
@@ -277,9 +277,9 @@ def _write_outputs(args, outputs: dict, est, hg, labels, k: int) -> None:
 def _add_pe_arguments(p) -> None:
     """``--pe KIND`` (+ ``--pe-operator``, ``--pe-k``): spectral positional encodings
     appended to the node features before fitting (:func:`hyperclust.operators.encodings.with_encoding`)."""
-    from ..operators.encodings import encoding_operator_names
+    from ..operators.encodings import ENCODING_KINDS, encoding_operator_names
 
-    p.add_argument("--pe", choices=("heat", "eigvec"), default=None,
+    p.add_argument("--pe", choices=ENCODING_KINDS, default=None,
                    help="append positional encodings to the node features (standardized, "
                         "scaled like an average feature column) for methods that use features: "
                         "heat kernel signatures or eigenvectors of --pe-operator")

@@ -30,12 +30,12 @@ def add_parser(sub) -> None:
     >>> args.pe, args.operator, args.k, args.times, args.func is run
     ('heat', 'collapsed-cells', 16, 8, True)
     """
-    from ..operators.encodings import encoding_operator_names
+    from ..operators.encodings import ENCODING_KINDS, encoding_operator_names
 
     p = sub.add_parser(
         "embed", help="write spectral positional encodings of the nodes (.npy or .npz)")
     p.add_argument("target", help="dataset name, directory or file")
-    p.add_argument("--pe", choices=("heat", "eigvec"), default="heat",
+    p.add_argument("--pe", choices=ENCODING_KINDS, default="heat",
                    help="heat: heat kernel signatures at --times log-spaced times (default); "
                         "eigvec: the --k smallest eigenvectors, sign-fixed")
     p.add_argument("--operator", choices=encoding_operator_names(), default="collapsed-cells",

@@ -11,12 +11,7 @@ import csv
 import time
 from pathlib import Path
 
-__all__ = ["add_partition_parser", "cluster_partitioned", "cluster_failures_as_errors",
-           "DISTRIBUTED_METHODS"]
-
-#: ``--method`` values that run on a cluster, and what ``auto`` means there.
-DISTRIBUTED_METHODS = ("spectral-zhou", "ahcka", "unidhc")
-_AUTO = "spectral-zhou"
+__all__ = ["add_partition_parser", "cluster_partitioned", "cluster_failures_as_errors"]
 
 
 def add_partition_parser(sub) -> None:
@@ -233,10 +228,15 @@ def cluster_partitioned(args) -> int:
 def _check_options(args) -> str:
     """The distributed method ``args`` ask for; ``ValueError`` for options that have no
     distributed meaning."""
-    method = _AUTO if args.method == "auto" else args.method
-    if method not in DISTRIBUTED_METHODS:
+    from ..cluster.registry import METHODS, distributed_methods
+
+    twin = getattr(METHODS.get(args.method), "distributed", None)
+    if twin is None:
         raise ValueError(f"method {args.method!r} has no distributed version; with --scheduler "
-                         f"use one of {', '.join(DISTRIBUTED_METHODS)}")
+                         f"use one of {', '.join(distributed_methods())}")
+    # auto's twin is another method's: name that method
+    method = next((m for m in distributed_methods() if METHODS[m].distributed is twin),
+                  args.method)
     if getattr(args, "plot", None):
         raise ValueError("--plot is not available with --scheduler (it needs the whole "
                          "embedding in one process); write --embedding-out and plot that")
@@ -280,25 +280,22 @@ def _check_outputs(args) -> tuple:
 
 
 def _estimator(method: str, args):
-    """``(estimator, steps)``: the distributed estimator of ``method`` and a callable saying
-    after the fit how many steps it took."""
-    if method == "ahcka":
-        from ..distributed.ahcka import DistributedAHCKA
+    """``(estimator, steps)``: the distributed twin of ``method`` and a callable saying after
+    the fit how many steps it took."""
+    import inspect
 
-        est = DistributedAHCKA(args.k, client=args.scheduler, random_state=args.seed)
-        return est, lambda: f"{est.n_iter_} orthogonal iterations"
-    if method == "unidhc":
-        from ..distributed.unidhc import DistributedUniDHC
-        from ._common import check_device
+    from .. import distributed
+    from ..cluster.registry import METHODS
+    from ._common import check_device
 
-        est = DistributedUniDHC(args.k, client=args.scheduler, random_state=args.seed,
-                                device=check_device(args.device), verbose=not args.quiet)
-        return est, lambda: f"{len(est.loss_history_)} epochs, input {est.input_kind_}"
-    from ..distributed.spectral import DistributedSpectralClustering
-
-    est = DistributedSpectralClustering(args.k, client=args.scheduler,
-                                        progress=not args.quiet, random_state=args.seed)
-    return est, lambda: f"{est.n_iter_} filtered subspace iterations"
+    twin = METHODS[method].distributed
+    cls = getattr(distributed, twin.estimator.partition(":")[2])
+    takes = inspect.signature(cls).parameters
+    options = {key: not args.quiet for key in ("verbose", "progress") if key in takes}
+    if "device" in takes:
+        options["device"] = check_device(args.device)
+    est = cls(args.k, client=args.scheduler, random_state=args.seed, **options)
+    return est, lambda: twin.steps(est)
 
 
 def _write_outputs(est, phg, out, emb, replace: bool) -> None:

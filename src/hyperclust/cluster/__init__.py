@@ -21,7 +21,9 @@ from .registry import DESCRIPTIONS, METHODS, Method, available_methods, make_est
 _AUTO = Method("hyperclust.cluster.auto:AutoClusterer",
                "the default: fit ahcka, hgnn, spectral (on the hypergraph and on the "
                "hypergraph + attribute-kNN walk), k-means and hsbm on most of the data; keep "
-               "the one that best predicts the held-out hyperedges and attribute columns")
+               "the one that best predicts the held-out hyperedges and attribute columns",
+               # on a Dask cluster, ``auto`` is spectral clustering
+               distributed=METHODS["spectral-zhou"].distributed)
 if "auto" not in METHODS:
     for _table, _value in ((METHODS, _AUTO), (DESCRIPTIONS, _AUTO.description)):
         _rest = dict(_table)

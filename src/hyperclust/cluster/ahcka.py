@@ -33,11 +33,11 @@ from ..operators.buffered_walk import BufferedMixedWalk
 from ..operators.knn import KNN_METHODS, MixedWalk, knn_affinity
 from ..operators.row_ranges import even_ranges, run_on_ranges
 from ..operators.thin_qr import thin_qr
-from ..progress import progress_bar
-from ..kernel_threads import kernel_thread_limit, kernel_threads
+from ..runtime.progress import progress_bar
+from ..runtime.threads import kernel_thread_limit, kernel_threads
 from .._validation import Interval, Options
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
-from .iteration_clock import IterationClock
+from ..runtime.iteration_clock import IterationClock
 from .node_order import given_positions, pays_from_incidences
 from .ahcka_checks import CheckQueue
 from .block_argmax import rotated_labels, rotated_labels_and_sums

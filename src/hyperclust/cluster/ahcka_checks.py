@@ -6,7 +6,7 @@ finished ones and applies the stop rule.
 The score is :func:`~hyperclust.selection.objectives.rwr_conductance` (balance ``"mean"``)
 on ``M``: ``z <- alpha Y + (1 - alpha) M z`` from the normalised indicators ``Y``, then
 ``1 - sum(Y * z) / k``. Its elementwise passes over ``(n, k)`` blocks run by row ranges on
-the kernel threads (``"row_ranges"`` of :data:`~hyperclust.kernel_threads.KERNELS`), in
+the kernel threads (``"row_ranges"`` of :data:`~hyperclust.runtime.threads.KERNELS`), in
 place: the same values bit for bit as the whole-array expressions, and no ``(n, k)``
 temporary beside the check's own blocks.
 """

@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 
 from .._validation import RANDOM_STATE, Interval, check_parameter, check_parameters, is_int
 from ..hypergraph import Hypergraph
-from ..threads import current_limit, limit_threads_in
+from ..runtime.threads import current_limit, limit_threads_in
 from .node_order import fit_in_cache_order, wants_cache_order
 
 _log = logging.getLogger("hyperclust")
@@ -187,7 +187,7 @@ class HypergraphClusterer(ClusterMixin, BaseEstimator):
     ``HyperGraphData``, a networkx bipartite graph, a pandas incidence table, a scipy sparse
     incidence, a list or dict of hyperedges): ``labels_[i]`` is then the cluster of node
     ``i`` of ``from_any(input)``, whose id is ``node_ids_[i]``. ``labels_`` is int64 for
-    every estimator. ``fit`` runs under :func:`hyperclust.threads.thread_limit`: never more
+    every estimator. ``fit`` runs under :func:`hyperclust.runtime.threads.thread_limit`: never more
     BLAS/OpenMP/torch threads than the policy allows, nor than the caller's own limit.
 
     ``random_state`` is None, an int, a ``numpy.random.RandomState`` or a

@@ -13,7 +13,7 @@ one plus ``k`` strided column copies and ``k`` ``bincount`` passes (2.4x less CP
 ``2.5e6 x 4``).
 
 Its blocks can go to threads (``n_threads``; AHCKA passes the ``"discretize"`` rule of
-:data:`~hyperclust.kernel_threads.KERNELS`). Each block is ~20 numpy calls of a few
+:data:`~hyperclust.runtime.threads.KERNELS`). Each block is ~20 numpy calls of a few
 microseconds, and every call hands the GIL over between the threads: under load, with 2
 threads each thread's half took about twice the one-thread time of the whole (2.5e6 x 4),
 so nothing was gained or lost; on the idle machine 2 threads took 25% less wall time

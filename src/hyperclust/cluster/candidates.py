@@ -1,86 +1,23 @@
-"""The table of ``auto``'s candidates: which registered methods
-(:data:`~hyperclust.cluster.registry.METHODS`) ``auto`` fits and compares, and how it hands
-each one the attribute kNN graph and walks it builds once for all of them.
+"""``auto``'s candidates: which registered methods ``auto`` fits and compares (those whose
+:data:`~hyperclust.cluster.registry.METHODS` entry has a
+:class:`~hyperclust.cluster.registry.Candidate`, read into :data:`CANDIDATE_TABLE`), and how
+it hands each one the attribute kNN graph and walks it builds once for all of them.
 
-Making a registered method an ``auto`` candidate is adding one :class:`Candidate` to
-:data:`CANDIDATE_TABLE` (:func:`register_candidate`); the table's order breaks ties.
+A plugin makes a registered method a candidate with :func:`register_candidate`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
-from dataclasses import dataclass, field
 
 from .._registry import add_entry
-from .registry import METHODS, make_estimator
+from .registry import (CANDIDATE_TABLE, METHODS, WALKS, Candidate, make_estimator,
+                       register_method)
 
 __all__ = ["Candidate", "CANDIDATE_TABLE", "WALKS", "candidate_fitter", "default_candidates",
            "make_candidate", "register_candidate"]
-
-#: What ``auto`` can pass to a candidate's ``fit``: the mixed walk ``(1 - beta) P + beta Q``
-#: (``"plain"``), the same with self-loops (``"lazy"``, HGNN's smoothing walk) or the kNN
-#: affinity (``"affinity"``, as ``fit(hg, affinity=A)``).
-WALKS = ("plain", "lazy", "affinity")
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """How ``auto`` makes and fits one candidate method.
-
-    Attributes
-    ----------
-    walk : {"plain", "lazy", "affinity"} or None
-        The shared structure passed to ``fit`` (:data:`WALKS`); None: ``fit(hg)`` alone.
-    settings : dict of str -> str
-        ``{auto's parameter: the estimator's keyword}`` set on the estimator, from
-        ``beta``, ``n_neighbors`` and ``knn_method``.
-    needs_features : bool
-        Left out on hypergraphs without node attributes.
-    heterophilic : bool
-        A default candidate only when ``auto`` finds the hyperedges heterophilic.
-    walk_without_features : bool
-        Takes the walk also when there is no kNN graph (the hypergraph walk alone);
-        otherwise such a fit is ``fit(hg)``.
-
-    Examples
-    --------
-    >>> c = Candidate(walk="lazy", needs_features=True)
-    >>> c.walk, c.needs_features, c.heterophilic
-    ('lazy', True, False)
-    """
-
-    walk: str | None = None
-    settings: dict = field(default_factory=dict)
-    needs_features: bool = False
-    heterophilic: bool = False
-    walk_without_features: bool = False
-
-    def __post_init__(self):
-        if self.walk is not None and self.walk not in WALKS:
-            raise ValueError(f"walk must be None or one of {WALKS}, got {self.walk!r}")
-        bad = set(self.settings) - {"beta", "n_neighbors", "knn_method"}
-        if bad:
-            raise ValueError(f"settings can pass beta, n_neighbors, knn_method; got {sorted(bad)}")
-
-
-_MIXED = {"beta": "knn_beta", "n_neighbors": "knn_neighbors"}
-
-#: ``{method: Candidate}``: ``auto``'s candidates in tie-breaking order (first wins a tie).
-CANDIDATE_TABLE: dict[str, Candidate] = {
-    "ahcka": Candidate("plain", {"beta": "beta", "n_neighbors": "n_neighbors",
-                                 "knn_method": "knn_method"}, walk_without_features=True),
-    "hgnn-mixed": Candidate("lazy", _MIXED, needs_features=True),
-    "spectral-zhou-mixed": Candidate("plain", _MIXED, needs_features=True),
-    "hgnn": Candidate(),
-    "spectral-zhou": Candidate(),
-    "spectral-clique": Candidate(),
-    "kmeans": Candidate(needs_features=True),
-    "hsbm": Candidate(),
-    "spectral-signed": Candidate("affinity", {"n_neighbors": "n_neighbors",
-                                              "knn_method": "knn_method"},
-                                 needs_features=True, heterophilic=True),
-}
 
 
 def register_candidate(name: str, candidate: Candidate, *, replace: bool = False) -> None:
@@ -88,14 +25,17 @@ def register_candidate(name: str, candidate: Candidate, *, replace: bool = False
 
     Examples
     --------
+    >>> star = METHODS["spectral-star"]
     >>> register_candidate("spectral-star", Candidate())
     >>> "spectral-star" in default_candidates(has_features=False)
     True
-    >>> del CANDIDATE_TABLE["spectral-star"]
+    >>> register_method("spectral-star", star, replace=True)  # no longer a candidate
     """
     if name not in METHODS:
         raise ValueError(f"{name!r} is not a registered method; register_method it first")
-    add_entry(CANDIDATE_TABLE, name, candidate, Candidate, "auto candidate", replace=replace)
+    add_entry(dict(CANDIDATE_TABLE), name, candidate, Candidate, "auto candidate",
+              replace=replace)  # the checks
+    register_method(name, dataclasses.replace(METHODS[name], candidate=candidate), replace=True)
 
 
 def default_candidates(has_features: bool, heterophilic: bool = False) -> tuple:

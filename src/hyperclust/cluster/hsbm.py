@@ -25,7 +25,7 @@ import numpy as np
 from sklearn.preprocessing import normalize
 
 from .._validation import Interval
-from ..kernel_threads import kernel_thread_limit
+from ..runtime.threads import kernel_thread_limit
 from ..selection.objectives import is_degenerate
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import HGNNSmoothingKMeans, reduce_features

@@ -6,7 +6,10 @@ that make the method, so listing the methods (``hyperclust cluster --help``, ``h
 datasets``) imports no provider: neither scikit-learn nor torch nor a peer library. A provider
 is imported only when one of its methods is made, so one broken optional method cannot hide
 the others. Adding a method is adding one :class:`Method` to :data:`METHODS` (or calling
-:func:`register_method` from a plugin); see ``docs/extending.md``.
+:func:`register_method` from a plugin); see ``docs/extending.md``. An entry also says what
+else the method offers: an ``auto`` candidate (:class:`Candidate`; ``auto``'s candidate table
+:data:`CANDIDATE_TABLE` is read from the entries, in their order, which breaks ties) and a
+Dask twin (:class:`Distributed`, run by ``hyperclust cluster DIR --scheduler``).
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ import importlib
 import importlib.util
 import sys
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .._registry import add_entry
 
-__all__ = ["Method", "METHODS", "MissingDependency", "available_methods", "make_estimator",
+__all__ = ["Method", "METHODS", "Candidate", "CANDIDATE_TABLE", "WALKS", "Distributed",
+           "MissingDependency", "available_methods", "distributed_methods", "make_estimator",
            "needs_torch", "provider_module", "register_method", "torch_available",
            "DESCRIPTIONS"]
 
@@ -32,6 +37,73 @@ class MissingDependency(ImportError):
     >>> issubclass(MissingDependency, ImportError)
     True
     """
+
+
+#: What ``auto`` can pass to a candidate's ``fit``: the mixed walk ``(1 - beta) P + beta Q``
+#: (``"plain"``), the same with self-loops (``"lazy"``, HGNN's smoothing walk) or the kNN
+#: affinity (``"affinity"``, as ``fit(hg, affinity=A)``).
+WALKS = ("plain", "lazy", "affinity")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """How ``auto`` makes and fits one candidate method.
+
+    Attributes
+    ----------
+    walk : {"plain", "lazy", "affinity"} or None
+        The shared structure passed to ``fit`` (:data:`WALKS`); None: ``fit(hg)`` alone.
+    settings : dict of str -> str
+        ``{auto's parameter: the estimator's keyword}`` set on the estimator, from
+        ``beta``, ``n_neighbors`` and ``knn_method``.
+    needs_features : bool
+        Left out on hypergraphs without node attributes.
+    heterophilic : bool
+        A default candidate only when ``auto`` finds the hyperedges heterophilic.
+    walk_without_features : bool
+        Takes the walk also when there is no kNN graph (the hypergraph walk alone);
+        otherwise such a fit is ``fit(hg)``.
+
+    Examples
+    --------
+    >>> c = Candidate(walk="lazy", needs_features=True)
+    >>> c.walk, c.needs_features, c.heterophilic
+    ('lazy', True, False)
+    """
+
+    walk: str | None = None
+    settings: dict = field(default_factory=dict)
+    needs_features: bool = False
+    heterophilic: bool = False
+    walk_without_features: bool = False
+
+    def __post_init__(self):
+        if self.walk is not None and self.walk not in WALKS:
+            raise ValueError(f"walk must be None or one of {WALKS}, got {self.walk!r}")
+        bad = set(self.settings) - {"beta", "n_neighbors", "knn_method"}
+        if bad:
+            raise ValueError(f"settings can pass beta, n_neighbors, knn_method; got {sorted(bad)}")
+
+
+@dataclass(frozen=True)
+class Distributed:
+    """A method's Dask twin (:mod:`hyperclust.distributed`), run on a partitioned hypergraph.
+
+    Attributes
+    ----------
+    estimator : str
+        ``"module:Class"`` with the module relative to :mod:`hyperclust.distributed`.
+    steps : callable
+        ``steps(fitted estimator) -> str``: what the fit did, for the command's summary.
+
+    Examples
+    --------
+    >>> METHODS["ahcka"].distributed.estimator
+    'ahcka:DistributedAHCKA'
+    """
+
+    estimator: str
+    steps: Callable[[object], str]
 
 
 @dataclass(frozen=True)
@@ -60,6 +132,10 @@ class Method:
         in its fit time); a missing one raises :class:`MissingDependency` naming ``package``.
     package : str, optional
         The pip package that provides ``requires``.
+    candidate : Candidate, optional
+        How ``auto`` fits it as a candidate (None: not a candidate).
+    distributed : Distributed, optional
+        Its Dask twin (None: none).
 
     Examples
     --------
@@ -75,6 +151,8 @@ class Method:
     peer: bool = False
     requires: tuple = ()
     package: str | None = None
+    candidate: Candidate | None = None
+    distributed: Distributed | None = None
 
     @property
     def module(self) -> str:
@@ -89,29 +167,15 @@ _SPECTRAL = "hyperclust.cluster.spectral:SpectralHypergraphClustering"
 _UNIDHC = "hyperclust.cluster.unidhc:UniDHC"
 
 
-#: How the methods of the built-in operators describe themselves (a registered operator's
-#: method is described by its operator's description) and the constructor keywords other
-#: than ``operator`` they fix.
-_SPECTRAL_WORDING = {
-    "zhou": "Zhou normalized hypergraph Laplacian",
-    "clique": "clique expansion w_e/(|e|-1)",
-    "clique-unit": "clique expansion w_e",
-    "star": "star (bipartite) expansion",
-    "collapsed": "star expansion collapsed onto vertices (S_eps, eps=1)",
-    "collapsed-cells": "S_eps of the graded complex vertices / clique edges / hyperedge "
-                       "cells (eps=1e-2)",
-    "collapsed-closure": "S_eps of the downward closure, simplices up to triangles (eps=1e-2)",
-}
-_SPECTRAL_PARAMS = {"collapsed-cells": {"eps": 1e-2}, "collapsed-closure": {"eps": 1e-2}}
-
-
-def _spectral(operator: str) -> Method:
-    """The method ``spectral-<operator>``: spectral clustering on a registered operator."""
+def _spectral(operator: str, wording: str | None = None, params=None, **fields) -> Method:
+    """The method ``spectral-<operator>``: spectral clustering on a registered operator,
+    described by ``wording`` (default: the operator's description), with further constructor
+    keywords ``params`` and :class:`Method` ``fields``."""
     from ..operators.registry import OPERATORS as operators
 
-    what = _SPECTRAL_WORDING.get(operator) or operators[operator].description
-    return Method(_SPECTRAL, "regularized spectral clustering, " + what,
-                  params={"operator": operator, **_SPECTRAL_PARAMS.get(operator, {})})
+    return Method(_SPECTRAL, "regularized spectral clustering, "
+                  + (wording or operators[operator].description),
+                  params={"operator": operator, **(params or {})}, **fields)
 
 
 def _embeddable_operators() -> tuple[tuple, tuple]:
@@ -124,54 +188,83 @@ def _embeddable_operators() -> tuple[tuple, tuple]:
                                 if n not in with_affinity)
 
 
-_AFFINE_OPERATORS, _OWN_SOLVER_OPERATORS = _embeddable_operators()
+_MIXED = {"beta": "knn_beta", "n_neighbors": "knn_neighbors"}
+_KNN = {"n_neighbors": "n_neighbors", "knn_method": "knn_method"}
+_DASK_SPECTRAL = Distributed("spectral:DistributedSpectralClustering",
+                             lambda est: f"{est.n_iter_} filtered subspace iterations")
 
-#: ``{name: Method}`` in listing order: the only place a method is added. The
-#: ``spectral-<operator>`` methods are derived from the operator registry
-#: (:data:`hyperclust.operators.registry.OPERATORS`): one per operator spectral clustering
-#: can embed, those registered later included (:func:`_sync_operator_methods`).
-#: The default method ``auto`` is listed first; its entry is added by the package
-#: :mod:`hyperclust.cluster`, since ``auto`` makes its candidates from this
-#: registry and so this module cannot name it without an import circle.
+#: ``{name: Method}`` in listing order: the only place a method is added. The candidates of
+#: ``auto`` come in its tie order (first wins a tie). Each operator spectral clustering can
+#: embed (:data:`hyperclust.operators.registry.OPERATORS`) is a method ``spectral-<operator>``:
+#: the built-in ones are listed here, those registered later are derived from the operator
+#: (:func:`_sync_operator_methods`). The default method ``auto`` is listed first; its entry
+#: is added by the package :mod:`hyperclust.cluster`, since ``auto`` makes its candidates
+#: from this registry and so this module cannot name it without an import circle.
 METHODS: dict[str, Method] = {
     "ahcka": Method("hyperclust.cluster.ahcka:AHCKA",
                     "AHCKA (Li, Yang & Shi 2023): attribute-kNN augmented random walk, "
-                    "orthogonal iterations, label-free iteration selection"),
-    "kmeans": Method(f"{_BASELINES}:KMeansFeatures",
-                     "k-means on node features (hyperedges ignored)"),
-    "hgnn": Method(f"{_BASELINES}:HGNNSmoothingKMeans",
-                   "k-means on HGNN-smoothed features P^2 X (structural input when "
-                   "feature-less)"),
+                    "orthogonal iterations, label-free iteration selection",
+                    candidate=Candidate("plain", {"beta": "beta", **_KNN},
+                                        walk_without_features=True),
+                    distributed=Distributed("ahcka:DistributedAHCKA",
+                                            lambda est: f"{est.n_iter_} orthogonal iterations")),
     "hgnn-mixed": Method(f"{_BASELINES}:HGNNSmoothingKMeans",
                          "k-means on features smoothed twice by the hypergraph + attribute-kNN "
                          "walk (beta=0.5, 10 neighbours; the hypergraph alone when "
-                         "feature-less)", params={"knn_beta": 0.5, "knn_neighbors": 10}),
+                         "feature-less)", params={"knn_beta": 0.5, "knn_neighbors": 10},
+                         candidate=Candidate("lazy", _MIXED, needs_features=True)),
     "spectral-zhou-mixed": Method(_SPECTRAL, "regularized spectral clustering, Zhou "
                                   "normalized hypergraph Laplacian + attribute-kNN graph "
                                   "(beta=0.5, 10 neighbours)",
                                   params={"operator": "zhou", "knn_beta": 0.5,
-                                          "knn_neighbors": 10}),
+                                          "knn_neighbors": 10},
+                                  candidate=Candidate("plain", _MIXED, needs_features=True)),
+    "hgnn": Method(f"{_BASELINES}:HGNNSmoothingKMeans",
+                   "k-means on HGNN-smoothed features P^2 X (structural input when "
+                   "feature-less)", candidate=Candidate()),
+    "spectral-zhou": _spectral("zhou", "Zhou normalized hypergraph Laplacian",
+                               candidate=Candidate(), distributed=_DASK_SPECTRAL),
+    "spectral-clique": _spectral("clique", "clique expansion w_e/(|e|-1)", candidate=Candidate()),
+    "spectral-clique-unit": _spectral("clique-unit", "clique expansion w_e"),
+    "spectral-star": _spectral("star", "star (bipartite) expansion"),
+    "spectral-collapsed": _spectral("collapsed", "star expansion collapsed onto vertices "
+                                                 "(S_eps, eps=1)"),
+    "kmeans": Method(f"{_BASELINES}:KMeansFeatures",
+                     "k-means on node features (hyperedges ignored)",
+                     candidate=Candidate(needs_features=True)),
     "hsbm": Method("hyperclust.cluster.hsbm:HypergraphSBM",
                    "attributed degree-corrected hypergraph SBM, mean-field EM; attribute weight "
-                   "chosen by held-out hyperedge and attribute prediction"),
-    **{f"spectral-{op}": _spectral(op) for op in _AFFINE_OPERATORS},
+                   "chosen by held-out hyperedge and attribute prediction", candidate=Candidate()),
     "spectral-signed": Method("hyperclust.cluster.signed:SignedSpectralClustering",
                               "signed spectral clustering for heterophilic hyperedges: "
                               "attribute kNN neighbours attract, hyperedge co-members repel "
-                              "(needs node features)"),
-    **{f"spectral-{op}": _spectral(op) for op in _OWN_SOLVER_OPERATORS},
+                              "(needs node features)",
+                              candidate=Candidate("affinity", _KNN, needs_features=True,
+                                                  heterophilic=True)),
+    "spectral-collapsed-cells": _spectral(
+        "collapsed-cells", "S_eps of the graded complex vertices / clique edges / hyperedge "
+        "cells (eps=1e-2)", {"eps": 1e-2}),
+    "spectral-collapsed-closure": _spectral(
+        "collapsed-closure", "S_eps of the downward closure, simplices up to triangles "
+        "(eps=1e-2)", {"eps": 1e-2}),
     "unidhc": Method(_UNIDHC, "Uni-DHC: polynomial filter learned by feature-split canonical "
                               "correlation + residual encoder on features (the filter output "
                               "alone on structure-only inputs), k-means",
-                     device=True, torch=True),
+                     device=True, torch=True,
+                     distributed=Distributed("unidhc:DistributedUniDHC", lambda est: (
+                         f"{len(est.loss_history_)} epochs, input {est.input_kind_}"))),
     "unidhc-filter": Method(_UNIDHC, "Uni-DHC, k-means on the learned filter output only",
                             params={"embedding": "filter"}, device=True, torch=True),
 }
 
-#: ``{method: (operator, entry)}`` of the ``spectral-<operator>`` methods derived from the
-#: operator registry.
-_DERIVED = {f"spectral-{op}": (op, METHODS[f"spectral-{op}"])
-            for op in _AFFINE_OPERATORS + _OWN_SOLVER_OPERATORS}
+#: ``{method: (operator, entry)}`` of the ``spectral-<operator>`` methods.
+_DERIVED = {name: (m.params["operator"], m) for name, m in METHODS.items()
+            if m.estimator == _SPECTRAL and name == f"spectral-{m.params['operator']}"}
+
+#: ``{method: Candidate}``: ``auto``'s candidates in tie-breaking order (first wins a tie),
+#: read from :data:`METHODS` (kept in step by :func:`register_method`).
+CANDIDATE_TABLE: dict[str, Candidate] = {name: m.candidate for name, m in METHODS.items()
+                                         if m.candidate is not None}
 
 DESCRIPTIONS = {name: m.description for name, m in METHODS.items()}
 """``{name: description}`` of every registered method."""
@@ -210,6 +303,21 @@ def register_method(name: str, method: Method, *, replace: bool = False) -> None
         raise ValueError(f"method names cannot hold ':', got {name!r}")
     add_entry(METHODS, name, method, Method, "method", replace=replace)
     DESCRIPTIONS[name] = method.description
+    CANDIDATE_TABLE.pop(name, None)
+    if method.candidate is not None:
+        CANDIDATE_TABLE[name] = method.candidate
+
+
+def distributed_methods() -> tuple:
+    """The methods with a Dask twin (``hyperclust cluster DIR --scheduler``).
+
+    Examples
+    --------
+    >>> distributed_methods()
+    ('ahcka', 'spectral-zhou', 'unidhc')
+    """
+    return tuple(name for name, m in METHODS.items() if m.distributed is not None
+                 and name != "auto")
 
 
 def torch_available() -> bool:
@@ -264,7 +372,7 @@ def available_methods(*, peers: bool = False) -> dict:
     Examples
     --------
     >>> list(available_methods())[:3]
-    ['auto', 'ahcka', 'kmeans']
+    ['auto', 'ahcka', 'hgnn-mixed']
     >>> import hyperclust.bench  # registers the peer libraries' methods
     >>> "peer-xgi" in available_methods(), "peer-xgi" in available_methods(peers=True)
     (False, True)

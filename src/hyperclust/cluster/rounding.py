@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernel_threads import kernel_thread_limit
+from ..runtime.threads import kernel_thread_limit
 
 __all__ = ["normalize_rows", "first_near_minimum", "first_near_maximum", "kmeans_labels",
            "kmeans_on_rows", "TINY_ROW", "TIE_TOLERANCE"]
@@ -115,7 +115,7 @@ def kmeans_on_rows(embedding, k, seed):
 
 def kmeans_labels(embedding: np.ndarray, n_clusters: int, n_init: int, random_state: int):
     """k-means with ``n_init`` seeded restarts, on the threads its size pays for (the
-    ``"kmeans"`` rule of :mod:`hyperclust.kernel_threads`); returns labels, shape (n_nodes,).
+    ``"kmeans"`` rule of :mod:`hyperclust.runtime.threads`); returns labels, shape (n_nodes,).
 
     Examples
     --------

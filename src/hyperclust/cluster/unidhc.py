@@ -27,13 +27,12 @@ from sklearn.preprocessing import normalize
 from threadpoolctl import threadpool_limits
 
 from ..models.adaptivity import choose_family, smoothness_zscore
-from ..models.background_import import BackgroundImport
 from .._validation import DEVICE, FINITE_ARRAY, Interval, Options
 from ..models.basis import (FAMILIES as _FAMILIES, basis_response, borrow_for_isolated,
                             family_coefficients, feature_neighbors, polynomial_basis)
 from ..operators import propagation
 from ..operators.propagation import PropagationOperator
-from ..threads import current_limit, limit_imported_torch
+from ..runtime.threads import limit_imported_torch
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import INPUT, N_COMPONENTS, N_STRUCTURAL
 from .rounding import kmeans_labels
@@ -57,6 +56,10 @@ ENCODE_ROWS = 2 ** 12
 """Rows per encoder pass in the embedding. The hidden layer of a pass (4096 x 256 float32,
 4 MB) stays in cache: encoding 10^5 rows took .16 s CPU in passes of 2^16 rows and .06 s in
 passes of 2^12, with the same bits (checked on 20newsw100 and at 10^5 nodes)."""
+MIN_THREADED_ROWS = 1024
+"""Encoder blocks of fewer rows run on one torch thread: on a few rows torch splits each
+row's sums between threads (7 rows gave other bits on 2 threads than on 1); from 8 rows on
+the bits did not depend on the threads."""
 
 
 def _filter_output(coefficients, B) -> np.ndarray:
@@ -76,11 +79,11 @@ def _row_sums_of_squares(X) -> np.ndarray:
     return out
 
 
-def _deep(pending=None):
-    """``(torch, train_unidhc)`` on first use (``pending``: torch's :class:`BackgroundImport`,
-    joined): torch is the optional ``hyperclust[deep]``; importing this module must not load it."""
+def _deep():
+    """``(torch, train_unidhc)`` on first use: torch is the optional ``hyperclust[deep]``;
+    importing this module must not load it."""
     try:
-        torch = (pending or BackgroundImport("torch", threads=1)).join()
+        import torch
     except ImportError:
         raise ImportError("UniDHC needs torch, which is not installed: "
                           "pip install hyperclust[deep]") from None
@@ -387,26 +390,17 @@ class UniDHC(HypergraphClusterer):
 
     def fit(self, hypergraph, y=None):
         """Fit on ``hypergraph`` (labels, if any, are ignored). Returns ``self``."""
-        limit = current_limit()
-        pending = BackgroundImport("torch", limit or 1)  # beside the set-up, if 2+ threads
-        if not pending.threaded:  # one thread (or no torch): imported here, as it was
-            _deep()
+        torch = _deep()[0]
         hg = check_hypergraph(hypergraph)
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
         order = self._validate()
         seed = self._rng_seed(self.random_state)
         self.n_init_ = resolve_settings(hg.n_nodes, n_init=self.n_init)[1]
         X, scale, self.input_kind_ = self._prepare_input(hg, seed, k)
-        # a thread: the search beside the operator (short calls in both: they would stall
-        # beside an import), then the import beside the basis (long calls releasing the
-        # GIL); that thread is one of the fit's: the products take the others meanwhile
-        with pending.start(first=self._isolated_search(hg, X, scale, seed)):
-            P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE,
-                                    n_threads=limit - 1 if pending.started else None)
-            B = polynomial_basis(P, X, order, scale=scale)
-            torch = _deep(pending)[0]  # the wait for the thread (leaving waits on an error)
-            P.n_threads = None
-            borrowing = pending.first_result()  # computed here where no thread ran
+        search = self._isolated_search(hg, X, scale, seed)
+        borrowing = None if search is None else search()
+        P = PropagationOperator(hg, self_loops=self.self_loops, dtype=propagation.BASIS_DTYPE)
+        B = polynomial_basis(P, X, order, scale=scale)
         g0 = self._initial_filter(hg, P, lambda: X / scale, B, order, seed, k)
         self.initial_coefficients_ = g0.copy()
         del X  # read no more: a copy of it (a structural input) would sit under the peak
@@ -463,9 +457,19 @@ class UniDHC(HypergraphClusterer):
     def _encode(self, net, Z):
         # rows in blocks: the encoder's hidden layer (hidden_dim wide, two tensors of it) for
         # all 10^6 rows at once was 2 GB, most of the fit's peak memory
-        _deep()
-        from ..models.load_following import encode_in_blocks
-        return normalize(encode_in_blocks(net.encoder, Z, self.device, ENCODE_ROWS), copy=False)
+        torch = _deep()[0]
+        out, threads = np.empty(Z.shape, dtype=np.float32), torch.get_num_threads()
+        try:
+            with torch.no_grad():
+                for lo in range(0, Z.shape[0], ENCODE_ROWS):
+                    block = Z[lo:lo + ENCODE_ROWS]
+                    # torch splits a row's sums between threads only in blocks of a few rows
+                    torch.set_num_threads(threads if len(block) >= MIN_THREADED_ROWS else 1)
+                    out[lo:lo + ENCODE_ROWS] = net.encoder(torch.as_tensor(
+                        block, dtype=torch.float32, device=self.device)).cpu().numpy()
+        finally:
+            torch.set_num_threads(threads)
+        return normalize(out, copy=False)
 
     def _select_output(self, hg, k, seed, order, B, filt, enc):
         """``embedding="auto"``: the candidate outputs (``filt``, ``enc``: the row-normalised

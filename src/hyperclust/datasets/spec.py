@@ -46,7 +46,7 @@ class DatasetSpec:
 
     ``folder`` defaults to ``name``; ``reader_options`` are passed to the format's reader;
     ``original_ids_file`` names an optional ``.npy`` of the nodes' ids in a parent dataset
-    (kept as ``hg.original_ids``); ``quiet`` silences reader warnings that are known and
+    (kept as ``hg.parent_positions``); ``quiet`` silences reader warnings that are known and
     recorded in ``hg.cleaning.extra``.
 
     Examples

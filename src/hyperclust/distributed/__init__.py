@@ -21,18 +21,24 @@ extra (``pip install "hyperclust[distributed]"``); see docs/distributed.md.
 from .partition import partition_edgelists, write_partitioned
 from .partitioned import PartitionedHypergraph
 
-__all__ = ["partition_edgelists", "write_partitioned", "PartitionedHypergraph",
-           "DistributedSpectralClustering", "DistributedAHCKA", "DistributedUniDHC"]
 
-_ESTIMATORS = {"DistributedSpectralClustering": ".spectral", "DistributedAHCKA": ".ahcka",
-               "DistributedUniDHC": ".unidhc"}
+def _twins() -> dict:
+    """``{class: module}`` of the methods' Dask twins, read from the method registry."""
+    from ..cluster.registry import METHODS
+
+    return {cls: "." + module for module, _, cls in
+            (m.distributed.estimator.partition(":") for m in METHODS.values() if m.distributed)}
+
+
+__all__ = ["partition_edgelists", "write_partitioned", "PartitionedHypergraph", *_twins()]
 
 
 def __getattr__(name):
     # the estimators import scikit-learn: loaded on first use, so that the CLI's parser
     # (which registers `hyperclust partition` from this package) stays light
-    if name in _ESTIMATORS:
+    twins = _twins()
+    if name in twins:
         import importlib
 
-        return getattr(importlib.import_module(_ESTIMATORS[name], __name__), name)
+        return getattr(importlib.import_module(twins[name], __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -40,7 +40,7 @@ from ..models.adaptivity import choose_family
 from ..models.contrast import atom_coefficients
 from ..operators.propagation import BASIS_DTYPE
 from .._validation import Interval, Options, check_int, check_parameters
-from ..threads import limit_imported_torch
+from ..runtime.threads import limit_imported_torch
 from ._params import twin_init
 from ._tasks import RETRIES
 from .alignment import alignment_start

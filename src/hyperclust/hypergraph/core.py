@@ -40,10 +40,11 @@ class Hypergraph:
         Ground-truth classes, used only for evaluation and statistics. Negative values mean
         "unlabelled".
     node_names, edge_names : sequence of str, optional
-        Names of lengths ``n_nodes`` and ``n_edges``.
-    original_ids : array-like of int, shape (n_nodes,), optional
+        Display names of lengths ``n_nodes`` and ``n_edges`` (not ids: see ``node_ids``),
+        written beside the ids.
+    parent_positions : array-like of int, shape (n_nodes,), optional
         Positions of these nodes in the hypergraph this one was cut from (set by
-        :meth:`subset`).
+        :meth:`subset`). ``original_ids`` is its deprecated former name.
     cleaning : CleaningReport, optional
         What construction did to the raw input; shown in :meth:`summary`.
     name : str, optional
@@ -68,12 +69,12 @@ class Hypergraph:
 
     __slots__ = (
         "_H", "_Ht", "_weights", "_features", "_labels", "_node_names", "_edge_names",
-        "_original_ids", "_node_ids", "_edge_ids", "_cleaning", "_name", "_cache",
+        "_parent_positions", "_node_ids", "_edge_ids", "_cleaning", "_name", "_cache",
     )
 
     def __init__(self, incidence, weights=None, features=None, labels=None, node_names=None,
-                 edge_names=None, original_ids=None, cleaning=None, name=None, node_ids=None,
-                 edge_ids=None):
+                 edge_names=None, parent_positions=None, cleaning=None, name=None,
+                 node_ids=None, edge_ids=None, original_ids=None):
         if not sp.issparse(incidence):
             raise TypeError(
                 f"incidence must be a scipy.sparse matrix, got {type(incidence).__name__}; "
@@ -90,7 +91,10 @@ class Hypergraph:
         self._labels = check_labels(labels, n)
         self._node_names = check_names(node_names, n, "node_names")
         self._edge_names = check_names(edge_names, m, "edge_names")
-        self._original_ids = _check_positions(original_ids, n, "original_ids")
+        if original_ids is not None:
+            _deprecated_original_ids()
+            parent_positions = original_ids if parent_positions is None else parent_positions
+        self._parent_positions = _check_positions(parent_positions, n, "parent_positions")
         self._node_ids = _check_ids(node_ids, n, "node_ids")
         self._edge_ids = _check_ids(edge_ids, m, "edge_ids")
         self._cleaning = cleaning if cleaning is not None else CleaningReport()
@@ -280,11 +284,18 @@ class Hypergraph:
         return self._edge_names
 
     @property
-    def original_ids(self) -> np.ndarray:
-        """Node ids in the hypergraph this one was cut from (identity when not a subset)."""
-        if self._original_ids is None:
+    def parent_positions(self) -> np.ndarray:
+        """Positions of the nodes in the hypergraph this one was cut from, shape (n_nodes,)
+        (``0..n_nodes-1`` when not a subset). Not ids: a subset keeps its nodes' ``node_ids``."""
+        if self._parent_positions is None:
             return np.arange(self.n_nodes)
-        return self._original_ids
+        return self._parent_positions
+
+    @property
+    def original_ids(self) -> np.ndarray:
+        """Deprecated name of :attr:`parent_positions`."""
+        _deprecated_original_ids()
+        return self.parent_positions
 
     @property
     def node_ids(self) -> np.ndarray:
@@ -382,8 +393,9 @@ class Hypergraph:
         kw = dict(weights=self._weights, features=self._features, labels=self._labels,
                   node_names=self._node_names, edge_names=self._edge_names, name=self._name)
         kw.update(changes)
-        return Hypergraph(self._H, original_ids=self._original_ids, cleaning=self._cleaning,
-                          node_ids=self._node_ids, edge_ids=self._edge_ids, **kw)
+        return Hypergraph(self._H, parent_positions=self._parent_positions,
+                          cleaning=self._cleaning, node_ids=self._node_ids,
+                          edge_ids=self._edge_ids, **kw)
 
     # ------------------------------------------------------------------ structure
     def connected_components(self) -> tuple[int, np.ndarray]:
@@ -412,14 +424,14 @@ class Hypergraph:
         """The sub-hypergraph induced on ``nodes`` (a boolean mask or id array).
 
         Hyperedges are restricted to the kept nodes; those left empty are removed unless
-        ``keep_empty_edges``. ``node_ids`` and ``edge_ids`` are kept; ``original_ids`` maps
-        the new nodes to this hypergraph's positions (composed with its own ``original_ids``).
+        ``keep_empty_edges``. ``node_ids`` and ``edge_ids`` are kept; ``parent_positions``
+        maps the new nodes to this hypergraph's positions (composed with its own).
 
         Examples
         --------
         >>> hg = Hypergraph.from_edges([["a", "b"], ["b", "c"], ["c", "d"]])
         >>> sub = hg.subset([1, 2])
-        >>> sub.node_ids.tolist(), sub.edge_ids.tolist(), sub.original_ids.tolist()
+        >>> sub.node_ids.tolist(), sub.edge_ids.tolist(), sub.parent_positions.tolist()
         (['b', 'c'], [0, 1, 2], [1, 2])
         """
         return induced_subhypergraph(self, nodes, keep_empty_edges=keep_empty_edges)
@@ -498,3 +510,11 @@ class Hypergraph:
             object.__setattr__(self, key, value)
         else:
             raise AttributeError("Hypergraph is immutable; use replace() or subset()")
+
+
+def _deprecated_original_ids():
+    import warnings
+
+    warnings.warn("Hypergraph.original_ids is deprecated: it holds positions, not ids; use "
+                  "parent_positions (or node_ids, which a subset keeps)", DeprecationWarning,
+                  stacklevel=3)

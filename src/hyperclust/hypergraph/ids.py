@@ -53,7 +53,7 @@ def _all_integers(values: list) -> bool:
 
 
 def _check_positions(positions, count: int, what: str):
-    """Validate positions given per item (``original_ids``): ints, one per item; frozen
+    """Validate positions given per item (``parent_positions``): ints, one per item; frozen
     int64, or None for None."""
     if positions is None:
         return None

@@ -64,7 +64,7 @@ def cache_order(incidence) -> tuple[np.ndarray, np.ndarray]:
 def reordered(hypergraph):
     """A copy of ``hypergraph`` renumbered by :func:`cache_order`, with its node order.
 
-    Ids, names, features and labels follow their nodes and hyperedges; ``original_ids``
+    Ids, names, features and labels follow their nodes and hyperedges; ``parent_positions``
     gives each new position's position in ``hypergraph``.
 
     Returns

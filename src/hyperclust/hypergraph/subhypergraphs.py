@@ -69,7 +69,7 @@ def node_positions(nodes, n_nodes: int) -> np.ndarray:
 def induced_subhypergraph(hg, nodes, *, keep_empty_edges: bool = False, edge_order=None):
     """The sub-hypergraph of ``hg`` induced on ``nodes`` (as :func:`node_positions` takes):
     hyperedges restricted to them, those left empty removed unless ``keep_empty_edges``;
-    ids, names, features and labels follow their nodes and hyperedges, ``original_ids``
+    ids, names, features and labels follow their nodes and hyperedges, ``parent_positions``
     maps to ``hg``'s positions (composed with its own). ``edge_order`` (a permutation of
     the hyperedges; only with ``keep_empty_edges``) puts the hyperedges in that order.
 
@@ -77,7 +77,7 @@ def induced_subhypergraph(hg, nodes, *, keep_empty_edges: bool = False, edge_ord
     --------
     >>> from hyperclust import Hypergraph
     >>> sub = induced_subhypergraph(Hypergraph.from_edges([[0, 1], [2, 3]]), [3, 2])
-    >>> [e.tolist() for e in sub.edges()], sub.original_ids.tolist(), sub.edge_ids.tolist()
+    >>> [e.tolist() for e in sub.edges()], sub.parent_positions.tolist(), sub.edge_ids.tolist()
     ([[0, 1]], [3, 2], [1])
     """
     idx = node_positions(nodes, hg.n_nodes)
@@ -95,6 +95,6 @@ def induced_subhypergraph(hg, nodes, *, keep_empty_edges: bool = False, edge_ord
     nn = None if hg.node_names is None else [hg.node_names[i] for i in idx]
     en = None if hg.edge_names is None else [hg.edge_names[j] for j in cols]
     return type(hg)(H, weights=hg.weights[cols], features=features, labels=labels,
-                    node_names=nn, edge_names=en, original_ids=hg.original_ids[idx],
+                    node_names=nn, edge_names=en, parent_positions=hg.parent_positions[idx],
                     cleaning=hg.cleaning, name=hg.name, node_ids=hg.node_ids[idx],
                     edge_ids=hg.edge_ids[cols])

@@ -228,6 +228,6 @@ def build(nodes, edges, n_nodes, n_edges, *, labels=None, features=None, weights
     if notes:
         cleaning = dataclasses.replace(cleaning, extra={**cleaning.extra, **notes})
     return Hypergraph(hg.incidence, weights=hg.weights, features=features, labels=labels,
-                      node_names=node_names, edge_names=hg.edge_names, original_ids=original_ids,
+                      node_names=node_names, edge_names=hg.edge_names, parent_positions=original_ids,
                       cleaning=cleaning, name=name, node_ids=node_ids,
                       edge_ids=None if edge_ids is None else hg.edge_ids)

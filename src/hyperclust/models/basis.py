@@ -12,7 +12,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..operators.propagation import PROPAGATION_DTYPES, check_dtype
-from .fresh_memory import plain_empty
 
 __all__ = ["BASES", "FAMILIES", "family_coefficients", "polynomial_basis", "basis_response", "feature_neighbors",
            "borrow_for_isolated"]
@@ -57,8 +56,7 @@ def polynomial_basis(operator, X, order: int, kind: str = "power", dtype=None,
     -----
     With a :class:`~hyperclust.operators.PropagationOperator` of the result's dtype, every
     order is written in place into the result through one ``(n_edges, d)`` work block: no
-    other temporary, whatever ``order``; both in plain pages (no wait for huge-page
-    compaction at their first touch: :func:`~hyperclust.models.fresh_memory.plain_empty`).
+    other temporary, whatever ``order``.
 
     Examples
     --------
@@ -86,11 +84,11 @@ def polynomial_basis(operator, X, order: int, kind: str = "power", dtype=None,
     X0 = X.toarray() if sp.issparse(X) else np.asarray(X)
     if X0.ndim != 2 or X0.shape[0] != operator.shape[0]:
         raise ValueError(f"X must have shape ({operator.shape[0]}, d), got {X0.shape}")
-    out = plain_empty((order + 1,) + X0.shape, dtype)
+    out = np.empty((order + 1,) + X0.shape, dtype)
     np.divide(X0, scale, out=out[0])
     fast = hasattr(operator, "apply") and hasattr(operator, "workspace") \
         and np.dtype(operator.dtype) == dtype
-    work = plain_empty((operator.n_edges, X0.shape[1]), dtype) if fast and order else None
+    work = np.empty((operator.n_edges, X0.shape[1]), dtype) if fast and order else None
     for k in range(1, order + 1):
         prev, cur = out[k - 1], out[k]
         if fast:

@@ -11,10 +11,10 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, aslinearoperator, eigsh
 
 from ..hypergraph import Hypergraph
-from ..kernel_threads import kernel_thread_limit
+from ..runtime.threads import kernel_thread_limit
 from .base import SymmetricOperator
 from .signs import fix_signs
-from ..progress import progress_bar, progress_shown
+from ..runtime.progress import progress_bar, progress_shown
 
 __all__ = ["fix_signs", "eigsh_seeded", "smallest_eigenpairs", "NormalizedAffinity",
            "regularized_embedding", "heat_kernel_signature", "hks_times",

@@ -4,7 +4,7 @@
 the product: it calls scipy's compiled CSR kernel (``csr_matvecs``, the routine behind
 ``A @ X``) on the output buffer itself. The kernel releases the GIL, so row blocks of ``A``
 (balanced by nonzeros) run in parallel on a thread pool; the number of threads follows the
-thread policy (:func:`hyperclust.threads.current_limit`, else the free cores), so these
+thread policy (:func:`hyperclust.runtime.threads.current_limit`, else the free cores), so these
 threads never add to BLAS/OpenMP threads (none are in use during a sparse product).
 
 Why threads over row blocks rather than ``torch.sparse.mm``: measured on the 2-core
@@ -35,7 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import scipy.sparse as sp
 
-from ..kernel_threads import KERNELS
+from ..runtime.threads import KERNELS
 from .compiled_spmm import PREFETCH_AHEAD, rows_kernel
 
 try:  # the compiled kernels behind ``csr_matrix @ ndarray``; they accumulate into their output
@@ -48,7 +48,7 @@ __all__ = ["csr_matmat", "sparse_product", "resolve_threads", "row_blocks", "PAR
 
 #: Below this many multiply-adds (nnz * width) a product runs on one thread: starting the
 #: pool's tasks costs more than it saves (the ``"spmm"`` rule of
-#: :data:`hyperclust.kernel_threads.KERNELS`, where it is measured).
+#: :data:`hyperclust.runtime.threads.KERNELS`, where it is measured).
 PARALLEL_MIN_WORK = KERNELS["spmm"].min_work
 
 _pool_lock = threading.Lock()
@@ -58,8 +58,8 @@ _pool_key: tuple | None = None
 
 def resolve_threads(n_threads=None) -> int:
     """Threads a kernel may use: ``n_threads`` if given, else the innermost
-    :func:`~hyperclust.threads.thread_limit` in force, else the free cores
-    (:func:`~hyperclust.threads.default_threads`).
+    :func:`~hyperclust.runtime.threads.thread_limit` in force, else the free cores
+    (:func:`~hyperclust.runtime.threads.default_threads`).
 
     Parameters
     ----------
@@ -72,7 +72,7 @@ def resolve_threads(n_threads=None) -> int:
 
     Examples
     --------
-    >>> from hyperclust.threads import thread_limit
+    >>> from hyperclust.runtime.threads import thread_limit
     >>> resolve_threads(3)
     3
     >>> with thread_limit(2):
@@ -88,7 +88,7 @@ def resolve_threads(n_threads=None) -> int:
                 or n_threads < 1:
             raise ValueError(f"n_threads must be a positive integer or None, got {n_threads!r}")
         return int(n_threads)
-    from ..threads import current_limit, default_threads
+    from ..runtime.threads import current_limit, default_threads
 
     limit = current_limit()
     return int(limit) if limit is not None else default_threads()

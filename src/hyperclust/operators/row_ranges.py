@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernel_threads import kernel_threads
+from ..runtime.threads import kernel_threads
 from .kernels import (PARALLEL_MIN_WORK, add_product_rows, resolve_threads, row_blocks,
                       shared_pool)
 
@@ -50,7 +50,7 @@ def run_on_ranges(task, bounds) -> None:
 
 def even_ranges(n: int, work: float) -> np.ndarray:
     """Bounds of equal ranges of ``n`` items, one per thread of the ``"row_ranges"`` kernel
-    rule for ``work`` (:data:`~hyperclust.kernel_threads.KERNELS`; one range below it).
+    rule for ``work`` (:data:`~hyperclust.runtime.threads.KERNELS`; one range below it).
 
     Examples
     --------

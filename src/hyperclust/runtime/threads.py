@@ -1,0 +1,442 @@
+"""Thread policy: never more compute threads than cores, and results that do not depend on
+the machine's load.
+
+BLAS, OpenMP (scikit-learn's k-means) and torch each start one thread per core of the
+machine, not of the process: in a container or under ``taskset`` that oversubscribes. Every
+estimator's ``fit`` runs under :func:`thread_limit` with :func:`default_threads` threads:
+
+1. ``$HYPERCLUST_NUM_THREADS`` when set: a positive integer, or ``free`` for the cores that
+   are free now (the cores this process may use minus those other processes keep busy, read
+   from ``/proc/loadavg``);
+2. else one thread for small inputs (:func:`input_work` under :data:`PARALLEL_MIN_WORK`
+   stored nonzeros, where thread start-up and barriers cost more than they save);
+3. else the cores this process may use (``sched_getaffinity``).
+
+Inside a fit each kernel uses that count only where its work pays for the threads, one
+thread below a size (:data:`KERNELS`, :func:`kernel_threads`).
+
+A fit never raises a thread count above the caller's own limit: the ``*_NUM_THREADS``
+variables, and each library's count as it is when the fit starts (a
+``threadpoolctl.threadpool_limits(1)`` block, or ``torch.set_num_threads(1)``, holds inside
+the fit). The default does not follow the load on purpose: float sums split over a different
+number of threads round differently, and k-means can then land in another optimum; so
+``free`` is an explicit choice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import math
+import os
+import sys
+import threading
+
+import numpy as np
+
+from .._validation import check_int
+
+__all__ = ["available_cores", "busy_cores", "free_cores", "default_threads", "thread_limit",
+           "current_limit", "input_work", "env_thread_limit", "cached_controller",
+           "limit_imported_torch", "ENV_VAR", "PARALLEL_MIN_WORK",
+           "USER_LIMIT_VARS", "Kernel", "KERNELS", "kernel_threads", "kernel_thread_limit"]
+
+ENV_VAR = "HYPERCLUST_NUM_THREADS"
+#: Inputs with fewer stored nonzeros (incidence plus features) run on one thread by default.
+PARALLEL_MIN_WORK = 1_000_000
+#: Environment variables by which users limit BLAS/OpenMP threads; a fit stays under them.
+USER_LIMIT_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                   "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+_state = threading.local()
+_controller_cache: dict = {}
+
+
+def env_thread_limit() -> int | None:
+    """The lowest positive integer among :data:`USER_LIMIT_VARS` (None when none is set).
+
+    Examples
+    --------
+    >>> import os
+    >>> env_thread_limit() is None or env_thread_limit() >= 1
+    True
+    """
+    values = []
+    for var in USER_LIMIT_VARS:
+        text = os.environ.get(var, "").strip()
+        if text.isdigit() and int(text) >= 1:
+            values.append(int(text))
+    return min(values) if values else None
+
+
+def available_cores() -> int:
+    """Cores this process may run on (its CPU affinity), at least 1.
+
+    Examples
+    --------
+    >>> available_cores() >= 1
+    True
+    """
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def busy_cores(loadavg: str | None = None) -> int:
+    """Cores that other processes keep busy now (0 when it cannot be read).
+
+    The runnable-task count of ``/proc/loadavg`` minus this thread, capped by the 1-minute
+    load average: this process's own work of the last minute shows in the load average but
+    not in the runnable count of this instant, and a process that only just started shows in
+    the count but not yet in the average; a process that keeps a core busy shows in both.
+
+    Parameters
+    ----------
+    loadavg : str, optional
+        The text of ``/proc/loadavg`` (read from the file by default).
+
+    Examples
+    --------
+    >>> busy_cores("1.02 0.98 0.90 2/130 999")   # another process kept a core busy
+    1
+    >>> busy_cores("0.00 0.01 0.05 1/120 999")   # only this process runs
+    0
+    """
+    try:
+        if loadavg is None:
+            with open("/proc/loadavg") as fh:
+                loadavg = fh.read()
+        fields = loadavg.split()
+        runnable = int(fields[3].split("/")[0]) - 1
+        load1 = float(fields[0])
+    except (OSError, IndexError, ValueError):
+        return 0
+    return max(0, min(runnable, int(load1 + 0.5)))
+
+
+def free_cores() -> int:
+    """Cores this process may use minus those other processes keep busy now (at least 1).
+
+    Examples
+    --------
+    >>> 1 <= free_cores() <= available_cores()
+    True
+    """
+    return max(1, available_cores() - busy_cores())
+
+
+def input_work(hypergraph) -> int | None:
+    """Stored nonzeros one pass over ``hypergraph`` touches: ``nnz(H)`` plus the features'
+    nonzeros (all ``n x d`` entries when dense); None for an object that is not a hypergraph.
+
+    Examples
+    --------
+    >>> from hyperclust import Hypergraph
+    >>> input_work(Hypergraph.from_edges([[0, 1, 2], [2, 3]]))
+    5
+    """
+    incidence = getattr(hypergraph, "incidence", None)
+    if incidence is None or not hasattr(incidence, "nnz"):
+        return None
+    work = int(incidence.nnz)
+    features = getattr(hypergraph, "features", None)
+    if features is not None:
+        work += int(features.nnz) if hasattr(features, "nnz") else int(np.size(features))
+    return work
+
+
+def default_threads(work: int | None = None) -> int:
+    """``$HYPERCLUST_NUM_THREADS`` (an integer, or ``free``: :func:`free_cores`) if set; else
+    1 when ``work`` (:func:`input_work`) is under :data:`PARALLEL_MIN_WORK`; else
+    :func:`available_cores`. Never the load: the same input gets the same thread count on
+    every run, so results do not follow the load.
+
+    Examples
+    --------
+    >>> import os
+    >>> "HYPERCLUST_NUM_THREADS" in os.environ or default_threads(work=10) == 1
+    True
+    """
+    env = os.environ.get(ENV_VAR, "").strip().lower()
+    if not env:
+        if work is not None and work < PARALLEL_MIN_WORK:
+            return 1
+        return available_cores()
+    if env == "free":
+        return free_cores()
+    try:
+        value = int(env)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"${ENV_VAR} must be a positive integer or 'free', got {env!r}")
+    return value
+
+
+@contextlib.contextmanager
+def thread_limit(n_threads: int | None = None, *, work: int | None = None):
+    """Run the block with at most ``n_threads`` BLAS/OpenMP/torch threads, then restore.
+
+    No library's thread count is raised: each runs with the smaller of ``n_threads`` and its
+    count at entry.
+
+    Parameters
+    ----------
+    n_threads : int, optional
+        Default :func:`default_threads` (``work``), capped by the caller's limits: the
+        ``*_NUM_THREADS`` variables (:func:`env_thread_limit`) and the BLAS/OpenMP counts at
+        entry (a ``threadpoolctl.threadpool_limits`` block). An explicit count is kept as
+        given for hyperclust's own kernels; the libraries still only go down. Nested blocks
+        keep the outer limit (an estimator fitted inside another one's ``fit`` does not
+        re-measure the machine).
+    work : int, optional
+        Size of the input (:func:`input_work`), for the default.
+
+    Yields
+    ------
+    int
+        The number of threads in force.
+
+    Examples
+    --------
+    >>> with thread_limit(1) as n:
+    ...     n
+    1
+    """
+    outer = getattr(_state, "n_threads", None)
+    if outer is not None and n_threads is None:
+        yield outer
+        return
+    # Each library only ever goes down: its count now is the caller's limit for it.
+    libraries = [(lib, lib.num_threads) for lib in cached_controller().lib_controllers]
+    if n_threads is None:
+        # The policy's count, under the caller's limits: the *_NUM_THREADS variables and a
+        # threadpool_limits block around the call (torch's count is left out: it depends
+        # on whether torch was imported, and the count must not).
+        n_threads = min([default_threads(work)] + [before for _, before in libraries]
+                        + [env_thread_limit() or default_threads(work)])
+    n_threads = check_int(n_threads, "n_threads", 1)
+    torch = sys.modules.get("torch")  # only limit torch if it is already in use
+    torch_before = torch.get_num_threads() if torch is not None else None
+    outer_late = getattr(_state, "late_torch", None)
+    # None: torch not imported yet; a fit that imports it hands it over (limit_imported_torch)
+    _state.n_threads, _state.late_torch = n_threads, (False if torch is not None else None)
+    try:
+        for lib, before in libraries:
+            lib.set_num_threads(min(n_threads, before))
+        if torch is not None:
+            torch.set_num_threads(min(n_threads, torch_before))
+        yield n_threads
+    finally:
+        _state.n_threads = outer
+        for lib, before in libraries:
+            lib.set_num_threads(before)
+        if torch is not None and torch_before is not None:
+            torch.set_num_threads(torch_before)
+        late, _state.late_torch = _state.late_torch, outer_late
+        if late:  # torch imported inside the block: its count at import back
+            late[0].set_num_threads(late[1])
+
+
+def limit_imported_torch(torch) -> None:
+    """Hold ``torch``, imported inside a :func:`thread_limit` block, to the block's count, and
+    give it back its count of now (its default: the import was not limited) when the block
+    ends.
+
+    A block limits torch only when torch was imported before it; a fit that imports torch
+    itself calls this right after the import, so that neither the fit runs torch on more
+    threads than its limit nor the caller's session keeps the fit's limit afterwards.
+    Outside a block, for a torch imported before the block (which the block holds and
+    restores itself) or already handed over, it does nothing.
+
+    Parameters
+    ----------
+    torch : module
+        The ``torch`` module (anything with ``get_num_threads`` / ``set_num_threads``).
+
+    Examples
+    --------
+    >>> class Torch:  # stands for a torch imported inside the block
+    ...     n = 8
+    ...     def get_num_threads(self): return self.n
+    ...     def set_num_threads(self, n): self.n = n
+    >>> t = Torch()
+    >>> limit_imported_torch(t)  # outside a thread_limit block: nothing to hold it to
+    >>> t.n
+    8
+    """
+    n_threads = getattr(_state, "n_threads", None)
+    if n_threads is None or getattr(_state, "late_torch", None) is not None:
+        return
+    before = torch.get_num_threads()
+    _state.late_torch = (torch, before)
+    torch.set_num_threads(min(n_threads, before))
+
+
+def cached_controller():
+    """A ``threadpoolctl.ThreadpoolController`` of the loaded BLAS/OpenMP libraries, built
+    again only when the process or its set of imported modules changed.
+
+    Building one scans every loaded shared library (20-90 ms on a busy machine); a kernel
+    that sets its pools on every call (:func:`kernel_thread_limit`) cannot pay that. A
+    library that brings a thread pool is loaded by an import, which changes the count of
+    ``sys.modules``, so the controller is rebuilt then.
+
+    Examples
+    --------
+    >>> cached_controller() is cached_controller()
+    True
+    """
+    from threadpoolctl import ThreadpoolController
+
+    key = (os.getpid(), len(sys.modules))
+    controller = _controller_cache.get(key)
+    if controller is None:
+        controller = ThreadpoolController()
+        _controller_cache.clear()
+        _controller_cache[key] = controller
+    return controller
+
+
+def current_limit() -> int | None:
+    """The limit of the innermost :func:`thread_limit` block of this thread, or None.
+
+    Code that imports torch inside a limited block calls ``torch.set_num_threads`` with it
+    (the block could only limit torch if it was already imported).
+
+    Examples
+    --------
+    >>> current_limit() is None
+    True
+    >>> with thread_limit(1):
+    ...     current_limit()
+    1
+    """
+    return getattr(_state, "n_threads", None)
+
+
+def limit_threads_in(fit):
+    """Decorator: run ``fit`` under :func:`thread_limit` (used by every estimator)."""
+    @functools.wraps(fit)
+    def wrapped(self, *args, **kwargs):
+        with thread_limit(work=input_work(args[0]) if args else None):
+            return fit(self, *args, **kwargs)
+
+    wrapped.__thread_limited__ = True
+    return wrapped
+
+
+@dataclasses.dataclass(frozen=True)
+class Kernel:
+    """A kernel's thread rule.
+
+    Attributes
+    ----------
+    min_work : float
+        Work of one call (in ``unit``) from which the kernel uses more than one thread.
+    unit : str
+        What the work counts.
+    pools : tuple of str
+        threadpoolctl ``user_api`` names the kernel's threads come from (``"blas"``,
+        ``"openmp"``); empty for hyperclust's own thread pool.
+
+    Examples
+    --------
+    >>> KERNELS["kmeans"].pools
+    ('openmp', 'blas')
+    >>> Kernel(1e6, "n x d").min_work
+    1000000.0
+    """
+
+    min_work: float
+    unit: str
+    pools: tuple = ()
+
+
+#: Kernels and the work of one call from which a second thread paid
+#: (``benchmarks/bench_threads_idle.py`` checks whole fits idle): below it a thread's
+#: hand-out and barrier (~0.1 ms) cost more than it saves; BLAS-1/2 on ARPACK's Krylov basis
+#: and k-means on a few columns are memory-bound and lost with two threads at every size
+#: measured (up to 10^6 x 20).
+KERNELS = {
+    "spmm": Kernel(2 ** 20, "multiply-adds of one CSR product (nnz x width)"),
+    "lanczos": Kernel(1e8, "n x ncv (ARPACK's Krylov basis)", ("blas",)),
+    "kmeans": Kernel(1e8, "n x k x d (one Lloyd step)", ("openmp", "blas")),
+    "row_ranges": Kernel(2 ** 20, "entries of an n x w block passed once by row ranges"),
+    "discretize": Kernel(2 ** 23, "entries of the n x k embedding of one Yu-Shi step"),
+    "tall_skinny": Kernel(1e9, "n x w1 x w2 (QR of an n x w block: w1 = w2 = w; product "
+                               "of an n x w1 block with a w1 x w2 matrix)", ("blas",)),
+}
+
+
+def kernel_threads(kernel: str, work: float) -> int:
+    """Threads for one call of ``kernel`` on ``work``: 1 below its ``min_work``, else the
+    limit in force (the innermost :func:`thread_limit`, else
+    :func:`default_threads`).
+
+    Parameters
+    ----------
+    kernel : str
+        A key of :data:`KERNELS`.
+    work : float
+        The call's work in the kernel's unit.
+
+    Returns
+    -------
+    int, >= 1
+
+    Examples
+    --------
+    >>> with thread_limit(2):
+    ...     kernel_threads("spmm", 1000), kernel_threads("spmm", 10 ** 7)
+    (1, 2)
+    >>> kernel_threads("fft", 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown kernel 'fft'; known: spmm, lanczos, kmeans, row_ranges, discretize, tall_skinny
+    """
+    rule = KERNELS.get(kernel)
+    if rule is None:
+        raise ValueError(f"unknown kernel {kernel!r}; known: {', '.join(KERNELS)}")
+    if not math.isfinite(work) or work < rule.min_work:
+        return 1
+    limit = current_limit()
+    return int(limit) if limit is not None else default_threads()
+
+
+@contextlib.contextmanager
+def kernel_thread_limit(kernel: str, work: float):
+    """Run the block with the BLAS/OpenMP pools of ``kernel`` lowered to
+    :func:`kernel_threads` (never raised), then restore them.
+
+    Parameters
+    ----------
+    kernel : str
+        A key of :data:`KERNELS` whose ``pools`` are set.
+    work : float
+
+    Yields
+    ------
+    int
+        The kernel's thread count.
+
+    Examples
+    --------
+    >>> from threadpoolctl import threadpool_info
+    >>> with kernel_thread_limit("lanczos", 100):
+    ...     [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"][:1]
+    [1]
+    """
+    n_threads = kernel_threads(kernel, work)
+    pools = KERNELS[kernel].pools
+    changed = []
+    if pools:
+        for lib in cached_controller().lib_controllers:
+            if lib.user_api in pools and lib.num_threads > n_threads:
+                changed.append((lib, lib.num_threads))
+                lib.set_num_threads(n_threads)
+    try:
+        yield n_threads
+    finally:
+        for lib, before in changed:
+            lib.set_num_threads(before)
