@@ -76,9 +76,11 @@ def resolve_settings(n_nodes: int, tol="auto", n_init="auto") -> tuple[float, in
 LOCALIZED_SUPPORT = 8
 
 
-def localized(V: np.ndarray) -> bool:
-    """Whether a column of the embedding ``V`` lives on fewer than :data:`LOCALIZED_SUPPORT`
-    nodes (effective support ``(sum v^2)^2 / sum v^4``; ``|S|`` for an indicator of ``S``).
+def localized(V: np.ndarray, n_clusters: int) -> bool:
+    """Whether a column of the embedding ``V`` lives on fewer than ``min(LOCALIZED_SUPPORT,
+    n / (2 n_clusters))`` nodes (effective support ``(sum v^2)^2 / sum v^4``: ``|S|`` for an
+    indicator of ``S``; the second bound keeps tiny inputs, where every column is that small,
+    as they are).
 
     Without regularization, the smallest eigenvalues of a sparse hypergraph's normalized
     Laplacian belong to dangling sets (a few low-degree nodes hanging off the rest by one
@@ -90,14 +92,18 @@ def localized(V: np.ndarray) -> bool:
 
     Examples
     --------
-    >>> spread, spike = np.full((100, 1), 0.1), np.eye(100)[:, :1]
-    >>> localized(spread), localized(np.hstack([spread, spike]))
-    (False, True)
+    A column on 3 of 100 nodes is localized; on 3 of 6 nodes it is not:
+
+    >>> three = (np.arange(100) < 3).astype(float)[:, None]
+    >>> spread = np.full((100, 1), 0.1)
+    >>> localized(spread, 2), localized(np.hstack([spread, three]), 2), localized(three[:6], 2)
+    (False, True, False)
     """
     sq = np.square(V)
     mass = sq.sum(axis=0)
     ok = mass > 0
-    return bool(np.any(mass[ok] ** 2 < LOCALIZED_SUPPORT * np.square(sq[:, ok]).sum(axis=0)))
+    support = min(LOCALIZED_SUPPORT, V.shape[0] / (2 * n_clusters))
+    return bool(np.any(mass[ok] ** 2 < support * np.square(sq[:, ok]).sum(axis=0)))
 
 
 def cpqr_assign(V: np.ndarray) -> np.ndarray:
@@ -285,7 +291,7 @@ class SpectralHypergraphClustering(HypergraphClusterer):
             labels = None if tau else row_components(hg, M.shape[0])
             vals, V = regularized_embedding(M, d, dim, tau=tau, random_state=seed, tol=self.tol_,
                                             components=labels)
-            if reg == "auto" and not tau and localized(V):
+            if reg == "auto" and not tau and localized(V, k):
                 tau = mean_degree
                 vals, V = regularized_embedding(M, d, dim, tau=tau, random_state=seed,
                                                 tol=self.tol_)
