@@ -102,3 +102,33 @@ def test_embed_announces_the_dense_route_with_an_estimate(tmp_path, capsys):
     assert main(["embed", str(path), "--k", "3", "--out", str(tmp_path / "pe.npy")]) == 0
     err = capsys.readouterr().err
     assert "embed: collapsed-cells on 60 nodes, S_eps route dense (n x n array; roughly" in err
+
+
+def _sbm_file(tmp_path, n=250):
+    """A sparse connected-ish ``hypergraph_sbm`` as a comma-separated edge list."""
+    from hyperclust.datasets.synthetic import hypergraph_sbm
+
+    H = hypergraph_sbm(n, 4, homophily=0.7, random_state=0).largest_component().incidence.tocsc()
+    lines = [",".join(map(str, H.indices[H.indptr[j]:H.indptr[j + 1]]))
+             for j in range(H.shape[1])]
+    path = tmp_path / "sbm.txt"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_embed_small_input_takes_the_dense_route(tmp_path, capsys):
+    """Factored and iterative solves took minutes where the dense route takes milliseconds
+    on a few hundred nodes: "auto" must not pick them there."""
+    import scipy.linalg as sla
+
+    from hyperclust.io.auto import read_hypergraph
+    from hyperclust.operators.collapsed import CoboundaryCollapsed
+
+    path = _sbm_file(tmp_path)
+    out = tmp_path / "pe.npy"
+    assert main(["embed", str(path), "--pe", "eigvec", "--operator", "collapsed-cells",
+                 "--k", "5", "--out", str(out)]) == 0
+    assert "S_eps route dense" in capsys.readouterr().err
+    _, vals, ref = CoboundaryCollapsed(read_hypergraph(path), method="factored").spectrum(6)
+    assert vals[4] < vals[5] - 1e-6  # the 5 wanted ones are a whole eigenspace
+    assert np.max(sla.subspace_angles(np.load(out), ref[:, :5])) < 1e-6

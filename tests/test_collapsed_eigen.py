@@ -166,3 +166,36 @@ def test_spectral_collapsed_cells_embeds_the_smallest_nonzero_eigenpairs(many):
     k = 5
     est = SpectralHypergraphClustering(k, operator="collapsed-cells", eps=1e-2).fit(hg)
     np.testing.assert_allclose(est.eigenvalues_, w[n_comp:n_comp + k], atol=1e-8)
+
+
+@pytest.mark.parametrize("method", ["dense", "factored", "iterative"])
+def test_every_route_reports_progress(monkeypatch, capsys, method):
+    """The dense and factored routes (LAPACK, one LU: no iterations to count) show the time
+    elapsed; the iterative route counts its LOBPCG block products."""
+    import hyperclust.operators.collapsed as collapsed
+    import hyperclust.operators.collapsed_eigen as collapsed_eigen
+    from hyperclust import progress
+    from hyperclust.datasets.synthetic import hypergraph_sbm
+
+    shown = []
+
+    class Recorder:
+        def __init__(self, desc):
+            shown.append(desc)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            pass
+
+    monkeypatch.setattr(collapsed, "elapsed_bar", Recorder)
+    monkeypatch.setattr(collapsed_eigen, "elapsed_bar", Recorder)
+    monkeypatch.setattr(progress, "DELAY_S", 0.0)
+    hg = hypergraph_sbm(120, 3, random_state=0)
+    with progress.show_progress():
+        CoboundaryCollapsed(hg, method=method).spectrum(3)
+    if method == "iterative":
+        assert "S_eps iterative eigenpairs" in capsys.readouterr().err
+    else:
+        assert shown == [f"S_eps {method} build", f"S_eps {method} eigenpairs"]

@@ -142,6 +142,31 @@ def test_regularization_handles_many_components():
     assert np.isfinite(reg.embedding_).all()
 
 
+def test_sparse_connected_input_not_harder_than_with_its_small_components():
+    """Without regularization the largest component's embedding is localized on dangling
+    sets (one giant cluster); "auto" must see that although the input is connected."""
+    from hyperclust.datasets.synthetic import hypergraph_sbm
+    from sklearn.metrics import normalized_mutual_info_score as nmi
+
+    hg = hypergraph_sbm(1000, 2, homophily=0.7, random_state=0)
+    lcc = hg.largest_component()
+    assert lcc.connected_components()[0] == 1 < hg.connected_components()[0]
+    whole = SpectralHypergraphClustering(2, random_state=0).fit(hg)
+    part = SpectralHypergraphClustering(2, random_state=0).fit(lcc)
+    plain = SpectralHypergraphClustering(2, regularization=None, random_state=0).fit(lcc)
+    assert part.tau_ > 0
+    assert nmi(lcc.labels, part.labels_) >= nmi(hg.labels, whole.labels_) - 0.02
+    assert nmi(lcc.labels, part.labels_) > nmi(lcc.labels, plain.labels_) + 0.2
+
+
+def test_connected_input_with_spread_embedding_stays_unregularized():
+    hg, n = planted(seed=1)
+    assert hg.connected_components()[0] == 1
+    model = SpectralHypergraphClustering(3, random_state=0).fit(hg)
+    assert model.tau_ == 0.0
+    assert ari(hg.labels, model.labels_) > 0.85
+
+
 def test_cpqr_assignment_and_errors():
     hg, n = planted(seed=3)
     m = SpectralHypergraphClustering(3, assign="cpqr").fit(hg)

@@ -32,6 +32,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
 from ..hypergraph import Hypergraph
+from ..progress import elapsed_bar
 from .base import (FactoredOperator, Operator, as_dense_block, check_hypergraph,
                    check_sparse_budget, clique_nnz_estimate, safe_inverse)
 from .collapsed_iterative import CoboundaryIterative
@@ -228,19 +229,35 @@ def coboundary_complex(hypergraph: Hypergraph, beta=(1.0, 1.0), gamma="auto",
     return GradedComplex([B1, B2], beta=beta, gamma=_resolve_gamma(gamma, beta, eps))
 
 
+#: Up to this many nodes ``"auto"`` takes the dense route (seconds at most; the factored LU
+#: and the iterative CG solves can take minutes on inputs a tenth of this size).
+DENSE_CHEAP_NODES = 2000
+
+
 def auto_route(hypergraph: Hypergraph, dense_max_nodes: int = 5000, psd_safe: bool = True) -> str:
     """The route ``CoboundaryCollapsed(method="auto")`` takes (see its ``method``).
+
+    A cost rule: dense up to ``min(DENSE_CHEAP_NODES, dense_max_nodes)`` nodes, and up to
+    ``dense_max_nodes`` when the clique expansion has more than ``50 n`` nonzeros (the LU
+    would fill in); factored when no connected component is larger than that (the LU's
+    fill stays inside the components) or the couplings are not PSD-safe; else iterative.
 
     Examples
     --------
     >>> auto_route(Hypergraph.from_edges([[0, 1, 2], [2, 3]]))
+    'dense'
+    >>> auto_route(Hypergraph.from_edges([[0, 1, 2], [2, 3]]), dense_max_nodes=3)
+    'iterative'
+    >>> auto_route(Hypergraph.from_edges([[0, 1, 2], [3, 4]]), dense_max_nodes=3)
     'factored'
     """
     n = hypergraph.n_nodes
-    if n > dense_max_nodes:
-        # The iterative route needs the PSD-safe gamma_0; other couplings keep the LU.
-        return "iterative" if psd_safe else "factored"
-    return "dense" if clique_nnz_estimate(hypergraph) > 50 * n else "factored"
+    small = min(DENSE_CHEAP_NODES, dense_max_nodes)
+    if n <= small or (n <= dense_max_nodes and clique_nnz_estimate(hypergraph) > 50 * n):
+        return "dense"
+    largest = np.bincount(hypergraph.connected_components()[1]).max()
+    # The iterative route needs the PSD-safe gamma_0; other couplings keep the LU.
+    return "factored" if largest <= small or not psd_safe else "iterative"
 
 
 def _resolve_gamma(gamma, beta, eps) -> np.ndarray:
@@ -288,17 +305,20 @@ class CoboundaryCollapsed(Operator):
     weighting : {"normalized", "unit"}
         Clique edge weights of ``L_0`` (see :func:`clique_adjacency`).
     method : {"auto", "factored", "dense", "iterative"}, default "auto"
-        ``"iterative"``: no factorization at all (:class:`CoboundaryIterative`: LOBPCG on the
-        inverse of S_eps off its null space, CG solves through ``H``; needs the PSD-safe
-        ``gamma_0 = sqrt(beta_1 eps)``, the ``"auto"`` default). Its eigenpairs are the fast
-        path; its products ``S_eps U`` use nested CG (slow, for occasional use).
-        ``"auto"``: above ``dense_max_nodes`` nodes iterative (factored when the couplings
-        are not the PSD-safe ``"auto"`` ones, which it needs); below it dense when the
-        clique expansion has more than ``50 n`` nonzeros (large overlapping hyperedges: the
-        LU would fill in), factored otherwise. Measured: cora-ca (2,388 nodes, 16 n clique
-        nonzeros) factored 0.04 s vs dense 2.1 s to build; pubmed-cc-tricl (3,840 nodes,
-        105 n) factored 460 s vs dense 9 s; a 20,000-node ``hypergraph_sbm`` factored > 8 min,
-        iterative 10 eigenpairs in ~40 s (docs/results/collapsed.md).
+        An explicit route is always taken (on small inputs it can be far slower than
+        ``"auto"``). ``"iterative"``: no factorization at all (:class:`CoboundaryIterative`:
+        LOBPCG on the inverse of S_eps off its null space, CG solves through ``H``; needs the
+        PSD-safe ``gamma_0 = sqrt(beta_1 eps)``, the ``"auto"`` default). Its eigenpairs are
+        the fast path; its products ``S_eps U`` use nested CG (slow, for occasional use).
+        ``"auto"``: :func:`auto_route`. Measured for 16 eigenpairs off the null space (CPU s,
+        one thread, loaded machine; "> 60" = unfinished after 60 s wall): on
+        ``hypergraph_sbm`` inputs of 1,965 / 4,917 nodes dense 5.4 / > 150, factored > 60 /
+        > 150, iterative 5.7 / 15.6; on contact-high-school (327 nodes) dense 0.08, factored
+        and iterative > 60; on cora-ca, cora-cc, citeseer-cc (isolated nodes removed)
+        factored 0.3-1.9, dense 1.3-5.9, iterative > 60. Earlier: cora-ca (2,388 nodes, 16 n
+        clique nonzeros) factored 0.04 s vs dense 2.1 s to build; pubmed-cc-tricl (3,840
+        nodes, 105 n) factored 460 s vs dense 9 s; a 20,000-node ``hypergraph_sbm`` factored
+        > 8 min, iterative 10 eigenpairs in ~40 s (docs/results/collapsed.md).
     dense_max_nodes : int, default 5000
         Above this, ``"auto"`` never builds the ``n x n`` array (``n^2`` floats, ``O(n^3)`` time).
 
@@ -308,7 +328,7 @@ class CoboundaryCollapsed(Operator):
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2, 3], [3, 4], [4, 5, 6], [5, 6]])
     >>> S = CoboundaryCollapsed(hg)
     >>> S.method, S.shape
-    ('factored', (7, 7))
+    ('dense', (7, 7))
     >>> vals, vecs = S.smallest_eigenpairs(2)
     >>> abs(float(vals[0])) < 1e-10, vecs.shape
     (True, (7, 2))
@@ -353,8 +373,9 @@ class CoboundaryCollapsed(Operator):
                 and self.g1 ** 2 <= self.b2 * self.eps * (1 + 1e-9)
             method = auto_route(hypergraph, dense_max_nodes, psd_safe)
         self.method = method
-        self._dense = self._dense_matrix() if method == "dense" else None
-        self._sub_lu = splu(self._system(None)) if method == "factored" else None
+        with elapsed_bar(f"S_eps {method} build"):
+            self._dense = self._dense_matrix() if method == "dense" else None
+            self._sub_lu = splu(self._system(None)) if method == "factored" else None
         self._iterative = (CoboundaryIterative(self._delta, self._Hq, self._HC, self.R, beta, gamma,
                                                self.eps) if method == "iterative" else None)
 

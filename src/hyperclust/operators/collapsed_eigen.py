@@ -21,6 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from ..progress import elapsed_bar
 from .blockwise import shift_invert_solver
 from .components import ComponentLayout, canonical_signs, nonzero_eigenpairs, null_basis
 
@@ -78,20 +79,27 @@ def coboundary_spectrum(op, r: int, sigma: float | None = None, tol: float | Non
         vals, V = op._iterative.smallest_eigenpairs(c + r, tol=1e-5 if tol is None else tol,
                                                     random_state=random_state)
         vals, V = vals[c:], canonical_signs(V[:, c:])
-    elif op._dense is not None:
-        D = op._dense
-        vals, V = nonzero_eigenpairs(lambda X: D @ X, layout, np.ones(n), r,
-                                     extract=lambda m: D[m[:, :, None], m[:, None, :]])
     else:
-        if sigma is None:
-            sigma = -1e-3 * max(float(np.abs(op._delta).mean()) * op.b1, 1e-12)
-        solver = shift_invert_solver(lambda: op._system(sigma), sigma,
-                                     1e-10 if tol is None else tol, random_state)
-        vals, V = nonzero_eigenpairs(op._matmat, layout, np.ones(n), r, large_solver=solver)
+        with elapsed_bar(f"S_eps {op.method} eigenpairs"):
+            vals, V = _listed_eigenpairs(op, layout, r, sigma, tol, random_state)
     if vals.size and vals.min() < -1e-8 * max(1.0, float(np.abs(vals).max())):
         warnings.warn(f"S_eps has an eigenvalue {vals.min():.3g} < 0: it is indefinite with "
                       f"gamma={[op.g0, op.g1]}, eps={op.eps}", UserWarning, stacklevel=3)
     return Q, vals, V
+
+
+def _listed_eigenpairs(op, layout, r, sigma, tol, random_state):
+    """The ``r`` smallest nonzero eigenpairs on the dense or the factored route."""
+    n = op.shape[0]
+    if op._dense is not None:
+        D = op._dense
+        return nonzero_eigenpairs(lambda X: D @ X, layout, np.ones(n), r,
+                                  extract=lambda m: D[m[:, :, None], m[:, None, :]])
+    if sigma is None:
+        sigma = -1e-3 * max(float(np.abs(op._delta).mean()) * op.b1, 1e-12)
+    solver = shift_invert_solver(lambda: op._system(sigma), sigma,
+                                 1e-10 if tol is None else tol, random_state)
+    return nonzero_eigenpairs(op._matmat, layout, np.ones(n), r, large_solver=solver)
 
 
 def coboundary_eigenpairs(op, k: int, sigma: float | None = None, tol: float | None = None,

@@ -33,6 +33,8 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import lobpcg
 
+from ..progress import progress_bar
+
 __all__ = ["pcg_columns", "CoboundaryIterative"]
 
 
@@ -278,19 +280,28 @@ class CoboundaryIterative:
         block = min(r + guard, n - c)
         rng = np.random.default_rng(random_state)
         X0 = self.project(rng.standard_normal((n, block)))
-        with warnings.catch_warnings():
+        # one bar step per block product: first L_0^+, then T (each runs its CG solves)
+        with warnings.catch_warnings(), \
+                progress_bar("S_eps iterative eigenpairs", unit="step") as bar:
             warnings.filterwarnings("ignore", message=".*(Exited|not reaching|ill-conditioned).*")
             warnings.filterwarnings("ignore", message=".*The problem size.*")
-            mu0, X0 = lobpcg(lambda V: self.laplacian_pinv(V) / self.b1, X0, largest=True,
-                             tol=1e-3 * float(np.max(np.abs(self._guess(X0)))), maxiter=200)
+
+            def counted(apply):
+                def step(Y):
+                    bar.update()
+                    return apply(Y)
+                return step
+            mu0, X0 = lobpcg(counted(lambda V: self.laplacian_pinv(V) / self.b1), X0,
+                             largest=True, tol=1e-3 * float(np.max(np.abs(self._guess(X0)))),
+                             maxiter=200)
             scale = float(np.max(mu0))
             # Below the default tol the inner solves run at tol too, or the vectors stall at
             # the inner error: 1.8e-5 radians at tol=1e-9 on a 596-node, 40-component test
             # input with the loose inner tolerances (1e3 * tol instead of tol: 6x slower).
             inner = ((self.schur_tol, self.laplacian_tol) if tol >= 1e-5
                      else (min(self.schur_tol, tol), min(self.laplacian_tol, tol)))
-            mu, V = lobpcg(lambda Y: self.t_apply(Y, *inner), X0, largest=True, tol=tol * scale,
-                           maxiter=maxiter)
+            mu, V = lobpcg(counted(lambda Y: self.t_apply(Y, *inner)), X0, largest=True,
+                           tol=tol * scale, maxiter=maxiter)
         # Rayleigh-Ritz with an accurate T: eigenvalue errors become quadratic in the
         # eigenvector errors left by the loose inner solves.
         V, _ = np.linalg.qr(self.project(V))
