@@ -16,6 +16,7 @@ from hyperclust import Hypergraph  # noqa: E402
 from hyperclust.cli import main  # noqa: E402
 from hyperclust.cluster import AHCKA  # noqa: E402
 from hyperclust.cluster.spectral import SpectralHypergraphClustering  # noqa: E402
+from hyperclust.metrics import ari  # noqa: E402
 from hyperclust.operators.thin_qr import thin_qr  # noqa: E402
 from hyperclust.cluster.unidhc import UniDHC  # noqa: E402
 from hyperclust.datasets import hypergraph_sbm  # noqa: E402
@@ -102,6 +103,16 @@ def test_spectral_defaults_equal_single_process_with_isolated_nodes(client, most
     assert ref.tau_ > 0 and est.tau_ == pytest.approx(ref.tau_, rel=1e-12)
     assert (est.tol_, est.n_init_) == (ref.tol_, ref.n_init_)
     np.testing.assert_array_equal(est.labels_, ref.labels_)
+
+
+def test_spectral_regularizes_a_localized_connected_input_as_the_single_process(client,
+                                                                               tmp_path):
+    """A connected input whose plain embedding is localized: the same "auto" decision."""
+    lcc = hypergraph_sbm(1000, 2, homophily=0.7, random_state=0).largest_component()
+    ref = SpectralHypergraphClustering(2).fit(lcc)
+    est = DistributedSpectralClustering(2, client=client, block_size=300).fit(lcc)
+    assert ref.tau_ > 0 and est.tau_ == pytest.approx(ref.tau_, rel=1e-12)
+    assert ari(est.labels_, ref.labels_) > 0.95
 
 
 # 70 nodes a block: stored blocks and merged 3 + 2; 64: block edges elsewhere, merged

@@ -14,7 +14,7 @@ from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, che
 from .rounding import kmeans_labels
 
 __all__ = ["SpectralHypergraphClustering", "OPERATORS", "spectral_operators", "resolve_settings",
-           "LARGE_GRAPH", "localized", "LOCALIZED_SUPPORT"]
+           "LARGE_GRAPH", "localized", "localized_moments", "LOCALIZED_SUPPORT"]
 
 #: Operators spectral clustering can embed: those of the operator registry
 #: (:data:`hyperclust.operators.registry.OPERATORS`) meeting the ``"affinity"`` protocol, then
@@ -100,10 +100,15 @@ def localized(V: np.ndarray, n_clusters: int) -> bool:
     (False, True, False)
     """
     sq = np.square(V)
-    mass = sq.sum(axis=0)
+    return localized_moments(sq.sum(axis=0), np.square(sq).sum(axis=0), V.shape[0], n_clusters)
+
+
+def localized_moments(mass: np.ndarray, fourth: np.ndarray, n: int, n_clusters: int) -> bool:
+    """:func:`localized` from the column sums of ``v^2`` (``mass``) and ``v^4`` (``fourth``),
+    both shape (n_components,), of an ``n``-row embedding (row blocks add them up)."""
     ok = mass > 0
-    support = min(LOCALIZED_SUPPORT, V.shape[0] / (2 * n_clusters))
-    return bool(np.any(mass[ok] ** 2 < support * np.square(sq[:, ok]).sum(axis=0)))
+    support = min(LOCALIZED_SUPPORT, n / (2 * n_clusters))
+    return bool(np.any(mass[ok] ** 2 < support * fourth[ok]))
 
 
 def cpqr_assign(V: np.ndarray) -> np.ndarray:

@@ -6,7 +6,8 @@ import numpy as np
 
 from .._validation import Interval, Options, is_int
 from ..cluster.base import HypergraphClusterer, check_n_clusters
-from ..cluster.spectral import SpectralHypergraphClustering, resolve_settings
+from ..cluster.spectral import (SpectralHypergraphClustering, localized_moments,
+                                resolve_settings)
 from ..operators.eigensolvers import DENSE_LIMIT
 from ._params import twin_constraints, twin_init
 from ._tasks import RETRIES
@@ -58,7 +59,8 @@ class DistributedSpectralClustering(HypergraphClusterer):
     regularization : "auto", float or None, default "auto"
         ``tau``; "auto": the mean weighted degree when the hypergraph has more connected
         components than clusters (decided on the blocks by
-        :func:`~hyperclust.distributed.components.more_components_than`), else 0.
+        :func:`~hyperclust.distributed.components.more_components_than`) or when the plain
+        embedding is :func:`~hyperclust.cluster.spectral.localized`, else 0.
     n_components : int, optional
         Embedding dimension (default ``n_clusters``).
     row_normalize : bool, default True
@@ -165,13 +167,21 @@ class DistributedSpectralClustering(HypergraphClusterer):
         return k, int(dim), tol, n_init
 
     def _tau(self, phg, client, k):
-        """``tau`` as the single process sets it: ``"auto"`` = the mean weighted degree when
-        there are more connected components than clusters (else 0)."""
-        if not (isinstance(self.regularization, str) and self.regularization == "auto"):
+        """``tau`` before the embedding, as the single process sets it: ``"auto"`` = the mean
+        weighted degree when there are more connected components than clusters (else 0; the
+        embedding may still prove localized, see :meth:`fit`)."""
+        if not self._auto_tau():
             return float(self.regularization or 0.0)
         op = normalized_affinity(phg, client, tau=0.0)
         if not more_components_than(op, k):
             return 0.0
+        return self._mean_degree(phg, client)
+
+    def _auto_tau(self):
+        return isinstance(self.regularization, str) and self.regularization == "auto"
+
+    @staticmethod
+    def _mean_degree(phg, client):
         total = sum(client.gather([client.submit(_degree_sum, phg.block_path(b),
                                                  retries=RETRIES)
                                    for b in range(phg.n_blocks)]))
@@ -212,6 +222,11 @@ class DistributedSpectralClustering(HypergraphClusterer):
             ranks = node_rank_blocks(client, phg)
             solver = self._eigensolver(op, tau)
             mu, V, n_iter = self._eigenpairs(solver, op, dim, tol, seed, ranks, cuts)
+            if self._auto_tau() and not tau and _localized(client, V, phg.n_nodes, k):
+                tau = self._mean_degree(phg, client)
+                op = normalized_affinity(phg, client, tau=tau)
+                solver = self._eigensolver(op, tau)
+                mu, V, n_iter = self._eigenpairs(solver, op, dim, tol, seed, ranks, cuts)
             if self.row_normalize:
                 V = [client.submit(_row_normalize, v, retries=RETRIES) for v in V]
             labels, _, _ = block_kmeans(client, V, phg.n_nodes, k, n_init=n_init,
@@ -223,6 +238,17 @@ class DistributedSpectralClustering(HypergraphClusterer):
         self.tau_, self.tol_, self.n_init_ = tau, tol, n_init
         self.n_blocks_ = phg.n_blocks
         return self
+
+
+def _moments(v):
+    sq = np.square(v)
+    return sq.sum(axis=0), np.square(sq).sum(axis=0)
+
+
+def _localized(client, V, n, k):
+    """:func:`~hyperclust.cluster.spectral.localized` of the row-block embedding ``V``."""
+    parts = client.gather([client.submit(_moments, v, retries=RETRIES) for v in V])
+    return localized_moments(sum(p[0] for p in parts), sum(p[1] for p in parts), n, k)
 
 
 class _ResidualBar:
