@@ -432,6 +432,18 @@ CASES = [
      f"info {E}", 2, "positive and finite", None),
     ("gzip-edgelist", {E: b"\x1f\x8b\x08\x00\xff\xfe\x00"}, f"info {E}", 2, "NUL bytes", None),
     ("sparse-small", {E: ("SPARSE", 1 << 20)}, f"info {E}", 2, "NUL bytes", None),
+    # ---- outputs and feature types said, not dropped (issue 50 item 5)
+    ("out-empty-name", {E: OK6}, f"cluster {E} {SZ} --out ''", 2, "--out needs a file name",
+     None),
+    ("plot-empty-name", {E: OK6}, f"cluster {E} {SZ} --plot ''", 2, "--plot needs a file name",
+     None),
+    ("features-complex", {E: OK6, "x.npy": ("ARRAY", np.array([[1 + 1j], [1], [1], [0], [0],
+                                                               [0]]))},
+     f"cluster {E} {SZ} --features x.npy", 2, "features are complex numbers", None),
+    ("features-bool", {E: OK6, "x.npy": ("ARRAY", np.array([[1], [1], [1], [0], [0], [0]],
+                                                           dtype=bool))},
+     f"cluster {E} --method kmeans --k 2 --quiet --features x.npy --out o.csv", 0, "6 rows",
+     [0, 1, 2, 3, 4, 5]),
 ]
 
 
@@ -458,6 +470,8 @@ def _make(root, name, content):
             fh.truncate(content[1])
     elif isinstance(content, str) and content.startswith("NPY:"):
         np.save(path, np.array([int(v) for v in content[4:].split(",")]))
+    elif isinstance(content, tuple) and content[0] == "ARRAY":
+        np.save(path, content[1])
     elif content == "NPYOBJ":
         np.save(path, np.array([{"a": 1}], dtype=object), allow_pickle=True)
     else:

@@ -156,3 +156,13 @@ def test_replace():
     assert h2.features.shape == (7, 7) and hg.features is None
     with pytest.raises(TypeError):
         hg.replace(incidence=None)
+
+
+def test_complex_features_are_refused_and_bool_features_are_zero_one():
+    edges = [[0, 1], [1, 2]]
+    with pytest.raises(TypeError, match="complex"):
+        Hypergraph.from_edges(edges, features=np.array([[1 + 1j], [2], [3]]))
+    with pytest.raises(TypeError, match="complex"):
+        Hypergraph.from_edges(edges, features=sp.csr_matrix(np.array([[1j], [0], [1]])))
+    X = Hypergraph.from_edges(edges, features=np.array([[True], [False], [True]])).features
+    assert X.dtype == np.float64 and X.ravel().tolist() == [1.0, 0.0, 1.0]

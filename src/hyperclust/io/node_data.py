@@ -235,6 +235,11 @@ def _shape_check(values, kind, path):
     if values.ndim != 2:
         raise DataFormatError(f"features must be two-dimensional, got shape {values.shape}",
                               path)
+    if values.dtype.kind == "c":
+        raise DataFormatError("features are complex numbers; save real ones (e.g. the real "
+                              "and imaginary parts as two columns each)", path)
+    if not sp.issparse(values) and values.dtype == bool:
+        values = values.astype(np.float64)  # True/False features are 1/0
     if not sp.issparse(values) and not np.issubdtype(values.dtype, np.number):
         raise DataFormatError(f"features must be numbers, got dtype {values.dtype}", path)
     return values
