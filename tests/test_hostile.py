@@ -432,6 +432,17 @@ CASES = [
      f"info {E}", 2, "positive and finite", None),
     ("gzip-edgelist", {E: b"\x1f\x8b\x08\x00\xff\xfe\x00"}, f"info {E}", 2, "NUL bytes", None),
     ("sparse-small", {E: ("SPARSE", 1 << 20)}, f"info {E}", 2, "NUL bytes", None),
+    # ---- a .tsv splits on tabs only; --sep is the edge list's alone (issue 50 items 3, 9)
+    ("tsv-spaces-in-ids", {"e.tsv": "New York\tBoston\nBoston\tOslo\n"},
+     f"cluster e.tsv {SZ} --out o.csv", 0, "3 rows", ["New York", "Boston", "Oslo"]),
+    ("tsv-commas-in-ids", {"e.tsv": '"Smith, John"\tBo\nBo\tCy, Jr\n'},
+     f"cluster e.tsv {SZ} --out o.csv", 0, "3 rows", ["Smith, John", "Bo", "Cy, Jr"]),
+    ("tsv-labels-spaces", {E: OK6, "y.tsv": "node\tlabel\n0\tNew York\n1\tNew York\n"
+                                            "2\tNew York\n3\tOslo\n4\tOslo\n5\tOslo\n"},
+     f"cluster {E} {SZ} --labels y.tsv", 0, "ACC 1.0000", None),
+    ("sep-not-for-tables", {E: "a;b;c\nc;d\nd;e;f\n", "l.csv": "node,label\na,x\nb,x\n"
+                                                                  "c,x\nd,y\ne,y\nf,y\n"},
+     f"cluster {E} {SZ} --sep ; --labels l.csv", 0, "ACC 1.0000", None),
     # ---- outputs and feature types said, not dropped (issue 50 item 5)
     ("out-empty-name", {E: OK6}, f"cluster {E} {SZ} --out ''", 2, "--out needs a file name",
      None),

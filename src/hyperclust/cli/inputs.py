@@ -36,7 +36,9 @@ def add_input_arguments(p) -> None:
                    help="input format (default: detected): " +
                         "; ".join(f"{k}: {v}" for k, v in FORMAT_NAMES.items()))
     p.add_argument("--sep", default=None,
-                   help="field separator of text inputs (default: commas and/or whitespace)")
+                   help="field separator of the input file (default: a tab in a .tsv file, "
+                        "else commas and/or whitespace); not of --features/--labels, which "
+                        "are read the same way on their own")
     header = p.add_mutually_exclusive_group()
     header.add_argument("--header", dest="header", action="store_true", default=None,
                         help="the edge list's first line is a header (default: detected)")
@@ -168,11 +170,9 @@ def attach_tables(hg, args):
         if hg.features is not None:
             raise UserError(f"{args.target} already has node features; --features would "
                             "replace them (read the hypergraph without them first)")
-        kw["feature_ids"], kw["features"] = read_node_table(features, kind="features",
-                                                            sep=getattr(args, "sep", None))
+        kw["feature_ids"], kw["features"] = read_node_table(features, kind="features")
     if labels is not None:
-        kw["label_ids"], kw["labels"] = read_node_table(labels, kind="labels",
-                                                        sep=getattr(args, "sep", None))
+        kw["label_ids"], kw["labels"] = read_node_table(labels, kind="labels")
     return attach_node_data(hg, **kw)
 
 

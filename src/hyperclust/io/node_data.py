@@ -22,7 +22,7 @@ from ..hypergraph import Hypergraph, map_ids
 from ._common import encode_labels
 from .errors import DataFormatError
 from .safe_pickle import load_npy
-from .text_fields import ids_from_tokens, iter_lines, split_fields
+from .text_fields import file_sep, ids_from_tokens, iter_lines, split_fields
 
 __all__ = ["read_node_table", "attach_node_data", "ID_COLUMNS"]
 
@@ -48,7 +48,8 @@ def read_node_table(path, *, kind: str = "features", sep: str | None = None):
         text (``.csv``, ``.tsv``, ``.txt``): see the module notes.
     kind : {"features", "labels"}
     sep : str, optional
-        Field separator of a text file; default commas and/or whitespace.
+        Field separator of a text file; default a tab in a ``.tsv`` file, else commas
+        and/or whitespace.
 
     Returns
     -------
@@ -138,6 +139,7 @@ def _read_rows(path, sep, kind):
     """``(line numbers, fields of each row)`` of a text table: ``#`` lines skipped, blank
     lines recorded so that a positional table can refuse them (:func:`_check_rows`)."""
     rows, line_no = [], []
+    sep = file_sep(path, sep)
     for no, line in iter_lines(path):
         text = line.strip()
         if text.startswith("#"):

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import csv
 import re
+from pathlib import Path
 
 import numpy as np
 
 from .errors import DataFormatError
 
-__all__ = ["iter_lines", "split_fields", "ids_from_tokens", "is_canonical_int", "quote_field",
+__all__ = ["iter_lines", "split_fields", "file_sep", "ids_from_tokens", "is_canonical_int", "quote_field",
            "all_canonical"]
 
 #: Bytes read at a time; a file is never held whole in memory.
@@ -161,6 +162,18 @@ def split_fields(line: str, sep: str | None = None, keep_empty: bool = False) ->
     else:
         fields = line.split(sep)
     return [t.strip(_BLANKS) for t in fields if keep_empty or t.strip(_BLANKS)]
+
+
+def file_sep(path, sep: str | None) -> str | None:
+    """``sep``, or a tab for a ``.tsv`` file when none is given: the fields of a
+    tab-separated file may hold spaces and commas (``New York``, ``Smith, John``).
+
+    Examples
+    --------
+    >>> file_sep("trips.tsv", None), file_sep("trips.tsv", ";"), file_sep("trips.txt", None)
+    ('\t', ';', None)
+    """
+    return "\t" if sep is None and Path(path).suffix.lower() == ".tsv" else sep
 
 
 def _decode(block: bytes, path, line_no: int, first: bool) -> str:
