@@ -191,7 +191,7 @@ CASES = [
     ("labels-index-base-1", {E: "1 2 3\n2 3\n4 5 6\n5 6\n", L: "a\na\na\nb\nb\nb\n"},
      f"cluster {E} {SZ} --labels {L} --index-base 1", 0, "ACC 1.0000", None),
     ("labels-index-base-wrong", {E: "1 2 3\n2 3\n4 5 6\n5 6\n", L: "a\na\na\nb\nb\nb\n"},
-     f"cluster {E} {SZ} --labels {L}", 0, "in no hyperedge", None),
+     f"cluster {E} {SZ} --labels {L}", 2, "6 rows for 7 nodes; check --index-base", None),
     ("labels-empty-file", {E: OK6, L: ""}, f"cluster {E} {SZ} --labels {L}", 2, "no labels rows",
      None),
     ("labels-only-comments", {E: OK6, L: "# x\n# y\n"}, f"cluster {E} {SZ} --labels {L}", 2,
@@ -443,6 +443,13 @@ CASES = [
     ("sep-not-for-tables", {E: "a;b;c\nc;d\nd;e;f\n", "l.csv": "node,label\na,x\nb,x\n"
                                                                   "c,x\nd,y\ne,y\nf,y\n"},
      f"cluster {E} {SZ} --sep ; --labels l.csv", 0, "ACC 1.0000", None),
+    # ---- labels say what they cover, positional ones cover every node (issue 50 item 4)
+    ("labels-subset-said", {E: OK6, L: "node,label\n0,a\n4,b\n"},
+     f"cluster {E} {SZ} --labels {L}", 0, "ACC 1.0000  NMI 1.0000  ARI 1.0000  F1 1.0000  "
+     "(on the 2 of 6 nodes with a label)", None),
+    ("labels-positional-short", {E: OK6, L: "a\na\nb\n"}, f"cluster {E} {SZ} --labels {L}", 2,
+     "node 3 has no label: a positional labels table needs one row per node (3 rows for 6",
+     None),
     # ---- outputs and feature types said, not dropped (issue 50 item 5)
     ("out-empty-name", {E: OK6}, f"cluster {E} {SZ} --out ''", 2, "--out needs a file name",
      None),

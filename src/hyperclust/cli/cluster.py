@@ -167,7 +167,10 @@ def run(args) -> int:
     _print_selection(est, k, hg.n_nodes)
     if hg.labels is not None and (hg.labels >= 0).any():
         scores = evaluate(hg.labels, labels)
-        print("  ".join(f"{m.upper()} {v:.4f}" for m, v in scores.items()))
+        n_labelled = int((hg.labels >= 0).sum())
+        print("  ".join(f"{m.upper()} {v:.4f}" for m, v in scores.items())
+              + ("" if n_labelled == hg.n_nodes else
+                 f"  (on the {n_labelled} of {hg.n_nodes} nodes with a label)"))
     _write_outputs(args, outputs, est, hg, labels, k)
     return 0
 

@@ -282,13 +282,15 @@ def attach_node_data(hg: Hypergraph, *, features=None, feature_ids=None, labels=
     -------
     Hypergraph
         Every node of ``hg`` (in its order), then any id present only in the tables, as
-        nodes in no hyperedge (a warning says how many). Nodes without a label get -1.
+        nodes in no hyperedge (a warning says how many). Nodes that a labels table with
+        ids leaves out get -1 (unlabelled).
 
     Raises
     ------
     ValueError
-        A node without a feature row, repeated ids in a table, or a positional table for a
-        hypergraph whose node ids are strings.
+        A node without a feature row, a node without a label in a positional labels
+        table, repeated ids in a table, or a positional table for a hypergraph whose node
+        ids are strings.
 
     Examples
     --------
@@ -324,6 +326,12 @@ def attach_node_data(hg: Hypergraph, *, features=None, feature_ids=None, labels=
     if "labels" in tables:
         ids, values = tables["labels"]
         rows = _rows_of(ids, all_ids, "labels")
+        if label_ids is None and rows.size < n:
+            missing = np.setdiff1d(np.arange(n), rows)
+            raise ValueError(f"node {all_ids.tolist()[missing[0]]!r} has no label: a "
+                             f"positional labels table needs one row per node ({rows.size} "
+                             f"rows for {n} nodes; check index_base), or name each row's "
+                             f"node in a first column '{ID_COLUMNS[0]}'")
         codes, classes = _encode(values)
         y = np.full(n, -1, dtype=np.int64)
         y[rows] = codes
