@@ -170,19 +170,19 @@ def run(args) -> int:
 
     args.device = check_device(args.device)  # before any run: one line, not one per run
     check_data_dir(args.data_dir)
-    published = args.published if args.published is not None else default_published()
-    if published is None:
-        print("hyperclust: note: no published-results CSV found (looked for "
-              "../shared/docs/published-results.csv); the report omits published numbers",
-              file=sys.stderr)
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        print(f"hyperclust: error: --out {out} is a file; bench writes a folder (results.json, "
+              "report.md, logs/)", file=sys.stderr)
+        return 2
     if args.report_only:
-        return _report_only(out, args.merge, published, plots=not args.no_plots)
+        return _report_only(out, args.merge, args.published, plots=not args.no_plots)
     try:
         datasets, methods = _grid_names(args)
     except _UsageError as exc:
         print(exc, file=sys.stderr)
         return 2
+    published = _published(args.published)
 
     def _terminate(signum, frame):
         raise SystemExit(128 + signum)  # unwinds through the runner, which ends its run
@@ -206,6 +206,19 @@ def run(args) -> int:
     return _summary(runs, out)
 
 
+def _published(given):
+    """The published-results CSV of the report: ``given``, else :func:`default_published`
+    (a note says when there is none); asked only once the command is sure to report."""
+    if given is not None:
+        return given
+    found = default_published()
+    if found is None:
+        print("hyperclust: note: no published-results CSV found (looked for "
+              f"{Path.cwd().parent / 'shared' / 'docs' / 'published-results.csv'}); the report "
+              "omits published numbers", file=sys.stderr)
+    return found
+
+
 class _UsageError(Exception):
     """A mistake on the command line; its message is printed as it is (exit status 2)."""
 
@@ -222,7 +235,7 @@ def _report_only(out: Path, merge, published, plots: bool) -> int:
     if not store.runs:
         print(f"hyperclust: error: no runs in {out / 'results.json'}", file=sys.stderr)
         return 2
-    print(write_report(store.runs, out, published=published, plots=plots))
+    print(write_report(store.runs, out, published=_published(published), plots=plots))
     return 0
 
 

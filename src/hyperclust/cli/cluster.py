@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from ..progress import elapsed_bar
-from ._common import DATA_HELP, UserError, check_device, check_seed
+from ._common import DATA_HELP, UserError, check_device, check_seed, method_name
 from .inputs import add_input_arguments, load_target
 from .outputs import check_outputs, write_atomically, write_embedding, write_labels
 
@@ -142,12 +142,11 @@ def run(args) -> int:
     from ..cluster import registry
     from ..metrics import evaluate
 
+    args.method = method_name(args.method, registry.available_methods())
     if args.scheduler is not None:
         from .partition import cluster_partitioned
 
         return cluster_partitioned(args)
-    if args.method not in registry.available_methods():
-        raise UserError(f"unknown method {args.method!r}; available: {', '.join(registry.available_methods())}")
     device = check_device(args.device)
     if args.k is not None and args.k < 1:
         raise UserError(f"--k must be a positive number of clusters, got {args.k}")

@@ -237,6 +237,8 @@ def _shape_check(values, kind, path):
     if values.ndim != 2:
         raise DataFormatError(f"features must be two-dimensional, got shape {values.shape}",
                               path)
+    if values.shape[1] == 0:
+        raise DataFormatError("no feature columns", path)
     if values.dtype.kind == "c":
         raise DataFormatError("features are complex numbers; save real ones (e.g. the real "
                               "and imaginary parts as two columns each)", path)
