@@ -86,3 +86,11 @@ def test_cluster_says_when_it_drops_heterophilic_hyperedges(tmp_path, capsys):
                  "--k", "4"]) == 0
     out = capsys.readouterr().out
     assert "kNN walk (beta = 1), with the hyperedges as repulsion" in out
+
+
+def test_cluster_help_says_what_auto_keeps(capsys):
+    with pytest.raises(SystemExit):
+        main(["cluster", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "best predicts the held-out hyperedges and attribute columns" in text
+    assert "lowest label-free objective" not in text

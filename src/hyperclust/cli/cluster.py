@@ -43,8 +43,10 @@ def add_parser(sub) -> None:
     p = sub.add_parser("cluster", help="cluster a hypergraph and write node,cluster CSV")
     p.add_argument("target", help="dataset name, directory or file")
     p.add_argument("--method", default="auto", metavar="M",
-                   help="clustering method (default auto: fits several methods and keeps the "
-                        f"one with the lowest label-free objective). {method_help}. kmeans "
+                   help="clustering method, any case (default auto: fits a fixed set of "
+                        "methods on part of the data and keeps the clustering whose block model "
+                        "best predicts the held-out hyperedges and attribute columns; no labels "
+                        f"used). {method_help}. kmeans "
                         "L2-normalises each node's feature row first: only a feature "
                         "vector's direction counts, not its length")
     p.add_argument("--k", type=int, default=None, help="number of clusters (default: number of label classes)")

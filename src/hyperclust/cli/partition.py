@@ -217,14 +217,15 @@ def cluster_partitioned(args) -> int:
     by_workers = out is not None and is_parquet(out) and emb is None
     if by_workers:  # the workers write it: this process holds nothing of size n
         est.set_params(output=out)
+        est._output_labels_only = True
     t0 = time.perf_counter()
     with cluster_failures_as_errors():
         est.fit(phg)
     print(f"{method} on {phg!r} via {args.scheduler}: {args.k} clusters in "
           f"{time.perf_counter() - t0:.2f} s ({steps()})")
     if by_workers:
-        print(f"wrote {out} ({phg.n_blocks} parquet files written by the workers, "
-              f"{phg.n_nodes} rows: node id, cluster, embedding e0..)")
+        print(f"wrote {out} ({_parquet_files(out)} written by the workers, "
+              f"{phg.n_nodes} rows: node id, cluster)")
     else:
         _write_outputs(est, phg, out, emb, replace=args.force)
     return 0
@@ -298,7 +299,17 @@ def _estimator(method: str, args):
 
     est = DistributedSpectralClustering(args.k, client=args.scheduler,
                                         progress=not args.quiet, random_state=args.seed)
-    return est, lambda: f"{est.n_iter_} filtered subspace iterations"
+    return est, lambda: (f"{est.n_iter_} Lanczos products" if est.eigensolver_ == "lanczos"
+                         else f"{est.n_iter_} filtered subspace iterations")
+
+
+def _parquet_files(url) -> str:
+    """How many parquet files the folder ``url`` (local or fsspec) holds, in words."""
+    import fsspec
+
+    fs, root = fsspec.core.url_to_fs(str(url))
+    n = len(fs.glob(root.rstrip("/") + "/*.parquet"))
+    return f"{n} parquet file{'' if n == 1 else 's'}"
 
 
 def _write_outputs(est, phg, out, emb, replace: bool) -> None:
@@ -310,7 +321,7 @@ def _write_outputs(est, phg, out, emb, replace: bool) -> None:
         if path is not None and is_parquet(path):
             write_node_table(path, est.node_ids_, est.labels_, emb_columns,
                              bounds=phg.block_bounds)
-            print(f"wrote {path} ({phg.n_blocks} parquet files, {phg.n_nodes} rows: node id, "
+            print(f"wrote {path} ({_parquet_files(path)}, {phg.n_nodes} rows: node id, "
                   f"cluster{'' if emb_columns is None else ', embedding e0..'})")
     out = None if out is None or is_parquet(out) else out
     emb = None if emb is None or is_parquet(emb) else emb
