@@ -94,3 +94,11 @@ def test_cluster_help_says_what_auto_keeps(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert "best predicts the held-out hyperedges and attribute columns" in text
     assert "lowest label-free objective" not in text
+
+
+@pytest.mark.parametrize("command", ["cluster", "embed", "partition", "bench"])
+def test_dash_o_is_out(command):
+    from hyperclust.cli import build_parser
+
+    target = [] if command == "bench" else ["e.txt"]
+    assert build_parser().parse_args([command, *target, "-o", "x.npy"]).out == "x.npy"

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from ..cluster.registry import available_methods
+from ..progress import on_terminal
 from ._common import check_data_dir, check_device
 
 __all__ = ["add_parser", "run", "default_published", "DEFAULT_SWEEP"]
@@ -87,7 +88,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--seeds", type=int, default=5, help="number of seeds (0..N-1)")
     p.add_argument("--protocols", "--protocol", nargs="+", default=["all"],
                    help="all, isolated-removed (alias covered), lcc")
-    p.add_argument("--out", default="bench-results", help="output directory")
+    p.add_argument("-o", "--out", default="bench-results", help="output directory")
     p.add_argument("--data-dir", default=None, help="dataset directory for load_dataset")
     p.add_argument("--time-limit", type=float, default=300.0, help="seconds per run")
     p.add_argument("--memory-limit", type=float, default=8192.0,
@@ -194,7 +195,8 @@ def run(args) -> int:
                              memory_limit=args.memory_limit or None, protocol=args.protocols,
                              device=args.device, threads=args.threads, retry=args.retry,
                              start_method=args.start_method,
-                             progress=not (args.no_progress or getattr(args, "top_quiet", 0)),
+                             progress=not (args.no_progress or getattr(args, "top_quiet", 0))
+                             and on_terminal(),
                              report=True, published=published,
                              plots=not args.no_plots, plugins=args.plugins)
     except (ValueError, TypeError) as exc:

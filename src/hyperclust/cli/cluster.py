@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..progress import elapsed_bar
+from ..progress import elapsed_bar, on_terminal
 from ._common import DATA_HELP, UserError, check_device, check_seed, method_name
 from .inputs import add_input_arguments, load_target
 from .outputs import check_outputs, write_atomically, write_embedding, write_labels
@@ -54,7 +54,7 @@ def add_parser(sub) -> None:
     p.add_argument("--device", default="cpu", help="torch device for deep methods (default cpu)")
     p.add_argument("--drop-isolated", action="store_true",
                    help="remove nodes in no hyperedge first (TriCL protocol); default clusters all nodes")
-    p.add_argument("--out", default=None,
+    p.add_argument("-o", "--out", default=None,
                    help="write a CSV with one row per node: node (its id in the input), cluster "
                         "(and name when the input names nodes); refuses to overwrite an input, "
                         "or an existing file without --force")
@@ -157,7 +157,7 @@ def run(args) -> int:
     hg, k = _input_and_k(args)
     est = registry.make_estimator(args.method, k, random_state=args.seed, device=device)
     if hasattr(est, "verbose"):
-        est.verbose = not args.quiet  # training progress bar of the deep methods
+        est.verbose = not args.quiet and on_terminal()  # the deep methods' training bar
     t0 = time.perf_counter()
     with nullcontext() if args.quiet or hasattr(est, "verbose") else elapsed_bar(args.method):
         est.fit(hg)  # a bar for a fit with no progress of its own, after a few seconds

@@ -11,6 +11,8 @@ import csv
 import time
 from pathlib import Path
 
+from ..progress import on_terminal
+
 __all__ = ["add_partition_parser", "cluster_partitioned", "cluster_failures_as_errors",
            "DISTRIBUTED_METHODS"]
 
@@ -48,7 +50,7 @@ def add_partition_parser(sub) -> None:
                    help="edge-list files (one hyperedge per line), in order; a name ending in "
                         ".parquet is a table of (node, hyperedge[, weight]) pairs, local or at "
                         "an fsspec URL (s3://, gs://, ...)")
-    p.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    p.add_argument("-o", "--out", required=True, metavar="DIR", help="output directory")
     p.add_argument("--block-size", type=int, default=1_000_000, metavar="N",
                    help="nodes per row block (default 1,000,000)")
     p.add_argument("--edge-block-size", type=int, default=None, metavar="N",
@@ -293,12 +295,14 @@ def _estimator(method: str, args):
         from ._common import check_device
 
         est = DistributedUniDHC(args.k, client=args.scheduler, random_state=args.seed,
-                                device=check_device(args.device), verbose=not args.quiet)
+                                device=check_device(args.device),
+                                verbose=not args.quiet and on_terminal())
         return est, lambda: f"{len(est.loss_history_)} epochs, input {est.input_kind_}"
     from ..distributed.spectral import DistributedSpectralClustering
 
     est = DistributedSpectralClustering(args.k, client=args.scheduler,
-                                        progress=not args.quiet, random_state=args.seed)
+                                        progress=not args.quiet and on_terminal(),
+                                        random_state=args.seed)
     return est, lambda: (f"{est.n_iter_} Lanczos products" if est.eigensolver_ == "lanczos"
                          else f"{est.n_iter_} filtered subspace iterations")
 
