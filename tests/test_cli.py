@@ -64,12 +64,18 @@ def test_malicious_pickle_refused(tmp_path, capsys):
     assert capsys.readouterr().err.startswith("hyperclust: error:")
 
 
-def test_cluster_deep_method_shows_progress_unless_quiet(tmp_path, capsys):
+def test_cluster_deep_method_shows_progress_on_a_terminal_unless_quiet(capsys, monkeypatch):
+    from hyperclust.cli import cluster
+
     # a feature input: Uni-DHC trains its encoder there (on a structural one it does not)
     src = "synthetic-h0.8-n300-k3"
+    monkeypatch.setattr(cluster, "on_terminal", lambda: True)
     assert main(["cluster", src, "--method", "unidhc", "--k", "3"]) == 0
     assert "Uni-DHC" in capsys.readouterr().err
     assert main(["cluster", src, "--method", "unidhc", "--k", "3", "--quiet"]) == 0
+    assert "Uni-DHC" not in capsys.readouterr().err
+    monkeypatch.setattr(cluster, "on_terminal", lambda: False)  # a log file: no bar
+    assert main(["cluster", src, "--method", "unidhc", "--k", "3"]) == 0
     assert "Uni-DHC" not in capsys.readouterr().err
 
 

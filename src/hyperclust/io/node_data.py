@@ -327,13 +327,7 @@ def attach_node_data(hg: Hypergraph, *, features=None, feature_ids=None, labels=
         X = _features_by_id(*tables["features"], all_ids, positional=feature_ids is None)
     if "labels" in tables:
         ids, values = tables["labels"]
-        rows = _rows_of(ids, all_ids, "labels")
-        if label_ids is None and rows.size < n:
-            missing = np.setdiff1d(np.arange(n), rows)
-            raise ValueError(f"node {all_ids.tolist()[missing[0]]!r} has no label: a "
-                             f"positional labels table needs one row per node ({rows.size} "
-                             f"rows for {n} nodes; check index_base), or name each row's "
-                             f"node in a first column '{ID_COLUMNS[0]}'")
+        rows = _label_rows(ids, all_ids, positional=label_ids is None)
         codes, classes = _encode(values)
         y = np.full(n, -1, dtype=np.int64)
         y[rows] = codes
@@ -398,6 +392,19 @@ def _rows_of(ids, all_ids: np.ndarray, what: str) -> np.ndarray:
     rows, _ = map_ids(ids, all_ids)
     if np.unique(rows).size != rows.size:
         raise ValueError(f"{what}: a node id occurs on more than one row")
+    return rows
+
+
+def _label_rows(ids, all_ids: np.ndarray, *, positional: bool) -> np.ndarray:
+    """The node position of each label row; a positional table must cover every node."""
+    rows = _rows_of(ids, all_ids, "labels")
+    n = all_ids.shape[0]
+    if positional and rows.size < n:
+        missing = np.setdiff1d(np.arange(n), rows)
+        raise ValueError(f"node {all_ids.tolist()[missing[0]]!r} has no label: a positional "
+                         f"labels table needs one row per node ({rows.size} rows for {n} "
+                         "nodes; check index_base), or name each row's node in a first "
+                         f"column '{ID_COLUMNS[0]}'")
     return rows
 
 
