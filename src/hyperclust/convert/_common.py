@@ -12,6 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph
+from ..hypergraph.ids import check_text_distinct
 
 _PIP_NAMES = {"torch_geometric": "torch_geometric"}
 # The extra of pyproject.toml that installs each optional library.
@@ -35,7 +36,8 @@ def _is_int(v) -> bool:
 
 def _id_array(values) -> np.ndarray:
     """Ids as an int64 array when all are integers, else an object array (ints kept, other
-    values as ``str``), shape (len(values),)."""
+    values as ``str``, with a warning), shape (len(values),); ``1`` and ``"1"`` are refused
+    (:func:`~hyperclust.hypergraph.ids.check_text_distinct`)."""
     if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
         return values.astype(np.int64).reshape(-1)
     vals = values.tolist() if isinstance(values, np.ndarray) else list(values)
@@ -46,6 +48,7 @@ def _id_array(values) -> np.ndarray:
         warnings.warn(f"ids must be ints or strings: ids such as {other!r} "
                       f"({type(other).__name__}) are kept as their str, {str(other)!r}",
                       UserWarning, stacklevel=3)
+    check_text_distinct(vals, "id")
     return np.fromiter((v if _is_int(v) else str(v) for v in vals), dtype=object,
                        count=len(vals))
 
