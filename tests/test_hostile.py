@@ -467,6 +467,12 @@ CASES = [
      0, "spectral-zhou on", [0, 1, 2, 3, 4, 5]),
     ("method-did-you-mean", {E: OK6}, f"cluster {E} --method spectral-zou --k 2", 2,
      "unknown method 'spectral-zou' (did you mean spectral-zhou?)", None),
+    # ---- duplicate hyperedges: merged as by every reader and converter, and said (item 7)
+    ("dup-merged-said", {E: "0 1\n1 0\n1 2\n2 3\n"}, f"cluster {E} {SZ} --out o.csv", 0,
+     "hyperclust: warning: 1 duplicate hyperedge (same members as an earlier one) merged into "
+     "it, weights summed: 3 hyperedges remain", [0, 1, 2, 3]),
+    ("dup-info", {E: "0 1\n1 0\n1 2\n"}, f"info {E}", 0, "duplicate_policy            merge",
+     None),
     # ---- outputs and feature types said, not dropped (issue 50 item 5)
     ("out-empty-name", {E: OK6}, f"cluster {E} {SZ} --out ''", 2, "--out needs a file name",
      None),

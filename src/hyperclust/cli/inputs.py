@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import warnings
 from pathlib import Path
 
 from ._common import UserError, check_data_dir
@@ -131,7 +132,18 @@ def load_target(args):
         from ..datasets import resolve_dataset
 
         hg = resolve_dataset(target, data_dir=data_dir)
+    _say_merged(hg)
     return attach_tables(hg, args)
+
+
+def _say_merged(hg) -> None:
+    """Warn that duplicate hyperedges were merged: the policy of every reader and converter,
+    which changes the hyperedge count a user may check against their own."""
+    n, policy = hg.cleaning.duplicate_edges, hg.cleaning.duplicate_policy
+    if n and policy != "keep":
+        done = "merged into it, weights summed" if policy == "merge" else "dropped"
+        warnings.warn(f"{n} duplicate hyperedge{'s' if n > 1 else ''} (same members as an "
+                      f"earlier one) {done}: {hg.n_edges} hyperedges remain")
 
 
 def _check_readable(option: str, value) -> None:

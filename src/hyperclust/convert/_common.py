@@ -15,6 +15,9 @@ from ..hypergraph import Hypergraph
 from ..hypergraph.ids import check_text_distinct
 
 _PIP_NAMES = {"torch_geometric": "torch_geometric"}
+#: What every way in from outside (converters, :func:`from_any`, file readers, the command
+#: line) does with duplicate hyperedges by default: merge them, weights summed.
+DUPLICATES = "merge"
 # The extra of pyproject.toml that installs each optional library.
 _EXTRAS = {"torch": "deep", "torch_geometric": "pyg", "xgi": "xgi", "hypernetx": "hypernetx",
            "dhg": "dhg", "networkx": "networkx", "pandas": "pandas"}
@@ -130,12 +133,13 @@ def _members(hg: Hypergraph, ids=None) -> list:
 
 def _build(node_ids, edge_ids, rows, cols, *, weights=None, features=None, labels=None,
            name=None, node_names=None, **options) -> Hypergraph:
-    """A Hypergraph from (node position, hyperedge position) pairs and the two id arrays."""
+    """A Hypergraph from (node position, hyperedge position) pairs and the two id arrays;
+    duplicate hyperedges merged unless ``duplicates=`` says otherwise, as the readers do."""
     return Hypergraph.from_pairs(
         np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
         n_nodes=len(node_ids), n_edges=len(edge_ids), node_ids=node_ids, edge_ids=edge_ids,
         weights=weights, features=features, labels=labels, node_names=node_names, name=name,
-        **options)
+        **{"duplicates": DUPLICATES, **options})
 
 
 def _to_numpy(a):
