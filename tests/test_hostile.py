@@ -469,8 +469,8 @@ CASES = [
      "unknown method 'spectral-zou' (did you mean spectral-zhou?)", None),
     # ---- duplicate hyperedges: merged as by every reader and converter, and said (item 7)
     ("dup-merged-said", {E: "0 1\n1 0\n1 2\n2 3\n"}, f"cluster {E} {SZ} --out o.csv", 0,
-     "hyperclust: warning: 1 duplicate hyperedge (same members as an earlier one) merged into "
-     "it, weights summed: 3 hyperedges remain", [0, 1, 2, 3]),
+     "hyperclust: warning: 1 duplicate hyperedge merged into the first with the same members "
+     "(weights summed): 3 hyperedges remain", [0, 1, 2, 3]),
     ("dup-info", {E: "0 1\n1 0\n1 2\n"}, f"info {E}", 0, "duplicate_policy            merge",
      None),
     # ---- outputs and feature types said, not dropped (issue 50 item 5)

@@ -141,9 +141,10 @@ def _say_merged(hg) -> None:
     which changes the hyperedge count a user may check against their own."""
     n, policy = hg.cleaning.duplicate_edges, hg.cleaning.duplicate_policy
     if n and policy != "keep":
-        done = "merged into it, weights summed" if policy == "merge" else "dropped"
-        warnings.warn(f"{n} duplicate hyperedge{'s' if n > 1 else ''} (same members as an "
-                      f"earlier one) {done}: {hg.n_edges} hyperedges remain")
+        done = ("merged into the first with the same members (weights summed)"
+                if policy == "merge" else "dropped")
+        warnings.warn(f"{n} duplicate hyperedge{'s' if n > 1 else ''} {done}: {hg.n_edges} "
+                      "hyperedges remain")
 
 
 def _check_readable(option: str, value) -> None:
