@@ -108,3 +108,13 @@ def test_dash_o_is_out(command):
 
     target = [] if command == "bench" else ["e.txt"]
     assert build_parser().parse_args([command, *target, "-o", "x.npy"]).out == "x.npy"
+
+
+def test_auto_on_a_featureless_input_lets_no_library_warning_through(tmp_path, capsys):
+    """20 disjoint pairs: candidates whose embedding has fewer distinct rows than --k."""
+    path = tmp_path / "pairs.txt"
+    path.write_text("".join(f"{2 * i} {2 * i + 1}\n" for i in range(20)))
+    for k in ("2", "5"):
+        assert main(["cluster", str(path), "--k", k]) == 0
+        err = capsys.readouterr().err
+        assert "warning" not in err.lower(), err
