@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -103,7 +105,8 @@ def test_a_candidate_with_fewer_clusters_than_asked_ranks_last():
 
     n = 60
     hg = Hypergraph.from_edges([[i, (i + 1) % n] for i in range(n)], features=np.ones((n, 4)))
-    with pytest.warns(Warning):  # scikit-learn: fewer distinct points than clusters
+    with warnings.catch_warnings():  # fewer distinct rows than clusters: said by n_found_
+        warnings.simplefilter("error")
         est = AutoClusterer(3, random_state=0).fit(hg)
     degenerate = [c for c, found in est.n_found_.items() if found < 3]
     assert degenerate and est.selected_ not in degenerate

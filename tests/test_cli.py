@@ -64,12 +64,18 @@ def test_malicious_pickle_refused(tmp_path, capsys):
     assert capsys.readouterr().err.startswith("hyperclust: error:")
 
 
-def test_cluster_deep_method_shows_progress_unless_quiet(tmp_path, capsys):
+def test_cluster_deep_method_shows_progress_on_a_terminal_unless_quiet(capsys, monkeypatch):
+    from hyperclust.cli import cluster
+
     # a feature input: Uni-DHC trains its encoder there (on a structural one it does not)
     src = "synthetic-h0.8-n300-k3"
+    monkeypatch.setattr(cluster, "on_terminal", lambda: True)
     assert main(["cluster", src, "--method", "unidhc", "--k", "3"]) == 0
     assert "Uni-DHC" in capsys.readouterr().err
     assert main(["cluster", src, "--method", "unidhc", "--k", "3", "--quiet"]) == 0
+    assert "Uni-DHC" not in capsys.readouterr().err
+    monkeypatch.setattr(cluster, "on_terminal", lambda: False)  # a log file: no bar
+    assert main(["cluster", src, "--method", "unidhc", "--k", "3"]) == 0
     assert "Uni-DHC" not in capsys.readouterr().err
 
 
@@ -86,3 +92,29 @@ def test_cluster_says_when_it_drops_heterophilic_hyperedges(tmp_path, capsys):
                  "--k", "4"]) == 0
     out = capsys.readouterr().out
     assert "kNN walk (beta = 1), with the hyperedges as repulsion" in out
+
+
+def test_cluster_help_says_what_auto_keeps(capsys):
+    with pytest.raises(SystemExit):
+        main(["cluster", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "best predicts the held-out hyperedges and attribute columns" in text
+    assert "lowest label-free objective" not in text
+
+
+@pytest.mark.parametrize("command", ["cluster", "embed", "partition", "bench"])
+def test_dash_o_is_out(command):
+    from hyperclust.cli import build_parser
+
+    target = [] if command == "bench" else ["e.txt"]
+    assert build_parser().parse_args([command, *target, "-o", "x.npy"]).out == "x.npy"
+
+
+def test_auto_on_a_featureless_input_lets_no_library_warning_through(tmp_path, capsys):
+    """20 disjoint pairs: candidates whose embedding has fewer distinct rows than --k."""
+    path = tmp_path / "pairs.txt"
+    path.write_text("".join(f"{2 * i} {2 * i + 1}\n" for i in range(20)))
+    for k in ("2", "5"):
+        assert main(["cluster", str(path), "--k", k]) == 0
+        err = capsys.readouterr().err
+        assert "warning" not in err.lower(), err

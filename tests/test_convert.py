@@ -413,3 +413,36 @@ def test_no_hyperedges_round_trip(lib, to, back):
     hg = Hypergraph.from_edges([], n_nodes=3)
     out = back(to(hg))
     assert out.shape == (3, 0) and out.node_ids.tolist() == [0, 1, 2]
+
+
+def _one_and_text_one():
+    """The same two hyperedges, node 1 an int and node '1' a string, in every input kind."""
+    import pandas as pd
+    import xgi
+
+    return {"from_edges": lambda: Hypergraph.from_edges([[1, "1"], [2, 3]]),
+            "from_any list": lambda: convert.from_any([[1, "1"], [2, 3]]),
+            "from_any dict": lambda: convert.from_any({"e": [1, "1"], "f": [2, 3]}),
+            "node_ids": lambda: Hypergraph.from_edges([[0, 1], [2, 3]], node_ids=[1, "1", 2, 3]),
+            "from_pandas": lambda: convert.from_pandas(pd.DataFrame(
+                {"node": [1, "1", 2, 3], "hyperedge": [0, 0, 1, 1]})),
+            "from_xgi": lambda: convert.from_xgi(xgi.Hypergraph([[1, "1"], [2, 3]]))}
+
+
+@pytest.mark.parametrize("route", list(_one_and_text_one()))
+def test_int_1_and_str_1_are_refused_in_one_line_everywhere(route):
+    pytest.importorskip("pandas")
+    pytest.importorskip("xgi")
+    with pytest.raises(ValueError, match=r"ids 1 \(int\) and '1' \(str\) are the same id as "
+                                         "text; make the ids all ints or all strings"):
+        _one_and_text_one()[route]()
+
+
+def test_mixed_ids_keep_their_type_and_other_ids_are_said_to_become_str():
+    hg = Hypergraph.from_edges([[1, "a"], [2, 3]])
+    assert hg.node_ids.tolist() == [1, "a", 2, 3]  # ints stay ints: no silent str()
+    assert [type(v) for v in hg.node_ids.tolist()] == [int, str, int, int]
+    with pytest.warns(UserWarning, match=r"ids such as 2\.0 \(float\) are kept as their str, "
+                                         r"'2\.0'"):
+        hg = convert.from_any([[1, "a"], [2.0, 3]])
+    assert hg.node_ids.tolist() == [1, "a", "2.0", 3]

@@ -241,6 +241,36 @@ def test_cli_partition_then_cluster_on_a_scheduler(tmp_path, client, capsys):
     assert "--features cannot be used with --scheduler" in capsys.readouterr().err
 
 
+def test_cli_parquet_out_holds_labels_only_and_says_how_many_files(tmp_path, client, capsys):
+    pd = pytest.importorskip("pandas")
+    hg = hypergraph_sbm(80, 2, homophily=0.85, n_edges=200, random_state=2)
+    files = _write_files(tmp_path, [" ".join(f"v{v}" for v in e) for e in hg.edges()], 1)
+    parts, out = tmp_path / "parts", tmp_path / "labels.parquet"
+    assert main(["partition", *map(str, files), "--out", str(parts), "--block-size", "20"]) == 0
+    capsys.readouterr()
+    assert main(["cluster", str(parts), "--scheduler", client.scheduler.address, "--k", "2",
+                 "--out", str(out), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    n = len(list(out.glob("*.parquet")))
+    assert f"({n} parquet file{'' if n == 1 else 's'} written by the workers, 80 rows: node id, " \
+           "cluster)" in printed, printed
+    assert list(pd.read_parquet(out).columns) == ["node", "cluster"]  # no embedding asked for
+    assert "filtered subspace iterations" in printed  # 80 nodes: the subspace route
+
+
+def test_cli_summary_names_the_eigensolver_that_ran():
+    import argparse
+
+    from hyperclust.cli.partition import _estimator
+
+    est, steps = _estimator("spectral-zhou", argparse.Namespace(k=2, scheduler=None,
+                                                                quiet=True, seed=0))
+    est.n_iter_, est.eigensolver_ = 7, "lanczos"
+    assert steps() == "7 Lanczos products"
+    est.eigensolver_ = "subspace"
+    assert steps() == "7 filtered subspace iterations"
+
+
 # ------------------------------------------------------------------ fault tolerance
 def test_killed_worker_is_recovered(tmp_path, sbm):
     phg = write_partitioned(sbm, tmp_path, block_size=120)

@@ -1,6 +1,7 @@
-"""Duplicate hyperedges are kept, with their ids and weights, by every converter and
-``Hypergraph.from_*`` unless merging is asked for, and a merge is said (cleaning report and
-the ``hyperclust`` logger); the shipped readers keep merging."""
+"""Duplicate hyperedges: one policy for every way in (converters, ``from_any``, readers, the
+command line): merged, weights summed, and said (cleaning report, ``hyperclust info``, the
+``hyperclust`` logger, a warning of the command line); ``duplicates="keep"`` keeps them.
+``Hypergraph.from_*`` themselves keep them unless asked."""
 
 from __future__ import annotations
 
@@ -55,34 +56,47 @@ def _objects():
     }
 
 
-@pytest.mark.parametrize("library", ["xgi", "hypernetx", "networkx", "pandas", "pyg", "dict",
-                                     "scipy"])
-def test_duplicates_are_kept_with_their_ids_by_default(library):
-    obj = _objects()[library]
-    hg = convert.from_any(obj)
-    assert hg.n_edges == 3 and hg.cleaning.duplicate_edges == 1
-    assert hg.cleaning.duplicate_policy == "keep"
+LIBRARIES = ["xgi", "hypernetx", "networkx", "pandas", "pyg", "dict", "scipy"]
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_every_converter_merges_duplicates_by_default_and_says_so(library, caplog):
+    with caplog.at_level(logging.INFO, logger="hyperclust"):
+        hg = convert.from_any(_objects()[library])
+    assert hg.n_edges == 2 and hg.cleaning.duplicate_edges == 1
+    assert hg.cleaning.duplicate_policy == "merge"
+    assert "merged 1 duplicate hyperedge" in caplog.text
+    assert sorted(hg.weights.tolist()) == ([1.0, 2.0] if library in ("dict", "scipy")
+                                           else [1.0, 4.0])
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_keep_on_request_keeps_each_copy_with_its_id_and_weight(library):
+    hg = convert.from_any(_objects()[library], duplicates="keep")
+    assert hg.n_edges == 3 and hg.cleaning.duplicate_policy == "keep"
     if library not in ("pyg", "scipy"):
         assert sorted(map(str, hg.edge_ids.tolist())) == ["e1", "e2", "e3"]
     if library not in ("dict", "scipy"):
         assert sorted(hg.weights.tolist()) == [1.0, 1.0, 3.0]
 
 
-@pytest.mark.parametrize("library", ["xgi", "networkx", "pandas", "dict"])
-def test_merge_on_request_sums_weights_and_says_so(library, caplog):
-    obj = _objects()[library]
-    with caplog.at_level(logging.INFO, logger="hyperclust"):
-        hg = convert.from_any(obj, duplicates="merge")
-    assert hg.n_edges == 2 and hg.cleaning.duplicate_policy == "merge"
-    assert "merged 1 duplicate hyperedge" in caplog.text
-    if library != "dict":
-        assert sorted(hg.weights.tolist()) == [1.0, 4.0]
+def test_one_xgi_hypergraph_gives_the_same_hyperedges_by_converter_and_by_file(tmp_path):
+    import xgi
+
+    from hyperclust.io import read_hif
+
+    H = _objects()["xgi"]
+    xgi.write_hif(H, tmp_path / "h.json")
+    direct, read = convert.from_xgi(H), read_hif(tmp_path / "h.json")
+    assert direct.n_edges == read.n_edges == 2
+    assert sorted(direct.weights.tolist()) == sorted(read.weights.tolist()) == [1.0, 4.0]
+    assert direct.cleaning.duplicate_policy == read.cleaning.duplicate_policy == "merge"
 
 
-def test_round_trip_through_xgi_keeps_duplicates():
+def test_round_trip_through_xgi_keeps_duplicates_on_request():
     hg = Hypergraph.from_edges([[0, 1], [1, 0], [1, 2]], edge_ids=["a", "b", "c"],
                                weights=[1.0, 2.0, 1.0])
-    back = convert.from_xgi(convert.to_xgi(hg))
+    back = convert.from_xgi(convert.to_xgi(hg), duplicates="keep")
     assert back.edge_ids.tolist() == ["a", "b", "c"] and back.weights.tolist() == [1, 2, 1]
 
 

@@ -165,3 +165,13 @@ def test_original_ids_is_a_deprecated_name_of_parent_positions():
     with pytest.warns(DeprecationWarning, match="parent_positions"):
         old = Hypergraph(sub.incidence, original_ids=[7, 8, 9])
     np.testing.assert_array_equal(old.parent_positions, [7, 8, 9])
+
+
+def test_complex_features_are_refused_and_bool_features_are_zero_one():
+    edges = [[0, 1], [1, 2]]
+    with pytest.raises(TypeError, match="complex"):
+        Hypergraph.from_edges(edges, features=np.array([[1 + 1j], [2], [3]]))
+    with pytest.raises(TypeError, match="complex"):
+        Hypergraph.from_edges(edges, features=sp.csr_matrix(np.array([[1j], [0], [1]])))
+    X = Hypergraph.from_edges(edges, features=np.array([[True], [False], [True]])).features
+    assert X.dtype == np.float64 and X.ravel().tolist() == [1.0, 0.0, 1.0]

@@ -20,9 +20,16 @@ def _pyproject():
 
 def test_license_file_matches_pyproject():
     project = _pyproject()
-    assert project["license"] == {"text": "MIT"}
+    assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
     assert (ROOT / "LICENSE").read_text().startswith("MIT License")
-    assert "License :: OSI Approved :: MIT License" in project["classifiers"]
+    assert not any(c.startswith("License ::") for c in project["classifiers"])  # SPDX instead
+
+
+def test_build_backend_reads_spdx_licenses_and_python_classifiers_are_current():
+    tomllib = pytest.importorskip("tomllib")
+    build = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]
+    assert "setuptools>=77" in build["requires"]  # the first to read license = "MIT"
+    assert "Programming Language :: Python :: 3.13" in _pyproject()["classifiers"]
 
 
 def test_citation_and_changelog_name_this_version():

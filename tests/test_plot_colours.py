@@ -41,3 +41,22 @@ def test_a_relabelled_perfect_clustering_draws_the_same_colours():
 
     by_cluster, by_label = colour_of(fig.axes[0]), colour_of(fig.axes[1])
     assert by_cluster == by_label and len(set(by_cluster.values())) == 3
+
+
+def test_many_clusters_get_distinct_colours_and_size_labels_that_do_not_overlap():
+    pytest.importorskip("matplotlib")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    k = 67
+    clusters = np.repeat(np.arange(k), 3)
+    Z = np.random.default_rng(0).normal(size=(clusters.size, 4)) + clusters[:, None]
+    fig = plot_clusters(Z, clusters)
+    colours = {tuple(np.round(c.get_facecolor()[0][:3], 6)) for c in fig.axes[0].collections}
+    assert len(colours) == k
+    bars = {tuple(np.round(p.get_facecolor()[:3], 6)) for p in fig.axes[1].patches}
+    assert bars == colours  # a bar in its cluster's colour
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    boxes = sorted((t.get_window_extent(renderer) for t in fig.axes[1].get_xticklabels()
+                    if t.get_text()), key=lambda b: b.x0)
+    assert 2 <= len(boxes) and all(a.x1 < b.x0 for a, b in zip(boxes, boxes[1:]))

@@ -19,6 +19,12 @@ def no_delay(monkeypatch):
 
 
 @pytest.fixture
+def terminal(monkeypatch):
+    """stderr taken for a terminal (pytest captures it: not one)."""
+    monkeypatch.setattr(progress, "on_terminal", lambda: True)
+
+
+@pytest.fixture
 def edges(tmp_path):
     path = tmp_path / "edges.txt"
     path.write_text("0 1 2\n1 2\n3 4 5\n4 5\n2 3 4\n")
@@ -35,7 +41,7 @@ def test_bars_are_hidden_in_the_api_by_default(capsys, no_delay):
     assert capsys.readouterr().err == ""
 
 
-def test_shown_bars_count_and_name_the_loop(capsys, no_delay):
+def test_shown_bars_count_and_name_the_loop(capsys, no_delay, terminal):
     with show_progress():
         assert progress_shown()
         with progress_bar("AHCKA iterations", total=4) as bar:
@@ -54,15 +60,25 @@ def test_a_loop_shorter_than_the_delay_prints_nothing(capsys):
     assert capsys.readouterr().err == ""
 
 
-def test_the_elapsed_bar_runs_while_the_block_runs(capsys, no_delay):
+def test_the_elapsed_bar_runs_while_the_block_runs(capsys, no_delay, terminal):
     with show_progress(), elapsed_bar("slow fit", refresh_s=0.01):
         time.sleep(0.2)
     assert "slow fit" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("quiet", [[], ["--quiet"]])
-def test_the_cli_shows_a_bar_for_a_fit_unless_quiet(edges, capsys, no_delay, monkeypatch,
-                                                     quiet):
+def test_no_bar_is_drawn_into_a_file_or_a_pipe(capsys, no_delay):
+    with show_progress():
+        assert not progress_shown()  # pytest's captured stderr is not a terminal
+        with progress_bar("AHCKA iterations", total=4) as bar:
+            bar.update(3)
+        with elapsed_bar("slow fit", refresh_s=0.01):
+            time.sleep(0.1)
+    assert bar.n == 3 and capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("quiet, tty", [([], True), (["--quiet"], True), ([], False)])
+def test_the_cli_shows_a_bar_for_a_fit_on_a_terminal_unless_quiet(edges, capsys, no_delay,
+                                                                  monkeypatch, quiet, tty):
     from hyperclust.cluster.registry import make_estimator
 
     SpectralClustering = type(make_estimator("spectral-zhou", 2))
@@ -73,9 +89,10 @@ def test_the_cli_shows_a_bar_for_a_fit_unless_quiet(edges, capsys, no_delay, mon
         return fit(self, *args, **kwargs)
 
     monkeypatch.setattr(SpectralClustering, "fit", slow_fit)
+    monkeypatch.setattr(progress, "on_terminal", lambda: tty)
     assert main([*quiet, "cluster", str(edges), "--method", "spectral-zhou", "--k", "2"]) == 0
     err = capsys.readouterr().err
-    assert ("spectral-zhou: " in err) == (not quiet)
+    assert ("spectral-zhou: " in err) == (not quiet and tty)
 
 
 def test_verbose_logs_each_fit_with_its_time(edges, capsys):
@@ -94,10 +111,14 @@ def test_the_logger_is_silent_in_the_api(caplog):
     assert [r for r in caplog.records if r.name.startswith("hyperclust")] == []
 
 
-@pytest.mark.parametrize("flags,shown", [([], True), (["--quiet"], False)])
-def test_the_bench_grid_bar_follows_the_top_level_quiet(monkeypatch, tmp_path, flags, shown):
+@pytest.mark.parametrize("flags,tty,shown", [([], True, True), (["--quiet"], True, False),
+                                              ([], False, False)])
+def test_the_bench_grid_bar_follows_the_top_level_quiet_and_the_terminal(monkeypatch, tmp_path,
+                                                                         flags, tty, shown):
     from hyperclust.bench import runner
+    from hyperclust.cli import bench
 
+    monkeypatch.setattr(bench, "on_terminal", lambda: tty)
     seen = {}
 
     def fake_run_benchmark(*args, progress, **kwargs):

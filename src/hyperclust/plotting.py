@@ -13,6 +13,8 @@ __all__ = ["embedding_2d", "plot_clusters", "matched_colours", "MAX_POINTS"]
 
 MAX_POINTS = 5000
 """Most nodes drawn in the map (a seeded uniform sample beyond it)."""
+MAX_SIZE_LABELS = 20
+"""Most cluster ids written under the size bars (every s-th beyond it)."""
 
 
 def _require_matplotlib():
@@ -25,11 +27,25 @@ def _require_matplotlib():
 
 
 def _palette(k: int) -> list:
-    """``k`` distinct colours (tab10 up to 10, then tab20, then repeating)."""
-    from matplotlib import colormaps
+    """``k`` distinct colours: tab10 up to 10, tab20 up to 20, then hues a golden angle apart
+    (no two alike, neighbours far apart) in three rings of saturation and brightness.
 
-    cmap = colormaps["tab10" if k <= 10 else "tab20"]
-    return [cmap(i % cmap.N) for i in range(max(k, 1))]
+    Examples
+    --------
+    >>> len(set(_palette(67))) == 67
+    True
+    """
+    from matplotlib import colormaps
+    from matplotlib.colors import hsv_to_rgb
+
+    if k <= 20:
+        cmap = colormaps["tab10" if k <= 10 else "tab20"]
+        return [cmap(i) for i in range(max(k, 1))]
+    i = np.arange(k)
+    ring = i % 3
+    hsv = np.column_stack([(i * 0.6180339887) % 1.0, np.array([0.85, 0.55, 0.95])[ring],
+                           np.array([0.85, 0.95, 0.6])[ring]])
+    return [(*map(float, rgb), 1.0) for rgb in hsv_to_rgb(hsv)]
 
 
 def matched_colours(clusters, labels=None) -> tuple[dict, dict, int]:
@@ -138,8 +154,9 @@ def _draw_sizes(bar, clusters, colour_of: dict):
     """A bar chart of cluster sizes on the axes ``bar``, each bar in its cluster's colour."""
     ids, sizes = np.unique(clusters, return_counts=True)
     bar.bar(np.arange(ids.size), sizes, color=[colour_of[c] for c in ids.tolist()])
-    bar.set_xticks(np.arange(ids.size))
-    bar.set_xticklabels([str(i) for i in ids], fontsize=8 if ids.size <= 30 else 5)
+    step = -(-ids.size // MAX_SIZE_LABELS)  # labels that fit side by side, not over each other
+    bar.set_xticks(np.arange(0, ids.size, step))
+    bar.set_xticklabels([str(i) for i in ids[::step]], fontsize=8)
     bar.set_xlabel("cluster")
     bar.set_ylabel("nodes")
     bar.yaxis.get_major_locator().set_params(integer=True)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 __all__ = ["UserError", "format_value", "print_table", "check_device", "DATA_HELP",
-           "cli_words", "check_data_dir", "check_seed"]
+           "cli_words", "check_data_dir", "check_seed", "method_name"]
 
 DATA_HELP = ("local data directory (a folder of dataset folders, or one dataset folder); "
              "default $HYPERCLUST_DATA, then the download cache")
@@ -181,3 +181,27 @@ def check_seed(seed: int) -> int:
     if not 0 <= seed <= 2**32 - 1:
         raise UserError(f"--seed must be between 0 and {2**32 - 1}, got {seed}")
     return seed
+
+
+def method_name(given: str, known) -> str:
+    """``--method`` as registered: any case, ``_`` for ``-``; an unknown name is a one-line
+    UserError with the closest known name.
+
+    Examples
+    --------
+    >>> method_name("SPECTRAL_Zhou", ["auto", "spectral-zhou"])
+    'spectral-zhou'
+    >>> method_name("spectral-zou", ["auto", "spectral-zhou"])
+    Traceback (most recent call last):
+    ...
+    hyperclust.cli._common.UserError: unknown method 'spectral-zou' (did you mean spectral-zhou?); available: auto, spectral-zhou
+    """
+    import difflib
+
+    name = given.strip().lower().replace("_", "-")
+    if name in known:
+        return name
+    close = difflib.get_close_matches(name, list(known), n=1)
+    raise UserError(f"unknown method {given!r}"
+                    + (f" (did you mean {close[0]}?)" if close else "")
+                    + f"; available: {', '.join(known)}")

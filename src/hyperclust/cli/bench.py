@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from ..cluster.registry import available_methods
+from ..runtime.progress import on_terminal
 from ._common import check_data_dir, check_device
 
 __all__ = ["add_parser", "run", "default_published", "DEFAULT_SWEEP"]
@@ -87,7 +88,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--seeds", type=int, default=5, help="number of seeds (0..N-1)")
     p.add_argument("--protocols", "--protocol", nargs="+", default=["all"],
                    help="all, isolated-removed (alias covered), lcc")
-    p.add_argument("--out", default="bench-results", help="output directory")
+    p.add_argument("-o", "--out", default="bench-results", help="output directory")
     p.add_argument("--data-dir", default=None, help="dataset directory for load_dataset")
     p.add_argument("--time-limit", type=float, default=300.0, help="seconds per run")
     p.add_argument("--memory-limit", type=float, default=8192.0,
@@ -170,19 +171,19 @@ def run(args) -> int:
 
     args.device = check_device(args.device)  # before any run: one line, not one per run
     check_data_dir(args.data_dir)
-    published = args.published if args.published is not None else default_published()
-    if published is None:
-        print("hyperclust: note: no published-results CSV found (looked for "
-              "../shared/docs/published-results.csv); the report omits published numbers",
-              file=sys.stderr)
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        print(f"hyperclust: error: --out {out} is a file; bench writes a folder (results.json, "
+              "report.md, logs/)", file=sys.stderr)
+        return 2
     if args.report_only:
-        return _report_only(out, args.merge, published, plots=not args.no_plots)
+        return _report_only(out, args.merge, args.published, plots=not args.no_plots)
     try:
         datasets, methods = _grid_names(args)
     except _UsageError as exc:
         print(exc, file=sys.stderr)
         return 2
+    published = _published(args.published)
 
     def _terminate(signum, frame):
         raise SystemExit(128 + signum)  # unwinds through the runner, which ends its run
@@ -194,7 +195,8 @@ def run(args) -> int:
                              memory_limit=args.memory_limit or None, protocol=args.protocols,
                              device=args.device, threads=args.threads, retry=args.retry,
                              start_method=args.start_method,
-                             progress=not (args.no_progress or getattr(args, "top_quiet", 0)),
+                             progress=not (args.no_progress or getattr(args, "top_quiet", 0))
+                             and on_terminal(),
                              report=True, published=published,
                              plots=not args.no_plots, plugins=args.plugins)
     except (ValueError, TypeError) as exc:
@@ -204,6 +206,19 @@ def run(args) -> int:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
     return _summary(runs, out)
+
+
+def _published(given):
+    """The published-results CSV of the report: ``given``, else :func:`default_published`
+    (a note says when there is none); asked only once the command is sure to report."""
+    if given is not None:
+        return given
+    found = default_published()
+    if found is None:
+        print("hyperclust: note: no published-results CSV found (looked for "
+              f"{Path.cwd().parent / 'shared' / 'docs' / 'published-results.csv'}); the report "
+              "omits published numbers", file=sys.stderr)
+    return found
 
 
 class _UsageError(Exception):
@@ -222,7 +237,7 @@ def _report_only(out: Path, merge, published, plots: bool) -> int:
     if not store.runs:
         print(f"hyperclust: error: no runs in {out / 'results.json'}", file=sys.stderr)
         return 2
-    print(write_report(store.runs, out, published=published, plots=plots))
+    print(write_report(store.runs, out, published=_published(published), plots=plots))
     return 0
 
 

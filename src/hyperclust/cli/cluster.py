@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..runtime.progress import elapsed_bar
-from ._common import DATA_HELP, UserError, check_device, check_seed
+from ..runtime.progress import elapsed_bar, on_terminal
+from ._common import DATA_HELP, UserError, check_device, check_seed, method_name
 from .inputs import add_input_arguments, load_target
 from .outputs import check_outputs, write_atomically, write_embedding, write_labels
 
@@ -43,8 +43,10 @@ def add_parser(sub) -> None:
     p = sub.add_parser("cluster", help="cluster a hypergraph and write node,cluster CSV")
     p.add_argument("target", help="dataset name, directory or file")
     p.add_argument("--method", default="auto", metavar="M",
-                   help="clustering method (default auto: fits several methods and keeps the "
-                        f"one with the lowest label-free objective). {method_help}. kmeans "
+                   help="clustering method, any case (default auto: fits a fixed set of "
+                        "methods on part of the data and keeps the clustering whose block model "
+                        "best predicts the held-out hyperedges and attribute columns; no labels "
+                        f"used). {method_help}. kmeans "
                         "L2-normalises each node's feature row first: only a feature "
                         "vector's direction counts, not its length")
     p.add_argument("--k", type=int, default=None, help="number of clusters (default: number of label classes)")
@@ -52,7 +54,7 @@ def add_parser(sub) -> None:
     p.add_argument("--device", default="cpu", help="torch device for deep methods (default cpu)")
     p.add_argument("--drop-isolated", action="store_true",
                    help="remove nodes in no hyperedge first (TriCL protocol); default clusters all nodes")
-    p.add_argument("--out", default=None,
+    p.add_argument("-o", "--out", default=None,
                    help="write a CSV with one row per node: node (its id in the input), cluster "
                         "(and name when the input names nodes); refuses to overwrite an input, "
                         "or an existing file without --force")
@@ -146,12 +148,11 @@ def run(args) -> int:
     from ..metrics import evaluate
 
     _import_plugins(getattr(args, "plugins", ()))
+    args.method = method_name(args.method, registry.available_methods())
     if args.scheduler is not None:
         from .partition import cluster_partitioned
 
         return cluster_partitioned(args)
-    if args.method not in registry.available_methods():
-        raise UserError(f"unknown method {args.method!r}; available: {', '.join(registry.available_methods())}")
     device = check_device(args.device)
     if args.k is not None and args.k < 1:
         raise UserError(f"--k must be a positive number of clusters, got {args.k}")
@@ -160,7 +161,7 @@ def run(args) -> int:
     hg, k = _input_and_k(args)
     est = registry.make_estimator(args.method, k, random_state=args.seed, device=device)
     if hasattr(est, "verbose"):
-        est.verbose = not args.quiet  # training progress bar of the deep methods
+        est.verbose = not args.quiet and on_terminal()  # the deep methods' training bar
     t0 = time.perf_counter()
     with nullcontext() if args.quiet or hasattr(est, "verbose") else elapsed_bar(args.method):
         est.fit(hg)  # a bar for a fit with no progress of its own, after a few seconds
@@ -171,7 +172,10 @@ def run(args) -> int:
     _print_selection(est, k, hg.n_nodes)
     if hg.labels is not None and (hg.labels >= 0).any():
         scores = evaluate(hg.labels, labels)
-        print("  ".join(f"{m.upper()} {v:.4f}" for m, v in scores.items()))
+        n_labelled = int((hg.labels >= 0).sum())
+        print("  ".join(f"{m.upper()} {v:.4f}" for m, v in scores.items())
+              + ("" if n_labelled == hg.n_nodes else
+                 f"  (on the {n_labelled} of {hg.n_nodes} nodes with a label)"))
     _write_outputs(args, outputs, est, hg, labels, k)
     return 0
 

@@ -52,7 +52,7 @@ def add_parser(sub) -> None:
                         "(I + tau L)^-1 X or heat exp(-tau L) X (needs node features)")
     p.add_argument("--tau", type=float, default=1.0, help="--diffuse strength (default 1)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--out", required=True, metavar="FILE",
+    p.add_argument("-o", "--out", required=True, metavar="FILE",
                    help="FILE.npy = the array (one row per node, in input order); FILE.npz = "
                         "arrays 'embedding' and 'node_ids'; refuses to overwrite an input, or an "
                         "existing file without --force")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import warnings
 from pathlib import Path
 
 from ._common import UserError, check_data_dir
@@ -36,7 +37,9 @@ def add_input_arguments(p) -> None:
                    help="input format (default: detected): " +
                         "; ".join(f"{k}: {v}" for k, v in FORMAT_NAMES.items()))
     p.add_argument("--sep", default=None,
-                   help="field separator of text inputs (default: commas and/or whitespace)")
+                   help="field separator of the input file (default: a tab in a .tsv file, "
+                        "else commas and/or whitespace); not of --features/--labels, which "
+                        "are read the same way on their own")
     header = p.add_mutually_exclusive_group()
     header.add_argument("--header", dest="header", action="store_true", default=None,
                         help="the edge list's first line is a header (default: detected)")
@@ -129,7 +132,19 @@ def load_target(args):
         from ..datasets import resolve_dataset
 
         hg = resolve_dataset(target, data_dir=data_dir)
+    _say_merged(hg)
     return attach_tables(hg, args)
+
+
+def _say_merged(hg) -> None:
+    """Warn that duplicate hyperedges were merged: the policy of every reader and converter,
+    which changes the hyperedge count a user may check against their own."""
+    n, policy = hg.cleaning.duplicate_edges, hg.cleaning.duplicate_policy
+    if n and policy != "keep":
+        done = ("merged into the first with the same members (weights summed)"
+                if policy == "merge" else "dropped")
+        warnings.warn(f"{n} duplicate hyperedge{'s' if n > 1 else ''} {done}: {hg.n_edges} "
+                      "hyperedges remain")
 
 
 def _check_readable(option: str, value) -> None:
@@ -168,11 +183,9 @@ def attach_tables(hg, args):
         if hg.features is not None:
             raise UserError(f"{args.target} already has node features; --features would "
                             "replace them (read the hypergraph without them first)")
-        kw["feature_ids"], kw["features"] = read_node_table(features, kind="features",
-                                                            sep=getattr(args, "sep", None))
+        kw["feature_ids"], kw["features"] = read_node_table(features, kind="features")
     if labels is not None:
-        kw["label_ids"], kw["labels"] = read_node_table(labels, kind="labels",
-                                                        sep=getattr(args, "sep", None))
+        kw["label_ids"], kw["labels"] = read_node_table(labels, kind="labels")
     return attach_node_data(hg, **kw)
 
 

@@ -221,8 +221,10 @@ def check_outputs(args) -> dict:
     inputs, outputs = None, {}
     for key, option, suffixes in OUTPUTS:
         value = getattr(args, key, None)
-        if not value:
+        if value is None:
             continue
+        if not value.strip():
+            raise UserError(f"{option} needs a file name, got {value!r}")
         if suffixes and Path(value).suffix.lower() not in suffixes:
             raise UserError(f"{option} {value}: the file name must end in "
                             f"{' or '.join(suffixes)}")

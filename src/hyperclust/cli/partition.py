@@ -11,6 +11,8 @@ import csv
 import time
 from pathlib import Path
 
+from ..runtime.progress import on_terminal
+
 __all__ = ["add_partition_parser", "cluster_partitioned", "cluster_failures_as_errors"]
 
 
@@ -43,7 +45,7 @@ def add_partition_parser(sub) -> None:
                    help="edge-list files (one hyperedge per line), in order; a name ending in "
                         ".parquet is a table of (node, hyperedge[, weight]) pairs, local or at "
                         "an fsspec URL (s3://, gs://, ...)")
-    p.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    p.add_argument("-o", "--out", required=True, metavar="DIR", help="output directory")
     p.add_argument("--block-size", type=int, default=1_000_000, metavar="N",
                    help="nodes per row block (default 1,000,000)")
     p.add_argument("--edge-block-size", type=int, default=None, metavar="N",
@@ -212,14 +214,15 @@ def cluster_partitioned(args) -> int:
     by_workers = out is not None and is_parquet(out) and emb is None
     if by_workers:  # the workers write it: this process holds nothing of size n
         est.set_params(output=out)
+        est._output_labels_only = True
     t0 = time.perf_counter()
     with cluster_failures_as_errors():
         est.fit(phg)
     print(f"{method} on {phg!r} via {args.scheduler}: {args.k} clusters in "
           f"{time.perf_counter() - t0:.2f} s ({steps()})")
     if by_workers:
-        print(f"wrote {out} ({phg.n_blocks} parquet files written by the workers, "
-              f"{phg.n_nodes} rows: node id, cluster, embedding e0..)")
+        print(f"wrote {out} ({_parquet_files(out)} written by the workers, "
+              f"{phg.n_nodes} rows: node id, cluster)")
     else:
         _write_outputs(est, phg, out, emb, replace=args.force)
     return 0
@@ -291,11 +294,21 @@ def _estimator(method: str, args):
     twin = METHODS[method].distributed
     cls = getattr(distributed, twin.estimator.partition(":")[2])
     takes = inspect.signature(cls).parameters
-    options = {key: not args.quiet for key in ("verbose", "progress") if key in takes}
+    options = {key: not args.quiet and on_terminal() for key in ("verbose", "progress")
+               if key in takes}
     if "device" in takes:
         options["device"] = check_device(args.device)
     est = cls(args.k, client=args.scheduler, random_state=args.seed, **options)
     return est, lambda: twin.steps(est)
+
+
+def _parquet_files(url) -> str:
+    """How many parquet files the folder ``url`` (local or fsspec) holds, in words."""
+    import fsspec
+
+    fs, root = fsspec.core.url_to_fs(str(url))
+    n = len(fs.glob(root.rstrip("/") + "/*.parquet"))
+    return f"{n} parquet file{'' if n == 1 else 's'}"
 
 
 def _write_outputs(est, phg, out, emb, replace: bool) -> None:
@@ -307,7 +320,7 @@ def _write_outputs(est, phg, out, emb, replace: bool) -> None:
         if path is not None and is_parquet(path):
             write_node_table(path, est.node_ids_, est.labels_, emb_columns,
                              bounds=phg.block_bounds)
-            print(f"wrote {path} ({phg.n_blocks} parquet files, {phg.n_nodes} rows: node id, "
+            print(f"wrote {path} ({_parquet_files(path)}, {phg.n_nodes} rows: node id, "
                   f"cluster{'' if emb_columns is None else ', embedding e0..'})")
     out = None if out is None or is_parquet(out) else out
     emb = None if emb is None or is_parquet(emb) else emb

@@ -190,8 +190,10 @@ def _embeddable_operators() -> tuple[tuple, tuple]:
 
 _MIXED = {"beta": "knn_beta", "n_neighbors": "knn_neighbors"}
 _KNN = {"n_neighbors": "n_neighbors", "knn_method": "knn_method"}
-_DASK_SPECTRAL = Distributed("spectral:DistributedSpectralClustering",
-                             lambda est: f"{est.n_iter_} filtered subspace iterations")
+_DASK_SPECTRAL = Distributed(
+    "spectral:DistributedSpectralClustering",
+    lambda est: (f"{est.n_iter_} Lanczos products" if est.eigensolver_ == "lanczos"
+                 else f"{est.n_iter_} filtered subspace iterations"))
 
 #: ``{name: Method}`` in listing order: the only place a method is added. The candidates of
 #: ``auto`` come in its tie order (first wins a tie). Each operator spectral clustering can

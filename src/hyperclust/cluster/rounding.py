@@ -10,6 +10,7 @@ rounding, in one process and on a cluster.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..runtime.threads import kernel_thread_limit
 
@@ -116,15 +117,28 @@ def kmeans_on_rows(embedding, k, seed):
 def kmeans_labels(embedding: np.ndarray, n_clusters: int, n_init: int, random_state: int):
     """k-means with ``n_init`` seeded restarts, on the threads its size pays for (the
     ``"kmeans"`` rule of :mod:`hyperclust.runtime.threads`); returns labels, shape (n_nodes,).
+    An embedding with fewer distinct rows than ``n_clusters`` (a feature-less input's
+    constant columns) has one cluster per distinct row, found without k-means (which would
+    say so in a warning the caller can do nothing about: the selection of ``auto`` ranks
+    such a result last).
 
     Examples
     --------
     >>> Z = np.array([[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]])
     >>> kmeans_labels(Z, 2, n_init=4, random_state=0).tolist()
     [1, 1, 0, 0]
+    >>> kmeans_labels(np.ones((4, 2)), 2, n_init=4, random_state=0).tolist()
+    [0, 0, 0, 0]
     """
     from sklearn.cluster import KMeans
 
+    if not sp.issparse(embedding):
+        rows = np.asarray(embedding, dtype=np.float64).reshape(np.shape(embedding)[0], -1)
+        # distinct rows, through one random direction: equal rows project alike
+        key = rows @ np.random.default_rng(0).standard_normal(rows.shape[1])
+        distinct, inverse = np.unique(key, return_inverse=True)
+        if distinct.size < n_clusters:
+            return inverse.reshape(-1).astype(np.int64)
     shape = np.shape(embedding)
     work = float(shape[0]) * n_clusters * (shape[1] if len(shape) > 1 else 1)
     with kernel_thread_limit("kmeans", work):

@@ -33,10 +33,12 @@ Each library is imported only when a converter needs it; a missing one raises a 
 hyperclust[xgi]``, ``[hypernetx]``, ``[dhg]``, ``[pyg]``, ``[networkx]``, ``[pandas]``) or
 all of them (``hyperclust[interop]``). Construction
 goes through :meth:`Hypergraph.from_pairs`, so the usual cleaning applies (keyword arguments
-``duplicates=``, ``singletons=``, ``empty=`` pass through). Duplicate hyperedges are kept
-by default, each with its own id and weight; ``duplicates="merge"`` merges them (weights
-summed, later ids gone) and ``hg.cleaning`` plus the ``hyperclust`` logger say what was
-changed. DHG merges identical hyperedges itself: :func:`to_dhg` warns when ``hg`` has any.
+``duplicates=``, ``singletons=``, ``empty=`` pass through). Duplicate hyperedges are
+merged by default, as the file readers and the command line merge them (one policy for
+every way in): weights summed into the first copy, later ids gone; ``hg.cleaning``
+(``hyperclust info``) and the ``hyperclust`` logger say what was merged.
+``duplicates="keep"`` keeps each copy with its own id and weight. DHG merges identical
+hyperedges itself: :func:`to_dhg` warns when ``hg`` has any.
 
 Results go back where users keep them: every ``to_*`` but :func:`to_dhg` (DHG keeps no
 node attributes) takes ``clusters=`` (one label per node, or a fitted estimator, whose

@@ -12,8 +12,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph
+from ..hypergraph.ids import check_text_distinct
 
 _PIP_NAMES = {"torch_geometric": "torch_geometric"}
+#: What every way in from outside (converters, :func:`from_any`, file readers, the command
+#: line) does with duplicate hyperedges by default: merge them, weights summed.
+DUPLICATES = "merge"
 # The extra of pyproject.toml that installs each optional library.
 _EXTRAS = {"torch": "deep", "torch_geometric": "pyg", "xgi": "xgi", "hypernetx": "hypernetx",
            "dhg": "dhg", "networkx": "networkx", "pandas": "pandas"}
@@ -35,7 +39,8 @@ def _is_int(v) -> bool:
 
 def _id_array(values) -> np.ndarray:
     """Ids as an int64 array when all are integers, else an object array (ints kept, other
-    values as ``str``), shape (len(values),)."""
+    values as ``str``, with a warning), shape (len(values),); ``1`` and ``"1"`` are refused
+    (:func:`~hyperclust.hypergraph.ids.check_text_distinct`)."""
     if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
         return values.astype(np.int64).reshape(-1)
     vals = values.tolist() if isinstance(values, np.ndarray) else list(values)
@@ -46,6 +51,7 @@ def _id_array(values) -> np.ndarray:
         warnings.warn(f"ids must be ints or strings: ids such as {other!r} "
                       f"({type(other).__name__}) are kept as their str, {str(other)!r}",
                       UserWarning, stacklevel=3)
+    check_text_distinct(vals, "id")
     return np.fromiter((v if _is_int(v) else str(v) for v in vals), dtype=object,
                        count=len(vals))
 
@@ -127,12 +133,13 @@ def _members(hg: Hypergraph, ids=None) -> list:
 
 def _build(node_ids, edge_ids, rows, cols, *, weights=None, features=None, labels=None,
            name=None, node_names=None, **options) -> Hypergraph:
-    """A Hypergraph from (node position, hyperedge position) pairs and the two id arrays."""
+    """A Hypergraph from (node position, hyperedge position) pairs and the two id arrays;
+    duplicate hyperedges merged unless ``duplicates=`` says otherwise, as the readers do."""
     return Hypergraph.from_pairs(
         np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
         n_nodes=len(node_ids), n_edges=len(edge_ids), node_ids=node_ids, edge_ids=edge_ids,
         weights=weights, features=features, labels=labels, node_names=node_names, name=name,
-        **options)
+        **{"duplicates": DUPLICATES, **options})
 
 
 def _to_numpy(a):

@@ -11,6 +11,7 @@ from .hypernetx import from_hypernetx
 from .networkx import from_networkx
 from .pandas import from_pandas
 from .pyg import from_pyg
+from ._common import DUPLICATES
 from .xgi import from_xgi
 
 __all__ = ["from_any", "converter_for", "SUPPORTED"]
@@ -36,7 +37,8 @@ def from_any(obj, **kwargs) -> Hypergraph:
     incidence table (:func:`from_pandas`), a scipy sparse incidence matrix
     (:meth:`Hypergraph.from_incidence`), a list of hyperedges or a dict
     ``{hyperedge id: members}`` (:meth:`Hypergraph.from_edges`); a Hypergraph is returned
-    as it is.
+    as it is. Duplicate hyperedges are merged (weights summed) as every converter and
+    reader does; ``duplicates="keep"`` keeps them.
 
     Parameters
     ----------
@@ -72,7 +74,16 @@ def from_any(obj, **kwargs) -> Hypergraph:
 
 
 def _from_dict(obj, **kwargs) -> Hypergraph:
-    return Hypergraph.from_edges(list(obj.values()), edge_ids=list(obj.keys()), **kwargs)
+    return Hypergraph.from_edges(list(obj.values()), edge_ids=list(obj.keys()),
+                                 **{"duplicates": DUPLICATES, **kwargs})
+
+
+def _from_list(obj, **kwargs) -> Hypergraph:
+    return Hypergraph.from_edges(obj, **{"duplicates": DUPLICATES, **kwargs})
+
+
+def _from_sparse(obj, **kwargs) -> Hypergraph:
+    return Hypergraph.from_incidence(obj, **{"duplicates": DUPLICATES, **kwargs})
 
 
 def _refuse_dense(obj, **kwargs):
@@ -104,11 +115,11 @@ def converter_for(obj):
     if "pandas" in roots and type(obj).__name__ == "DataFrame":
         return from_pandas
     if sp.issparse(obj):
-        return Hypergraph.from_incidence
+        return _from_sparse
     if isinstance(obj, np.ndarray):
         return _refuse_dense
     if isinstance(obj, dict):
         return _from_dict
     if isinstance(obj, (list, tuple)):
-        return Hypergraph.from_edges
+        return _from_list
     return None

@@ -174,6 +174,11 @@ def resolve_folder(spec: DatasetSpec, data_dir, cache_dir, download, base_url, t
             break
     else:
         folder = default_cache_dir(cache_dir) / spec.folder
+        cache = default_cache_dir(cache_dir)
+        if download and cache.exists() and not cache.is_dir():
+            where = "$HYPERCLUST_CACHE=" if cache_dir is None else "cache_dir "
+            raise NotADirectoryError(f"the download cache {where}{cache} is not a folder; "
+                                     "point it at a folder (or unset it)")
         if not download:
             raise FileNotFoundError(
                 f"dataset {spec.name!r} not found locally (searched: {'; '.join(searched)}); "

@@ -360,8 +360,10 @@ def keep_output(est, client, phg, source, label_blocks, embedding_blocks) -> Non
     >>> written.labels_ is None, read_node_table(written.output)[1].tolist()
     (True, [0, 0, 1, 1])
     """
-    if est.output is not None:
-        write_block_tables(client, est.output, phg, label_blocks, embedding_blocks)
+    if est.output is not None:  # the command line's --out X.parquet asks for labels only
+        write_block_tables(client, est.output, phg, label_blocks,
+                           None if getattr(est, "_output_labels_only", False)
+                           else embedding_blocks)
         est.labels_ = est.embedding_ = est.node_ids_ = None
         return
     est.embedding_ = np.concatenate(client.gather(embedding_blocks))

@@ -4,11 +4,12 @@ the integer checks every constructor shares."""
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["map_ids"]
+__all__ = ["map_ids", "check_text_distinct"]
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -52,6 +53,38 @@ def _all_integers(values: list) -> bool:
                                   or np.issubdtype(arr.dtype, np.floating))
 
 
+def _is_int(v) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def check_text_distinct(values, what: str = "node id") -> None:
+    """Refuse ids that differ but read the same as text (``1`` and ``"1"``, ``2.0`` and
+    ``"2.0"``): one id in every file written, they cannot be two nodes, and merging them
+    would join two nodes silently.
+
+    Examples
+    --------
+    >>> check_text_distinct([1, "a", 2, "a"])
+    >>> check_text_distinct([1, "1", 2])
+    Traceback (most recent call last):
+    ...
+    ValueError: node ids 1 (int) and '1' (str) are the same id as text; make the ids all ints or all strings
+    """
+    vals = values.tolist() if isinstance(values, np.ndarray) else list(values)
+    is_str = np.fromiter((isinstance(v, str) for v in vals), dtype=bool, count=len(vals))
+    if is_str.all() or not is_str.any():
+        return
+    _, inverse = np.unique(np.asarray([str(v) for v in vals], dtype=str), return_inverse=True)
+    inverse = inverse.reshape(-1)
+    n_str, count = np.bincount(inverse, weights=is_str), np.bincount(inverse)
+    bad = np.flatnonzero((n_str > 0) & (n_str < count))
+    if bad.size:
+        rows = np.flatnonzero(inverse == bad[0])
+        a, b = vals[rows[~is_str[rows]][0]], vals[rows[is_str[rows]][0]]
+        raise ValueError(f"{what}s {a!r} ({type(a).__name__}) and {b!r} (str) are the same id "
+                         "as text; make the ids all ints or all strings")
+
+
 def _check_positions(positions, count: int, what: str):
     """Validate positions given per item (``parent_positions``): ints, one per item; frozen
     int64, or None for None."""
@@ -70,6 +103,8 @@ def _check_ids(ids, count: int, what: str):
     if ids is None:
         return None
     arr = np.asarray(ids)
+    if arr.dtype.kind == "U" and not isinstance(ids, np.ndarray):  # [1, "1"]: keep the 1
+        arr = np.asarray(list(ids), dtype=object)
     if arr.ndim != 1:
         arr = np.asarray(list(ids), dtype=object) if arr.ndim > 1 else arr.reshape(-1)
     if arr.shape[0] != count:
@@ -83,6 +118,7 @@ def _check_ids(ids, count: int, what: str):
     elif np.issubdtype(arr.dtype, np.floating):
         arr = _as_int_array(arr, what)
     else:
+        check_text_distinct(arr, what.rstrip("s").replace("_", " "))
         arr = np.array([x if isinstance(x, (int, np.integer)) and not isinstance(x, bool)
                         else str(x) for x in arr.tolist()], dtype=object)
     if count:
@@ -112,7 +148,10 @@ def map_ids(values, ids=None, what: str = "node id"):
     index : ndarray of int64, shape (n_entries,)
         Position of each value in ``ids``.
     ids : ndarray, shape (n_ids,)
-        int64 when every id is an integer, else an object array of strings.
+        int64 when every id is an integer, else an object array (ints kept as ints,
+        strings as strings; any other value as its ``str``, with a warning). Ids that
+        differ but read the same as text (``1`` and ``"1"``) are an error
+        (:func:`check_text_distinct`).
 
     Examples
     --------
@@ -132,13 +171,24 @@ def map_ids(values, ids=None, what: str = "node id"):
         if vals.dtype != object and np.issubdtype(vals.dtype, np.integer):
             ids, index = np.unique(vals, return_inverse=True)
             return index.reshape(-1).astype(np.int64), ids.astype(np.int64)
-        keys = np.array([str(v) for v in vals.tolist()], dtype=object)
+        listed = vals.tolist()
+        other = next((v for v in listed if not _is_int(v) and not isinstance(v, str)), None)
+        if other is not None:
+            warnings.warn(f"{what}s must be ints or strings: ids such as {other!r} "
+                          f"({type(other).__name__}) are kept as their str, {str(other)!r}",
+                          UserWarning, stacklevel=4)
+        check_text_distinct(listed, what)
+        keys = np.array([str(v) for v in listed], dtype=object)
         uniq, first, inverse = np.unique(keys.astype(str), return_index=True, return_inverse=True)
         order = np.argsort(first, kind="stable")
         rank = np.empty_like(order)
         rank[order] = np.arange(order.size)
-        return rank[inverse.reshape(-1)].astype(np.int64), keys[first[order]]
-    ids = np.asarray(ids)
+        kept = np.array([int(v) if _is_int(v) else str(v) for v in vals[first[order]].tolist()],
+                        dtype=object)
+        return rank[inverse.reshape(-1)].astype(np.int64), kept
+    if not isinstance(ids, np.ndarray):  # numpy would make [1, "1"] two strings
+        ids = list(ids)
+        ids = np.asarray(ids) if all(map(_is_int, ids)) else np.asarray(ids, dtype=object)
     if ids.dtype != object and np.issubdtype(ids.dtype, np.integer) and \
             vals.dtype != object and np.issubdtype(vals.dtype, np.integer):
         order = np.argsort(ids, kind="stable")
@@ -150,6 +200,7 @@ def map_ids(values, ids=None, what: str = "node id"):
             bad = vals[np.flatnonzero(~ok)[0]].item()
             raise ValueError(f"{what} {bad!r} is not among the {ids.size} given ids")
         return order[pos].astype(np.int64), ids.astype(np.int64)
+    check_text_distinct(ids, what)
     lookup = {str(k): i for i, k in enumerate(ids.tolist())}
     if len(lookup) != ids.size:
         raise ValueError(f"the given {what}s are not distinct")

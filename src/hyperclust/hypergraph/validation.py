@@ -60,9 +60,14 @@ def check_features(features, n):
     --------
     >>> check_features([1, 2, 3], 3).shape
     (3, 1)
+    >>> check_features([[True], [False]], 2).tolist()
+    [[1.0], [0.0]]
     """
     if features is None:
         return None
+    if getattr(features, "dtype", None) is not None and features.dtype.kind == "c":
+        raise TypeError("features are complex numbers; give real ones (e.g. the real and "
+                        "imaginary parts as two columns each)")
     if sp.issparse(features):
         X = sp.csr_matrix(features, dtype=np.float64 if features.dtype.kind != "f" else features.dtype,
                           copy=True)
@@ -71,6 +76,10 @@ def check_features(features, n):
         data = X.data
     else:
         X = np.array(features, copy=True)
+        if X.dtype == bool:
+            X = X.astype(np.float64)  # True/False features are 1/0
+        if X.dtype.kind == "c":
+            return check_features(X, n)
         if X.dtype == object or not np.issubdtype(X.dtype, np.number):
             raise TypeError(f"features must be numeric, got dtype {X.dtype}")
         if X.ndim == 1:

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..hypergraph import Hypergraph
 from .errors import DataFormatError
+from .text_fields import looks_utf16
 
 CONSTRUCTOR_OPTIONS = ("duplicates", "singletons", "empty")
 
@@ -50,6 +51,8 @@ def read_text(path) -> str:
         raise DataFormatError("file not found", path) from None
     except IsADirectoryError:
         raise DataFormatError("expected a file, found a directory", path) from None
+    if looks_utf16(data[:200]):
+        raise DataFormatError("UTF-16 text, not UTF-8: save it as UTF-8", path, 1)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -142,6 +145,10 @@ def read_json(path):
     except RecursionError:
         raise DataFormatError("JSON nested too deeply to be a hypergraph", path) from None
     except UnicodeDecodeError as exc:
+        with open(path, "rb") as fh:
+            if looks_utf16(fh.read(200)):
+                raise DataFormatError("UTF-16 text, not UTF-8: save it as UTF-8", path, 1) \
+                    from None
         raise DataFormatError(f"not UTF-8 text (byte {exc.start})", path) from None
 
 

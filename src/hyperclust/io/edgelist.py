@@ -1,5 +1,5 @@
 """Plain hyperedge lists: one hyperedge per line, node ids separated by commas and/or
-whitespace, optionally a weight as the last field.
+whitespace (tabs only in a ``.tsv`` file), optionally a weight as the last field.
 
 The writer starts the file with a header comment ``# hyperclust hyperedge list: n_nodes=N
 index_base=B weighted=W`` which the reader honours, so isolated nodes and weights survive a
@@ -18,8 +18,8 @@ import numpy as np
 from ..hypergraph import Hypergraph, map_ids
 from ._common import build, check_id_range, tokens_to_ints
 from .errors import DataFormatError
-from .text_fields import (all_canonical, ids_from_tokens, is_canonical_int, iter_lines,
-                          quote_field, split_fields)
+from .text_fields import (all_canonical, file_sep, ids_from_tokens, is_canonical_int,
+                          iter_lines, quote_field, split_fields)
 
 __all__ = ["read_edgelist", "write_edgelist"]
 
@@ -74,7 +74,7 @@ def read_edgelist(path, *, n_nodes: int | None = None, index_base: int | None = 
         Whether the last field of each line is a positive weight; default from the header,
         else False.
     sep : str, optional
-        Field separator; default commas and/or whitespace.
+        Field separator; default a tab in a ``.tsv`` file, else commas and/or whitespace.
     header : bool, optional
         Whether the first non-comment line is a header to skip. Default: skipped (with a
         warning) when none of its fields reads as a number and every other line holds only
@@ -144,8 +144,10 @@ def _positions(tokens, flat, sizes, line_no, n_nodes, base: int, path):
 
 def _read_records(path, sep):
     """``(fields of each record, line number of each, comment lines among the first 5)``:
-    blank and ``#`` lines are skipped; quoted fields follow CSV rules."""
+    blank and ``#`` lines are skipped; quoted fields follow CSV rules; a ``.tsv`` splits on
+    tabs only."""
     tokens, line_no, comments = [], [], []
+    sep = file_sep(path, sep)
     for no, line in iter_lines(path):
         text = line.strip()
         if not text or text.startswith("#"):

@@ -22,7 +22,7 @@ from ..hypergraph import Hypergraph, map_ids
 from ._common import encode_labels
 from .errors import DataFormatError
 from .safe_pickle import load_npy
-from .text_fields import ids_from_tokens, iter_lines, split_fields
+from .text_fields import file_sep, ids_from_tokens, iter_lines, split_fields
 
 __all__ = ["read_node_table", "attach_node_data", "ID_COLUMNS"]
 
@@ -48,7 +48,8 @@ def read_node_table(path, *, kind: str = "features", sep: str | None = None):
         text (``.csv``, ``.tsv``, ``.txt``): see the module notes.
     kind : {"features", "labels"}
     sep : str, optional
-        Field separator of a text file; default commas and/or whitespace.
+        Field separator of a text file; default a tab in a ``.tsv`` file, else commas
+        and/or whitespace.
 
     Returns
     -------
@@ -138,6 +139,7 @@ def _read_rows(path, sep, kind):
     """``(line numbers, fields of each row)`` of a text table: ``#`` lines skipped, blank
     lines recorded so that a positional table can refuse them (:func:`_check_rows`)."""
     rows, line_no = [], []
+    sep = file_sep(path, sep)
     for no, line in iter_lines(path):
         text = line.strip()
         if text.startswith("#"):
@@ -235,6 +237,13 @@ def _shape_check(values, kind, path):
     if values.ndim != 2:
         raise DataFormatError(f"features must be two-dimensional, got shape {values.shape}",
                               path)
+    if values.shape[1] == 0:
+        raise DataFormatError("no feature columns", path)
+    if values.dtype.kind == "c":
+        raise DataFormatError("features are complex numbers; save real ones (e.g. the real "
+                              "and imaginary parts as two columns each)", path)
+    if not sp.issparse(values) and values.dtype == bool:
+        values = values.astype(np.float64)  # True/False features are 1/0
     if not sp.issparse(values) and not np.issubdtype(values.dtype, np.number):
         raise DataFormatError(f"features must be numbers, got dtype {values.dtype}", path)
     return values
@@ -275,13 +284,15 @@ def attach_node_data(hg: Hypergraph, *, features=None, feature_ids=None, labels=
     -------
     Hypergraph
         Every node of ``hg`` (in its order), then any id present only in the tables, as
-        nodes in no hyperedge (a warning says how many). Nodes without a label get -1.
+        nodes in no hyperedge (a warning says how many). Nodes that a labels table with
+        ids leaves out get -1 (unlabelled).
 
     Raises
     ------
     ValueError
-        A node without a feature row, repeated ids in a table, or a positional table for a
-        hypergraph whose node ids are strings.
+        A node without a feature row, a node without a label in a positional labels
+        table, repeated ids in a table, or a positional table for a hypergraph whose node
+        ids are strings.
 
     Examples
     --------
@@ -316,7 +327,7 @@ def attach_node_data(hg: Hypergraph, *, features=None, feature_ids=None, labels=
         X = _features_by_id(*tables["features"], all_ids, positional=feature_ids is None)
     if "labels" in tables:
         ids, values = tables["labels"]
-        rows = _rows_of(ids, all_ids, "labels")
+        rows = _label_rows(ids, all_ids, positional=label_ids is None)
         codes, classes = _encode(values)
         y = np.full(n, -1, dtype=np.int64)
         y[rows] = codes
@@ -381,6 +392,19 @@ def _rows_of(ids, all_ids: np.ndarray, what: str) -> np.ndarray:
     rows, _ = map_ids(ids, all_ids)
     if np.unique(rows).size != rows.size:
         raise ValueError(f"{what}: a node id occurs on more than one row")
+    return rows
+
+
+def _label_rows(ids, all_ids: np.ndarray, *, positional: bool) -> np.ndarray:
+    """The node position of each label row; a positional table must cover every node."""
+    rows = _rows_of(ids, all_ids, "labels")
+    n = all_ids.shape[0]
+    if positional and rows.size < n:
+        missing = np.setdiff1d(np.arange(n), rows)
+        raise ValueError(f"node {all_ids.tolist()[missing[0]]!r} has no label: a positional "
+                         f"labels table needs one row per node ({rows.size} rows for {n} "
+                         "nodes; check index_base), or name each row's node in a first "
+                         f"column '{ID_COLUMNS[0]}'")
     return rows
 
 

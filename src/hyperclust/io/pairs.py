@@ -21,7 +21,7 @@ from ..hypergraph import Hypergraph, map_ids
 from ._common import build
 from .edgelist import _is_float, _looks_like_header, _read_records, warn_header_skipped
 from .errors import DataFormatError
-from .text_fields import ids_from_tokens, iter_lines, quote_field, split_fields
+from .text_fields import file_sep, ids_from_tokens, iter_lines, quote_field, split_fields
 
 __all__ = ["read_pairs", "write_pairs", "detect_pairs"]
 
@@ -66,7 +66,7 @@ def detect_pairs(path) -> bool:
         if not text:
             continue
         try:
-            fields = split_fields(line)
+            fields = split_fields(line, file_sep(path, None))
         except ValueError:
             return False
         if len(fields) != 2:
@@ -112,7 +112,7 @@ def read_pairs(path, *, sep: str | None = None, header: bool | None = None,
     ----------
     path : str or PathLike
     sep : str, optional
-        Field separator; default commas and/or whitespace.
+        Field separator; default a tab in a ``.tsv`` file, else commas and/or whitespace.
     header : bool, optional
         Whether the first non-comment line is a header; default: False in a file
         :func:`write_pairs` wrote, else as in ``read_edgelist`` (words only above lines of

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import csv
 import re
+from pathlib import Path
 
 import numpy as np
 
 from .errors import DataFormatError
 
-__all__ = ["iter_lines", "split_fields", "ids_from_tokens", "is_canonical_int", "quote_field",
+__all__ = ["iter_lines", "split_fields", "file_sep", "ids_from_tokens", "is_canonical_int", "quote_field",
            "all_canonical"]
 
 #: Bytes read at a time; a file is never held whole in memory.
@@ -163,6 +164,36 @@ def split_fields(line: str, sep: str | None = None, keep_empty: bool = False) ->
     return [t.strip(_BLANKS) for t in fields if keep_empty or t.strip(_BLANKS)]
 
 
+def file_sep(path, sep: str | None) -> str | None:
+    """``sep``, or a tab for a ``.tsv`` file when none is given: the fields of a
+    tab-separated file may hold spaces and commas (``New York``, ``Smith, John``).
+
+    Examples
+    --------
+    >>> file_sep("trips.tsv", None), file_sep("trips.tsv", ";"), file_sep("trips.txt", None)
+    ('\\t', ';', None)
+    """
+    return "\t" if sep is None and Path(path).suffix.lower() == ".tsv" else sep
+
+
+def looks_utf16(head: bytes) -> bool:
+    """Whether the first bytes of a file are UTF-16 text: a UTF-16 byte-order mark, or a NUL
+    in every other byte (ASCII written as UTF-16 without a mark).
+
+    Examples
+    --------
+    >>> looks_utf16("a b\\n".encode("utf-16")), looks_utf16("a b\\n".encode("utf-16-le"))
+    (True, True)
+    >>> looks_utf16(b"a b\\n"), looks_utf16(b"\\x1f\\x8b\\x08\\x00\\x00")
+    (False, False)
+    """
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return True
+    head = head[:200] if len(head) % 2 == 0 else head[:min(200, len(head) - 1)]
+    return len(head) >= 4 and (not any(head[1::2]) and all(head[0::2]) or
+                               not any(head[0::2]) and all(head[1::2]))
+
+
 def _decode(block: bytes, path, line_no: int, first: bool) -> str:
     try:
         return block.decode("utf-8-sig" if first else "utf-8")
@@ -178,7 +209,8 @@ def iter_lines(path):
     Raises
     ------
     DataFormatError
-        Missing file, a directory, bytes that are not UTF-8, a NUL byte (a binary file), or
+        Missing file, a directory, UTF-16 or other bytes that are not UTF-8, a NUL byte (a
+        binary file), or
         a line over ``MAX_LINE_BYTES``: each before the rest of the file is read.
 
     Examples
@@ -199,6 +231,8 @@ def iter_lines(path):
         pending, line_no, first = b"", 0, True
         while True:
             chunk = fh.read(CHUNK_BYTES)
+            if first and looks_utf16(chunk):
+                raise DataFormatError("UTF-16 text, not UTF-8: save it as UTF-8", path, 1)
             if b"\0" in chunk:
                 at = line_no + (pending + chunk[:chunk.index(b"\0")]).count(b"\n") + 1
                 raise DataFormatError("holds NUL bytes: a binary file, not text", path, at)

@@ -6,8 +6,12 @@ The filter is a convex mixture of ``2K + 1`` atoms, ``g = sum_a c_a phi_a`` with
 learned from ``theta = 0``, the uniform mixture): non-negative mixtures of ``P^k`` are
 low-pass, of ``(I - P)^k`` high-pass, ``I`` is neutral (:func:`learn_mixture`).
 
-Feature-split alignment (the default, :func:`feature_split_alignment`). The feature
-columns are split at random into halves ``X_a`` and ``X_b``. With features = class signal
+The default objective is not here: Uni-DHC learns its filter by the canonical correlation
+of :mod:`hyperclust.models.canonical` (``gamma_init="canonical"``). This module holds two
+other objectives, still selectable.
+
+Feature-split alignment (:func:`feature_split_alignment`, ``gamma_init="alignment"``): the
+feature columns are split at random into halves ``X_a`` and ``X_b``. With features = class signal
 + noise independent across columns, the halves share only the class structure of the
 nodes. The filter is scored by the centred kernel alignment (CKA) of the filtered half
 ``g(P) X_a`` with the raw other half ``X_b`` (both directions): smoothing along hyperedges
@@ -19,7 +23,7 @@ smoothing on any data. Everything reduces to small tensors of the basis
 (:func:`alignment_parts`): ``O((K+1)^2 r d^2)`` once on at most
 :data:`ALIGNMENT_ROWS` sampled connected nodes, then ``O((K+1)^4)`` per step.
 
-Energy contrast (:func:`energy_contrast`, measured, not the default). The filtered
+Energy contrast (:func:`energy_contrast`, ``gamma_init="contrast"``). The filtered
 input's energy against the same filter on a row-shuffled copy of the input (DGI-style
 corruption: the hypergraph carries no information about the shuffled features):
 ``log ||g(P) Xs||^2 - log ||g(P) X||^2``. Its optimum moves with the data, but it counts

@@ -32,7 +32,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
 from ..hypergraph import Hypergraph
-from ..progress import elapsed_bar
+from ..runtime.progress import elapsed_bar
 from .base import (FactoredOperator, Operator, as_dense_block, check_hypergraph,
                    check_sparse_budget, clique_nnz_estimate, safe_inverse)
 from .collapsed_iterative import CoboundaryIterative

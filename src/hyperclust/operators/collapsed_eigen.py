@@ -21,7 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from ..progress import elapsed_bar
+from ..runtime.progress import elapsed_bar
 from .blockwise import shift_invert_solver
 from .components import ComponentLayout, canonical_signs, nonzero_eigenpairs, null_basis
 

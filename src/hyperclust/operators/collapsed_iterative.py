@@ -33,7 +33,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import lobpcg
 
-from ..progress import progress_bar
+from ..runtime.progress import progress_bar
 
 __all__ = ["pcg_columns", "CoboundaryIterative"]
 

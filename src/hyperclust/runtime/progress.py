@@ -1,5 +1,6 @@
-"""Progress of long fits: a tqdm bar on stderr, shown only where asked for and only once a
-loop has run for ``DELAY_S`` seconds, so that short fits print nothing.
+"""Progress of long fits: a tqdm bar on stderr, shown only where asked for, only when stderr
+is a terminal (a bar redrawn into a log file is noise), and only once a loop has run for
+``DELAY_S`` seconds, so that short fits print nothing.
 
 The library is quiet by default; :func:`show_progress` turns the bars on for a block of code
 (the command line does so unless ``--quiet``). Nothing here changes what a fit computes: a
@@ -12,7 +13,8 @@ import contextlib
 import contextvars
 import sys
 
-__all__ = ["show_progress", "progress_bar", "progress_shown", "elapsed_bar", "DELAY_S"]
+__all__ = ["show_progress", "progress_bar", "progress_shown", "elapsed_bar", "DELAY_S",
+           "on_terminal"]
 
 #: Seconds a loop runs before its bar appears.
 DELAY_S = 2.0
@@ -29,7 +31,7 @@ def show_progress(enabled: bool = True):
     >>> progress_shown()
     False
     >>> with show_progress():
-    ...     progress_shown()
+    ...     progress_shown() == on_terminal()  # bars only on a terminal
     True
     """
     token = _SHOWN.set(bool(enabled))
@@ -40,14 +42,30 @@ def show_progress(enabled: bool = True):
 
 
 def progress_shown() -> bool:
-    """Whether bars are shown here (inside :func:`show_progress`).
+    """Whether bars are shown here (inside :func:`show_progress`, stderr a terminal).
 
     Examples
     --------
     >>> progress_shown()  # the library's default
     False
     """
-    return _SHOWN.get()
+    return _SHOWN.get() and on_terminal()
+
+
+def on_terminal() -> bool:
+    """Whether stderr is a terminal (not a file, a pipe or a captured stream).
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stderr(io.StringIO()):
+    ...     on_terminal()
+    False
+    """
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # no stderr, or a closed one
+        return False
 
 
 class _NoBar:
@@ -91,7 +109,7 @@ def progress_bar(desc: str, total: int | None = None, unit: str = "it"):
     >>> bar.n
     3
     """
-    if not _SHOWN.get():
+    if not progress_shown():
         return _NoBar()
     try:
         from tqdm.auto import tqdm
@@ -118,7 +136,7 @@ class elapsed_bar:
         self._stop = self._thread = None
 
     def __enter__(self):
-        if not _SHOWN.get():
+        if not progress_shown():
             return self
         import threading
 
