@@ -174,8 +174,8 @@ def test_every_route_reports_progress(monkeypatch, capsys, method):
     elapsed; the iterative route counts its LOBPCG block products."""
     import hyperclust.operators.collapsed as collapsed
     import hyperclust.operators.collapsed_eigen as collapsed_eigen
-    from hyperclust import progress
     from hyperclust.datasets.synthetic import hypergraph_sbm
+    from hyperclust.runtime import progress
 
     shown = []
 
@@ -192,6 +192,7 @@ def test_every_route_reports_progress(monkeypatch, capsys, method):
     monkeypatch.setattr(collapsed, "elapsed_bar", Recorder)
     monkeypatch.setattr(collapsed_eigen, "elapsed_bar", Recorder)
     monkeypatch.setattr(progress, "DELAY_S", 0.0)
+    monkeypatch.setattr(progress, "on_terminal", lambda: True)  # bars only on a terminal
     hg = hypergraph_sbm(120, 3, random_state=0)
     with progress.show_progress():
         CoboundaryCollapsed(hg, method=method).spectrum(3)
