@@ -1,0 +1,156 @@
+"""``auto``'s validation protocol: candidate fits stored once per set x seed, selection rules
+replayed on them, design and confirm sets reported apart (docs/results/auto.md).
+
+``fit`` stores, per set and seed, every default candidate fitted on each of ``auto``'s
+hold-out splits (its split settings) with each one's held-out terms, and every candidate
+fitted on all the data; ``replay`` runs the selection rules of
+:func:`hyperclust.cluster.auto.decide.replay_rules` on the stored fits (no refitting), one
+leave-one-set-out pass for each rule's setting, and writes the tables::
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 \\
+        python benchmarks/auto_protocol.py fit --seeds 0 1 2 3 4 [--sets zoo two-view-a0-edges-r0]
+    python benchmarks/auto_protocol.py replay [--markdown]
+
+The split below was fixed before any result (within attributed and structure-only sets
+separately, names sorted by sha256(name) hex, alternating); never move a set afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import pickle
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+STORE = ROOT / "bench-out" / "auto_protocol"
+DATA = ROOT.parent / "shared" / "data"
+
+DESIGN = ("zoo", "mushroom", "cora-ca", "pubmed-cc-tricl", "citeseer-cc", "cora-cc",
+          "contact-high-school-classes", "actor", "senate-committees", "pokec",
+          "house-committees", "congress-bills")
+CONFIRM = ("20newsw100", "wisconsin", "squirrel_filtered", "chameleon_filtered", "cornell",
+           "amazon-ratings", "hsbm-node-0.7", "walmart-trips", "pubmed-cc", "dblp-ca")
+HETEROPHILOUS = ("wisconsin", "squirrel_filtered", "chameleon_filtered", "cornell")
+#: Two-view families: ``(agreement, classes, noise)`` of
+#: :func:`hyperclust.datasets.two_view_sbm` (400 nodes, 3 classes); design on generator
+#: random_state 0-1, confirm on 2-3.
+FAMILIES = {"a0-edges": (0.0, "edges", None), "a0-features": (0.0, "features", None),
+            "a1-edges": (1.0, "edges", None), "a05-features": (0.5, "features", None),
+            "noise-edges": (0.0, "features", "edges"),
+            "noise-features": (0.0, "edges", "features")}
+SYNTHETIC_DESIGN = tuple(f"two-view-{f}-r{r}" for f in FAMILIES for r in (0, 1))
+SYNTHETIC_CONFIRM = tuple(f"two-view-{f}-r{r}" for f in FAMILIES for r in (2, 3))
+
+
+def closed_neighbourhoods(path):
+    """A heterophilous-graphs npz as the hypergraph of its closed neighbourhoods (format F of
+    the shared data README): one hyperedge {v} + N(v) per node with a neighbour,
+    duplicates dropped."""
+    import scipy.sparse as sp
+
+    from hyperclust import Hypergraph
+
+    with np.load(path) as z:
+        X, y, e = z["node_features"], z["node_labels"], z["edges"]
+    n = y.size
+    A = sp.coo_matrix((np.ones(2 * len(e)), (np.r_[e[:, 0], e[:, 1]], np.r_[e[:, 1], e[:, 0]])),
+                      shape=(n, n)).tocsr()
+    A.data[:] = 1.0
+    has = np.flatnonzero(np.diff(A.indptr))
+    B = (A[has] + sp.csr_matrix((np.ones(has.size), (np.arange(has.size), has)),
+                                shape=(has.size, n))).tocsr()
+    B.data[:] = 1.0
+    B.sort_indices()
+    rows = {tuple(B.indices[B.indptr[i]:B.indptr[i + 1]]) for i in range(B.shape[0])}
+    members = np.concatenate([np.asarray(r) for r in sorted(rows)])
+    edge_of = np.repeat(np.arange(len(rows)), [len(r) for r in sorted(rows)])
+    return Hypergraph.from_pairs(members, edge_of, n_nodes=n, labels=y.astype(np.int64),
+                                 features=X.astype(np.float64), name=Path(path).stem)
+
+
+def load(name):
+    """A protocol set by name."""
+    from hyperclust.datasets import resolve_dataset, two_view_sbm
+
+    if name.startswith("two-view-"):
+        family, r = name[len("two-view-"):].rsplit("-r", 1)
+        agreement, classes, noise = FAMILIES[family]
+        return two_view_sbm(400, 3, agreement=agreement, classes=classes, noise=noise,
+                            random_state=int(r))
+    if name in HETEROPHILOUS:
+        return closed_neighbourhoods(DATA / "heterophilous-graphs" / f"{name}.npz")
+    return resolve_dataset(name, str(DATA))
+
+
+def fit_record(name, seed):
+    """Every default candidate on each hold-out split of ``auto`` (its split settings) with
+    its held-out terms, and on all the data; CPU seconds of each."""
+    from hyperclust.cluster.auto import AutoClusterer, holdout_splits, resolve_beta
+    from hyperclust.cluster.auto.fitting import Settings, fit_all, fit_round, shared_walks
+    from hyperclust.cluster.hsbm_heldout import heldout_terms
+
+    hg = load(name)
+    k = int(np.unique(hg.labels).size)
+    est = AutoClusterer(k, random_state=seed)
+    beta, alignment = resolve_beta(hg, est.beta)
+    heterophilic = bool(alignment is not None and alignment.heterophilic)
+    names = est._candidate_names(hg.features is not None, heterophilic)
+    s = Settings(k, seed, beta, est.n_neighbors, est.knn_method, est.view_weights, est.alpha,
+                 est.n_hops, est.balance, heterophilic, est.split_n_init, est.split_max_iter,
+                 est.split_tol)
+    splits, rounds = holdout_splits(hg, "heldout", est.holdout_share, est.n_splits, seed), []
+    for split in splits:
+        c0 = time.process_time()
+        fits = fit_round(s, split.train, split, names)
+        rounds.append({"labels": {c: y.astype(np.int32) for c, y in fits.labels.items()},
+                       "terms": {c: heldout_terms(split, y) for c, y in fits.labels.items()},
+                       "coverage": (split.edge_coverage, split.attribute_coverage),
+                       "cpu": time.process_time() - c0})
+    full, cpu = {}, {}
+    for c in names:  # each alone, as auto's refit makes it
+        c0 = time.process_time()
+        labels, _ = fit_all(s, hg, (c,), shared_walks(s, hg, (c,), key="knn-full"))
+        cpu[c] = time.process_time() - c0
+        if c in labels:
+            full[c] = labels[c].astype(np.int32)
+    return {"set": name, "seed": seed, "k": k, "n": hg.n_nodes, "names": names,
+            "has_features": hg.features is not None, "truth": np.asarray(hg.labels),
+            "rounds": rounds, "full": full, "full_cpu": cpu}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    f = sub.add_parser("fit")
+    f.add_argument("--sets", nargs="*", default=None)
+    f.add_argument("--seeds", nargs="*", type=int, default=[0, 1, 2, 3, 4])
+    r = sub.add_parser("replay")
+    r.add_argument("--markdown", action="store_true")
+    args = ap.parse_args(argv)
+    STORE.mkdir(parents=True, exist_ok=True)
+    if args.cmd == "fit":
+        sets = args.sets or (DESIGN + SYNTHETIC_DESIGN + CONFIRM + SYNTHETIC_CONFIRM)
+        for seed in args.seeds:
+            for name in sets:
+                out = STORE / f"{name}-s{seed}.pkl.gz"
+                if out.exists():
+                    continue
+                t0 = time.process_time()
+                rec = fit_record(name, seed)
+                with gzip.open(out, "wb") as fh:
+                    pickle.dump(rec, fh)
+                print(f"{name} seed {seed}: {time.process_time() - t0:.1f} CPU s", flush=True)
+        return 0
+    from replay_auto import report  # the replay beside this script
+
+    print(report(STORE, DESIGN + SYNTHETIC_DESIGN, CONFIRM + SYNTHETIC_CONFIRM, args.markdown))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
