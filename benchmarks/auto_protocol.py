@@ -123,6 +123,112 @@ def fit_record(name, seed):
             "rounds": rounds, "full": full, "full_cpu": cpu}
 
 
+def round_fits(rec, i, names):
+    """Round ``i`` of a stored record as ``auto`` scores it: the candidates ``names``."""
+    from hyperclust.cluster.auto.fitting import Fits
+    from hyperclust.cluster.hsbm_heldout import heldout_errors
+
+    r = rec["rounds"][i]
+    labels = {c: r["labels"][c] for c in names if c in r["labels"]}
+    memo = {c: r["terms"][c] for c in labels}
+    return Fits(labels, {}, {}, heldout_errors(None, labels, "precision", dict(memo)), memo)
+
+
+def replay(rec, rule, margin=1.5):
+    """``(method, labels, disagreement line)`` of a selection rule on a stored record:
+    ``"previous"``, the rule of 9466338 (the race's leader, refitted); ``"robust"``, today's
+    (:func:`hyperclust.cluster.auto.decide.decide`, a collapsed refit replaced)."""
+    from types import SimpleNamespace
+
+    from hyperclust.cluster.auto import RaceRule, race
+    from hyperclust.cluster.auto.decide import decide
+    from hyperclust.selection.loop import rank_candidates
+
+    k, full = rec["k"], rec["full"]
+    s = SimpleNamespace(k=k, view_weights="precision")
+    first = round_fits(rec, 0, rec["names"])
+    fits, left = race(s, first, list(range(len(rec["rounds"]))),
+                      RaceRule(4, margin, "items", 1e-3), (), lambda i, c: round_fits(rec, i, c))
+    d = decide(fits, left, k, margin)
+    if rule == "previous":
+        return d.ranking.selected, full[d.ranking.selected], None
+    for c in d.order:
+        if rank_candidates(full, {c: 0.0}, k).note(c) == "":
+            return c, full[c], d.line
+    return d.selected, full[d.selected], d.line
+
+
+def _records(sets):
+    for name in sets:
+        for path in sorted(STORE.glob(f"{name}-s*.pkl.gz")):
+            with gzip.open(path, "rb") as fh:
+                yield pickle.load(fh)  # written by this script's fit command
+
+
+def rows(sets, rule, margin=1.5):
+    """One row per stored set x seed: the pick, ACC / NMI, the best candidate alone, the
+    majority share, collapse and the disagreement line."""
+    from hyperclust.metrics import acc, nmi
+
+    out = []
+    for rec in _records(sets):
+        y = rec["truth"]
+        method, labels, line = replay(rec, rule, margin)
+        alone = {c: acc(y, z) for c, z in rec["full"].items()}
+        share = lambda z: np.bincount(z).max() / z.size  # noqa: E731
+        out.append({"set": rec["set"], "seed": rec["seed"], "method": method, "labels": labels,
+                    "acc": acc(y, labels), "nmi": nmi(y, labels), "best": max(alone.values()),
+                    "majority": share(y), "collapsed": share(labels) > 0.8 >= share(y),
+                    "line": line is not None})
+    return out
+
+
+def summary(rows_):
+    """Per set: worst and mean ACC, worst gap to the best candidate alone, seed stability,
+    chance-level and collapsed runs, disagreement lines shown."""
+    from hyperclust.metrics import ari
+
+    by = {}
+    for r in rows_:
+        by.setdefault(r["set"], []).append(r)
+    out = {}
+    for name, rs in by.items():
+        same = len({r["method"] for r in rs}) == 1 or all(
+            ari(a["labels"], b["labels"]) >= 0.95 for i, a in enumerate(rs) for b in rs[i + 1:])
+        out[name] = {"seeds": len(rs), "worst": min(r["acc"] for r in rs),
+                     "mean": float(np.mean([r["acc"] for r in rs])),
+                     "gap": min(r["acc"] - r["best"] for r in rs), "stable": same,
+                     "chance": sum(abs(r["acc"] - r["majority"]) < 0.05
+                                   and r["best"] >= r["majority"] + 0.15 for r in rs),
+                     "collapsed": sum(r["collapsed"] for r in rs),
+                     "lines": sum(r["line"] for r in rs),
+                     "methods": "/".join(sorted({r["method"] for r in rs}))}
+    return out
+
+
+def report(design, confirm, markdown=False) -> str:
+    """The tables of both rules on the design and the confirm sets."""
+    lines = []
+    for part, sets in (("design", design), ("confirm", confirm)):
+        for rule in ("previous", "robust"):
+            table = summary(rows(sets, rule))
+            if not table:
+                continue
+            lines += [f"### {part} sets, rule {rule}", "",
+                      "| set | seeds | worst ACC | mean ACC | worst gap to best alone | "
+                      "stable | at chance | collapsed | line | picks |", "|---" * 10 + "|"]
+            for name, t in table.items():
+                lines.append(f"| {name} | {t['seeds']} | {t['worst']:.3f} | {t['mean']:.3f} | "
+                             f"{t['gap']:+.3f} | {'yes' if t['stable'] else 'no'} | "
+                             f"{t['chance']} | {t['collapsed']} | {t['lines']} | {t['methods']} |")
+            v = list(table.values())
+            lines += [f"| **all {len(v)}** | | {min(t['worst'] for t in v):.3f} | "
+                      f"{np.mean([t['mean'] for t in v]):.3f} | {min(t['gap'] for t in v):+.3f} | "
+                      f"{np.mean([t['stable'] for t in v]):.0%} | {sum(t['chance'] for t in v)} | "
+                      f"{sum(t['collapsed'] for t in v)} | {sum(t['lines'] for t in v)} | |", ""]
+    return "\n".join(lines)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -131,6 +237,7 @@ def main(argv=None):
     f.add_argument("--seeds", nargs="*", type=int, default=[0, 1, 2, 3, 4])
     r = sub.add_parser("replay")
     r.add_argument("--markdown", action="store_true")
+    r.add_argument("--confirm", action="store_true", help="also the confirm sets")
     args = ap.parse_args(argv)
     STORE.mkdir(parents=True, exist_ok=True)
     if args.cmd == "fit":
@@ -146,11 +253,9 @@ def main(argv=None):
                     pickle.dump(rec, fh)
                 print(f"{name} seed {seed}: {time.process_time() - t0:.1f} CPU s", flush=True)
         return 0
-    from replay_auto import report  # the replay beside this script
-
-    print(report(STORE, DESIGN + SYNTHETIC_DESIGN, CONFIRM + SYNTHETIC_CONFIRM, args.markdown))
+    print(report(DESIGN + SYNTHETIC_DESIGN, CONFIRM + SYNTHETIC_CONFIRM if args.confirm else (),
+                 args.markdown))
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

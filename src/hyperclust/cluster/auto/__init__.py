@@ -25,6 +25,7 @@ from ...selection.race import RACE_SES, race_survivors
 from ..base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from ..candidates import CANDIDATE_TABLE, default_candidates
 from ..hsbm_heldout import WEIGHTINGS, paired_standard_errors, split_hypergraph
+from .decide import Decision, decide
 from .fitting import Fits, Settings, fit_all, fit_round, score, shared_walks
 from .reason import selection_reason
 from .screen import first_fit
@@ -356,13 +357,17 @@ class AutoClusterer(HypergraphClusterer):
                                 int(self.n_splits), seed)
         first, screen = first_fit(s, hg, splits[0], names, self.knn_screen)
         rule = RaceRule(self.race, self.race_margin, self.race_se, self.race_indifference)
-        fits = race(s, first, splits, rule, screen.gaps if screen.accurate is False else ())
-        self.ranking_ = rank_rounds(first.labels, [f.scores for f in fits], k)
-        best = self.ranking_.selected
-        pick = first if splits[0] is None else refit(s, hg, best)
+        fits, left = race(s, first, splits, rule, screen.gaps if screen.accurate is False else (),
+                          lambda split, c: score(s, split.train, split,
+                                                 fit_round(s, split.train, split, c)))
+        decision = decide(fits, left, k, RACE_MARGIN if rule.margin is None else rule.margin)
+        self.ranking_ = decision.ranking
+        pick, self.replaced_ = final_fit(s, hg, decision, first, splits[0] is None)
+        self.selection_report_ = decision
         self._record(first, fits, splits[0], screen, s)
-        self.best_estimator_ = pick.fitted[best]
-        self.labels_ = np.asarray(pick.labels[best], dtype=np.int64)
+        self.selected_ = next(iter(pick.fitted))
+        self.best_estimator_ = pick.fitted[self.selected_]
+        self.labels_ = np.asarray(pick.labels[self.selected_], dtype=np.int64)
         self.embedding_ = self._embedding(self.best_estimator_)
         self.walk_ = pick.walks["plain"]
         self.beta_ = beta
@@ -372,7 +377,7 @@ class AutoClusterer(HypergraphClusterer):
     def _record(self, first, fits, split, screen, s):
         """The fitted attributes that describe the selection."""
         self.n_found_, self.degenerate_ = self.ranking_.n_found, self.ranking_.degenerate
-        self.selected_, self.scores_ = self.ranking_.selected, self.ranking_.scores
+        self.scores_ = self.ranking_.scores
         self.candidates_ = first.labels if self.keep_candidates else {}
         self.split_candidates_ = [f.labels for f in fits] if self.keep_candidates else []
         self.n_splits_, self.raced_ = len(fits), tuple(fits[-1].labels)
@@ -443,21 +448,40 @@ def first_survivors(s: Settings, first: Fits, split, rule: RaceRule) -> tuple:
     return tuple(c for c in first.labels if c in ahead)
 
 
-def race(s: Settings, first: Fits, splits: list, rule: RaceRule, screened_out=()) -> list:
-    """Every round of fits: ``first``, then on each further split the candidates still in
-    the race (:func:`first_survivors` less ``screened_out``, then those within the margin),
-    until one is left."""
+def race(s: Settings, first: Fits, splits: list, rule: RaceRule, screened_out, fit_split):
+    """``(fits, left)``: every round of fits, ``first`` then, on each further split,
+    ``fit_split(split, names) -> Fits`` (scored) of the candidates still in the race
+    (:func:`first_survivors` less ``screened_out``, then those within the margin), until one
+    is left; ``left``, the candidates still in at the end."""
+    if splits[0] is None:
+        return [first], ()
     fits = [first]
-    if len(splits) < 2:
-        return fits
     names = tuple(c for c in first_survivors(s, first, splits[0], rule) if c not in screened_out)
     for split in splits[1:]:
         if len(names) < 2:  # one left: the splits so far have decided
             break
-        fits.append(score(s, split.train, split, fit_round(s, split.train, split, names)))
+        fits.append(fit_split(split, names))
         if rule.margin is not None:
             names = rule.survivors(fits, splits, names, s.view_weights, s.k)
-    return fits
+    return fits, names
+
+
+def final_fit(s: Settings, hg, decision: Decision, first: Fits, fitted_on_all: bool):
+    """``(fits, replaced)``: the pick refitted on all the data (``first`` itself when its fits
+    were on all the data), or, when that refit collapses (fewer clusters or a giant cluster
+    plus slivers), the next candidate of ``decision.order`` whose refit does not (the first
+    refit when every one collapses); ``replaced``, the collapsed ones."""
+    replaced, kept = [], None
+    for name in decision.order:
+        fits = (Fits({name: first.labels[name]}, {name: first.fitted[name]}, first.walks)
+                if fitted_on_all else refit(s, hg, name))
+        if name not in fits.labels:  # skipped on this input
+            continue
+        kept = kept or fits
+        if rank_candidates(fits.labels, {name: 0.0}, s.k).note(name) == "":
+            return fits, tuple(replaced)
+        replaced.append(name)
+    return kept, ()
 
 
 def refit(s: Settings, hg, best: str) -> Fits:

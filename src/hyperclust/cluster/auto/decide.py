@@ -1,0 +1,159 @@
+"""``auto``'s decision on its scored rounds of fits, a pure function of them (so a stored
+set of fits replays it exactly, ``benchmarks/auto_protocol.py``).
+
+1. **Near ties, by consensus**: the candidates the race leaves within its margin of the
+   leader after the last split are statistically tied; of them, the one that agrees most
+   with the others (highest mean ARI over the splits) is taken, not the one a split's noise
+   put first.
+2. **Structure against attributes**: the best partition by the held-out hyperedges alone and
+   the best by the held-out attributes alone are compared; below :data:`DISAGREE_NMI` they
+   disagree (a view that cannot tell its best from chance names none). Which of them the
+   classes follow cannot be known without labels, so the partition built from both views
+   (the best candidate that walks on both) is returned, unless the pick's held-out error is
+   below that candidate's by more than the race's margin on every split that scored both
+   (its evidence holds everywhere).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import norm
+
+from ...metrics import ari, nmi
+from ...selection.loop import Ranking, rank_rounds
+from ..candidates import CANDIDATE_TABLE
+from ..hsbm_heldout import paired_standard_errors
+
+__all__ = ["DISAGREE_NMI", "Decision", "decide", "view_errors"]
+
+#: NMI below which the best partition by the hyperedges and the best by the attributes
+#: disagree (a convention: the scale of "unrelated" partitions, not fitted to any data).
+DISAGREE_NMI = 0.3
+VIEWS = ("edges", "attributes")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What ``auto`` decided on the split fits, and why (``selection_report_``).
+
+    Attributes
+    ----------
+    selected : str
+        The candidate to refit on all the data (first of ``order``).
+    order : tuple of str
+        The candidates to refit in turn should a refit be degenerate.
+    ranking : Ranking
+        The candidates by mean held-out error.
+    tied : tuple of str
+        The near-tied candidates the consensus chose from.
+    consensus : str
+        Its choice (:func:`_consensus`).
+    view_best : dict of str -> str
+        The best candidate by each view's error alone (``"edges"``, ``"attributes"``).
+    views_nmi : float or None
+        NMI of those two candidates' partitions (None: a view is missing).
+    disagree : bool
+    both_views : str or None
+        The best candidate built from both views, returned when they disagree unless the
+        pick's evidence held on every split.
+    """
+
+    selected: str
+    order: tuple
+    ranking: Ranking
+    tied: tuple
+    consensus: str
+    view_best: dict
+    views_nmi: float | None
+    disagree: bool
+    both_views: str | None
+
+    @property
+    def line(self) -> str | None:
+        """The disagreement line, or None."""
+        if not self.disagree:
+            return None
+        b = self.view_best
+        kept = (f"returned {self.both_views}, built from both" if
+                self.selected == self.both_views else
+                f"kept {self.selected}: its evidence held on every split")
+        return (f"structure and attributes disagree: the hyperedges favour {b['edges']}, the "
+                f"attributes {b['attributes']} (NMI {self.views_nmi:.2f} < "
+                f"{DISAGREE_NMI:g}); {kept}")
+
+
+def view_errors(fits: list) -> dict:
+    """``{view: {candidate: error}}``: each view's held-out error alone, averaged over the
+    rounds that scored the candidate (a view a round does not judge is left out)."""
+    out = {}
+    for v in VIEWS:
+        per = {}
+        for f in fits:
+            for c, t in f.memo.items():
+                if c in f.scores and t[v] is not None:
+                    per.setdefault(c, []).append(float(t[v].mean()))
+        if per:
+            out[v] = {c: float(np.mean(e)) for c, e in per.items()}
+    return out
+
+
+def _consensus(tied, fits) -> str:
+    """The tied candidate with the highest mean ARI to the others over the rounds that
+    scored them all (ties: the earlier in ``tied``)."""
+    if len(tied) < 3:
+        return tied[0]
+    rounds = [f.labels for f in fits if all(c in f.scores for c in tied)]
+    agree = {c: np.mean([ari(r[c], r[o]) for r in rounds for o in tied if o != c])
+             for c in tied}
+    return max(tied, key=lambda c: (agree[c], -tied.index(c)))
+
+
+def _holds(fits, pick, other, margin) -> bool:
+    """Whether ``pick``'s held-out error is below ``other``'s by more than ``margin`` paired
+    standard errors on every round that scored both."""
+    rounds = [f for f in fits if pick in f.scores and other in f.scores]
+    for f in rounds:
+        se = paired_standard_errors(None, f.labels, other, "precision", f.memo)[pick]
+        if not f.scores[other] - f.scores[pick] > margin * se:
+            return False
+    return bool(rounds)
+
+
+def _informative(terms, margin, n_tried) -> bool:
+    """Whether a view's terms put its best partition's error (``1 - AUC``) below chance, .5,
+    beyond the one-sided level of ``margin`` standard errors Bonferroni-corrected for the
+    ``n_tried`` partitions it was the best of: a view that cannot tell its best partition
+    from chance names no best."""
+    if terms is None:
+        return False
+    z = norm.isf(norm.sf(margin) / max(1, n_tried))
+    return bool(terms.mean() < 0.5 - z * np.sqrt(terms.var() / terms.size))
+
+
+def decide(fits: list, survivors, k: int, margin: float) -> Decision:
+    """The decision on the scored rounds ``fits`` (:class:`~.fitting.Fits`, the first
+    scoring every candidate, its ``memo`` the held-out terms) after a race that left
+    ``survivors``; ``margin``: paired standard errors that separate two candidates."""
+    ranking = rank_rounds(fits[0].labels, [f.scores for f in fits], k)
+    usable = [c for c in ranking.order if ranking.note(c) == ""] or [ranking.selected]
+    tied = tuple(c for c in usable if c in survivors) or (usable[0],)
+    pick = consensus = _consensus(tied, fits)
+    errors = view_errors(fits)
+    view_best = {v: min((c for c in usable if c in e), key=e.get) for v, e in errors.items()
+                 if any(c in e for c in usable)}
+    view_best = {v: c for v, c in view_best.items()
+                 if _informative(fits[0].memo[c][v] if c in fits[0].memo else None, margin,
+                                 len(errors[v]))}
+    first = fits[0].labels
+    views_nmi = (float(nmi(first[view_best["edges"]], first[view_best["attributes"]]))
+                 if len(view_best) == 2 else None)
+    disagree = views_nmi is not None and views_nmi < DISAGREE_NMI
+    both = next((c for c in usable if CANDIDATE_TABLE[c].walk is not None), None)
+    if disagree and both is not None and pick != both and not _holds(fits, pick, both, margin):
+        pick = both
+    order = (pick,) + tuple(c for c in usable if c != pick)
+    order += tuple(c for c in ranking.order if c not in order)
+    return Decision(pick, order, ranking, tied, consensus, view_best, views_nmi, disagree,
+                    both if disagree else None)
