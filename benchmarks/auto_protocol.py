@@ -137,7 +137,8 @@ def round_fits(rec, i, names):
 def replay(rec, rule, margin=1.5):
     """``(method, labels, disagreement line)`` of a selection rule on a stored record:
     ``"previous"``, the rule of 9466338 (the race's leader, refitted); ``"robust"``, today's
-    (:func:`hyperclust.cluster.auto.decide.decide`, a collapsed refit replaced)."""
+    (:func:`hyperclust.cluster.auto.decide.decide`, a collapsed refit replaced);
+    ``"robust-2"``, today's on the first two splits only."""
     from types import SimpleNamespace
 
     from hyperclust.cluster.auto import RaceRule, race
@@ -147,7 +148,8 @@ def replay(rec, rule, margin=1.5):
     k, full = rec["k"], rec["full"]
     s = SimpleNamespace(k=k, view_weights="precision")
     first = round_fits(rec, 0, rec["names"])
-    fits, left = race(s, first, list(range(len(rec["rounds"]))),
+    n_rounds = int(rule.split("-")[1]) if "-" in rule else len(rec["rounds"])
+    fits, left = race(s, first, list(range(n_rounds)),
                       RaceRule(4, margin, "items", 1e-3), (), lambda i, c: round_fits(rec, i, c))
     d = decide(fits, left, k, margin)
     if rule == "previous":
@@ -156,6 +158,10 @@ def replay(rec, rule, margin=1.5):
         if rank_candidates(full, {c: 0.0}, k).note(c) == "":
             return c, full[c], d.line
     return d.selected, full[d.selected], d.line
+
+
+#: Replayed rules: the previous (9466338), today's, today's on two splits.
+RULES = ("previous", "robust", "robust-2")
 
 
 def _records(sets):
@@ -210,7 +216,7 @@ def report(design, confirm, markdown=False) -> str:
     """The tables of both rules on the design and the confirm sets."""
     lines = []
     for part, sets in (("design", design), ("confirm", confirm)):
-        for rule in ("previous", "robust"):
+        for rule in RULES:
             table = summary(rows(sets, rule))
             if not table:
                 continue

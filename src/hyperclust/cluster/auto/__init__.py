@@ -97,6 +97,12 @@ class AutoClusterer(HypergraphClusterer):
     :func:`~hyperclust.selection.objectives.rwr_conductance` on ``M = (1 - beta) P + beta Q`` with
     ``balance``. Either way, a candidate with fewer distinct clusters than asked for, or a
     giant cluster plus slivers (:func:`~hyperclust.selection.objectives.is_degenerate`), ranks last.
+    The decision (:func:`~hyperclust.cluster.auto.decide.decide`) takes, of the candidates
+    the race leaves tied at the end, the one that agrees most with the others; when the best
+    partition by the held-out hyperedges and the best by the held-out attributes disagree
+    (NMI < .3), it says so and returns the best candidate built from both views, unless the
+    pick beats it on every split. A refit on all the data that collapses is replaced by the
+    next candidate's.
     Cost: every candidate's fit on the first split, on each further split the fits of the
     ``race`` best that are within ``race_margin`` standard errors of the best (none when the
     best is alone there or none could beat it by ``race_indifference``), one refit and one
@@ -203,6 +209,13 @@ class AutoClusterer(HypergraphClusterer):
         The selected candidate's embedding (the one-hot indicator of its labels,
         ``d = max label + 1``, for a method that has none).
     selected_ : str
+        The candidate whose refit is returned.
+    selection_report_ : Decision
+        The decision on the split fits: the ranking, the near ties and their consensus, the
+        best candidate by each view, their NMI, whether they disagree and its line
+        (:class:`~hyperclust.cluster.auto.decide.Decision`).
+    replaced_ : tuple of str
+        Candidates whose refit on all the data collapsed and was replaced.
     scores_ : dict of str -> float
         Selection score of every candidate (lower is better). Candidates whose labelling
         has fewer distinct clusters than ``min(n_clusters, n_nodes)``, or is degenerate,
