@@ -91,7 +91,7 @@ def fit_record(name, seed):
     """Every default candidate on each hold-out split of ``auto`` (its split settings) with
     its held-out terms, and on all the data; CPU seconds of each."""
     from hyperclust.cluster.auto import AutoClusterer, holdout_splits, resolve_beta
-    from hyperclust.cluster.auto.fitting import Settings, fit_all, fit_round, shared_walks
+    from hyperclust.cluster.auto._fitting import Settings, fit_all, fit_round, shared_walks
     from hyperclust.cluster.hsbm_heldout import heldout_terms
 
     hg = load(name)
@@ -125,7 +125,7 @@ def fit_record(name, seed):
 
 def round_fits(rec, i, names):
     """Round ``i`` of a stored record as ``auto`` scores it: the candidates ``names``."""
-    from hyperclust.cluster.auto.fitting import Fits
+    from hyperclust.cluster.auto._fitting import Fits
     from hyperclust.cluster.hsbm_heldout import heldout_errors
 
     r = rec["rounds"][i]

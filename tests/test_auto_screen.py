@@ -8,7 +8,7 @@ import pytest
 
 import hyperclust.cluster.auto.screen as screen
 from hyperclust.cluster.auto import holdout_splits
-from hyperclust.cluster.auto.fitting import Settings
+from hyperclust.cluster.auto._fitting import Settings
 from hyperclust.cluster import AutoClusterer
 from hyperclust.datasets.synthetic import hypergraph_sbm
 from hyperclust.operators.knn import (ann_available, coarse_cosine_neighbors,
@@ -80,7 +80,7 @@ def test_below_the_crossover_the_screen_changes_nothing(edges_lead):
 @needs_faiss
 def test_far_behind_on_the_coarse_graph_the_accurate_search_never_runs(edges_lead,
                                                                        monkeypatch):
-    import hyperclust.cluster.auto.fitting as auto
+    import hyperclust.cluster.auto._fitting as auto
 
     searches = []
     monkeypatch.setattr(auto, "knn_affinity", lambda *a, **kw: searches.append(1))

@@ -42,7 +42,7 @@ def first_split_both(hg, k, seed, probes):
     import hyperclust.operators.knn as knn
     from hyperclust.cluster.auto import (AutoClusterer, RaceRule, first_survivors,
                                          holdout_splits, resolve_beta)
-    from hyperclust.cluster.auto.fitting import Fits, Settings, fit_round, score
+    from hyperclust.cluster.auto._fitting import Fits, Settings, fit_round, score
     from hyperclust.cluster.auto.screen import coarse_fit, graph_fitted, screen_gaps
     from hyperclust.cluster.hsbm_heldout import paired_standard_errors
     from hyperclust.metrics import acc

@@ -19,14 +19,14 @@ import numpy as np
 
 from ..._validation import Check, Interval, Options
 from ...operators.knn import KNN_METHODS
-from ...selection.alignment import attribute_alignment
 from ...selection.loop import rank_candidates, rank_rounds
 from ...selection.race import RACE_SES, race_survivors
 from ..base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from ..candidates import CANDIDATE_TABLE, default_candidates
-from ..hsbm_heldout import WEIGHTINGS, paired_standard_errors, split_hypergraph
+from ..hsbm_heldout import WEIGHTINGS, paired_standard_errors
 from .decide import Decision, decide
-from .fitting import Fits, Settings, fit_all, fit_round, score, shared_walks
+from ._fitting import (DEFAULT_BETA, Fits, Settings, fit_all, fit_round, holdout_splits,
+                       resolve_beta, score, shared_walks)
 from .reason import selection_reason
 from .screen import first_fit
 
@@ -34,8 +34,6 @@ __all__ = ["AutoClusterer", "CANDIDATES", "STRUCTURE_CANDIDATES", "HETEROPHILIC_
 
 #: Selection scores: held-out prediction (the default) or the random-walk conductance.
 SELECTIONS = ("heldout", "rwr")
-#: kNN weight of ``beta="auto"`` unless the hyperedges are heterophilic.
-DEFAULT_BETA = 0.5
 #: Paired standard errors behind the first split's best that still go on in the race: 1.5 fits
 #: ~20% fewer later-split candidates than 2, picks as good (replay, docs/results/auto.md).
 RACE_MARGIN = 1.5
@@ -404,30 +402,6 @@ class AutoClusterer(HypergraphClusterer):
         if hasattr(est, "embedding_"):
             return np.asarray(est.embedding_)
         return np.eye(int(self.labels_.max()) + 1)[self.labels_]
-
-
-def resolve_beta(hg, beta):
-    """``(beta, alignment)``: the kNN weight to use for ``auto``'s ``beta`` and the test
-    that chose it (None unless ``"auto"`` on an attributed input)."""
-    if not (isinstance(beta, str) and beta == "auto"):
-        return float(beta), None
-    if hg.features is None or hg.n_nodes < 3:
-        return DEFAULT_BETA, None
-    alignment = attribute_alignment(hg)
-    return (1.0 if alignment.heterophilic else DEFAULT_BETA), alignment
-
-
-def holdout_splits(hg, selection, share, n_splits, seed) -> list:
-    """The hold-out splits, or ``[None]`` (every candidate fitted on all the data and
-    scored by the random-walk score) with ``selection="rwr"`` or when the input is too
-    small to hold anything out (no view could judge a candidate: all would tie)."""
-    if selection == "rwr":
-        return [None]
-    splits = [split_hypergraph(hg, edge_share=share, random_state=seed + 7919 * r)
-              for r in range(n_splits)]
-    if not any(s.edge_coverage or s.attribute_coverage for s in splits):
-        return [None]
-    return splits
 
 
 @dataclass(frozen=True)

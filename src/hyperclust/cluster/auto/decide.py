@@ -26,7 +26,7 @@ from ...selection.loop import Ranking, rank_rounds
 from ..candidates import CANDIDATE_TABLE
 from ..hsbm_heldout import paired_standard_errors
 
-__all__ = ["DISAGREE_NMI", "Decision", "decide", "view_errors"]
+__all__ = ["DISAGREE_NMI", "Decision", "decide"]
 
 #: NMI below which the best partition by the hyperedges and the best by the attributes
 #: disagree (a convention: the scale of "unrelated" partitions, not fitted to any data).
@@ -58,6 +58,15 @@ class Decision:
     both_views : str or None
         The best candidate built from both views, returned when they disagree unless the
         pick's evidence held on every split.
+
+    Examples
+    --------
+    >>> from hyperclust.datasets import two_view_sbm
+    >>> from hyperclust.cluster.auto import AutoClusterer
+    >>> hg = two_view_sbm(200, 2, agreement=0.0, classes="features", random_state=0)
+    >>> report = AutoClusterer(2, random_state=0).fit(hg).selection_report_
+    >>> report.disagree == (report.line is not None), report.selected in report.order
+    (True, True)
     """
 
     selected: str
@@ -133,9 +142,24 @@ def _informative(terms, margin, n_tried) -> bool:
 
 
 def decide(fits: list, survivors, k: int, margin: float) -> Decision:
-    """The decision on the scored rounds ``fits`` (:class:`~.fitting.Fits`, the first
-    scoring every candidate, its ``memo`` the held-out terms) after a race that left
-    ``survivors``; ``margin``: paired standard errors that separate two candidates."""
+    """The decision on the scored rounds ``fits``
+    (:class:`~hyperclust.cluster.auto._fitting.Fits`, the first scoring every candidate, its
+    ``memo`` the held-out terms) after a race that left ``survivors``; ``margin``: paired
+    standard errors that separate two candidates.
+
+    Examples
+    --------
+    One round, one view: ``hgnn`` predicts the held-out hyperedges, ``kmeans`` does not.
+
+    >>> from hyperclust.cluster.auto._fitting import Fits
+    >>> y = np.array([0, 0, 1, 1])
+    >>> memo = {"hgnn": {"edges": np.array([0.1, 0.2]), "attributes": None},
+    ...         "kmeans": {"edges": np.array([0.4, 0.5]), "attributes": None}}
+    >>> fits = Fits({"hgnn": y, "kmeans": y[::-1]}, {}, {}, {"hgnn": 0.15, "kmeans": 0.45}, memo)
+    >>> d = decide([fits], ("hgnn",), 2, 1.5)
+    >>> d.selected, d.order, d.disagree, d.line is None
+    ('hgnn', ('hgnn', 'kmeans'), False, True)
+    """
     ranking = rank_rounds(fits[0].labels, [f.scores for f in fits], k)
     usable = [c for c in ranking.order if ranking.note(c) == ""] or [ranking.selected]
     tied = tuple(c for c in usable if c in survivors) or (usable[0],)

@@ -24,7 +24,7 @@ from ...operators.knn import searches_approximately
 from ...selection.loop import rank_candidates
 from ..candidates import CANDIDATE_TABLE
 from ..hsbm_heldout import paired_standard_errors
-from .fitting import Fits, Settings, fit_round, score
+from ._fitting import Fits, Settings, fit_round, score
 
 __all__ = ["SCREEN_MARGIN", "SCREEN_MAX_ITER", "SCREEN_SLACK", "Screen", "coarse_fit",
            "first_fit", "graph_fitted", "screen_gaps", "screened_in"]
@@ -106,6 +106,11 @@ class Screen:
         paired standard error (:func:`screen_gaps`); None where no screen ran.
     accurate : bool or None
         Whether the accurate search ran after it (None: no screen ran).
+
+    Examples
+    --------
+    >>> Screen().gaps is None, Screen({"ahcka": (0.1, 0.01)}, False).accurate
+    (True, False)
     """
 
     gaps: dict | None = None
@@ -160,7 +165,21 @@ def coarse_fit(s: Settings, train, split, names) -> Fits:
     """The scored fits of ``names`` as the screen sees them: the candidates not fitted on
     the graph as usual, the graph-fitted ones on the coarse graph with at most
     :data:`SCREEN_MAX_ITER` iterations (``times`` keys ``"knn-screen"``,
-    ``"<name>-screen"``); all scored together (``walks``: the coarse graph's)."""
+    ``"<name>-screen"``); all scored together (``walks``: the coarse graph's).
+
+    Examples
+    --------
+    >>> from hyperclust.datasets import hypergraph_sbm
+    >>> from hyperclust.cluster.auto._fitting import holdout_splits
+    >>> from hyperclust.operators.knn import ann_available
+    >>> hg = hypergraph_sbm(150, 2, homophily=0.9, n_features=4, random_state=0)
+    >>> s = Settings(2, 0, 0.5, 10, "auto", "precision", 0.2, 3, "min", False, 5, 100, 1e-4)
+    >>> split = holdout_splits(hg, "heldout", 0.1, 1, 0)[0]
+    >>> if ann_available():
+    ...     fits = coarse_fit(s, split.train, split, ("ahcka", "hgnn"))
+    ...     assert sorted(s.times) == ["ahcka-screen", "hgnn", "knn", "knn-screen"]
+    ...     assert list(fits.labels) == ["ahcka", "hgnn"]
+    """
     graph = graph_fitted(names)
     other = fit_round(s, train, split, tuple(c for c in names if c not in graph))
     coarse = fit_round(s, train, split, graph, coarse=True, max_iter=SCREEN_MAX_ITER)

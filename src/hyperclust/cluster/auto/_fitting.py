@@ -9,12 +9,17 @@ from dataclasses import dataclass, field
 
 from ...operators.knn import MixedWalk, coarse_knn_affinity, knn_affinity
 from ...operators.subspace import ranking_tolerance
+from ...selection.alignment import attribute_alignment
 from ...selection.objectives import hyperedge_cohesion, rwr_conductance
 from ..baselines import shared_reductions
 from ..candidates import CANDIDATE_TABLE, fit_candidate, skip_reason
-from ..hsbm_heldout import heldout_errors
+from ..hsbm_heldout import heldout_errors, split_hypergraph
 
-__all__ = ["Fits", "Settings", "fit_round", "shared_walks"]
+__all__ = ["DEFAULT_BETA", "Fits", "Settings", "fit_all", "fit_round", "holdout_splits",
+           "resolve_beta", "score", "shared_walks"]
+
+#: kNN weight of ``beta="auto"`` unless the hyperedges are heterophilic.
+DEFAULT_BETA = 0.5
 
 
 @dataclass
@@ -134,3 +139,27 @@ def score(s: Settings, train, split, fits: Fits) -> Fits:
                    + (hyperedge_cohesion(train, y) if s.heterophilic else 0.0)
                    for c, y in fits.labels.items()}
     return fits
+
+
+def resolve_beta(hg, beta):
+    """``(beta, alignment)``: the kNN weight to use for ``auto``'s ``beta`` and the test
+    that chose it (None unless ``"auto"`` on an attributed input)."""
+    if not (isinstance(beta, str) and beta == "auto"):
+        return float(beta), None
+    if hg.features is None or hg.n_nodes < 3:
+        return DEFAULT_BETA, None
+    alignment = attribute_alignment(hg)
+    return (1.0 if alignment.heterophilic else DEFAULT_BETA), alignment
+
+
+def holdout_splits(hg, selection, share, n_splits, seed) -> list:
+    """The hold-out splits, or ``[None]`` (every candidate fitted on all the data and
+    scored by the random-walk score) with ``selection="rwr"`` or when the input is too
+    small to hold anything out (no view could judge a candidate: all would tie)."""
+    if selection == "rwr":
+        return [None]
+    splits = [split_hypergraph(hg, edge_share=share, random_state=seed + 7919 * r)
+              for r in range(n_splits)]
+    if not any(s.edge_coverage or s.attribute_coverage for s in splits):
+        return [None]
+    return splits
