@@ -149,9 +149,9 @@ def replay(rec, rule, margin=1.5):
     s = SimpleNamespace(k=k, view_weights="precision")
     first = round_fits(rec, 0, rec["names"])
     n_rounds = int(rule.split("-")[1]) if "-" in rule else len(rec["rounds"])
-    fits, left = race(s, first, list(range(n_rounds)),
+    fits = race(s, first, list(range(n_rounds)),
                       RaceRule(4, margin, "items", 1e-3), (), lambda i, c: round_fits(rec, i, c))
-    d = decide(fits, left, k, margin)
+    d = decide(fits, k, margin)
     if rule == "previous":
         return d.ranking.selected, full[d.ranking.selected], None
     for c in d.order:

@@ -95,8 +95,7 @@ class AutoClusterer(HypergraphClusterer):
     :func:`~hyperclust.selection.objectives.rwr_conductance` on ``M = (1 - beta) P + beta Q`` with
     ``balance``. Either way, a candidate with fewer distinct clusters than asked for, or a
     giant cluster plus slivers (:func:`~hyperclust.selection.objectives.is_degenerate`), ranks last.
-    The decision (:func:`~hyperclust.cluster.auto.decide.decide`) takes, of the candidates
-    the race leaves tied at the end, the one that agrees most with the others; when the best
+    The decision (:func:`~hyperclust.cluster.auto.decide.decide`): when the best
     partition by the held-out hyperedges and the best by the held-out attributes disagree
     (NMI < .3), it says so and returns the best candidate built from both views, unless the
     pick beats it on every split. A refit on all the data that collapses is replaced by the
@@ -209,8 +208,8 @@ class AutoClusterer(HypergraphClusterer):
     selected_ : str
         The candidate whose refit is returned.
     selection_report_ : Decision
-        The decision on the split fits: the ranking, the near ties and their consensus, the
-        best candidate by each view, their NMI, whether they disagree and its line
+        The decision on the split fits: the ranking, the best candidate by each view, their
+        NMI, whether they disagree and its line
         (:class:`~hyperclust.cluster.auto.decide.Decision`).
     replaced_ : tuple of str
         Candidates whose refit on all the data collapsed and was replaced.
@@ -368,10 +367,9 @@ class AutoClusterer(HypergraphClusterer):
                                 int(self.n_splits), seed)
         first, screen = first_fit(s, hg, splits[0], names, self.knn_screen)
         rule = RaceRule(self.race, self.race_margin, self.race_se, self.race_indifference)
-        fits, left = race(s, first, splits, rule, screen.gaps if screen.accurate is False else (),
-                          lambda split, c: score(s, split.train, split,
-                                                 fit_round(s, split.train, split, c)))
-        decision = decide(fits, left, k, RACE_MARGIN if rule.margin is None else rule.margin)
+        fits = race(s, first, splits, rule, screen.gaps if screen.accurate is False else (),
+                    lambda sp, c: score(s, sp.train, sp, fit_round(s, sp.train, sp, c)))
+        decision = decide(fits, k, RACE_MARGIN if rule.margin is None else rule.margin)
         self.ranking_ = decision.ranking
         pick, self.replaced_ = final_fit(s, hg, decision, first, splits[0] is None)
         self.selection_report_ = decision
@@ -436,12 +434,11 @@ def first_survivors(s: Settings, first: Fits, split, rule: RaceRule) -> tuple:
 
 
 def race(s: Settings, first: Fits, splits: list, rule: RaceRule, screened_out, fit_split):
-    """``(fits, left)``: every round of fits, ``first`` then, on each further split,
-    ``fit_split(split, names) -> Fits`` (scored) of the candidates still in the race
-    (:func:`first_survivors` less ``screened_out``, then those within the margin), until one
-    is left; ``left``, the candidates still in at the end."""
-    if splits[0] is None:
-        return [first], ()
+    """Every round of fits: ``first`` then, on each further split, ``fit_split(split, names)
+    -> Fits`` (scored) of the candidates still in the race (:func:`first_survivors` less
+    ``screened_out``, then those within the margin), until one is left."""
+    if len(splits) < 2:
+        return [first]
     fits = [first]
     names = tuple(c for c in first_survivors(s, first, splits[0], rule) if c not in screened_out)
     for split in splits[1:]:
@@ -450,7 +447,7 @@ def race(s: Settings, first: Fits, splits: list, rule: RaceRule, screened_out, f
         fits.append(fit_split(split, names))
         if rule.margin is not None:
             names = rule.survivors(fits, splits, names, s.view_weights, s.k)
-    return fits, names
+    return fits
 
 
 def final_fit(s: Settings, hg, decision: Decision, first: Fits, fitted_on_all: bool):

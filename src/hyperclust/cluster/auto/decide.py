@@ -1,17 +1,17 @@
 """``auto``'s decision on its scored rounds of fits, a pure function of them (so a stored
 set of fits replays it exactly, ``benchmarks/auto_protocol.py``).
 
-1. **Near ties, by consensus**: the candidates the race leaves within its margin of the
-   leader after the last split are statistically tied; of them, the one that agrees most
-   with the others (highest mean ARI over the splits) is taken, not the one a split's noise
-   put first.
-2. **Structure against attributes**: the best partition by the held-out hyperedges alone and
+The pick is the race's leader (its mean error over the splits), then:
+
+* **Structure against attributes**: the best partition by the held-out hyperedges alone and
    the best by the held-out attributes alone are compared; below :data:`DISAGREE_NMI` they
-   disagree (a view that cannot tell its best from chance names none). Which of them the
-   classes follow cannot be known without labels, so the partition built from both views
-   (the best candidate that walks on both) is returned, unless the pick's held-out error is
-   below that candidate's by more than the race's margin on every split that scored both
-   (its evidence holds everywhere).
+  disagree (a view that cannot tell its best from chance names none). Which of them the
+  classes follow cannot be known without labels, so the partition built from both views
+  (the best candidate that walks on both) is returned, unless the pick's held-out error is
+  below that candidate's by more than the race's margin on every split that scored both
+  (its evidence holds everywhere).
+* **Collapse**: ``order`` lists the candidates to refit should the pick's refit on all the
+  data collapse.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
-from ...metrics import ari, nmi
+from ...metrics import nmi
 from ...selection.loop import Ranking, rank_rounds
 from ..candidates import CANDIDATE_TABLE
 from ..hsbm_heldout import paired_standard_errors
@@ -46,10 +46,6 @@ class Decision:
         The candidates to refit in turn should a refit be degenerate.
     ranking : Ranking
         The candidates by mean held-out error.
-    tied : tuple of str
-        The near-tied candidates the consensus chose from.
-    consensus : str
-        Its choice (:func:`_consensus`).
     view_best : dict of str -> str
         The best candidate by each view's error alone (``"edges"``, ``"attributes"``).
     views_nmi : float or None
@@ -72,8 +68,6 @@ class Decision:
     selected: str
     order: tuple
     ranking: Ranking
-    tied: tuple
-    consensus: str
     view_best: dict
     views_nmi: float | None
     disagree: bool
@@ -108,17 +102,6 @@ def view_errors(fits: list) -> dict:
     return out
 
 
-def _consensus(tied, fits) -> str:
-    """The tied candidate with the highest mean ARI to the others over the rounds that
-    scored them all (ties: the earlier in ``tied``)."""
-    if len(tied) < 3:
-        return tied[0]
-    rounds = [f.labels for f in fits if all(c in f.scores for c in tied)]
-    agree = {c: np.mean([ari(r[c], r[o]) for r in rounds for o in tied if o != c])
-             for c in tied}
-    return max(tied, key=lambda c: (agree[c], -tied.index(c)))
-
-
 def _holds(fits, pick, other, margin) -> bool:
     """Whether ``pick``'s held-out error is below ``other``'s by more than ``margin`` paired
     standard errors on every round that scored both."""
@@ -141,11 +124,11 @@ def _informative(terms, margin, n_tried) -> bool:
     return bool(terms.mean() < 0.5 - z * np.sqrt(terms.var() / terms.size))
 
 
-def decide(fits: list, survivors, k: int, margin: float) -> Decision:
+def decide(fits: list, k: int, margin: float) -> Decision:
     """The decision on the scored rounds ``fits``
     (:class:`~hyperclust.cluster.auto._fitting.Fits`, the first scoring every candidate, its
-    ``memo`` the held-out terms) after a race that left ``survivors``; ``margin``: paired
-    standard errors that separate two candidates.
+    ``memo`` the held-out terms); ``margin``: paired standard errors that separate two
+    candidates.
 
     Examples
     --------
@@ -156,14 +139,13 @@ def decide(fits: list, survivors, k: int, margin: float) -> Decision:
     >>> memo = {"hgnn": {"edges": np.array([0.1, 0.2]), "attributes": None},
     ...         "kmeans": {"edges": np.array([0.4, 0.5]), "attributes": None}}
     >>> fits = Fits({"hgnn": y, "kmeans": y[::-1]}, {}, {}, {"hgnn": 0.15, "kmeans": 0.45}, memo)
-    >>> d = decide([fits], ("hgnn",), 2, 1.5)
+    >>> d = decide([fits], 2, 1.5)
     >>> d.selected, d.order, d.disagree, d.line is None
     ('hgnn', ('hgnn', 'kmeans'), False, True)
     """
     ranking = rank_rounds(fits[0].labels, [f.scores for f in fits], k)
     usable = [c for c in ranking.order if ranking.note(c) == ""] or [ranking.selected]
-    tied = tuple(c for c in usable if c in survivors) or (usable[0],)
-    pick = consensus = _consensus(tied, fits)
+    pick = usable[0]
     errors = view_errors(fits)
     view_best = {v: min((c for c in usable if c in e), key=e.get) for v, e in errors.items()
                  if any(c in e for c in usable)}
@@ -179,5 +161,5 @@ def decide(fits: list, survivors, k: int, margin: float) -> Decision:
         pick = both
     order = (pick,) + tuple(c for c in usable if c != pick)
     order += tuple(c for c in ranking.order if c not in order)
-    return Decision(pick, order, ranking, tied, consensus, view_best, views_nmi, disagree,
+    return Decision(pick, order, ranking, view_best, views_nmi, disagree,
                     both if disagree else None)

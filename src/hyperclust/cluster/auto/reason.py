@@ -52,9 +52,6 @@ def selection_reason(est) -> str:
                 else "")
              for c in est.ranking_.order]
     report, notes = est.selection_report_, []
-    if len(report.tied) > 2:
-        notes.append(f"near tie of {', '.join(report.tied)}: "
-                     f"{report.consensus} agrees most with the others")
     if report.line:
         notes.append(report.line)
     if est.replaced_:
