@@ -160,10 +160,6 @@ def replay(rec, rule, margin=1.5):
     return d.selected, full[d.selected], d.line
 
 
-#: Replayed rules: the previous (9466338), today's, today's on two splits.
-RULES = ("previous", "robust", "robust-2")
-
-
 _LOADED = {}
 
 
@@ -236,28 +232,35 @@ def leave_one_set_out(design, margins=(1.0, 1.5, 2.0)) -> list[str]:
 
 
 def report(design, confirm, markdown=False) -> str:
-    """The tables of both rules on the design and the confirm sets."""
+    """One table per part (design, confirm): each set under the previous rule and today's,
+    then the totals (worst over every set x seed, mean of the per-set means, share of
+    seed-stable sets, runs at chance, collapsed runs, disagreement lines)."""
     lines = []
     for part, sets in (("design", design), ("confirm", confirm)):
-        for rule in RULES:
-            table = summary(rows(sets, rule))
-            if not table:
-                continue
-            lines += [f"### {part} sets, rule {rule}", "",
-                      "| set | seeds | worst ACC | mean ACC | worst gap to best alone | "
-                      "stable | at chance | collapsed | line | picks |", "|---" * 10 + "|"]
-            for name, t in table.items():
-                lines.append(f"| {name} | {t['seeds']} | {t['worst']:.3f} | {t['mean']:.3f} | "
-                             f"{t['gap']:+.3f} | {'yes' if t['stable'] else 'no'} | "
-                             f"{t['chance']} | {t['collapsed']} | {t['lines']} | {t['methods']} |")
-            v = list(table.values())
-            lines += [f"| **all {len(v)}** | | {min(t['worst'] for t in v):.3f} | "
-                      f"{np.mean([t['mean'] for t in v]):.3f} | {min(t['gap'] for t in v):+.3f} | "
-                      f"{np.mean([t['stable'] for t in v]):.0%} | {sum(t['chance'] for t in v)} | "
-                      f"{sum(t['collapsed'] for t in v)} | {sum(t['lines'] for t in v)} | |", ""]
+        tables = {rule: summary(rows(sets, rule)) for rule in ("previous", "robust")}
+        if not tables["robust"]:
+            continue
+        lines += [f"### {part} sets", "",
+                  "| set | seeds | previous: worst / mean ACC, gap, stable | robust: worst / mean "
+                  "ACC, gap, stable | robust: at chance, collapsed, lines | robust picks |",
+                  "|---|---|---|---|---|---|"]
+        for name, t in tables["robust"].items():
+            p = tables["previous"][name]
+            lines.append(f"| {name} | {t['seeds']} | {p['worst']:.3f} / {p['mean']:.3f}, "
+                         f"{p['gap']:+.3f}, {'yes' if p['stable'] else 'no'} | {t['worst']:.3f} / "
+                         f"{t['mean']:.3f}, {t['gap']:+.3f}, {'yes' if t['stable'] else 'no'} | "
+                         f"{t['chance']}, {t['collapsed']}, {t['lines']} | {t['methods']} |")
+        tot = []
+        for rule in ("previous", "robust"):
+            v = list(tables[rule].values())
+            tot.append(f"{rule}: worst {min(t['worst'] for t in v):.3f}, mean "
+                       f"{np.mean([t['mean'] for t in v]):.3f}, worst gap "
+                       f"{min(t['gap'] for t in v):+.3f}, stable "
+                       f"{np.mean([t['stable'] for t in v]):.0%}, at chance {sum(t['chance'] for t in v)}, collapsed "
+                       f"{sum(t['collapsed'] for t in v)}, lines {sum(t['lines'] for t in v)}")
+        lines += ["", f"All {len(tables['robust'])} {part} sets: " + "; ".join(tot) + ".", ""]
     lines += ["### leave-one-set-out (design sets)", "", *leave_one_set_out(design)]
     return "\n".join(lines)
-
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
