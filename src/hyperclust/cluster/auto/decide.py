@@ -4,7 +4,7 @@ set of fits replays it exactly, ``benchmarks/auto_protocol.py``).
 The pick is the race's leader (its mean error over the splits), then:
 
 * **Structure against attributes**: the best partition by the held-out hyperedges alone and
-   the best by the held-out attributes alone are compared; below :data:`DISAGREE_NMI` they
+  the best by the held-out attributes alone are compared; below :data:`DISAGREE_NMI` they
   disagree (a view that cannot tell its best from chance names none). Which of them the
   classes follow cannot be known without labels, so the partition built from both views
   (the best candidate that walks on both) is returned, unless the pick's held-out error is
