@@ -41,7 +41,7 @@ WEIGHT_GRID = (0.0, 0.25, 1.0, 4.0)
 #: The fits of :data:`WEIGHT_GRID` only rank the weights by their hard labels' held-out
 #: error, so each stops once fewer than this share of the nodes change their label in
 #: :data:`LABEL_PATIENCE` iterations in a row (at 10^5-10^6 nodes 5-25 iterations instead of
-#: up to 50; docs/results/auto.md).
+#: up to 50; auto.md at 9466338).
 GRID_LABEL_TOL = 1e-3
 #: The same rule for the final fit, ten times finer: its labels are the result. Memberships
 #: of nodes between two blocks can keep moving by more than ``tol`` long after the hard

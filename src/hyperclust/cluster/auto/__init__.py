@@ -35,7 +35,7 @@ __all__ = ["AutoClusterer", "CANDIDATES", "STRUCTURE_CANDIDATES", "HETEROPHILIC_
 #: Selection scores: held-out prediction (the default) or the random-walk conductance.
 SELECTIONS = ("heldout", "rwr")
 #: Paired standard errors behind the first split's best that still go on in the race: 1.5 fits
-#: ~20% fewer later-split candidates than 2, picks as good (replay, docs/results/auto.md).
+#: ~20% fewer later-split candidates than 2, picks as good (replay, auto.md at 9466338).
 RACE_MARGIN = 1.5
 #: The race's indifference zone (:func:`~hyperclust.selection.race.race_survivors`): a
 #: leader that no survivor can beat by more than this held-out error (1 - AUC) goes on
@@ -43,10 +43,10 @@ RACE_MARGIN = 1.5
 RACE_INDIFFERENCE = 1e-3
 #: k-means restarts of the candidates' fits on the hold-out splits (their own, 10, in the
 #: refit): 5 kept the picks on average at ~.7x the CPU time on cora-ca; 3 made them worse
-#: (mean ACC gap to the best full fit -.0208 vs -.0175, 31 settings; docs/results/auto.md).
+#: (mean ACC gap to the best full fit -.0208 vs -.0175, 31 settings; auto.md at 9466338).
 SPLIT_N_INIT = 5
 #: ``max_iter`` of ``ahcka`` (its own 200 in the refit) in the split fits, which only rank:
-#: 100 kept the picks (replay, docs/results/auto.md); 50 lost cora-ca's (-.021 ACC).
+#: 100 kept the picks (replay, auto.md at 9466338); 50 lost cora-ca's (-.021 ACC).
 SPLIT_MAX_ITER = 100
 #: Residual at which the block eigensolver of the structural input (``hgnn``, ``hsbm``'s
 #: start) stops in the split fits (its own 1e-8 in the refit): the cluster columns are at
@@ -142,7 +142,7 @@ class AutoClusterer(HypergraphClusterer):
     n_splits : int, default 3
         Independent hold-out splits whose errors are averaged (each refits the candidates
         still in the ``race``; more splits, less noise in the pick: with one split the pick
-        on co-citation sets varied with the split, docs/results/auto.md).
+        on co-citation sets varied with the split, auto.md at 9466338).
     race : int or None, default 4
         With ``n_splits > 1``, only the ``race`` best candidates of the first split are
         fitted and scored on the other splits (None: every candidate): a race, costing

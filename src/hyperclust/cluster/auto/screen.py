@@ -36,7 +36,7 @@ SCREEN_MARGIN = 3.0
 #: with the held-out items as the standard errors do. Measured (forced coarse graph, 2
 #: probes, 6 shared sets x 5 seeds): every candidate today's race keeps was within 3 SEs
 #: + .0096 of the leader; on the SBM the nearest graph-fitted one was 3 SEs + .021 (10^5)
-#: and + .020 (10^6) behind (docs/results/auto.md): .014 is ~1.4x from either.
+#: and + .020 (10^6) behind (auto.md at 9466338): .014 is ~1.4x from either.
 SCREEN_SLACK = 0.014
 #: ``max_iter`` of the graph-fitted candidates on the coarse graph (``ahcka``'s orthogonal
 #: iterations; the race's own cap is 100): at 10^5 and 10^6 on the SBM, 40 gave the same
