@@ -29,7 +29,10 @@ def test_auto_picks_the_lowest_heldout_error_and_records_everything(weak_edges):
     hg = weak_edges
     est = AutoClusterer(3, n_splits=1, random_state=1).fit(hg)
     assert set(est.scores_) == set(CANDIDATES) == set(est.candidates_)
-    assert est.selected_ == min(est.scores_, key=est.scores_.get)
+    assert est.ranking_.selected == min(est.scores_, key=est.scores_.get)
+    # the leader, or the candidate built from both views where the views disagree
+    assert est.selected_ == est.selection_report_.selected in (
+        est.ranking_.selected, est.selection_report_.both_views)
     # candidates are fitted on the training part; the scores are the held-out error there
     assert est.split_.train.n_edges < hg.n_edges
     assert est.split_.train.features.shape[1] < hg.features.shape[1]

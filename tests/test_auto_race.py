@@ -117,7 +117,7 @@ def test_the_split_fits_cap_ahckas_iterations_and_the_refit_runs_its_own(planted
 
 
 def test_no_knn_search_where_nothing_walks_on_it(planted, monkeypatch):
-    import hyperclust.cluster.auto as auto
+    import hyperclust.cluster.auto._fitting as auto
 
     searches, search = [], auto.knn_affinity
     monkeypatch.setattr(auto, "knn_affinity",

@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import hyperclust.cluster.knn_screen as screen
+import hyperclust.cluster.auto.screen as screen
+from hyperclust.cluster.auto import holdout_splits
+from hyperclust.cluster.auto._fitting import Settings
 from hyperclust.cluster import AutoClusterer
 from hyperclust.datasets.synthetic import hypergraph_sbm
 from hyperclust.operators.knn import (ann_available, coarse_cosine_neighbors,
@@ -78,7 +80,7 @@ def test_below_the_crossover_the_screen_changes_nothing(edges_lead):
 @needs_faiss
 def test_far_behind_on_the_coarse_graph_the_accurate_search_never_runs(edges_lead,
                                                                        monkeypatch):
-    import hyperclust.cluster.auto as auto
+    import hyperclust.cluster.auto._fitting as auto
 
     searches = []
     monkeypatch.setattr(auto, "knn_affinity", lambda *a, **kw: searches.append(1))
@@ -112,9 +114,11 @@ def test_close_on_the_coarse_graph_the_fit_is_the_unscreened_one(edges_lead, mon
 @needs_faiss
 def test_the_screen_caps_the_iterations_of_the_graph_fitted_fits(edges_lead):
     est = AutoClusterer(3, candidates=FEW, random_state=0)
-    est.skipped_, split, times = {}, est._splits(edges_lead, 0)[0], {}
-    labels, fitted, *_ = screen.coarse_fit(est, split.train, split, 3, 0, FEW, 0.5, times)
-    assert list(labels) == list(FEW)
-    assert fitted["ahcka"].max_iter == screen.SCREEN_MAX_ITER < est.split_max_iter
-    assert {"knn-screen", "ahcka-screen", "hgnn-mixed-screen", "hgnn"} <= set(times)
-    assert "ahcka" not in times
+    split = holdout_splits(edges_lead, "heldout", 0.1, 1, 0)[0]
+    s = Settings(3, 0, 0.5, 10, "auto", "precision", 0.2, 3, "min", False,
+                 est.split_n_init, est.split_max_iter, est.split_tol)
+    fits = screen.coarse_fit(s, split.train, split, FEW)
+    assert list(fits.labels) == list(FEW)
+    assert fits.fitted["ahcka"].max_iter == screen.SCREEN_MAX_ITER < est.split_max_iter
+    assert {"knn-screen", "ahcka-screen", "hgnn-mixed-screen", "hgnn"} <= set(s.times)
+    assert "ahcka" not in s.times

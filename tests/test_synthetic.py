@@ -53,3 +53,48 @@ def test_bad_parameters():
         hypergraph_sbm(10, 1)
     with pytest.raises(ValueError, match="lo <= hi"):
         hypergraph_sbm(100, 2, edge_sizes=(5, 2))
+
+
+def _views(agreement, noise=None, seed=0):
+    from hyperclust.datasets.synthetic import two_view_sbm
+
+    return [two_view_sbm(900, 3, agreement=agreement, classes=c, noise=noise, random_state=seed)
+            for c in ("edges", "features")]
+
+
+def _centroid_share(hg):
+    """Share of the attribute variance between the label groups (R^2 of the labels)."""
+    X, y = hg.features, hg.labels
+    means = np.stack([X[y == c].mean(axis=0) for c in np.unique(y)])
+    return float(((means[y] - X.mean(axis=0)) ** 2).sum() / ((X - X.mean(axis=0)) ** 2).sum())
+
+
+@pytest.mark.parametrize("agreement", [0.0, 0.5, 1.0])
+def test_two_views_agree_as_the_knob_says(agreement):
+    e, f = _views(agreement)
+    # same draws whichever partition is the labels: only the labels differ
+    assert e.n_edges == f.n_edges and np.array_equal(e.features, f.features)
+    same = float(np.mean(e.labels == f.labels))  # a node keeps its part w.p. agreement
+    assert same == pytest.approx(agreement + (1 - agreement) / 3, abs=0.04)
+    # the hyperedges follow the edge partition, the attributes the feature partition
+    assert e.homophily()["pairwise"] > 0.7
+    assert f.homophily()["pairwise"] == pytest.approx(
+        1 / 3 + agreement ** 2 * (e.homophily()["pairwise"] - 1 / 3), abs=0.06)
+    assert _centroid_share(f) > 0.08 and _centroid_share(e) == pytest.approx(
+        agreement ** 2 * _centroid_share(f), abs=0.03)
+
+
+def test_a_noise_view_carries_no_partition():
+    e, f = _views(0.0, noise="edges")
+    assert e.homophily()["pairwise"] == pytest.approx(1 / 3, abs=0.03)
+    e, f = _views(0.0, noise="features")
+    assert _centroid_share(f) < 0.01 and e.homophily()["pairwise"] > 0.7
+
+
+def test_two_view_bad_parameters():
+    from hyperclust.datasets.synthetic import two_view_sbm
+
+    with pytest.raises(ValueError, match="classes"):
+        two_view_sbm(50, 2, classes="labels")
+    with pytest.raises(ValueError, match="agreement"):
+        two_view_sbm(50, 2, agreement=1.5)

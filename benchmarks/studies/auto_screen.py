@@ -40,35 +40,40 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # knn_recall_need
 def first_split_both(hg, k, seed, probes):
     """The row of one (input, seed): see the module docstring."""
     import hyperclust.operators.knn as knn
-    from hyperclust.cluster.auto import AutoClusterer
+    from hyperclust.cluster.auto import (AutoClusterer, RaceRule, first_survivors,
+                                         holdout_splits, resolve_beta)
+    from hyperclust.cluster.auto._fitting import Fits, Settings, fit_round, score
+    from hyperclust.cluster.auto.screen import coarse_fit, graph_fitted, screen_gaps
     from hyperclust.cluster.hsbm_heldout import paired_standard_errors
-    from hyperclust.cluster.knn_screen import coarse_fit, graph_fitted, screen_gaps
     from hyperclust.metrics import acc
     from hyperclust.selection.loop import rank_candidates
 
     knn.COARSE_PROBES = probes
     est = AutoClusterer(k, random_state=seed)
-    beta, est.alignment_ = est._resolve_beta(hg)
-    est.heterophilic_ = bool(est.alignment_ is not None and est.alignment_.heterophilic)
-    names = est._candidate_names(True, est.heterophilic_)
-    split, est.skipped_ = est._splits(hg, seed)[0], {}
-    graph, times, out = graph_fitted(names), {}, {}
+    beta, alignment = resolve_beta(hg, est.beta)
+    heterophilic = bool(alignment is not None and alignment.heterophilic)
+    names = est._candidate_names(True, heterophilic)
+    split = holdout_splits(hg, "heldout", est.holdout_share, est.n_splits, seed)[0]
+    s = Settings(k, seed, beta, est.n_neighbors, est.knn_method, est.view_weights, est.alpha,
+                 est.n_hops, est.balance, heterophilic, est.split_n_init, est.split_max_iter,
+                 est.split_tol)
+    rule = RaceRule(est.race, est.race_margin, est.race_se, est.race_indifference)
+    graph, out = graph_fitted(names), {}
     c0 = time.process_time()
-    coarse = coarse_fit(est, split.train, split, k, seed, names, beta, times)
-    fine = est._fit_on(split.train, split, k, seed, graph, beta, times, score=False)[0]
+    coarse = coarse_fit(s, split.train, split, names)
+    fine = fit_round(s, split.train, split, graph).labels
     cpu = time.process_time() - c0
-    labels = {"coarse": coarse[0],
-              "accurate": {c: (fine if c in graph else coarse[0])[c] for c in coarse[0]}}
-    for kind, lab in labels.items():
-        scores, memo = ((coarse[3], coarse[4]) if kind == "coarse"
-                        else est._scores(split.train, split, lab, None))
-        lead = rank_candidates(lab, scores, k).order[0]
-        se = paired_standard_errors(split, lab, lead, est.view_weights, memo)
-        kept = est._race(lab, scores, k, split, memo)
-        out[kind] = {"lead": lead, "race": kept,
-                     "gaps": {c: [g, s, g / s if s else 0.0]
-                              for c, (g, s) in screen_gaps(scores, se, lead, graph).items()},
-                     "errors": {c: float(e) for c, e in scores.items()}}
+    accurate = score(s, split.train, split, Fits(
+        {c: (fine if c in graph else coarse.labels)[c] for c in coarse.labels}, {}, {}))
+    labels = {"coarse": coarse.labels, "accurate": accurate.labels}
+    for kind, fits in (("coarse", coarse), ("accurate", accurate)):
+        lead = rank_candidates(fits.labels, fits.scores, k).order[0]
+        se = paired_standard_errors(split, fits.labels, lead, est.view_weights, fits.memo)
+        out[kind] = {"lead": lead, "race": first_survivors(s, fits, split, rule),
+                     "gaps": {c: [g, e, g / e if e else 0.0]
+                              for c, (g, e) in screen_gaps(fits.scores, se, lead, graph).items()},
+                     "errors": {c: float(e) for c, e in fits.scores.items()}}
+    times = s.times
     y = np.asarray(hg.labels)
     return {"n": hg.n_nodes, "seed": seed, "probes": probes,
             "knn_cpu": {c: round(times[c], 2) for c in ("knn", "knn-screen") if c in times},

@@ -75,7 +75,7 @@ def main(argv=None):
     from hyperclust.bench.provenance import load_average
     from hyperclust.cluster.ahcka import AHCKA, discretize
     from hyperclust.datasets.synthetic import hypergraph_sbm
-    from hyperclust.threads import thread_limit
+    from hyperclust.runtime.threads import thread_limit
 
     header()
     rng = np.random.default_rng(0)

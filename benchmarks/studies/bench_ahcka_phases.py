@@ -40,7 +40,7 @@ import hyperclust.cluster.ahcka as A
 from hyperclust.bench.memory import PeakMemory
 from hyperclust.datasets.synthetic import hypergraph_sbm
 from hyperclust.operators.knn import MixedWalk
-from hyperclust.threads import thread_limit
+from hyperclust.runtime.threads import thread_limit
 
 n = int(float(sys.argv[1]))
 T, C, widths = collections.defaultdict(float), collections.Counter(), collections.Counter()

@@ -25,7 +25,7 @@ from hyperclust.cluster.registry import make_estimator
 from hyperclust.datasets.synthetic import hypergraph_sbm
 from hyperclust.cluster.node_order import fitting_copy
 from hyperclust.hypergraph.ordering import cache_order
-from hyperclust.threads import thread_limit
+from hyperclust.runtime.threads import thread_limit
 
 
 def fit_cpu(method, hg, reorder: bool):

@@ -53,7 +53,7 @@ from hyperclust.operators._topk import (order_by_value, top_k_lowest_id,  # noqa
 from hyperclust.operators.neighbors import (_CHUNK_ENTRIES, _search_layout,  # noqa: E402
                                             _unit_rows, approximate_cosine_neighbors,
                                             exact_cosine_neighbors)
-from hyperclust.threads import thread_limit  # noqa: E402
+from hyperclust.runtime.threads import thread_limit  # noqa: E402
 
 KEY = ("dataset", "threads")
 

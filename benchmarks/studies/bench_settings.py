@@ -53,7 +53,7 @@ def spectral_rows(name, hg, seeds, tols, n_inits, store=None):
     from hyperclust.bench.provenance import load_average
     from hyperclust.cluster.spectral import SpectralHypergraphClustering
     from hyperclust.metrics import ari
-    from hyperclust.threads import thread_limit
+    from hyperclust.runtime.threads import thread_limit
 
     k = hg.n_classes
 

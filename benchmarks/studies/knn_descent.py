@@ -256,7 +256,7 @@ def main(argv=None):
     from hyperclust.bench.provenance import load_average
     from hyperclust.operators import neighbors as nb
     from hyperclust.operators._rerank import rerank
-    from hyperclust.threads import thread_limit
+    from hyperclust.runtime.threads import thread_limit
 
     for name in args.sets:
         X = features(name)

@@ -355,6 +355,8 @@ class AHCKA(HypergraphClusterer):
         Orthogonal iterations run.
     best_iter_ : int
         Iteration of the selected clustering (0 = the initial assignment).
+    selection_reason_ : str
+        One line: the iteration kept and why.
     degenerate_ : bool
         Whether every check was degenerate (a giant cluster plus slivers,
         :func:`~hyperclust.selection.objectives.is_degenerate`), so that ``labels_`` come from
@@ -452,6 +454,11 @@ class AHCKA(HypergraphClusterer):
         self.objective_history_ = history
         self.n_iter_ = it
         self.walk_ = M
+        self.selection_reason_ = (
+            f"kept iteration {self.best_iter_} of {it} by random-walk conductance, lower is "
+            "better, a degenerate check last" + ("; every check was degenerate: k-means on "
+                                                  "the embedding's rows" if self.degenerate_
+                                                  else f" ({self.objective_:.4f})"))
         return self
 
 

@@ -19,6 +19,7 @@ from collections import deque
 import numpy as np
 
 from ..operators.row_ranges import even_ranges, run_on_ranges
+from ..selection.loop import keep_best
 from ..selection.objectives import is_degenerate
 from .block_argmax import BLOCK_ENTRIES
 
@@ -101,7 +102,7 @@ class CheckQueue:
             self.history.append((c.it, f))
             self.logger.debug("AHCKA: objective of iteration %d: %.6f", c.it, f)
             bad = is_degenerate(c.labels, self.k)
-            if self.best is None or (bad, f) < self.best[:2]:
+            if keep_best(self.best, bad, f):
                 self.best = (bad, f, c.labels, c.embedding, c.it)
             if c.it > 0:
                 self.rises = self.rises + 1 if f > self.last else 0

@@ -9,15 +9,13 @@ A plugin makes a registered method a candidate with :func:`register_candidate`.
 from __future__ import annotations
 
 import dataclasses
-import sys
-import time
 
 from .._registry import add_entry
 from .registry import (CANDIDATE_TABLE, METHODS, WALKS, Candidate, make_estimator,
                        register_method)
 
-__all__ = ["Candidate", "CANDIDATE_TABLE", "WALKS", "candidate_fitter", "default_candidates",
-           "make_candidate", "register_candidate"]
+__all__ = ["Candidate", "CANDIDATE_TABLE", "WALKS", "default_candidates", "fit_candidate",
+           "make_candidate", "register_candidate", "skip_reason"]
 
 
 def register_candidate(name: str, candidate: Candidate, *, replace: bool = False) -> None:
@@ -77,60 +75,53 @@ def make_candidate(name: str, n_clusters: int, random_state, settings: dict):
     return est.set_params(**{kw: settings[p] for p, kw in candidate.settings.items()}), candidate
 
 
-def candidate_fitter(hg, n_clusters, random_state, names, settings, walks, affinity, fitted,
-                     times, skipped, *, key=None, caps=None, verbose=False):
-    """``fit(name) -> labels or None``: fits candidate ``name`` on ``hg`` with the shared
-    walks and kNN affinity (None, recorded in ``skipped``, when it cannot run on this input).
+def skip_reason(name: str, n_clusters: int, n_nodes: int) -> str | None:
+    """Why candidate ``name`` cannot run on ``n_nodes`` nodes, or None.
+
+    Examples
+    --------
+    >>> skip_reason("spectral-zhou", 5, 5), skip_reason("hgnn", 5, 5)
+    ('spectral clustering needs n_clusters < n_nodes', None)
+    """
+    if name.startswith("spectral") and n_clusters >= n_nodes:
+        return "spectral clustering needs n_clusters < n_nodes"
+    return None
+
+
+def fit_candidate(name, hg, n_clusters, random_state, settings, walks, caps=None):
+    """Candidate ``name`` fitted on ``hg`` with the shared walks.
 
     Parameters
     ----------
+    name : str
     hg : Hypergraph, n nodes
     n_clusters, random_state : int
-    names : sequence of str
-        The candidates of this round (for the progress line).
     settings : dict
         ``beta``, ``n_neighbors``, ``knn_method`` (:func:`make_candidate`).
-    walks : dict of str -> MixedWalk
-        By :data:`WALKS` kind; ``affinity``: the kNN affinity, shape (n, n), or None.
-    fitted, times, skipped : dict
-        Filled in place: the fitted estimators, the seconds per fit (under ``key`` or the
-        name, summed), the reason a candidate was skipped.
+    walks : dict
+        By :data:`WALKS` kind: ``"plain"``/``"lazy"`` MixedWalks, ``"affinity"`` the kNN
+        affinity, shape (n, n), or None (no kNN graph).
     caps : dict or None
         Parameters (e.g. ``{"n_init": 5}``) set where the candidate has them (a None
         value: its own).
-    verbose : bool
-        One progress line per fit to stderr.
 
     Examples
     --------
     >>> from hyperclust.datasets import hypergraph_sbm
     >>> hg = hypergraph_sbm(60, 2, homophily=0.9, n_features=0, random_state=0)
-    >>> fitted, times, skipped = {}, {}, {}
-    >>> fit = candidate_fitter(hg, 2, 0, ("hgnn",), {"beta": 0.5, "n_neighbors": 5,
-    ...                        "knn_method": "auto"}, {}, None, fitted, times, skipped)
-    >>> fit("hgnn").shape, list(fitted), list(times)
-    ((60,), ['hgnn'], ['hgnn'])
+    >>> est = fit_candidate("hgnn", hg, 2, 0, {"beta": 0.5, "n_neighbors": 5,
+    ...                     "knn_method": "auto"}, {"affinity": None})
+    >>> est.labels_.shape
+    (60,)
     """
-    def fit(name):
-        if name.startswith("spectral") and n_clusters >= hg.n_nodes:
-            skipped[name] = "spectral clustering needs n_clusters < n_nodes"
-            return None
-        t0 = time.perf_counter()
-        est, candidate = make_candidate(name, n_clusters, random_state, settings)
-        own = est.get_params()
-        est.set_params(**{p: int(v) for p, v in (caps or {}).items()
-                          if v is not None and p in own})
-        if candidate.walk is None or (affinity is None and not candidate.walk_without_features):
-            est.fit(hg)
-        elif candidate.walk == "affinity":
-            est.fit(hg, affinity=affinity)
-        else:
-            est.fit(hg, walk=walks[candidate.walk])
-        times[key or name] = times.get(key or name, 0.0) + time.perf_counter() - t0
-        fitted[name] = est
-        if verbose:
-            print(f"auto: {key or name} fitted in {time.perf_counter() - t0:.2f} s "
-                  f"({names.index(name) + 1}/{len(names)})", file=sys.stderr, flush=True)
-        return est.labels_
-
-    return fit
+    est, candidate = make_candidate(name, n_clusters, random_state, settings)
+    own = est.get_params()
+    est.set_params(**{p: int(v) for p, v in (caps or {}).items() if v is not None and p in own})
+    affinity = walks.get("affinity")
+    if candidate.walk is None or (affinity is None and not candidate.walk_without_features):
+        est.fit(hg)
+    elif candidate.walk == "affinity":
+        est.fit(hg, affinity=affinity)
+    else:
+        est.fit(hg, walk=walks[candidate.walk])
+    return est

@@ -26,6 +26,7 @@ from sklearn.preprocessing import normalize
 
 from .._validation import Interval
 from ..runtime.threads import kernel_thread_limit
+from ..selection.loop import keep_best
 from ..selection.objectives import is_degenerate
 from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
 from .baselines import HGNNSmoothingKMeans, reduce_features
@@ -40,7 +41,7 @@ WEIGHT_GRID = (0.0, 0.25, 1.0, 4.0)
 #: The fits of :data:`WEIGHT_GRID` only rank the weights by their hard labels' held-out
 #: error, so each stops once fewer than this share of the nodes change their label in
 #: :data:`LABEL_PATIENCE` iterations in a row (at 10^5-10^6 nodes 5-25 iterations instead of
-#: up to 50; docs/results/auto.md).
+#: up to 50; auto.md at 9466338).
 GRID_LABEL_TOL = 1e-3
 #: The same rule for the final fit, ten times finer: its labels are the result. Memberships
 #: of nodes between two blocks can keep moving by more than ``tol`` long after the hard
@@ -82,7 +83,10 @@ class HypergraphSBM(HypergraphClusterer):
         The memberships ``Q``.
     attribute_weight_ : float
     heldout_errors_ : dict of float -> float
-        Held-out error of every ``gamma`` tried (empty when not chosen by hold-out).
+        Held-out error of every ``gamma`` tried (empty when not chosen by hold-out); a
+        degenerate fit ranks last whatever its error.
+    selection_reason_ : str or None
+        One line: the weight chosen and every weight's error (None when not chosen).
     n_iter_ : int
         EM iterations of the final fit.
     degenerate_ : bool
@@ -132,6 +136,9 @@ class HypergraphSBM(HypergraphClusterer):
         if self.degenerate_:
             labels = np.argmax(start, axis=1).astype(np.int64)
         self.labels_, self.embedding_, self.attribute_weight_ = labels, Q, gamma
+        self.selection_reason_ = None if not self.heldout_errors_ else (
+            f"attribute weight {gamma:g} by held-out error, lower is better, a degenerate "
+            "fit last: " + ", ".join(f"{g:g} {e:.4f}" for g, e in self.heldout_errors_.items()))
         return self
 
     def _choose_weight(self, hg, k, seed):
@@ -144,11 +151,11 @@ class HypergraphSBM(HypergraphClusterer):
         for gamma in WEIGHT_GRID:
             Q, _ = self._em(operands, k, gamma, train_start, label_tol=GRID_LABEL_TOL)
             labels = np.argmax(Q, axis=1)
-            error = heldout_error(split, labels) + (1.0 if is_degenerate(labels, k) else 0.0)
+            error, bad = heldout_error(split, labels), is_degenerate(labels, k)
             self.heldout_errors_[gamma] = error
-            if best is None or error < best[0]:
-                best = (error, gamma, Q)
-        return best[1], best[2]
+            if keep_best(best, bad, error):
+                best = (bad, error, gamma, Q)
+        return best[2], best[3]
 
     def _operands(self, hg, seed, gamma):
         """``(A, Z, has_row)`` of :meth:`_em` on ``hg``: its clique expansion and, when

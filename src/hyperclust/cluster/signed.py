@@ -26,7 +26,7 @@ class SignedSpectralClustering(HypergraphClusterer):
     vector) are scaled to unit rows and clustered by k-means. On
     ``hypergraph_sbm(2000, 4, homophily=0, 32 features, snr .35)``, 5 seeds: ACC .81
     against .74 for spectral clustering of the kNN graph alone and .78 for k-means on the
-    features (docs/results/auto.md). Needs node features.
+    features (docs/results/auto.md at 9466338). Needs node features.
 
     Parameters
     ----------

@@ -1,4 +1,5 @@
-"""Synthetic hypergraphs: a hypergraph stochastic block model with a homophily knob.
+"""Synthetic hypergraphs: a hypergraph stochastic block model with a homophily knob, and a
+two-view one whose hyperedges and attributes follow different partitions.
 
 The knob is the *measured* quantity: ``homophily`` is the expected pairwise rate, the chance
 that two members of a hyperedge share a class (averaged over hyperedges), which
@@ -22,7 +23,7 @@ import numpy as np
 from .._validation import check_int
 from ..hypergraph import Hypergraph
 
-__all__ = ["hypergraph_sbm", "min_pairwise_rate"]
+__all__ = ["VIEWS", "hypergraph_sbm", "min_pairwise_rate", "two_view_sbm"]
 
 
 def min_pairwise_rate(size, n_classes: int) -> np.ndarray:
@@ -200,3 +201,70 @@ def hypergraph_sbm(n_nodes: int = 1000, n_classes: int = 4, *, homophily: float 
     return Hypergraph.from_pairs(members, edge_of_slot, n_nodes=n, n_edges=m, labels=labels,
                                  features=features, duplicates="merge",
                                  name=name or f"hsbm(h={h:g})")
+
+
+#: Which partition a :func:`two_view_sbm` draws with, by the view it carries.
+VIEWS = ("edges", "features")
+
+
+def two_view_sbm(n_nodes: int = 1000, n_classes: int = 4, *, agreement: float = 0.0,
+                 classes: str = "edges", noise: str | None = None, homophily: float = 0.8,
+                 edge_sizes=(2, 6), n_features: int = 32, feature_snr: float = 0.5,
+                 random_state=0) -> Hypergraph:
+    """A hypergraph whose hyperedges follow one partition and whose attributes another.
+
+    The hyperedges are drawn as in :func:`hypergraph_sbm` from a balanced partition ``a``;
+    the attributes are ``feature_snr * centre[b] + N(0, I)`` for a partition ``b`` that keeps
+    each node's part of ``a`` with probability ``agreement`` and otherwise draws it from an
+    independent balanced partition: 0, independent views; 1, one partition behind both. The
+    classes (``labels``) are ``a`` or ``b`` (``classes``); the random draws do not depend on
+    ``classes``, so the two calls with the same seed give the same hypergraph with each
+    partition as its labels.
+
+    Parameters
+    ----------
+    n_nodes, n_classes : int
+    agreement : float in [0, 1]
+    classes : {"edges", "features"}
+        The view whose partition the labels are.
+    noise : {"edges", "features"} or None
+        A view made pure noise: hyperedges at the random-pair rate ``1 / n_classes``, or
+        attributes without signal (``feature_snr`` 0).
+    homophily, edge_sizes : as :func:`hypergraph_sbm`, for ``a``
+    n_features : int >= 1
+    feature_snr : float >= 0
+    random_state : int
+
+    Returns
+    -------
+    Hypergraph
+
+    Examples
+    --------
+    >>> from hyperclust.metrics import evaluate
+    >>> e = two_view_sbm(300, 3, agreement=0.0, classes="edges", random_state=0)
+    >>> f = two_view_sbm(300, 3, agreement=0.0, classes="features", random_state=0)
+    >>> bool(evaluate(e.labels, f.labels)["nmi"] < 0.05), e.homophily()["pairwise"] > 0.7
+    (True, True)
+    """
+    if classes not in VIEWS or noise not in (None, *VIEWS):
+        raise ValueError(f"classes must be one of {VIEWS} and noise None or one of them, got "
+                         f"{classes!r}, {noise!r}")
+    if not 0.0 <= float(agreement) <= 1.0:
+        raise ValueError(f"agreement must lie in [0, 1], got {agreement!r}")
+    n, k, h, d = _check_sbm(n_nodes, n_classes, homophily, 0.0, feature_snr, n_features)
+    if d < 1:
+        raise ValueError("two_view_sbm needs n_features >= 1")
+    rng = np.random.default_rng(random_state)
+    a, other = rng.permutation(np.arange(n) % k), rng.permutation(np.arange(n) % k)
+    b = np.where(rng.random(n) < float(agreement), a, other)
+    pool, class_count = _edge_pool(rng, a, k, 0.0)
+    sizes = _edge_sizes(rng, edge_sizes, n, None, pool.size)
+    members, edge_of_slot = _draw_members(rng, sizes, k, 1.0 / k if noise == "edges" else h,
+                                          pool, class_count)
+    snr = 0.0 if noise == "features" else float(feature_snr)
+    features = snr * rng.normal(size=(k, d))[b] + rng.normal(size=(n, d))
+    return Hypergraph.from_pairs(members, edge_of_slot, n_nodes=n, n_edges=sizes.size,
+                                 labels=a if classes == "edges" else b, features=features,
+                                 duplicates="merge",
+                                 name=f"two-view(agreement={float(agreement):g}, {classes})")

@@ -25,6 +25,7 @@ from ..cluster.ahcka import AHCKA
 from ..cluster.rounding import kmeans_on_rows
 from ..cluster.base import HypergraphClusterer, check_n_clusters
 from .._validation import Interval
+from ..selection.loop import keep_best
 from ..selection.objectives import sizes_are_degenerate
 from ._params import twin_constraints, twin_init
 from ._tasks import RETRIES
@@ -348,7 +349,7 @@ class DistributedAHCKA(HypergraphClusterer):
         f, counts = walk_objective(self._client, walk.counts, walk.Y, z, trace, args)
         bad = sizes_are_degenerate(counts, k)
         self._history.append((walk.it, f))
-        if self._best is None or (bad, f) < self._best[:2]:
+        if keep_best(self._best, bad, f):
             self._best = (bad, f, walk.labels,
                           [self._submit(_leading, qb, k) for qb in walk.q], walk.it)
         if self._history[:-1]:

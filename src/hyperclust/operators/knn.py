@@ -330,7 +330,7 @@ def coarse_cosine_neighbors(X, n_neighbors: int, *, n_probe: int | None = None,
     At 10^6 x 32 (one thread) 1 / 2 / 4 probes cost 21.5 / 26.3 / 37.4 CPU s at recall@10
     .087 / .143 / .222 (the lists' k-means and assignment are most of it), the HNSW path
     (:func:`approximate_cosine_neighbors`) ~350-480 s at .957: a graph to *compare*
-    candidates on, not to cluster on (:mod:`hyperclust.cluster.knn_screen`). Deterministic
+    candidates on, not to cluster on (:mod:`hyperclust.cluster.auto.screen`). Deterministic
     given the seed and independent of the number of threads (the lists are trained on one
     thread; each query is independent).
 

@@ -17,7 +17,8 @@ import numpy as np
 
 from .objectives import is_degenerate
 
-__all__ = ["Ranking", "fit_candidates", "rank_candidates", "rank_rounds", "select"]
+__all__ = ["Ranking", "fit_candidates", "keep_best", "rank_candidates", "rank_key", "rank_rounds",
+           "select"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,33 @@ class Ranking:
         if self.n_found[name] < self.wanted:
             return " (fewer clusters: ranked last)"
         return " (giant cluster plus slivers: ranked last)" if self.degenerate[name] else ""
+
+
+def rank_key(degenerate, score) -> tuple:
+    """The one order of every selecting estimator: a degenerate clustering ranks after every
+    one that is not, whatever its score; then the lower score.
+
+    Examples
+    --------
+    >>> sorted([rank_key(True, 0.1), rank_key(False, 0.9)])
+    [(False, 0.9), (True, 0.1)]
+    """
+    return bool(degenerate), float(score)
+
+
+def keep_best(best, degenerate, score) -> bool:
+    """Whether a clustering (``degenerate``, ``score``) replaces ``best``, the tuple
+    ``(degenerate, score, ...)`` kept so far (None: nothing yet), by :func:`rank_key`;
+    a tie keeps the earlier.
+
+    Examples
+    --------
+    >>> keep_best(None, True, 0.5), keep_best((True, 0.1), False, 0.9)
+    (True, True)
+    >>> keep_best((False, 0.2), False, 0.2)
+    False
+    """
+    return best is None or rank_key(degenerate, score) < rank_key(*best[:2])
 
 
 def fit_candidates(names: Iterable[str], fit: Callable) -> dict:
@@ -118,7 +146,8 @@ def rank_candidates(labels: dict, scores: dict, n_clusters: int) -> Ranking:
     wanted = min(int(n_clusters), len(labels[names[0]])) if names else int(n_clusters)
     n_found = {c: int(np.unique(np.asarray(labels[c])).size) for c in names}
     degenerate = {c: is_degenerate(labels[c], wanted) for c in names}
-    order = sorted(names, key=lambda c: (n_found[c] < wanted, degenerate[c], scores[c]))
+    order = sorted(names, key=lambda c: (n_found[c] < wanted,
+                                        *rank_key(degenerate[c], scores[c])))
     return Ranking(tuple(order), dict(scores), n_found, degenerate, wanted)
 
 

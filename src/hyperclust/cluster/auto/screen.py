@@ -13,18 +13,21 @@ one comes within ``SCREEN_MARGIN`` paired standard errors plus ``SCREEN_SLACK`` 
 leader's held-out error, the accurate search runs and they are refitted on it (the fit then
 goes on exactly as without the screen); otherwise they leave the race and the accurate
 search never runs. The margins bound the measured understatement of a cheap graph
-(``benchmarks/studies/auto_screen.py``, docs/results/auto.md).
+(``benchmarks/studies/auto_screen.py``).
 """
 
 from __future__ import annotations
 
-from ..operators.knn import searches_approximately
-from ..selection.loop import rank_candidates
-from .candidates import CANDIDATE_TABLE
-from .hsbm_heldout import paired_standard_errors
+from dataclasses import dataclass
 
-__all__ = ["SCREEN_MARGIN", "SCREEN_MAX_ITER", "SCREEN_SLACK", "coarse_fit", "first_fit",
-           "graph_fitted", "screen_gaps", "screened_in"]
+from ...operators.knn import searches_approximately
+from ...selection.loop import rank_candidates
+from ..candidates import CANDIDATE_TABLE
+from ..hsbm_heldout import paired_standard_errors
+from ._fitting import Fits, Settings, fit_round, score
+
+__all__ = ["SCREEN_MARGIN", "SCREEN_MAX_ITER", "SCREEN_SLACK", "Screen", "coarse_fit",
+           "first_fit", "graph_fitted", "screen_gaps", "screened_in"]
 
 #: Paired standard errors (those of the race) within which a graph-fitted candidate on the
 #: coarse graph calls for the accurate search, ...
@@ -33,7 +36,7 @@ SCREEN_MARGIN = 3.0
 #: with the held-out items as the standard errors do. Measured (forced coarse graph, 2
 #: probes, 6 shared sets x 5 seeds): every candidate today's race keeps was within 3 SEs
 #: + .0096 of the leader; on the SBM the nearest graph-fitted one was 3 SEs + .021 (10^5)
-#: and + .020 (10^6) behind (docs/results/auto.md): .014 is ~1.4x from either.
+#: and + .020 (10^6) behind (auto.md at 9466338): .014 is ~1.4x from either.
 SCREEN_SLACK = 0.014
 #: ``max_iter`` of the graph-fitted candidates on the coarse graph (``ahcka``'s orthogonal
 #: iterations; the race's own cap is 100): at 10^5 and 10^6 on the SBM, 40 gave the same
@@ -92,6 +95,28 @@ def screened_in(gaps: dict, lead: str, margin: float = SCREEN_MARGIN,
                  if c == lead or gap <= float(margin) * se + float(slack))
 
 
+@dataclass(frozen=True)
+class Screen:
+    """What the kNN screen did on the first split.
+
+    Attributes
+    ----------
+    gaps : dict of str -> (float, float) or None
+        Each graph-fitted candidate's error on the coarse graph minus the leader's, and its
+        paired standard error (:func:`screen_gaps`); None where no screen ran.
+    accurate : bool or None
+        Whether the accurate search ran after it (None: no screen ran).
+
+    Examples
+    --------
+    >>> Screen().gaps is None, Screen({"ahcka": (0.1, 0.01)}, False).accurate
+    (True, False)
+    """
+
+    gaps: dict | None = None
+    accurate: bool | None = None
+
+
 def _merged(names, graph, graph_labels, other_labels) -> dict:
     """The labels of ``names`` in their order: the graph-fitted ones from ``graph_labels``,
     the others from ``other_labels`` (a candidate missing from its dict, skipped, is left out)."""
@@ -99,15 +124,12 @@ def _merged(names, graph, graph_labels, other_labels) -> dict:
             if c in (graph_labels if c in graph else other_labels)}
 
 
-def first_fit(est, hg, split, k, seed, names, beta, times):
-    """``est._fit_on`` of the first split (``(labels, fitted, walks, scores, memo)``) of an
-    :class:`~hyperclust.cluster.auto.AutoClusterer` ``est``, through the screen when
-    ``est.knn_screen`` is on, a split is held out and its attributes would be searched
-    approximately: the graph-fitted candidates are fitted on the coarse graph
-    (``fit_times_`` keys ``"knn-screen"``, ``"<name>-screen"``), and refitted after the
-    accurate search only if one may win (then everything is as without the screen). Sets
-    ``est.knn_screen_`` (the gaps of :func:`screen_gaps`, None where no screen ran) and
-    ``est.accurate_knn_`` (whether the accurate search ran after it).
+def first_fit(s: Settings, hg, split, names, screen: bool = True) -> tuple[Fits, Screen]:
+    """The scored fits of the first split, through the screen when ``screen`` is on, a split
+    is held out and its attributes would be searched approximately: the graph-fitted
+    candidates are fitted on the coarse graph (``times`` keys ``"knn-screen"``,
+    ``"<name>-screen"``), and refitted after the accurate search only if one may win (then
+    everything is as without the screen).
 
     Examples
     --------
@@ -122,55 +144,48 @@ def first_fit(est, hg, split, k, seed, names, beta, times):
     """
     train = hg if split is None else split.train
     graph = graph_fitted(names)
-    est.knn_screen_ = est.accurate_knn_ = None
-    if not (est.knn_screen and split is not None and graph and beta > 0
+    if not (screen and split is not None and graph and s.beta > 0
             and train.features is not None
-            and searches_approximately(train.features, est.knn_method)):
-        return est._fit_on(train, split, k, seed, names, beta, times)
-    labels, fitted, walks, scores, memo = coarse_fit(est, train, split, k, seed, names, beta,
-                                                     times)
-    lead = rank_candidates(labels, scores, k).order[0]
-    paired = paired_standard_errors(split, labels, lead, est.view_weights, memo)
-    est.knn_screen_ = screen_gaps(scores, paired, lead, graph)
-    est.accurate_knn_ = bool(screened_in(est.knn_screen_, lead, SCREEN_MARGIN, SCREEN_SLACK))
-    if not est.accurate_knn_:
-        return labels, fitted, walks, scores, memo
-    fine, fine_fitted, walks = est._fit_on(train, split, k, seed, graph, beta, times,
-                                           score=False)
-    labels = _merged(names, graph, fine, labels)
-    fitted.update(fine_fitted)
-    return (labels, fitted, walks, *est._scores(train, split, labels, walks["plain"]))
+            and searches_approximately(train.features, s.knn_method)):
+        return score(s, train, split, fit_round(s, train, split, names)), Screen()
+    coarse = coarse_fit(s, train, split, names)
+    lead = rank_candidates(coarse.labels, coarse.scores, s.k).order[0]
+    paired = paired_standard_errors(split, coarse.labels, lead, s.view_weights, coarse.memo)
+    gaps = screen_gaps(coarse.scores, paired, lead, graph)
+    accurate = bool(screened_in(gaps, lead, SCREEN_MARGIN, SCREEN_SLACK))
+    if not accurate:
+        return coarse, Screen(gaps, False)
+    fine = fit_round(s, train, split, graph)
+    fits = Fits(_merged(names, graph, fine.labels, coarse.labels),
+                {**coarse.fitted, **fine.fitted}, fine.walks)
+    return score(s, train, split, fits), Screen(gaps, True)
 
 
-def coarse_fit(est, train, split, k, seed, names, beta, times):
-    """``(labels, fitted, walks, scores, memo)`` of ``names`` as the screen sees them: the
-    candidates not fitted on the graph as usual, the graph-fitted ones on the coarse graph
-    with at most :data:`SCREEN_MAX_ITER` iterations (``fit_times_`` keys ``"knn-screen"``,
+def coarse_fit(s: Settings, train, split, names) -> Fits:
+    """The scored fits of ``names`` as the screen sees them: the candidates not fitted on
+    the graph as usual, the graph-fitted ones on the coarse graph with at most
+    :data:`SCREEN_MAX_ITER` iterations (``times`` keys ``"knn-screen"``,
     ``"<name>-screen"``); all scored together (``walks``: the coarse graph's).
 
     Examples
     --------
     >>> from hyperclust.datasets import hypergraph_sbm
-    >>> from hyperclust.cluster.auto import AutoClusterer
+    >>> from hyperclust.cluster.auto._fitting import holdout_splits
     >>> from hyperclust.operators.knn import ann_available
     >>> hg = hypergraph_sbm(150, 2, homophily=0.9, n_features=4, random_state=0)
-    >>> est = AutoClusterer(2, candidates=("ahcka", "hgnn"))
-    >>> est.skipped_, split, times = {}, est._splits(hg, 0)[0], {}
+    >>> s = Settings(2, 0, 0.5, 10, "auto", "precision", 0.2, 3, "min", False, 5, 100, 1e-4)
+    >>> split = holdout_splits(hg, "heldout", 0.1, 1, 0)[0]
     >>> if ann_available():
-    ...     labels = coarse_fit(est, split.train, split, 2, 0, est.candidates, 0.5, times)[0]
-    ...     assert sorted(times) == ["ahcka-screen", "hgnn", "knn", "knn-screen"]
-    ...     assert list(labels) == ["ahcka", "hgnn"]
+    ...     fits = coarse_fit(s, split.train, split, ("ahcka", "hgnn"))
+    ...     assert sorted(s.times) == ["ahcka-screen", "hgnn", "knn", "knn-screen"]
+    ...     assert list(fits.labels) == ["ahcka", "hgnn"]
     """
     graph = graph_fitted(names)
-    labels, fitted = est._fit_on(train, split, k, seed, tuple(c for c in names
-                                                              if c not in graph),
-                                 beta, times, score=False)[:2]
-    coarse, coarse_fitted, walks = est._fit_on(train, split, k, seed, graph, beta, times,
-                                               coarse=True, score=False,
-                                               max_iter=SCREEN_MAX_ITER)
+    other = fit_round(s, train, split, tuple(c for c in names if c not in graph))
+    coarse = fit_round(s, train, split, graph, coarse=True, max_iter=SCREEN_MAX_ITER)
     for c in graph:
-        if c in times:
-            times[c + "-screen"] = times.pop(c)
-    labels = _merged(names, graph, coarse, labels)
-    fitted.update(coarse_fitted)
-    return (labels, fitted, walks, *est._scores(train, split, labels, walks["plain"]))
+        if c in s.times:
+            s.times[c + "-screen"] = s.times.pop(c)
+    fits = Fits(_merged(names, graph, coarse.labels, other.labels),
+                {**other.fitted, **coarse.fitted}, coarse.walks)
+    return score(s, train, split, fits)

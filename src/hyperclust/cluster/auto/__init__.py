@@ -13,33 +13,29 @@ shared by every candidate. No label is used anywhere.
 
 from __future__ import annotations
 
-import time
+from dataclasses import dataclass
 
 import numpy as np
 
-from ..selection.alignment import attribute_alignment
-from ..selection.objectives import hyperedge_cohesion, rwr_conductance
-from ..operators.knn import (KNN_METHODS, MixedWalk, coarse_knn_affinity, knn_affinity,
-                             searches_approximately)
-from ..operators.subspace import ranking_tolerance
-from ..selection.loop import fit_candidates, rank_candidates, rank_rounds
-from ..selection.race import RACE_SES, race_survivors
-from .._validation import Check, Interval, Options
-from .base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
-from .baselines import shared_reductions
-from .auto_reason import selection_reason
-from .candidates import CANDIDATE_TABLE, candidate_fitter, default_candidates
-from .hsbm_heldout import WEIGHTINGS, heldout_errors, paired_standard_errors, split_hypergraph
-from .knn_screen import first_fit
+from ..._validation import Check, Interval, Options
+from ...operators.knn import KNN_METHODS
+from ...selection.loop import rank_candidates, rank_rounds
+from ...selection.race import RACE_SES, race_survivors
+from ..base import SHARED_CONSTRAINTS, HypergraphClusterer, check_hypergraph, check_n_clusters
+from ..candidates import CANDIDATE_TABLE, default_candidates
+from ..hsbm_heldout import WEIGHTINGS, paired_standard_errors
+from .decide import Decision, decide
+from ._fitting import (DEFAULT_BETA, Fits, Settings, fit_all, fit_round, holdout_splits,
+                       resolve_beta, score, shared_walks)
+from .reason import selection_reason
+from .screen import first_fit
 
 __all__ = ["AutoClusterer", "CANDIDATES", "STRUCTURE_CANDIDATES", "HETEROPHILIC_CANDIDATES"]
 
 #: Selection scores: held-out prediction (the default) or the random-walk conductance.
 SELECTIONS = ("heldout", "rwr")
-#: kNN weight of ``beta="auto"`` unless the hyperedges are heterophilic.
-DEFAULT_BETA = 0.5
 #: Paired standard errors behind the first split's best that still go on in the race: 1.5 fits
-#: ~20% fewer later-split candidates than 2, picks as good (replay, docs/results/auto.md).
+#: ~20% fewer later-split candidates than 2, picks as good (replay, auto.md at 9466338).
 RACE_MARGIN = 1.5
 #: The race's indifference zone (:func:`~hyperclust.selection.race.race_survivors`): a
 #: leader that no survivor can beat by more than this held-out error (1 - AUC) goes on
@@ -47,10 +43,10 @@ RACE_MARGIN = 1.5
 RACE_INDIFFERENCE = 1e-3
 #: k-means restarts of the candidates' fits on the hold-out splits (their own, 10, in the
 #: refit): 5 kept the picks on average at ~.7x the CPU time on cora-ca; 3 made them worse
-#: (mean ACC gap to the best full fit -.0208 vs -.0175, 31 settings; docs/results/auto.md).
+#: (mean ACC gap to the best full fit -.0208 vs -.0175, 31 settings; auto.md at 9466338).
 SPLIT_N_INIT = 5
 #: ``max_iter`` of ``ahcka`` (its own 200 in the refit) in the split fits, which only rank:
-#: 100 kept the picks (replay, docs/results/auto.md); 50 lost cora-ca's (-.021 ACC).
+#: 100 kept the picks (replay, auto.md at 9466338); 50 lost cora-ca's (-.021 ACC).
 SPLIT_MAX_ITER = 100
 #: Residual at which the block eigensolver of the structural input (``hgnn``, ``hsbm``'s
 #: start) stops in the split fits (its own 1e-8 in the refit): the cluster columns are at
@@ -99,6 +95,11 @@ class AutoClusterer(HypergraphClusterer):
     :func:`~hyperclust.selection.objectives.rwr_conductance` on ``M = (1 - beta) P + beta Q`` with
     ``balance``. Either way, a candidate with fewer distinct clusters than asked for, or a
     giant cluster plus slivers (:func:`~hyperclust.selection.objectives.is_degenerate`), ranks last.
+    The decision (:func:`~hyperclust.cluster.auto.decide.decide`): when the best
+    partition by the held-out hyperedges and the best by the held-out attributes disagree
+    (NMI < .3), it says so and returns the best candidate built from both views, unless the
+    pick beats it on every split. A refit on all the data that collapses is replaced by the
+    next candidate's.
     Cost: every candidate's fit on the first split, on each further split the fits of the
     ``race`` best that are within ``race_margin`` standard errors of the best (none when the
     best is alone there or none could beat it by ``race_indifference``), one refit and one
@@ -141,7 +142,7 @@ class AutoClusterer(HypergraphClusterer):
     n_splits : int, default 3
         Independent hold-out splits whose errors are averaged (each refits the candidates
         still in the ``race``; more splits, less noise in the pick: with one split the pick
-        on co-citation sets varied with the split, docs/results/auto.md).
+        on co-citation sets varied with the split, auto.md at 9466338).
     race : int or None, default 4
         With ``n_splits > 1``, only the ``race`` best candidates of the first split are
         fitted and scored on the other splits (None: every candidate): a race, costing
@@ -190,7 +191,7 @@ class AutoClusterer(HypergraphClusterer):
         Where the first split's attributes would be searched approximately (above the
         exact-search crossover, or ``knn_method="approximate"``), fit its graph-fitted
         candidates first on a coarse kNN graph and run the accurate search only when one of
-        them comes close to the best (:mod:`~hyperclust.cluster.knn_screen`): that search
+        them comes close to the best (:mod:`~hyperclust.cluster.auto.screen`): that search
         costs more than every candidate together at 10^6 nodes and serves only them. Below
         the crossover nothing changes.
     verbose : bool, default False
@@ -205,6 +206,13 @@ class AutoClusterer(HypergraphClusterer):
         The selected candidate's embedding (the one-hot indicator of its labels,
         ``d = max label + 1``, for a method that has none).
     selected_ : str
+        The candidate whose refit is returned.
+    selection_report_ : Decision
+        The decision on the split fits: the ranking, the best candidate by each view, their
+        NMI, whether they disagree and its line
+        (:class:`~hyperclust.cluster.auto.decide.Decision`).
+    replaced_ : tuple of str
+        Candidates whose refit on all the data collapsed and was replaced.
     scores_ : dict of str -> float
         Selection score of every candidate (lower is better). Candidates whose labelling
         has fewer distinct clusters than ``min(n_clusters, n_nodes)``, or is degenerate,
@@ -349,45 +357,42 @@ class AutoClusterer(HypergraphClusterer):
         hg = check_hypergraph(hypergraph)
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
         seed = self._rng_seed(self.random_state)
-        beta, self.alignment_ = self._resolve_beta(hg)
+        beta, self.alignment_ = resolve_beta(hg, self.beta)
         self.heterophilic_ = bool(self.alignment_ is not None and self.alignment_.heterophilic)
         names = self._candidate_names(hg.features is not None, self.heterophilic_)
-        splits = self._splits(hg, seed)
-        self.split_ = splits[0]
-        times, self.skipped_ = {}, {}
-        fits = [first_fit(self, hg, splits[0], k, seed, names, beta, times)]
-        labels, fitted, walks = fits[0][:3]
-        if len(splits) > 1:  # the race: the best of the first split go on to the others
-            names = self._race(labels, fits[0][3], k, splits[0], fits[0][4])
-            if self.accurate_knn_ is False:  # screened out: no split searches the graph
-                names = tuple(c for c in names if c not in self.knn_screen_)
-            for split in splits[1:]:
-                if len(names) < 2:  # one left: the splits so far have decided
-                    break
-                fits.append(self._fit_on(split.train, split, k, seed, names, beta, times))
-                names = self._survivors(fits, splits, names, k)
-        self.ranking_ = rank_rounds(labels, [f[3] for f in fits], k)
-        self.n_found_, self.degenerate_ = self.ranking_.n_found, self.ranking_.degenerate
-        best = self.ranking_.selected
-        self.selected_, self.scores_ = best, self.ranking_.scores
-        self.candidates_ = labels if self.keep_candidates else {}
-        self.split_candidates_ = [f[0] for f in fits] if self.keep_candidates else []
-        self.n_splits_, self.raced_ = len(fits), tuple(fits[-1][0])
-        self.split_fits_ = [tuple(f[0]) for f in fits]
-        if self.split_ is not None:  # refit the pick on all the data
-            walks, A = self._shared_walks(hg, beta, seed, (best,), times, key="knn-full")
-            fitted = {}
-            refit = self._fitter(hg, k, seed, (best,), walks, A, beta, fitted, times,
-                                 key=best + "-full")
-            labels = {best: refit(best)}
-        self.best_estimator_ = fitted[best]
-        self.labels_ = np.asarray(labels[best], dtype=np.int64)
-        self.embedding_ = self._embedding(fitted[best])
-        self.fit_times_ = times
-        self.walk_ = walks["plain"]
+        s = Settings(k, seed, beta, int(self.n_neighbors), self.knn_method, self.view_weights,
+                     float(self.alpha), int(self.n_hops), self.balance, self.heterophilic_,
+                     self.split_n_init, self.split_max_iter, self.split_tol, self.verbose)
+        splits = holdout_splits(hg, self.selection, float(self.holdout_share),
+                                int(self.n_splits), seed)
+        first, screen = first_fit(s, hg, splits[0], names, self.knn_screen)
+        rule = RaceRule(self.race, self.race_margin, self.race_se, self.race_indifference)
+        fits = race(s, first, splits, rule, screen.gaps if screen.accurate is False else (),
+                    lambda sp, c: score(s, sp.train, sp, fit_round(s, sp.train, sp, c)))
+        decision = decide(fits, k, RACE_MARGIN if rule.margin is None else rule.margin)
+        self.ranking_ = decision.ranking
+        pick, self.replaced_ = final_fit(s, hg, decision, first, splits[0] is None)
+        self.selection_report_ = decision
+        self._record(first, fits, splits[0], screen, s)
+        self.selected_ = next(iter(pick.fitted))
+        self.best_estimator_ = pick.fitted[self.selected_]
+        self.labels_ = np.asarray(pick.labels[self.selected_], dtype=np.int64)
+        self.embedding_ = self._embedding(self.best_estimator_)
+        self.walk_ = pick.walks["plain"]
         self.beta_ = beta
         self.selection_reason_ = selection_reason(self)
         return self
+
+    def _record(self, first, fits, split, screen, s):
+        """The fitted attributes that describe the selection."""
+        self.n_found_, self.degenerate_ = self.ranking_.n_found, self.ranking_.degenerate
+        self.scores_ = self.ranking_.scores
+        self.candidates_ = first.labels if self.keep_candidates else {}
+        self.split_candidates_ = [f.labels for f in fits] if self.keep_candidates else []
+        self.n_splits_, self.raced_ = len(fits), tuple(fits[-1].labels)
+        self.split_fits_ = [tuple(f.labels) for f in fits]
+        self.split_, self.knn_screen_, self.accurate_knn_ = split, screen.gaps, screen.accurate
+        self.fit_times_, self.skipped_ = s.times, s.skipped
 
     def _embedding(self, est):
         """The pick's ``embedding_``, or the one-hot indicator of its labels when the
@@ -396,105 +401,76 @@ class AutoClusterer(HypergraphClusterer):
             return np.asarray(est.embedding_)
         return np.eye(int(self.labels_.max()) + 1)[self.labels_]
 
-    def _splits(self, hg, seed):
-        """The hold-out splits, or ``[None]`` (every candidate fitted on all the data and
-        scored by the random-walk score) with ``selection="rwr"`` or when the input is too
-        small to hold anything out (no view could judge a candidate: all would tie)."""
-        if self.selection == "rwr":
-            return [None]
-        splits = [split_hypergraph(hg, edge_share=float(self.holdout_share),
-                                   random_state=seed + 7919 * r)
-                  for r in range(int(self.n_splits))]
-        if not any(s.edge_coverage or s.attribute_coverage for s in splits):
-            return [None]
-        return splits
 
-    def _race(self, labels, scores, k, split, memo):
-        """The candidates that go on to the further splits: the ``race`` best of the first,
-        less those more than ``race_margin`` standard errors behind the best."""
-        ahead = rank_candidates(labels, scores, k).order[:self.race or len(labels)]
-        if self.race_margin is not None:
-            paired = paired_standard_errors(split, labels, ahead[0], self.view_weights, memo)
-            ahead = race_survivors([{c: scores[c] for c in ahead}], [paired], ahead[0],
-                                   float(self.race_margin), self.race_se,
-                                   float(self.race_indifference))
-        return tuple(c for c in labels if c in ahead)
+@dataclass(frozen=True)
+class RaceRule:
+    """``auto``'s race: the ``size`` best of the first split go on (None: all), while within
+    ``margin`` standard errors (``se``) of the leader (None: however far behind), until none
+    could beat it by ``indifference`` (:func:`~hyperclust.selection.race.race_survivors`)."""
 
-    def _survivors(self, fits, splits, names, k):
-        """The candidates ``names`` (scored on every split so far) whose mean error is within
-        ``race_margin`` standard errors of the leader's
-        (:func:`~hyperclust.selection.race.race_survivors`)."""
-        if self.race_margin is None:
-            return names
-        lead = rank_rounds(fits[0][0], [f[3] for f in fits], k).order[0]
-        paired = [paired_standard_errors(s, {c: f[0][c] for c in names}, lead, self.view_weights,
-                                         f[4]) for f, s in zip(fits, splits)]
-        return race_survivors([{c: f[3][c] for c in names} for f in fits], paired, lead,
-                              float(self.race_margin), self.race_se,
-                              float(self.race_indifference))
+    size: int | None
+    margin: float | None
+    se: str
+    indifference: float
 
-    def _fit_on(self, train, split, k, seed, names, beta, times, coarse=False, score=True,
-                max_iter=None):
-        """``(labels, fitted, walks, scores, memo)`` of the candidates fitted on ``train``, scored
-        on ``split`` (by the random-walk score on ``train`` if None; ``score=False``: the first
-        three only); ``memo``: held-out terms. ``coarse``: on the screen's coarse kNN graph;
-        ``max_iter``: a lower cap than ``split_max_iter``."""
-        fitted = {}
-        walks, A = self._shared_walks(train, beta, seed, names, times, scored=split is None,
-                                      coarse=coarse)
-        caps = {} if split is None else {"n_init": self.split_n_init, "max_iter": min(
-            (v for v in (self.split_max_iter, max_iter) if v is not None), default=None)}
-        loose = None if split is None or self.split_tol is None else float(self.split_tol)
-        with shared_reductions(), ranking_tolerance(loose):  # one SVD, one solve for all
-            fit = self._fitter(train, k, seed, names, walks, A, beta, fitted, times, caps=caps)
-            labels = fit_candidates(names, fit)
-        if not score:
-            return labels, fitted, walks
-        return (labels, fitted, walks, *self._scores(train, split, labels, walks["plain"]))
+    def survivors(self, fits: list, splits: list, names, view_weights: str, k: int) -> tuple:
+        """Of ``names`` (scored on every round of ``fits``), those still in the race."""
+        lead = rank_rounds(fits[0].labels, [f.scores for f in fits], k).order[0]
+        paired = [paired_standard_errors(sp, {c: f.labels[c] for c in names}, lead,
+                                         view_weights, f.memo) for f, sp in zip(fits, splits)]
+        return race_survivors([{c: f.scores[c] for c in names} for f in fits], paired, lead,
+                              float(self.margin), self.se, float(self.indifference))
 
-    def _shared_walks(self, hg, beta, seed, names, times, key="knn", scored=False,
-                      coarse=False):
-        """``(walks, A)``: the kNN affinity (None without attributes, or when neither a
-        candidate of ``names`` nor the score (``scored``) walks on it; ``coarse``: the
-        screen's, under ``"knn-screen"``) and the walks the candidates ``names`` share,
-        built once on ``hg``."""
-        walked = scored or any(CANDIDATE_TABLE[c].walk is not None for c in names)
-        has_features = hg.features is not None and beta > 0 and hg.n_nodes > 1 and walked
-        key = "knn-screen" if coarse else key
-        t0 = time.perf_counter()
-        search, how = ((coarse_knn_affinity, {}) if coarse
-                       else (knn_affinity, {"method": self.knn_method}))
-        A = search(hg.features, int(self.n_neighbors), random_state=seed,
-                   **how) if has_features else None
-        times[key] = times.get(key, 0.0) + time.perf_counter() - t0
-        walks = {"plain": MixedWalk(hg, A, beta=beta)}
-        if any(CANDIDATE_TABLE[c].walk == "lazy" for c in names):
-            walks["lazy"] = MixedWalk(hg, A, beta=beta, self_loops=1.0)
-        return walks, A
 
-    def _scores(self, hg, split, labels, walk):
-        """``(scores, memo)``: the selection score of every candidate's labels (lower is
-        better) and their held-out terms, which the race's standard errors use again."""
-        if split is not None:
-            memo = {}
-            return heldout_errors(split, labels, self.view_weights, memo), memo
-        return {c: rwr_conductance(hg, y, walk=walk, alpha=float(self.alpha),
-                                   n_hops=int(self.n_hops), balance=self.balance)
-                + (hyperedge_cohesion(hg, y) if self.heterophilic_ else 0.0)
-                for c, y in labels.items()}, {}
+def first_survivors(s: Settings, first: Fits, split, rule: RaceRule) -> tuple:
+    """The candidates of ``first`` that go on to the further splits: the ``rule.size`` best,
+    less those more than ``rule.margin`` standard errors behind the best (in fit order)."""
+    ahead = rank_candidates(first.labels, first.scores, s.k).order[:rule.size or len(first.labels)]
+    if rule.margin is not None:
+        paired = paired_standard_errors(split, first.labels, ahead[0], s.view_weights, first.memo)
+        ahead = race_survivors([{c: first.scores[c] for c in ahead}], [paired], ahead[0],
+                               float(rule.margin), rule.se, float(rule.indifference))
+    return tuple(c for c in first.labels if c in ahead)
 
-    def _resolve_beta(self, hg):
-        """``(beta, alignment)``: the kNN weight to use and the test that chose it."""
-        if not (isinstance(self.beta, str) and self.beta == "auto"):
-            return float(self.beta), None
-        if hg.features is None or hg.n_nodes < 3:
-            return DEFAULT_BETA, None
-        alignment = attribute_alignment(hg)
-        return (1.0 if alignment.heterophilic else DEFAULT_BETA), alignment
 
-    def _fitter(self, hg, k, seed, names, walks, A, beta, fitted, times, key=None, caps=None):
-        """:func:`~hyperclust.cluster.candidates.candidate_fitter` with its settings."""
-        settings = {"beta": beta, "n_neighbors": int(self.n_neighbors),
-                    "knn_method": self.knn_method}
-        return candidate_fitter(hg, k, seed, names, settings, walks, A, fitted, times,
-                                self.skipped_, key=key, caps=caps, verbose=self.verbose)
+def race(s: Settings, first: Fits, splits: list, rule: RaceRule, screened_out, fit_split):
+    """Every round of fits: ``first`` then, on each further split, ``fit_split(split, names)
+    -> Fits`` (scored) of the candidates still in the race (:func:`first_survivors` less
+    ``screened_out``, then those within the margin), until one is left."""
+    if len(splits) < 2:
+        return [first]
+    fits = [first]
+    names = tuple(c for c in first_survivors(s, first, splits[0], rule) if c not in screened_out)
+    for split in splits[1:]:
+        if len(names) < 2:  # one left: the splits so far have decided
+            break
+        fits.append(fit_split(split, names))
+        if rule.margin is not None:
+            names = rule.survivors(fits, splits, names, s.view_weights, s.k)
+    return fits
+
+
+def final_fit(s: Settings, hg, decision: Decision, first: Fits, fitted_on_all: bool):
+    """``(fits, replaced)``: the pick refitted on all the data (``first`` itself when its fits
+    were on all the data), or, when that refit collapses (fewer clusters or a giant cluster
+    plus slivers), the next candidate of ``decision.order`` whose refit does not (the first
+    refit when every one collapses); ``replaced``, the collapsed ones."""
+    replaced, kept = [], None
+    for name in decision.order:
+        fits = (Fits({name: first.labels[name]}, {name: first.fitted[name]}, first.walks)
+                if fitted_on_all else refit(s, hg, name))
+        if name not in fits.labels:  # skipped on this input
+            continue
+        kept = kept or fits
+        if rank_candidates(fits.labels, {name: 0.0}, s.k).note(name) == "":
+            return fits, tuple(replaced)
+        replaced.append(name)
+    return kept, ()
+
+
+def refit(s: Settings, hg, best: str) -> Fits:
+    """The pick refitted on all the data with its own settings (fit key ``"<best>-full"``,
+    its kNN search under ``"knn-full"``)."""
+    walks = shared_walks(s, hg, (best,), key="knn-full")
+    labels, fitted = fit_all(s, hg, (best,), walks, key=best + "-full")
+    return Fits(labels, fitted, walks)

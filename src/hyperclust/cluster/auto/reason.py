@@ -51,4 +51,12 @@ def selection_reason(est) -> str:
                 f" ({rounds[c]} of {est.n_splits_} splits)" if rounds[c] < est.n_splits_
                 else "")
              for c in est.ranking_.order]
-    return f"selected {est.selected_} by {what}, lower is better: " + ", ".join(parts)
+    report, notes = est.selection_report_, []
+    if report.line:
+        notes.append(report.line)
+    if est.replaced_:
+        notes.append(f"{', '.join(est.replaced_)} collapsed when refitted on all the data "
+                     f"(fewer clusters or a giant cluster plus slivers): {est.selected_} instead")
+    return (f"selected {est.selected_} by {what}, lower is better: " + ", ".join(parts)
+            + "".join(f"; {n}" for n in notes))
+

@@ -1,0 +1,296 @@
+"""``auto``'s validation protocol: candidate fits stored once per set x seed, selection rules
+replayed on them, design and confirm sets reported apart (docs/results/auto.md).
+
+``fit`` stores, per set and seed, every default candidate fitted on each of ``auto``'s
+hold-out splits (its split settings) with each one's held-out terms, and every candidate
+fitted on all the data; ``replay`` runs the selection rules of
+:func:`hyperclust.cluster.auto.decide.replay_rules` on the stored fits (no refitting), one
+leave-one-set-out pass for each rule's setting, and writes the tables::
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 \\
+        python benchmarks/auto_protocol.py fit --seeds 0 1 2 3 4 [--sets zoo two-view-a0-edges-r0]
+    python benchmarks/auto_protocol.py replay [--markdown]
+
+The split below was fixed before any result (within attributed and structure-only sets
+separately, names sorted by sha256(name) hex, alternating); never move a set afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import pickle
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+STORE = ROOT / "bench-out" / "auto_protocol"
+DATA = ROOT.parent / "shared" / "data"
+
+DESIGN = ("zoo", "mushroom", "cora-ca", "pubmed-cc-tricl", "citeseer-cc", "cora-cc",
+          "contact-high-school-classes", "actor", "senate-committees", "pokec",
+          "house-committees", "congress-bills")
+CONFIRM = ("20newsw100", "wisconsin", "squirrel_filtered", "chameleon_filtered", "cornell",
+           "amazon-ratings", "hsbm-node-0.7", "walmart-trips", "pubmed-cc", "dblp-ca")
+HETEROPHILOUS = ("wisconsin", "squirrel_filtered", "chameleon_filtered", "cornell")
+#: Two-view families: ``(agreement, classes, noise)`` of
+#: :func:`hyperclust.datasets.two_view_sbm` (400 nodes, 3 classes); design on generator
+#: random_state 0-1, confirm on 2-3.
+FAMILIES = {"a0-edges": (0.0, "edges", None), "a0-features": (0.0, "features", None),
+            "a1-edges": (1.0, "edges", None), "a05-features": (0.5, "features", None),
+            "noise-edges": (0.0, "features", "edges"),
+            "noise-features": (0.0, "edges", "features")}
+SYNTHETIC_DESIGN = tuple(f"two-view-{f}-r{r}" for f in FAMILIES for r in (0, 1))
+SYNTHETIC_CONFIRM = tuple(f"two-view-{f}-r{r}" for f in FAMILIES for r in (2, 3))
+
+
+def closed_neighbourhoods(path):
+    """A heterophilous-graphs npz as the hypergraph of its closed neighbourhoods (format F of
+    the shared data README): one hyperedge {v} + N(v) per node with a neighbour,
+    duplicates dropped."""
+    import scipy.sparse as sp
+
+    from hyperclust import Hypergraph
+
+    with np.load(path) as z:
+        X, y, e = z["node_features"], z["node_labels"], z["edges"]
+    n = y.size
+    A = sp.coo_matrix((np.ones(2 * len(e)), (np.r_[e[:, 0], e[:, 1]], np.r_[e[:, 1], e[:, 0]])),
+                      shape=(n, n)).tocsr()
+    A.data[:] = 1.0
+    has = np.flatnonzero(np.diff(A.indptr))
+    B = (A[has] + sp.csr_matrix((np.ones(has.size), (np.arange(has.size), has)),
+                                shape=(has.size, n))).tocsr()
+    B.data[:] = 1.0
+    B.sort_indices()
+    rows = {tuple(B.indices[B.indptr[i]:B.indptr[i + 1]]) for i in range(B.shape[0])}
+    members = np.concatenate([np.asarray(r) for r in sorted(rows)])
+    edge_of = np.repeat(np.arange(len(rows)), [len(r) for r in sorted(rows)])
+    return Hypergraph.from_pairs(members, edge_of, n_nodes=n, labels=y.astype(np.int64),
+                                 features=X.astype(np.float64), name=Path(path).stem)
+
+
+def load(name):
+    """A protocol set by name."""
+    from hyperclust.datasets import resolve_dataset, two_view_sbm
+
+    if name.startswith("two-view-"):
+        family, r = name[len("two-view-"):].rsplit("-r", 1)
+        agreement, classes, noise = FAMILIES[family]
+        return two_view_sbm(400, 3, agreement=agreement, classes=classes, noise=noise,
+                            random_state=int(r))
+    if name in HETEROPHILOUS:
+        return closed_neighbourhoods(DATA / "heterophilous-graphs" / f"{name}.npz")
+    return resolve_dataset(name, str(DATA))
+
+
+def fit_record(name, seed):
+    """Every default candidate on each hold-out split of ``auto`` (its split settings) with
+    its held-out terms, and on all the data; CPU seconds of each."""
+    from hyperclust.cluster.auto import AutoClusterer, holdout_splits, resolve_beta
+    from hyperclust.cluster.auto._fitting import Settings, fit_all, fit_round, shared_walks
+    from hyperclust.cluster.hsbm_heldout import heldout_terms
+
+    hg = load(name)
+    k = int(np.unique(hg.labels).size)
+    est = AutoClusterer(k, random_state=seed)
+    beta, alignment = resolve_beta(hg, est.beta)
+    heterophilic = bool(alignment is not None and alignment.heterophilic)
+    names = est._candidate_names(hg.features is not None, heterophilic)
+    s = Settings(k, seed, beta, est.n_neighbors, est.knn_method, est.view_weights, est.alpha,
+                 est.n_hops, est.balance, heterophilic, est.split_n_init, est.split_max_iter,
+                 est.split_tol)
+    splits, rounds = holdout_splits(hg, "heldout", est.holdout_share, est.n_splits, seed), []
+    for split in splits:
+        c0 = time.process_time()
+        fits = fit_round(s, split.train, split, names)
+        rounds.append({"labels": {c: y.astype(np.int32) for c, y in fits.labels.items()},
+                       "terms": {c: heldout_terms(split, y) for c, y in fits.labels.items()},
+                       "coverage": (split.edge_coverage, split.attribute_coverage),
+                       "cpu": time.process_time() - c0})
+    full, cpu = {}, {}
+    for c in names:  # each alone, as auto's refit makes it
+        c0 = time.process_time()
+        labels, _ = fit_all(s, hg, (c,), shared_walks(s, hg, (c,), key="knn-full"))
+        cpu[c] = time.process_time() - c0
+        if c in labels:
+            full[c] = labels[c].astype(np.int32)
+    return {"set": name, "seed": seed, "k": k, "n": hg.n_nodes, "names": names,
+            "has_features": hg.features is not None, "truth": np.asarray(hg.labels),
+            "rounds": rounds, "full": full, "full_cpu": cpu}
+
+
+def round_fits(rec, i, names):
+    """Round ``i`` of a stored record as ``auto`` scores it: the candidates ``names``."""
+    from hyperclust.cluster.auto._fitting import Fits
+    from hyperclust.cluster.hsbm_heldout import heldout_errors
+
+    r = rec["rounds"][i]
+    labels = {c: r["labels"][c] for c in names if c in r["labels"]}
+    memo = {c: r["terms"][c] for c in labels}
+    return Fits(labels, {}, {}, heldout_errors(None, labels, "precision", dict(memo)), memo)
+
+
+def replay(rec, rule, margin=1.5):
+    """``(method, labels, disagreement line)`` of a selection rule on a stored record:
+    ``"previous"``, the rule of 9466338 (the race's leader, refitted); ``"robust"``, today's
+    (:func:`hyperclust.cluster.auto.decide.decide`, a collapsed refit replaced);
+    ``"robust-2"``, today's on the first two splits only."""
+    from types import SimpleNamespace
+
+    from hyperclust.cluster.auto import RaceRule, race
+    from hyperclust.cluster.auto.decide import decide
+    from hyperclust.selection.loop import rank_candidates
+
+    k, full = rec["k"], rec["full"]
+    s = SimpleNamespace(k=k, view_weights="precision")
+    first = round_fits(rec, 0, rec["names"])
+    n_rounds = int(rule.split("-")[1]) if "-" in rule else len(rec["rounds"])
+    fits = race(s, first, list(range(n_rounds)),
+                      RaceRule(4, margin, "items", 1e-3), (), lambda i, c: round_fits(rec, i, c))
+    d = decide(fits, k, margin)
+    if rule == "previous":
+        return d.ranking.selected, full[d.ranking.selected], None
+    for c in d.order:
+        if rank_candidates(full, {c: 0.0}, k).note(c) == "":
+            return c, full[c], d.line
+    return d.selected, full[d.selected], d.line
+
+
+_LOADED = {}
+
+
+def _records(sets):
+    for name in sets:
+        for path in sorted(STORE.glob(f"{name}-s*.pkl.gz")):
+            if path not in _LOADED:
+                try:
+                    with gzip.open(path, "rb") as fh:
+                        _LOADED[path] = pickle.load(fh)  # written by this script's fit
+                except EOFError:  # being written
+                    continue
+            yield _LOADED[path]
+
+
+def rows(sets, rule, margin=1.5):
+    """One row per stored set x seed: the pick, ACC / NMI, the best candidate alone, the
+    majority share, collapse and the disagreement line."""
+    from hyperclust.metrics import acc, nmi
+
+    out = []
+    for rec in _records(sets):
+        y = rec["truth"]
+        method, labels, line = replay(rec, rule, margin)
+        alone = {c: acc(y, z) for c, z in rec["full"].items()}
+        share = lambda z: np.bincount(z).max() / z.size  # noqa: E731
+        out.append({"set": rec["set"], "seed": rec["seed"], "method": method, "labels": labels,
+                    "acc": acc(y, labels), "nmi": nmi(y, labels), "best": max(alone.values()),
+                    "majority": share(y), "collapsed": share(labels) > 0.8 >= share(y),
+                    "line": line is not None})
+    return out
+
+
+def summary(rows_):
+    """Per set: worst and mean ACC, worst gap to the best candidate alone, seed stability,
+    chance-level and collapsed runs, disagreement lines shown."""
+    from hyperclust.metrics import ari
+
+    by = {}
+    for r in rows_:
+        by.setdefault(r["set"], []).append(r)
+    out = {}
+    for name, rs in by.items():
+        same = len({r["method"] for r in rs}) == 1 or all(
+            ari(a["labels"], b["labels"]) >= 0.95 for i, a in enumerate(rs) for b in rs[i + 1:])
+        out[name] = {"seeds": len(rs), "worst": min(r["acc"] for r in rs),
+                     "mean": float(np.mean([r["acc"] for r in rs])),
+                     "gap": min(r["acc"] - r["best"] for r in rs), "stable": same,
+                     "chance": sum(abs(r["acc"] - r["majority"]) < 0.05
+                                   and r["best"] >= r["majority"] + 0.15 for r in rs),
+                     "collapsed": sum(r["collapsed"] for r in rs),
+                     "lines": sum(r["line"] for r in rs),
+                     "methods": "/".join(sorted({r["method"] for r in rs}))}
+    return out
+
+
+def leave_one_set_out(design, margins=(1.0, 1.5, 2.0)) -> list[str]:
+    """The robust rule's margin chosen on the design sets but one (the best mean of the
+    per-set worst gaps to the best candidate alone), judged on the one left out."""
+    gaps = {m: {n: t["gap"] for n, t in summary(rows(design, "robust", m)).items()}
+            for m in margins}
+    lines = ["| set left out | margin chosen on the others | its worst gap | at 1.5 |",
+             "|---|---|---|---|"]
+    for name in gaps[margins[0]]:
+        chosen = max(margins, key=lambda m: (np.mean([g for n, g in gaps[m].items()
+                                                      if n != name]), -abs(m - 1.5)))
+        lines.append(f"| {name} | {chosen:g} | {gaps[chosen][name]:+.3f} | "
+                     f"{gaps[1.5][name]:+.3f} |")
+    return lines
+
+
+def report(design, confirm, markdown=False) -> str:
+    """One table per part (design, confirm): each set under the previous rule and today's,
+    then the totals (worst over every set x seed, mean of the per-set means, share of
+    seed-stable sets, runs at chance, collapsed runs, disagreement lines)."""
+    lines = []
+    for part, sets in (("design", design), ("confirm", confirm)):
+        tables = {rule: summary(rows(sets, rule)) for rule in ("previous", "robust")}
+        if not tables["robust"]:
+            continue
+        lines += [f"### {part} sets", "",
+                  "| set | seeds | previous: worst / mean ACC, gap, stable | robust: worst / mean "
+                  "ACC, gap, stable | robust: at chance, collapsed, lines | robust picks |",
+                  "|---|---|---|---|---|---|"]
+        for name, t in tables["robust"].items():
+            p = tables["previous"][name]
+            lines.append(f"| {name} | {t['seeds']} | {p['worst']:.3f} / {p['mean']:.3f}, "
+                         f"{p['gap']:+.3f}, {'yes' if p['stable'] else 'no'} | {t['worst']:.3f} / "
+                         f"{t['mean']:.3f}, {t['gap']:+.3f}, {'yes' if t['stable'] else 'no'} | "
+                         f"{t['chance']}, {t['collapsed']}, {t['lines']} | {t['methods']} |")
+        tot = []
+        for rule in ("previous", "robust"):
+            v = list(tables[rule].values())
+            tot.append(f"{rule}: worst {min(t['worst'] for t in v):.3f}, mean "
+                       f"{np.mean([t['mean'] for t in v]):.3f}, worst gap "
+                       f"{min(t['gap'] for t in v):+.3f}, stable "
+                       f"{np.mean([t['stable'] for t in v]):.0%}, at chance {sum(t['chance'] for t in v)}, collapsed "
+                       f"{sum(t['collapsed'] for t in v)}, lines {sum(t['lines'] for t in v)}")
+        lines += ["", f"All {len(tables['robust'])} {part} sets: " + "; ".join(tot) + ".", ""]
+    lines += ["### leave-one-set-out (design sets)", "", *leave_one_set_out(design)]
+    return "\n".join(lines)
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    f = sub.add_parser("fit")
+    f.add_argument("--sets", nargs="*", default=None)
+    f.add_argument("--seeds", nargs="*", type=int, default=[0, 1, 2, 3, 4])
+    r = sub.add_parser("replay")
+    r.add_argument("--markdown", action="store_true")
+    r.add_argument("--confirm", action="store_true", help="also the confirm sets")
+    args = ap.parse_args(argv)
+    STORE.mkdir(parents=True, exist_ok=True)
+    if args.cmd == "fit":
+        sets = args.sets or (DESIGN + SYNTHETIC_DESIGN + CONFIRM + SYNTHETIC_CONFIRM)
+        for seed in args.seeds:
+            for name in sets:
+                out = STORE / f"{name}-s{seed}.pkl.gz"
+                if out.exists():
+                    continue
+                t0 = time.process_time()
+                rec = fit_record(name, seed)
+                part = out.with_suffix(".part")
+                with gzip.open(part, "wb") as fh:
+                    pickle.dump(rec, fh)
+                part.rename(out)
+                print(f"{name} seed {seed}: {time.process_time() - t0:.1f} CPU s", flush=True)
+        return 0
+    print(report(DESIGN + SYNTHETIC_DESIGN, CONFIRM + SYNTHETIC_CONFIRM if args.confirm else (),
+                 args.markdown))
+    return 0
+
+if __name__ == "__main__":
+    sys.exit(main())
