@@ -105,7 +105,15 @@ def localized(V: np.ndarray, n_clusters: int) -> bool:
 
 def localized_moments(mass: np.ndarray, fourth: np.ndarray, n: int, n_clusters: int) -> bool:
     """:func:`localized` from the column sums of ``v^2`` (``mass``) and ``v^4`` (``fourth``),
-    both shape (n_components,), of an ``n``-row embedding (row blocks add them up)."""
+    both shape (n_components,), of an ``n``-row embedding (row blocks add them up).
+
+    Examples
+    --------
+    An indicator of 3 of 100 nodes (``v^2`` and ``v^4`` sum to 3) is localized:
+
+    >>> localized_moments(np.array([3.0]), np.array([3.0]), 100, 2)
+    True
+    """
     ok = mass > 0
     support = min(LOCALIZED_SUPPORT, n / (2 * n_clusters))
     return bool(np.any(mass[ok] ** 2 < support * fourth[ok]))
