@@ -184,6 +184,7 @@ def test_ahcka_equals_single_process(client):
 
 def test_block_kmeans_is_sklearn_on_all_rows_and_seeded_on_a_sample(client):
     from sklearn.cluster import KMeans
+    from sklearn.metrics import adjusted_rand_score
 
     rng = np.random.default_rng(3)
     X = np.concatenate([rng.normal(c, 0.6, (60, 2)) for c in ((0, 0), (3, 0), (0, 3))])
@@ -195,7 +196,7 @@ def test_block_kmeans_is_sklearn_on_all_rows_and_seeded_on_a_sample(client):
     runs = [np.concatenate(client.gather(block_kmeans(client, blocks, 180, 3, sample_size=50,
                                                       random_state=4)[0])) for _ in range(2)]
     np.testing.assert_array_equal(runs[0], runs[1])
-    assert np.mean(runs[0] == ref.labels_) > 0.95
+    assert adjusted_rand_score(runs[0], ref.labels_) > 0.9  # the same clusters, any names
 
 
 def test_estimator_contract_and_errors(client, sbm):
