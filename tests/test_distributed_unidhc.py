@@ -275,3 +275,28 @@ def test_bytes_sent_do_not_grow_with_the_epochs(tmp_path, client, monkeypatch):
     assert during == [0, 0]
     means = phg.n_blocks * hg.n_edges * est.coefficients_.size * 8 * 8
     assert 0 < total[1] - total[0] <= means
+
+
+def test_kmeans_runs_on_every_row_up_to_the_byte_budget(client, monkeypatch):
+    # on a sample the restarts are drawn apart from UniDHC's, and an embedding with local
+    # optima of nearly equal inertia ends in another one (ARI .90 at 250,000 nodes): below
+    # KMEANS_BYTES of embedding every row is used, whatever the row floor SAMPLE_SIZE
+    from hyperclust.distributed import unidhc
+
+    hg = hypergraph_sbm(240, 3, homophily=0.85, isolated_fraction=0.1, random_state=3)
+    kw = dict(hidden_dim=16, batch_size=64, n_init=4, random_state=2)
+    ref = UniDHC(3, isolated_neighbors=None, **kw).fit(hg)
+    seen, kmeans = [], unidhc.block_kmeans
+
+    def spy(*args, sample_size, **kwargs):
+        seen.append(sample_size)
+        return kmeans(*args, sample_size=sample_size, **kwargs)
+
+    monkeypatch.setattr(unidhc, "block_kmeans", spy)
+    monkeypatch.setattr(unidhc, "SAMPLE_SIZE", 50)
+    est = DistributedUniDHC(3, block_size=100, client=client, **kw).fit(hg)
+    np.testing.assert_array_equal(est.labels_, ref.labels_)
+    assert seen[-1] >= hg.n_nodes
+    monkeypatch.setattr(unidhc, "KMEANS_BYTES", 4 * est.embedding_.shape[1] * 60)
+    DistributedUniDHC(3, block_size=100, client=client, **kw).fit(hg)
+    assert seen[-1] == 60  # float32 rows of the budget, above the floor
