@@ -5,6 +5,7 @@ the hyperedge means and the file-backed batch source, DistributedUniDHC against 
 from __future__ import annotations
 
 import csv
+import functools
 import inspect
 
 import numpy as np
@@ -240,3 +241,62 @@ def test_cli_partition_with_features_then_unidhc(tmp_path, client, capsys):
         ref_hg.replace(features=X))
     assert [r[0] for r in rows[1:]] == list(ref_hg.node_ids)
     assert [int(r[1]) for r in rows[1:]] == ref.labels_.tolist()
+
+
+def test_bytes_sent_do_not_grow_with_the_epochs(tmp_path, client, monkeypatch):
+    # the trainer reads its batches from the block files: the workers send nothing while it
+    # runs. More epochs draw more hyperedges, whose means (float64 sums of (K+1) d columns,
+    # one per row block and hyperedge) are the only bytes that grow: bounded by the
+    # hyperedges, not by n x epochs
+    from hyperclust.models import unidhc as models_unidhc
+
+    def sent():
+        return sum(client.run(lambda dask_worker: dask_worker.transfer_outgoing_bytes_total)
+                   .values())
+
+    during, train = [], models_unidhc.train_on_batches
+
+    @functools.wraps(train)  # the estimator reads the training options from its signature
+    def spy(*args, **kwargs):
+        before = sent()
+        out = train(*args, **kwargs)
+        during.append(sent() - before)
+        return out
+
+    monkeypatch.setattr(models_unidhc, "train_on_batches", spy)
+    hg = hypergraph_sbm(1200, 3, homophily=0.85, n_features=8, random_state=0)
+    phg = write_partitioned(hg, tmp_path / "parts", block_size=300)
+    total = []
+    for epochs in (1, 8):
+        before = sent()
+        est = DistributedUniDHC(3, epochs=epochs, hidden_dim=16, batch_size=64, client=client,
+                                blocks_per_worker=None).fit(phg)
+        total.append(sent() - before)
+    assert during == [0, 0]
+    means = phg.n_blocks * hg.n_edges * est.coefficients_.size * 8 * 8
+    assert 0 < total[1] - total[0] <= means
+
+
+def test_kmeans_runs_on_every_row_up_to_the_byte_budget(client, monkeypatch):
+    # on a sample the restarts are drawn apart from UniDHC's, and an embedding with local
+    # optima of nearly equal inertia ends in another one (ARI .90 at 250,000 nodes): below
+    # KMEANS_BYTES of embedding every row is used, whatever the row floor SAMPLE_SIZE
+    from hyperclust.distributed import unidhc
+
+    hg = hypergraph_sbm(240, 3, homophily=0.85, isolated_fraction=0.1, random_state=3)
+    kw = dict(hidden_dim=16, batch_size=64, n_init=4, random_state=2)
+    ref = UniDHC(3, isolated_neighbors=None, **kw).fit(hg)
+    seen, kmeans = [], unidhc.block_kmeans
+
+    def spy(*args, sample_size, **kwargs):
+        seen.append(sample_size)
+        return kmeans(*args, sample_size=sample_size, **kwargs)
+
+    monkeypatch.setattr(unidhc, "block_kmeans", spy)
+    monkeypatch.setattr(unidhc, "SAMPLE_SIZE", 50)
+    est = DistributedUniDHC(3, block_size=100, client=client, **kw).fit(hg)
+    np.testing.assert_array_equal(est.labels_, ref.labels_)
+    assert seen[-1] >= hg.n_nodes
+    monkeypatch.setattr(unidhc, "KMEANS_BYTES", 4 * est.embedding_.shape[1] * 60)
+    DistributedUniDHC(3, block_size=100, client=client, **kw).fit(hg)
+    assert seen[-1] == 60  # float32 rows of the budget, above the floor

@@ -119,13 +119,15 @@ def test_kmeans_block_sums_are_those_of_add_at():
     for dtype in (np.float64, np.float32):
         X = rng.normal(size=(20_000, 6)).astype(dtype)
         centers = X[:4].astype(np.float64)
-        sums, counts = _stats(X, centers)
+        sums, counts, inertia = (a[0] for a in _stats(X, centers[None]))
         labels = np.argmin(((X[:, None, :] - centers.astype(dtype)[None]) ** 2).sum(axis=2),
                            axis=1)
         ref = np.zeros((4, 6))
         np.add.at(ref, labels, X)
         np.testing.assert_array_equal(counts, np.bincount(labels, minlength=4))
         np.testing.assert_allclose(sums, ref, rtol=1e-12)
+        d2 = ((X - centers.astype(dtype)[labels]) ** 2).sum(axis=1, dtype=np.float64)
+        assert inertia == pytest.approx(d2.sum(), rel=1e-5)
 
 
 def test_merged_blocks_give_the_stored_blocks_labels(client):

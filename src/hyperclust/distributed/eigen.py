@@ -101,10 +101,25 @@ def _rayleigh_ritz(operator, V, k):
     return mu, V, res
 
 
-def _filtered(operator, V, upper: float, degree: int):
-    """The block ``V`` filtered by a degree-``degree`` Chebyshev polynomial damping
-    ``[0, upper]``, or by plain powers when nothing is left to damp below."""
+def _beside(V, F, n_locked):
+    """The first ``n_locked`` columns of ``V`` beside ``F``."""
+    return np.hstack([V[:, :n_locked], F])
+
+
+#: Most growth of the filter at the top of the spectrum: the unlocked columns' rounding
+#: along the leading eigenvectors grows by it (at 1e29, degree 32 on a block model, the
+#: bulk columns were lost; 1e14, degree 16, converged as degree 8 did).
+MAX_GROWTH = 1e14
+
+
+def _filtered(operator, V, upper: float, degree: int, top: float = 1.0):
+    """The block ``V`` filtered by a Chebyshev polynomial damping ``[0, upper]`` of degree
+    ``degree``, lowered (not below 8) until its value at ``top`` is at most
+    :data:`MAX_GROWTH`, or by plain powers when nothing is left to damp below."""
     if upper > 1e-3:
+        ratio = max((2.0 * top - upper) / upper, 1.0 + 1e-12)
+        fits = int(np.arccosh(MAX_GROWTH) / np.arccosh(ratio))
+        degree = max(min(degree, 8), min(degree, fits))
         return chebyshev_filter(operator, V, degree, 0.0, upper)
     for _ in range(int(degree)):
         V = operator.apply(V)
@@ -121,15 +136,16 @@ def _start(operator, p, seed, row_keys):
 
 def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
                    degree: int = 8, oversample: int | None = None, random_state=0,
-                   callback=None, row_keys=None, cuts=None):
+                   callback=None, row_keys=None, cuts=None, last_tol: float | None = None):
     """Largest ``k`` eigenpairs of a symmetric block operator with spectrum in ``[0, 1]``
     (the normalized affinities and propagation operators here).
 
     Chebyshev-filtered subspace iteration on ``p = k + oversample`` columns: filter the block
     with a degree-``degree`` Chebyshev polynomial that damps ``[0, mu_p]`` (``mu_p`` the
     smallest current Ritz value), orthonormalize (TSQR), Rayleigh-Ritz; stop when the first
-    ``k`` residuals ``||A u - mu u||`` are at most ``tol``. Per iteration ``degree + 1``
-    block products and three small reductions to the driver.
+    ``k`` residuals ``||A u - mu u||`` are at most ``tol``. The leading columns at ``tol``
+    are locked (kept, no longer filtered). Per iteration ``degree + 1`` block products of
+    the unlocked columns and three small reductions to the driver.
 
     Parameters
     ----------
@@ -150,6 +166,10 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
         (:func:`~.linalg.keyed_random_blocks`), whatever the blocks.
     cuts : LineageCut, optional
         Cuts the task history where due (:mod:`~hyperclust.distributed.lineage`; products).
+    last_tol : float, optional
+        Residual at which the ``k``-th column stops instead (default ``tol``): a column
+        computed only for its eigenvalue (the Ritz value's error is about the squared
+        residual over the gap).
 
     Returns
     -------
@@ -185,16 +205,27 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     client, n = operator.client, operator.shape[0]
     p = min(n, k + (max(k, 8) if oversample is None else int(oversample)))
     V, _ = tsqr(client, _start(operator, p, random_state, row_keys), gather_r=False)
+    tols = np.full(k, float(tol))
+    tols[-1] = tol if last_tol is None else last_tol
     mu, V, res = _rayleigh_ritz(operator, V, k)
     it = 0
-    while res.max() > tol and it < int(max_iter):
+    while np.any(res > tols) and it < int(max_iter):
         it += 1
-        V, _ = tsqr(client, _filtered(operator, V, float(mu[-1]), degree), gather_r=False)
+        # locking: the leading columns already at tol are not filtered again (on a block
+        # model the clusters' columns converge in a few iterations, those in the bulk of the
+        # spectrum take the rest; every product moves the exchanged rows of each column)
+        locked = int(np.argmin(np.append(res <= tols, False)))
+        active = V if locked == 0 else combine(client, V, np.eye(p)[:, locked:])
+        F = _filtered(operator, active, float(mu[-1]), degree, float(mu[0]))
+        if locked:
+            F = [client.submit(_beside, v, f, locked, retries=RETRIES, pure=False)
+                 for v, f in zip(V, F)]
+        V, _ = tsqr(client, F, gather_r=False)
         mu, V, res = _rayleigh_ritz(operator, V, k)
         V = cuts.cut(V) if cuts is not None and cuts.due(it * (degree + 1)) else V
         if callback is not None:
             callback(it, res)
-    if res.max() > tol:
+    if np.any(res > tols):
         warnings.warn(f"subspace iteration did not reach tol={tol} in {max_iter} iterations "
                       f"(largest residual {res.max():.2e}); raise max_iter or tol",
                       ConvergenceWarning, stacklevel=2)

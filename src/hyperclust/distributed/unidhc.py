@@ -57,12 +57,19 @@ from .storage import keep_output
 from .structural import structural_blocks
 from .unidhc_blocks import divided, embed_block, save, square_sum
 
-__all__ = ["DistributedUniDHC", "MAX_FEATURES"]
+__all__ = ["DistributedUniDHC", "MAX_FEATURES", "KMEANS_BYTES"]
 
 #: Most feature columns taken as they are (the single-process ``n_components="auto"`` projects
 #: wider inputs by a truncated SVD, which is not distributed).
 MAX_FEATURES = 256
 
+
+#: Bytes of the embedding gathered here for k-means by default: up to them it runs on every
+#: row, as ``UniDHC``. On a sample its restarts are drawn apart from ``UniDHC``'s, and an
+#: embedding with local optima of nearly equal inertia then ends in another one: a block
+#: model of 250,000 nodes (structural input, 8 columns) has three within 0.07%, reached by
+#: 1, 3 and 2 of 6 k-means++ starts, and the labels of two of them agree at ARI .90.
+KMEANS_BYTES = 2 ** 28
 
 #: Values of ``gamma_init`` the distributed estimator refuses: the energy contrast needs a
 #: row-shuffled copy of the whole input.
@@ -141,8 +148,10 @@ consistency_weight, gamma_reg, dropout
         As in :class:`hyperclust.cluster.UniDHC`; ``device`` is the torch device of the
         trainer (this process); the per-block inference runs the trained encoder in numpy
         float32 on the workers (:mod:`~hyperclust.distributed.unidhc_blocks`).
-    sample_size : int, default 100,000
-        Rows of the k-means++ sample (:func:`~hyperclust.distributed.kmeans.block_kmeans`).
+    sample_size : int or None, default None
+        Rows of the k-means++ sample (:func:`~hyperclust.distributed.kmeans.block_kmeans`);
+        None: every row while the embedding takes at most :data:`KMEANS_BYTES` here, so the
+        k-means is ``UniDHC``'s (250,000 rows of 8 columns: 8 MB), else that many rows.
     block_size : int, default 100,000
         Nodes per row block when ``fit`` gets an in-memory hypergraph.
     blocks_per_worker : int or None, default 1
@@ -201,7 +210,7 @@ consistency_weight, gamma_reg, dropout
     #: input in the propagated terms, as ``UniDHC(isolated_neighbors=None)``).
     NOT_DISTRIBUTED = ("isolated_neighbors",)
     __init__ = twin_init(UniDHC, _shared_parameters(UniDHC, NOT_DISTRIBUTED),
-                         {"sample_size": SAMPLE_SIZE, "block_size": 100_000,
+                         {"sample_size": None, "block_size": 100_000,
                           "blocks_per_worker": 1, "scratch_dir": None, "client": None,
                           "n_workers": 2, "output": None})
 
@@ -210,8 +219,8 @@ consistency_weight, gamma_reg, dropout
         against ``n`` in ``fit``); returns ``order``."""
         table = {**UniDHC._parameter_constraints,
                  "embedding": [Options(("by-input", "concat", "filter"))],
-                 **{name: [Interval(int, 1)] for name in ("sample_size", "block_size",
-                                                           "n_workers")},
+                 **{name: [Interval(int, 1)] for name in ("block_size", "n_workers")},
+                 "sample_size": [Interval(int, 1), None],
                  "blocks_per_worker": [Interval(int, 1), None]}
         check_parameters(table, {name: getattr(self, name) for name in table
                                  if hasattr(self, name)})
@@ -295,10 +304,14 @@ consistency_weight, gamma_reg, dropout
         self.coefficients_ = np.asarray(gamma, dtype=np.float32).astype(np.float64)
         blocks = [client.submit(embed_block, f, self.coefficients_, state, concat,
                                 retries=RETRIES, pure=False) for f in basis_files]
-        labels, _, _ = block_kmeans(client, blocks, phg.n_nodes, k, n_init=self.n_init_,
-                                    sample_size=self.sample_size, random_state=seed,
-                                    row_keys=self._row_keys(client, phg))
         self.n_filter_columns_ = int(np.load(basis_files[0], mmap_mode="r").shape[2])
+        sample_size = self.sample_size
+        if sample_size is None:  # float32 rows of d (2 d with the encoder's) columns
+            sample_size = max(SAMPLE_SIZE, KMEANS_BYTES // (4 * self.n_filter_columns_
+                                                            * (2 if concat else 1)))
+        labels, _, _ = block_kmeans(client, blocks, phg.n_nodes, k, n_init=self.n_init_,
+                                    sample_size=sample_size, random_state=seed,
+                                    row_keys=self._row_keys(client, phg))
         lap("inference_kmeans")
         return labels, blocks
 
