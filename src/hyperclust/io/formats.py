@@ -2,8 +2,8 @@
 (where supported) write it.
 
 :func:`~hyperclust.io.read_hypergraph` and the dataset registry read through
-:data:`FORMATS`; the letters ``A``..``E`` of the benchmark collection's README are aliases of
-the five directory formats. Adding a format is adding one :class:`Format` to
+:data:`FORMATS`; the letters ``A``..``F`` of the benchmark collection's README are aliases of
+its formats. Adding a format is adding one :class:`Format` to
 :data:`FORMATS` (or calling :func:`register_format`); see ``docs/extending.md``.
 """
 
@@ -146,6 +146,12 @@ FORMATS: dict[str, Format] = {
         bf.read_benson_edge_labelled, "E", "directory: hyperedges.txt, hyperedge-labels.txt",
         lambda src: (src.path / "hyperedges.txt").is_file(),
         {"hyperedges.txt": "", "hyperedge-labels.txt": ""}),
+    "graph-npz": Format(
+        "a graph in one .npz: edges (E x 2), node_labels, node_features; read as closed "
+        "neighbourhoods (hyperedges=\"edges\": the graph's edges)", False,
+        lambda src: src.suffix == ".npz",
+        lambda src, **o: bf.read_graph_npz(src.path, **o), alias="F",
+        examples=({"g.npz": ""},)),
 }
 
 #: Human names of the formats with what each is (what ``format=`` and ``--format`` take).
