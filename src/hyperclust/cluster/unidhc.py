@@ -39,12 +39,13 @@ from .baselines import INPUT, N_COMPONENTS, N_STRUCTURAL
 from .rounding import kmeans_labels
 from .node_order import pays_on_structural_input
 from .spectral import N_INIT, resolve_settings
-from .unidhc_output import (MIN_HELDOUT_COLUMNS, choose_by_splits, conductance_choice,
-                            heldout_choice)
+from .unidhc_output import (MIN_HELDOUT_COLUMNS, choose_by_splits,
+                            conductance_choice, atom_names, heldout_choice,
+                            heldout_filter_choice)
 
 __all__ = ["UniDHC", "family_coefficients"]
 
-_LEARNED = ("canonical", "alignment", "contrast", "auto")
+_LEARNED = ("heldout", "canonical", "alignment", "contrast", "auto")
 CONTRAST_STEPS = 300
 """Adam steps of the filter objective (on ``2 K + 1`` weights; converged well before)."""
 EMBEDDINGS = ("by-input", "concat", "filter", "heldout", "split", "auto")
@@ -335,6 +336,8 @@ class UniDHC(HypergraphClusterer):
             self.filter_family_ = "custom"
             return np.asarray(self.gamma_init, dtype=np.float64)
         family = self.gamma_init
+        if family == "heldout":
+            return self._heldout_filter(hg, P, B, order, seed, k)
         if family in ("canonical", "alignment") and self.input_kind_ == "structural":
             # the structural columns are eigenvectors of the hypergraph itself: a filter only
             # rescales them (the canonical correlation is blind to that) and the two halves
@@ -359,6 +362,46 @@ class UniDHC(HypergraphClusterer):
             family = "identity"
         self.filter_family_ = family
         return family_coefficients(family, order)
+
+    def _learned_filter(self, hg, P, B, order, seed, k):
+        """``gamma_init="canonical"``'s coefficients on the basis ``B`` of ``hg``."""
+        from ..models.contrast import atom_coefficients, filter_objective, learn_mixture
+
+        objective, penalty = filter_objective("canonical", P, None, B, ~hg.isolated, seed,
+                                              n_clusters=k)
+        if objective is None:
+            return family_coefficients("identity", order), None, []
+        weights, trajectory = learn_mixture(objective, order, penalty, steps=CONTRAST_STEPS)
+        return weights @ atom_coefficients(order), weights, trajectory
+
+    def _heldout_filter(self, hg, P, B, order, seed, k):
+        """``gamma_init="heldout"``: the canonical filter or one of the atoms, whichever
+        clusters a split copy of ``hg`` so that held-out hyperedges and columns are best
+        predicted (:func:`.unidhc_output.heldout_filter_choice`)."""
+        from ..models.contrast import atom_coefficients
+
+        structural = self.input_kind_ == "structural"
+        learned, self.mixture_weights_, self.filter_trajectory_ = (
+            (family_coefficients("low-pass", order), None, []) if structural
+            else self._learned_filter(hg, P, B, order, seed, k))
+        if order < 1 or structural or hg.n_edges < 2:
+            self.filter_family_ = "low-pass" if structural else "canonical"
+            return learned
+
+        def candidates(train):
+            X, scale, _ = self._prepare_input(train, seed, k)
+            Pt = PropagationOperator(train, self_loops=self.self_loops,
+                                     dtype=propagation.BASIS_DTYPE)
+            Bt = polynomial_basis(Pt, X, order, scale=scale)
+            gammas = {"canonical": self._learned_filter(train, Pt, Bt, order, seed, k)[0],
+                      **dict(zip(atom_names(order), atom_coefficients(order)))}
+            return {name: kmeans_labels(normalize(_filter_output(g, Bt)), k, self.n_init_, seed)
+                    for name, g in gammas.items()}
+
+        choice, self.filter_errors_ = heldout_filter_choice(hg, candidates, seed)
+        self.filter_family_ = choice
+        return learned if choice == "canonical" else \
+            atom_coefficients(order)[atom_names(order).index(choice)]
 
     def _isolated_search(self, hg, X, scale, seed):
         """Step 3b's search (it reads the input alone): a callable returning ``(isolated

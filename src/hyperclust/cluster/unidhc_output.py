@@ -205,6 +205,60 @@ def split_choice(splits, labels, margin=SPLIT_MARGIN):
     return (min(beat, key=errors.get) if beat else "concat"), errors
 
 
+def atom_names(order: int) -> list:
+    """Names of the atoms of :func:`hyperclust.models.contrast.atom_coefficients`.
+
+    Examples
+    --------
+    >>> atom_names(2)
+    ['I', 'P', 'P^2', 'I-P', '(I-P)^2']
+    """
+    return (["I", "P"] + [f"P^{j}" for j in range(2, order + 1)]
+            + ["I-P"] + [f"(I-P)^{j}" for j in range(2, order + 1)])[:2 * order + 1]
+
+
+FILTER_SPLITS = 3
+"""Splits whose held-out errors choose the filter (``gamma_init="heldout"``)."""
+
+
+def heldout_filter_choice(hg, candidates, seed, rounds=FILTER_SPLITS):
+    """The filter whose clustering of a split copy of ``hg`` best predicts what the copy
+    lacks: held-out hyperedges and attribute columns
+    (:func:`~hyperclust.cluster.hsbm_heldout.heldout_errors`, ``weighting="precision"``:
+    each view weighted by how precisely it tells the clusterings apart), averaged over
+    ``rounds`` splits (seeds ``seed + 1000 j``).
+
+    Parameters
+    ----------
+    hg : Hypergraph
+    candidates : callable
+        ``candidates(train) -> {name: labels}``: each candidate filter's clustering of a
+        split's ``train`` (the first name wins a tie).
+    seed : int
+    rounds : int
+
+    Returns
+    -------
+    choice : str
+    errors : dict
+        ``{name: mean held-out error}``.
+
+    Examples
+    --------
+    >>> from hyperclust.datasets import hypergraph_sbm
+    >>> hg = hypergraph_sbm(400, 2, homophily=0.9, n_features=6, random_state=1)
+    >>> noise = np.random.default_rng(0).permutation(hg.labels)
+    >>> heldout_filter_choice(hg, lambda train: {"noise": noise, "planted": hg.labels}, 0)[0]
+    'planted'
+    """
+    per_split = []
+    for j in range(rounds):
+        split = split_hypergraph(hg, random_state=seed + 1000 * j)
+        per_split.append(heldout_errors(split, candidates(split.train), "precision"))
+    errors = {c: float(np.mean([e[c] for e in per_split])) for c in per_split[0]}
+    return min(errors, key=errors.get), errors
+
+
 def split_candidates(estimator, train, k, n_init, seed) -> dict:
     """``{candidate: labels}`` of :data:`SPLIT_CANDIDATES` on the hypergraph ``train``: a
     copy of the Uni-DHC ``estimator`` forced to the concatenation (its labels, and k-means
