@@ -161,11 +161,14 @@ METHODS: dict[str, Method] = {
                               "(needs node features)"),
     **{f"spectral-{op}": _spectral(op) for op in _OWN_SOLVER_OPERATORS},
     "unidhc": Method(_UNIDHC, "Uni-DHC: polynomial filter learned by feature-split canonical "
-                              "correlation + residual encoder on features (the filter output "
-                              "alone on structure-only inputs), k-means",
+                              "correlation, kept unless a fixed atom (I, P^k, (I-P)^k) predicts "
+                              "held-out hyperedges and columns better + residual encoder on "
+                              "features (the filter output alone on structure-only inputs), "
+                              "k-means", params={"gamma_init": "heldout"},
                      device=True, torch=True),
     "unidhc-filter": Method(_UNIDHC, "Uni-DHC, k-means on the learned filter output only",
-                            params={"embedding": "filter"}, device=True, torch=True),
+                            params={"embedding": "filter", "gamma_init": "heldout"},
+                            device=True, torch=True),
 }
 
 #: ``{method: (operator, entry)}`` of the ``spectral-<operator>`` methods derived from the
