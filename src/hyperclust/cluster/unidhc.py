@@ -8,7 +8,9 @@ Our reconstruction of "A Unified Framework for Deep Hypergraph Clustering Beyond
    to unit mean row norm;
 2. the filter is learned from a neutral start (the uniform mixture of low- and high-pass atoms)
    by a label-free objective (:mod:`hyperclust.models.canonical`): the canonical
-   correlation of the filtered half of the feature columns with the raw other half;
+   correlation of the filtered half of the feature columns with the raw other half; with
+   ``gamma_init="heldout"`` (the ``unidhc`` method) a fixed atom replaces it where it
+   predicts held-out hyperedges and columns of split copies better;
 3. the basis ``[T_0(P) X, ..., T_K(P) X]`` is precomputed in factored form; isolated nodes
    take half of each propagated term from their nearest connected nodes in feature space;
 4. a residual encoder ``Z + MLP(Z)`` (the identity at the start) is trained on the filter
@@ -103,9 +105,19 @@ class UniDHC(HypergraphClusterer):
         (:data:`hyperclust.operators.propagation.BASIS_DTYPE`; the network trains in float32):
         mean ACC/NMI within 0.006 of float64 (less than one std) over 5 seeds on 10 shared
         sets (docs/results/bench/dtype_settings.md).
-    gamma_init : {"canonical", "alignment", "contrast", "auto", "low-pass", "identity", \
-"high-pass", "uniform"} or array
-        Filter before the encoder's training. ``"canonical"``: learned from the uniform
+    gamma_init : {"canonical", "heldout", "alignment", "contrast", "auto", "low-pass", \
+"identity", "high-pass", "uniform"} or array
+        Filter before the encoder's training. ``"heldout"`` (the registered method
+        ``unidhc``'s setting): the ``"canonical"`` filter or one of the fixed atoms ``I,
+        P..P^K, (I-P)..(I-P)^K``, whichever, fitted on a split copy of the input, clusters
+        so that the held-out hyperedges and feature columns are best predicted
+        (:func:`~hyperclust.cluster.unidhc_output.heldout_filter_choice`, 3 splits; the
+        canonical filter is relearned on each copy); it costs the set-up and 2K + 2
+        k-means per split. On the heterophilous graphs the canonical filter smooths (their
+        features are smooth along the closed neighbourhoods) where the classes are not,
+        and this check keeps the identity there (docs/unidhc.md, "Heterophilous graphs");
+        not the class default because :class:`~hyperclust.distributed.DistributedUniDHC`
+        shares the class's defaults and does not split. ``"canonical"``: learned from the uniform
         mixture of the atoms ``I, P..P^K, (I-P)..(I-P)^K`` (no family chosen beforehand) by
         the label-free feature-split canonical correlation
         (:func:`hyperclust.models.canonical.canonical_correlation`: the ``n_clusters - 1``
@@ -222,10 +234,14 @@ class UniDHC(HypergraphClusterer):
     smoothness_z_ : float or None
         The z-score (``None`` when ``gamma_init`` is not ``"auto"``).
     filter_family_ : str
-        Family of the initial filter (the objective's name when learned,
-        ``"custom"`` for an explicit array).
+        Family of the initial filter (the objective's name when learned, the atom's name
+        such as ``"I"`` or ``"P^2"`` when the held-out check replaced it, ``"custom"`` for
+        an explicit array).
     mixture_weights_ : ndarray, shape (2 order + 1,) or None
         Learned atom weights (atoms ``I, P..P^K, (I-P)..(I-P)^K``), ``None`` unless learned.
+    filter_errors_ : dict or None
+        ``gamma_init="heldout"``: each candidate filter's mean held-out error (lower is
+        better; ``filter_family_`` names the one kept), else None.
     filter_trajectory_ : list of dict
         The learning's ``{"step", "objective", "gamma"}`` every 10 steps (empty otherwise).
     n_isolated_borrowing_ : int
@@ -332,6 +348,7 @@ class UniDHC(HypergraphClusterer):
         """Step 2: the filter's coefficients (power basis) before the encoder's training
         (``scaled_input()``: the input ``X / scale``, formed for the objectives reading it)."""
         self.smoothness_z_, self.mixture_weights_, self.filter_trajectory_ = None, None, []
+        self.filter_errors_ = None
         if not isinstance(self.gamma_init, str):
             self.filter_family_ = "custom"
             return np.asarray(self.gamma_init, dtype=np.float64)
