@@ -414,6 +414,32 @@ def _graph_pairs(edges, hyperedges):
             np.concatenate([np.arange(centres.size), own]), centres.size)
 
 
+def _graph_arrays(path):
+    """``(edges, labels, classes, features)`` of a format F file, each checked (labels,
+    classes and features None when absent; features as CSR float32)."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in ("edges", "node_labels", "node_features") if k in z}
+    except (OSError, ValueError) as exc:  # not a zip / an object array
+        raise DataFormatError(f"not a readable .npz of numeric arrays ({exc})", path) from None
+    edges = arrays.get("edges")
+    if edges is None:
+        raise DataFormatError("no 'edges' array", path)
+    if edges.ndim != 2 or edges.shape[1] != 2 or not np.issubdtype(edges.dtype, np.integer):
+        raise DataFormatError(f"'edges' must be integer pairs (E x 2), got {edges.dtype} "
+                              f"{edges.shape}", path)
+    labels = classes = None
+    if "node_labels" in arrays:
+        labels, classes = encode_labels(arrays["node_labels"], path)
+    X = arrays.get("node_features")
+    if X is not None:
+        if X.ndim != 2 or not np.issubdtype(X.dtype, np.number):
+            raise DataFormatError(f"node_features must be a numeric matrix, got {X.dtype} "
+                                  f"{X.shape}", path)
+        X = sp.csr_matrix(X, dtype=np.float32)
+    return edges.astype(np.int64), labels, classes, X
+
+
 def read_graph_npz(path, *, hyperedges: str = "neighbourhood", name=None,
                    **options) -> Hypergraph:
     """Read a graph stored as one ``.npz`` (format F) as a hypergraph.
@@ -463,32 +489,15 @@ def read_graph_npz(path, *, hyperedges: str = "neighbourhood", name=None,
         raise ValueError(f"hyperedges must be one of {', '.join(GRAPH_HYPEREDGES)}, "
                          f"got {hyperedges!r}")
     path = Path(path)
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            arrays = {k: z[k] for k in ("edges", "node_labels", "node_features") if k in z}
-    except (OSError, ValueError) as exc:  # not a zip / an object array
-        raise DataFormatError(f"not a readable .npz of numeric arrays ({exc})", path) from None
-    if "edges" not in arrays:
-        raise DataFormatError("no 'edges' array", path)
-    edges = arrays["edges"]
-    if edges.ndim != 2 or edges.shape[1] != 2 or not np.issubdtype(edges.dtype, np.integer):
-        raise DataFormatError(f"'edges' must be integer pairs (E x 2), got {edges.dtype} "
-                              f"{edges.shape}", path)
-    labels = classes = None
-    if "node_labels" in arrays:
-        labels, classes = encode_labels(arrays["node_labels"], path)
+    edges, labels, classes, X = _graph_arrays(path)
     n = labels.shape[0] if labels is not None else int(edges.max(initial=-1)) + 1
     bad = np.flatnonzero((edges < 0).any(axis=1) | (edges >= n).any(axis=1))
     if bad.size:
         raise DataFormatError(f"edge {bad[0]} ({edges[bad[0]].tolist()}) has a node id "
                               f"outside [0, {n - 1}] ({bad.size} such edges)", path)
-    X = arrays.get("node_features")
-    if X is not None:
-        if X.ndim != 2 or X.shape[0] != n or not np.issubdtype(X.dtype, np.number):
-            raise DataFormatError(f"node_features have shape {X.shape} ({X.dtype}), expected "
-                                  f"{n} numeric rows", path)
-        X = sp.csr_matrix(X, dtype=np.float32)
-    nodes, eids, m = _graph_pairs(edges.astype(np.int64), hyperedges)
+    if X is not None and X.shape[0] != n:
+        raise DataFormatError(f"node_features have {X.shape[0]} rows, expected {n}", path)
+    nodes, eids, m = _graph_pairs(edges, hyperedges)
     notes = {"format": "F", "source": str(path), "raw_edges": int(m),
              "graph_edges": int(edges.shape[0]), "hyperedges": hyperedges}
     if classes is not None:
