@@ -149,7 +149,7 @@ def _edge_sets(hg):
 
 
 def test_graph_npz_hand_made(tmp_path):
-    from hyperclust.io.benchmark_formats import read_graph_npz
+    from hyperclust.io.graph_npz import read_graph_npz
 
     # triangle 0-1-2 (all three closed neighbourhoods equal), 2-3 twice (both directions),
     # a self-loop on 4 (then isolated), 5 isolated, 6-7 a pair (the same neighbourhood twice)
@@ -169,7 +169,7 @@ def test_graph_npz_hand_made(tmp_path):
 
 
 def test_graph_npz_matches_dense_reference(tmp_path):
-    from hyperclust.io.benchmark_formats import read_graph_npz
+    from hyperclust.io.graph_npz import read_graph_npz
 
     rng = np.random.default_rng(0)
     for trial in range(5):
@@ -184,7 +184,7 @@ def test_graph_npz_matches_dense_reference(tmp_path):
 
 def test_graph_npz_bad_input_is_one_line(tmp_path):
     from hyperclust.io import DataFormatError
-    from hyperclust.io.benchmark_formats import read_graph_npz
+    from hyperclust.io.graph_npz import read_graph_npz
 
     path = tmp_path / "bad.npz"
     np.savez(path, edges=np.array([[0, 5]]), node_labels=np.array([0, 1]))

@@ -8,9 +8,8 @@ Our reconstruction of "A Unified Framework for Deep Hypergraph Clustering Beyond
    to unit mean row norm;
 2. the filter is learned from a neutral start (the uniform mixture of low- and high-pass atoms)
    by a label-free objective (:mod:`hyperclust.models.canonical`): the canonical
-   correlation of the filtered half of the feature columns with the raw other half; with
-   ``gamma_init="heldout"`` (the ``unidhc`` method) a fixed atom replaces it where it
-   predicts held-out hyperedges and columns of split copies better;
+   correlation of the filtered half of the feature columns with the raw other half (or a
+   fixed atom predicting held-out data better: ``gamma_init="heldout"``);
 3. the basis ``[T_0(P) X, ..., T_K(P) X]`` is precomputed in factored form; isolated nodes
    take half of each propagated term from their nearest connected nodes in feature space;
 4. a residual encoder ``Z + MLP(Z)`` (the identity at the start) is trained on the filter
@@ -41,9 +40,8 @@ from .baselines import INPUT, N_COMPONENTS, N_STRUCTURAL
 from .rounding import kmeans_labels
 from .node_order import pays_on_structural_input
 from .spectral import N_INIT, resolve_settings
-from .unidhc_output import (MIN_HELDOUT_COLUMNS, choose_by_splits,
-                            conductance_choice, atom_names, heldout_choice,
-                            heldout_filter_choice)
+from .unidhc_output import (MIN_HELDOUT_COLUMNS, choose_by_splits, conductance_output,
+                            heldout_choice, heldout_filter)
 
 __all__ = ["UniDHC", "family_coefficients"]
 
@@ -107,17 +105,12 @@ class UniDHC(HypergraphClusterer):
         sets (docs/results/bench/dtype_settings.md).
     gamma_init : {"canonical", "heldout", "alignment", "contrast", "auto", "low-pass", \
 "identity", "high-pass", "uniform"} or array
-        Filter before the encoder's training. ``"heldout"`` (the registered method
-        ``unidhc``'s setting): the ``"canonical"`` filter or one of the fixed atoms ``I,
-        P..P^K, (I-P)..(I-P)^K``, whichever, fitted on a split copy of the input, clusters
-        so that the held-out hyperedges and feature columns are best predicted
-        (:func:`~hyperclust.cluster.unidhc_output.heldout_filter_choice`, 3 splits; the
-        canonical filter is relearned on each copy); it costs the set-up and 2K + 2
-        k-means per split. On the heterophilous graphs the canonical filter smooths (their
-        features are smooth along the closed neighbourhoods) where the classes are not,
-        and this check keeps the identity there (docs/unidhc.md, "Heterophilous graphs");
-        not the class default because :class:`~hyperclust.distributed.DistributedUniDHC`
-        shares the class's defaults and does not split. ``"canonical"``: learned from the uniform
+        Filter before the encoder's training. ``"heldout"`` (the registered ``unidhc``):
+        the ``"canonical"`` filter, or the atom of ``I, P..P^K, (I-P)..(I-P)^K`` whose
+        clustering of split copies best predicts their held-out hyperedges and columns
+        (:func:`~hyperclust.cluster.unidhc_output.heldout_filter`; not the class default:
+        :class:`~hyperclust.distributed.DistributedUniDHC` shares it and does not split).
+        ``"canonical"``: learned from the uniform
         mixture of the atoms ``I, P..P^K, (I-P)..(I-P)^K`` (no family chosen beforehand) by
         the label-free feature-split canonical correlation
         (:func:`hyperclust.models.canonical.canonical_correlation`: the ``n_clusters - 1``
@@ -234,14 +227,12 @@ class UniDHC(HypergraphClusterer):
     smoothness_z_ : float or None
         The z-score (``None`` when ``gamma_init`` is not ``"auto"``).
     filter_family_ : str
-        Family of the initial filter (the objective's name when learned, the atom's name
-        such as ``"I"`` or ``"P^2"`` when the held-out check replaced it, ``"custom"`` for
-        an explicit array).
+        Family of the initial filter (the objective's name when learned, the atom kept by
+        the held-out check, ``"custom"`` for an explicit array).
     mixture_weights_ : ndarray, shape (2 order + 1,) or None
         Learned atom weights (atoms ``I, P..P^K, (I-P)..(I-P)^K``), ``None`` unless learned.
     filter_errors_ : dict or None
-        ``gamma_init="heldout"``: each candidate filter's mean held-out error (lower is
-        better; ``filter_family_`` names the one kept), else None.
+        ``gamma_init="heldout"``: each candidate filter's mean held-out error, else None.
     filter_trajectory_ : list of dict
         The learning's ``{"step", "objective", "gamma"}`` every 10 steps (empty otherwise).
     n_isolated_borrowing_ : int
@@ -354,7 +345,9 @@ class UniDHC(HypergraphClusterer):
             return np.asarray(self.gamma_init, dtype=np.float64)
         family = self.gamma_init
         if family == "heldout":
-            return self._heldout_filter(hg, P, B, order, seed, k)
+            (g, self.filter_family_, self.mixture_weights_, self.filter_trajectory_,
+             self.filter_errors_) = heldout_filter(self, hg, P, B, order, seed, k, CONTRAST_STEPS)
+            return g
         if family in ("canonical", "alignment") and self.input_kind_ == "structural":
             # the structural columns are eigenvectors of the hypergraph itself: a filter only
             # rescales them (the canonical correlation is blind to that) and the two halves
@@ -379,46 +372,6 @@ class UniDHC(HypergraphClusterer):
             family = "identity"
         self.filter_family_ = family
         return family_coefficients(family, order)
-
-    def _learned_filter(self, hg, P, B, order, seed, k):
-        """``gamma_init="canonical"``'s coefficients on the basis ``B`` of ``hg``."""
-        from ..models.contrast import atom_coefficients, filter_objective, learn_mixture
-
-        objective, penalty = filter_objective("canonical", P, None, B, ~hg.isolated, seed,
-                                              n_clusters=k)
-        if objective is None:
-            return family_coefficients("identity", order), None, []
-        weights, trajectory = learn_mixture(objective, order, penalty, steps=CONTRAST_STEPS)
-        return weights @ atom_coefficients(order), weights, trajectory
-
-    def _heldout_filter(self, hg, P, B, order, seed, k):
-        """``gamma_init="heldout"``: the canonical filter or one of the atoms, whichever
-        clusters a split copy of ``hg`` so that held-out hyperedges and columns are best
-        predicted (:func:`.unidhc_output.heldout_filter_choice`)."""
-        from ..models.contrast import atom_coefficients
-
-        structural = self.input_kind_ == "structural"
-        learned, self.mixture_weights_, self.filter_trajectory_ = (
-            (family_coefficients("low-pass", order), None, []) if structural
-            else self._learned_filter(hg, P, B, order, seed, k))
-        if order < 1 or structural or hg.n_edges < 2:
-            self.filter_family_ = "low-pass" if structural else "canonical"
-            return learned
-
-        def candidates(train):
-            X, scale, _ = self._prepare_input(train, seed, k)
-            Pt = PropagationOperator(train, self_loops=self.self_loops,
-                                     dtype=propagation.BASIS_DTYPE)
-            Bt = polynomial_basis(Pt, X, order, scale=scale)
-            gammas = {"canonical": self._learned_filter(train, Pt, Bt, order, seed, k)[0],
-                      **dict(zip(atom_names(order), atom_coefficients(order)))}
-            return {name: kmeans_labels(normalize(_filter_output(g, Bt)), k, self.n_init_, seed)
-                    for name, g in gammas.items()}
-
-        choice, self.filter_errors_ = heldout_filter_choice(hg, candidates, seed)
-        self.filter_family_ = choice
-        return learned if choice == "canonical" else \
-            atom_coefficients(order)[atom_names(order).index(choice)]
 
     def _isolated_search(self, hg, X, scale, seed):
         """Step 3b's search (it reads the input alone): a callable returning ``(isolated
@@ -488,7 +441,10 @@ class UniDHC(HypergraphClusterer):
         self.coefficients_ = np.asarray(gamma, dtype=np.float32).astype(np.float64)
         Z = _filter_output(self.coefficients_, B)
         if self.embedding == "auto":
-            self._select_output(hg, k, seed, order, B, normalize(Z), self._encode(net, Z))
+            (self.selected_, self.scores_, self.candidate_labels_, self.embedding_,
+             self.n_filter_columns_) = conductance_output(hg, k, self.n_init_, seed, B,
+                                                          normalize(Z), self._encode(net, Z))
+            self.labels_ = self.candidate_labels_[self.selected_]
             return self
         if self.embedding == "heldout":  # a structural input has no columns to hold out
             self.selected_, self.scores_ = heldout_choice(
@@ -526,22 +482,6 @@ class UniDHC(HypergraphClusterer):
         _deep()
         from ..models.load_following import encode_in_blocks
         return normalize(encode_in_blocks(net.encoder, Z, self.device, ENCODE_ROWS), copy=False)
-
-    def _select_output(self, hg, k, seed, order, B, filt, enc):
-        """``embedding="auto"``: the candidate outputs (``filt``, ``enc``: the row-normalised
-        filter and encoder outputs) chosen by :func:`.unidhc_output.conductance_choice`."""
-        floor = family_coefficients("low-pass", order)
-        ident = family_coefficients("identity", order)
-        candidates = {
-            "concat": (np.hstack([filt, enc]), filt.shape[1]), "filter": (filt, filt.shape[1]),
-            "encoder": (enc, 0),
-            "fixed-low-pass": (normalize(_filter_output(floor, B)), B.shape[2]),
-            "input": (normalize(_filter_output(ident, B)), B.shape[2]),
-        }
-        best, ranking, labels = conductance_choice(hg, k, self.n_init_, seed, candidates)
-        self.selected_, self.scores_, self.candidate_labels_ = best, ranking.scores, labels
-        self.embedding_, self.n_filter_columns_ = candidates[best]
-        self.labels_ = labels[best]
 
     def spectral_response(self, lambdas) -> np.ndarray:
         """Learned response ``g(lambda) = sum_k gamma_k T_k(1 - lambda)``.

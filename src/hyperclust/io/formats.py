@@ -21,6 +21,7 @@ from . import le
 from ._common import read_json
 from .errors import DataFormatError
 from .edgelist import read_edgelist, write_edgelist
+from .graph_npz import read_graph_npz
 from .hif import from_hif, write_hif
 from .hypergraphx import is_hypergraphx, read_hypergraphx
 from .pairs import detect_pairs, read_pairs, write_pairs
@@ -150,7 +151,7 @@ FORMATS: dict[str, Format] = {
         "a graph in one .npz: edges (E x 2), node_labels, node_features; read as closed "
         "neighbourhoods (hyperedges=\"edges\": the graph's edges)", False,
         lambda src: src.suffix == ".npz",
-        lambda src, **o: bf.read_graph_npz(src.path, **o), alias="F",
+        lambda src, **o: read_graph_npz(src.path, **o), alias="F",
         examples=({"g.npz": ""},)),
 }
 
