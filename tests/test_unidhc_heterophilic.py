@@ -20,7 +20,8 @@ def test_planted_heterophily_gets_a_high_pass_filter_that_beats_p2x():
     low, high = est.spectral_response([0.0, 1.0])
     assert high > low + 0.5 * abs(high)  # passes the top of the spectrum, not the bottom
     assert set(est.filter_errors_) == {"canonical", *atom_names(2)}
-    assert est.filter_family_ == min(est.filter_errors_, key=est.filter_errors_.get)
+    errors = est.filter_errors_  # an atom replaces the canonical filter only if better
+    assert errors[est.filter_family_] <= errors["canonical"]
     smoothed = make_estimator("hgnn", 3, random_state=0).fit(hg)  # k-means on P^2 X
     assert acc(hg.labels, est.labels_) > acc(hg.labels, smoothed.labels_) + 0.2
 
