@@ -19,7 +19,7 @@ SCRIPTS = ("bench_collapsed", "bench_distributed", "bench_distributed_driver", "
            "bench_holdout", "study_truth_score", "bench_collapsed_1e5", "collapsed_closure",
            "collapsed_pe", "bench_unidhc_sweep", "unidhc_filter_criteria", "unidhc_data_share",
            "unidhc_heldout_choice", "unidhc_split_choice", "bench_knn_crossover", "bench_auto_attributed", "bench_past_1e6",
-           "unidhc_cpu_phases")
+           "unidhc_cpu_phases", "bench_unidhc_heterophilic", "unidhc_heterophilic_filters")
 
 
 def _script(name):

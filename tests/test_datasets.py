@@ -44,6 +44,11 @@ README = {
 # hyperclust collapses repeated members first, so these two have fewer unique member sets
 # (each has repeated members, asserted below).
 UNIQUE_SETS = {"senate-committees": 301, "actor": 9940}
+# Format F graphs: nodes, undirected edges, closed neighbourhoods after duplicates dropped,
+# feature dimension (README table of the collection; 5 classes each, no isolated node).
+GRAPHS = {"wisconsin": (251, 450, 248, 1703), "cornell": (183, 277, 181, 1703),
+          "chameleon_filtered": (890, 8854, 837, 2325),
+          "squirrel_filtered": (2223, 46998, 2208, 2089)}
 
 
 @pytest.fixture(autouse=True)
@@ -56,7 +61,7 @@ def _isolated_env(monkeypatch, tmp_path):
 
 # ------------------------------------------------------------------ registry
 def test_registry_covers_the_collection():
-    assert set(README) | {"mag-10"} | set(HSBM) == set(DATASETS)
+    assert set(README) | {"mag-10"} | set(HSBM) | set(GRAPHS) == set(DATASETS)
     for spec in DATASETS.values():
         assert spec.files and all(len(f.sha256) == 64 for f in spec.files)
         for f in spec.files:
@@ -128,6 +133,90 @@ def test_load_hsbm(shared_data, name):
     assert hg.n_nodes == 10000 and hg.n_classes == 2
     assert np.all(hg.edge_sizes == 3) and hg.n_edges == get_spec(name).n_edges
     assert np.bincount(hg.labels).tolist() == [5000, 5000]
+
+
+def _closed_neighbourhoods(edges, n):
+    """Dense reference: the distinct rows of (A + I) over the nodes with a neighbour."""
+    A = np.zeros((n, n), dtype=bool)
+    A[edges[:, 0], edges[:, 1]] = A[edges[:, 1], edges[:, 0]] = True
+    np.fill_diagonal(A, False)
+    rows = (A | np.eye(n, dtype=bool))[A.any(axis=1)]
+    return {tuple(np.flatnonzero(r)) for r in rows}
+
+
+def _edge_sets(hg):
+    return [tuple(e.tolist()) for e in hg.edges()]
+
+
+def test_graph_npz_hand_made(tmp_path):
+    from hyperclust.io.graph_npz import read_graph_npz
+
+    # triangle 0-1-2 (all three closed neighbourhoods equal), 2-3 twice (both directions),
+    # a self-loop on 4 (then isolated), 5 isolated, 6-7 a pair (the same neighbourhood twice)
+    edges = np.array([[0, 1], [1, 2], [2, 0], [2, 3], [3, 2], [4, 4], [6, 7]])
+    path = tmp_path / "toy.npz"
+    np.savez(path, edges=edges, node_labels=np.array([3, 3, 3, 9, 9, 3, 9, 9]),
+             node_features=np.eye(8, dtype=np.float32), train_masks=np.ones((2, 8), bool))
+    hg = read_graph_npz(path)
+    assert sorted(_edge_sets(hg)) == [(0, 1, 2), (0, 1, 2, 3), (2, 3), (6, 7)]
+    assert np.all(hg.weights == 1) and hg.cleaning.extra["raw_edges"] == 6
+    assert hg.isolated.tolist() == [False] * 4 + [True, True, False, False]
+    assert hg.labels.tolist() == [0, 0, 0, 1, 1, 0, 1, 1] and hg.features.nnz == 8
+    graph = read_graph_npz(path, hyperedges="edges")
+    assert sorted(_edge_sets(graph)) == [(0, 1), (0, 2), (1, 2), (2, 3), (6, 7)]
+    merged = read_graph_npz(path, duplicates="merge")
+    assert sorted(merged.weights.tolist()) == [1, 1, 2, 2]  # {0,1,2} and {6,7} twice
+
+
+def test_graph_npz_matches_dense_reference(tmp_path):
+    from hyperclust.io.graph_npz import read_graph_npz
+
+    rng = np.random.default_rng(0)
+    for trial in range(5):
+        n = 30
+        edges = rng.integers(0, n, size=(40, 2))
+        path = tmp_path / f"g{trial}.npz"
+        np.savez(path, edges=edges, node_labels=rng.integers(0, 3, n))
+        hg = read_graph_npz(path)
+        assert sorted(_edge_sets(hg)) == sorted(_closed_neighbourhoods(edges, n))
+        assert hg.n_nodes == n and hg.features is None
+
+
+def test_graph_npz_bad_input_is_one_line(tmp_path):
+    from hyperclust.io import DataFormatError
+    from hyperclust.io.graph_npz import read_graph_npz
+
+    path = tmp_path / "bad.npz"
+    np.savez(path, edges=np.array([[0, 5]]), node_labels=np.array([0, 1]))
+    with pytest.raises(DataFormatError, match=r"outside \[0, 1\]"):
+        read_graph_npz(path)
+    np.savez(path, node_labels=np.array([0, 1]))
+    with pytest.raises(DataFormatError, match="no 'edges'"):
+        read_graph_npz(path)
+    (tmp_path / "text.npz").write_text("not a zip")
+    with pytest.raises(DataFormatError, match="not a readable"):
+        read_graph_npz(tmp_path / "text.npz")
+    with pytest.raises(ValueError, match="hyperedges must be one of"):
+        read_graph_npz(path, hyperedges="cliques")
+
+
+@pytest.mark.parametrize("name", list(GRAPHS))
+def test_load_heterophilous_graphs(shared_data, name):
+    n, n_graph_edges, m, d = GRAPHS[name]
+    folder = _need(shared_data, name)
+    spec = get_spec(name)
+    assert sha256sum(folder / spec.files[0].name) == spec.files[0].sha256
+    listed = (shared_data / "SHA256SUMS").read_text()
+    assert f"{spec.files[0].sha256}  ./heterophilous-graphs/{name}.npz" in listed
+    hg = load_dataset(name, data_dir=shared_data, download=False)
+    assert (hg.n_nodes, hg.n_edges, hg.features.shape, hg.n_classes) == (n, m, (n, d), 5)
+    assert hg.cleaning.extra["graph_edges"] == n_graph_edges and not hg.isolated.any()
+    assert (spec.n_nodes, spec.n_edges, spec.n_features) == (n, m, d)
+    edges = np.load(folder / spec.files[0].name)["edges"]
+    if n <= 1000:  # the dense reference
+        assert set(_edge_sets(hg)) == _closed_neighbourhoods(edges, n)
+    graph = load_dataset(name, data_dir=shared_data, download=False, hyperedges="edges")
+    assert graph.n_edges == n_graph_edges and np.all(graph.edge_sizes == 2)
 
 
 def test_load_mag10(shared_data):

@@ -86,10 +86,10 @@ def test_operator_registry_rejects_unknown_names_and_protocols():
 def test_letters_are_aliases_of_the_directory_formats():
     letters = {f.alias: name for name, f in formats.FORMATS.items() if f.alias}
     assert letters == {"A": "hypergcn", "B": "le", "C": "benson", "D": "hsbm",
-                       "E": "benson-edge-labelled"}
+                       "E": "benson-edge-labelled", "F": "graph-npz"}
     assert all(formats.canonical_format(k.lower()) == v for k, v in letters.items())
     with pytest.raises(ValueError, match="unknown format"):
-        formats.canonical_format("F")
+        formats.canonical_format("G")
 
 
 @pytest.mark.parametrize("name,suffix", [("edgelist", ".csv"), ("hif", ".json"),

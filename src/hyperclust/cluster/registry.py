@@ -250,13 +250,16 @@ METHODS: dict[str, Method] = {
         "collapsed-closure", "S_eps of the downward closure, simplices up to triangles "
         "(eps=1e-2)", {"eps": 1e-2}),
     "unidhc": Method(_UNIDHC, "Uni-DHC: polynomial filter learned by feature-split canonical "
-                              "correlation + residual encoder on features (the filter output "
-                              "alone on structure-only inputs), k-means",
+                              "correlation, kept unless a fixed atom (I, P^k, (I-P)^k) predicts "
+                              "held-out hyperedges and columns better + residual encoder on "
+                              "features (the filter output alone on structure-only inputs), "
+                              "k-means", params={"gamma_init": "heldout"},
                      device=True, torch=True,
                      distributed=Distributed("unidhc:DistributedUniDHC", lambda est: (
                          f"{len(est.loss_history_)} epochs, input {est.input_kind_}"))),
     "unidhc-filter": Method(_UNIDHC, "Uni-DHC, k-means on the learned filter output only",
-                            params={"embedding": "filter"}, device=True, torch=True),
+                            params={"embedding": "filter", "gamma_init": "heldout"},
+                            device=True, torch=True),
 }
 
 #: ``{method: (operator, entry)}`` of the ``spectral-<operator>`` methods.

@@ -8,7 +8,8 @@ Our reconstruction of "A Unified Framework for Deep Hypergraph Clustering Beyond
    to unit mean row norm;
 2. the filter is learned from a neutral start (the uniform mixture of low- and high-pass atoms)
    by a label-free objective (:mod:`hyperclust.models.canonical`): the canonical
-   correlation of the filtered half of the feature columns with the raw other half;
+   correlation of the filtered half of the feature columns with the raw other half (or a
+   fixed atom predicting held-out data better: ``gamma_init="heldout"``);
 3. the basis ``[T_0(P) X, ..., T_K(P) X]`` is precomputed in factored form; isolated nodes
    take half of each propagated term from their nearest connected nodes in feature space;
 4. a residual encoder ``Z + MLP(Z)`` (the identity at the start) is trained on the filter
@@ -38,12 +39,12 @@ from .baselines import INPUT, N_COMPONENTS, N_STRUCTURAL
 from .rounding import kmeans_labels
 from .node_order import pays_on_structural_input
 from .spectral import N_INIT, resolve_settings
-from .unidhc_output import (MIN_HELDOUT_COLUMNS, choose_by_splits, conductance_choice,
-                            heldout_choice)
+from .unidhc_output import (MIN_HELDOUT_COLUMNS, choose_by_splits, conductance_output,
+                            heldout_choice, heldout_filter)
 
 __all__ = ["UniDHC", "family_coefficients"]
 
-_LEARNED = ("canonical", "alignment", "contrast", "auto")
+_LEARNED = ("heldout", "canonical", "alignment", "contrast", "auto")
 CONTRAST_STEPS = 300
 """Adam steps of the filter objective (on ``2 K + 1`` weights; converged well before)."""
 EMBEDDINGS = ("by-input", "concat", "filter", "heldout", "split", "auto")
@@ -105,9 +106,14 @@ class UniDHC(HypergraphClusterer):
         (:data:`hyperclust.operators.propagation.BASIS_DTYPE`; the network trains in float32):
         mean ACC/NMI within 0.006 of float64 (less than one std) over 5 seeds on 10 shared
         sets (docs/results/bench/dtype_settings.md).
-    gamma_init : {"canonical", "alignment", "contrast", "auto", "low-pass", "identity", \
-"high-pass", "uniform"} or array
-        Filter before the encoder's training. ``"canonical"``: learned from the uniform
+    gamma_init : {"canonical", "heldout", "alignment", "contrast", "auto", "low-pass", \
+"identity", "high-pass", "uniform"} or array
+        Filter before the encoder's training. ``"heldout"`` (the registered ``unidhc``):
+        the ``"canonical"`` filter, or the atom of ``I, P..P^K, (I-P)..(I-P)^K`` whose
+        clustering of split copies best predicts their held-out hyperedges and columns
+        (:func:`~hyperclust.cluster.unidhc_output.heldout_filter`; not the class default:
+        :class:`~hyperclust.distributed.DistributedUniDHC` shares it and does not split).
+        ``"canonical"``: learned from the uniform
         mixture of the atoms ``I, P..P^K, (I-P)..(I-P)^K`` (no family chosen beforehand) by
         the label-free feature-split canonical correlation
         (:func:`hyperclust.models.canonical.canonical_correlation`: the ``n_clusters - 1``
@@ -224,10 +230,12 @@ class UniDHC(HypergraphClusterer):
     smoothness_z_ : float or None
         The z-score (``None`` when ``gamma_init`` is not ``"auto"``).
     filter_family_ : str
-        Family of the initial filter (the objective's name when learned,
-        ``"custom"`` for an explicit array).
+        Family of the initial filter (the objective's name when learned, the atom kept by
+        the held-out check, ``"custom"`` for an explicit array).
     mixture_weights_ : ndarray, shape (2 order + 1,) or None
         Learned atom weights (atoms ``I, P..P^K, (I-P)..(I-P)^K``), ``None`` unless learned.
+    filter_errors_ : dict or None
+        ``gamma_init="heldout"``: each candidate filter's mean held-out error, else None.
     filter_trajectory_ : list of dict
         The learning's ``{"step", "objective", "gamma"}`` every 10 steps (empty otherwise).
     n_isolated_borrowing_ : int
@@ -334,10 +342,15 @@ class UniDHC(HypergraphClusterer):
         """Step 2: the filter's coefficients (power basis) before the encoder's training
         (``scaled_input()``: the input ``X / scale``, formed for the objectives reading it)."""
         self.smoothness_z_, self.mixture_weights_, self.filter_trajectory_ = None, None, []
+        self.filter_errors_ = None
         if not isinstance(self.gamma_init, str):
             self.filter_family_ = "custom"
             return np.asarray(self.gamma_init, dtype=np.float64)
         family = self.gamma_init
+        if family == "heldout":
+            (g, self.filter_family_, self.mixture_weights_, self.filter_trajectory_,
+             self.filter_errors_) = heldout_filter(self, hg, P, B, order, seed, k, CONTRAST_STEPS)
+            return g
         if family in ("canonical", "alignment") and self.input_kind_ == "structural":
             # the structural columns are eigenvectors of the hypergraph itself: a filter only
             # rescales them (the canonical correlation is blind to that) and the two halves
@@ -422,7 +435,10 @@ class UniDHC(HypergraphClusterer):
         self.coefficients_ = np.asarray(gamma, dtype=np.float32).astype(np.float64)
         Z = _filter_output(self.coefficients_, B)
         if self.embedding == "auto":
-            self._select_output(hg, k, seed, order, B, normalize(Z), self._encode(net, Z))
+            (self.selected_, self.scores_, self.candidate_labels_, self.embedding_,
+             self.n_filter_columns_) = conductance_output(hg, k, self.n_init_, seed, B,
+                                                          normalize(Z), self._encode(net, Z))
+            self.labels_ = self.candidate_labels_[self.selected_]
             return self
         if self.embedding == "heldout":  # a structural input has no columns to hold out
             self.selected_, self.scores_ = heldout_choice(
@@ -470,22 +486,6 @@ class UniDHC(HypergraphClusterer):
         finally:
             torch.set_num_threads(threads)
         return normalize(out, copy=False)
-
-    def _select_output(self, hg, k, seed, order, B, filt, enc):
-        """``embedding="auto"``: the candidate outputs (``filt``, ``enc``: the row-normalised
-        filter and encoder outputs) chosen by :func:`.unidhc_output.conductance_choice`."""
-        floor = family_coefficients("low-pass", order)
-        ident = family_coefficients("identity", order)
-        candidates = {
-            "concat": (np.hstack([filt, enc]), filt.shape[1]), "filter": (filt, filt.shape[1]),
-            "encoder": (enc, 0),
-            "fixed-low-pass": (normalize(_filter_output(floor, B)), B.shape[2]),
-            "input": (normalize(_filter_output(ident, B)), B.shape[2]),
-        }
-        best, ranking, labels = conductance_choice(hg, k, self.n_init_, seed, candidates)
-        self.selected_, self.scores_, self.candidate_labels_ = best, ranking.scores, labels
-        self.embedding_, self.n_filter_columns_ = candidates[best]
-        self.labels_ = labels[best]
 
     def spectral_response(self, lambdas) -> np.ndarray:
         """Learned response ``g(lambda) = sum_k gamma_k T_k(1 - lambda)``.

@@ -3,7 +3,10 @@ source, files (SHA-256 checksums, public URLs), format and statistics.
 
 Names are the folder names of the benchmark collection (``shared/data`` in the repository's
 checkout): ``cora-ca``, ``zoo``, ``walmart-trips``, ... and the HSBM homophily sweep as
-``hsbm-node-0.3`` .. ``hsbm-node-0.9`` and ``hsbm-edge-0.3`` .. ``hsbm-edge-0.9``.
+``hsbm-node-0.3`` .. ``hsbm-node-0.9`` and ``hsbm-edge-0.3`` .. ``hsbm-edge-0.9``; the
+heterophilous graphs (``wisconsin``, ``cornell``, ``chameleon_filtered``, ``squirrel_filtered``)
+share the folder ``heterophilous-graphs``, one ``.npz`` each, read as closed neighbourhoods
+(``load_dataset("wisconsin", hyperedges="edges")``: the graph itself).
 
 Checksums are hard-coded in the catalog (copied from the collection's ``SHA256SUMS``); the
 package never reads them from the data directory. URLs point at ``raw.githubusercontent.com``

@@ -21,7 +21,8 @@ def read_hypergraph(path, *, format: str | None = None, **options) -> Hypergraph
     format : str, optional
         Force a format, by name (:data:`~hyperclust.io.formats.FORMATS`: ``"pairs"``,
         ``"edgelist"``, ``"hif"``, ``"hypergraphx"``, ``"hypergcn"``, ``"le"``, ``"benson"``,
-        ``"hsbm"``, ``"benson-edge-labelled"``; the letters ``"A"``..``"E"`` are aliases).
+        ``"hsbm"``, ``"benson-edge-labelled"``, ``"graph-npz"``; the letters ``"A"``..``"F"`` are
+        aliases).
     **options
         ``duplicates``, ``singletons``, ``empty`` (see :meth:`Hypergraph.from_pairs`) and the
         keyword arguments of the chosen reader (e.g. ``sep``, ``header`` for edge lists).

@@ -1,6 +1,6 @@
-"""Readers for the public benchmark formats A-E described in ``shared/data/README.md``
-(registered as ``hypergcn``, ``le``, ``benson``, ``hsbm``, ``benson-edge-labelled`` in
-:data:`hyperclust.io.formats.FORMATS`).
+"""Readers for the public benchmark formats A-F described in ``shared/data/README.md``
+(registered as ``hypergcn``, ``le``, ``benson``, ``hsbm``, ``benson-edge-labelled``,
+``graph-npz`` in :data:`hyperclust.io.formats.FORMATS`).
 
 =====  ===========================================================================
 A      HyperGCN pickles: ``hypergraph.pickle`` (dict key -> node ids, 0-based),
@@ -16,6 +16,9 @@ D      HSBM sweep: ``hyperedge.npy`` (object array holding a dict hyperedge -> n
        ``labels.npy``.
 E      Benson hyperedge-labelled: ``hyperedges.txt`` (tab/comma separated, 1-based) and
        ``hyperedge-labels.txt``; no node labels.
+F      A graph in one ``.npz`` (the heterophilous-graphs benchmark): ``node_features``,
+       ``node_labels``, ``edges`` (E x 2, undirected); read as a hypergraph of closed
+       neighbourhoods by :func:`hyperclust.io.graph_npz.read_graph_npz`.
 =====  ===========================================================================
 
 Every reader returns a :class:`~hyperclust.Hypergraph` built with the constructor's cleaning

@@ -2,8 +2,8 @@
 (where supported) write it.
 
 :func:`~hyperclust.io.read_hypergraph` and the dataset registry read through
-:data:`FORMATS`; the letters ``A``..``E`` of the benchmark collection's README are aliases of
-the five directory formats. Adding a format is adding one :class:`Format` to
+:data:`FORMATS`; the letters ``A``..``F`` of the benchmark collection's README are aliases of
+its formats. Adding a format is adding one :class:`Format` to
 :data:`FORMATS` (or calling :func:`register_format`); see ``docs/extending.md``.
 """
 
@@ -21,6 +21,7 @@ from . import le
 from ._common import read_json
 from .errors import DataFormatError
 from .edgelist import read_edgelist, write_edgelist
+from .graph_npz import read_graph_npz
 from .hif import from_hif, write_hif
 from .hypergraphx import is_hypergraphx, read_hypergraphx
 from .pairs import detect_pairs, read_pairs, write_pairs
@@ -146,6 +147,12 @@ FORMATS: dict[str, Format] = {
         bf.read_benson_edge_labelled, "E", "directory: hyperedges.txt, hyperedge-labels.txt",
         lambda src: (src.path / "hyperedges.txt").is_file(),
         {"hyperedges.txt": "", "hyperedge-labels.txt": ""}),
+    "graph-npz": Format(
+        "a graph in one .npz: edges (E x 2), node_labels, node_features; read as closed "
+        "neighbourhoods (hyperedges=\"edges\": the graph's edges)", False,
+        lambda src: src.suffix == ".npz",
+        lambda src, **o: read_graph_npz(src.path, **o), alias="F",
+        examples=({"g.npz": ""},)),
 }
 
 #: Human names of the formats with what each is (what ``format=`` and ``--format`` take).
