@@ -121,6 +121,18 @@ def test_estimator_heldout_choice_and_determinism():
     again = UniDHC(3, **params).fit(hg)
     np.testing.assert_array_equal(est.labels_, again.labels_)
     assert again.scores_ == est.scores_
+    assert est.selection_reason_.startswith(
+        f"output {est.selected_} (held-out canonical score, higher is better: ")
+
+
+def test_estimator_split_reason_names_the_held_out_error(monkeypatch):
+    hg, _ = _planted_split(0)
+    noise = 10.0 * np.eye(3)[np.random.default_rng(1).integers(0, 3, 300)]
+    _stand_in_encoder(monkeypatch, lambda n: noise[:n])
+    est = UniDHC(3, epochs=1, hidden_dim=8, n_init=3, embedding="split").fit(hg)
+    assert est.selection_reason_ == (f"output {est.selected_} (held-out error, lower is "
+                                     "better: " + ", ".join(f"{c} {e:.4f}" for c, e in
+                                                            est.scores_.items()) + ")")
 
 
 def test_structural_input_keeps_the_filter():

@@ -207,31 +207,10 @@ def _input_and_k(args):
 
 
 def _print_selection(est, k: int, n_nodes: int) -> None:
-    """What a selecting method (``auto``, Uni-DHC's output choice) picked and why, and the
+    """What a selecting method picked and why (its ``selection_reason_``), and the
     heterophily note of ``auto``."""
     if getattr(est, "selection_reason_", None) is not None:
         print(est.selection_reason_)
-        for name, why in getattr(est, "skipped_", {}).items():
-            print(f"skipped {name}: {why}")
-    elif isinstance(getattr(est, "scores_", None), dict) and any(
-            isinstance(v, list) for v in est.scores_.values()):
-        print(f"output {est.selected_} (held-out canonical score, higher is better: "
-              + ", ".join(f"{name} {sum(v):.4f}" for name, v in est.scores_.items()) + ")")
-    elif getattr(est, "scores_", None) is None and getattr(est, "selected_", None):
-        print(f"output {est.selected_} (embedding={est.embedding!r}, "
-              f"{getattr(est, 'input_kind_', '?')} input)")
-    elif getattr(est, "selected_", None) is not None:
-        found = getattr(est, "n_found_", {})
-        wanted = min(k, n_nodes)
-
-        def shown(name, score):
-            few = found.get(name, wanted) < wanted
-            return f"{name} {round(score, 4) + 0.0:.4f}" + (f" ({found[name]} clusters: ranked last)"
-                                                  if few else "")
-        ranked = sorted(est.scores_.items(),
-                        key=lambda kv: (found.get(kv[0], wanted) < wanted, kv[1]))
-        print(f"selected {est.selected_} (label-free objective, lower is better: "
-              + ", ".join(shown(name, score) for name, score in ranked) + ")")
         for name, why in getattr(est, "skipped_", {}).items():
             print(f"skipped {name}: {why}")
     alignment = getattr(est, "alignment_", None)

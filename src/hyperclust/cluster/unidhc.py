@@ -223,8 +223,7 @@ class UniDHC(HypergraphClusterer):
         Learned gamma (power basis).
     initial_coefficients_ : ndarray, shape (order + 1,)
     loss_history_ : list of dict
-        Per-epoch mean losses and the torch threads of each epoch (training follows the
-        load without changing the result: :func:`~hyperclust.models.unidhc.train_on_batches`).
+        Per-epoch mean losses (:func:`~hyperclust.models.unidhc.train_on_batches`).
     input_kind_ : str
         ``"features"`` or ``"structural"``.
     smoothness_z_ : float or None
@@ -242,6 +241,10 @@ class UniDHC(HypergraphClusterer):
         Isolated nodes whose propagated terms came partly from their feature neighbours.
     n_init_ : int
         k-means restarts used.
+    selected_, scores_ : str, dict or None
+        The output ``embedding`` chose and the scores it chose by (None: no choice scored).
+    selection_reason_ : str
+        Both in one line (printed by the command line).
 
     Examples
     --------
@@ -439,6 +442,7 @@ class UniDHC(HypergraphClusterer):
              self.n_filter_columns_) = conductance_output(hg, k, self.n_init_, seed, B,
                                                           normalize(Z), self._encode(net, Z))
             self.labels_ = self.candidate_labels_[self.selected_]
+            self.selection_reason_ = self._selection_reason()
             return self
         if self.embedding == "heldout":  # a structural input has no columns to hold out
             self.selected_, self.scores_ = heldout_choice(
@@ -459,7 +463,24 @@ class UniDHC(HypergraphClusterer):
         self.embedding_ = np.hstack(parts)
         del B, Z, parts, net, P  # they would sit under k-means' copy of the embedding
         self.labels_ = kmeans_labels(self.embedding_, k, self.n_init_, seed)
+        self.selection_reason_ = self._selection_reason()
         return self
+
+    def _selection_reason(self) -> str:
+        """The output chosen (``selected_``) and by what score (``scores_``), in one line."""
+        scores = self.scores_
+        if not scores:
+            return (f"output {self.selected_} (embedding={self.embedding!r}, "
+                    f"{self.input_kind_} input)")
+        if self.embedding == "heldout":
+            how, shown = "held-out canonical score, higher is better", {
+                name: sum(v) for name, v in scores.items()}
+        elif self.embedding == "split":
+            how, shown = "held-out error, lower is better", scores
+        else:
+            how, shown = "label-free conductance, lower is better", scores
+        return (f"output {self.selected_} ({how}: "
+                + ", ".join(f"{name} {value:.4f}" for name, value in shown.items()) + ")")
 
     def _train(self, B, incidence, g0, seed):
         """Step 4: the encoder (and gamma when ``gamma_lr > 0``) trained on the basis ``B``."""
