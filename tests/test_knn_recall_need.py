@@ -40,7 +40,9 @@ def test_exact_variant_reproduces_the_plain_fit_and_restores_the_search(study):
     assert np.array_equal(plain.labels_, replaced.labels_)
     assert len(clock) >= 1  # the searches went through the replacement
     assert nb.cosine_knn.__module__ == nb.__name__
-    assert AutoClusterer._shared_walks.__qualname__ == "AutoClusterer._shared_walks"
+    from hyperclust.cluster.auto import _fitting
+
+    assert _fitting.shared_walks.__module__ == _fitting.__name__  # restored
 
 
 def test_a_search_that_finds_nothing_changes_the_graph_fitted_candidates(study):

@@ -116,15 +116,16 @@ def load_input(name):
 def fit_with(hg, k, seed, searches, clock):
     """``AutoClusterer(k, random_state=seed)`` fitted with its cosine kNN searches replaced:
     ``searches = (split search, refit search)``; ``clock`` collects the CPU seconds of each."""
-    from hyperclust.cluster.auto import AutoClusterer
+    import hyperclust.cluster.auto as auto
+    from hyperclust.cluster.auto import AutoClusterer, _fitting
     from hyperclust.operators import neighbors as nb
 
-    original, shared_walks = nb.cosine_knn, AutoClusterer._shared_walks
+    original, shared_walks = nb.cosine_knn, _fitting.shared_walks
     stage = {"refit": False}
 
-    def walks(self, *args, key="knn", **kwargs):
+    def walks(*args, key="knn", **kwargs):
         stage["refit"] = key == "knn-full"
-        return shared_walks(self, *args, key=key, **kwargs)
+        return shared_walks(*args, key=key, **kwargs)
 
     def replaced(X, n_neighbors=10, *, method="auto", exact_max_nodes=None, random_state=0):
         t0 = time.process_time()
@@ -132,11 +133,12 @@ def fit_with(hg, k, seed, searches, clock):
         clock.append(time.process_time() - t0)
         return out
 
-    nb.cosine_knn, AutoClusterer._shared_walks = replaced, walks
+    nb.cosine_knn, _fitting.shared_walks, auto.shared_walks = replaced, walks, walks
     try:
         return AutoClusterer(k, random_state=seed).fit(hg)
     finally:
-        nb.cosine_knn, AutoClusterer._shared_walks = original, shared_walks
+        nb.cosine_knn, _fitting.shared_walks, auto.shared_walks = (original, shared_walks,
+                                                                   shared_walks)
 
 
 def recall(X, search, seed, sample=1024):
