@@ -41,8 +41,9 @@ def shared_reductions():
     input of each (hypergraph, width, seed) once and hands every caller its own copy (used by
     ``auto``, whose candidates project the same features with the same seed, and where
     ``hgnn`` and ``hsbm``'s start, both fitted on the same cache-order copy of a split, would
-    each run the same block eigensolver; and ``hgnn``'s fit of a feature-less hypergraph,
-    which is also ``hsbm``'s start there). Results are identical to uncached calls."""
+    each run the same block eigensolver); and :class:`HGNNSmoothingKMeans` fits each
+    feature-less (hypergraph, settings) once (``hsbm``'s start there is ``hgnn``'s fit).
+    Results are identical to uncached calls."""
     token = _REDUCTIONS.set({})
     try:
         yield
