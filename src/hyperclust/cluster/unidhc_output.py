@@ -162,28 +162,31 @@ held-out error must be below the concatenation's to replace it. With one split, 
 on 20newsw100; at 2 no setting measured lost more than .005 (docs/unidhc.md)."""
 
 
-def split_choice(splits, labels, margin=SPLIT_MARGIN):
-    """The candidate output with the lowest mean held-out error, if it beats the
-    concatenation.
+def split_choice(splits, labels, margin=SPLIT_MARGIN, weighting="coverage"):
+    """The candidate with the lowest mean held-out error, if it beats the first candidate
+    (the concatenation, for the output choice).
 
     Parameters
     ----------
     splits : list of :class:`~hyperclust.cluster.hsbm_heldout.HoldoutSplit`
         What the candidates were fitted on (``split.train``) and are judged on.
     labels : list of dict of str -> ndarray of int, shape (n,)
-        Per split, ``{candidate: labels}`` fitted on its ``train``; each holds ``"concat"``.
+        Per split, ``{candidate: labels}`` fitted on its ``train``, the same candidates in
+        the same order; the first is kept unless another beats it.
     margin : float
-        A candidate replaces the concatenation only if its mean
-        :func:`~hyperclust.cluster.hsbm_heldout.heldout_error` (coverage weighting) over
-        the splits is lower by more than ``margin`` standard errors of the mean paired
-        difference, ``sqrt(sum_s SE_s^2) / S``
+        A candidate replaces the first only if its mean
+        :func:`~hyperclust.cluster.hsbm_heldout.heldout_error` over the splits is lower by
+        more than ``margin`` standard errors of the mean paired difference,
+        ``sqrt(sum_s SE_s^2) / S``
         (:func:`~hyperclust.cluster.hsbm_heldout.paired_standard_errors`).
+    weighting : {"coverage", "precision"}
+        How the hyperedge and column views are weighted.
 
     Returns
     -------
     choice : str
-        The candidate with the lowest mean error among those that beat the concatenation
-        by the margin (the first on a tie), else ``"concat"``.
+        The candidate with the lowest mean error among those that beat the first by the
+        margin (the earlier on a tie), else the first.
     errors : dict
         ``{candidate: mean held-out error}``.
 
@@ -196,13 +199,16 @@ def split_choice(splits, labels, margin=SPLIT_MARGIN):
     >>> split_choice([split_hypergraph(hg)], [{"concat": noise, "filter": hg.labels}])[0]
     'filter'
     """
-    per_split = [heldout_errors(s, y, "coverage") for s, y in zip(splits, labels)]
-    paired = [paired_standard_errors(s, y, "concat", "coverage") for s, y in zip(splits, labels)]
+    first = next(iter(labels[0]))
+    per_split, paired = [], []
+    for split, y in zip(splits, labels):
+        terms = {}  # the held-out terms of each partition, shared by the two calls
+        per_split.append(heldout_errors(split, y, weighting, terms))
+        paired.append(paired_standard_errors(split, y, first, weighting, terms))
     errors = {c: float(np.mean([e[c] for e in per_split])) for c in labels[0]}
     se = {c: float(np.sqrt(sum(p[c] ** 2 for p in paired))) / len(paired) for c in labels[0]}
-    beat = [c for c in labels[0] if c != "concat"
-            and errors[c] < errors["concat"] - margin * se[c]]
-    return (min(beat, key=errors.get) if beat else "concat"), errors
+    beat = [c for c in labels[0] if c != first and errors[c] < errors[first] - margin * se[c]]
+    return (min(beat, key=errors.get) if beat else first), errors
 
 
 def atom_names(order: int) -> list:
@@ -228,7 +234,7 @@ def heldout_filter_choice(hg, candidates, seed, rounds=FILTER_SPLITS, margin=SPL
     each view weighted by how precisely it tells the clusterings apart), averaged over
     ``rounds`` splits (seeds ``seed + 1000 j``). Another filter replaces the first
     candidate only where its error is lower by ``margin`` standard errors of the paired
-    difference, as in :func:`split_choice` (a set of a hundred nodes holds out a few
+    difference (:func:`split_choice`; a set of a hundred nodes holds out a few
     hyperedges: zoo chose the identity on 2 seeds of 5 without it, -.045 ACC).
 
     Parameters
@@ -254,17 +260,8 @@ def heldout_filter_choice(hg, candidates, seed, rounds=FILTER_SPLITS, margin=SPL
     >>> heldout_filter_choice(hg, lambda train: {"noise": noise, "planted": hg.labels}, 0)[0]
     'planted'
     """
-    per_split, paired = [], []
-    for j in range(rounds):
-        split = split_hypergraph(hg, random_state=seed + 1000 * j)
-        labels, terms = candidates(split.train), {}
-        first = next(iter(labels))
-        per_split.append(heldout_errors(split, labels, "precision", terms))
-        paired.append(paired_standard_errors(split, labels, first, "precision", terms))
-    errors = {c: float(np.mean([e[c] for e in per_split])) for c in per_split[0]}
-    se = {c: float(np.sqrt(sum(p[c] ** 2 for p in paired))) / rounds for c in errors}
-    beat = [c for c in errors if errors[c] < errors[first] - margin * se[c]]
-    return (min(beat, key=errors.get) if beat else first), errors
+    splits = [split_hypergraph(hg, random_state=seed + 1000 * j) for j in range(rounds)]
+    return split_choice(splits, [candidates(s.train) for s in splits], margin, "precision")
 
 
 def learned_filter(hg, P, B, order, seed, k, steps):
