@@ -216,25 +216,6 @@ def test_shared_reductions_solve_the_structural_input_once_per_hypergraph(monkey
                                   solve(other, 4, 3))
 
 
-def test_shared_reductions_fit_hgnn_once_for_hsbm_start(monkeypatch):
-    import hyperclust.cluster.baselines as baselines
-    from hyperclust.cluster.hsbm import HypergraphSBM
-
-    hg = hypergraph_sbm(80, 2, homophily=0.8, n_features=0, random_state=2)
-    plain = HypergraphSBM(2, n_init=5, random_state=1).fit(hg).labels_
-    runs = []
-    kmeans = baselines.kmeans_labels
-    monkeypatch.setattr(baselines, "kmeans_labels",
-                        lambda *a, **kw: runs.append(1) or kmeans(*a, **kw))
-    with baselines.shared_reductions():
-        hgnn = HGNNSmoothingKMeans(2, n_init=5, random_state=1).fit(hg)
-        hgnn.labels_[:] = -1  # a caller's edits reach no other caller
-        shared = HypergraphSBM(2, n_init=5, random_state=1).fit(hg).labels_
-        HGNNSmoothingKMeans(2, n_init=4, random_state=1).fit(hg)  # other settings: refitted
-    assert len(runs) == 2
-    np.testing.assert_array_equal(shared, plain)
-
-
 def test_auto_averages_the_heldout_error_over_splits(weak_edges):
     one = AutoClusterer(3, candidates=("kmeans", "hgnn"), n_splits=1,
                         random_state=0).fit(weak_edges)

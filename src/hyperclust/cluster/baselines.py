@@ -41,9 +41,7 @@ def shared_reductions():
     input of each (hypergraph, width, seed) once and hands every caller its own copy (used by
     ``auto``, whose candidates project the same features with the same seed, and where
     ``hgnn`` and ``hsbm``'s start, both fitted on the same cache-order copy of a split, would
-    each run the same block eigensolver); and :class:`HGNNSmoothingKMeans` fits each
-    feature-less (hypergraph, settings) once (``hsbm``'s start there is ``hgnn``'s fit).
-    Results are identical to uncached calls."""
+    each run the same block eigensolver). Results are identical to uncached calls."""
     token = _REDUCTIONS.set({})
     try:
         yield
@@ -320,20 +318,6 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
         kNN construction when ``knn_beta > 0``.
         """
         hg = check_hypergraph(hypergraph)
-        cache, key = _REDUCTIONS.get(), None
-        if cache is not None and walk is None and hg.features is None:
-            key = ("hgnn", _content_digest(hg), repr(sorted(self.get_params().items())),
-                   stop_tolerance())
-            if key in cache:
-                self.input_kind_, labels, embedding = cache[key]
-                self.labels_, self.embedding_ = labels.copy(), embedding.copy()
-                return self
-        self._fit(hg, walk)
-        if key is not None:
-            cache[key] = (self.input_kind_, self.labels_.copy(), self.embedding_.copy())
-        return self
-
-    def _fit(self, hg, walk):
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
         beta = float(self.knn_beta)
         n_structural = structural_dim(self.n_structural, k)
