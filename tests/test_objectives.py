@@ -34,7 +34,7 @@ def _dense_walk(hg, beta, K):
         return P
     X = np.asarray(hg.features)
     Xn = X / np.linalg.norm(X, axis=1, keepdims=True)
-    S = np.round(Xn @ Xn.T, 10)  # similarities as the search reports them (tie_key)
+    S = np.round(Xn @ Xn.T, 10)  # similarities as the search reports them (to_tie_grid)
     np.fill_diagonal(S, -np.inf)
     A = np.zeros_like(S)
     for i in range(S.shape[0]):

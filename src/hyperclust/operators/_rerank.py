@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._topk import tie_key
+from ._topk import from_tie_grid, to_tie_grid
 
 __all__ = ["pair_similarities", "rerank", "refine"]
 
@@ -125,12 +125,12 @@ def _select(Xn, k, width, candidates, tie_break, random_state):
     for a in range(0, n, step):
         b = min(n, a + step)
         cand = candidates(a, b)
-        sims = tie_key(pair_similarities(Xn, cand, start=a))
+        sims = to_tie_grid(pair_similarities(Xn, cand, start=a))
         sims[cand < 0] = -np.inf
         tie_rank = np.where(cand >= 0, cand if rank is None else rank[np.maximum(cand, 0)], n)
         order = np.lexsort((tie_rank, -sims), axis=1)[:, :kk]
         I[a:b] = np.take_along_axis(cand, order, axis=1)
-        D[a:b] = np.take_along_axis(sims, order, axis=1)
+        D[a:b] = from_tie_grid(np.take_along_axis(sims, order, axis=1))
     D[I < 0] = 0.0
     return I, D
 

@@ -10,20 +10,34 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-__all__ = ["top_k_sorted", "top_k_lowest_id", "order_by_value", "tie_key"]
+__all__ = ["top_k_sorted", "top_k_lowest_id", "order_by_value", "to_tie_grid", "from_tie_grid"]
 
 TIE_DECIMALS = 10  # similarities equal to this many decimals are tied
-
-
-def tie_key(sim: np.ndarray) -> np.ndarray:
-    """``sim`` rounded to :data:`TIE_DECIMALS` decimals (a new array, same shape): the
-    similarities every neighbour search reports and selects by. Mathematically equal
-    similarities come out of BLAS kernels a few ulps apart depending on block shape, threads
-    and library version; rounded, they are equal, so the tie rule (position or seeded rank),
-    not the library, decides."""
-    return np.round(sim, TIE_DECIMALS)
-
+_TIE_SCALE = 10.0 ** TIE_DECIMALS
 _SELECTION_GROUPS = 128  # column groups whose maxima bound the k-th value of a row
+
+
+def to_tie_grid(sim: np.ndarray) -> np.ndarray:
+    """``sim`` (float64) in place as ``rint(sim * 10^TIE_DECIMALS)``: the key every
+    neighbour selection sorts by. Mathematically equal similarities come out of BLAS kernels
+    a few ulps apart depending on block shape, threads and library version; on this grid
+    they are equal, so the tie rule (position or seeded rank), not the library, decides.
+    In place because the blocks are large and the search's own (one pass less than
+    ``np.round``, same values: :func:`from_tie_grid` of it is ``np.round(sim, 10)``).
+
+    Examples
+    --------
+    >>> s = np.array([0.5, np.nextafter(0.5, 1.0), 0.25])
+    >>> from_tie_grid(to_tie_grid(s)).tolist()
+    [0.5, 0.5, 0.25]
+    """
+    np.multiply(sim, _TIE_SCALE, out=sim)
+    return np.rint(sim, out=sim)
+
+
+def from_tie_grid(values: np.ndarray) -> np.ndarray:
+    """Similarities from their :func:`to_tie_grid` keys (a new array)."""
+    return values / _TIE_SCALE
 
 
 def top_k_lowest_id(sim: np.ndarray, k: int) -> np.ndarray:

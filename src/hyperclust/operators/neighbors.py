@@ -18,7 +18,7 @@ from .base import safe_inverse
 from ._knn_cost import EXACT_MAX_NODES, exact_search_pays, pair_products
 from ._rerank import refine
 from ._rerank import rerank as _rerank
-from ._topk import order_by_value, tie_key, top_k_sorted
+from ._topk import from_tie_grid, order_by_value, to_tie_grid, top_k_sorted
 
 __all__ = ["EXACT_MAX_NODES", "KNN_METHODS", "exact_cosine_neighbors",
            "approximate_cosine_neighbors", "cosine_knn", "neighbor_affinity", "knn_affinity",
@@ -124,10 +124,10 @@ def exact_cosine_neighbors(X, n_neighbors: int, *, queries=None, candidates=None
     for start in range(0, queries.size, chunk_size):
         q = queries[start:start + chunk_size]
         sim = Xn[q] @ Ct
-        sim = tie_key(sim.toarray() if sp.issparse(sim) else np.asarray(sim))
+        sim = to_tie_grid(sim.toarray() if sp.issparse(sim) else np.asarray(sim))
         top = _block_top_k(sim, None if self_pos is None else self_pos[q], kk, tie_break)
         idx[start:start + q.size] = candidates[top]
-        sims[start:start + q.size] = np.take_along_axis(sim, top, axis=1)
+        sims[start:start + q.size] = from_tie_grid(np.take_along_axis(sim, top, axis=1))
     return idx, sims
 
 
