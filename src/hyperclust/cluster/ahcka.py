@@ -1,25 +1,11 @@
 """AHCKA: attributed hypergraph clustering by kNN augmentation and adaptive orthogonal
-iterations (Li, Yang & Shi, SIGMOD 2023), written from the algorithm's published description
-(``shared/docs/ahcka.md``), not from its (unlicensed) code.
+iterations (Li, Yang & Shi, SIGMOD 2023), written from the published description
+(``shared/docs/ahcka.md``), not from its code.
 
-1. ``Q``: cosine kNN walk of the node attributes (:func:`~hyperclust.operators.knn.knn_walk`);
-2. ``M = (1 - beta) P + beta Q`` (:class:`~hyperclust.operators.knn.MixedWalk`), ``P`` the
-   hypergraph random walk; nodes in no hyperedge walk on ``Q`` only; without attributes
-   ``M = P``;
-3. initialisation: random walks with restart from the ``k`` highest-degree nodes, each node
-   assigned to the seed whose walk visits it most; start block = normalised indicators +
-   constant vector;
-4. orthogonal iterations ``q <- QR(M q)``;
-5. every ``check_interval`` iterations the leading ``k`` columns are discretised (Yu & Shi
-   2003) and scored by :func:`~hyperclust.selection.objectives.rwr_conductance` on ``M``; the best
-   clustering is kept and the iterations stop when the score has risen ``patience`` checks
-   in a row.
-6. a check whose clustering is degenerate (a giant cluster plus slivers,
-   :func:`~hyperclust.selection.objectives.is_degenerate`) is kept only when every check is: the
-   iterations can converge towards eigenvectors localised on a few loosely attached nodes,
-   whose split leaks little by the mean leak and would otherwise win (hsbm-edge-0.8: 9944 /
-   56 nodes). If every check is degenerate, k-means on the rows of the selected embedding
-   replaces its discretisation.
+Orthogonal iterations on ``M = (1 - beta) P + beta Q`` (hypergraph walk ``P``, attribute kNN
+walk ``Q``) from a random-walk-with-restart seed assignment; every ``check_interval``
+iterations the embedding is discretised and scored by
+:func:`~hyperclust.selection.objectives.rwr_conductance`; the best non-degenerate check wins.
 """
 
 from __future__ import annotations
@@ -52,18 +38,11 @@ _log = logging.getLogger(__name__)
 def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1e-10):
     """Yu & Shi (2003) discretisation: the indicator matrix nearest to a rotation of ``V``.
 
-    Rows are normalised; the initial rotation takes row ``start`` and then, greedily, the rows
-    most orthogonal to those already taken; then alternately ``labels = argmax(V R)`` and
-    ``R = W U^T`` from the SVD ``U S W^T`` of ``B^T V`` (``B`` the indicators of ``labels``)
-    until the objective ``n - trace(S)`` stops decreasing. Deterministic.
-
     Parameters
     ----------
     V : ndarray, shape (n, k)
-        Continuous embedding (e.g. leading eigenvectors).
     start : int, default 0
-        Row that fixes the first column of the initial rotation (must be a non-zero row;
-        the first non-zero row is used otherwise).
+        Row fixing the first column of the initial rotation (the first non-zero row if zero).
     max_iter : int, default 30
     tol : float, default 1e-10
 
@@ -117,11 +96,9 @@ def highest_degree_nodes(degrees: np.ndarray, k: int, positions: np.ndarray) -> 
     ----------
     degrees : ndarray of float, shape (n_nodes,)
     k : int
-        ``1 <= k <= n_nodes``.
     positions : ndarray of int, shape (n_nodes,)
-        Each node's position in the hypergraph the user gave
-        (:func:`~hyperclust.cluster.node_order.given_positions`): a fit on a renumbered copy
-        picks the nodes the given numbering would.
+        Each node's position in the given hypergraph
+        (:func:`~hyperclust.cluster.node_order.given_positions`).
 
     Returns
     -------
@@ -145,16 +122,13 @@ def highest_degree_nodes(degrees: np.ndarray, k: int, positions: np.ndarray) -> 
 def rwr_seed_assignment(walk, seeds: np.ndarray, alpha: float, n_steps: int) -> np.ndarray:
     """Assign every node to the seed whose random walk with restart visits it most.
 
-    ``z_0 = E``, ``z_{t+1} = alpha E + (1 - alpha) M^T z_t`` (``E`` the seed indicator
-    columns), so column ``j`` of ``z`` is the distribution of an ``n_steps``-hop walk with
-    restart started at seed ``j``; node ``v`` goes to ``argmax_j z[v, j]``. (The walk runs
-    *from* the seeds; ``M^T`` is applied in factored form, see
-    :class:`~hyperclust.operators.knn.MixedWalk`.)
+    ``z <- alpha E + (1 - alpha) M^T z`` from the seed indicators ``E``, ``n_steps`` times;
+    node ``v`` goes to ``argmax_j z[v, j]``.
 
     Parameters
     ----------
     walk : LinearOperator, shape (n, n)
-        Row-stochastic walk ``M`` (its adjoint is used).
+        Row-stochastic walk ``M``.
     seeds : ndarray of int, shape (k,)
     alpha : float
     n_steps : int
@@ -188,29 +162,22 @@ def rwr_seed_assignment(walk, seeds: np.ndarray, alpha: float, n_steps: int) -> 
 
 def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: float,
                         max_iter: int, check_interval: int, patience: int, n_hops: int):
-    """AHCKA's orthogonal iterations with label-free selection (steps 4-5 of the module).
+    """AHCKA's orthogonal iterations ``q <- QR(M q)`` with label-free selection.
 
-    ``q <- QR(M q)``; at iteration 0 (``init_labels``) and every ``check_interval``
-    iterations the leading ``k`` columns are discretised (:func:`discretize`) and scored by
-    :func:`~hyperclust.selection.objectives.rwr_conductance` (balance ``"mean"``) on ``M``; the
-    iterations stop when the score has risen ``patience`` checks in a row.
-
-    The score's ``n_hops`` walk steps ride as extra columns on the next products ``M q``
-    (width ``k + 1 + k``, not two products: out of cache a product costs mostly its random
-    row reads; 10^6 nodes, ``k = 4``: width 9 costs ~1.5x width 5); every iterate, score and
-    decision is the plain loop's. The pace is logged (:class:`.iteration_clock.IterationClock`).
+    At iteration 0 and every ``check_interval`` iterations the leading ``k`` columns are
+    discretised and scored by :func:`~hyperclust.selection.objectives.rwr_conductance`; the
+    score's walk steps ride as extra columns on the next products ``M q``. Stops when the
+    score has risen ``patience`` checks in a row.
 
     Parameters
     ----------
     walk : LinearOperator, shape (n, n)
-        ``M`` (e.g. :class:`~hyperclust.operators.knn.MixedWalk`).
     q : ndarray, shape (n, k + 1)
         Orthonormal start block.
     init_labels : ndarray of int, shape (n,)
-        The clustering of the start block (the check at iteration 0).
-    k : int
-    start : int
-        ``start`` row of :func:`discretize`.
+        The clustering of the start block.
+    k, start : int
+        Clusters; ``start`` row of :func:`discretize`.
     alpha : float
         Restart probability of the score.
     max_iter, check_interval, patience, n_hops : int
@@ -219,14 +186,11 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
     Returns
     -------
     best : tuple (objective, labels, embedding, iteration)
-        The lowest-scoring check whose clustering is not degenerate
-        (:func:`~hyperclust.selection.objectives.is_degenerate`), or the lowest-scoring check when
-        every one is (the first one among equal scores); ``embedding`` is the leading ``k``
-        columns of ``q`` at that check.
+        The lowest-scoring non-degenerate check (the lowest of all if every one is).
     history : list of (int, float)
-        ``(iteration, objective)`` of every check up to the stop.
+        ``(iteration, objective)`` of every check.
     n_iter : int
-        Iterations of the plain loop (the stopping check's, else ``max_iter``).
+        Iterations run (the stopping check's).
 
     Examples
     --------
@@ -269,10 +233,8 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
 
 
 def _walk_stacked(apply_walk, head: list, checks, stacked: np.ndarray):
-    """``(M X, stacked)``: the walk applied to ``X``, the ``head`` blocks and the open
-    checks' walks side by side in the reused buffer ``stacked`` (grown when too small;
-    copied by row ranges on the kernel threads). The checks drop their walks once copied:
-    no block is kept beside ``X``."""
+    """``(M X, stacked)``, ``X`` the ``head`` blocks and the open checks' walks side by side
+    in the reused buffer ``stacked``."""
     blocks = head + checks.take_walks()
     n = blocks[0].shape[0]
     size = n * sum(b.shape[1] for b in blocks)
@@ -301,17 +263,8 @@ def _discretized(q, k, start):
 class AHCKA(HypergraphClusterer):
     """Attributed hypergraph clustering by kNN augmentation (AHCKA, Li, Yang & Shi 2023).
 
-    Orthogonal iterations on the mixed walk ``M = (1 - beta) P + beta Q`` (hypergraph walk
-    ``P``, cosine kNN walk ``Q`` of the attributes), started from random-walk-with-restart
-    assignments to the ``k`` highest-degree nodes; every ``check_interval`` iterations the
-    leading ``k`` columns are discretised (Yu & Shi) and scored with the label-free
-    :func:`~hyperclust.selection.objectives.rwr_conductance` on ``M``; the lowest-scoring clustering is
-    returned. Cost ``O((nnz(H) + n K) k)`` per iteration plus the kNN search; memory
-    ``O(n k + nnz(H) + n K)``.
-
-    Without attributes (or ``beta=0``) the walk is the hypergraph walk alone; nodes in no
-    hyperedge then have zero rows (the walk stops there) and end in whichever cluster the
-    discretisation gives an all-zero row (cluster 0).
+    See the module docstring. Without attributes (or ``beta=0``) the walk is the hypergraph
+    walk alone and nodes in no hyperedge go to cluster 0.
 
     Parameters
     ----------
@@ -333,14 +286,9 @@ class AHCKA(HypergraphClusterer):
     n_hops : int, default 3
         Walk steps of the objective.
     knn_method : {"auto", "exact", "approximate"}, default "auto"
-        kNN search (:func:`~hyperclust.operators.knn.cosine_knn`): exact while it costs
-        less than the approximate one (29,000-44,000 nodes by dimension, 30,000 with sparse
-        products).
+        kNN search (:func:`~hyperclust.operators.knn.cosine_knn`).
     random_state : int, default 0
-        Seeds which of the attribute neighbours tied with the ``K``-th similarity are kept
-        (exact ties are common with binary bag-of-words features) and the approximate kNN
-        search; everything after the kNN graph is deterministic, so inputs without such
-        ties give the same clustering for every seed.
+        Seeds the kNN search and its tie-breaking; all later steps are deterministic.
 
     Attributes
     ----------
@@ -358,11 +306,9 @@ class AHCKA(HypergraphClusterer):
     selection_reason_ : str
         One line: the iteration kept and why.
     degenerate_ : bool
-        Whether every check was degenerate (a giant cluster plus slivers,
-        :func:`~hyperclust.selection.objectives.is_degenerate`), so that ``labels_`` come from
-        k-means on the rows of ``embedding_`` (row-normalised) instead.
+        Every check was degenerate, so ``labels_`` are k-means on the rows of ``embedding_``.
     walk_ : MixedWalk
-        The operator ``M`` (reusable, e.g. for scoring other clusterings).
+        The operator ``M``.
 
     Examples
     --------
@@ -373,8 +319,7 @@ class AHCKA(HypergraphClusterer):
     True
     """
 
-    #: Outputs indexed by node (put back in the given order after a fit on the
-    #: cache-friendly numbering, from 2^21 incidences: :mod:`hyperclust.cluster.node_order`).
+    #: Per-node outputs (:mod:`hyperclust.cluster.node_order`).
     _node_outputs = ("labels_", "embedding_", "walk_")
     _cache_order_pays = pays_from_incidences(2**21)
 
@@ -417,15 +362,7 @@ class AHCKA(HypergraphClusterer):
         return MixedWalk(hg, knn, beta=self.beta)
 
     def fit(self, hypergraph, y=None, *, walk=None):
-        """Cluster the nodes of ``hypergraph``; sets ``labels_`` and ``embedding_``.
-
-        Parameters
-        ----------
-        hypergraph : Hypergraph
-        y : ignored
-        walk : MixedWalk, optional
-            A prebuilt :meth:`build_walk` of the same hypergraph (saves the kNN search).
-        """
+        """Cluster the nodes of ``hypergraph``; ``walk``: a prebuilt :meth:`build_walk`."""
         hg = check_hypergraph(hypergraph)
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
         n = hg.n_nodes
@@ -463,8 +400,8 @@ class AHCKA(HypergraphClusterer):
 
 
 def _start_block(init, k):
-    """The orthonormal start block, shape ``(n, k + 1)``: the normalised indicators of the
-    seed assignment ``init`` (``-1``: unreached, a zero row) and a constant column."""
+    """Orthonormal start block ``(n, k + 1)``: normalised indicators of ``init`` (``-1``: a
+    zero row) and a constant column."""
     n = init.size
     assigned = init >= 0
     Y0 = np.zeros((n, k))
@@ -474,7 +411,7 @@ def _start_block(init, k):
 
 
 def _indicator_columns(labels, k):
-    """Normalised indicators with exactly ``k`` columns (empty clusters give zero columns)."""
+    """Normalised indicators, ``k`` columns (empty clusters give zero columns)."""
     counts = np.bincount(labels, minlength=k).astype(np.float64)
     Y = np.zeros((labels.size, k))
     Y[np.arange(labels.size), labels] = 1.0 / np.sqrt(counts[labels])
