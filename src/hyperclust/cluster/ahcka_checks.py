@@ -1,14 +1,6 @@
-"""The checks of AHCKA's adaptive iterations (:func:`~hyperclust.cluster.ahcka.
-adaptive_iterations`): each check's clustering is scored by a restart walk whose hops ride
-as extra columns on the next products ``M q``; the queue keeps the open checks, scores the
-finished ones and applies the stop rule.
-
-The score is :func:`~hyperclust.selection.objectives.rwr_conductance` (balance ``"mean"``)
-on ``M``: ``z <- alpha Y + (1 - alpha) M z`` from the normalised indicators ``Y``, then
-``1 - sum(Y * z) / k``. Its elementwise passes over ``(n, k)`` blocks run by row ranges on
-the kernel threads (``"row_ranges"`` of :data:`~hyperclust.runtime.threads.KERNELS`), in
-place: the same values bit for bit as the whole-array expressions, and no ``(n, k)``
-temporary beside the check's own blocks.
+"""The checks of AHCKA's adaptive iterations: each check's clustering is scored by
+:func:`~hyperclust.selection.objectives.rwr_conductance`, whose restart-walk hops ride as
+extra columns on the next products ``M q``; the queue applies the stop rule.
 """
 
 from __future__ import annotations
@@ -26,19 +18,17 @@ from .block_argmax import BLOCK_ENTRIES
 __all__ = ["CheckQueue", "dense_indicators"]
 
 class CheckQueue:
-    """The open checks, oldest first (each walks one hop per product), and what the closed
-    ones decided.
+    """The open checks, oldest first, and what the closed ones decided.
 
     Parameters
     ----------
     k : int
-        Clusters asked for (for :func:`~hyperclust.selection.objectives.is_degenerate`).
+        Clusters asked for.
     patience : int
         Stop after the objective has risen this many checks in a row.
     n_hops : int
         Walk steps of the objective.
     logger : logging.Logger, optional
-        Where each objective is logged (DEBUG); default this module's logger.
 
     Attributes
     ----------
@@ -72,8 +62,7 @@ class CheckQueue:
         self.close_finished()
 
     def take_walks(self) -> list:
-        """The open checks' walks ``z`` in queue order, dropped from the checks (the caller
-        copies them beside the iterate: no block is kept twice)."""
+        """The open checks' walks ``z`` in queue order, dropped from the checks."""
         walks = [c.z for c in self.open]
         for c in self.open:
             c.z = None
@@ -113,8 +102,7 @@ class CheckQueue:
 
 
 def _restart_step(MZ, Y, alpha, out):
-    """``out = (1 - alpha) MZ + alpha Y`` in the order of operations of the plain
-    expression, by row blocks of :data:`BLOCK_ENTRIES` (no full-size ``alpha Y``)."""
+    """``out = (1 - alpha) MZ + alpha Y`` by row blocks (no full-size ``alpha Y``)."""
     np.multiply(MZ, 1.0 - alpha, out=out)
     rows = max(1, BLOCK_ENTRIES // max(1, out.shape[1]))
     for lo in range(0, out.shape[0], rows):
@@ -122,8 +110,7 @@ def _restart_step(MZ, Y, alpha, out):
 
 
 def _by_row_ranges(out, op, *args):
-    """``op(*args_rows, out=out_rows)`` on row ranges of ``out`` (``args`` sliced like it
-    when they are ``(n, ...)`` arrays), the ranges on the kernel threads."""
+    """``op(*args, out=out)`` by row ranges on the kernel threads (``(n, ...)`` args sliced)."""
     n = out.shape[0]
 
     def run(lo, hi):
@@ -134,17 +121,8 @@ def _by_row_ranges(out, op, *args):
 
 
 def dense_indicators(labels: np.ndarray) -> np.ndarray:
-    """Normalised cluster indicators ``Y[v, c] = 1 / sqrt(|C_c|)`` for labels ``>= 0``, one
-    column per non-empty cluster in sorted order: the dense
-    :func:`~hyperclust.selection.objectives.cluster_indicators`, without its sparse copy.
-
-    Parameters
-    ----------
-    labels : ndarray of int, shape (n,), values >= 0
-
-    Returns
-    -------
-    ndarray of float64, shape (n, non-empty clusters)
+    """Dense normalised indicators ``Y[v, c] = 1 / sqrt(|C_c|)``, one column per non-empty
+    cluster in sorted order; ``labels`` (n,) are ``>= 0``.
 
     Examples
     --------

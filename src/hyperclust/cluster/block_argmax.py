@@ -1,24 +1,6 @@
-"""AHCKA's discretisation step ``labels = first_near_maximum(X @ R)`` at memory speed.
-
-:func:`~hyperclust.cluster.rounding.first_near_maximum` reduces along each short row of an
-``(n, k)`` array (numpy's slowest reduction layout) and the full product ``X @ R`` is a fresh
-``(n, k)`` array per step. Here the product is formed transposed, ``R^T X_b^T`` (the same
-values), one row block at a time (the block stays in cache), and the tie-robust argmax runs
-as elementwise passes along its contiguous rows. The rule and the result are :func:`~hyperclust.cluster.rounding.first_near_maximum`'s
-(tested equal, ties and zero rows included).
-
-:func:`rotated_labels_and_sums` also returns ``B^T X`` (the sums of the rows of ``X`` per
-label) from the same pass: the discretisation's step is then one read of ``X`` instead of
-one plus ``k`` strided column copies and ``k`` ``bincount`` passes (2.4x less CPU at
-``2.5e6 x 4``).
-
-Its blocks can go to threads (``n_threads``; AHCKA passes the ``"discretize"`` rule of
-:data:`~hyperclust.runtime.threads.KERNELS`). Each block is ~20 numpy calls of a few
-microseconds, and every call hands the GIL over between the threads: under load, with 2
-threads each thread's half took about twice the one-thread time of the whole (2.5e6 x 4),
-so nothing was gained or lost; on the idle machine 2 threads took 25% less wall time
-(``benchmarks/studies/bench_ahcka_check.py`` times both). The sums are the same for any
-thread count.
+"""AHCKA's discretisation step ``labels = first_near_maximum(X @ R)`` by cache-sized row
+blocks, the product formed transposed so the tie-robust argmax runs along contiguous rows;
+same rule and result as :func:`~hyperclust.cluster.rounding.first_near_maximum`.
 """
 
 from __future__ import annotations
@@ -36,20 +18,8 @@ BLOCK_ENTRIES = 2**16
 
 
 def first_near_maximum_down_columns(Pt: np.ndarray, tol: float = TIE_TOLERANCE) -> np.ndarray:
-    """:func:`~hyperclust.cluster.rounding.first_near_maximum` of ``Pt.T``: per column of
-    ``Pt`` the first row within ``tol`` of the column's maximum (0 where none qualifies, e.g.
-    a NaN column). Every pass runs along a contiguous row of length ``n`` (a reduction over
-    the short rows of ``Pt.T`` is numpy's slowest layout): at ``k = 4`` ~4x less CPU than
-    the same rule column by column on ``Pt.T``.
-
-    Parameters
-    ----------
-    Pt : ndarray, shape (k, n), k >= 1
-    tol : float, default TIE_TOLERANCE
-
-    Returns
-    -------
-    ndarray of intp, shape (n,)
+    """:func:`~hyperclust.cluster.rounding.first_near_maximum` of ``Pt.T``, shape (n,), for
+    ``Pt`` of shape (k, n) (0 where no row qualifies, e.g. a NaN column).
 
     Examples
     --------
@@ -69,21 +39,7 @@ def first_near_maximum_down_columns(Pt: np.ndarray, tol: float = TIE_TOLERANCE) 
 
 
 def rotated_labels(X: np.ndarray, R: np.ndarray, tol: float = TIE_TOLERANCE) -> np.ndarray:
-    """``first_near_maximum(X @ R)`` by blocks of rows; no ``(n, k)`` product is held (at
-    2.5e6 x 4: 55 ms instead of ~130 ms per call, one thread, the machine under load).
-
-    Parameters
-    ----------
-    X : ndarray, shape (n, c)
-        Rows to label (AHCKA: the row-normalised embedding).
-    R : ndarray, shape (c, k), k >= 1
-        The rotation; column ``j`` scores label ``j``.
-    tol : float, default TIE_TOLERANCE
-
-    Returns
-    -------
-    labels : ndarray of intp, shape (n,)
-        ``first_near_maximum(X @ R)``.
+    """``first_near_maximum(X @ R)``, shape (n,), without holding the ``(n, k)`` product.
 
     Examples
     --------
@@ -97,26 +53,9 @@ def rotated_labels(X: np.ndarray, R: np.ndarray, tol: float = TIE_TOLERANCE) -> 
 def rotated_labels_and_sums(X: np.ndarray, R: np.ndarray, tol: float = TIE_TOLERANCE,
                             n_threads: int = 1):
     """``(labels, sums)``: :func:`rotated_labels` and ``B^T X`` (``B`` the indicators of
-    ``labels``) in one pass over ``X`` by row blocks.
+    ``labels``, shape (k, c)) in one pass over ``X``; ``X`` must be finite.
 
-    ``sums`` adds per-block sums in block order: the same numbers for any thread count;
-    against one ``bincount`` over all rows the summation order differs (~1e-16 relative).
-
-    Parameters
-    ----------
-    X : ndarray, shape (n, c)
-    R : ndarray, shape (c, k), k >= 1
-    tol : float, default TIE_TOLERANCE
-    n_threads : int, default 1
-        Threads the blocks are split over (see the module: one thread is as fast).
-
-    Returns
-    -------
-    labels : ndarray of intp, shape (n,)
-    sums : ndarray of float64, shape (k, c)
-        ``sums[j]``: the sum of the rows of ``X`` labelled ``j``, as the product of the
-        blocks' indicators with ``X`` (a non-finite row would reach every ``sums[j]``:
-        ``X`` must be finite, as a row-normalised embedding is).
+    The per-block sums are added in block order: the same for any ``n_threads``.
 
     Examples
     --------
@@ -129,7 +68,6 @@ def rotated_labels_and_sums(X: np.ndarray, R: np.ndarray, tol: float = TIE_TOLER
 
 
 def _blockwise(X, R, tol, *, sums, n_threads=1):
-    """``(labels, sums or None)`` of :func:`rotated_labels_and_sums`."""
     n, c = X.shape
     k = R.shape[1]
     rows = max(1, BLOCK_ENTRIES // max(1, k))

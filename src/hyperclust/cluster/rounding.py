@@ -1,10 +1,6 @@
-"""Choices that do not follow rounding noise: AHCKA's discretisation
-(:func:`hyperclust.cluster.ahcka.discretize` and its blockwise version in
-:mod:`hyperclust.distributed.ahcka`) meets rows that are zero in exact arithmetic and exact
-ties; rounding (~1e-17, which changes with the summation order: the order of the
-hyperedges, a blockwise product) would decide them, so the labels would depend on the order
-of the hyperedges and on the partition. These helpers decide them the same way whatever the
-rounding, in one process and on a cluster.
+"""Choices that do not follow rounding noise: the discretisation's zero rows and exact ties
+are decided the same way whatever the summation order (hyperedge order, blockwise products),
+so labels do not depend on the order of the hyperedges or on a partition across workers.
 """
 
 from __future__ import annotations
@@ -22,13 +18,8 @@ TINY_ROW = 1e-12
 
 
 def normalize_rows(V: np.ndarray, scale: float, norms: np.ndarray | None = None) -> np.ndarray:
-    """Rows of ``V`` scaled to unit norm; rows of norm at most ``TINY_ROW * scale`` (``scale``
-    the largest row norm) set to zero.
-
-    A row that is zero in exact arithmetic (a node the leading iterates do not reach) comes
-    out of the QR as rounding noise (~1e-18); normalised, the noise would be a unit row
-    pointing anywhere, and the node's label would follow the rounding, which changes with
-    the order of the hyperedges and with a blockwise computation.
+    """Rows of ``V`` scaled to unit norm; rows of norm at most ``TINY_ROW * scale`` (rounding
+    noise of an exact zero row) set to zero.
 
     Parameters
     ----------
@@ -36,7 +27,7 @@ def normalize_rows(V: np.ndarray, scale: float, norms: np.ndarray | None = None)
     scale : float
         The largest row norm of ``V``.
     norms : ndarray, shape (n,), optional
-        ``V``'s row norms when the caller has them already (not computed again).
+        ``V``'s row norms, if already computed.
 
     Returns
     -------
@@ -60,13 +51,6 @@ TIE_TOLERANCE = 1e-10
 def first_near_minimum(c: np.ndarray, tol: float = TIE_TOLERANCE) -> int:
     """The first index whose value is within ``tol`` of the minimum of ``c``.
 
-    The discretisation's choices meet exact ties (rows of other connected components are
-    orthogonal to every row taken, so their scores are all 0); rounding (~1e-17, which
-    changes with the summation order: the order of the hyperedges, a blockwise product)
-    would break them at random. With a tolerance the first tied entry wins whatever the
-    rounding, so the labels do not depend on the order of the hyperedges or on the
-    partition.
-
     Examples
     --------
     >>> first_near_minimum(np.array([3.0, 1e-17, 0.0, 2.0]))
@@ -76,8 +60,7 @@ def first_near_minimum(c: np.ndarray, tol: float = TIE_TOLERANCE) -> int:
 
 
 def first_near_maximum(P: np.ndarray, tol: float = TIE_TOLERANCE) -> np.ndarray:
-    """Per row of ``P``, the first column within ``tol`` of the row's maximum (an
-    ``argmax`` whose ties do not depend on rounding, see :func:`first_near_minimum`).
+    """Per row of ``P``, the first column within ``tol`` of the row's maximum.
 
     Examples
     --------
@@ -88,18 +71,8 @@ def first_near_maximum(P: np.ndarray, tol: float = TIE_TOLERANCE) -> np.ndarray:
 
 
 def kmeans_on_rows(embedding, k, seed):
-    """k-means (10 restarts) on the row-normalised embedding: the fallback when every
-    discretised check is degenerate (also :class:`~hyperclust.distributed.DistributedAHCKA`'s).
-
-    Parameters
-    ----------
-    embedding : ndarray, shape (n, k)
-    k : int
-    seed : int
-
-    Returns
-    -------
-    ndarray of int64, shape (n,)
+    """Labels (n,) of k-means (10 restarts) on the row-normalised ``embedding`` (n, k): the
+    fallback when every discretised check is degenerate.
 
     Examples
     --------
@@ -115,12 +88,8 @@ def kmeans_on_rows(embedding, k, seed):
 
 
 def kmeans_labels(embedding: np.ndarray, n_clusters: int, n_init: int, random_state: int):
-    """k-means with ``n_init`` seeded restarts, on the threads its size pays for (the
-    ``"kmeans"`` rule of :mod:`hyperclust.runtime.threads`); returns labels, shape (n_nodes,).
-    An embedding with fewer distinct rows than ``n_clusters`` (a feature-less input's
-    constant columns) has one cluster per distinct row, found without k-means (which would
-    say so in a warning the caller can do nothing about: the selection of ``auto`` ranks
-    such a result last).
+    """Labels (n_nodes,) of k-means with ``n_init`` seeded restarts; with fewer distinct rows
+    than ``n_clusters``, one cluster per distinct row (no k-means, no warning).
 
     Examples
     --------
