@@ -1,22 +1,11 @@
 """``hsbm``: an attributed, degree-corrected hypergraph stochastic block model fitted by
-variational (mean-field) EM.
+mean-field EM (likelihood in :mod:`~hyperclust.cluster.hsbm_likelihood`).
 
-The hyperedges are modelled through their weighted clique expansion as Poisson pair counts
-with degree-corrected block rates; the attributes as a spherical Gaussian mixture with one
-mean per cluster (:mod:`~hyperclust.cluster.hsbm_likelihood`). Node ``i``'s membership
-``q_i`` is updated from
-
-    ``log q_ic = log pi_c + sum_d (A Q)_id log omega_cd + gamma * l_attr(i, c) + const``,
-
-``O(nnz(H) K + n K (K + d))`` per iteration. ``gamma``, the weight of the attribute term
-against the hyperedge term, is the one parameter a user would otherwise tune: by default it
-is chosen without labels, by fitting the model for each ``gamma`` in a small grid on the
-training part of :func:`~hyperclust.cluster.hsbm_heldout.split_hypergraph` (each fit
-stopped once its hard labels settle, :data:`GRID_LABEL_TOL`) and keeping the
-one whose partition best predicts the held-out hyperedges and attribute columns
-(:func:`~hyperclust.cluster.hsbm_heldout.heldout_error`). The model is then refitted on all
-the data, started from the chosen fit's memberships, until its hard labels settle more
-finely (:data:`FINAL_LABEL_TOL`).
+Node ``i``'s membership is updated from ``log q_ic = log pi_c + sum_d (A Q)_id log omega_cd
++ gamma * l_attr(i, c) + const``. The attribute weight ``gamma`` is chosen without labels: a
+fit per grid value on the training part of a hold-out split, keeping the one whose partition
+best predicts the held-out hyperedges and columns
+(:func:`~hyperclust.cluster.hsbm_heldout.heldout_error`); the full fit starts from it.
 """
 
 from __future__ import annotations
@@ -38,20 +27,12 @@ __all__ = ["HypergraphSBM", "WEIGHT_GRID"]
 
 #: Attribute weights ``gamma`` tried by ``attribute_weight="auto"``.
 WEIGHT_GRID = (0.0, 0.25, 1.0, 4.0)
-#: The fits of :data:`WEIGHT_GRID` only rank the weights by their hard labels' held-out
-#: error, so each stops once fewer than this share of the nodes change their label in
-#: :data:`LABEL_PATIENCE` iterations in a row (at 10^5-10^6 nodes 5-25 iterations instead of
-#: up to 50; auto.md at 9466338).
+#: A grid fit stops once fewer than this share of the nodes change their hard label in
+#: :data:`LABEL_PATIENCE` iterations in a row (it only ranks the weights).
 GRID_LABEL_TOL = 1e-3
-#: The same rule for the final fit, ten times finer: its labels are the result. Memberships
-#: of nodes between two blocks can keep moving by more than ``tol`` long after the hard
-#: labels have settled (the 50 iterations ran out on 8 of 16 shared sets and at 10^6 nodes);
-#: stopped here, the labels equal the run to ``tol``'s in 68 of 80 fits (16 shared sets x 5
-#: seeds), ARI >= .9968 in the others, mean ACC and NMI within .001
-#: (docs/results/hsbm_final_stop.md).
+#: The same rule for the final fit (docs/results/hsbm_final_stop.md).
 FINAL_LABEL_TOL = 1e-4
-#: Calm iterations in a row that stop a fit by its labels: on a small input one iteration
-#: without a label change can be a pause (one such stop changed a pick on a 400-node test set).
+#: Calm iterations in a row that stop a fit by its labels.
 LABEL_PATIENCE = 3
 
 
@@ -65,15 +46,13 @@ class HypergraphSBM(HypergraphClusterer):
         ``gamma``; ``"auto"`` picks it from :data:`WEIGHT_GRID` by held-out prediction
         (without attributes there is nothing to weigh and it is 0).
     n_iter : int, default 50
-        Most EM iterations per fit (fits stop earlier once their hard labels settle:
-        :data:`GRID_LABEL_TOL` for the weight grid's, :data:`FINAL_LABEL_TOL` for the final).
+        Most EM iterations per fit (fewer once the hard labels settle).
     tol : float, default 1e-4
         Stop when no membership moves by more than this.
     n_components : int, default 32
-        Attribute columns kept by a seeded truncated SVD (when there are more).
+        Attribute columns kept by a seeded truncated SVD.
     n_init : int, default 10
-        k-means restarts of EM's start (HGNN's k-means). ``auto`` passes fewer on its
-        hold-out splits, where the fit only ranks the candidate.
+        k-means restarts of EM's start (HGNN's k-means).
     random_state : int, default 0
 
     Attributes
@@ -83,15 +62,13 @@ class HypergraphSBM(HypergraphClusterer):
         The memberships ``Q``.
     attribute_weight_ : float
     heldout_errors_ : dict of float -> float
-        Held-out error of every ``gamma`` tried (empty when not chosen by hold-out); a
-        degenerate fit ranks last whatever its error.
+        Held-out error of every ``gamma`` tried (empty when not chosen by hold-out).
     selection_reason_ : str or None
-        One line: the weight chosen and every weight's error (None when not chosen).
+        The weight chosen and every weight's error (None when not chosen).
     n_iter_ : int
         EM iterations of the final fit.
     degenerate_ : bool
-        Whether EM ended in a giant cluster plus slivers
-        (:func:`~hyperclust.selection.objectives.is_degenerate`); its start is returned then.
+        EM ended degenerate (a giant cluster plus slivers); its start is returned then.
 
     Examples
     --------
@@ -142,8 +119,8 @@ class HypergraphSBM(HypergraphClusterer):
         return self
 
     def _choose_weight(self, hg, k, seed):
-        """``(gamma, memberships)``: the grid weight with the lowest held-out error, and its
-        training fit (the start of the full fit; so no start of its own is needed)."""
+        """``(gamma, memberships)``: the grid weight with the lowest held-out error and its
+        training fit."""
         split = split_hypergraph(hg, random_state=seed)
         train_start = one_hot(_initial_labels(split.train, k, seed, self.n_init), k)
         operands = self._operands(split.train, seed, max(WEIGHT_GRID))
@@ -158,20 +135,15 @@ class HypergraphSBM(HypergraphClusterer):
         return best[2], best[3]
 
     def _operands(self, hg, seed, gamma):
-        """``(A, Z, has_row)`` of :meth:`_em` on ``hg``: its clique expansion and, when
-        ``gamma > 0`` and it has attributes, the reduced attribute rows (else None, None);
-        built once for every weight tried."""
+        """``(A, Z, has_row)`` of :meth:`_em`: clique expansion and reduced attribute rows
+        (None, None without attributes or with ``gamma`` 0)."""
         if gamma > 0 and hg.features is not None:
             return (CliqueExpansion(hg),
                     *_attribute_rows(hg.features, int(self.n_components), seed))
         return CliqueExpansion(hg), None, None
 
     def _em(self, operands, k, gamma, Q, label_tol=None):
-        """Mean-field EM from memberships ``Q`` on ``operands`` (:meth:`_operands`; the
-        attribute term only with ``gamma > 0``); returns ``(Q, iterations)``. It stops after
-        ``n_iter`` iterations, when no membership moves by more than ``tol``, or (with
-        ``label_tol``) when fewer than that share of the nodes change their hard label in
-        :data:`LABEL_PATIENCE` iterations in a row."""
+        """Mean-field EM from memberships ``Q``; returns ``(Q, iterations)``."""
         A, Z, has_row = operands
         if gamma <= 0:
             Z = has_row = None
@@ -204,15 +176,13 @@ class HypergraphSBM(HypergraphClusterer):
 
 
 def _initial_labels(hg, k, seed, n_init=10):
-    """Start of EM: k-means (``n_init`` restarts) on HGNN-smoothed attributes (structural
-    features without)."""
+    """Start of EM: HGNN's k-means."""
     est = HGNNSmoothingKMeans(k, n_init=int(n_init), random_state=seed)
     return np.asarray(est.fit(hg).labels_, dtype=np.int64)
 
 
 def _attribute_rows(X, n_components, seed):
-    """``(Z, has_row)``: attributes reduced to at most ``n_components`` columns, rows
-    L2-normalised; ``has_row`` marks the nodes whose row is not all zero."""
+    """``(Z, has_row)``: reduced, row-normalised attributes and their non-zero rows."""
     d = X.shape[1]
     Z = reduce_features(normalize(X), n_components if d > n_components else None, seed)
     Z = Z.toarray() if hasattr(Z, "toarray") else np.asarray(Z, dtype=np.float64)

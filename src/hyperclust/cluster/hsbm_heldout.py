@@ -1,29 +1,15 @@
-"""A selection signal no candidate optimised: how well a partition predicts data it was not
-fitted on.
+"""A selection signal no candidate optimised: how well a partition predicts held-out data.
 
-:func:`split_hypergraph` holds out a share of the hyperedges (those with at least two
-members) and a share of the attribute columns; candidates are fitted on the rest
-(:attr:`HoldoutSplit.train`). :func:`heldout_error` then scores a partition of the nodes on
-what was held out, with two views, each an AUC against random look-alikes:
+:func:`split_hypergraph` holds out a share of the hyperedges and of the attribute columns;
+:func:`heldout_error` scores a partition with two AUCs against random look-alikes:
 
-* **hyperedges**: the block model of the partition is fitted on the *training* hyperedges
-  (degree-corrected rates ``omega``, :func:`~hyperclust.cluster.hsbm_likelihood.block_rates`);
-  a hyperedge scores the mean rate of its member pairs,
-  ``sum_{i<j in e} omega_{z_i z_j} / C(|e|, 2)``. Each held-out hyperedge is compared with
-  a fake one of the same size whose members are drawn in proportion to their training
-  degree, so degree alone predicts nothing and only the partition separates them;
-* **attributes**: in the *held-out columns* (rows L2-normalised), every node's cosine
-  similarity to the centroid of its own cluster (itself left out) against its similarity to
-  the centroid of each other cluster: the AUC is the share of other clusters whose centroid
-  is less similar than its own (ties one half), averaged over the nodes with a non-zero
-  held-out row of each cluster and then over the clusters.
+* **hyperedges**: a held-out hyperedge scores the mean block rate of its member pairs (rates
+  fitted on the training hyperedges) against fakes of the same size drawn by training degree;
+* **attributes**: in the held-out columns, each node's cosine similarity to its own cluster's
+  centroid (itself left out) against the other clusters' centroids, averaged per cluster.
 
-The error is the mean of ``1 - AUC`` over the views present, each weighted by the share of
-the nodes it can judge: the nodes in some training hyperedge for the hyperedge view, those
-with a non-zero held-out attribute row for the attribute view (a view cannot tell where a
-node it never sees belongs; on co-citation sets half of the nodes are in no hyperedge).
-Lower is better, 0.5 is chance. Both views are label-free and neither is the walk or the graph any candidate fitted.
-Cost per partition ``O(nnz(held-out) K + K^2 m_held + n K)``.
+The error is the mean of ``1 - AUC`` over the views, each weighted by the share of the
+nodes it can judge. Lower is better, 0.5 is chance.
 """
 
 from __future__ import annotations
@@ -51,21 +37,17 @@ class HoldoutSplit:
     Attributes
     ----------
     train : Hypergraph
-        The same nodes with the kept hyperedges and the kept attribute columns.
-    heldout : scipy.sparse.csr_matrix or None, shape (m_held, n)
-        Incidence of the held-out hyperedges (rows are hyperedges).
-    fakes : scipy.sparse.csr_matrix or None, shape (m_held, n)
-        One fake hyperedge per held-out one, same size, members drawn by training degree.
+        The same nodes with the kept hyperedges and attribute columns.
+    heldout, fakes : scipy.sparse.csr_matrix or None, shape (m_held, n)
+        Held-out hyperedges (rows), and ``n_fakes`` fakes per held-out one.
     columns : ndarray or sparse matrix, shape (n_rows, d_held), or None
-        The held-out attribute columns of the nodes with a non-zero held-out row, rows
-        L2-normalised.
+        Held-out attribute columns of the nodes ``rows``, rows L2-normalised.
     rows : ndarray of int, shape (n_rows,), or None
-        Those nodes.
+        The nodes with a non-zero held-out row.
     expansion : CliqueExpansion
-        Of ``train``, shared by every score.
+        Of ``train``.
     edge_coverage, attribute_coverage : float
-        Share of the nodes in some training hyperedge / with a non-zero held-out attribute
-        row (0 when the view is absent): the weights of the views in :func:`heldout_error`.
+        Share of the nodes each view judges (0 when absent): the views' weights.
 
     Examples
     --------
@@ -91,12 +73,12 @@ def split_hypergraph(hypergraph, *, edge_share=0.1, column_share=0.2, n_fakes=5,
 
     Parameters
     ----------
-    hypergraph : Hypergraph, n nodes
+    hypergraph : Hypergraph
     edge_share : float in [0, 1), default 0.1
-        Share of the hyperedges with >= 2 members held out (none when fewer than
-        :data:`MIN_HELDOUT_EDGES` would be).
+        Share of the hyperedges with >= 2 members held out (none below
+        :data:`MIN_HELDOUT_EDGES`).
     column_share : float in [0, 1), default 0.2
-        Share of the attribute columns held out (at least one, when there are >= 2 columns).
+        Share of the attribute columns held out (at least one of >= 2).
     n_fakes : int, default 5
         Fake hyperedges per held-out one.
     random_state : int, default 0
@@ -141,7 +123,7 @@ def split_hypergraph(hypergraph, *, edge_share=0.1, column_share=0.2, n_fakes=5,
 
 
 def _split_columns(X, share, rng):
-    """``(kept, held)`` column blocks of the features (``held`` None when nothing is held)."""
+    """``(kept, held)`` column blocks of the features (``held`` None if none)."""
     if X is None or X.shape[1] < 2 or share <= 0:
         return X, None
     d = X.shape[1]
@@ -167,20 +149,8 @@ def _fake_edges(sizes, degrees, n, rng):
 
 
 def heldout_terms(split: HoldoutSplit, labels) -> dict:
-    """The held-out items' errors of a partition, per view: ``{"edges": array or None,
-    "attributes": array or None}``. Each view's error ``1 - AUC`` is the mean of its terms:
-    per held-out hyperedge, ``1 -`` the share of the fakes it outscores (ties one half); per
-    judged node, ``1 -`` its centroid AUC, scaled so that every cluster weighs the same.
-
-    Parameters
-    ----------
-    split : HoldoutSplit
-    labels : array-like of int, shape (n,)
-        A partition of the split's nodes (cluster ids are arbitrary).
-
-    Returns
-    -------
-    dict of str -> ndarray of shape (m_held,) / (n_rows,), or None
+    """Per-item errors of a partition ``labels`` (n,), per view: ``{"edges": (m_held,) or
+    None, "attributes": (n_rows,) or None}``; each view's ``1 - AUC`` is their mean.
 
     Examples
     --------
@@ -206,16 +176,7 @@ def heldout_terms(split: HoldoutSplit, labels) -> dict:
 
 
 def heldout_aucs(split: HoldoutSplit, labels) -> dict:
-    """``{"edges": AUC or None, "attributes": AUC or None}`` of a partition (see module).
-
-    Parameters
-    ----------
-    split : HoldoutSplit
-    labels : array-like of int, shape (n,)
-
-    Returns
-    -------
-    dict of str -> float or None
+    """``{"edges": AUC or None, "attributes": AUC or None}`` of a partition ``labels`` (n,).
 
     Examples
     --------
@@ -230,10 +191,8 @@ def heldout_aucs(split: HoldoutSplit, labels) -> dict:
 
 
 def _centroid_terms(Xn, y, k):
-    """Per node, ``1 -`` the share of other clusters whose centroid is less cosine-similar
-    than its own cluster's (itself left out; ties one half), times ``n / (K' size of its
-    cluster)`` (``K'`` non-empty clusters) so that the mean is the per-cluster averaged
-    error; None when no other cluster has a centroid. ``Xn`` has unit rows."""
+    """Per node, ``1 -`` its centroid AUC, scaled so each cluster weighs the same (None
+    when no other cluster has a centroid). ``Xn`` has unit rows."""
     S = sp.csr_matrix((np.ones(y.size), (y, np.arange(y.size))), shape=(k, y.size)) @ Xn
     S = S.toarray() if sp.issparse(S) else np.asarray(S)  # (k, d): column sums per cluster
     G = np.asarray(Xn @ S.T)  # (n, k): x_i . S_c
@@ -257,9 +216,7 @@ def _centroid_terms(Xn, y, k):
 
 
 def heldout_error(split: HoldoutSplit, labels) -> float:
-    """Mean of ``1 - AUC`` over the views :func:`heldout_aucs` has, each weighted by the
-    share of the nodes it can judge (:attr:`HoldoutSplit.edge_coverage`,
-    :attr:`HoldoutSplit.attribute_coverage`); lower is better, 0.5 when no view exists.
+    """Mean of ``1 - AUC`` over the views, weighted by their coverage; 0.5 without views.
 
     Examples
     --------
@@ -275,7 +232,6 @@ def heldout_error(split: HoldoutSplit, labels) -> float:
 
 
 def _coverage_error(split, terms):
-    """:func:`heldout_error` of a partition's :func:`heldout_terms`."""
     aucs = {v: None if t is None else float(1.0 - t.mean()) for v, t in terms.items()}
     weights = {"edges": split.edge_coverage, "attributes": split.attribute_coverage}
     used = [v for v, auc in aucs.items() if auc is not None and weights[v] > 0]
@@ -293,22 +249,17 @@ def heldout_errors(split: HoldoutSplit, labels: dict, weighting: str = "coverage
                    terms: dict | None = None) -> dict:
     """The held-out error of each of several partitions, lower is better.
 
-    ``weighting="coverage"``: :func:`heldout_error` of each. ``"precision"``: each view's
-    error weighted by its precision over these partitions, ``1 / SE^2`` of the view's mean
-    term with the variance pooled over the partitions: the error is then the
-    minimum-variance combination of the views, so a view judged on few or noisy items
-    (e.g. 97 held-out hyperedges of cora-ca against 2,500 judged nodes) sways the
-    comparison less; a view whose terms do not vary tells nothing and is left out.
+    ``weighting="coverage"``: :func:`heldout_error` of each. ``"precision"``: views weighted
+    by ``1 / SE^2`` of their mean term, pooled over the partitions (a view whose terms do not
+    vary is left out).
 
     Parameters
     ----------
     split : HoldoutSplit
     labels : dict of str -> array-like of int, shape (n,)
     weighting : {"coverage", "precision"}, default "coverage"
-    terms : dict or None, default None
-        A memo of :func:`heldout_terms` on this split, keyed as ``labels`` (filled in
-        place): a caller that scores the same partitions again (the race's standard
-        errors) computes each one's terms once.
+    terms : dict, optional
+        Memo of :func:`heldout_terms` keyed as ``labels``, filled in place.
 
     Returns
     -------
@@ -340,8 +291,7 @@ def heldout_errors(split: HoldoutSplit, labels: dict, weighting: str = "coverage
 
 
 def _memo_terms(split, labels, memo):
-    """``{c: heldout_terms(split, labels[c])}``, taken from ``memo`` where there and stored
-    in it otherwise (``memo`` None: computed afresh)."""
+    """``{c: heldout_terms(split, labels[c])}``, through ``memo`` when given."""
     memo = {} if memo is None else memo
     for c, y in labels.items():
         if c not in memo:
@@ -350,9 +300,7 @@ def _memo_terms(split, labels, memo):
 
 
 def _view_weights(split, terms, weighting):
-    """``{view: weight}`` of the views :func:`heldout_errors` combines with ``weighting``:
-    the coverage of each view present, or ``1 / SE^2`` of its mean term pooled over the
-    partitions' ``terms`` (a view whose terms do not vary is left out)."""
+    """``{view: weight}`` of the views present, by ``weighting``."""
     if weighting == "coverage":
         cover = {"edges": split.edge_coverage, "attributes": split.attribute_coverage}
         return {v: w for v, w in cover.items() if w > 0
@@ -368,30 +316,11 @@ def _view_weights(split, terms, weighting):
 
 def paired_standard_errors(split: HoldoutSplit, labels: dict, reference: str,
                            weighting: str = "coverage", terms: dict | None = None) -> dict:
-    """Standard error of each partition's held-out error minus that of ``reference``.
+    """Paired standard error of each partition's held-out error minus ``reference``'s.
 
-    Both errors are judged on the same held-out hyperedges and nodes, so the difference is
-    a mean of per-item differences: its standard error is
-    ``sqrt(sum_v (w_v / W)^2 var(t_cv - t_rv) / n_v)`` over the views ``v`` (weights
-    ``w_v`` as in :func:`heldout_errors`, ``W`` their sum, ``t`` the per-item terms of
-    :func:`heldout_terms`, ``n_v`` the items). A partition judged by other views than the
-    reference gets ``inf`` (no paired comparison), the reference 0.
-
-    Parameters
-    ----------
-    split : HoldoutSplit
-    labels : dict of str -> array-like of int, shape (n,)
-        The partitions (the precision weights pool over all of them).
-    reference : str
-        A key of ``labels``.
-    weighting : {"coverage", "precision"}, default "coverage"
-    terms : dict or None, default None
-        A memo of :func:`heldout_terms`, as in :func:`heldout_errors`.
-
-    Returns
-    -------
-    dict of str -> float
-        ``{partition: SE of its error minus the reference's}``.
+    ``sqrt(sum_v (w_v / W)^2 var(t_cv - t_rv) / n_v)`` over the views, weights as in
+    :func:`heldout_errors`; ``inf`` for a partition judged by other views, 0 for the
+    reference. Parameters as in :func:`heldout_errors`; ``reference`` a key of ``labels``.
 
     Examples
     --------
@@ -433,8 +362,7 @@ def _edge_scores(incidence_t, y, k, omega):
 
 
 def _placements(pos, neg):
-    """Per score in ``pos``, the share of ``neg`` it exceeds (ties one half): their mean is
-    the Mann-Whitney AUC."""
+    """Per score in ``pos``, the share of ``neg`` it exceeds (ties one half)."""
     neg = np.sort(neg)
     return (np.searchsorted(neg, pos, "left") + np.searchsorted(neg, pos, "right")) \
         / (2.0 * max(neg.size, 1))

@@ -1,21 +1,9 @@
-"""The likelihood pieces of the attributed, degree-corrected hypergraph block model
-(:class:`~hyperclust.cluster.hsbm.HypergraphSBM`).
+"""The likelihood pieces of :class:`~hyperclust.cluster.hsbm.HypergraphSBM`.
 
-The hyperedges enter through their weighted clique expansion, never formed: a hyperedge ``e``
-adds ``a_e = w_e / (|e| - 1)`` to every pair of its members, so node ``i``'s expanded degree
-is ``theta_i = sum_{e ni i, |e| >= 2} w_e``. Pair counts are Poisson,
-``A_ij ~ Poisson(theta_i theta_j omega_{z_i z_j})`` (Karrer & Newman's degree-corrected
-SBM); with soft memberships ``Q`` (rows sum to 1) the block counts are ``M = Q^T A Q`` and
-the maximum-likelihood rates ``omega_cd = M_cd / (kappa_c kappa_d)``, ``kappa = Q^T theta``
-(reported relative to the rate of a block-blind model, ``1 / sum(theta)``).
-In the mean-field E-step the Poisson normaliser ``theta_i sum_d omega_cd kappa_d = theta_i``
-is the same for every cluster (the degree correction), so node ``i``'s log-potential for
-cluster ``c`` is ``log pi_c + sum_d (A Q)_id log omega_cd`` plus the attribute term.
-
-The attributes (reduced to at most 32 columns, rows L2-normalised) are a spherical Gaussian
-mixture with shared variance: ``-||x_i - mu_c||^2 / (2 sigma^2)`` per node and cluster;
-all-zero (featureless) rows contribute nothing. ``A Q = H (a * (H^T Q)) - s * Q`` (``s_i``
-the self-pair weight) costs ``O(nnz(H) K)``; everything else ``O(n K^2)``.
+Hyperedges enter through their weighted clique expansion (never formed): hyperedge ``e`` adds
+``w_e / (|e| - 1)`` to each member pair. Pair counts are Poisson with degree-corrected block
+rates (Karrer & Newman); attributes a spherical Gaussian mixture with shared variance
+(all-zero rows contribute nothing).
 """
 
 from __future__ import annotations
@@ -67,22 +55,10 @@ class CliqueExpansion:
 
 
 def block_rates(AQ, Q, degrees):
-    """``log omega``, shape (K, K): the log block rates of soft memberships ``Q``.
+    """``log omega`` (K, K) of memberships ``Q`` (n, K), given ``AQ = A Q`` and the degrees.
 
-    Parameters
-    ----------
-    AQ : ndarray, shape (n, K)
-        ``A Q`` (:class:`CliqueExpansion`).
-    Q : ndarray, shape (n, K)
-        Memberships (rows sum to 1; one-hot for a hard partition).
-    degrees : ndarray, shape (n,)
-
-    Returns
-    -------
-    ndarray, shape (K, K)
-        ``log((M + RATE_PRIOR) / (E + RATE_PRIOR))`` with ``M = Q^T A Q`` the block counts
-        and ``E = kappa kappa^T / sum(kappa)`` their expectation when pairs ignore the
-        blocks (so 0 is the null rate, > 0 a block denser than chance).
+    ``log((M + RATE_PRIOR) / (E + RATE_PRIOR))``, ``M = Q^T A Q`` the block counts, ``E`` their
+    expectation when pairs ignore the blocks (0: the null rate).
 
     Examples
     --------
@@ -108,17 +84,16 @@ def attribute_loglik(Z, Q, has_row, sq_norms=None):
     Z : ndarray, shape (n, d)
         Reduced, row-normalised attributes.
     Q : ndarray, shape (n, K)
-        Memberships; the means and the shared variance are their weighted fits.
+        Memberships; means and shared variance are their weighted fits.
     has_row : ndarray of bool, shape (n,)
-        Nodes with a non-zero attribute row; the others get 0 (no evidence).
-    sq_norms : ndarray, shape (n,), or None
-        ``||z_i||^2`` (``np.sum(Z * Z, axis=1)``), passed by a caller that calls this once
-        per EM iteration on the same ``Z``; None: computed here.
+        Nodes with a non-zero attribute row; the others get 0.
+    sq_norms : ndarray, shape (n,), optional
+        ``np.sum(Z * Z, axis=1)``, if already computed.
 
     Returns
     -------
     ndarray, shape (n, K)
-        ``-||z_i - mu_c||^2 / (2 sigma^2)`` (0 on featureless rows).
+        ``-||z_i - mu_c||^2 / (2 sigma^2)``.
 
     Examples
     --------
@@ -162,9 +137,7 @@ def soft_assign(log_potential):
 
 
 def row_max(X):
-    """``X.max(axis=1)`` of an ``(n, K)`` array, as a loop over its ``K`` columns (numpy
-    reduces a short row ~15x slower at K = 4; a maximum is exact, so the result is the
-    same bit for bit).
+    """``X.max(axis=1)`` of an ``(n, K)`` array, looping over the ``K`` columns (faster).
 
     Examples
     --------
@@ -178,8 +151,7 @@ def row_max(X):
 
 
 def row_argmax(X):
-    """``X.argmax(axis=1)`` (the first maximum of each row) of an ``(n, K)`` array without
-    NaN, as a loop over its ``K`` columns (see :func:`row_max`).
+    """``X.argmax(axis=1)`` of an ``(n, K)`` array without NaN, as :func:`row_max` does.
 
     Examples
     --------
