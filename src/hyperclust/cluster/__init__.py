@@ -1,7 +1,5 @@
-"""Clustering estimators (scikit-learn style: ``fit(hypergraph)``, ``labels_``, ``embedding_``).
-
-Every estimator is imported on first use, so that ``import hyperclust.cluster`` loads neither
-scikit-learn nor torch (listing the methods stays cheap); ``UniDHC`` needs torch only to fit.
+"""Clustering estimators (scikit-learn style: ``fit(hypergraph)``, ``labels_``, ``embedding_``),
+each imported on first use (``import hyperclust.cluster`` loads neither scikit-learn nor torch).
 
 Examples
 --------
@@ -16,8 +14,7 @@ import importlib
 
 from .registry import DESCRIPTIONS, METHODS, Method, available_methods, make_estimator
 
-#: The default method. ``auto`` makes its candidates from the method registry, so the
-#: registry cannot name it (that would be an import circle): its package lists it, first.
+#: The default method, listed first here (the registry naming it would be an import circle).
 _AUTO = Method("hyperclust.cluster.auto:AutoClusterer",
                "the default: fit ahcka, hgnn, spectral (on the hypergraph and on the "
                "hypergraph + attribute-kNN walk), k-means and hsbm on most of the data; keep "
@@ -30,8 +27,7 @@ if "auto" not in METHODS:
         _table.clear()
         _table.update({"auto": _value, **_rest})
 
-#: ``{class name: module}`` of the estimators of the method registry defined in this
-#: package, read from :data:`~hyperclust.cluster.registry.METHODS` (so none is left out).
+#: ``{class name: module}`` of the registry's estimators defined in this package.
 _LAZY = {m.estimator.rpartition(":")[2]: "." + m.module.rpartition(".")[2]
          for m in METHODS.values()
          if isinstance(m.estimator, str) and m.module.rpartition(".")[0] == __name__}

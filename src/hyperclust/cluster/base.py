@@ -22,28 +22,14 @@ _log = logging.getLogger("hyperclust")
 __all__ = ["HypergraphClusterer", "check_hypergraph", "check_n_clusters", "as_hypergraph",
            "SHARED_CONSTRAINTS"]
 
-#: The constraints of the parameters every method takes (``n_clusters`` is checked against
-#: the number of nodes by :func:`check_n_clusters` in ``fit``).
+#: The constraints of the parameters every method takes.
 SHARED_CONSTRAINTS = MappingProxyType({"n_clusters": [Interval(int, 1)],
                                        "random_state": [RANDOM_STATE]})
 
 
 def as_hypergraph(obj):
-    """The input of a ``fit`` as a :class:`~hyperclust.Hypergraph` where
-    :func:`hyperclust.convert.from_any` takes it (with its defaults: every node and
-    hyperedge kept, duplicates included); anything else is returned unchanged for the
-    estimator's own check (a partitioned hypergraph, or an error).
-
-    Parameters
-    ----------
-    obj : object
-        A Hypergraph, or an XGI/HyperNetX/DHG hypergraph, a PyG ``HyperGraphData``, a
-        networkx bipartite graph, a pandas incidence table, a scipy sparse incidence, a
-        list or dict of hyperedges.
-
-    Returns
-    -------
-    Hypergraph or object
+    """The input of a ``fit`` converted by :func:`hyperclust.convert.from_any` where it
+    takes it (with its defaults); anything else is returned unchanged.
 
     Examples
     --------
@@ -61,12 +47,9 @@ def as_hypergraph(obj):
 
 
 def _fit_on_any_input(fit):
-    """Decorator of every estimator's ``fit``: converts the input with
-    :func:`as_hypergraph` first (so the thread policy sees its size), fits a large input on
-    its cache-friendly numbering where the estimator declares its per-node outputs
-    (:mod:`hyperclust.cluster.node_order`), stores ``labels_``
-    as int64, whatever the method computed them in, and ``node_ids_`` (the id of each
-    labelled node)."""
+    """Decorator of every ``fit``: converts the input (:func:`as_hypergraph`), fits a large
+    one in cache order (:mod:`hyperclust.cluster.node_order`), stores ``labels_`` as int64
+    and ``node_ids_``."""
     @functools.wraps(fit)
     def wrapped(self, *args, **kwargs):
         self._validate_params()
@@ -99,15 +82,7 @@ def _fit_on_any_input(fit):
 def check_hypergraph(hypergraph) -> Hypergraph:
     """The input of a ``fit``, checked: a :class:`~hyperclust.Hypergraph` with nodes.
 
-    Parameters
-    ----------
-    hypergraph : object
-
-    Returns
-    -------
-    Hypergraph
-        ``hypergraph`` itself, or converted by :func:`as_hypergraph` (a warning when every
-        node is in no hyperedge).
+    Warns when every node is in no hyperedge.
 
     Raises
     ------
@@ -148,17 +123,7 @@ def check_hypergraph(hypergraph) -> Hypergraph:
 
 
 def check_n_clusters(n_clusters, n_nodes: int) -> int:
-    """``n_clusters`` as an int, checked against the number of nodes.
-
-    Parameters
-    ----------
-    n_clusters : int
-        Wanted clusters, ``1 <= n_clusters <= n_nodes``.
-    n_nodes : int
-
-    Returns
-    -------
-    int
+    """``n_clusters`` as an int, checked: ``1 <= n_clusters <= n_nodes``.
 
     Examples
     --------
@@ -179,21 +144,13 @@ def check_n_clusters(n_clusters, n_nodes: int) -> int:
 
 
 class HypergraphClusterer(ClusterMixin, BaseEstimator):
-    """Base class: subclasses implement ``fit(hypergraph)`` setting ``labels_`` (shape
-    ``(n_nodes,)``) and, when the method has one, ``embedding_`` (shape ``(n_nodes, d)``).
+    """Base class: subclasses implement ``fit(hypergraph)`` setting ``labels_`` (n_nodes,)
+    and, when the method has one, ``embedding_`` (n_nodes, d).
 
-    Every subclass's ``fit`` takes a :class:`~hyperclust.Hypergraph` or anything
-    :func:`hyperclust.convert.from_any` converts (an XGI, HyperNetX or DHG hypergraph, a PyG
-    ``HyperGraphData``, a networkx bipartite graph, a pandas incidence table, a scipy sparse
-    incidence, a list or dict of hyperedges): ``labels_[i]`` is then the cluster of node
-    ``i`` of ``from_any(input)``, whose id is ``node_ids_[i]``. ``labels_`` is int64 for
-    every estimator. ``fit`` runs under :func:`hyperclust.runtime.threads.thread_limit`: never more
-    BLAS/OpenMP/torch threads than the policy allows, nor than the caller's own limit.
-
-    ``random_state`` is None, an int, a ``numpy.random.RandomState`` or a
-    ``numpy.random.Generator``; an instance is asked for one integer seed in ``[0, 2**31 - 1)``
-    (``randint``/``integers``), so it advances as in scikit-learn and two fits with the same
-    instance differ.
+    ``fit`` takes anything :func:`hyperclust.convert.from_any` converts (``labels_[i]`` is
+    the cluster of node ``i``, id ``node_ids_[i]``) and runs under
+    :func:`hyperclust.runtime.threads.thread_limit`. ``random_state``: None, an int, a
+    ``RandomState`` or a ``Generator`` (asked for one seed, as in scikit-learn).
 
     Examples
     --------
@@ -222,15 +179,11 @@ class HypergraphClusterer(ClusterMixin, BaseEstimator):
         if fit is not None:
             cls.fit = fit
 
-    #: ``{parameter: [constraint, ...]}``: what each ``__init__`` parameter accepts (see
-    #: :mod:`hyperclust._validation`), checked at the start of every ``fit``. A subclass
-    #: lists every parameter of its ``__init__``; one without a table is not checked.
+    #: ``{parameter: [constraint, ...]}`` of every ``__init__`` parameter, checked by ``fit``.
     _parameter_constraints: dict = {}
 
     def _validate_params(self) -> None:
-        """Check the parameters against :attr:`_parameter_constraints` (scikit-learn's
-        method name, with hyperclust's constraints): one line naming the parameter, its
-        value and what is allowed (:class:`~hyperclust._validation.InvalidParameterError`)."""
+        """Check the parameters against :attr:`_parameter_constraints`."""
         table = type(self)._parameter_constraints
         if table:
             check_parameters(table, {name: getattr(self, name) for name in table
@@ -240,16 +193,7 @@ class HypergraphClusterer(ClusterMixin, BaseEstimator):
         raise NotImplementedError
 
     def fit_predict(self, hypergraph, y=None, **kwargs):
-        """Fit on ``hypergraph`` and return ``labels_``, shape (n_nodes,).
-
-        Examples
-        --------
-        >>> from hyperclust.cluster import SpectralHypergraphClustering
-        >>> hg = Hypergraph.from_edges([[0, 1, 2], [0, 1], [3, 4, 5], [4, 5], [2, 3]])
-        >>> labels = SpectralHypergraphClustering(2, random_state=0).fit_predict(hg)
-        >>> len(set(labels[:3])), len(set(labels[3:])), bool(labels[0] != labels[3])
-        (1, 1, True)
-        """
+        """Fit on ``hypergraph`` and return ``labels_``, shape (n_nodes,)."""
         self.fit(hypergraph)
         return self.labels_
 

@@ -36,12 +36,8 @@ _REDUCTIONS = contextvars.ContextVar("hyperclust_reductions", default=None)
 
 @contextlib.contextmanager
 def shared_reductions():
-    """Within the block, :func:`reduce_features` computes each (matrix, width, seed) once and
-    hands the same result to every caller, and :func:`node_input` computes the structural
-    input of each (hypergraph, width, seed) once and hands every caller its own copy (used by
-    ``auto``, whose candidates project the same features with the same seed, and where
-    ``hgnn`` and ``hsbm``'s start, both fitted on the same cache-order copy of a split, would
-    each run the same block eigensolver). Results are identical to uncached calls."""
+    """Within the block, :func:`reduce_features` and :func:`node_input`'s structural input
+    are computed once per input, width and seed (``auto``'s candidates share them)."""
     token = _REDUCTIONS.set({})
     try:
         yield
@@ -50,20 +46,8 @@ def shared_reductions():
 
 
 def reduce_features(X, n_components, random_state):
-    """Optionally project features to ``n_components`` dimensions with a seeded truncated SVD.
-
-    ``n_components="auto"`` projects only when there are more than 256 features.
-
-    Parameters
-    ----------
-    X : ndarray or sparse matrix, shape (n_nodes, d)
-    n_components : int, "auto" or None
-    random_state : int
-
-    Returns
-    -------
-    ndarray or sparse matrix, shape (n_nodes, min(d, n_components))
-        ``X`` itself when no projection is made.
+    """Project ``X`` (n_nodes, d) to ``n_components`` columns with a seeded truncated SVD
+    (``"auto"``: 128 when ``d > 256``); ``X`` itself when no projection is made.
 
     Examples
     --------
@@ -92,13 +76,8 @@ def _reduce_features(X, n_components, random_state):
 
 
 def structural_dim(n_structural, n_clusters: int) -> int:
-    """Number of spectral columns of the structural input.
-
-    ``"auto"`` = ``2 * n_clusters`` clipped to ``[4, 32]``. With a fixed 32 columns the one
-    informative eigenvector of a 2-class hypergraph is drowned in k-means (hsbm-node-0.8: ACC
-    .51 with 32 columns, .80 with 4); with only ``n_clusters`` columns many-class sets lose
-    structure (contact-high-school, 9 classes: ACC .98 with 9, 1.00 with 18; walmart-trips
-    NMI .002 with 11, .119 with 22). Measurements in docs/history/unidhc.md of commit 9466338.
+    """Number of spectral columns of the structural input; ``"auto"``: ``2 * n_clusters``
+    clipped to ``[4, 32]``.
 
     Examples
     --------
@@ -117,11 +96,11 @@ def node_input(hypergraph, input: str, random_state: int,
     Parameters
     ----------
     input : {"auto", "features", "structural"}
-        ``"features"`` requires node features; ``"structural"`` uses a label-free spectral
-        embedding of the hypergraph (:func:`hyperclust.operators.eigensolvers.structural_features`);
-        ``"auto"`` takes features when present, else the structural embedding.
+        ``"structural"``: a spectral embedding
+        (:func:`hyperclust.operators.eigensolvers.structural_features`); ``"auto"``: the
+        features when present.
     n_components_structural : int
-        Columns of the structural embedding (see :func:`structural_dim`).
+        Columns of the structural embedding.
 
     Returns
     -------
@@ -147,9 +126,7 @@ def node_input(hypergraph, input: str, random_state: int,
 
 
 def _structural_input(hypergraph, n_components, random_state):
-    """:func:`~hyperclust.operators.eigensolvers.structural_features`, once per (hypergraph
-    content, width, seed, eigensolver tolerance) inside :func:`shared_reductions` (each caller
-    gets a copy)."""
+    """``structural_features``, cached inside :func:`shared_reductions` (a copy each)."""
     from ..operators.eigensolvers import structural_features
 
     cache = _REDUCTIONS.get()
@@ -163,8 +140,7 @@ def _structural_input(hypergraph, n_components, random_state):
 
 
 def _content_digest(hypergraph) -> str:
-    """A digest of what the structural input depends on: the incidence and the weights
-    (copies renumbered by the same fit-order rule are equal; distinct objects, so not ``id``)."""
+    """A digest of the incidence and weights (equal copies are distinct objects)."""
     H = hypergraph.incidence
     digest = hashlib.blake2b(repr(H.shape).encode(), digest_size=16)
     for array in (H.indptr, H.indices, H.data, hypergraph.weights):
@@ -234,10 +210,8 @@ class KMeansFeatures(_EmbeddingKMeans):
 
 
 class HGNNSmoothingKMeans(_EmbeddingKMeans):
-    """k-means on HGNN-smoothed features ``P^K X`` (a fixed low-pass filter).
-
-    ``P = Dv^-1/2 (H W De^-1 H^T + s I) Dv^-1/2`` is applied in factored form, never formed,
-    in float32 (:data:`hyperclust.operators.propagation.BASIS_DTYPE`).
+    """k-means on HGNN-smoothed features ``P^K X``, ``P = Dv^-1/2 (H W De^-1 H^T + s I)
+    Dv^-1/2`` applied in factored form in float32.
 
     Parameters
     ----------
@@ -249,18 +223,14 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
     input : {"auto", "features", "structural"}, default "auto"
         Node input; see :func:`node_input`.
     n_structural : int or "auto", default "auto"
-        Columns of the structural input of feature-less hypergraphs (:func:`structural_dim`:
-        ``2 * n_clusters`` clipped to [4, 32]).
+        Columns of the structural input (:func:`structural_dim`).
     n_components : int, "auto" or None, default "auto"
-        Truncated-SVD projection of the input before smoothing (``P^K (X V) = (P^K X) V``).
+        Truncated-SVD projection of the input before smoothing.
     normalize_rows : bool, default True
     n_init : int, default 10
     knn_beta : float in [0, 1], default 0.0
-        Weight of the attribute kNN walk. ``0`` (default) smooths with ``P`` as above. ``> 0``
-        (needs node features; ignored without them) smooths with the mixed random walk
-        ``M = (1 - beta) P_rw + beta Q`` instead (:class:`~hyperclust.operators.knn.MixedWalk`,
-        ``P_rw = Dv^-1 (H W De^-1 H^T + s I)``, ``Q`` the cosine kNN walk of the raw
-        features; nodes in no hyperedge average over their attribute neighbours only).
+        ``> 0`` (with node features): smooth with the mixed walk ``(1 - beta) P_rw + beta Q``
+        (:class:`~hyperclust.operators.knn.MixedWalk`) instead of ``P``.
     knn_neighbors : int, default 10
         ``K`` of the kNN graph when ``knn_beta > 0``.
     random_state : int, default 0
@@ -280,8 +250,7 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
     ((200,), (200, 8), 'features')
     """
 
-    #: Outputs indexed by node (put back in the given order after a fit on the
-    #: cache-friendly numbering: :mod:`hyperclust.cluster.node_order`).
+    #: Per-node outputs (:mod:`hyperclust.cluster.node_order`).
     _node_outputs = ("labels_", "embedding_")
     _cache_order_pays = pays_on_structural_input
 
@@ -311,12 +280,8 @@ class HGNNSmoothingKMeans(_EmbeddingKMeans):
         self.random_state = random_state
 
     def fit(self, hypergraph, y=None, *, walk=None):
-        """Cluster the nodes of ``hypergraph``.
-
-        ``walk``: an optional prebuilt :class:`~hyperclust.operators.knn.MixedWalk` of the
-        same hypergraph (with ``self_loops`` and ``beta`` of its own) used instead of the
-        kNN construction when ``knn_beta > 0``.
-        """
+        """Cluster the nodes of ``hypergraph``; ``walk``: a prebuilt
+        :class:`~hyperclust.operators.knn.MixedWalk` used when ``knn_beta > 0``."""
         hg = check_hypergraph(hypergraph)
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
         beta = float(self.knn_beta)

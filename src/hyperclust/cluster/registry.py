@@ -1,15 +1,9 @@
 """The method registry: every clustering method the CLI and the benchmarks can run, ours and
-the peer libraries', in one catalog.
+the peer libraries', in one table (``docs/extending.md``, "A method").
 
-Each entry names its estimator class as ``"module:Class"`` plus the constructor keywords
-that make the method, so listing the methods (``hyperclust cluster --help``, ``hyperclust
-datasets``) imports no provider: neither scikit-learn nor torch nor a peer library. A provider
-is imported only when one of its methods is made, so one broken optional method cannot hide
-the others. Adding a method is adding one :class:`Method` to :data:`METHODS` (or calling
-:func:`register_method` from a plugin); see ``docs/extending.md``. An entry also says what
-else the method offers: an ``auto`` candidate (:class:`Candidate`; ``auto``'s candidate table
-:data:`CANDIDATE_TABLE` is read from the entries, in their order, which breaks ties) and a
-Dask twin (:class:`Distributed`, run by ``hyperclust cluster DIR --scheduler``).
+Entries name their estimator as ``"module:Class"``, so listing the methods imports no
+provider; an entry also says whether it is an ``auto`` candidate (:class:`Candidate`) and
+its Dask twin (:class:`Distributed`).
 """
 
 from __future__ import annotations
@@ -29,8 +23,7 @@ __all__ = ["Method", "METHODS", "Candidate", "CANDIDATE_TABLE", "WALKS", "Distri
 
 
 class MissingDependency(ImportError):
-    """An optional library a method needs is not installed (a benchmark run records it as
-    ``unavailable``).
+    """An optional library a method needs is not installed.
 
     Examples
     --------
@@ -39,9 +32,8 @@ class MissingDependency(ImportError):
     """
 
 
-#: What ``auto`` can pass to a candidate's ``fit``: the mixed walk ``(1 - beta) P + beta Q``
-#: (``"plain"``), the same with self-loops (``"lazy"``, HGNN's smoothing walk) or the kNN
-#: affinity (``"affinity"``, as ``fit(hg, affinity=A)``).
+#: What ``auto`` can pass to a candidate's ``fit``: the mixed walk (``"plain"``), the same
+#: with self-loops (``"lazy"``) or the kNN affinity (``"affinity"``).
 WALKS = ("plain", "lazy", "affinity")
 
 
@@ -52,17 +44,15 @@ class Candidate:
     Attributes
     ----------
     walk : {"plain", "lazy", "affinity"} or None
-        The shared structure passed to ``fit`` (:data:`WALKS`); None: ``fit(hg)`` alone.
+        The shared structure passed to ``fit`` (:data:`WALKS`); None: ``fit(hg)``.
     settings : dict of str -> str
-        ``{auto's parameter: the estimator's keyword}`` set on the estimator, from
-        ``beta``, ``n_neighbors`` and ``knn_method``.
+        ``{auto's parameter: estimator keyword}`` for ``beta``, ``n_neighbors``, ``knn_method``.
     needs_features : bool
-        Left out on hypergraphs without node attributes.
+        Left out without node attributes.
     heterophilic : bool
-        A default candidate only when ``auto`` finds the hyperedges heterophilic.
+        A candidate only when ``auto`` finds the hyperedges heterophilic.
     walk_without_features : bool
-        Takes the walk also when there is no kNN graph (the hypergraph walk alone);
-        otherwise such a fit is ``fit(hg)``.
+        Takes the walk also without a kNN graph.
 
     Examples
     --------
@@ -92,9 +82,9 @@ class Distributed:
     Attributes
     ----------
     estimator : str
-        ``"module:Class"`` with the module relative to :mod:`hyperclust.distributed`.
+        ``"module:Class"``, the module relative to :mod:`hyperclust.distributed`.
     steps : callable
-        ``steps(fitted estimator) -> str``: what the fit did, for the command's summary.
+        ``steps(fitted estimator) -> str``: what the fit did, for the summary.
 
     Examples
     --------
@@ -113,29 +103,26 @@ class Method:
     Attributes
     ----------
     estimator : str or class
-        ``"module:Class"`` (imported when the method is made) or the class itself, a
-        :class:`~hyperclust.cluster.base.HypergraphClusterer` taking ``n_clusters`` and
-        ``random_state`` keywords.
+        ``"module:Class"`` (imported when made) or a
+        :class:`~hyperclust.cluster.base.HypergraphClusterer` subclass.
     description : str
         One line, shown by ``hyperclust cluster --help`` and the reports.
     params : dict
-        Fixed constructor keywords that make this method from the class.
+        Fixed constructor keywords.
     device : bool
         The estimator takes a torch ``device`` keyword.
     torch : bool
-        It trains with torch (the optional extra ``hyperclust[deep]``).
+        It trains with torch (``hyperclust[deep]``).
     peer : bool
-        Another library's method, run by the benchmarks only (not listed by the CLI); the
-        peers register themselves from :mod:`hyperclust.bench.peer_methods`.
+        Another library's method, run by the benchmarks only.
     requires : tuple of str
-        Modules imported when the estimator is made (so a peer's import time is not counted
-        in its fit time); a missing one raises :class:`MissingDependency` naming ``package``.
+        Modules imported when made; a missing one raises :class:`MissingDependency`.
     package : str, optional
         The pip package that provides ``requires``.
     candidate : Candidate, optional
-        How ``auto`` fits it as a candidate (None: not a candidate).
+        How ``auto`` fits it as a candidate.
     distributed : Distributed, optional
-        Its Dask twin (None: none).
+        Its Dask twin.
 
     Examples
     --------
@@ -168,9 +155,7 @@ _UNIDHC = "hyperclust.cluster.unidhc:UniDHC"
 
 
 def _spectral(operator: str, wording: str | None = None, params=None, **fields) -> Method:
-    """The method ``spectral-<operator>``: spectral clustering on a registered operator,
-    described by ``wording`` (default: the operator's description), with further constructor
-    keywords ``params`` and :class:`Method` ``fields``."""
+    """The method ``spectral-<operator>`` (``wording`` default: the operator's description)."""
     from ..operators.registry import OPERATORS as operators
 
     return Method(_SPECTRAL, "regularized spectral clustering, "
@@ -195,13 +180,9 @@ _DASK_SPECTRAL = Distributed(
     lambda est: (f"{est.n_iter_} Lanczos products" if est.eigensolver_ == "lanczos"
                  else f"{est.n_iter_} filtered subspace iterations"))
 
-#: ``{name: Method}`` in listing order: the only place a method is added. The candidates of
-#: ``auto`` come in its tie order (first wins a tie). Each operator spectral clustering can
-#: embed (:data:`hyperclust.operators.registry.OPERATORS`) is a method ``spectral-<operator>``:
-#: the built-in ones are listed here, those registered later are derived from the operator
-#: (:func:`_sync_operator_methods`). The default method ``auto`` is listed first; its entry
-#: is added by the package :mod:`hyperclust.cluster`, since ``auto`` makes its candidates
-#: from this registry and so this module cannot name it without an import circle.
+#: ``{name: Method}`` in listing order (``auto``'s candidates in tie order, first wins).
+#: Operators registered later get a derived ``spectral-<operator>``; ``auto`` is added first
+#: by :mod:`hyperclust.cluster` (naming it here would be an import circle).
 METHODS: dict[str, Method] = {
     "ahcka": Method("hyperclust.cluster.ahcka:AHCKA",
                     "AHCKA (Li, Yang & Shi 2023): attribute-kNN augmented random walk, "
@@ -266,8 +247,7 @@ METHODS: dict[str, Method] = {
 _DERIVED = {name: (m.params["operator"], m) for name, m in METHODS.items()
             if m.estimator == _SPECTRAL and name == f"spectral-{m.params['operator']}"}
 
-#: ``{method: Candidate}``: ``auto``'s candidates in tie-breaking order (first wins a tie),
-#: read from :data:`METHODS` (kept in step by :func:`register_method`).
+#: ``{method: Candidate}``: ``auto``'s candidates in tie order, read from :data:`METHODS`.
 CANDIDATE_TABLE: dict[str, Candidate] = {name: m.candidate for name, m in METHODS.items()
                                          if m.candidate is not None}
 
@@ -276,8 +256,8 @@ DESCRIPTIONS = {name: m.description for name, m in METHODS.items()}
 
 
 def _sync_operator_methods() -> None:
-    """Derive ``spectral-<op>`` for each operator registered since (a method registered
-    under that name by hand wins) and drop the derived methods whose operator is gone."""
+    """Derive ``spectral-<op>`` for new operators (not over a hand-registered name); drop
+    those whose operator is gone."""
     affine, own_solver = _embeddable_operators()
     for name, (op, entry) in list(_DERIVED.items()):
         if op not in affine + own_solver:
@@ -368,11 +348,8 @@ def needs_torch(name: str) -> bool:
 
 
 def available_methods(*, peers: bool = False) -> dict:
-    """``{name: description}`` for every registered method, without importing any provider.
-
-    Methods that need torch are listed when torch is missing too; making one then works and
-    fitting it raises an ``ImportError`` naming ``hyperclust[deep]``. The peer libraries'
-    methods (benchmarks only) are listed with ``peers=True``.
+    """``{name: description}`` of every method (peer libraries' with ``peers=True``),
+    importing no provider; torch methods are listed without torch too.
 
     Examples
     --------
@@ -399,16 +376,11 @@ def make_estimator(name: str, n_clusters: int, random_state=0, device: str = "cp
     Parameters
     ----------
     name : str
-        A key of :data:`METHODS` (peers included).
+        A key of :data:`METHODS`.
     n_clusters : int
     random_state : int, default 0
     device : str, default "cpu"
-        Torch device of the deep methods (ignored by the others).
-
-    Returns
-    -------
-    HypergraphClusterer
-        An unfitted scikit-learn style estimator.
+        Torch device of the deep methods.
 
     Raises
     ------

@@ -17,16 +17,11 @@ __all__ = ["SignedSpectralClustering"]
 
 
 class SignedSpectralClustering(HypergraphClusterer):
-    """k-means on the top eigenvectors of ``N_q - repulsion * N_c``.
+    """k-means on the unit rows of the top eigenvectors of
+    :class:`~hyperclust.operators.signed.SignedAffinity` ``N_q - repulsion * N_c``.
 
-    Meant for hypergraphs whose hyperedges join *less* similar nodes than random pairs
-    (:func:`hyperclust.selection.alignment.attribute_alignment` with ``t < -3``); ``auto`` adds it
-    to its candidates there. The ``k`` eigenvectors of the largest eigenvalues of
-    :class:`~hyperclust.operators.signed.SignedAffinity` (ARPACK, float64, seeded start
-    vector) are scaled to unit rows and clustered by k-means. On
-    ``hypergraph_sbm(2000, 4, homophily=0, 32 features, snr .35)``, 5 seeds: ACC .81
-    against .74 for spectral clustering of the kNN graph alone and .78 for k-means on the
-    features (docs/results/auto.md at 9466338). Needs node features.
+    For hyperedges that join less similar nodes than random pairs (``auto`` adds it there).
+    Needs node features.
 
     Parameters
     ----------

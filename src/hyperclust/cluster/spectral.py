@@ -16,12 +16,9 @@ from .rounding import kmeans_labels
 __all__ = ["SpectralHypergraphClustering", "OPERATORS", "spectral_operators", "resolve_settings",
            "LARGE_GRAPH", "localized", "localized_moments", "LOCALIZED_SUPPORT"]
 
-#: Operators spectral clustering can embed: those of the operator registry
-#: (:data:`hyperclust.operators.registry.OPERATORS`) meeting the ``"affinity"`` protocol, then
-#: those with only their own eigensolver (``"eigenpairs"``: the smallest eigenpairs of the
-#: operator on the covered nodes, e.g. ``collapsed-cells``).
 def spectral_operators() -> tuple:
-    """The registry's operators spectral clustering can embed, read now (plugins included).
+    """The registry's operators spectral clustering can embed, read now: those with an
+    ``"affinity"``, then those with only their own ``"eigenpairs"``.
 
     Examples
     --------
@@ -33,9 +30,7 @@ def spectral_operators() -> tuple:
                                  if n not in with_affinity)
 
 
-# The operators registered when this module was imported (the tests run over them); the
-# estimator and the spectral-<operator> methods of the method registry read the registry
-# live through spectral_operators(), so an operator registered later is embeddable too.
+# The operators registered at import; the estimator reads the registry live.
 OPERATORS = spectral_operators()
 ASSIGNERS = ("kmeans", "cpqr")
 
@@ -49,15 +44,8 @@ N_INIT = [Interval(int, 1), "auto"]
 
 
 def resolve_settings(n_nodes: int, tol="auto", n_init="auto") -> tuple[float, int]:
-    """The eigensolver tolerance and k-means restarts used for a graph of ``n_nodes`` nodes.
-
-    ``"auto"``: ``tol=1e-8, n_init=10`` below :data:`LARGE_GRAPH` nodes, ``tol=1e-3,
-    n_init=3`` from there on (see :class:`SpectralHypergraphClustering`). Explicit values
-    are validated and returned unchanged.
-
-    Returns
-    -------
-    (float, int)
+    """``(tol, n_init)`` for ``n_nodes`` nodes: ``"auto"`` is ``(1e-8, 10)`` below
+    :data:`LARGE_GRAPH`, ``(1e-3, 3)`` from there on; explicit values are validated.
 
     Examples
     --------
@@ -77,22 +65,11 @@ LOCALIZED_SUPPORT = 8
 
 
 def localized(V: np.ndarray, n_clusters: int) -> bool:
-    """Whether a column of the embedding ``V`` lives on fewer than ``min(LOCALIZED_SUPPORT,
-    n / (2 n_clusters))`` nodes (effective support ``(sum v^2)^2 / sum v^4``: ``|S|`` for an
-    indicator of ``S``; the second bound keeps tiny inputs, where every column is that small,
-    as they are).
-
-    Without regularization, the smallest eigenvalues of a sparse hypergraph's normalized
-    Laplacian belong to dangling sets (a few low-degree nodes hanging off the rest by one
-    hyperedge) rather than to the clusters, and k-means then gives those few nodes clusters
-    of their own. On the largest component of ``hypergraph_sbm(10**4, 4, homophily=0.7)``
-    the three nontrivial columns have supports 3.4, 4.2 and 2.6 of 9,802 nodes; on the
-    largest components of the shared real sets the smallest supports are 9.6 (cora-cc) to 14
-    (dblp-ca), except walmart-trips (2.2), where regularizing raises NMI .006 -> .114.
+    """Whether a column of ``V`` has an effective support ``(sum v^2)^2 / sum v^4`` below
+    ``min(LOCALIZED_SUPPORT, n / (2 n_clusters))`` nodes (a dangling set of a sparse input).
 
     Examples
     --------
-    A column on 3 of 100 nodes is localized; on 3 of 6 nodes it is not:
 
     >>> three = (np.arange(100) < 3).astype(float)[:, None]
     >>> spread = np.full((100, 1), 0.1)
@@ -104,12 +81,11 @@ def localized(V: np.ndarray, n_clusters: int) -> bool:
 
 
 def localized_moments(mass: np.ndarray, fourth: np.ndarray, n: int, n_clusters: int) -> bool:
-    """:func:`localized` from the column sums of ``v^2`` (``mass``) and ``v^4`` (``fourth``),
-    both shape (n_components,), of an ``n``-row embedding (row blocks add them up).
+    """:func:`localized` from the column sums of ``v^2`` (``mass``) and ``v^4`` (``fourth``)
+    of an ``n``-row embedding.
 
     Examples
     --------
-    An indicator of 3 of 100 nodes (``v^2`` and ``v^4`` sum to 3) is localized:
 
     >>> localized_moments(np.array([3.0]), np.array([3.0]), 100, 2)
     True
@@ -120,17 +96,8 @@ def localized_moments(mass: np.ndarray, fourth: np.ndarray, n: int, n_clusters: 
 
 
 def cpqr_assign(V: np.ndarray) -> np.ndarray:
-    """Cluster assignment by column-pivoted QR of the embedding (Damle, Minden & Ying 2019):
-    deterministic, no random restarts.
-
-    Parameters
-    ----------
-    V : ndarray, shape (n_nodes, k)
-        Spectral embedding (k clusters).
-
-    Returns
-    -------
-    ndarray of int, shape (n_nodes,)
+    """Labels (n_nodes,) by column-pivoted QR of the embedding ``V`` (n_nodes, k) (Damle,
+    Minden & Ying 2019): deterministic.
 
     Examples
     --------
@@ -149,57 +116,33 @@ def cpqr_assign(V: np.ndarray) -> np.ndarray:
 class SpectralHypergraphClustering(HypergraphClusterer):
     """Regularized normalized spectral clustering on a hypergraph operator.
 
-    The embedding is the top ``n_components`` eigenvectors of the regularized normalized
-    affinity ``D_tau^-1/2 (M + tau/N 1 1^T) D_tau^-1/2`` (``M`` the operator's affinity, ``N``
-    its size), i.e. the smallest eigenvectors of the regularized normalized Laplacian; rows
-    are normalized to unit length and assigned by k-means (or CPQR).
+    The top eigenvectors of ``D_tau^-1/2 (M + tau/N 1 1^T) D_tau^-1/2`` (``M`` the operator's
+    affinity), rows normalized, assigned by k-means (or CPQR).
 
     Parameters
     ----------
     n_clusters : int
-    operator : {"zhou", "clique", "clique-unit", "star", "collapsed"}
-        ``"zhou"``: ``H W De^-1 H^T`` (Zhou et al. 2006); ``"clique"``: clique expansion with
-        pair weight ``w_e / (|e| - 1)``; ``"clique-unit"``: pair weight ``w_e``; ``"star"``:
-        bipartite star expansion (vertex rows of its eigenvectors); ``"collapsed"``: the star
-        expansion collapsed onto the vertices with leak ``eps``
-        (``M = H diag(w^2 / (w|e| + eps)) H^T``, ``d = Dv``).
+    operator : str, default "zhou"
+        A name of :func:`spectral_operators` (``"zhou"``, ``"clique"``, ``"clique-unit"``,
+        ``"star"``, ``"collapsed"``, ...).
     assign : {"kmeans", "cpqr"}
     regularization : "auto", float or None, default "auto"
-        ``tau``: "auto" = mean degree (Qin & Rohe 2013) when the hypergraph has more connected
-        components than clusters, or when the embedding without it is :func:`localized`
-        (dangling sets of a sparse input), else 0; ``None`` or ``0`` disables it. Without
-        it, hypergraphs with more connected components than clusters (isolated nodes, small
-        components) give component indicators as leading eigenvectors. With
-        ``knn_beta > 0`` "auto" counts the components only.
+        ``tau``; "auto": the mean degree (Qin & Rohe 2013) when there are more connected
+        components than clusters or the plain embedding is :func:`localized`, else 0.
     eps : float, default 1.0
         Hyperedge leak of ``operator="collapsed"``.
     n_components : int, optional
         Embedding dimension (default ``n_clusters``).
     row_normalize : bool, default True
     n_init : int or "auto", default "auto"
-        k-means restarts; "auto": 10 below :data:`LARGE_GRAPH` (10^5) nodes, 3 from there on.
+        k-means restarts (:func:`resolve_settings`).
     tol : float or "auto", default "auto"
-        Eigensolver (ARPACK) tolerance; "auto": 1e-8 below 10^5 nodes, 1e-3 from there on.
-        The eigensolver always runs in float64 (float32 products would cap the attainable
-        accuracy near 1e-6). Measured with ``benchmarks/studies/bench_settings.py --experiment
-        spectral`` (docs/results/bench/spectral_settings.md, 5 seeds, ``operator="zhou"``):
-        on the shared sets below 10^5 nodes, ``n_init=1`` or ``3`` lowers ACC (zoo
-        0.970 -> 0.909 ± 0.086 with 1; cora-cc 0.411 -> 0.401 with 3) and ``tol=1e-3``
-        changes labels (ARI to the 1e-8 labels 0.89 on cora-ca), so small graphs keep
-        ``1e-8, 10``. On ``synthetic-h0.7-n100000`` and ``-n1000000`` every setting gave the
-        same ACC (0.883-0.884) and NMI (0.652-0.654) on all 5 seeds; ``tol=1e-3`` left the
-        labels unchanged (ARI to the ``1e-8`` labels 0.999 at 10^5, 1.000 at 10^6, with 10
-        restarts) and ``n_init=3`` moved only ambiguous nodes (ARI 0.96 / 0.92, same
-        ACC). At 10^6 nodes (one thread, load average ~4.5) a fit with one restart took 6.7 s
-        instead of 7.5 s (median) and k-means 0.5 s instead of 1.6 s.
+        ARPACK tolerance, float64 (:func:`resolve_settings`;
+        docs/results/bench/spectral_settings.md).
     knn_beta : float in [0, 1], default 0.0
-        Weight of the attribute kNN graph. ``0`` (default): the operator alone, as above.
-        ``> 0`` (needs node features, ignored without them; not with ``operator="star"``):
-        the embedding is the top eigenvectors of the symmetric mixed affinity
-        ``S_a N_h S_a + S_b N_q S_b`` (:class:`~hyperclust.operators.knn.SymmetricMixedAffinity`)
-        of the regularized normalized operator ``N_h`` and the normalized cosine kNN graph
-        ``N_q``, ``a = 1 - beta``, ``b = beta`` (``a = 0, b = 1`` for nodes in no hyperedge),
-        the symmetric counterpart of the mixed walk ``(1 - beta) P + beta Q``.
+        ``> 0`` (with node features; not with ``operator="star"``): embed the symmetric mixed
+        affinity of the operator and the cosine kNN graph
+        (:class:`~hyperclust.operators.knn.SymmetricMixedAffinity`).
     knn_neighbors : int, default 10
         ``K`` of the kNN graph when ``knn_beta > 0``.
     random_state : int, default 0
@@ -255,8 +198,7 @@ class SpectralHypergraphClustering(HypergraphClusterer):
         self.random_state = random_state
 
     def _validate(self, hg):
-        """The checks that need the data or several parameters (the table is checked by
-        ``fit``); returns ``(n_clusters, n_components)``."""
+        """Checks needing the data or several parameters; ``(n_clusters, n_components)``."""
         own_solver = "affinity" not in _OPERATOR_REGISTRY[self.operator].protocols
         k = check_n_clusters(self.n_clusters, hg.n_nodes)
         if k >= hg.n_nodes:
@@ -275,11 +217,8 @@ class SpectralHypergraphClustering(HypergraphClusterer):
         return k, int(dim)
 
     def fit(self, hypergraph, y=None, *, walk=None):
-        """Cluster the nodes of ``hypergraph``; sets ``labels_`` and ``embedding_``.
-
-        ``walk``: an optional prebuilt :class:`~hyperclust.operators.knn.MixedWalk` whose
-        kNN graph and row weights are used when ``knn_beta > 0`` (saves the kNN search).
-        """
+        """Cluster the nodes of ``hypergraph``; ``walk``: a prebuilt
+        :class:`~hyperclust.operators.knn.MixedWalk` used when ``knn_beta > 0``."""
         hg = check_hypergraph(hypergraph)
         k, dim = self._validate(hg)
         self.tol_, self.n_init_ = resolve_settings(hg.n_nodes, self.tol, self.n_init)
@@ -292,9 +231,8 @@ class SpectralHypergraphClustering(HypergraphClusterer):
         reg = self.regularization
         mean_degree = float(d.mean()) if d.mean() > 0 else 1.0
         if reg == "auto":
-            # Regularize when the spectrum would be flooded by component indicators; on other
-            # inputs only once the plain embedding proves localized (below): regularizing
-            # every connected input measurably hurts (contact-high-school NMI 0.99 -> 0.87).
+            # regularizing every connected input hurts: only once the plain embedding proves
+            # localized (below)
             tau = mean_degree if hg.connected_components()[0] > k else 0.0
         else:
             tau = float(reg or 0.0)
@@ -325,7 +263,6 @@ class SpectralHypergraphClustering(HypergraphClusterer):
         self.tau_ = tau
         return self
 
-
     def _mixed_embedding(self, hg, M, d, tau, dim, seed, walk):
         """Top eigenpairs of the symmetric hypergraph + kNN affinity (``knn_beta > 0``)."""
         from ..operators.knn import MixedWalk, SymmetricMixedAffinity, knn_affinity
@@ -344,9 +281,8 @@ class SpectralHypergraphClustering(HypergraphClusterer):
 
 
 def _own_eigenpairs_embedding(name, hg, k, dim, eps, seed):
-    """Smallest eigenpairs of an operator with its own eigensolver (registry protocol
-    ``"eigenpairs"``) on the covered nodes (zero rows for the isolated ones), past the
-    component indicators when there are more components than ``k``."""
+    """Smallest eigenpairs of an ``"eigenpairs"`` operator on the covered nodes (zero rows
+    for the others), past the component indicators when there are more than ``k``."""
     from ..operators.registry import make_operator
 
     covered = np.flatnonzero(~hg.isolated)
