@@ -36,20 +36,9 @@ _log = logging.getLogger(__name__)
 
 
 def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1e-10):
-    """Yu & Shi (2003) discretisation: the indicator matrix nearest to a rotation of ``V``.
-
-    Parameters
-    ----------
-    V : ndarray, shape (n, k)
-    start : int, default 0
-        Row fixing the first column of the initial rotation (the first non-zero row if zero).
-    max_iter : int, default 30
-    tol : float, default 1e-10
-
-    Returns
-    -------
-    ndarray of int64, shape (n,)
-        Labels in ``0..k-1``; all-zero rows get label 0.
+    """Yu & Shi (2003) discretisation: labels (n,) of the indicator matrix nearest to a
+    rotation of ``V`` (n, k); row ``start`` fixes the first column of the initial rotation.
+    All-zero rows get label 0.
 
     Examples
     --------
@@ -90,20 +79,8 @@ def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1
 
 
 def highest_degree_nodes(degrees: np.ndarray, k: int, positions: np.ndarray) -> np.ndarray:
-    """The ``k`` nodes of highest degree, ties to the lowest given position, in O(n).
-
-    Parameters
-    ----------
-    degrees : ndarray of float, shape (n_nodes,)
-    k : int
-    positions : ndarray of int, shape (n_nodes,)
-        Each node's position in the given hypergraph
-        (:func:`~hyperclust.cluster.node_order.given_positions`).
-
-    Returns
-    -------
-    ndarray of int64, shape (k,)
-        By decreasing degree, then increasing position.
+    """The ``k`` nodes of highest degree, ties to the lowest ``positions`` (each node's
+    position in the given hypergraph, :func:`~hyperclust.cluster.node_order.given_positions`).
 
     Examples
     --------
@@ -123,29 +100,15 @@ def rwr_seed_assignment(walk, seeds: np.ndarray, alpha: float, n_steps: int) -> 
     """Assign every node to the seed whose random walk with restart visits it most.
 
     ``z <- alpha E + (1 - alpha) M^T z`` from the seed indicators ``E``, ``n_steps`` times;
-    node ``v`` goes to ``argmax_j z[v, j]``.
-
-    Parameters
-    ----------
-    walk : LinearOperator, shape (n, n)
-        Row-stochastic walk ``M``.
-    seeds : ndarray of int, shape (k,)
-    alpha : float
-    n_steps : int
-
-    Returns
-    -------
-    ndarray of int64, shape (n,)
-        Seed position in ``0..k-1``, or ``-1`` for a node no walk reaches.
+    node ``v`` goes to ``argmax_j z[v, j]`` (``-1`` if no walk reaches it). ``walk``: the
+    row-stochastic ``M``, shape (n, n).
 
     Examples
     --------
-    >>> import numpy as np, scipy.sparse as sp
-    >>> # two triangles joined by one edge: each seed claims its own triangle
-    >>> A = sp.csr_matrix((np.ones(14), ([0, 1, 0, 2, 1, 2, 3, 4, 3, 5, 4, 5, 2, 3],
-    ...                                  [1, 0, 2, 0, 2, 1, 4, 3, 5, 3, 5, 4, 3, 2])), shape=(6, 6))
-    >>> M = sp.diags(1 / np.asarray(A.sum(axis=1)).ravel()) @ A
-    >>> rwr_seed_assignment(M, np.array([0, 5]), alpha=0.2, n_steps=5).tolist()
+    >>> from hyperclust import Hypergraph
+    >>> from hyperclust.operators.knn import MixedWalk
+    >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2], [3, 4, 5], [4, 5], [2, 3]])
+    >>> rwr_seed_assignment(MixedWalk(hg), np.array([0, 5]), alpha=0.2, n_steps=5).tolist()
     [0, 0, 0, 1, 1, 1]
     """
     n = walk.shape[0]
@@ -173,15 +136,9 @@ def adaptive_iterations(walk, q, init_labels, *, k: int, start: int, alpha: floa
     ----------
     walk : LinearOperator, shape (n, n)
     q : ndarray, shape (n, k + 1)
-        Orthonormal start block.
-    init_labels : ndarray of int, shape (n,)
-        The clustering of the start block.
-    k, start : int
-        Clusters; ``start`` row of :func:`discretize`.
-    alpha : float
-        Restart probability of the score.
-    max_iter, check_interval, patience, n_hops : int
-        As in :class:`AHCKA`.
+        Orthonormal start block, clustered as ``init_labels`` (n,).
+    k, start, alpha, max_iter, check_interval, patience, n_hops
+        Clusters, ``start`` of :func:`discretize`, the rest as in :class:`AHCKA`.
 
     Returns
     -------
@@ -276,15 +233,12 @@ class AHCKA(HypergraphClusterer):
     alpha : float in (0, 1], default 0.2
         Restart probability of the initialisation and of the objective.
     max_iter : int, default 200
-        ``t_max``, orthogonal iterations.
     check_interval : int, default 5
-        ``tau``: iterations between discretisations.
+        Iterations between discretisations.
     patience : int, default 3
         Stop when the objective has risen this many checks in a row.
-    init_steps : int, default 5
-        Random-walk-with-restart steps of the initialisation.
-    n_hops : int, default 3
-        Walk steps of the objective.
+    init_steps, n_hops : int, default 5, 3
+        Walk steps of the initialisation and of the objective.
     knn_method : {"auto", "exact", "approximate"}, default "auto"
         kNN search (:func:`~hyperclust.operators.knn.cosine_knn`).
     random_state : int, default 0
@@ -294,17 +248,13 @@ class AHCKA(HypergraphClusterer):
     ----------
     labels_ : ndarray of int64, shape (n_nodes,)
     embedding_ : ndarray, shape (n_nodes, n_clusters)
-        Leading ``k`` orthonormal columns at the selected iteration.
+        Leading orthonormal columns at the selected iteration ``best_iter_``.
     objective_ : float
         Objective of ``labels_`` (lower is better).
     objective_history_ : list of (int, float)
         ``(iteration, objective)`` at every check.
-    n_iter_ : int
-        Orthogonal iterations run.
-    best_iter_ : int
-        Iteration of the selected clustering (0 = the initial assignment).
+    n_iter_, best_iter_ : int
     selection_reason_ : str
-        One line: the iteration kept and why.
     degenerate_ : bool
         Every check was degenerate, so ``labels_`` are k-means on the rows of ``embedding_``.
     walk_ : MixedWalk

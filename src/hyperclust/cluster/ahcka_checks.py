@@ -20,25 +20,10 @@ __all__ = ["CheckQueue", "dense_indicators"]
 class CheckQueue:
     """The open checks, oldest first, and what the closed ones decided.
 
-    Parameters
-    ----------
-    k : int
-        Clusters asked for.
-    patience : int
-        Stop after the objective has risen this many checks in a row.
-    n_hops : int
-        Walk steps of the objective.
-    logger : logging.Logger, optional
-
-    Attributes
-    ----------
-    open : deque of _Check
-    history : list of (int, float)
-        ``(iteration, objective)`` of every closed check.
-    best : tuple or None
-        ``(degenerate, objective, labels, embedding, iteration)`` of the best closed check.
-    stopped_at : int or None
-        Iteration of the check that stopped the iterations.
+    ``k``, ``patience`` and ``n_hops`` as in :class:`~hyperclust.cluster.ahcka.AHCKA`.
+    ``history``: ``(iteration, objective)`` of every closed check; ``best``: ``(degenerate,
+    objective, labels, embedding, iteration)`` of the best; ``stopped_at``: the stopping
+    check's iteration or None.
 
     Examples
     --------

@@ -91,22 +91,10 @@ def structural_dim(n_structural, n_clusters: int) -> int:
 
 def node_input(hypergraph, input: str, random_state: int,
                n_components_structural: int = STRUCTURAL_MAX_DIM):
-    """The node input matrix of a method and what it is.
-
-    Parameters
-    ----------
-    input : {"auto", "features", "structural"}
-        ``"structural"``: a spectral embedding
-        (:func:`hyperclust.operators.eigensolvers.structural_features`); ``"auto"``: the
-        features when present.
-    n_components_structural : int
-        Columns of the structural embedding.
-
-    Returns
-    -------
-    X : ndarray or CSR, shape (n_nodes, d)
-    kind : str
-        ``"features"`` or ``"structural"``.
+    """``(X, kind)``: a method's node input, the features (``kind="features"``) or, with
+    ``input="structural"`` or ``"auto"`` without features, a spectral embedding with
+    ``n_components_structural`` columns
+    (:func:`hyperclust.operators.eigensolvers.structural_features`).
 
     Examples
     --------

@@ -21,14 +21,7 @@ RATE_PRIOR = 0.5
 class CliqueExpansion:
     """The weighted clique expansion ``A`` of a hypergraph as an operator (never formed).
 
-    Parameters
-    ----------
-    hypergraph : Hypergraph, n nodes, m hyperedges
-
-    Attributes
-    ----------
-    degrees : ndarray, shape (n,)
-        ``theta_i = (A 1)_i``: the weight of the hyperedges of size >= 2 containing ``i``.
+    ``degrees`` (n,): ``A 1``, the weight of the hyperedges of size >= 2 at each node.
 
     Examples
     --------
@@ -79,21 +72,9 @@ def block_rates(AQ, Q, degrees):
 def attribute_loglik(Z, Q, has_row, sq_norms=None):
     """Spherical-Gaussian log-likelihood of every node under every cluster, shape (n, K).
 
-    Parameters
-    ----------
-    Z : ndarray, shape (n, d)
-        Reduced, row-normalised attributes.
-    Q : ndarray, shape (n, K)
-        Memberships; means and shared variance are their weighted fits.
-    has_row : ndarray of bool, shape (n,)
-        Nodes with a non-zero attribute row; the others get 0.
-    sq_norms : ndarray, shape (n,), optional
-        ``np.sum(Z * Z, axis=1)``, if already computed.
-
-    Returns
-    -------
-    ndarray, shape (n, K)
-        ``-||z_i - mu_c||^2 / (2 sigma^2)``.
+    ``-||z_i - mu_c||^2 / (2 sigma^2)`` for row-normalised attributes ``Z`` (n, d) and
+    memberships ``Q`` (n, K); 0 on rows not in ``has_row``. ``sq_norms``:
+    ``np.sum(Z * Z, axis=1)``, if already computed.
 
     Examples
     --------

@@ -21,17 +21,7 @@ def normalize_rows(V: np.ndarray, scale: float, norms: np.ndarray | None = None)
     """Rows of ``V`` scaled to unit norm; rows of norm at most ``TINY_ROW * scale`` (rounding
     noise of an exact zero row) set to zero.
 
-    Parameters
-    ----------
-    V : ndarray, shape (n, k)
-    scale : float
-        The largest row norm of ``V``.
-    norms : ndarray, shape (n,), optional
-        ``V``'s row norms, if already computed.
-
-    Returns
-    -------
-    ndarray, shape (n, k)
+    ``norms``: ``V``'s row norms, if already computed.
 
     Examples
     --------
