@@ -32,7 +32,7 @@ MIN_HELDOUT_EDGES = 10
 
 @dataclass
 class HoldoutSplit:
-    """What :func:`split_hypergraph` returns.
+    """A hold-out split of a hypergraph (made by :func:`split_hypergraph`).
 
     Attributes
     ----------
@@ -82,10 +82,6 @@ def split_hypergraph(hypergraph, *, edge_share=0.1, column_share=0.2, n_fakes=5,
     n_fakes : int, default 5
         Fake hyperedges per held-out one.
     random_state : int, default 0
-
-    Returns
-    -------
-    HoldoutSplit
 
     Examples
     --------
@@ -247,7 +243,7 @@ WEIGHTINGS = ("coverage", "precision")
 
 def heldout_errors(split: HoldoutSplit, labels: dict, weighting: str = "coverage",
                    terms: dict | None = None) -> dict:
-    """The held-out error of each of several partitions, lower is better.
+    """``{name: held-out error}`` of several partitions, lower is better.
 
     ``weighting="coverage"``: :func:`heldout_error` of each. ``"precision"``: views weighted
     by ``1 / SE^2`` of their mean term, pooled over the partitions (a view whose terms do not
@@ -260,10 +256,6 @@ def heldout_errors(split: HoldoutSplit, labels: dict, weighting: str = "coverage
     weighting : {"coverage", "precision"}, default "coverage"
     terms : dict, optional
         Memo of :func:`heldout_terms` keyed as ``labels``, filled in place.
-
-    Returns
-    -------
-    dict of str -> float
 
     Examples
     --------
