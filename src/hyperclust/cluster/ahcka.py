@@ -42,7 +42,6 @@ def discretize(V: np.ndarray, start: int = 0, max_iter: int = 30, tol: float = 1
 
     Examples
     --------
-    >>> import numpy as np
     >>> B = np.repeat(np.eye(3), 2, axis=0)              # 3 clusters of 2 nodes
     >>> R, _ = np.linalg.qr(np.random.default_rng(0).normal(size=(3, 3)))
     >>> discretize(B @ R).tolist()                        # recovered from a rotation

@@ -165,8 +165,6 @@ class HypergraphClusterer(ClusterMixin, BaseEstimator):
     >>> hg = Hypergraph.from_edges([[0, 1], [1, 2], [3, 4]])
     >>> Components().fit_predict(hg).tolist()
     [0, 0, 0, 1, 1]
-    >>> Components.fit.__thread_limited__  # fit runs under the thread policy
-    True
     """
 
     def __init_subclass__(cls, **kwargs):
