@@ -1,17 +1,7 @@
-"""The benchmark harness: one seed loop, one result store, one aggregation, one report writer.
-
-The grid (datasets x methods x seeds x protocols, each run in its own capped process) is
-:func:`run_benchmark` (its command line, ``hyperclust bench``, is
-:mod:`hyperclust.cli.bench`). The scripts in ``benchmarks/``
-measure other things (settings, operators, scaling) with the same parts. Importing the
-package registers the peer libraries' methods (:mod:`hyperclust.bench.peer_methods`). The parts:
-
-* :func:`run_seeds`: the seed loop; each row tagged with its seed and settings;
-* :class:`ResultStore`: the JSON store; rows keyed, replaced on rerun, stamped with the
-  commit and run conditions (:mod:`hyperclust.bench.provenance`);
-* :func:`mean_std`, :func:`group_rows`, :func:`summarize`: the aggregation over seeds;
-* :func:`markdown_table`, :func:`markdown_row`, :func:`fmt_mean_std`, :func:`commits_of`, :func:`write_markdown`:
-  the report writer.
+"""The benchmark harness (docs/benchmarks.md): the grid :func:`run_benchmark` (``hyperclust
+bench``), the seed loop :func:`run_seeds`, the store :class:`ResultStore`, the aggregation
+(:func:`mean_std`, :func:`summarize`) and the report writer (:func:`markdown_table`, ...).
+Importing it registers the peer libraries' methods.
 
 Examples
 --------

@@ -1,5 +1,4 @@
-"""The one aggregation of benchmark rows: groups in order of first appearance, mean and
-standard deviation over seeds."""
+"""The one aggregation of benchmark rows: groups in order of first appearance, mean and std over seeds."""
 
 from __future__ import annotations
 
@@ -26,15 +25,9 @@ def is_peer(method: str) -> bool:
 
 
 def mean_std(values, ddof: int = 1):
-    """``(mean, std)`` of the finite values (None and NaN left out); ``(None, None)`` when
-    none is left, std 0.0 for a single value.
+    """``(mean, std)`` of the finite values; ``(None, None)`` for none, std 0.0 for one.
 
-    Parameters
-    ----------
-    values : iterable of float or None
-    ddof : int
-        Delta degrees of freedom of the std: 1 (sample std, the default of every table) or
-        0 (population std, kept by scripts whose published tables used it).
+    ``ddof``: 1 (sample std, every table's default) or 0 (population std).
 
     Examples
     --------
@@ -42,8 +35,6 @@ def mean_std(values, ddof: int = 1):
     [0.6, 0.1414]
     >>> [round(x, 4) for x in mean_std([0.5, 0.7], ddof=0)]
     [0.6, 0.1]
-    >>> mean_std([])
-    (None, None)
     """
     a = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
     if a.size == 0:
@@ -52,8 +43,7 @@ def mean_std(values, ddof: int = 1):
 
 
 def group_rows(rows, by) -> dict:
-    """``{key: [row, ...]}`` with ``key`` the tuple of the ``by`` fields of each row, in the
-    order keys first appear.
+    """``{tuple of the by fields: [row, ...]}`` in the order keys first appear.
 
     Examples
     --------
@@ -68,24 +58,7 @@ def group_rows(rows, by) -> dict:
 
 
 def summarize(rows, by, values, ddof: int = 1) -> list[dict]:
-    """Mean and std over the rows of each group (i.e. over seeds when the group fixes
-    everything else).
-
-    Parameters
-    ----------
-    rows : list of dict
-    by : sequence of str
-        The fields that name a group (e.g. ``("dataset", "method")``).
-    values : sequence of str
-        The fields to average.
-    ddof : int
-        As in :func:`mean_std`.
-
-    Returns
-    -------
-    list of dict
-        One per group in order of first appearance: the ``by`` fields, ``n`` (rows in the
-        group) and ``<value>``/``<value>_std`` for each value.
+    """One dict per group of ``by`` fields: the fields, ``n``, and ``<value>``/``<value>_std`` of each value.
 
     Examples
     --------
@@ -104,16 +77,11 @@ def summarize(rows, by, values, ddof: int = 1) -> list[dict]:
 
 
 def aggregate(runs) -> dict:
-    """Group records of the grid by ``(dataset, protocol, method)``.
+    """``{(dataset, protocol, method): summary}`` of grid records.
 
-    Returns
-    -------
-    dict
-        ``{(dataset, protocol, method): summary}`` where summary holds ``n_runs``, ``n_ok``,
-        ``statuses`` (Counter), ``<metric>``/``<metric>_std`` (over ok runs with labels),
-        ``time``/``time_std`` (fit seconds), ``peak_mb`` (mean peak RSS), ``extra_mb`` (mean
-        peak RSS growth during fit), ``n_nodes``, ``nnz``, ``homophily``, ``timing_only``
-        and ``error`` (the first error text).
+    A summary holds ``n_runs``, ``n_ok``, ``statuses``, ``<metric>``/``<metric>_std`` (ok runs),
+    ``time``/``time_std``, ``peak_mb``, ``extra_mb``, data statistics, ``timing_only`` and the
+    first ``error``.
 
     Examples
     --------

@@ -1,10 +1,6 @@
-"""Marks on benchmark rows made by code older than their method's current code.
-
-A row records the commit that made it (:mod:`hyperclust.bench.provenance`). Judging whether
-that commit is older than the method's last code change needs the git history of a
-checkout, which is development tooling and not part of the package: in a git checkout of
-hyperclust, ``benchmarks/staleness.py`` judges (:func:`checkout_marks` loads it); elsewhere
-only rows without a recorded commit are marked (of unknown provenance).
+"""Marks on benchmark rows made by code older than their method's current code; in a git
+checkout the checkout's ``benchmarks/staleness.py`` judges, elsewhere only rows without a
+commit are marked.
 """
 
 from __future__ import annotations
@@ -42,10 +38,8 @@ def group_marks(runs, status, touched=lambda method: None) -> dict:
     Returns
     -------
     dict
-        ``{(dataset, protocol, method): {"mark": STALE | UNKNOWN | None, "runs": {status:
-        count}, "commits": {(commit, status): count}, "touched": commit or None}}``; a
-        status is ``"current"``, STALE or UNKNOWN. A group is STALE when one of its runs is,
-        else UNKNOWN when one is.
+        ``{group: {"mark", "runs": {status: count}, "commits": {(commit, status): count},
+        "touched"}}``; a group is STALE when one of its runs is, else UNKNOWN when one is.
 
     Examples
     --------
@@ -86,14 +80,10 @@ def _checkout_tool():
 
 
 def checkout_marks(runs) -> dict:
-    """:func:`group_marks` of ``runs``: judged against the git history by the checkout's
-    ``benchmarks/staleness.py`` when hyperclust runs from its git checkout, else only rows
-    without a commit are marked UNKNOWN.
+    """:func:`group_marks` of ``runs`` as the checkout's tool judges them, else by recorded commit.
 
     Examples
     --------
-    Rows without a commit are of unknown provenance:
-
     >>> runs = [{"dataset": "zoo", "protocol": "all", "method": "kmeans", "seed": 0}]
     >>> checkout_marks(runs)[("zoo", "all", "kmeans")]["mark"]
     'unknown provenance'
@@ -110,7 +100,6 @@ _AGE_TEXT = {_FRESH: "fresh (current code)", STALE: f"older: stale{MARK[STALE]}"
 
 
 def _run_age(run, marks) -> str:
-    """``"current"``, STALE or UNKNOWN for one run, from the marks of its group."""
     entry = (marks or {}).get((run["dataset"], run["protocol"], run["method"]))
     if entry is None:
         return _FRESH if run.get("commit") else UNKNOWN
@@ -125,8 +114,7 @@ def _minute(stamp) -> str:
 
 
 def fresh_rows_table(runs, marks, methods) -> list[str]:
-    """The report header's account of which rows are fresh: per (age, commit) the number of
-    runs, when they finished and of which methods (listed in the order of ``methods``).
+    """The report header's table of fresh rows: per (age, commit) the runs, when and of which methods.
 
     Examples
     --------
@@ -165,7 +153,7 @@ def fresh_rows_table(runs, marks, methods) -> list[str]:
 
 
 def provenance_section(marks) -> list[str]:
-    """The report's Provenance section: what † and ‡ mean, and the marked groups per method.
+    """The report's Provenance section: what † and ‡ mean, the marked groups per method.
 
     Examples
     --------

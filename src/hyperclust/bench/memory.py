@@ -1,5 +1,4 @@
-"""Process memory measurement for benchmarks: current RSS, lifetime peak, and the peak
-reached inside a block of code (sampled by a background thread)."""
+"""Process memory for benchmarks: current RSS, lifetime peak, and the peak inside a block."""
 
 from __future__ import annotations
 
@@ -16,10 +15,6 @@ _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 def current_rss_mb() -> float:
     """Resident set size of this process now, in MiB (0.0 where /proc is unavailable).
 
-    Returns
-    -------
-    float
-
     Examples
     --------
     >>> 0.0 < current_rss_mb() <= max_rss_mb()  # on Linux
@@ -35,16 +30,9 @@ def current_rss_mb() -> float:
 def max_rss_mb() -> float:
     """Peak resident set size of this process so far, in MiB (getrusage).
 
-    Returns
-    -------
-    float
-        Never decreases during the life of the process.
-
     Examples
     --------
-    >>> before = max_rss_mb()
-    >>> block = bytearray(64 * 2**20)  # touch 64 MiB more
-    >>> max_rss_mb() >= before
+    >>> max_rss_mb() >= current_rss_mb()
     True
     """
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -53,32 +41,22 @@ def max_rss_mb() -> float:
 
 
 class PeakMemory:
-    """Context manager measuring the peak RSS above the RSS at entry.
+    """Context manager measuring the peak RSS above the RSS at entry, sampled every ``interval`` s.
 
-    ``getrusage`` only gives the lifetime peak, which includes whatever happened before the
-    block (loading data); a sampling thread gives the peak of the block itself. Short spikes
-    between two samples can be missed, so ``extra_mb`` is a lower bound.
+    Short spikes between samples can be missed: ``extra_mb`` is a lower bound.
 
     Attributes
     ----------
     start_mb, peak_mb, extra_mb : float
         RSS at entry, highest sampled RSS, and ``peak_mb - start_mb``, in MiB.
 
-    Parameters
-    ----------
-    interval : float
-        Seconds between two samples.
-
     Examples
     --------
-    A block that allocates 64 MiB (written, so resident):
-
     >>> import numpy as np
     >>> with PeakMemory() as mem:
-    ...     block = np.ones(8 * 2**20)  # 8 Mi float64 = 64 MiB
-    >>> 60 < mem.extra_mb < 200, mem.peak_mb >= mem.start_mb
-    (True, True)
-    >>> del block
+    ...     block = np.ones(8 * 2**20)  # 64 MiB, written
+    >>> 60 < mem.extra_mb < 200
+    True
     """
 
     def __init__(self, interval: float = 0.005):

@@ -1,23 +1,8 @@
-"""``peer-hycosbm``: the public HyCoSBM code (Badalyan, Ruggeri & De Bacco, "Hypergraphs with
-node attributes: structure and inference", 2023; ``badalyananna/HyCoSBM``, MIT) run as a
-benchmark peer: Hy-MMSBM's hypergraph block model with a term for node attributes, weighted
-by ``gamma``.
-
-It is no pip package, so it is run, never imported, as ``peer-hymmsbm`` is
-(:class:`~hyperclust.bench.peer_hymmsbm.HyMMSBMPeer`): its ``main_inference.py`` in a
-checkout (``checkout``, or the environment variable ``HYCOSBM_DIR``) on the hyperedges in its
-text format and the attributes in its CSV format, where every column is one categorical
-attribute that it one-hot encodes (so a binary bag-of-words column is two one-hot columns;
-zoo's and mushroom's columns are category codes). Its defaults otherwise (100 EM rounds, a
-full affinity matrix), ``--K`` the number of clusters, ``--seed`` the seed, ``--gamma`` the
-attribute weight (its default 0 ignores the attributes; 0.8 is its README's example). It
-reads the attributes of the nodes up to the largest id in a hyperedge of two or more members;
-the nodes past it get ``-1``, scored as wrong, as for every peer.
-
-``--training_rounds 1``: its default (20 rounds "of which the best likelihood is kept") gives
-the same output at 20 times the cost: in its ``main_inference.py`` (commit bc8a1cd) the seed
-update and the choice of the best model sit after the loop, so every round starts from the
-same seed and the last round is kept.
+"""``peer-hycosbm``: the public HyCoSBM code (Badalyan, Ruggeri & De Bacco 2023,
+``badalyananna/HyCoSBM``, MIT), Hy-MMSBM with node attributes weighted by ``gamma``, run in a
+checkout (``$HYCOSBM_DIR``) as ``peer-hymmsbm`` is; each feature column is one categorical
+attribute (it one-hot encodes them). ``--training_rounds 1``: its 20 rounds give the same
+output at 20 times the cost (commit bc8a1cd updates the seed and keeps the best after the loop).
 """
 
 from __future__ import annotations
@@ -37,8 +22,7 @@ CHECKOUT_ENV = "HYCOSBM_DIR"
 
 
 def write_attributes(features, n_rows: int, folder) -> tuple:
-    """``(csv file, column names)``: the first ``n_rows`` rows of ``features`` in HyCoSBM's
-    attribute format, one named column per attribute, values written as numbers.
+    """``(csv file, column names)``: the first ``n_rows`` rows of ``features`` in HyCoSBM's format.
 
     Examples
     --------
@@ -63,15 +47,10 @@ class HyCoSBMPeer(HyMMSBMPeer):
     ----------
     n_clusters : int
     gamma : float in [0, 1], default 0.8
-        Its attribute weight (0: the attributes are ignored); without node attributes 0.
+        Its attribute weight (its README's example); 0 without node attributes.
     checkout : str or None, default None
         The HyCoSBM checkout; None: ``$HYCOSBM_DIR``.
     random_state : int, default 0
-        Its ``--seed``.
-
-    Attributes
-    ----------
-    labels_, memberships_ : as :class:`~hyperclust.bench.peer_hymmsbm.HyMMSBMPeer`
 
     Examples
     --------

@@ -1,16 +1,7 @@
-"""``peer-hymmsbm``: the public Hy-MMSBM code (Ruggeri et al., "Community detection in large
-hypergraphs", Science Advances 2023; ``nickruggeri/Hy-MMSBM``, MIT) run as a benchmark peer.
-
-It is no pip package, so it is run, never imported: its ``main_inference.py`` in a checkout
-(``checkout``, or the environment variable ``HYMMSBM_DIR``) on the hyperedges written in its
-text format, with its own defaults (100 EM rounds, 10 training rounds of which the best
-likelihood is kept, a full affinity matrix), ``--K`` the number of clusters and ``--seed``
-the seed. It reads hyperedges of two or more members and no attributes (the conversion
-loops over hyperedges in Python: its input is a text file of lists). A node's cluster is
-the argmax of its inferred membership ``u``; a node it leaves without one (in no such
-hyperedge) gets ``-1``, scored as wrong, as for every peer. Without a checkout, making a
-fit raises :class:`~hyperclust.cluster.registry.MissingDependency` (the run is
-``unavailable``).
+"""``peer-hymmsbm``: the public Hy-MMSBM code (Ruggeri et al. 2023, ``nickruggeri/Hy-MMSBM``, MIT)
+as a benchmark peer: its ``main_inference.py`` run (never imported) in a checkout
+(``checkout`` or ``$HYMMSBM_DIR``) with its defaults, ``--K`` and ``--seed``, on the hyperedges of
+two or more members. A node's cluster is the argmax of its membership ``u`` (-1 without one).
 """
 
 from __future__ import annotations
@@ -34,9 +25,7 @@ CHECKOUT_ENV = "HYMMSBM_DIR"
 
 
 def write_hyperedges(hg, folder) -> tuple[Path, Path]:
-    """``(hyperedge file, weight file)`` of ``hg`` in Hy-MMSBM's text format: one hyperedge
-    per line, its member ids separated by spaces, and one weight per line; hyperedges with
-    fewer than two members are left out.
+    """``(hyperedge file, weight file)`` of ``hg`` in Hy-MMSBM's text format (hyperedges of two or more).
 
     Examples
     --------
@@ -68,14 +57,14 @@ class HyMMSBMPeer(PeerClusterer):
     checkout : str or None, default None
         The Hy-MMSBM checkout; None: ``$HYMMSBM_DIR``.
     random_state : int, default 0
-        Its ``--seed`` (training round ``j`` uses ``seed + j``).
+        Its ``--seed``.
 
     Attributes
     ----------
     labels_ : ndarray of int64, shape (n_nodes,)
         ``-1`` for the nodes it gave no membership.
     memberships_ : ndarray, shape (n_nodes, n_clusters)
-        Its inferred ``u`` (zero rows for the nodes past its largest node id).
+        Its inferred ``u``.
 
     Examples
     --------
@@ -124,14 +113,12 @@ class HyMMSBMPeer(PeerClusterer):
         return self
 
     def _command(self, hg, k, seed, folder) -> list:
-        """The command run in the checkout, its input files written to ``folder``, where it
-        leaves ``inferred_u.txt``: its ``main_inference.py`` for Hy-MMSBM."""
+        """The command run in the checkout (inputs written to ``folder``, where it leaves ``inferred_u.txt``)."""
         hye, weights = write_hyperedges(hg, folder)
         return [sys.executable, "main_inference.py", "--K", str(k), "--hyperedge_file",
                 str(hye), "--weight_file", str(weights), "--seed", str(seed),
                 "--out_dir", str(folder), *self._more_arguments(hg, folder)]
 
     def _more_arguments(self, hg, folder) -> list:
-        """Command-line arguments beyond the hyperedges, K and the seed (files written to
-        ``folder``): none for Hy-MMSBM."""
+        """Arguments beyond the hyperedges, K and the seed: none for Hy-MMSBM."""
         return []

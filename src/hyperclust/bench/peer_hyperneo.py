@@ -1,23 +1,11 @@
-"""``peer-hyperneo``: the public HyperNEO code (Nakajima & Uno, "Inference and visualization
-of community structure in attributed hypergraphs using mixed-membership stochastic block
-models", Social Network Analysis and Mining 2025; ``kazuibasou/hyperneo``, MIT) run as a
-benchmark peer: its own HyCoSBM, a mixed-membership hypergraph block model with a term for
-one categorical node attribute, weighted by ``gamma``.
+"""``peer-hyperneo``: the public HyperNEO code (Nakajima & Uno 2025, ``kazuibasou/hyperneo``, MIT),
+its HyCoSBM with one categorical node attribute weighted by ``gamma``, as a benchmark peer.
 
-It is no pip package and has no command line (its entry point is a notebook), so a short
-driver (:data:`DRIVER`, ours) is run with ``python -c`` in a checkout (``checkout``, or the
-environment variable ``HYPERNEO_DIR``): it builds its ``hypergraph.HyperGraph`` from the
-hyperedges of two or more members and calls ``hycosbm.HyCoSBM(G, K, gamma,
-random_state=seed).fit()`` with its defaults (10 random starts, at most 100 EM steps,
-tolerance 1e-3, the best likelihood kept). Nothing of it is imported here.
-
-Its model takes one categorical attribute per node (a department, a class); our sets carry
-many numeric columns, so they are made one label-free category per node: k-means (10
-restarts, the run's seed) of the L2-normalised attribute rows into ``categories`` groups
-(default: ``n_clusters``). Without attributes every node is in one category and ``gamma``
-is 0 (Hy-MMSBM's model). ``gamma`` 0.8: the middle of the weights its notebook uses on its
-real sets after its own tuning (0.7-0.9); its tuning (a grid of K and gamma, 100 hold-out
-runs each) is not run. A node's cluster is the argmax of its membership ``u``.
+No pip package and no command line: :data:`DRIVER` runs ``hycosbm.HyCoSBM(G, K, gamma,
+random_state=seed).fit()`` (its defaults) with ``python -c`` in a checkout (``checkout`` or
+``$HYPERNEO_DIR``). The attribute is a label-free k-means category of the L2-normalised
+feature rows (``categories`` groups, default ``n_clusters``); without features ``gamma`` is 0.
+``gamma`` 0.8 is the middle of its notebook's tuned weights (0.7-0.9); its tuning is not run.
 """
 
 from __future__ import annotations
@@ -52,19 +40,9 @@ np.savetxt(sys.argv[2], model.fit()[1][0])
 
 
 def attribute_categories(features, n_categories: int, seed: int) -> np.ndarray:
-    """One category per node: k-means (10 restarts) of the L2-normalised rows of
-    ``features`` into ``n_categories`` groups (fewer when there are fewer distinct rows).
+    """One category per node: k-means (10 restarts) of the L2-normalised rows into ``n_categories``.
 
-    Parameters
-    ----------
-    features : ndarray or sparse matrix, shape (n_nodes, d)
-    n_categories : int
-    seed : int
-
-    Returns
-    -------
-    ndarray of int64, shape (n_nodes,)
-        Codes ``0 .. Z - 1``, every code used.
+    Returns codes ``0 .. Z - 1`` (every code used; fewer groups when there are fewer distinct rows).
 
     Examples
     --------
@@ -91,15 +69,10 @@ class HyperNEOPeer(HyMMSBMPeer):
     gamma : float in [0, 1], default 0.8
         Its attribute weight; 0 without node attributes.
     categories : int >= 1 or None, default None
-        Categories of the one attribute its model takes; None: ``n_clusters``.
+        Categories of its one attribute; None: ``n_clusters``.
     checkout : str or None, default None
         The HyperNEO checkout; None: ``$HYPERNEO_DIR``.
     random_state : int, default 0
-        Its ``random_state`` (and the seed of the attribute categories).
-
-    Attributes
-    ----------
-    labels_, memberships_ : as :class:`~hyperclust.bench.peer_hymmsbm.HyMMSBMPeer`
 
     Examples
     --------

@@ -1,10 +1,5 @@
-"""The peer libraries' methods, registered in the method registry
-(:data:`hyperclust.cluster.registry.METHODS`) when :mod:`hyperclust.bench` is imported.
-
-The benchmarks compare our methods with these; the CLI does not list them. Registering from
-here keeps the method registry free of any reference to the benchmark package (layers only
-import downward). Listing them imports no peer library: each entry names its estimator as
-``"module:Class"`` and the library it needs.
+"""The peer libraries' methods, registered in :data:`hyperclust.cluster.registry.METHODS` when
+:mod:`hyperclust.bench` is imported (so the registry never imports the benchmark package).
 
 Examples
 --------

@@ -1,18 +1,7 @@
-"""Spectral clustering from other hypergraph libraries, run as benchmark methods.
-
-``peer-hypergraphx`` (HySC, Zhou et al. 2006), ``peer-xgi``
-(``xgi.communities.spectral_clustering``), ``peer-hypernetx``
-(``hypernetx.algorithms.clustering.laplacians_clustering.spec_clus``, Hayashi et al. 2020)
-and ``peer-dhg`` (DHG's HGNN smoothing of the node features, twice, then k-means: the
-peer of our ``hgnn`` baseline). They are registered, like ours, in
-:data:`hyperclust.cluster.registry.METHODS`, which names the library each one needs.
-The libraries are optional (``pip install hyperclust[peers]``) and imported only when a
-peer is made; a missing library raises
-:class:`~hyperclust.cluster.registry.MissingDependency` (the run is ``unavailable``). Each
-peer receives the hypergraph exactly as the protocol cut it and is scored on the same nodes as
-ours. Nodes a peer leaves without a cluster get label ``-1`` (scored as wrong). Conversions
-to the peers' objects loop over hyperedges in Python because their constructors take Python
-lists.
+"""Spectral clustering of other hypergraph libraries as benchmark methods (``peer-hypergraphx``,
+``peer-xgi``, ``peer-hypernetx``, ``peer-dhg``), registered in
+:data:`hyperclust.cluster.registry.METHODS`; docs/benchmarks.md says how they are run. Nodes
+a peer leaves unassigned get ``-1`` (scored as wrong).
 """
 
 from __future__ import annotations
@@ -31,25 +20,17 @@ __all__ = ["PeerClusterer", "HySCPeer", "XGIPeer", "HyperNetXPeer", "DHGPeer", "
 class PeerClusterer(HypergraphClusterer):
     """A peer library's clustering behind the estimator interface.
 
-    Subclasses name their ``library`` (an importable module) and implement
-    ``_assign(lib, hg, edges, k, seed, labels)``, filling ``labels`` (``-1`` = unassigned).
+    Subclasses name their ``library`` and implement ``_assign(lib, hg, edges, k, seed, labels)``
+    filling ``labels`` (``-1`` = unassigned); a missing library raises ``MissingDependency``.
 
     Parameters
     ----------
     n_clusters : int
     random_state : int
-        Passed to the peer where it takes a seed (HyperNetX fixes its own seed 0).
-
-    Attributes
-    ----------
-    labels_ : ndarray of int, shape (n_nodes,)
-        Cluster per node; ``-1`` for nodes the peer did not assign.
+        Passed to the peer where it takes a seed.
 
     Examples
     --------
-    A "peer" whose library is scipy's graph module (each connected component a cluster),
-    and one whose library is not installed:
-
     >>> from hyperclust import Hypergraph
     >>> class ComponentsPeer(PeerClusterer):
     ...     library = "scipy.sparse.csgraph"
@@ -95,18 +76,10 @@ class PeerClusterer(HypergraphClusterer):
 class HySCPeer(PeerClusterer):
     """hypergraphx HySC: dense Zhou Laplacian, full eigendecomposition, k-means.
 
-    Parameters
-    ----------
-    n_clusters : int
-    random_state : int
-
     Examples
     --------
-    ``hypergraphx`` is optional (``pip install hyperclust[peers]``) and imported by ``fit``:
-
-    >>> peer = HySCPeer(n_clusters=2, random_state=0)
-    >>> peer.library, peer.get_params()
-    ('hypergraphx', {'n_clusters': 2, 'random_state': 0})
+    >>> HySCPeer(n_clusters=2, random_state=0).library
+    'hypergraphx'
     """
 
     library = "hypergraphx"
@@ -126,11 +99,6 @@ class HySCPeer(PeerClusterer):
 
 class XGIPeer(PeerClusterer):
     """XGI ``spectral_clustering``: Zhou Laplacian, eigsh, its own k-means.
-
-    Parameters
-    ----------
-    n_clusters : int
-    random_state : int
 
     Examples
     --------
@@ -156,18 +124,10 @@ class XGIPeer(PeerClusterer):
 
 
 class HyperNetXPeer(PeerClusterer):
-    """HyperNetX ``spec_clus``: random-walk Laplacian (needs a connected hypergraph).
-
-    Parameters
-    ----------
-    n_clusters : int
-    random_state : int
-        Not used: HyperNetX fixes its own seed.
+    """HyperNetX ``spec_clus``: random-walk Laplacian (needs a connected hypergraph; fixes its own seed).
 
     Examples
     --------
-    Two triangles joined by one hyperedge ``{2, 3}``:
-
     >>> from hyperclust import Hypergraph
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [0, 1], [1, 2], [3, 4, 5], [3, 4], [4, 5],
     ...                             [2, 3]])
@@ -190,16 +150,8 @@ class HyperNetXPeer(PeerClusterer):
 class DHGPeer(PeerClusterer):
     """DHG ``smoothing_with_HGNN`` applied twice to the node features, then k-means.
 
-    Parameters
-    ----------
-    n_clusters : int
-    random_state : int
-        Seed of the k-means.
-
     Examples
     --------
-    Two triangles joined by one hyperedge ``{2, 3}``, with one-hot features of their side:
-
     >>> from hyperclust import Hypergraph
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [0, 1], [1, 2], [3, 4, 5], [3, 4], [4, 5],
     ...                             [2, 3]], features=np.repeat(np.eye(2), 3, axis=0))
@@ -227,29 +179,12 @@ class DHGPeer(PeerClusterer):
 
 
 def make_peer(method: str, n_clusters: int, random_state=0) -> PeerClusterer:
-    """The estimator for peer ``method`` (``ValueError`` if it is not a registered peer);
-    its library is imported here (see :func:`hyperclust.cluster.registry.make_estimator`).
-
-    Parameters
-    ----------
-    method : str
-        ``"peer-..."``, a registered peer.
-    n_clusters : int
-    random_state : int
-
-    Returns
-    -------
-    PeerClusterer
-        Unfitted.
+    """The unfitted estimator for registered peer ``method``; ``ValueError`` for any other name.
 
     Examples
     --------
     >>> make_peer("peer-xgi", 3, random_state=1).get_params()
     {'n_clusters': 3, 'random_state': 1}
-    >>> make_peer("spectral-zhou", 3)
-    Traceback (most recent call last):
-    ...
-    ValueError: unknown peer 'spectral-zhou'; use one of ['peer-dhg', 'peer-hycosbm', 'peer-hymmsbm', 'peer-hypergraphx', 'peer-hyperneo', 'peer-hypernetx', 'peer-xgi']
     """
     from ..cluster.registry import METHODS, make_estimator
 

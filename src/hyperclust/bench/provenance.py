@@ -1,9 +1,5 @@
-"""Where a benchmark number comes from: the code's commit, the machine's load and threads.
-
-Every stored benchmark row carries :func:`run_provenance` (commit hash and dirty flag of the
-git checkout hyperclust is imported from, hyperclust version, the thread count in force, the
-load average when the run started), so that a report can tell current rows from rows made by
-older code (:mod:`hyperclust.bench.report`) and timings taken on a busy machine from idle ones.
+"""Where a benchmark number comes from: commit and dirty flag, version, threads and machine load
+(:func:`run_provenance`, stored on every row; docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -23,8 +19,7 @@ OTHER_CPU_IDLE = 0.1
 
 
 def all_idle(other_cores) -> bool:
-    """Whether every measurement was idle: each one's CPU of other processes (cores,
-    :class:`OtherCpu`) was measured and under :data:`OTHER_CPU_IDLE`; False for none.
+    """Whether every measurement's CPU of other processes was measured and under :data:`OTHER_CPU_IDLE`.
 
     Examples
     --------
@@ -36,26 +31,9 @@ def all_idle(other_cores) -> bool:
 
 
 def _cpu_jiffies(stat: str | None = None, own: str | None = None, cpus=None):
-    """``(busy jiffies of the CPUs this process may run on, jiffies of this process)``, or
-    None where ``/proc`` cannot be read.
+    """``(busy jiffies of the CPUs in ``cpus`` (default: the affinity), this process's jiffies)``, or None.
 
-    Parameters
-    ----------
-    stat, own : str, optional
-        The texts of ``/proc/stat`` and ``/proc/self/stat`` (read from the files by default).
-    cpus : iterable of int, optional
-        CPU numbers to count (default: this process's affinity); the machine-wide ``cpu``
-        line when none of them has its own line.
-
-    Examples
-    --------
-    >>> stat = ("cpu  30 0 10 100 0 0 0 0 0 0\\n"
-    ...         "cpu0 20 0 5 50 0 0 0 0 0 0\\ncpu1 10 0 5 50 0 0 0 0 0 0\\n")
-    >>> own = "1 (python) R " + " ".join(["0"] * 10) + " 7 3"
-    >>> _cpu_jiffies(stat, own, cpus=[0])      # user + system of cpu0; utime + stime
-    (25, 10)
-    >>> _cpu_jiffies(stat, own, cpus=[0, 1])
-    (40, 10)
+    ``stat``, ``own``: the texts of ``/proc/stat`` and ``/proc/self/stat`` (default read).
     """
     try:
         if stat is None:
@@ -82,20 +60,10 @@ def _cpu_jiffies(stat: str | None = None, own: str | None = None, cpus=None):
 
 
 class OtherCpu:
-    """The CPU that *other* processes used on this process's cores, in cores.
+    """The CPU, in cores, that *other* processes used on this process's cores (Linux ``/proc``).
 
-    Busy time of the CPUs in this process's affinity (``/proc/stat``) minus this process's
-    own CPU time (``/proc/self/stat``, all threads), over the wall time since the start or
-    the last :meth:`restart`. Unlike the load average it is current and does not count this
-    process's own work. Linux only: elsewhere every reading is None. CPU quotas of a cgroup
-    (``docker --cpus``) are not seen.
-
-    Use it as a context manager (``cores`` is set on exit) or call :meth:`read`.
-
-    Attributes
-    ----------
-    cores : float or None
-        Set by ``__exit__``.
+    Busy time of the affinity's CPUs minus this process's own, over the wall time since the start
+    or :meth:`restart`; None where ``/proc`` is unavailable. As a context manager it sets ``cores``.
 
     Examples
     --------
@@ -115,8 +83,7 @@ class OtherCpu:
         self._start = _cpu_jiffies()
 
     def read(self, min_seconds: float = 0.0) -> float | None:
-        """Cores other processes used since the window started (None when ``/proc`` is
-        unavailable or the window is shorter than ``min_seconds``)."""
+        """Cores other processes used in this window (None without ``/proc`` or under ``min_seconds``)."""
         wall = time.monotonic() - self._t0
         end = _cpu_jiffies()
         if self._start is None or end is None or wall <= 0 or wall < min_seconds:
@@ -146,8 +113,7 @@ def package_root() -> Path:
 
 
 def git(args, cwd, timeout: float = 30.0) -> tuple[int | None, str | None]:
-    """``(exit code, stripped stdout)`` of ``git ARGS`` run in ``cwd``; ``(None, None)``
-    without git or when it does not answer within ``timeout`` seconds.
+    """``(exit code, stripped stdout)`` of ``git ARGS`` in ``cwd``; ``(None, None)`` without git or on timeout.
 
     Examples
     --------
@@ -169,11 +135,9 @@ def _git_out(args, cwd) -> str | None:
 
 
 def git_commit(path=None) -> dict:
-    """``{"commit": hash or None, "dirty": bool or None}`` of the git checkout holding
-    ``path`` (default: the imported hyperclust package). ``dirty``: tracked files under
-    ``path`` differ from the commit (for the default, the package's code: a benchmark
-    rewriting its tracked result files does not make its own rows dirty). Both None outside
-    a git checkout or without git.
+    """``{"commit", "dirty"}`` of the git checkout holding ``path`` (default the package); None outside one.
+
+    ``dirty``: tracked files under ``path`` differ from the commit.
 
     Examples
     --------
@@ -189,7 +153,7 @@ def git_commit(path=None) -> dict:
 
 
 def load_average(text: str | None = None) -> list[float] | None:
-    """The 1, 5 and 15-minute load averages (``/proc/loadavg``), or None.
+    """The 1, 5 and 15-minute load averages, or None.
 
     Examples
     --------
@@ -205,8 +169,7 @@ def load_average(text: str | None = None) -> list[float] | None:
 
 
 def thread_info() -> dict:
-    """Threads in force: the thread policy's limit, each BLAS/OpenMP pool (threadpoolctl)
-    and torch's intra-op threads (only when torch is already imported).
+    """Threads in force: the policy's limit, cores, each BLAS/OpenMP pool, torch's (if imported).
 
     Examples
     --------
@@ -234,19 +197,9 @@ def thread_info() -> dict:
 
 
 def run_provenance(threads=None) -> dict:
-    """The record of one run's conditions.
+    """The record of one run's conditions: commit, dirty, version, ``threads``, ``load_avg_start``.
 
-    Parameters
-    ----------
-    threads : int, optional
-        The thread count the run was limited to (recorded as ``threads``); default the
-        innermost :func:`~hyperclust.runtime.threads.thread_limit` in force, if any.
-
-    Returns
-    -------
-    dict
-        ``commit``, ``dirty``, ``hyperclust_version``, ``threads``, ``load_avg_start``
-        (1/5/15-minute load averages).
+    ``threads`` defaults to the innermost :func:`~hyperclust.runtime.threads.thread_limit` in force.
 
     Examples
     --------

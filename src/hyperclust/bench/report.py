@@ -29,8 +29,7 @@ _PROTOCOL_TEXT = {
 
 
 def load_published(path) -> list[dict]:
-    """Rows of the published-results CSV (columns source, protocol, dataset, method,
-    acc, nmi, ari, f1_macro, ..., note); ``[]`` when ``path`` is None or missing.
+    """Rows of the published-results CSV; ``[]`` when ``path`` is None or missing.
 
     Examples
     --------
@@ -344,12 +343,10 @@ def markdown_report(runs, published=None, plot_files=(), published_note=None,
     plot_files : sequence of str
         PNG file names (relative to the report) to embed.
     published_note : str, optional
-        Shown when published numbers are missing (why).
+        Why published numbers are missing.
     provenance : dict, optional
-        From :func:`~hyperclust.bench.marks.group_marks` (when None:
-        :func:`~hyperclust.bench.marks.checkout_marks`, from the git history when hyperclust
-        runs from its checkout): stale and unknown-provenance groups are marked † / ‡ in the
-        quality and time tables and listed in a Provenance section.
+        From :func:`~hyperclust.bench.marks.group_marks` (default
+        :func:`~hyperclust.bench.marks.checkout_marks`): marked groups get † / ‡.
 
     Examples
     --------
@@ -406,9 +403,7 @@ def markdown_report(runs, published=None, plot_files=(), published_note=None,
 
 
 def write_report(runs, out_dir, published=None, plots=True) -> Path:
-    """Write ``report.md`` (and the plots when ``plots``) into ``out_dir``.
-
-    ``published`` is the path of the published-results CSV or None.
+    """Write ``report.md`` (and the plots) into ``out_dir``; ``published``: the CSV's path or None.
 
     Examples
     --------

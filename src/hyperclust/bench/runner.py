@@ -1,10 +1,5 @@
-"""The benchmark runner: datasets x methods x seeds x protocols, each run in its own process.
-
-Every run is a fresh ``python -m hyperclust.bench.worker`` process with an address-space cap
-(``RLIMIT_AS``) and a wall-clock cap, so a run that crashes, runs out of memory or hangs is
-recorded (``failed`` / ``oom`` / ``timeout``) and the grid goes on. Results accumulate in
-``OUT/results.json`` (a :class:`~hyperclust.bench.store.ResultStore`); runs already recorded there are not redone (resume), unless their
-status is listed in ``retry``.
+"""The benchmark runner: datasets x methods x seeds x protocols, each run in its own process
+with a memory and a time cap, results accumulating (and resumed) in ``OUT/results.json``.
 """
 
 from __future__ import annotations
@@ -103,8 +98,7 @@ def _kill_group(proc):
 
 
 def _wait(proc, time_limit):
-    """Wait up to ``time_limit`` s; kill the run's process group after it. Returns
-    ``(exit code, timed out)`` with negative codes for signals."""
+    """Wait up to ``time_limit`` s, then kill the run's group: ``(exit code, timed out)``."""
     if isinstance(proc, subprocess.Popen):
         try:
             return proc.wait(timeout=time_limit), False
@@ -161,7 +155,7 @@ def _run_isolated(spec: dict, time_limit, log_path: Path, env, start_method) -> 
 
 
 def _provenance() -> dict:
-    """The runner's view of a run's provenance (used when the run itself recorded none)."""
+    """The runner's view of a run's provenance (for runs that recorded none)."""
     try:
         from .provenance import run_provenance
 
@@ -173,7 +167,7 @@ def _provenance() -> dict:
 
 
 def _check_limits(time_limit, memory_limit, start_method, retry) -> set:
-    """Validate the grid's caps and start method; the statuses to retry as a set."""
+    """Validate the caps and start method; return the statuses to retry as a set."""
     if not (isinstance(time_limit, numbers.Real) and time_limit > 0):
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     if memory_limit is not None and not (isinstance(memory_limit, numbers.Real) and memory_limit > 0):
@@ -188,8 +182,7 @@ def _check_limits(time_limit, memory_limit, start_method, retry) -> set:
 
 
 def _skip_cause(runs, spec, skip_after, retry):
-    """A stored run of another seed of ``spec``'s (dataset, method, protocol) that ended
-    with a status of ``skip_after`` (and is not to be retried), or None."""
+    """A stored run of another seed of ``spec``'s group that ended with a ``skip_after`` status, or None."""
     group = (spec["dataset"], spec["method"], spec["protocol"])
     return next((r for r in runs if r.get("status") in skip_after
                  and r.get("status") not in retry and int(r["seed"]) != spec["seed"]
@@ -197,8 +190,7 @@ def _skip_cause(runs, spec, skip_after, retry):
 
 
 def _run_one_isolated(spec, time_limit, logs: Path, env, start_method) -> dict:
-    """Run ``spec`` in its own process and return its record, stamped with the caps, the
-    provenance (also for runs that left no record) and the time it finished."""
+    """Run ``spec`` in its own process; its record stamped with caps, provenance, finish time."""
     safe = "_".join(str(spec[k]) for k in ("dataset", "method", "protocol", "seed"))
     safe = "".join(c if c.isalnum() or c in "-._" else "_" for c in safe)
     prov = _provenance()
@@ -213,8 +205,7 @@ def _run_one_isolated(spec, time_limit, logs: Path, env, start_method) -> dict:
 
 def _run_grid(store, grid, options, time_limit, logs: Path, start_method, skip_after,
               retry, progress) -> None:
-    """Run each spec of ``grid`` (with ``options``) not yet in ``store`` (or whose status
-    is to be retried, or that was skipped) and add its record to ``store``."""
+    """Run each spec of ``grid`` not yet in ``store`` (or to retry, or skipped) into ``store``."""
     from tqdm.auto import tqdm
 
     logs.mkdir(parents=True, exist_ok=True)
@@ -256,55 +247,39 @@ def run_benchmark(datasets, methods, seeds=5, out_dir="bench-results", data_dir=
     Parameters
     ----------
     datasets : str or list of str
-        Names for :func:`hyperclust.bench.data.resolve_dataset` (shared datasets,
-        ``synthetic-h0.3``-style names, or ``module:function``).
+        Names for :func:`hyperclust.bench.data.resolve_dataset`.
     methods : str or list of str
-        Registry names (:func:`hyperclust.cluster.registry.available_methods`),
-        ``peer-hypergraphx`` / ``peer-xgi`` / ``peer-hypernetx``, or ``module:factory``.
+        Registry names (peers included) or ``module:factory``.
     seeds : int or list of int
         ``N`` means seeds ``0..N-1``.
     out_dir : path
         Receives ``results.json``, ``logs/`` and (with ``report``) ``report.md`` and plots.
     data_dir : path, optional
-        Passed to ``load_dataset``.
     time_limit : float
-        Wall-clock seconds per run (loading included); the run's process group is killed
-        after it and the run recorded as ``timeout``.
+        Wall-clock seconds per run; then the run is killed and recorded as ``timeout``.
     memory_limit : float or None
-        Address-space cap of each run's process in MiB (``RLIMIT_AS``); allocations beyond
-        it fail and the run is recorded as ``oom``. ``None``: no cap.
+        Address-space cap per run in MiB (beyond it: ``oom``); None for none.
     protocol : str or list of str
         ``all``, ``isolated-removed`` (alias ``covered``) and/or ``lcc``.
+    device : str
     threads : int, optional
         Sets ``OMP_NUM_THREADS`` etc. in each run's process.
     retry : iterable of str
-        Statuses whose recorded runs are run again (e.g. ``("timeout", "failed")``).
+        Statuses whose recorded runs are run again.
     unlabelled_clusters : int
-        Number of clusters for datasets without node labels (timing only, no metrics).
-    skip_after : iterable of str
-        Once a seed of a (dataset, method, protocol) ends with one of these statuses, its
-        remaining seeds are recorded as ``skipped`` (naming the cause) instead of spending
-        the time cap again. ``()`` runs every seed.
+        Clusters for datasets without labels (timing only).
     start_method : {"forkserver", "subprocess"}
-        How each run's process starts: forked from a server that has already imported
-        numpy/scipy/scikit-learn/torch (fast, the default), or a fresh interpreter.
+        Fork from a preloaded server (fast) or start a fresh interpreter.
+    skip_after : iterable of str
+        After a seed ends with one of these, the group's other seeds are ``skipped``.
+    progress : bool
     report, published, plots
-        Write ``report.md`` (with published numbers from the CSV at ``published`` when
-        given) and the PNG plots after the grid.
+        Write ``report.md`` (with the published-results CSV) and the plots after the grid.
     plugins : iterable of str
-        Modules each run imports first: what they register (methods, operators and the
-        ``spectral-<operator>`` methods, formats, datasets) is known to the run.
-
-    Returns
-    -------
-    list of dict
-        All records of the store, one per (dataset, method, seed, protocol).
+        Modules each run imports first.
 
     Examples
     --------
-    One seed of spectral clustering on a small synthetic hypergraph (a few seconds: the run
-    starts its own process):
-
     >>> import tempfile
     >>> runs = run_benchmark("synthetic-h0.9-n100-k2", "spectral-zhou", seeds=1,
     ...                      out_dir=tempfile.mkdtemp(), progress=False, report=False,
@@ -328,7 +303,6 @@ def run_benchmark(datasets, methods, seeds=5, out_dir="bench-results", data_dir=
 
 def _run_options(data_dir, memory_limit, device, threads, unlabelled_clusters,
                  plugins) -> dict:
-    """What every run of the grid is told besides its dataset, method, seed and protocol."""
     options = dict(data_dir=None if data_dir is None else str(data_dir),
                    memory_limit_mb=memory_limit, device=device, threads=threads,
                    unlabelled_clusters=int(unlabelled_clusters))

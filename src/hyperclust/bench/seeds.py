@@ -9,7 +9,7 @@ __all__ = ["seed_list", "run_seeds"]
 
 
 def seed_list(seeds) -> list[int]:
-    """The seeds of a benchmark: ``N`` means ``0..N-1``, a sequence is taken as given.
+    """The seeds: ``N`` means ``0..N-1``, a sequence is taken as given.
 
     Examples
     --------
@@ -27,28 +27,20 @@ def seed_list(seeds) -> list[int]:
 
 
 def run_seeds(measure, seeds, *, settings=None, store=None, echo: bool = True) -> list[dict]:
-    """Call ``measure(seed)`` for each seed and return the rows it made.
+    """Call ``measure(seed)`` for each seed and return the rows it made, each with its ``seed``.
 
     Parameters
     ----------
     measure : callable
-        ``measure(seed) -> dict or list of dict``: one row, or several (e.g. settings that
-        share the work of one seed, such as k-means restarts on one embedding).
+        ``measure(seed) -> dict or list of dict``.
     seeds : int or sequence of int
         As in :func:`seed_list`.
     settings : dict, optional
-        Fields added to every row (what was measured: dataset, method, parameters); a
-        field the row sets itself wins.
+        Fields added to every row (a field the row sets wins).
     store : ResultStore, optional
-        Receives the rows of each seed as soon as they are made (a stopped run keeps
-        them); the store adds the provenance.
+        Receives each seed's rows as soon as they are made.
     echo : bool
-        Print each row as a JSON line (progress of long runs).
-
-    Returns
-    -------
-    list of dict
-        Every row, each with its ``seed``.
+        Print each row as a JSON line.
 
     Examples
     --------

@@ -1,11 +1,5 @@
-"""The one result store of the benchmarks: keyed rows in a JSON file, each row with provenance.
-
-The grid runner (:func:`hyperclust.bench.run_benchmark`) and every script in ``benchmarks/``
-keep their rows here. A row is a flat dict: what was measured (``dataset``, ``method``,
-``seed``, the settings) and what came out (metrics, times). The store replaces a row by a
-later one with the same key, so a rerun updates its rows and leaves the others, and stamps
-every row that lacks them with the code's commit and the run's conditions
-(:func:`hyperclust.bench.provenance.run_provenance`).
+"""The one result store of the benchmarks: keyed rows in a JSON file, a later row replacing the
+one with its key, every row stamped with provenance (:mod:`hyperclust.bench.provenance`).
 """
 
 from __future__ import annotations
@@ -29,36 +23,27 @@ def run_key(rec: dict, key=RUN_KEY) -> tuple:
     --------
     >>> run_key({"dataset": "zoo", "method": "kmeans", "seed": "1", "protocol": "all"})
     ('zoo', 'kmeans', 1, 'all')
-    >>> run_key({"op": "PX", "n_nodes": 1000}, key=("op", "n_nodes"))
-    ('PX', 1000)
     """
     return tuple(int(rec[f]) if f == "seed" and rec.get(f) is not None else rec.get(f)
                  for f in key)
 
 
 class ResultStore:
-    """The rows in ``path`` (JSON), keyed, rewritten atomically after each change.
-
-    The file holds ``{"version": 1, <meta fields>, "runs": [row, ...]}`` (files with
-    ``"rows"`` instead of ``"runs"``, or a bare list, are read too). A later row with the
-    same key replaces the earlier one.
+    """The rows in ``path`` (JSON ``{"version": 1, <meta>, "runs": [...]}``), rewritten atomically on change.
 
     Parameters
     ----------
     path : path
-        The JSON file; read when it exists, created on the first save.
+        Read when it exists, created on the first save.
     key : tuple of str
         The fields naming a row (default :data:`RUN_KEY`).
     provenance : bool
-        Stamp rows added without a ``commit`` with the fields of
-        :func:`~hyperclust.bench.provenance.run_provenance` (the grid's worker records its
-        own; scripts rely on this).
+        Stamp rows added without a ``commit`` with :func:`~hyperclust.bench.provenance.run_provenance`.
 
     Attributes
     ----------
     meta : dict
-        Fields of the file besides the rows (e.g. a benchmark's machine conditions); saved
-        with them.
+        Fields of the file besides the rows; saved with them.
 
     Examples
     --------
@@ -117,22 +102,12 @@ class ResultStore:
     update = add  # the grid runner's name for adding many
 
     def remove(self, rows) -> None:
-        """Drop these rows (matched by key; the file is rewritten on the next save).
-
-        Examples
-        --------
-        >>> import tempfile, pathlib
-        >>> store = ResultStore(pathlib.Path(tempfile.mkdtemp()) / "r.json", key=("seed",))
-        >>> store.add([{"seed": 0}, {"seed": 1}])
-        >>> store.remove([{"seed": 0}])
-        >>> [r["seed"] for r in store.runs]
-        [1]
-        """
+        """Drop these rows (matched by key; the file is rewritten on the next save)."""
         for rec in rows:
             self._runs.pop(run_key(rec, self.key), None)
 
     def save(self) -> None:
-        """Write the file (atomically: a temporary file renamed over it)."""
+        """Write the file atomically."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".json.tmp")
         # One compact row per line: small files and readable diffs.

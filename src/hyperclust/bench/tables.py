@@ -1,5 +1,4 @@
-"""The one report writer of the benchmarks: markdown tables of aggregated rows, with the
-commits that made them."""
+"""The one report writer of the benchmarks: markdown tables of aggregated rows and their commits."""
 
 from __future__ import annotations
 
@@ -22,7 +21,7 @@ def fmt_mean_std(mean, std, digits: int = 3) -> str:
 
 
 def markdown_row(cells) -> str:
-    """One line of a markdown table (for tables printed row by row as they are measured).
+    """One line of a markdown table.
 
     Examples
     --------
@@ -33,21 +32,18 @@ def markdown_row(cells) -> str:
 
 
 def markdown_table(head, rows) -> list[str]:
-    """The lines of a markdown table: header, separator, one line per row of cells.
+    """The lines of a markdown table: header, separator, one line per row.
 
     Examples
     --------
-    >>> print("\\n".join(markdown_table(["dataset", "ACC"], [["zoo", "0.600 ± 0.141"]])))
-    | dataset | ACC |
-    |---|---|
-    | zoo | 0.600 ± 0.141 |
+    >>> markdown_table(["dataset", "ACC"], [["zoo", "0.6"]])
+    ['| dataset | ACC |', '|---|---|', '| zoo | 0.6 |']
     """
     return [markdown_row(head), "|" + "---|" * len(head)] + [markdown_row(r) for r in rows]
 
 
 def commits_of(rows) -> str:
-    """The commits that made ``rows``, short, ``+dirty`` when the code had uncommitted
-    changes, ``unknown`` for rows without provenance.
+    """The short commits that made ``rows`` (``+dirty``; ``unknown`` without provenance).
 
     Examples
     --------
@@ -59,7 +55,7 @@ def commits_of(rows) -> str:
 
 
 def write_markdown(path, lines, *, append: bool = False) -> Path:
-    """Write (or append) the report ``lines`` to ``path``; creates its folder.
+    """Write (or append) ``lines`` to ``path``, creating its folder; return the path.
 
     Examples
     --------

@@ -1,9 +1,6 @@
-"""One benchmark run, in its own process: ``python -m hyperclust.bench.worker SPEC OUT``.
-
-Reads a JSON spec (dataset, method, seed, protocol, limits), caps the address space, loads
-the data, fits, scores and writes one JSON record to ``OUT``. Anything that goes wrong is
-written into the record (status ``failed``/``oom``/``unavailable`` with the error text); the
-parent records ``timeout`` and crashes that leave no record.
+"""One benchmark run in its own process (``python -m hyperclust.bench.worker SPEC OUT``): load,
+fit, score, write one JSON record; failures land in the record (``failed``, ``oom``,
+``unavailable``), the parent records ``timeout`` and crashes.
 """
 
 from __future__ import annotations
@@ -31,15 +28,6 @@ _OOM_MARKERS = ("can't allocate memory", "cannot allocate memory", "out of memor
 def classify_error(exc: BaseException) -> str:
     """``"oom"`` for allocation failures (under the address-space cap), else ``"failed"``.
 
-    Parameters
-    ----------
-    exc : BaseException
-        What a run raised.
-
-    Returns
-    -------
-    {"oom", "failed"}
-
     Examples
     --------
     >>> classify_error(MemoryError()), classify_error(RuntimeError("CUDA out of memory"))
@@ -54,23 +42,7 @@ def classify_error(exc: BaseException) -> str:
 
 
 def make_method(method: str, n_clusters: int, seed: int, device: str):
-    """Estimator for ``method``: a registry name (ours or a peer's, see
-    :data:`hyperclust.cluster.registry.METHODS`) or ``module:factory`` with
-    ``factory(n_clusters, random_state, device)``.
-
-    Parameters
-    ----------
-    method : str
-    n_clusters : int
-    seed : int
-        The estimator's ``random_state``.
-    device : str
-        Passed to methods that take one.
-
-    Returns
-    -------
-    estimator
-        Unfitted.
+    """Unfitted estimator for ``method``: a registry name, or ``module:factory(n_clusters, random_state, device)``.
 
     Examples
     --------
@@ -132,28 +104,22 @@ def _stats(hg) -> dict:
 
 
 def run_one(spec: dict) -> dict:
-    """Execute one run described by ``spec`` in this process and return its record.
+    """Execute the run ``spec`` describes in this process and return its record.
 
     Parameters
     ----------
     spec : dict
-        ``dataset, method, seed, protocol`` plus optional ``data_dir``, ``device``,
-        ``threads``, ``unlabelled_clusters`` (k for datasets without node labels, timing
-        only), ``plugins`` (modules imported first, which register methods, operators,
-        formats or datasets).
+        ``dataset, method, seed, protocol``; optional ``data_dir``, ``device``, ``threads``,
+        ``unlabelled_clusters`` (k without labels, timing only), ``plugins`` (imported first).
 
     Returns
     -------
     dict
-        The spec's keys, ``status`` (``ok``, ``failed``, ``oom``, ``unavailable``),
-        ``error``, ``metrics`` (``acc``, ``nmi``, ... against the labels), times, memory,
-        the data's statistics and the run's provenance.
+        The spec's keys, ``status`` (``ok``, ``failed``, ``oom``, ``unavailable``), ``error``,
+        ``metrics``, times, memory, data statistics and provenance.
 
     Examples
     --------
-    A perfectly homophilic synthetic hypergraph is recovered exactly; a failure is recorded,
-    not raised:
-
     >>> rec = run_one({"dataset": "synthetic-h1.0-n60-k2", "method": "spectral-zhou",
     ...                "seed": 0, "protocol": "all"})
     >>> rec["status"], rec["n_nodes"], rec["n_clusters"], rec["metrics"]["acc"]
@@ -188,8 +154,7 @@ def run_one(spec: dict) -> dict:
 
 
 def _run_stages(spec: dict, rec: dict, stage: list) -> None:
-    """Import the plugins, load the data, build, fit and score the method of ``spec`` into
-    ``rec``; ``stage[0]`` names the stage running (for the error of a failed run)."""
+    """Plugins, load, build, fit and score ``spec``'s run into ``rec``; ``stage[0]`` names the stage running."""
     from .data import apply_protocol, resolve_dataset
 
     for module in spec.get("plugins") or ():
@@ -218,7 +183,6 @@ def _run_stages(spec: dict, rec: dict, stage: list) -> None:
 
 
 def _fit(est, hg, threads, rec: dict) -> None:
-    """Fit ``est`` on ``hg`` under ``threads``, recording time, threads and memory."""
     from ..runtime.threads import thread_limit
     from .memory import PeakMemory
 
@@ -233,7 +197,7 @@ def _fit(est, hg, threads, rec: dict) -> None:
 
 
 def _evaluate(est, hg, labelled: bool, rec: dict) -> None:
-    """Cluster counts of ``est.labels_`` and, with labels, the metrics against them."""
+    """Cluster counts of ``est.labels_`` and, with labels, the metrics."""
     import numpy as np
 
     pred = np.asarray(est.labels_).reshape(-1)
@@ -251,8 +215,7 @@ def _evaluate(est, hg, labelled: bool, rec: dict) -> None:
 
 
 def _provenance() -> dict:
-    """Commit (+ dirty flag), hyperclust version and load average at the start of the run
-    (:func:`hyperclust.bench.provenance.run_provenance`); never fails the run."""
+    """Commit, version and load at the start of the run; never fails the run."""
     try:
         from .provenance import run_provenance
 
@@ -294,14 +257,10 @@ def _write(rec, out_path):
 
 
 def child_main(spec: dict, out_path: str, log_path: str) -> None:
-    """Entry point of a run forked by the runner (multiprocessing): own session (so the
-    runner can kill the whole group), output to ``log_path``, capped memory.
+    """Entry point of a run forked by the runner: own session, output to ``log_path``, capped memory.
 
     Examples
     --------
-    It takes over the process (new session, stdout and stderr redirected), so it runs in a
-    child; the record lands in ``out_path``:
-
     >>> import json, multiprocessing, pathlib, tempfile
     >>> with tempfile.TemporaryDirectory() as d:  # doctest: +SKIP
     ...     out, log = pathlib.Path(d) / "rec.json", pathlib.Path(d) / "run.log"
@@ -326,18 +285,7 @@ def child_main(spec: dict, out_path: str, log_path: str) -> None:
 
 
 def main(argv=None) -> int:
-    """``python -m hyperclust.bench.worker SPEC.json OUT.json``: run the spec, write the
-    record (atomically) to ``OUT.json``.
-
-    Parameters
-    ----------
-    argv : list of str, optional
-        ``[SPEC.json, OUT.json]``; default ``sys.argv[1:]``.
-
-    Returns
-    -------
-    int
-        0, or 2 for a wrong command line (the run's own failures are in the record).
+    """``python -m hyperclust.bench.worker SPEC.json OUT.json``: 0, or 2 for a wrong command line.
 
     Examples
     --------

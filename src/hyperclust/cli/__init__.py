@@ -1,9 +1,4 @@
-"""The ``hyperclust`` command line: datasets, info, cluster, demo, bench.
-
-One module per command (``add_parser(subparsers)`` and ``run(args)``); each command imports
-only what it uses when it runs (``datasets`` and ``info`` import neither torch nor
-scikit-learn).
-"""
+"""The ``hyperclust`` command line: one module per command (``add_parser``, ``run``), each importing what it uses only when it runs."""
 
 from __future__ import annotations
 
@@ -23,10 +18,6 @@ __all__ = ["main", "build_parser", "UserError", "DEMO_SUMMARY"]
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``hyperclust`` argument parser (imports neither torch nor scikit-learn).
-
-    Returns
-    -------
-    argparse.ArgumentParser
 
     Examples
     --------
@@ -53,15 +44,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _log_level(args) -> int:
-    """The ``hyperclust`` logger's level for ``--quiet`` / (none) / ``-v`` / ``-vv``."""
     if args.top_quiet:
         return logging.ERROR
     return {0: logging.WARNING, 1: logging.INFO}.get(args.verbose, logging.DEBUG)
 
 
 def _start_logging(args):
-    """Send the ``hyperclust`` logger to stderr at the level the flags ask for; returns
-    the function that undoes it (``main`` may run many times in one process)."""
+    """Send the ``hyperclust`` logger to stderr at the flags' level; return the function that undoes it."""
     logger = logging.getLogger("hyperclust")
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("hyperclust: %(message)s"))
@@ -88,23 +77,17 @@ def _run_command(args) -> int:
 
 
 def main(argv=None) -> int:
-    """Run the ``hyperclust`` command line.
-
-    Commands: ``datasets``, ``info``, ``cluster`` (``--out`` labels CSV, ``--embedding-out``
-    ``.npy``/``.npz``, ``--plot`` PNG), ``demo``, ``bench``; ``hyperclust COMMAND --help``
-    says more. Bad input ends with one line ``hyperclust: error: ...`` on stderr.
-    ``--verbose`` shows the ``hyperclust`` logger's messages on stderr (each fit with its
-    time, what cleaning changed), ``--quiet`` only errors and results; ``--version``.
+    """Run the ``hyperclust`` command line (``hyperclust COMMAND --help`` says more).
 
     Parameters
     ----------
     argv : list of str, optional
-        Arguments (default ``sys.argv[1:]``).
+        Default ``sys.argv[1:]``.
 
     Returns
     -------
     int
-        Exit status: 0 on success, 2 on a user error, 130 when interrupted.
+        0 on success, 2 on a user error (one line ``hyperclust: error: ...``), 130 when interrupted.
 
     Examples
     --------

@@ -1,5 +1,4 @@
-"""What every ``hyperclust`` command shares: the one-line user error, tables, the torch
-device check."""
+"""What every ``hyperclust`` command shares: the one-line user error, tables, argument checks."""
 
 from __future__ import annotations
 
@@ -27,15 +26,12 @@ _API_TO_FLAG = ((re.compile(r"\bheader=False\b"), "--no-header"),
 
 
 def cli_words(message: str) -> str:
-    """``message`` of the library with its API parameter names replaced by the command-line
-    flags that set them, so that a command's errors name what its user can type.
+    """``message`` with API parameter names replaced by the command-line flags that set them.
 
     Examples
     --------
     >>> cli_words("looks like a header and is skipped (pass header=False to keep it)")
     'looks like a header and is skipped (pass --no-header to keep it)'
-    >>> cli_words("row i belongs to node i + index_base")
-    'row i belongs to node i + --index-base'
     """
     for pattern, flag in _API_TO_FLAG:
         message = pattern.sub(flag, message)
@@ -43,8 +39,7 @@ def cli_words(message: str) -> str:
 
 
 class UserError(Exception):
-    """A mistake in the command line or the input; :func:`main` prints it as one line
-    ``hyperclust: error: ...`` and exits with status 2.
+    """A mistake in the command line or the input: printed as ``hyperclust: error: ...``, exit status 2.
 
     Examples
     --------
@@ -57,14 +52,6 @@ class UserError(Exception):
 def format_value(v) -> str:
     """A table cell: floats with 3 decimals, None as ``-``, anything else as ``str``.
 
-    Parameters
-    ----------
-    v : object
-
-    Returns
-    -------
-    str
-
     Examples
     --------
     >>> format_value(2 / 3), format_value(None), format_value(42), format_value(True)
@@ -76,16 +63,7 @@ def format_value(v) -> str:
 
 
 def print_table(rows: list[dict], columns: list[str], out=None) -> None:
-    """Print ``rows`` as a plain-text table: a header, a rule, one line per row.
-
-    Parameters
-    ----------
-    rows : list of dict
-        Missing keys print as ``-``.
-    columns : list of str
-        The keys to show, in order (also the header).
-    out : file, optional
-        Default ``sys.stdout``.
+    """Print ``rows`` (dicts; missing keys as ``-``) as a plain-text table of ``columns``.
 
     Examples
     --------
@@ -106,17 +84,7 @@ def print_table(rows: list[dict], columns: list[str], out=None) -> None:
 
 
 def check_device(device: str) -> str:
-    """A usable torch device name, or a one-line UserError (no traceback).
-
-    Parameters
-    ----------
-    device : str
-        ``cpu``, ``cuda``, ``cuda:N`` or ``mps`` (any case).
-
-    Returns
-    -------
-    str
-        The name, lower-cased.
+    """A usable torch device name (``cpu``, ``cuda``, ``cuda:N``, ``mps``), lower-cased, or a UserError.
 
     Examples
     --------
@@ -150,8 +118,7 @@ def check_device(device: str) -> str:
 
 
 def check_data_dir(data_dir) -> None:
-    """Refuse a ``--data-dir`` or ``$HYPERCLUST_DATA`` that is not a folder, instead of
-    looking elsewhere (or downloading) as if it had not been given.
+    """Refuse a ``--data-dir`` or ``$HYPERCLUST_DATA`` that is not a folder.
 
     Examples
     --------
@@ -184,8 +151,7 @@ def check_seed(seed: int) -> int:
 
 
 def method_name(given: str, known) -> str:
-    """``--method`` as registered: any case, ``_`` for ``-``; an unknown name is a one-line
-    UserError with the closest known name.
+    """``--method`` as registered (any case, ``_`` for ``-``); unknown: a UserError with the closest name.
 
     Examples
     --------

@@ -1,5 +1,4 @@
-"""``hyperclust embed``: write spectral positional encodings of the nodes, or their features
-smoothed by a Laplacian (``--diffuse``), as ``.npy``/``.npz``."""
+"""``hyperclust embed``: write spectral positional encodings, or features smoothed by a Laplacian (``--diffuse``)."""
 
 from __future__ import annotations
 
@@ -14,12 +13,7 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub) -> None:
-    """Add the ``embed`` subcommand to an argparse ``subparsers``.
-
-    Parameters
-    ----------
-    sub
-        What ``ArgumentParser.add_subparsers()`` returned.
+    """Add the ``embed`` subcommand to ``sub`` (from ``add_subparsers``).
 
     Examples
     --------
@@ -63,12 +57,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    """Compute the encoding named by ``args`` and write it to ``args.out``.
-
-    Returns
-    -------
-    int
-        0 on success (user mistakes raise :class:`UserError`, printed as one line).
+    """Compute the encoding named by ``args`` and write it to ``args.out``; return 0.
 
     Examples
     --------
@@ -82,10 +71,8 @@ def run(args) -> int:
     ...                                   "--out", os.path.join(d, "pe.npy")])
     >>> with contextlib.redirect_stdout(io.StringIO()):
     ...     rc = run(args)
-    >>> rc
-    0
-    >>> np.load(os.path.join(d, "pe.npy")).shape
-    (6, 2)
+    >>> rc, np.load(os.path.join(d, "pe.npy")).shape
+    (0, (6, 2))
     """
     if not args.out.endswith((".npy", ".npz")):
         raise UserError(f"--out must end in .npy or .npz, got {args.out!r}")
@@ -127,8 +114,7 @@ _DENSE_SECONDS_PER_CUBE = 19.0 / 1718 ** 3
 
 
 def _announce(hg, args) -> None:
-    """One line on stderr before the work starts: the operator, its route and, for the
-    dense S_eps route (cubic in the nodes), a rough time estimate."""
+    """One line on stderr before the work: operator, route, and a rough time for the dense route."""
     line = f"embed: {args.operator} on {hg.n_nodes:,} nodes"
     if args.operator == "collapsed-cells":
         from ..operators.collapsed import auto_route

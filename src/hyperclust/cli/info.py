@@ -9,13 +9,7 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub) -> None:
-    """Add the ``info`` subcommand (a target and the input options) to an argparse
-    ``subparsers``.
-
-    Parameters
-    ----------
-    sub
-        What ``ArgumentParser.add_subparsers()`` returned.
+    """Add the ``info`` subcommand to ``sub`` (from ``add_subparsers``).
 
     Examples
     --------
@@ -35,17 +29,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    """Print the summary of the hypergraph named by ``args.target``.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        Parsed by the parser of :func:`add_parser`.
-
-    Returns
-    -------
-    int
-        0 (a bad input raises; :func:`hyperclust.cli.main` prints it as one line).
+    """Print the summary of the hypergraph named by ``args.target``; return 0.
 
     Examples
     --------
@@ -60,16 +44,7 @@ def run(args) -> int:
       name                        edges
       n_nodes                     4
       n_edges                     2
-      nnz                         5
-      edge_size_min               2
-      edge_size_mean              2.500
-      edge_size_max               3
     ...
-      duplicate_edges             0
-      duplicate_policy            merge
-    ...
-    >>> code
-    0
     """
     hg = load_target(args)
     summary = hg.summary()

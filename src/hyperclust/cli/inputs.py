@@ -1,5 +1,4 @@
-"""The input of a command: a dataset name, a folder in one of the public formats or a file,
-with ``--features``/``--labels`` tables attached by node id."""
+"""The input of a command: a dataset name, a dataset folder or a file, with ``--features``/``--labels`` attached by node id."""
 
 from __future__ import annotations
 
@@ -15,12 +14,7 @@ __all__ = ["add_input_arguments", "load_target", "input_paths"]
 
 
 def add_input_arguments(p) -> None:
-    """Add the input options (``--format``, ``--sep``, ``--header``/``--no-header``,
-    ``--features``, ``--labels``, ``--index-base``) to the parser ``p``.
-
-    Parameters
-    ----------
-    p : argparse.ArgumentParser
+    """Add ``--format``, ``--sep``, ``--header``/``--no-header``, ``--features``, ``--labels``, ``--index-base`` to ``p``.
 
     Examples
     --------
@@ -73,23 +67,12 @@ def input_options(args) -> dict:
 
 
 def load_target(args):
-    """The hypergraph named by ``args.target`` (a dataset name, a directory in one of the
-    public formats, or a file), with ``--features``/``--labels`` attached by node id.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        ``target`` and the options of :func:`add_input_arguments` (and ``data_dir``).
-
-    Returns
-    -------
-    Hypergraph
+    """The hypergraph named by ``args.target`` (dataset name, folder or file), tables attached by node id.
 
     Raises
     ------
     UserError
-        A path-like target that does not exist, or ``--sep``/``--header`` with a dataset
-        name.
+        A path-like target that does not exist, or ``--sep``/``--header`` with a dataset name.
 
     Examples
     --------
@@ -137,8 +120,7 @@ def load_target(args):
 
 
 def _say_merged(hg) -> None:
-    """Warn that duplicate hyperedges were merged: the policy of every reader and converter,
-    which changes the hyperedge count a user may check against their own."""
+    """Warn that duplicate hyperedges were merged (it changes the hyperedge count)."""
     n, policy = hg.cleaning.duplicate_edges, hg.cleaning.duplicate_policy
     if n and policy != "keep":
         done = ("merged into the first with the same members (weights summed)"
@@ -148,8 +130,7 @@ def _say_merged(hg) -> None:
 
 
 def _check_readable(option: str, value) -> None:
-    """A FIFO, socket or device is refused as an input: reading it would block or never end,
-    and a reader may need to read a file twice (format detection, then parsing)."""
+    """Refuse a FIFO, socket or device as an input: reading it could block, and readers may read twice."""
     if value is None or not Path(value).exists() or Path(value).is_dir():
         return
     if not stat.S_ISREG(os.stat(value).st_mode):
@@ -158,8 +139,7 @@ def _check_readable(option: str, value) -> None:
 
 
 def attach_tables(hg, args):
-    """``hg`` with the ``--features``/``--labels`` tables of ``args`` attached by node id
-    (:func:`hyperclust.io.attach_node_data`); ``hg`` itself when there are none.
+    """``hg`` with ``args``' ``--features``/``--labels`` tables attached by node id.
 
     Examples
     --------
@@ -190,18 +170,7 @@ def attach_tables(hg, args):
 
 
 def input_paths(args) -> list[Path]:
-    """Every file the command reads (an output must never be one of them).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        ``target``, and optionally ``features``, ``labels``, ``data_dir``.
-
-    Returns
-    -------
-    list of Path
-        The target file, or every file under the target folder (or the located dataset
-        folder), and the tables.
+    """Every file the command reads (the target's files, the located dataset's, the tables).
 
     Examples
     --------

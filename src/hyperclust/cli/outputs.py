@@ -1,5 +1,6 @@
-"""Writing the outputs of ``hyperclust cluster`` safely: checked before the fit, never an
-input, never anything but a regular file, claimed atomically, written atomically."""
+"""Writing the outputs of ``hyperclust cluster`` safely (README.md, ``--out``): checked before
+the fit, never an input, only a regular file, written and claimed atomically.
+"""
 
 from __future__ import annotations
 
@@ -37,16 +38,7 @@ def _lstat(path) -> os.stat_result | None:
 
 
 def check_output(path: str, inputs: list[Path], force: bool, option: str = "--out") -> Path:
-    """Refuse an output that would destroy data, before any work is done; return where the
-    output will be written.
-
-    Only a regular file or a new name is written: a directory, device, FIFO or socket is
-    refused even with ``--force``. A symbolic link is written through: the output lands on
-    the file it points to (the link stays), and that file is what is checked. Never an input
-    file (not even with ``--force``); an existing file only with ``--force``; the folder
-    must exist and be writable (checked by creating a temporary file in it, the one the
-    output is later renamed from, so a link onto another file system cannot fail after the
-    fit). ``option`` names the flag in the messages.
+    """Refuse an output that would destroy data, before any work; return where it will be written.
 
     Parameters
     ----------
@@ -56,12 +48,12 @@ def check_output(path: str, inputs: list[Path], force: bool, option: str = "--ou
     force : bool
         Overwrite an existing regular file that is not an input.
     option : str
+        The flag named in the messages.
 
     Returns
     -------
     Path
-        The file to write (``path`` with every symbolic link resolved); pass it to
-        :func:`write_atomically` with ``replace=force``.
+        ``path`` with symbolic links resolved, for :func:`write_atomically`.
 
     Examples
     --------
@@ -104,9 +96,7 @@ def check_output(path: str, inputs: list[Path], force: bool, option: str = "--ou
 
 
 def _claim(tmp: str, path: Path, replace: bool) -> None:
-    """Put the finished ``tmp`` at ``path`` in one step: ``os.replace`` when replacing is
-    allowed (and ``path`` is still a regular file or absent), else a hard link that fails
-    when ``path`` exists, so two writers without ``--force`` cannot both succeed."""
+    """Move ``tmp`` to ``path`` in one step; without ``replace``, fail if ``path`` appeared meanwhile."""
     st = _lstat(path)
     kind = None if st is None else _not_regular(st.st_mode)
     if kind is not None:
@@ -131,8 +121,7 @@ def _claim(tmp: str, path: Path, replace: bool) -> None:
 
 
 def write_atomically(path: Path, write, binary: bool = False, replace: bool = False) -> None:
-    """Call ``write(file)`` on a temporary file beside ``path``, then move it into place in
-    one step, so that an interrupted write never leaves a partial output.
+    """Call ``write(file)`` on a temporary file beside ``path``, then move it into place in one step.
 
     Parameters
     ----------
@@ -141,11 +130,9 @@ def write_atomically(path: Path, write, binary: bool = False, replace: bool = Fa
     write : callable
         ``write(file)``; an exception from it leaves ``path`` as it was.
     binary : bool
-        Open the file in bytes mode (``.npy``, ``.npz``, ``.png``).
+        Open the file in bytes mode.
     replace : bool
-        Whether an existing regular file may be replaced (``--force``); otherwise a file
-        that appeared at ``path`` since the check (another run) is an error and stays.
-        A replaced file keeps its permissions.
+        An existing regular file may be replaced (``--force``; it keeps its permissions).
 
     Examples
     --------
@@ -188,14 +175,7 @@ OUTPUTS = (("out", "--out", None), ("embedding_out", "--embedding-out", (".npy",
 
 
 def check_outputs(args) -> dict:
-    """Every output of ``cluster``, checked before the fit: suffix, not an input, not
-    existing without ``--force``, writable, and no two the same file.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        ``out``, ``embedding_out``, ``plot`` (each a file name or None), ``force`` and the
-        input fields of :func:`~hyperclust.cli.inputs.input_paths`.
+    """Check every output of ``cluster`` (``args.out``, ``embedding_out``, ``plot``) before the fit.
 
     Returns
     -------
@@ -204,7 +184,7 @@ def check_outputs(args) -> dict:
 
     Examples
     --------
-    >>> import argparse, pathlib, tempfile
+    >>> import argparse, tempfile
     >>> with tempfile.TemporaryDirectory() as d:
     ...     args = argparse.Namespace(target=f"{d}/edges.txt", out=f"{d}/labels.csv",
     ...                               embedding_out=f"{d}/z.csv", plot=None, force=False)
@@ -212,11 +192,6 @@ def check_outputs(args) -> dict:
     Traceback (most recent call last):
     ...
     hyperclust.cli._common.UserError: --embedding-out /.../z.csv: the file name must end in .npy or .npz
-    >>> with tempfile.TemporaryDirectory() as d:
-    ...     args = argparse.Namespace(target=f"{d}/edges.txt", out=f"{d}/labels.csv",
-    ...                               embedding_out=f"{d}/z.npz", plot=None, force=False)
-    ...     print(sorted(check_outputs(args)))
-    ['embedding_out', 'out']
     """
     inputs, outputs = None, {}
     for key, option, suffixes in OUTPUTS:
@@ -245,16 +220,7 @@ def check_outputs(args) -> dict:
 
 
 def write_embedding(fh, path: Path, hg, Z: np.ndarray) -> None:
-    """``.npy``: the bare array, rows in node order; ``.npz``: arrays ``embedding`` and
-    ``node_ids`` (int64, or strings), loadable without pickle.
-
-    Parameters
-    ----------
-    fh : binary file
-    path : Path
-        The output's name (its suffix picks the layout).
-    hg : Hypergraph
-    Z : ndarray, shape (n_nodes, d)
+    """Write ``Z`` (n_nodes, d): ``.npy`` the bare array, ``.npz`` arrays ``embedding`` and ``node_ids``.
 
     Examples
     --------
@@ -276,15 +242,7 @@ def write_embedding(fh, path: Path, hg, Z: np.ndarray) -> None:
 
 
 def write_labels(fh, hg, labels: np.ndarray) -> None:
-    """CSV ``node,cluster`` (plus ``name`` when the nodes have names): one row per node, the
-    node's own id (``hg.node_ids``), never its position.
-
-    Parameters
-    ----------
-    fh : text file
-        Opened with ``newline=""``.
-    hg : Hypergraph
-    labels : ndarray of int, shape (n_nodes,)
+    """Write CSV ``node,cluster`` (plus ``name`` when nodes have names), one row per node id.
 
     Examples
     --------

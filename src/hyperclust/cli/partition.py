@@ -1,6 +1,6 @@
-"""``hyperclust partition`` and ``hyperclust cluster PARTITIONED_DIR --scheduler
-ADDRESS|local:N``: the command-line side of :mod:`hyperclust.distributed` (imported only when
-a command runs, so the parser needs no Dask)."""
+"""``hyperclust partition`` and ``hyperclust cluster DIR --scheduler ADDRESS|local:N``: the
+command line of :mod:`hyperclust.distributed` (imported only when a command runs).
+"""
 
 from __future__ import annotations
 
@@ -17,12 +17,7 @@ __all__ = ["add_partition_parser", "cluster_partitioned", "cluster_failures_as_e
 
 
 def add_partition_parser(sub) -> None:
-    """Register ``hyperclust partition FILES... --out DIR``.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        What ``ArgumentParser.add_subparsers`` returns.
+    """Register ``hyperclust partition FILES... --out DIR`` on ``sub`` (from ``add_subparsers``).
 
     Examples
     --------
@@ -33,9 +28,6 @@ def add_partition_parser(sub) -> None:
     ...                           "--block-size", "100"])
     >>> args.files, args.out, args.block_size, args.edge_block_size, args.scheduler
     (['a.txt', 'b.txt'], 'parts', 100, None, None)
-    >>> parser.parse_args(["partition", "a.txt", "--out", "p", "--features", "x.csv"]).features
-    'x.csv'
-    >>> args = parser.parse_args(["partition", "a.txt", "--out", "p"])
     >>> args.header, args.duplicates, args.singletons  # the defaults of `hyperclust cluster`
     (None, 'merge', 'keep')
     """
@@ -85,9 +77,7 @@ def add_partition_parser(sub) -> None:
 
 @contextlib.contextmanager
 def cluster_failures_as_errors():
-    """Turn what a Dask cluster raises when it cannot finish into one-line
-    :class:`~hyperclust.cli._common.UserError`s, and make ``SIGTERM`` end the command
-    through its ``finally`` blocks (scratch folders removed).
+    """Turn a Dask cluster's failures into one-line ``UserError``s; ``SIGTERM`` runs ``finally`` blocks.
 
     Examples
     --------
@@ -162,25 +152,13 @@ def cmd_partition(args) -> int:
 
 
 def cluster_partitioned(args) -> int:
-    """``hyperclust cluster DIR --scheduler ...``: fit the distributed version of
-    ``--method`` on a partitioned hypergraph and write ``--out``/``--embedding-out``.
+    """``hyperclust cluster DIR --scheduler ...``: fit ``--method``'s distributed twin, write the outputs.
 
-    Parameters
-    ----------
-    args : argparse.Namespace
-        Parsed by :func:`hyperclust.cli.cluster.add_parser`: ``target`` is the partitioned
-        directory, ``scheduler`` a scheduler address, ``local:N`` or a
-        ``dask.distributed.Client``.
-
-    Returns
-    -------
-    int
-        The exit status, 0. Options that have no distributed meaning raise ``ValueError``.
+    ``args.scheduler`` is an address, ``local:N`` or a ``dask.distributed.Client``; options with
+    no distributed meaning raise ``ValueError``. Returns the exit status, 0.
 
     Examples
     --------
-    Two disjoint groups of hyperedges, partitioned, then clustered on an in-process cluster:
-
     >>> import argparse, pathlib, tempfile, distributed
     >>> from hyperclust.cli.cluster import add_parser
     >>> from hyperclust.distributed import partition_edgelists
@@ -229,8 +207,7 @@ def cluster_partitioned(args) -> int:
 
 
 def _check_options(args) -> str:
-    """The distributed method ``args`` ask for; ``ValueError`` for options that have no
-    distributed meaning."""
+    """The distributed method ``args`` ask for; ``ValueError`` for options with no distributed meaning."""
     from ..cluster.registry import METHODS, distributed_methods
 
     twin = getattr(METHODS.get(args.method), "distributed", None)
@@ -260,7 +237,7 @@ def _check_options(args) -> str:
 
 
 def _check_outputs(args) -> tuple:
-    """The checked ``--out`` and ``--embedding-out`` paths (None when not asked for)."""
+    """The checked ``--out`` and ``--embedding-out`` (None when not asked for)."""
     from ..distributed.storage import is_parquet, path_exists
     from .outputs import check_output
 
@@ -283,8 +260,7 @@ def _check_outputs(args) -> tuple:
 
 
 def _estimator(method: str, args):
-    """``(estimator, steps)``: the distributed twin of ``method`` and a callable saying after
-    the fit how many steps it took."""
+    """``(estimator, steps)``: ``method``'s distributed twin and a callable saying its steps after the fit."""
     import inspect
 
     from .. import distributed
@@ -303,7 +279,7 @@ def _estimator(method: str, args):
 
 
 def _parquet_files(url) -> str:
-    """How many parquet files the folder ``url`` (local or fsspec) holds, in words."""
+    """How many parquet files the folder ``url`` holds, in words."""
     import fsspec
 
     fs, root = fsspec.core.url_to_fs(str(url))
@@ -312,7 +288,6 @@ def _parquet_files(url) -> str:
 
 
 def _write_outputs(est, phg, out, emb, replace: bool) -> None:
-    """Write the fitted labels (``out``: node,cluster CSV) and embedding (``emb``)."""
     from ..distributed.storage import is_parquet, write_node_table
     from .outputs import write_atomically, write_embedding
 

@@ -1,5 +1,4 @@
-"""What the converters share: importing a library on demand, ids, labels, features,
-and building the Hypergraph from membership pairs."""
+"""What the converters share: on-demand imports, ids, labels, features, construction."""
 
 from __future__ import annotations
 
@@ -14,7 +13,6 @@ import scipy.sparse as sp
 from ..hypergraph import Hypergraph
 from ..hypergraph.ids import check_text_distinct
 
-_PIP_NAMES = {"torch_geometric": "torch_geometric"}
 #: What every way in from outside (converters, :func:`from_any`, file readers, the command
 #: line) does with duplicate hyperedges by default: merge them, weights summed.
 DUPLICATES = "merge"
@@ -29,7 +27,7 @@ def _require(module: str, caller: str):
         return importlib.import_module(module)
     except ImportError:
         extra = _EXTRAS.get(module, "interop")
-        raise ImportError(f"{caller} needs the '{_PIP_NAMES.get(module, module)}' package, "
+        raise ImportError(f"{caller} needs the '{module}' package, "
                           f"which is not installed: pip install hyperclust[{extra}]") from None
 
 
@@ -38,9 +36,7 @@ def _is_int(v) -> bool:
 
 
 def _id_array(values) -> np.ndarray:
-    """Ids as an int64 array when all are integers, else an object array (ints kept, other
-    values as ``str``, with a warning), shape (len(values),); ``1`` and ``"1"`` are refused
-    (:func:`~hyperclust.hypergraph.ids.check_text_distinct`)."""
+    """Ids as int64 when all are integers, else objects (non-str values as ``str``, warned)."""
     if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
         return values.astype(np.int64).reshape(-1)
     vals = values.tolist() if isinstance(values, np.ndarray) else list(values)
@@ -56,20 +52,12 @@ def _id_array(values) -> np.ndarray:
                        count=len(vals))
 
 
-def _native(ids: np.ndarray) -> list:
-    """Ids as Python objects (``int``/``str``), the form other libraries key by."""
-    return ids.tolist()
-
-
 def _is_missing(v) -> bool:
     return v is None or (isinstance(v, float) and math.isnan(v))
 
 
 def _labels_from(values, ids, what: str):
-    """Integer labels, shape (n,), from one value per node (``None``/NaN = no label).
-
-    Integral numbers are kept; anything else is mapped to ``0..k-1`` in sorted order.
-    Returns None when no node has a label."""
+    """Integer labels, shape (n,), from one value per node (None/NaN: -1); None when none."""
     if values is None:
         return None
     if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
@@ -91,8 +79,7 @@ def _labels_from(values, ids, what: str):
 
 
 def _features_from(rows, ids, what: str):
-    """Stack one feature row per node (1-D arrays, lists or 1-row sparse matrices) into an
-    ndarray or CSR of shape (n_nodes, n_features); None when no node has one."""
+    """Stack one feature row per node into an ndarray or CSR; None when no node has one."""
     if rows is None:
         return None
     rows = list(rows)
@@ -115,7 +102,7 @@ def _features_from(rows, ids, what: str):
 
 
 def _feature_rows(X) -> list:
-    """One feature row per node: 1-D arrays (dense) or 1-row CSR matrices (sparse)."""
+    """One feature row per node: 1-D arrays, or 1-row CSR matrices."""
     if sp.issparse(X):
         # One value per node is what these libraries store: a row per node, in a loop.
         return [X[i] for i in range(X.shape[0])]
@@ -123,7 +110,7 @@ def _feature_rows(X) -> list:
 
 
 def _members(hg: Hypergraph, ids=None) -> list:
-    """Members of each hyperedge as Python lists (of ``ids`` when given, else positions)."""
+    """Members of each hyperedge as lists (of ``ids`` when given, else positions)."""
     Ht = hg.incidence_t
     if hg.n_edges == 0:
         return []
@@ -133,8 +120,7 @@ def _members(hg: Hypergraph, ids=None) -> list:
 
 def _build(node_ids, edge_ids, rows, cols, *, weights=None, features=None, labels=None,
            name=None, node_names=None, **options) -> Hypergraph:
-    """A Hypergraph from (node position, hyperedge position) pairs and the two id arrays;
-    duplicate hyperedges merged unless ``duplicates=`` says otherwise, as the readers do."""
+    """A Hypergraph from (node, hyperedge) position pairs and the two id arrays."""
     return Hypergraph.from_pairs(
         np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
         n_nodes=len(node_ids), n_edges=len(edge_ids), node_ids=node_ids, edge_ids=edge_ids,
@@ -143,7 +129,6 @@ def _build(node_ids, edge_ids, rows, cols, *, weights=None, features=None, label
 
 
 def _to_numpy(a):
-    """A torch tensor (dense or sparse) or array-like as an ndarray or CSR matrix."""
     if a is None:
         return None
     if type(a).__module__.startswith("torch"):
@@ -156,14 +141,8 @@ def _to_numpy(a):
     return a if sp.issparse(a) else np.asarray(a)
 
 
-
-
 def _cluster_labels(hg: Hypergraph, clusters):
-    """The clusters to write on ``hg``'s nodes: int64 array of shape (n_nodes,), or None.
-
-    ``clusters`` is None, an array-like of one cluster per node (``hg``'s node order) or a
-    fitted estimator (its ``labels_``; when it has ``node_ids_`` they must be ``hg``'s, so
-    that labels never land on other nodes)."""
+    """``clusters`` (labels or a fitted estimator on ``hg``'s nodes) as int64 (n_nodes,), or None."""
     if clusters is None:
         return None
     if hasattr(clusters, "get_params") or hasattr(clusters, "fit"):

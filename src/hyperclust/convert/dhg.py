@@ -1,4 +1,4 @@
-"""Converters for DHG (Deep Hypergraph); see :mod:`hyperclust.convert`."""
+"""Converters for DHG (Deep Hypergraph)."""
 
 from __future__ import annotations
 
@@ -15,29 +15,20 @@ __all__ = ["from_dhg", "to_dhg"]
 
 def from_dhg(hg, *, features=None, labels=None, node_ids=None, edge_ids=None, name=None,
              **options) -> Hypergraph:
-    """Convert a DHG ``Hypergraph`` (``dhg.Hypergraph``) into a hyperclust Hypergraph.
-
-    The incidence comes in one piece from DHG's sparse ``H`` (shape ``(num_v, num_e)``), the
-    weights from ``W_e``.
+    """Convert a ``dhg.Hypergraph``; features, labels and ids come as arguments (DHG keeps none).
 
     Parameters
     ----------
     hg : dhg.Hypergraph
     features : ndarray, torch tensor or sparse matrix of shape (num_v, n_features), optional
-        DHG keeps node features outside the hypergraph (e.g. ``data["features"]``).
     labels : array-like or torch tensor of shape (num_v,), optional
     node_ids : sequence of shape (num_v,), optional
-        Ids of DHG's vertices ``0..num_v-1`` (default those numbers).
+        Default ``0..num_v-1``.
     edge_ids : sequence of shape (num_e,), optional
-        Ids of DHG's hyperedges in its order (default ``0..num_e-1``).
+        Default ``0..num_e-1``.
     name : str, optional
-        A display name.
     **options
         ``duplicates``, ``singletons``, ``empty`` of :meth:`Hypergraph.from_pairs`.
-
-    Returns
-    -------
-    Hypergraph
 
     Examples
     --------
@@ -71,23 +62,15 @@ def from_dhg(hg, *, features=None, labels=None, node_ids=None, edge_ids=None, na
 
 
 def to_dhg(hg: Hypergraph, *, device: str = "cpu"):
-    """Convert a hyperclust Hypergraph into a DHG ``Hypergraph``.
+    """Convert a Hypergraph into a ``dhg.Hypergraph`` (no ids, features or labels).
 
-    DHG numbers vertices ``0..n_nodes-1`` (row order of ``hg``) and keeps no ids, features or
-    labels: use ``hg.node_ids``, ``hg.features``, ``hg.labels`` beside it. DHG merges
-    identical hyperedges (adding their weights): a ``UserWarning`` says how many when ``hg``
-    has any, since DHG's hyperedge numbers then no longer match ``hg``'s.
+    DHG merges identical hyperedges; a ``UserWarning`` says so when ``hg`` has any.
 
     Parameters
     ----------
     hg : Hypergraph
     device : str, default "cpu"
         Torch device of the DHG object.
-
-    Returns
-    -------
-    dhg.Hypergraph
-        ``num_v = hg.n_nodes``; hyperedge ``j`` of ``hg`` is DHG's hyperedge ``j``.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Converters for any supported object (dispatch on its type); see :mod:`hyperclust.convert`."""
+"""Convert any supported object, dispatching on its type."""
 
 from __future__ import annotations
 
@@ -23,32 +23,20 @@ SUPPORTED = ("xgi/hypernetx/dhg Hypergraph, PyG HyperGraphData or hyperedge_inde
 
 
 def _roots(obj) -> set:
-    """Top-level package names of the classes of ``obj`` (its MRO)."""
     return {cls.__module__.split(".")[0] for cls in type(obj).__mro__}
 
 
 def from_any(obj, **kwargs) -> Hypergraph:
     """Convert any supported hypergraph object into a hyperclust Hypergraph.
 
-    Dispatches on the type of ``obj``: ``xgi.Hypergraph`` (:func:`from_xgi`),
-    ``hypernetx.Hypergraph`` (:func:`from_hypernetx`), ``dhg.Hypergraph`` (:func:`from_dhg`),
-    a PyG ``HyperGraphData``/``Data`` or a torch hyperedge index of shape (2, nnz)
-    (:func:`from_pyg`), a networkx bipartite graph (:func:`from_networkx`), a pandas
-    incidence table (:func:`from_pandas`), a scipy sparse incidence matrix
-    (:meth:`Hypergraph.from_incidence`), a list of hyperedges or a dict
-    ``{hyperedge id: members}`` (:meth:`Hypergraph.from_edges`); a Hypergraph is returned
-    as it is. Duplicate hyperedges are merged (weights summed) as every converter and
-    reader does; ``duplicates="keep"`` keeps them.
+    Takes what :data:`SUPPORTED` lists (a Hypergraph is returned as it is); duplicate
+    hyperedges are merged unless ``duplicates="keep"``.
 
     Parameters
     ----------
     obj : object
     **kwargs
         Passed to the converter.
-
-    Returns
-    -------
-    Hypergraph
 
     Raises
     ------
@@ -93,8 +81,7 @@ def _refuse_dense(obj, **kwargs):
 
 
 def converter_for(obj):
-    """The converter :func:`from_any` would use for ``obj`` (a function ``obj, **kwargs ->
-    Hypergraph``), or None when no converter takes its type.
+    """The converter :func:`from_any` would use for ``obj``, or None.
 
     Examples
     --------

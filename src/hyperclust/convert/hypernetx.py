@@ -1,4 +1,4 @@
-"""Converters for HyperNetX; see :mod:`hyperclust.convert`."""
+"""Converters for HyperNetX."""
 
 from __future__ import annotations
 
@@ -17,31 +17,22 @@ __all__ = ["from_hypernetx", "to_hypernetx"]
 def from_hypernetx(H, *, weight: str = "weight", label: str = "label",
                    features: str = "features", include_isolated: bool = False, name=None,
                    **options) -> Hypergraph:
-    """Convert a HyperNetX ``Hypergraph`` (``hypernetx.Hypergraph``) into a hyperclust one.
-
-    The incidence comes in one piece from ``H.incidence_matrix(index=True)``; edge and node
-    properties from ``H.edges.properties`` / ``H.nodes.properties`` (pandas tables).
+    """Convert a ``hypernetx.Hypergraph``; nodes and hyperedges in its index order, uids as ids.
 
     Parameters
     ----------
     H : hypernetx.Hypergraph
     weight : str, default "weight"
-        Edge property holding the weight (HyperNetX's default weight, 1, where unset).
+        Edge property holding the weight (1 where unset).
     label, features : str
         Node properties holding the class label and the feature row.
     include_isolated : bool, default False
-        Also read the nodes that are only in the node property store (HyperNetX does not
-        show nodes in no hyperedge; :func:`to_hypernetx` keeps them there) as nodes in no
-        hyperedge. Left out, they are named in a ``UserWarning``.
+        Also read the nodes only in the node property store (where :func:`to_hypernetx` keeps
+        nodes in no hyperedge); left out, a ``UserWarning`` names them.
     name : str, optional
         Default ``H.name``.
     **options
         ``duplicates``, ``singletons``, ``empty`` of :meth:`Hypergraph.from_pairs`.
-
-    Returns
-    -------
-    Hypergraph
-        Nodes and hyperedges in HyperNetX's index order, with its uids as ids.
 
     Examples
     --------
@@ -92,24 +83,15 @@ def from_hypernetx(H, *, weight: str = "weight", label: str = "label",
 
 def to_hypernetx(hg: Hypergraph, *, clusters=None, weight: str = "weight",
                  label: str = "label", features: str = "features", cluster: str = "cluster"):
-    """Convert a hyperclust Hypergraph into a HyperNetX ``Hypergraph``.
-
-    Built in one call from pandas tables: the incidence pairs, the edge properties (uid,
-    weight) and the node properties (uid, label, features). Nodes in no hyperedge are kept in
-    the node property store only (HyperNetX does not show them; see :func:`from_hypernetx`).
+    """Convert a Hypergraph into a ``hypernetx.Hypergraph``; nodes in no hyperedge go to the property store.
 
     Parameters
     ----------
     hg : Hypergraph
     clusters : array-like of shape (n_nodes,) or a fitted estimator, optional
-        Cluster of each node (an estimator gives its ``labels_``), written as the node
-        property ``cluster``.
+        Written as the node property ``cluster``.
     weight, label, features, cluster : str
-        Property names (see :func:`from_hypernetx`).
-
-    Returns
-    -------
-    hypernetx.Hypergraph
+        Property names.
 
     Examples
     --------

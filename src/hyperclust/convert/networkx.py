@@ -1,4 +1,4 @@
-"""Converters for networkx (bipartite graphs); see :mod:`hyperclust.convert`."""
+"""Converters for networkx bipartite (star) graphs."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph
 from ._common import (_build, _cluster_labels, _feature_rows, _features_from, _id_array,
-                      _labels_from, _native, _require)
+                      _labels_from, _require)
 
 __all__ = ["to_networkx", "from_networkx", "NODE_SIDE"]
 
@@ -17,30 +17,22 @@ NODE_SIDE = "node_side"
 
 def to_networkx(hg: Hypergraph, *, clusters=None, id_attr: str = "id", weight: str = "weight",
                 label: str = "label", features: str = "features", cluster: str = "cluster"):
-    """Convert a hyperclust Hypergraph into its bipartite star graph (``networkx.Graph``).
+    """Convert a Hypergraph into its bipartite star graph (``networkx.Graph``).
 
-    Vertices ``0..n_nodes-1`` are the nodes (``bipartite=0``), vertices
-    ``n_nodes..n_nodes+n_edges-1`` the hyperedges (``bipartite=1``), as in
-    ``xgi.to_bipartite_graph``; a graph edge joins a node and each hyperedge it is in.
+    Vertices ``0..n-1`` are the nodes (``bipartite=0``), ``n..n+m-1`` the hyperedges
+    (``bipartite=1``), as in ``xgi.to_bipartite_graph``; ``G.graph["node_side"]`` is 0.
 
     Parameters
     ----------
     hg : Hypergraph
     clusters : array-like of shape (n_nodes,) or a fitted estimator, optional
-        Cluster of each node (an estimator gives its ``labels_``), written as the
-        node-vertex attribute ``cluster``.
+        Written as the node-vertex attribute ``cluster``.
     id_attr : str, default "id"
-        Vertex attribute holding the node id or hyperedge id.
+        Vertex attribute holding the node or hyperedge id.
     weight : str, default "weight"
         Hyperedge-vertex attribute holding the weight.
     label, features, cluster : str
-        Node-vertex attributes (written when ``hg`` has labels / features / clusters given).
-
-    Returns
-    -------
-    networkx.Graph
-        ``n_nodes + n_edges`` vertices, ``nnz`` edges; ``G.graph["name"]`` is ``hg.name``,
-        ``G.graph["node_side"]`` is 0 (so :func:`from_networkx` needs no ``node_side``).
+        Node-vertex attribute names.
 
     Examples
     --------
@@ -55,8 +47,8 @@ def to_networkx(hg: Hypergraph, *, clusters=None, id_attr: str = "id", weight: s
     G.graph[NODE_SIDE] = 0
     G.add_nodes_from(range(n), bipartite=0)
     G.add_nodes_from(range(n, n + m), bipartite=1)
-    nx.set_node_attributes(G, dict(zip(range(n), _native(hg.node_ids))), id_attr)
-    nx.set_node_attributes(G, dict(zip(range(n, n + m), _native(hg.edge_ids))), id_attr)
+    nx.set_node_attributes(G, dict(zip(range(n), hg.node_ids.tolist())), id_attr)
+    nx.set_node_attributes(G, dict(zip(range(n, n + m), hg.edge_ids.tolist())), id_attr)
     nx.set_node_attributes(G, dict(zip(range(n, n + m), hg.weights.tolist())), weight)
     if hg.labels is not None:
         nx.set_node_attributes(G, dict(zip(range(n), hg.labels.tolist())), label)
@@ -71,8 +63,7 @@ def to_networkx(hg: Hypergraph, *, clusters=None, id_attr: str = "id", weight: s
 
 
 def _node_side(G, node_side) -> int:
-    """``node_side``, else the graph's own ``G.graph["node_side"]``; refused when neither
-    says it (libraries disagree, and a guess could swap nodes and hyperedges)."""
+    """``node_side``, else ``G.graph["node_side"]``; refused when neither says it."""
     if node_side is None:
         node_side = G.graph.get(NODE_SIDE)
         if node_side is None:
@@ -88,13 +79,10 @@ def _node_side(G, node_side) -> int:
 def from_networkx(G, *, node_side=None, id_attr: str = "id", weight: str = "weight",
                   label: str = "label", features: str = "features", name=None,
                   **options) -> Hypergraph:
-    """Convert a bipartite star graph (``networkx.Graph``) into a hyperclust Hypergraph.
+    """Convert a bipartite star graph (``networkx.Graph``) into a Hypergraph.
 
-    Every vertex needs a ``bipartite`` attribute, 0 or 1: vertices with ``node_side`` are
-    the nodes, the others the hyperedges. Libraries disagree on the side (XGI writes nodes
-    as 0, HyperNetX's ``H.bipartite()`` as 1), so a graph that does not say it (``node_side=``
-    or ``G.graph["node_side"]``, which :func:`to_networkx` writes) is refused, never read
-    swapped. The incidence is read in one piece with ``networkx.to_scipy_sparse_array``.
+    Vertices whose ``bipartite`` attribute equals ``node_side`` are the nodes, the others the
+    hyperedges; libraries disagree on the side, so a graph that does not say it is refused.
 
     Parameters
     ----------
@@ -109,11 +97,6 @@ def from_networkx(G, *, node_side=None, id_attr: str = "id", weight: str = "weig
         Default ``G.graph["name"]``.
     **options
         ``duplicates``, ``singletons``, ``empty`` of :meth:`Hypergraph.from_pairs`.
-
-    Returns
-    -------
-    Hypergraph
-        Nodes and hyperedges in the graph's vertex order.
 
     Examples
     --------

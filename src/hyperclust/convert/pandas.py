@@ -1,4 +1,4 @@
-"""Converters for pandas (incidence and node tables); see :mod:`hyperclust.convert`."""
+"""Converters for pandas (incidence and node tables)."""
 
 from __future__ import annotations
 
@@ -23,17 +23,15 @@ def to_pandas(hg: Hypergraph, labels=None, clusters=None, *, features: bool = Fa
     ----------
     hg : Hypergraph
     labels : array-like of shape (n_nodes,), optional
-        Class labels; default ``hg.labels`` (the column is left out when there are none).
+        Default ``hg.labels``.
     clusters : array-like of shape (n_nodes,) or a fitted estimator, optional
-        Cluster assignments (an estimator gives its ``labels_``).
     features : bool, default False
-        Add the features as columns ``f0 .. f{d-1}`` (sparse features as sparse columns).
+        Add the features as columns ``f0 .. f{d-1}`` (sparse stays sparse).
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``node`` (the node id), then ``name`` (when the nodes have names),
-        ``label``, ``cluster``, feature columns, as available.
+        Columns ``node``, then ``name``, ``label``, ``cluster``, features, as available.
 
     Examples
     --------
@@ -69,13 +67,7 @@ def to_pandas(hg: Hypergraph, labels=None, clusters=None, *, features: bool = Fa
 
 
 def to_pandas_incidence(hg: Hypergraph):
-    """The incidence as a ``pandas.DataFrame``, one row per (node, hyperedge) membership.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``node`` (node id), ``hyperedge`` (hyperedge id), ``weight`` (the
-        hyperedge's weight), ``nnz`` rows sorted by hyperedge.
+    """The incidence as a ``pandas.DataFrame``: ``node``, ``hyperedge``, ``weight`` per membership.
 
     Examples
     --------
@@ -94,8 +86,7 @@ def to_pandas_incidence(hg: Hypergraph):
 
 
 def _codes(column, pd):
-    """(codes, ids): positions of a column's values, ids sorted when integers, else in
-    order of first appearance (as :meth:`Hypergraph.from_edges` orders them)."""
+    """(codes, ids) of a column: ids sorted when integers, else in order of first appearance."""
     values = column.to_numpy()
     if values.dtype.kind in "iu":
         codes, uniques = pd.factorize(values, sort=True)
@@ -108,8 +99,7 @@ def _codes(column, pd):
 
 
 def _edge_weights(incidence, weight_col, cols, edge_ids, pd):
-    """Hyperedge weights, shape (len(edge_ids),), from column ``weight_col`` (one value per
-    hyperedge, repeated on its rows); None when there is no such column."""
+    """Hyperedge weights from column ``weight_col`` (equal on a hyperedge's rows), or None."""
     if weight_col is None or weight_col not in incidence.columns:
         return None
     values = pd.to_numeric(incidence[weight_col], errors="raise").to_numpy(np.float64)
@@ -123,8 +113,7 @@ def _edge_weights(incidence, weight_col, cols, edge_ids, pd):
 
 
 def _feature_block(nodes, feature_cols, pd):
-    """The features of a node table: ``feature_cols``, default the columns ``f0, f1, ...``;
-    a CSR matrix when every column is sparse, else a float64 array; None when none."""
+    """Node-table features: ``feature_cols`` (default ``f0, f1, ...``) as CSR or float64, or None."""
     if feature_cols is None:
         found = [(int(mt.group(1)), c) for c in nodes.columns
                  if isinstance(c, str) and (mt := _FEATURE_COLUMN.match(c))]
@@ -144,7 +133,7 @@ def from_pandas(incidence, *, node_col: str = "node", edge_col: str = "hyperedge
                 weight_col: str | None = "weight", nodes=None, node_id_col: str = "node",
                 label_col: str = "label", feature_cols=None, name=None,
                 **options) -> Hypergraph:
-    """Build a hyperclust Hypergraph from pandas tables.
+    """Build a Hypergraph from pandas tables.
 
     Parameters
     ----------
@@ -153,27 +142,17 @@ def from_pandas(incidence, *, node_col: str = "node", edge_col: str = "hyperedge
     node_col, edge_col : str
         Columns of ``incidence`` holding the node id and the hyperedge id.
     weight_col : str or None, default "weight"
-        Column of ``incidence`` holding the hyperedge weight, used when present (equal in
-        all rows of a hyperedge).
+        Column of ``incidence`` holding the hyperedge weight, used when present.
     nodes : pandas.DataFrame, optional
-        A node table (as :func:`to_pandas` writes it): every node, including those in no
-        hyperedge, in this order, with optional label and feature columns. Without it the
-        nodes are the ids in ``incidence`` (sorted when integers, else in order of first
-        appearance).
+        A node table (as :func:`to_pandas` writes it): every node, in this order, with optional
+        label and feature columns; default the ids in ``incidence``.
     node_id_col : str, default "node"
-        Column of ``nodes`` holding the node id.
     label_col : str, default "label"
-        Column of ``nodes`` holding the class label, used when present.
     feature_cols : list of str, optional
-        Columns of ``nodes`` holding the features; default the columns named ``f0, f1, ...``
-        (as :func:`to_pandas` writes them), all sparse columns giving a CSR matrix.
+        Default the columns named ``f0, f1, ...``.
     name : str, optional
     **options
         ``duplicates``, ``singletons``, ``empty`` of :meth:`Hypergraph.from_pairs`.
-
-    Returns
-    -------
-    Hypergraph
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Converters for PyTorch Geometric; see :mod:`hyperclust.convert`."""
+"""Converters for PyTorch Geometric."""
 
 from __future__ import annotations
 
@@ -14,9 +14,7 @@ __all__ = ["to_hyperedge_index", "to_pyg", "from_pyg"]
 
 
 def to_hyperedge_index(hg: Hypergraph):
-    """The ``hyperedge_index`` of PyTorch Geometric's ``HypergraphConv``: a LongTensor of
-    shape (2, nnz), row 0 the node position, row 1 the hyperedge position, sorted by
-    hyperedge. Needs torch only.
+    """``HypergraphConv``'s hyperedge index: LongTensor (2, nnz), node then hyperedge positions.
 
     Examples
     --------
@@ -32,29 +30,23 @@ def to_hyperedge_index(hg: Hypergraph):
 
 def to_pyg(hg: Hypergraph, *, clusters=None, dense_features: bool = True,
            dtype="float32"):
-    """Convert a hyperclust Hypergraph into a PyG ``HyperGraphData``.
+    """Convert a Hypergraph into a PyG ``HyperGraphData``.
 
     Parameters
     ----------
     hg : Hypergraph
     clusters : array-like of shape (n_nodes,) or a fitted estimator, optional
-        Cluster of each node (an estimator gives its ``labels_``), stored as
-        ``data.cluster`` (LongTensor of shape (num_nodes,)).
+        Stored as ``data.cluster``.
     dense_features : bool, default True
-        Sparse features become a dense tensor (what most PyG layers take); ``False`` keeps
-        them as a torch sparse CSR tensor.
+        Sparse features become dense; ``False`` keeps a torch sparse CSR tensor.
     dtype : str or None, default "float32"
-        Floating type of ``x`` and ``hyperedge_weight``: float32 is what PyG's layers
-        (``HypergraphConv``) compute in. ``None`` keeps the stored precision (float64), for
-        an exact round trip through :func:`from_pyg`.
+        Type of ``x`` and ``hyperedge_weight``; ``None`` keeps float64 (exact round trip).
 
     Returns
     -------
     torch_geometric.data.HyperGraphData
-        ``edge_index`` (the hyperedge index, shape (2, nnz), as ``HypergraphConv`` takes
-        it), ``num_nodes``, ``hyperedge_weight`` (shape (n_edges,)), ``x`` (features),
-        ``y`` (labels), ``cluster`` (when given), ``node_ids`` and ``edge_ids``
-        (LongTensors, or lists of strings).
+        ``edge_index`` (hyperedge index), ``num_nodes``, ``hyperedge_weight``, ``x``, ``y``,
+        ``cluster``, ``node_ids``, ``edge_ids``, as available.
 
     Examples
     --------
@@ -101,8 +93,7 @@ def to_pyg(hg: Hypergraph, *, clusters=None, dense_features: bool = True,
 
 
 def _hyperedge_index(data, hyperedge_index) -> np.ndarray:
-    """The hyperedge index of ``data`` (or ``hyperedge_index``), int64 of shape (2, nnz),
-    checked: integers, no negative position."""
+    """The hyperedge index of ``data`` (or ``hyperedge_index``), int64 (2, nnz), checked."""
     index = hyperedge_index
     if data is not None and index is None:
         if hasattr(data, "keys") and callable(getattr(data, "keys")):
@@ -130,7 +121,7 @@ def _hyperedge_index(data, hyperedge_index) -> np.ndarray:
 
 
 def _one_label_per_node(labels):
-    """Labels of shape (n,) from (n,) or one-hot (n, k) (argmax); None stays None."""
+    """Labels (n,) from (n,) or one-hot (n, k); None stays None."""
     if labels is None:
         return None
     if labels.ndim == 2 and labels.shape[1] > 1:
@@ -143,34 +134,25 @@ def _one_label_per_node(labels):
 def from_pyg(data=None, *, hyperedge_index=None, x=None, y=None, hyperedge_weight=None,
              num_nodes=None, node_ids=None, edge_ids=None, name=None,
              **options) -> Hypergraph:
-    """Convert PyTorch Geometric hypergraph data into a hyperclust Hypergraph.
+    """Convert PyTorch Geometric hypergraph data into a Hypergraph.
 
     Parameters
     ----------
     data : HyperGraphData, Data, tensor or array, optional
-        A ``HyperGraphData`` (its ``edge_index`` is the hyperedge index), a ``Data`` with a
-        ``hyperedge_index`` attribute, or the hyperedge index itself. Attributes ``x``,
-        ``y``, ``hyperedge_weight``, ``num_nodes``, ``node_ids``, ``edge_ids`` are read from
-        it unless given as keywords.
+        A ``HyperGraphData``, a ``Data`` with ``hyperedge_index``, or the index itself; the
+        other arguments are read from its attributes unless given.
     hyperedge_index : tensor or array of int, shape (2, nnz), optional
-        Row 0 node positions, row 1 hyperedge positions (as ``HypergraphConv`` takes it).
+        Row 0 node positions, row 1 hyperedge positions.
     x : tensor or array, shape (num_nodes, n_features), optional
-        Node features (a torch sparse tensor becomes a CSR matrix).
-    y : tensor or array, shape (num_nodes,), optional
-        Class labels (a one-hot ``(num_nodes, k)`` matrix is read by its argmax).
+    y : tensor or array, shape (num_nodes,) or one-hot (num_nodes, k), optional
     hyperedge_weight : tensor or array, shape (n_edges,), optional
     num_nodes : int, optional
         Default: rows of ``x``, else largest node position + 1.
     node_ids, edge_ids : sequence, optional
-        Ids of the node and hyperedge positions (default the positions).
+        Ids of the positions (default the positions).
     name : str, optional
     **options
         ``duplicates``, ``singletons``, ``empty`` of :meth:`Hypergraph.from_pairs`.
-
-    Returns
-    -------
-    Hypergraph
-        Hyperedge positions with no member are dropped (their ids with them).
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Converters for XGI; see :mod:`hyperclust.convert`."""
+"""Converters for XGI."""
 
 from __future__ import annotations
 
@@ -9,36 +9,28 @@ import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph, map_ids
 from ._common import (_build, _cluster_labels, _feature_rows, _features_from, _id_array,
-                      _labels_from, _members, _native, _require)
+                      _labels_from, _members, _require)
 
 __all__ = ["from_xgi", "to_xgi"]
 
 
 def from_xgi(H, *, weight: str = "weight", label: str = "label", features: str = "features",
              name=None, **options) -> Hypergraph:
-    """Convert an XGI ``Hypergraph`` (``xgi.Hypergraph``) into a hyperclust Hypergraph.
+    """Convert an ``xgi.Hypergraph``; ids kept, nodes in no hyperedge kept.
 
     Parameters
     ----------
     H : xgi.Hypergraph
-        Nodes and hyperedges keep their XGI ids (``node_ids``, ``edge_ids``); nodes in no
-        hyperedge are kept.
     weight : str, default "weight"
-        Hyperedge attribute holding the weight (default 1 where missing).
+        Hyperedge attribute holding the weight (1 where missing).
     label : str, default "label"
-        Node attribute holding the class label (``-1`` where missing).
+        Node attribute holding the class label (-1 where missing).
     features : str, default "features"
-        Node attribute holding the feature row (a 1-D array or a 1-row sparse matrix); all
-        nodes or none must have one.
+        Node attribute holding the feature row; all nodes or none.
     name : str, optional
-        Display name; default the XGI ``name`` attribute, if any.
+        Display name; default the XGI ``name`` attribute.
     **options
         ``duplicates``, ``singletons``, ``empty`` of :meth:`Hypergraph.from_pairs`.
-
-    Returns
-    -------
-    Hypergraph
-        Shape ``(H.num_nodes, H.num_edges)`` (fewer hyperedges if duplicates are merged).
 
     Examples
     --------
@@ -78,26 +70,16 @@ def from_xgi(H, *, weight: str = "weight", label: str = "label", features: str =
 
 def to_xgi(hg: Hypergraph, *, clusters=None, weight: str = "weight", label: str = "label",
            features: str = "features", cluster: str = "cluster"):
-    """Convert a hyperclust Hypergraph into an XGI ``Hypergraph``.
+    """Convert a Hypergraph into an ``xgi.Hypergraph`` keyed by ``hg.node_ids`` / ``hg.edge_ids``.
 
     Parameters
     ----------
     hg : Hypergraph
     clusters : array-like of shape (n_nodes,) or a fitted estimator, optional
-        Cluster of each node (``hg``'s node order; an estimator gives its ``labels_``),
-        written as the node attribute ``cluster``.
+        Written as the node attribute ``cluster``.
     weight, label, features, cluster : str
-        Attribute names (see :func:`from_xgi`); ``features=None`` leaves the features out.
-        Weights are written only when some weight is not 1; labels and features when ``hg``
-        has them. Every value is a plain Python object (ints, floats, lists of floats for
-        dense features), so ``xgi.write_hif`` writes the result; sparse features are 1-row
-        CSR matrices, which JSON cannot hold: pass ``features=None`` before ``write_hif``.
-
-    Returns
-    -------
-    xgi.Hypergraph
-        Nodes keyed by ``hg.node_ids``, hyperedges by ``hg.edge_ids``; nodes in no hyperedge
-        included.
+        Attribute names; ``features=None`` leaves features out (needed before ``xgi.write_hif``
+        when they are sparse). Weights are written only when some weight is not 1.
 
     Examples
     --------
@@ -110,7 +92,7 @@ def to_xgi(hg: Hypergraph, *, clusters=None, weight: str = "weight", label: str 
     """
     xgi = _require("xgi", "to_xgi")
     H = xgi.Hypergraph()
-    nids, eids = _native(hg.node_ids), _native(hg.edge_ids)
+    nids, eids = hg.node_ids.tolist(), hg.edge_ids.tolist()
     H.add_nodes_from(nids)
     # XGI stores each hyperedge as a Python set: it needs one member list per hyperedge.
     H.add_edges_from(dict(zip(eids, _members(hg, hg.node_ids))))

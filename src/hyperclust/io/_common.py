@@ -1,4 +1,4 @@
-"""Helpers shared by the readers: fast integer-line parsing, label encoding, construction."""
+"""Helpers shared by the readers: integer-line parsing, label encoding, construction."""
 
 from __future__ import annotations
 
@@ -34,8 +34,7 @@ def require_dir(directory) -> Path:
 
 
 def single_match(d: Path, pattern: str, what: str) -> Path | None:
-    """The one file of ``d`` matching ``pattern`` (None when none does); several are an
-    error asking for the file name."""
+    """The one file of ``d`` matching ``pattern``, or None; several are an error."""
     found = sorted(d.glob(pattern))
     if len(found) > 1:
         raise DataFormatError(f"several {what} files ({', '.join(p.name for p in found)}); "
@@ -44,7 +43,7 @@ def single_match(d: Path, pattern: str, what: str) -> Path | None:
 
 
 def read_text(path) -> str:
-    """Read a UTF-8 text file, raising :class:`DataFormatError` on a missing/undecodable file."""
+    """A UTF-8 text file's text; missing or undecodable is a :class:`DataFormatError`."""
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
@@ -62,8 +61,7 @@ def read_text(path) -> str:
 
 def parse_int_lines(path, *, skip_blank: bool = False, comment: str | None = None,
                     what: str = "node id"):
-    """Parse a file of integer lists, one record per line, separated by commas and/or
-    whitespace.
+    """Parse a file of integer lists, one record per line, separated by commas and/or whitespace.
 
     Parameters
     ----------
@@ -78,11 +76,9 @@ def parse_int_lines(path, *, skip_blank: bool = False, comment: str | None = Non
     Returns
     -------
     values : ndarray of int64, shape (n_entries,)
-        All entries, record after record.
     sizes : ndarray of int64, shape (n_records,)
-        Number of entries per record.
     line_numbers : ndarray of int64, shape (n_records,)
-        1-based line number of each record.
+        1-based.
     """
     try:
         data = Path(path).read_bytes()
@@ -108,13 +104,7 @@ def parse_int_lines(path, *, skip_blank: bool = False, comment: str | None = Non
 
 
 def tokens_to_ints(tokens, line_no, path, what: str):
-    """Flatten per-line string tokens into int64 values and per-line counts.
-
-    Raises
-    ------
-    DataFormatError
-        Naming the file, the line and the first token that is not an integer.
-    """
+    """Flatten per-line tokens into int64 values and per-line counts; a non-integer names its line."""
     sizes = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
     flat = list(itertools.chain.from_iterable(tokens))
     try:
@@ -153,9 +143,7 @@ def read_json(path):
 
 
 def _parse_int_bytes(data: bytes):
-    """Vectorised fast path of :func:`parse_int_lines` for files made only of digits,
-    ``,``, space, tab and ``\\n``; None when anything else occurs (signs, comments, CR,
-    malformed tokens), so that the line-by-line path handles and reports it."""
+    """Vectorised :func:`parse_int_lines` for digits and ``, \\t\\n`` only; None otherwise."""
     buf = np.frombuffer(data, dtype=np.uint8)
     if buf.size == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -191,9 +179,7 @@ def check_id_range(values, sizes, line_no, low: int, high: int, path, what="node
 
 
 def encode_labels(raw, path=None):
-    """Map raw class labels to ``0..k-1`` (sorted order); negative values stay ``-1``.
-
-    Floats must be integral (HyperUFG stores labels as floats).
+    """Map raw class labels (integral numbers) to ``0..k-1`` in sorted order; negatives stay ``-1``.
 
     Returns
     -------
@@ -226,8 +212,7 @@ def encode_labels(raw, path=None):
 def build(nodes, edges, n_nodes, n_edges, *, labels=None, features=None, weights=None,
           node_names=None, edge_names=None, name=None, notes=None, original_ids=None,
           node_ids=None, edge_ids=None, **options) -> Hypergraph:
-    """Build a Hypergraph from membership pairs and attach reader notes to
-    ``cleaning.extra``."""
+    """Build a Hypergraph from membership pairs, reader notes in ``cleaning.extra``."""
     hg = Hypergraph.from_pairs(nodes, edges, n_nodes=n_nodes, n_edges=n_edges, weights=weights,
                                edge_names=edge_names, edge_ids=edge_ids,
                                **{"duplicates": "merge", **check_options(options)})

@@ -1,31 +1,8 @@
-"""Readers for the public benchmark formats A-F described in ``shared/data/README.md``
-(registered as ``hypergcn``, ``le``, ``benson``, ``hsbm``, ``benson-edge-labelled``,
-``graph-npz`` in :data:`hyperclust.io.formats.FORMATS`).
+"""Readers for the benchmark formats A-F of ``shared/data/README.md`` (README.md, "Input formats").
 
-=====  ===========================================================================
-A      HyperGCN pickles: ``hypergraph.pickle`` (dict key -> node ids, 0-based),
-       ``labels.pickle`` (length n), optional ``features.pickle`` (CSR or array).
-B      LE text: ``NAME.content`` rows ``id feature... label``; ``NAME.edges`` rows
-       ``node_id hyperedge_id`` with hyperedge ids offset by n. Node ids are mapped through
-       the ``.content`` id column (row order defines the node index); read by
-       :func:`hyperclust.io.le.read_le`.
-C      Benson/Chodrow text: ``hyperedges-NAME.txt`` (one hyperedge per line, 1-based ids),
-       ``node-labels-NAME.txt`` (label of node i on line i, 1-based), optional
-       ``label-names-NAME.txt`` and ``node-names-NAME.txt``.
-D      HSBM sweep: ``hyperedge.npy`` (object array holding a dict hyperedge -> nodes) and
-       ``labels.npy``.
-E      Benson hyperedge-labelled: ``hyperedges.txt`` (tab/comma separated, 1-based) and
-       ``hyperedge-labels.txt``; no node labels.
-F      A graph in one ``.npz`` (the heterophilous-graphs benchmark): ``node_features``,
-       ``node_labels``, ``edges`` (E x 2, undirected); read as a hypergraph of closed
-       neighbourhoods by :func:`hyperclust.io.graph_npz.read_graph_npz`.
-=====  ===========================================================================
-
-Every reader returns a :class:`~hyperclust.Hypergraph` built with the constructor's cleaning
-(by default duplicate hyperedges merged into one with summed weight, singletons kept, empty
-hyperedges dropped; pass ``duplicates=``, ``singletons=``, ``empty=`` to change it). Labels
-are mapped to ``0..k-1`` in sorted order of the raw labels; what the raw labels were is kept
-in ``hg.cleaning.extra["classes"]`` (and ``"class_names"`` when a names file exists).
+Labels are coded ``0..k-1`` in sorted order of the raw labels, kept in
+``hg.cleaning.extra["classes"]``; ``duplicates=``, ``singletons=``, ``empty=`` pass to the
+constructor's cleaning.
 """
 
 from __future__ import annotations
@@ -49,7 +26,7 @@ __all__ = [
 ]
 
 def _dict_of_edges(obj, path):
-    """Flatten a dict hyperedge-key -> node ids into (node ids, sizes, names)."""
+    """Flatten a dict hyperedge -> node ids into (node ids, sizes, names)."""
     if not isinstance(obj, dict):
         raise DataFormatError(f"expected a dict hyperedge -> node ids, got {type(obj).__name__}", path)
     keys = list(obj.keys())
@@ -94,9 +71,7 @@ def _n_nodes(flat, labels) -> int:
 
 
 def _edges_and_labels(obj, hpath, lpath, load):
-    """Members, sizes and names of the hyperedges of ``obj`` (a dict hyperedge -> nodes read
-    from ``hpath``) and the encoded labels of ``lpath`` when it exists (read with ``load``),
-    node ids checked against the node count."""
+    """Members, sizes, names of dict ``obj``'s hyperedges and the labels of ``lpath``, ids checked."""
     flat, sizes, names = _dict_of_edges(obj, hpath)
     labels = classes = None
     if lpath.is_file():
@@ -118,11 +93,6 @@ def read_hypergcn(directory, *, features: bool = True, name=None, **options) -> 
         Display name; default the directory name.
     **options
         ``duplicates``, ``singletons``, ``empty`` for :meth:`Hypergraph.from_pairs`.
-
-    Returns
-    -------
-    Hypergraph
-        ``n_nodes`` = length of the labels (else max id + 1); features as stored (CSR or dense).
 
     Examples
     --------
@@ -185,7 +155,7 @@ def _benson_name(d: Path, stem: str) -> str:
 
 
 def read_benson(directory, *, dataset: str | None = None, name=None, **options) -> Hypergraph:
-    """Read a Benson/Chodrow node-labelled directory (format C).
+    """Read a Benson/Chodrow node-labelled directory (format C); ``node_ids`` are the 1-based file ids.
 
     Parameters
     ----------
@@ -194,12 +164,6 @@ def read_benson(directory, *, dataset: str | None = None, name=None, **options) 
         The ``NAME`` in ``hyperedges-NAME.txt``; found automatically when unique.
     name, **options
         As for :func:`read_hypergcn`.
-
-    Returns
-    -------
-    Hypergraph
-        ``n_nodes`` = number of label lines; positions are the 1-based file ids minus one,
-        ``node_ids`` the file's ids.
 
     Examples
     --------
@@ -254,21 +218,14 @@ def read_benson(directory, *, dataset: str | None = None, name=None, **options) 
 
 # ---------------------------------------------------------------------------------- format D
 def read_hsbm(directory, *, name=None, **options) -> Hypergraph:
-    """Read an HSBM sweep directory (format D): ``hyperedge.npy`` and ``labels.npy``.
-
-    The object array is unpickled with the restricted unpickler, never ``allow_pickle=True``.
+    """Read an HSBM sweep directory (format D) with the restricted unpickler.
 
     Parameters
     ----------
     directory : str or PathLike
-        ``hyperedge.npy`` (a 0-d object array: dict hyperedge -> node ids), ``labels.npy``.
+        ``hyperedge.npy`` (0-d object array: dict hyperedge -> node ids) and ``labels.npy``.
     name, **options
         As for :func:`read_hypergcn`.
-
-    Returns
-    -------
-    Hypergraph
-        ``n_nodes`` = length of the labels (else max id + 1).
 
     Examples
     --------
@@ -297,7 +254,7 @@ def read_hsbm(directory, *, name=None, **options) -> Hypergraph:
 
 # ---------------------------------------------------------------------------------- format E
 def read_edge_labels(path, n_classes: int | None = None, *, _stacklevel: int = 2):
-    """Read a hyperedge-label file (one 1-based label per line), tolerating corrupt lines.
+    """Read a hyperedge-label file (one 1-based label per line); corrupt lines warn.
 
     Parameters
     ----------
@@ -310,7 +267,7 @@ def read_edge_labels(path, n_classes: int | None = None, *, _stacklevel: int = 2
     labels : ndarray of int64, shape (n_lines,)
         0-based labels; ``-1`` for a corrupt line.
     bad_lines : list of int
-        1-based numbers of the corrupt lines (each also reported with a warning).
+        1-based numbers of the corrupt lines.
 
     Examples
     --------
@@ -342,27 +299,19 @@ def read_edge_labels(path, n_classes: int | None = None, *, _stacklevel: int = 2
 
 def read_benson_edge_labelled(directory, *, n_nodes: int | None = None, name=None,
                               **options) -> Hypergraph:
-    """Read a Benson hyperedge-labelled directory (format E); the hypergraph has no node labels.
+    """Read a Benson hyperedge-labelled directory (format E): no node labels.
 
-    ``n_nodes`` defaults to the largest node id (ids are 1-based). Hyperedges are named by
-    their 1-based line number in ``hyperedges.txt`` so they can be matched with
-    :func:`read_edge_labels`. Corrupt hyperedge labels are reported (warning, and
-    ``hg.cleaning.extra["corrupt_edge_label_lines"]``), not fatal.
+    Hyperedges are named by their 1-based line, to match :func:`read_edge_labels`; corrupt
+    labels land in ``hg.cleaning.extra["corrupt_edge_label_lines"]``.
 
     Parameters
     ----------
     directory : str or PathLike
-        Holds ``hyperedges.txt`` and optionally ``hyperedge-labels.txt`` (one label per
-        hyperedge) and ``hyperedge-label-identities.txt`` (one line per class).
+        ``hyperedges.txt``, optional ``hyperedge-labels.txt`` and ``hyperedge-label-identities.txt``.
     n_nodes : int, optional
-        Number of nodes; default the largest node id.
+        Number of nodes; default the largest (1-based) node id.
     name, **options
         As for :func:`read_hypergcn`.
-
-    Returns
-    -------
-    Hypergraph
-        Without labels; ``node_ids`` are ``1..n_nodes``.
 
     Examples
     --------

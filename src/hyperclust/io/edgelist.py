@@ -1,9 +1,6 @@
-"""Plain hyperedge lists: one hyperedge per line, node ids separated by commas and/or
-whitespace (tabs only in a ``.tsv`` file), optionally a weight as the last field.
-
-The writer starts the file with a header comment ``# hyperclust hyperedge list: n_nodes=N
-index_base=B weighted=W`` which the reader honours, so isolated nodes and weights survive a
-round trip. Other lines starting with ``#`` are comments; blank lines are skipped.
+"""Plain hyperedge lists: one hyperedge per line, optionally a weight as the last field; the
+writer's header comment (``n_nodes``, ``index_base``, ``weighted``) makes isolated nodes and
+weights survive a round trip.
 """
 
 from __future__ import annotations
@@ -51,41 +48,25 @@ def read_edgelist(path, *, n_nodes: int | None = None, index_base: int | None = 
                   header: bool | None = None, name=None, **options) -> Hypergraph:
     """Read a hyperedge list (``.txt``, ``.csv``, ``.tsv``): one hyperedge per line.
 
-    Node ids are data, not positions: every distinct token is a node, kept as
-    ``hg.node_ids``: int64 in increasing order when every token is a canonical integer in
-    the int64 range (written as ``str(int)`` writes it: no leading zeros, no ``+``, no
-    ``-0``), else every token as written, in order of first appearance (so ``7``, ``007``
-    and ``0007`` are three nodes). A 1-based file has no node 0, ids ``4 5 1000000`` make
-    three nodes. Fields follow CSV quoting: ``"Smith, John"`` is one id, ``""`` inside
-    quotes is a quote. The file is read in chunks, a NUL byte or a line over 16 MiB is an
-    error before the rest is read. Files written by :func:`write_edgelist` with default ids (header
-    ``n_nodes=N index_base=B``), or calls passing ``n_nodes``/``index_base``, read ids as
-    positions ``base..base+n-1`` instead, so nodes in no hyperedge survive.
+    Every distinct token is a node (README.md, "Input formats", gives the id rule); a header
+    ``n_nodes=N index_base=B`` (as :func:`write_edgelist` writes) or a given ``n_nodes`` /
+    ``index_base`` reads ids as positions ``base..base+n-1`` instead.
 
     Parameters
     ----------
     path : str or PathLike
     n_nodes : int, optional
-        Positional mode: number of nodes (default from the header, else ``max id + 1 -
-        index_base``).
+        Positional mode: number of nodes (default from the header, else ``max id + 1 - base``).
     index_base : {0, 1}, optional
         Positional mode: whether ids start at 0 or 1.
     weighted : bool, optional
-        Whether the last field of each line is a positive weight; default from the header,
-        else False.
+        The last field of each line is a positive weight; default from the header, else False.
     sep : str, optional
-        Field separator; default a tab in a ``.tsv`` file, else commas and/or whitespace.
+        Field separator; default a tab in a ``.tsv``, else commas and/or whitespace.
     header : bool, optional
-        Whether the first non-comment line is a header to skip. Default: skipped (with a
-        warning) when none of its fields reads as a number and every other line holds only
-        integers; a first line with any number in it (``alice 7``) is always a hyperedge.
+        Skip the first non-comment line; default: when it holds words only above lines of integers.
     **options
         ``duplicates``, ``singletons``, ``empty`` for :meth:`Hypergraph.from_pairs`.
-
-    Returns
-    -------
-    Hypergraph
-        With ``node_ids`` and, in ids mode, ``node_ids`` in the order described above.
 
     Examples
     --------
@@ -129,8 +110,7 @@ def read_edgelist(path, *, n_nodes: int | None = None, index_base: int | None = 
 
 
 def _positions(tokens, flat, sizes, line_no, n_nodes, base: int, path):
-    """``(node position of each member, n_nodes, node_ids or None)`` of a positional file:
-    every token a plain integer in ``base..base + n_nodes - 1``."""
+    """``(member positions, n_nodes, node_ids or None)`` of a positional file."""
     bad = None if all_canonical(flat) else next(t for t in flat if not is_canonical_int(t))
     if bad is not None:
         at = int(line_no[np.searchsorted(np.cumsum(sizes), flat.index(bad), side="right")])
@@ -143,9 +123,7 @@ def _positions(tokens, flat, sizes, line_no, n_nodes, base: int, path):
 
 
 def _read_records(path, sep):
-    """``(fields of each record, line number of each, comment lines among the first 5)``:
-    blank and ``#`` lines are skipped; quoted fields follow CSV rules; a ``.tsv`` splits on
-    tabs only."""
+    """``(fields of each record, their line numbers, comments among the first 5 lines)``."""
     tokens, line_no, comments = [], [], []
     sep = file_sep(path, sep)
     for no, line in iter_lines(path):
@@ -166,8 +144,7 @@ def _read_records(path, sep):
 
 
 def _looks_like_header(tokens, weighted) -> bool:
-    """A first line of words only (no token reads as a number), above lines of integers only:
-    a line holding any number (``alice 7``) is a hyperedge, never dropped."""
+    """A first line with no number in it above lines of integers only."""
     if len(tokens) < 2:
         return False
     ids_part = (lambda toks: toks[:len(toks) - 1]) if weighted else (lambda toks: toks)
@@ -176,8 +153,7 @@ def _looks_like_header(tokens, weighted) -> bool:
 
 
 def warn_header_skipped(path, line_no, tokens) -> None:
-    """Say that the first record (``tokens[0]``, on line ``line_no[0]``) is taken for a
-    header, from the reader's caller (two frames up)."""
+    """Warn, from the reader's caller, that the first record is taken for a header."""
     warnings.warn(f"{path}:{int(line_no[0])}: first line {' '.join(tokens[0])[:40]!r} "
                   "looks like a header and is skipped (pass header=False to keep it)",
                   stacklevel=3)
@@ -214,25 +190,19 @@ def write_edgelist(hg: Hypergraph, path, *, delimiter: str = ",", index_base: in
                    weighted: bool | None = None) -> None:
     """Write ``hg`` as a hyperedge list with a header recording ``n_nodes``.
 
+    Default node ids are written as positions (isolated nodes survive through the header), other
+    ids as CSV-quoted text (isolated nodes are refused). Empty hyperedges are refused; features
+    and labels are not written (use HIF).
+
     Parameters
     ----------
     hg : Hypergraph
     path : str or PathLike
     delimiter : str
-        Separator between node ids (``","``, ``" "`` or ``"\\t"``).
+        ``","``, ``" "`` or ``"\\t"``.
     index_base : {0, 1}
     weighted : bool, optional
-        Append each hyperedge's weight as the last field; default when any weight != 1.
-
-    Notes
-    -----
-    Features and labels are not written (use HIF for those). Empty hyperedges cannot be
-    represented and are rejected. With default node ids the file holds positions plus a
-    header recording ``n_nodes`` (isolated nodes survive); otherwise it holds the node ids,
-    quoted as in CSV where they hold a separator, a quote or ``#``, and a hypergraph with
-    isolated nodes is refused (an edge list cannot hold them), as are empty ids and ids
-    holding a line break. Ids are text in the file: string ids that all read as integers
-    (``"7"``, ``"8"``) come back as the integers 7 and 8.
+        Append each hyperedge's weight; default when any weight != 1.
 
     Examples
     --------

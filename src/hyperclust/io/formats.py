@@ -1,10 +1,5 @@
-"""The format registry: every input format, by human name, with how to detect, read and
-(where supported) write it.
-
-:func:`~hyperclust.io.read_hypergraph` and the dataset registry read through
-:data:`FORMATS`; the letters ``A``..``F`` of the benchmark collection's README are aliases of
-its formats. Adding a format is adding one :class:`Format` to
-:data:`FORMATS` (or calling :func:`register_format`); see ``docs/extending.md``.
+"""The format registry :data:`FORMATS`: every input format by name (the collection's letters
+A..F are aliases), with how to detect, read and write it; docs/extending.md adds one.
 """
 
 from __future__ import annotations
@@ -63,11 +58,11 @@ class Format:
     Attributes
     ----------
     description : str
-        One line: what the files look like (shown by ``--help`` and error messages).
+        One line: what the files look like (``--help`` and error messages).
     directory : bool
         A dataset folder (True) or a single file (False).
     detect : callable
-        ``detect(source) -> bool`` for a :class:`Source` of the right kind (folder or file).
+        ``detect(source) -> bool`` for a :class:`Source` of the right kind.
     read : callable
         ``read(source, **options) -> Hypergraph``.
     write : callable, optional
@@ -75,10 +70,7 @@ class Format:
     alias : str, optional
         Another accepted name (the collection's letter).
     examples : tuple of dict
-        Small sources of this format, each ``{file name: text}`` (one file for a file format,
-        the folder's files for a directory format): :func:`register_format` checks that
-        ``detect`` claims them and that no format tried earlier does, so that no format is
-        silently never detected.
+        Small sources ``{file name: text}`` that ``detect`` must claim, and no earlier format.
 
     Examples
     --------
@@ -163,10 +155,8 @@ def register_format(name: str, fmt: Format, *, replace: bool = False,
                     before: str | None = None) -> None:
     """Add ``fmt`` to the registry under ``name`` (a plugin's entry point).
 
-    ``fmt.examples`` are required: ``fmt.detect`` must claim each of them, and no format
-    tried before it may (it would win, and ``fmt`` would silently never be detected there).
-    ``before`` gives it an explicit priority: it is tried just before the format named, and
-    then it must not claim the examples of any format it now precedes.
+    ``fmt.detect`` must claim each of ``fmt.examples`` and no format tried before it may;
+    ``before`` tries it just before the format named.
 
     Raises
     ------
@@ -217,8 +207,7 @@ def register_format(name: str, fmt: Format, *, replace: bool = False,
 
 
 def check_detection_order(formats: dict[str, Format], only: str | None = None) -> None:
-    """Raise ``ValueError`` where a format's detect misses its own example or a format tried
-    earlier claims it (``only``: check the pairs involving that format).
+    """Raise ``ValueError`` where a format misses its own example or an earlier one claims it.
 
     Examples
     --------
@@ -251,8 +240,7 @@ def _materialise(folder: Path, example: dict, directory: bool) -> Source:
 
 
 def _claims(fmt: Format, src: Source) -> bool:
-    """Whether detection stops at ``fmt`` for ``src``: it says yes, or refuses the source
-    (an ambiguity it reports instead of guessing)."""
+    """Whether detection stops at ``fmt``: it says yes, or refuses the source as ambiguous."""
     try:
         return bool(fmt.detect(src))
     except DataFormatError:
@@ -260,8 +248,7 @@ def _claims(fmt: Format, src: Source) -> bool:
 
 
 def canonical_format(format: str | None) -> str | None:
-    """The registered name of ``format`` (a name or an alias such as a letter A-E);
-    ``ValueError`` when unknown.
+    """The registered name of ``format`` (a name or an alias); ``ValueError`` when unknown.
 
     Examples
     --------

@@ -1,6 +1,6 @@
-"""Format F of the benchmark collection: a graph in one ``.npz`` (the heterophilous-graphs
-benchmark: ``edges``, ``node_labels``, ``node_features``), read as a hypergraph of closed
-neighbourhoods (registered as ``graph-npz`` in :data:`hyperclust.io.formats.FORMATS`)."""
+"""Format F: a graph in one ``.npz`` (``edges``, ``node_labels``, ``node_features``) read as a
+hypergraph of closed neighbourhoods.
+"""
 
 from __future__ import annotations
 
@@ -20,8 +20,7 @@ GRAPH_HYPEREDGES = ("neighbourhood", "edges")
 
 
 def _graph_pairs(edges, hyperedges):
-    """(member, hyperedge) pairs and the hyperedge count of a graph's hyperedges: one per
-    node with a neighbour (``{v} + N(v)``), or one per distinct edge; self-loops dropped."""
+    """(member, hyperedge) pairs and count: ``{v} + N(v)`` per node with a neighbour, or one per edge."""
     e = edges[edges[:, 0] != edges[:, 1]]
     if hyperedges == "edges":
         e = np.unique(np.sort(e, axis=1), axis=0)
@@ -34,8 +33,7 @@ def _graph_pairs(edges, hyperedges):
 
 
 def _graph_arrays(path):
-    """``(edges, labels, classes, features)`` of a format F file, each checked (labels,
-    classes and features None when absent; features as CSR float32)."""
+    """``(edges, labels, classes, features)`` of a format F file, checked; features CSR float32."""
     try:
         with np.load(path, allow_pickle=False) as z:
             arrays = {k: z[k] for k in ("edges", "node_labels", "node_features") if k in z}
@@ -66,31 +64,24 @@ def read_graph_npz(path, *, hyperedges: str = "neighbourhood", name=None,
     Parameters
     ----------
     path : str or PathLike
-        Holds ``edges`` (E x 2 node ids, 0-based, undirected: each edge once or twice),
-        ``node_labels`` (n) and ``node_features`` (n x d, optional); other arrays (the
-        benchmark's train/val/test masks) are ignored.
+        ``edges`` (E x 2, 0-based, undirected), ``node_labels`` (n), ``node_features`` (n x d,
+        optional); other arrays are ignored.
     hyperedges : {"neighbourhood", "edges"}
-        ``"neighbourhood"``: one hyperedge ``{v} + N(v)`` per node ``v`` with a neighbour
-        (the closed neighbourhood; the heterophilic hypergraph benchmarks' construction);
-        ``"edges"``: the graph itself, one 2-node hyperedge per distinct edge. Self-loops
-        are dropped; nodes without a neighbour are isolated.
+        One hyperedge ``{v} + N(v)`` per node with a neighbour, or one per distinct edge.
+        Self-loops are dropped.
     name : str, optional
         Display name; default the file's stem.
     **options
-        ``duplicates`` (default ``"drop"``: two nodes with the same closed neighbourhood
-        give one hyperedge of weight 1), ``singletons``, ``empty``.
+        ``duplicates`` (default ``"drop"``), ``singletons``, ``empty``.
 
     Returns
     -------
     Hypergraph
-        Features as CSR float32 (bag-of-words columns are mostly zero); labels mapped to
-        ``0..k-1``; ``cleaning.extra["raw_edges"]`` the hyperedges built before duplicates
-        were dropped, ``["graph_edges"]`` the edges in the file.
+        Features as CSR float32; ``cleaning.extra["graph_edges"]`` the edges in the file.
 
     Examples
     --------
-    A path 0-1-2, a duplicated edge, a self-loop and an isolated node 3: the closed
-    neighbourhoods are {0, 1}, {0, 1, 2} and {1, 2}:
+    A path 0-1-2, a duplicated edge, a self-loop and an isolated node 3:
 
     >>> import pathlib, tempfile
     >>> with tempfile.TemporaryDirectory() as d:

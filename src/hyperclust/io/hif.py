@@ -1,17 +1,9 @@
-"""HIF (Hypergraph Interchange Format) JSON: read, write and validate offline.
+"""HIF (Hypergraph Interchange Format) JSON: read, write and validate against the bundled schema.
 
-The JSON schema is bundled (``hif_schema.json``) and checked with ``jsonschema``; nothing
-is fetched from the network. Mapping to a :class:`~hyperclust.Hypergraph`:
-
-- nodes are numbered in the order of the ``nodes`` array, then nodes met only in
-  ``incidences`` in order of first appearance; likewise hyperedges;
-- ``edges[*].weight`` is the hyperedge weight, else ``edges[*].attrs.weight`` (as XGI
-  writes it), default 1;
-- node ``attrs[label_key]`` (default ``"label"``) gives the labels (ints or strings, mapped to
-  ``0..k-1``; missing = -1), ``attrs["features"]`` (a list of numbers on every node; a node
-  without it while others have it is an error) the features, ``attrs["name"]`` the node
-  names; the HIF node and edge ids become ``node_ids`` / ``edge_ids``;
-- incidence weights and directions have no counterpart and are ignored with a warning.
+Nodes and hyperedges are numbered in the order of ``nodes``/``edges``, then of first appearance
+in ``incidences``; the edge weight is ``weight``, else ``attrs.weight`` (as XGI writes it);
+node ``attrs[label_key]``, ``attrs["features"]``, ``attrs["name"]`` give labels, features and
+names; incidence weights and directions are ignored with a warning.
 """
 
 from __future__ import annotations
@@ -33,18 +25,12 @@ __all__ = ["read_hif", "write_hif", "from_hif", "to_hif", "validate_hif", "hif_s
 
 @functools.lru_cache(maxsize=1)
 def hif_schema() -> dict:
-    """The bundled HIF JSON schema (draft 2020-12).
-
-    Returns
-    -------
-    dict
-        The parsed schema (cached: the same object on every call; do not modify it).
+    """The bundled HIF JSON schema (draft 2020-12), cached: do not modify it.
 
     Examples
     --------
-    >>> schema = hif_schema()
-    >>> schema["required"], "$schema" in schema
-    (['incidences'], True)
+    >>> hif_schema()["required"]
+    ['incidences']
     """
     text = resources.files("hyperclust.io").joinpath("hif_schema.json").read_text(encoding="utf-8")
     return json.loads(text)
@@ -62,8 +48,7 @@ def _is_number(x) -> bool:
 
 
 def _edge_weight(rec, path):
-    """An edge record's weight: its ``weight``, else ``attrs.weight`` (where XGI's
-    ``write_hif`` puts it), else None."""
+    """An edge record's ``weight``, else ``attrs.weight``, else None."""
     if "weight" in rec:
         return rec["weight"]
     w = rec.get("attrs", {}).get("weight")
@@ -99,15 +84,8 @@ def validate_hif(doc, path=None, *, full: bool = False) -> None:
     path : str or PathLike, optional
         Named in the error.
     full : bool
-        Run ``jsonschema`` on every record. The default runs ``jsonschema`` on the document
-        with the ``nodes``/``edges``/``incidences`` arrays emptied, and checks their records
-        (whose schema is only "object with typed id fields") with an equivalent direct check,
-        which is ~50x faster on large files.
-
-    Raises
-    ------
-    DataFormatError
-        ``"not valid HIF at WHERE: WHY"``, with the JSON path of the first violation.
+        Run ``jsonschema`` on every record; the default checks the records of the big arrays
+        directly (same rules, much faster).
 
     Examples
     --------
@@ -142,7 +120,7 @@ def _raise_first(validator, doc, path):
 
 
 def read_hif(path, *, label_key: str = "label", validate: bool = True, **options) -> Hypergraph:
-    """Read a HIF JSON file.
+    """Read a HIF JSON file (see :func:`from_hif`).
 
     Parameters
     ----------
@@ -153,11 +131,6 @@ def read_hif(path, *, label_key: str = "label", validate: bool = True, **options
         Check the document against the bundled schema first.
     **options
         ``duplicates``, ``singletons``, ``empty`` for :meth:`Hypergraph.from_pairs`.
-
-    Returns
-    -------
-    Hypergraph
-        See :func:`from_hif` and the module notes for how the document maps to it.
 
     Examples
     --------
@@ -192,7 +165,7 @@ def _key(x):
 
 def from_hif(doc: dict, *, label_key: str = "label", validate: bool = True, path=None,
              name=None, **options) -> Hypergraph:
-    """Build a Hypergraph from a parsed HIF document (see the module notes).
+    """Build a Hypergraph from a parsed HIF document (mapping in the module notes).
 
     Parameters
     ----------
@@ -203,21 +176,15 @@ def from_hif(doc: dict, *, label_key: str = "label", validate: bool = True, path
     validate : bool
         Check ``doc`` against the bundled schema first.
     path : str or PathLike, optional
-        The file ``doc`` came from, named in errors and warnings.
+        Named in errors and warnings.
     name : str, optional
-        Display name; default ``metadata["name"]`` of the document.
+        Display name; default ``metadata["name"]``.
     **options
         ``duplicates``, ``singletons``, ``empty`` for :meth:`Hypergraph.from_pairs`.
 
-    Returns
-    -------
-    Hypergraph
-        Nodes in the order of ``nodes`` then of first appearance in ``incidences``;
-        ``node_ids`` / ``edge_ids`` the HIF ids.
-
     Examples
     --------
-    Node ``"d"`` is listed but in no hyperedge, and string labels become ``0..k-1``:
+    Node ``"d"`` is in no hyperedge, and string labels become ``0..k-1``:
 
     >>> doc = {"nodes": [{"node": v, "attrs": {"label": y}}
     ...                  for v, y in zip("abcd", ["x", "x", "y", "y"])],
@@ -268,7 +235,6 @@ def from_hif(doc: dict, *, label_key: str = "label", validate: bool = True, path
 
 
 def _warn_ignored(doc: dict, inc: list, path) -> None:
-    """Warn (at the reader's caller) that directions and incidence weights are dropped."""
     if doc.get("network-type") == "directed" or any("direction" in r for r in inc):
         warnings.warn(f"{path or 'HIF'}: incidence directions are ignored (undirected "
                       "hypergraph)", stacklevel=3)
@@ -278,8 +244,7 @@ def _warn_ignored(doc: dict, inc: list, path) -> None:
 
 
 def _hif_weights(edge_recs: list, eidx: dict, m: int, path):
-    """The hyperedge weights (1 where an edge gives none), or None when no edge gives one;
-    a weight that is not positive and finite is an error."""
+    """Hyperedge weights (1 where absent), None when no edge gives one; non-positive is an error."""
     given = [(eidx[_key(r["edge"])], w) for r in edge_recs
              if (w := _edge_weight(r, path)) is not None]
     if not given:
@@ -294,9 +259,7 @@ def _hif_weights(edge_recs: list, eidx: dict, m: int, path):
 
 
 def _hif_labels(attrs: list, label_key: str, path):
-    """``(labels, classes)`` from the node attribute ``label_key`` (numbers as
-    :func:`encode_labels` codes them, else names coded in sorted order; -1 where absent),
-    or ``(None, None)`` when no node has it."""
+    """``(labels, classes)`` from node attr ``label_key`` (-1 where absent), or ``(None, None)``."""
     if not any(label_key in a for a in attrs):
         return None, None
     raw = [a.get(label_key) for a in attrs]
@@ -310,8 +273,7 @@ def _hif_labels(attrs: list, label_key: str, path):
 
 
 def _hif_features(attrs: list, ids: list, path):
-    """The ``(n, d)`` float64 node features of the ``features`` attrs, None when no node has
-    them; some nodes with and some without is an error naming the first without."""
+    """``(n, d)`` node features from the ``features`` attrs, or None; all nodes or none."""
     has_features = [("features" in a) for a in attrs]
     if not attrs or not any(has_features):
         return None
@@ -329,8 +291,7 @@ def _hif_features(attrs: list, ids: list, path):
 
 
 def _hif_ids(ids: list, what: str):
-    """HIF ids as node_ids/edge_ids: ints stay ints; a mix of ints and strings, or ids that
-    only differ in type (1 and "1"), become strings that say which they were."""
+    """HIF ids as node/edge ids: ints stay ints, else strings (1 and "1" may not both occur)."""
     if all(isinstance(i, int) for i in ids):
         return np.asarray(ids, dtype=np.int64) if ids else None
     text = [str(i) for i in ids]
@@ -342,7 +303,7 @@ def _hif_ids(ids: list, what: str):
 
 def to_hif(hg: Hypergraph, *, label_key: str = "label", include_features: bool = False,
            metadata: dict | None = None) -> dict:
-    """A HIF document for ``hg`` (HIF node and edge ids are ``hg.node_ids`` / ``hg.edge_ids``).
+    """A HIF document for ``hg``, with ids ``hg.node_ids`` / ``hg.edge_ids``.
 
     Parameters
     ----------
@@ -350,15 +311,14 @@ def to_hif(hg: Hypergraph, *, label_key: str = "label", include_features: bool =
     label_key : str
         Node attribute to hold the labels (nodes labelled -1 get none).
     include_features : bool
-        Store dense feature rows as node ``attrs["features"]`` (large for big inputs).
+        Store feature rows as node ``attrs["features"]``.
     metadata : dict, optional
         Extra ``metadata`` entries (``name`` defaults to ``hg.name``).
 
     Returns
     -------
     dict
-        ``{"network-type", "metadata", "nodes", "edges", "incidences"}``; one incidence per
-        (hyperedge, member) pair.
+        One incidence per (hyperedge, member) pair.
 
     Examples
     --------
@@ -366,8 +326,6 @@ def to_hif(hg: Hypergraph, *, label_key: str = "label", include_features: bool =
     >>> doc = to_hif(Hypergraph.from_edges([[0, 1, 2], [2, 3]]))
     >>> [(r["edge"], r["node"]) for r in doc["incidences"]]
     [(0, 0), (0, 1), (0, 2), (1, 2), (1, 3)]
-    >>> from_hif(doc).edges()[1].tolist()
-    [2, 3]
     """
     n, m = hg.shape
     node_attrs = [{} for _ in range(n)]
@@ -406,22 +364,10 @@ def to_hif(hg: Hypergraph, *, label_key: str = "label", include_features: bool =
 
 def write_hif(hg: Hypergraph, path, *, label_key: str = "label", include_features: bool = False,
               metadata: dict | None = None, validate: bool = True) -> None:
-    """Write ``hg`` as HIF JSON (validated against the bundled schema unless
-    ``validate=False``).
-
-    Parameters
-    ----------
-    hg : Hypergraph
-    path : str or PathLike
-    label_key, include_features, metadata
-        As for :func:`to_hif`.
-    validate : bool
-        Check the document against the bundled schema before writing.
+    """Write ``hg`` as HIF JSON; arguments as for :func:`to_hif`, ``validate`` checks the schema.
 
     Examples
     --------
-    Labels, weights and isolated nodes survive a round trip:
-
     >>> import pathlib, tempfile
     >>> from hyperclust import Hypergraph
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]], n_nodes=5, weights=[1.0, 2.5],

@@ -1,10 +1,5 @@
-"""Reader for hypergraphx's JSON serialisation (``hypergraphx.readwrite.save_hypergraph``).
-
-The file is a JSON list: a header object ``{"hypergraph_type": ..., "hypergraph_metadata":
-...}``, then ``{"type": "node", "idx": id, "metadata": {...}}`` records and
-``{"type": "edge", "interaction": [ids], "weight": w, "metadata": {...}}`` records. Only
-undirected ``"Hypergraph"`` files are supported. Nodes are numbered by increasing ``idx``
-(node names keep the original ids); the label is node ``metadata[label_key]``.
+"""Reader for hypergraphx's JSON (``hypergraphx.readwrite.save_hypergraph``): a header object,
+then node and edge records; only undirected ``"Hypergraph"`` files.
 """
 
 from __future__ import annotations
@@ -21,17 +16,7 @@ __all__ = ["read_hypergraphx", "is_hypergraphx"]
 
 
 def is_hypergraphx(doc) -> bool:
-    """Whether a parsed JSON document looks like hypergraphx's format.
-
-    Parameters
-    ----------
-    doc : object
-        A parsed JSON document.
-
-    Returns
-    -------
-    bool
-        True for a non-empty list whose first item is an object with ``hypergraph_type``.
+    """Whether a parsed JSON document is a list opening with a ``hypergraph_type`` object.
 
     Examples
     --------
@@ -44,25 +29,19 @@ def is_hypergraphx(doc) -> bool:
 
 def read_hypergraphx(path, *, label_key: str = "class", doc=None, name=None,
                      **options) -> Hypergraph:
-    """Read a hypergraphx JSON file.
+    """Read a hypergraphx JSON file; nodes by increasing ``idx`` (kept as ``node_ids``).
 
     Parameters
     ----------
     path : str or PathLike
     label_key : str
-        Node metadata key holding the class (strings or ints, mapped to ``0..k-1`` in sorted
-        order; nodes without it get -1).
+        Node metadata key holding the class (coded ``0..k-1`` in sorted order; absent: -1).
     doc : list, optional
-        The already parsed document (avoids reading ``path`` twice).
+        The already parsed document.
     name : str, optional
         Display name; default the file name without its suffixes.
     **options
         ``duplicates``, ``singletons``, ``empty`` for :meth:`Hypergraph.from_pairs`.
-
-    Returns
-    -------
-    Hypergraph
-        Nodes by increasing ``idx`` (``node_ids``); labels from ``metadata[label_key]``.
 
     Examples
     --------
@@ -96,8 +75,6 @@ def read_hypergraphx(path, *, label_key: str = "class", doc=None, name=None,
     nodes = np.fromiter((index[x] for x in flat), dtype=np.int64, count=len(flat))
     eids = np.repeat(np.arange(len(members)), sizes)
     weights = _weights(edge_recs, path)
-    if weights is not None and np.all(weights == 1.0):
-        weights = None
     raw = {r["idx"]: (r.get("metadata") or {}).get(label_key) for r in node_recs}
     labels = classes = None
     if any(v is not None for v in raw.values()):
@@ -116,7 +93,6 @@ def read_hypergraphx(path, *, label_key: str = "class", doc=None, name=None,
 
 
 def _node_and_edge_records(doc: list, path) -> tuple[list, list]:
-    """The node and the edge records of a hypergraphx document, their ids checked."""
     node_recs, edge_recs = [], []
     for i, rec in enumerate(doc[1:], start=1):
         t = rec.get("type") if isinstance(rec, dict) else None
@@ -140,7 +116,7 @@ def _ids_array(ids: list):
 
 
 def _check_ids(values, what: str, path) -> None:
-    """Every id an int or a string: ``null`` (or a float, a list) is no node id."""
+    """Every id an int or a string."""
     bad = next((v for v in values if isinstance(v, bool) or not isinstance(v, (int, str))),
                "ok")
     if bad != "ok":
@@ -148,7 +124,7 @@ def _check_ids(values, what: str, path) -> None:
 
 
 def _weights(edge_recs, path):
-    """The edges' ``weight`` fields as floats (1 when absent); None when all are 1."""
+    """The edges' ``weight`` fields (1 when absent); None when all are 1."""
     raw = [r.get("weight", 1.0) for r in edge_recs]
     bad = next((w for w in raw if isinstance(w, bool) or not isinstance(w, (int, float))), "ok")
     if bad != "ok":

@@ -1,6 +1,4 @@
-"""The LE / LEGCN directory format (format B of :mod:`hyperclust.io.benchmark_formats`):
-``NAME.content`` rows ``id feature... label`` and ``NAME.edges`` rows ``node_id
-hyperedge_id``."""
+"""The LE / LEGCN directory format (format B): ``NAME.content`` and ``NAME.edges``."""
 
 from __future__ import annotations
 
@@ -14,12 +12,10 @@ __all__ = ["read_le"]
 
 
 def read_le(directory, *, name=None, **options) -> Hypergraph:
-    """Read an LE-style directory (format B): ``NAME.content`` and ``NAME.edges``.
+    """Read an LE-style directory (format B).
 
-    Node ``i`` is row ``i`` of ``.content``; the ``.edges`` file refers to nodes by the id in
-    the first column of ``.content`` (not necessarily ``0..n-1``, e.g. 20newsW100) and to
-    hyperedges by ``n + j``. Features are the middle columns (dense float64), the label is
-    the last column.
+    Node ``i`` is row ``i`` of ``.content`` (``id feature... label``); ``.edges`` lines
+    ``node_id hyperedge_id`` name nodes by that id and hyperedges by ``n + j``.
 
     Parameters
     ----------
@@ -28,16 +24,8 @@ def read_le(directory, *, name=None, **options) -> Hypergraph:
     name, **options
         As for :func:`~hyperclust.io.benchmark_formats.read_hypergcn`.
 
-    Returns
-    -------
-    Hypergraph
-        ``n_nodes`` = rows of ``.content``; features of shape ``(n_nodes, n_columns - 2)``;
-        ``node_ids`` the ``.content`` id column.
-
     Examples
     --------
-    Node ids 10..13 are rows 0..3; hyperedge ids start at n = 4 (features: 1 column):
-
     >>> import pathlib, tempfile
     >>> with tempfile.TemporaryDirectory() as d:
     ...     d = pathlib.Path(d)
@@ -68,8 +56,7 @@ def read_le(directory, *, name=None, **options) -> Hypergraph:
 
 
 def _read_content(cpath):
-    """``(table, ids, order)`` of an LE ``.content`` file: its float64 table, the int64 id
-    column (integers below 2^53, each once) and the stable order sorting the ids."""
+    """``(table, int64 ids, stable order sorting the ids)`` of a ``.content`` file."""
     rows = read_text(cpath).split("\n")
     try:
         table = np.loadtxt(rows, dtype=np.float64, ndmin=2)
@@ -96,8 +83,7 @@ def _read_content(cpath):
 
 
 def _read_le_pairs(epath, sorted_ids, order, content_name: str):
-    """``(node row, hyperedge id - n)`` of each ``node_id hyperedge_id`` line of an LE
-    ``.edges`` file; unknown node ids and hyperedge ids below ``n`` are errors."""
+    """``(node row, hyperedge id - n)`` of each ``.edges`` line, ids checked."""
     n = sorted_ids.shape[0]
     vals, sizes, line_no = parse_int_lines(epath, skip_blank=True, comment="#", what="id")
     bad = np.flatnonzero(sizes != 2)
@@ -117,6 +103,3 @@ def _read_le_pairs(epath, sorted_ids, order, content_name: str):
         raise DataFormatError(f"hyperedge id {pairs[low[0], 1]} is below the offset n={n}",
                               epath, int(line_no[low[0]]))
     return order[pos], raw_e
-
-
-# ---------------------------------------------------------------------------------- format C

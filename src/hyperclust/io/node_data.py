@@ -1,11 +1,6 @@
-"""Node features and labels from their own files, matched to a hypergraph's nodes by id.
-
-A table either names its nodes (a CSV whose header starts with ``node``/``id``/``node_id``,
-or a labels file of ``id,label`` lines) or is positional (``.npy``/``.npz`` arrays, a CSV
-without an id column, one label per line): then row ``i`` belongs to node id
-``i + index_base``. Rows are matched to ``hg.node_ids``, never to positions, so a 1-based or
-gappy edge list cannot shift them silently: a node without a feature row is an error, a row
-whose id is in no hyperedge becomes a node in no hyperedge (with a warning).
+"""Node features and labels from their own files, matched to a hypergraph's nodes by id
+(README.md, "Features and labels of an edge list"): a table names its nodes in a first
+``node``/``id`` column, or row ``i`` is node id ``i + index_base``.
 """
 
 from __future__ import annotations
@@ -20,6 +15,7 @@ import scipy.sparse as sp
 
 from ..hypergraph import Hypergraph, map_ids
 from ._common import encode_labels
+from .edgelist import _is_float as _is_number
 from .errors import DataFormatError
 from .safe_pickle import load_npy
 from .text_fields import file_sep, ids_from_tokens, iter_lines, split_fields
@@ -30,39 +26,26 @@ __all__ = ["read_node_table", "attach_node_data", "ID_COLUMNS"]
 ID_COLUMNS = ("node", "id", "node_id", "nodeid", "name")
 
 
-def _is_number(tok: str) -> bool:
-    try:
-        float(tok)
-        return True
-    except ValueError:
-        return False
-
-
 def read_node_table(path, *, kind: str = "features", sep: str | None = None):
     """Read a features or labels file.
 
     Parameters
     ----------
     path : str or PathLike
-        ``.npy`` / ``.npz`` (positional; a scipy ``save_npz`` file for sparse features), or
-        text (``.csv``, ``.tsv``, ``.txt``): see the module notes.
+        ``.npy`` / ``.npz`` (positional; scipy ``save_npz`` for sparse), or a text table.
     kind : {"features", "labels"}
     sep : str, optional
-        Field separator of a text file; default a tab in a ``.tsv`` file, else commas
-        and/or whitespace.
+        Field separator of a text file; default a tab in a ``.tsv``, else commas and/or whitespace.
 
     Returns
     -------
     ids : ndarray or None
         The node id of each row, or None for a positional table.
     values : ndarray or CSR
-        ``(n_rows, n_features)`` floats for features; ``(n_rows,)`` raw labels (ints or
-        strings) for labels.
+        ``(n_rows, n_features)`` floats, or ``(n_rows,)`` raw labels.
 
     Examples
     --------
-    A CSV whose first column is named ``node`` says which node each row belongs to:
-
     >>> import pathlib, tempfile
     >>> with tempfile.TemporaryDirectory() as d:
     ...     path = pathlib.Path(d) / "features.csv"
@@ -93,8 +76,6 @@ def read_node_table(path, *, kind: str = "features", sep: str | None = None):
 
 
 def _read_text_table(path: Path, sep, kind: str):
-    """``(ids or None, values)`` of a text features/labels table (see
-    :func:`read_node_table`)."""
     line_no, rows = _read_rows(path, sep, kind)
     first = rows[0]
     second = next((r for r in rows[1:] if r is not None), None)
@@ -119,8 +100,7 @@ def _read_text_table(path: Path, sep, kind: str):
 
 
 def _feature_values(rows, line_no, path: Path) -> np.ndarray:
-    """The feature rows as a float64 ``(n_rows, n_features)`` array; the first token that is
-    not a number is an error naming its line."""
+    """Feature rows as float64 ``(n_rows, n_features)``; a non-number names its line."""
     try:
         values = np.asarray(rows, dtype=np.float64)
     except ValueError:
@@ -136,8 +116,7 @@ def _feature_values(rows, line_no, path: Path) -> np.ndarray:
 
 
 def _read_rows(path, sep, kind):
-    """``(line numbers, fields of each row)`` of a text table: ``#`` lines skipped, blank
-    lines recorded so that a positional table can refuse them (:func:`_check_rows`)."""
+    """``(line numbers, fields)`` of a text table; blank lines kept as None for :func:`_check_rows`."""
     rows, line_no = [], []
     sep = file_sep(path, sep)
     for no, line in iter_lines(path):
@@ -267,6 +246,9 @@ def attach_node_data(hg: Hypergraph, *, features=None, feature_ids=None, labels=
                      label_ids=None, index_base: int = 0) -> Hypergraph:
     """A copy of ``hg`` with features and/or labels matched to its nodes by id.
 
+    Ids found only in a table become nodes in no hyperedge (with a warning); nodes a labels table
+    with ids leaves out get -1.
+
     Parameters
     ----------
     hg : Hypergraph
@@ -274,30 +256,20 @@ def attach_node_data(hg: Hypergraph, *, features=None, feature_ids=None, labels=
     feature_ids : sequence, shape (n_rows,), optional
         Node id of each feature row; default ``index_base + row``.
     labels : sequence, shape (n_rows,), optional
-        Class labels (ints or strings; strings are mapped to ``0..k-1`` in sorted order).
+        Class labels (strings are coded ``0..k-1`` in sorted order).
     label_ids : sequence, optional
         Node id of each label; default ``index_base + row``.
     index_base : int
         Id of row 0 of a positional table.
 
-    Returns
-    -------
-    Hypergraph
-        Every node of ``hg`` (in its order), then any id present only in the tables, as
-        nodes in no hyperedge (a warning says how many). Nodes that a labels table with
-        ids leaves out get -1 (unlabelled).
-
     Raises
     ------
     ValueError
-        A node without a feature row, a node without a label in a positional labels
-        table, repeated ids in a table, or a positional table for a hypergraph whose node
-        ids are strings.
+        A node without a feature row (or label, positional), repeated ids, or a positional
+        table for string node ids.
 
     Examples
     --------
-    Labels given for ids 1..4 of a 1-based edge list (nodes 1..4) land on the right nodes:
-
     >>> from hyperclust import Hypergraph
     >>> hg = Hypergraph.from_edges([[1, 2, 3], [3, 4]], node_ids=[1, 2, 3, 4])
     >>> out = attach_node_data(hg, labels=["b", "a", "a", "b"], label_ids=[4, 2, 3, 1])
@@ -344,8 +316,7 @@ def attach_node_data(hg: Hypergraph, *, features=None, feature_ids=None, labels=
 
 
 def _id_tables(hg: Hypergraph, given: dict, index_base: int) -> dict:
-    """``{what: (ids, values)}`` of the tables given as ``{what: (values, ids or None)}``;
-    a positional table gets ids ``index_base + row`` (refused when the node ids are names)."""
+    """``{what: (ids, values)}``; a positional table gets ids ``index_base + row``."""
     tables = {}
     for what, (values, ids) in given.items():
         if values is None:
@@ -365,8 +336,7 @@ def _id_tables(hg: Hypergraph, given: dict, index_base: int) -> dict:
 
 
 def _ids_with_table_only_nodes(all_ids: np.ndarray, tables: dict) -> np.ndarray:
-    """The node ids, then the ids found only in the tables (a warning says how many):
-    they become nodes in no hyperedge."""
+    """The node ids, then ids found only in the tables (with a warning)."""
     extra_parts = []
     for ids, _ in tables.values():
         try:
@@ -396,7 +366,7 @@ def _rows_of(ids, all_ids: np.ndarray, what: str) -> np.ndarray:
 
 
 def _label_rows(ids, all_ids: np.ndarray, *, positional: bool) -> np.ndarray:
-    """The node position of each label row; a positional table must cover every node."""
+    """Node position of each label row; a positional table must cover every node."""
     rows = _rows_of(ids, all_ids, "labels")
     n = all_ids.shape[0]
     if positional and rows.size < n:
@@ -409,8 +379,7 @@ def _label_rows(ids, all_ids: np.ndarray, *, positional: bool) -> np.ndarray:
 
 
 def _features_by_id(ids, values, all_ids: np.ndarray, *, positional: bool):
-    """The feature rows in node order; a node without a row is an error (``positional``:
-    the table had no id column, so the message points at ``index_base``)."""
+    """The feature rows in node order; a node without a row is an error."""
     n = all_ids.shape[0]
     rows = _rows_of(ids, all_ids, "features")
     if rows.size != n:

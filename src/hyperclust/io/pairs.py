@@ -1,13 +1,6 @@
-"""(node, hyperedge) pairs: one membership per line, a node id then a hyperedge id (the
-bipartite edge list ``xgi.write_bipartite_edgelist`` writes), optionally a hyperedge weight
-as a third field.
-
-The writer starts the file with the comment ``# hyperclust (node, hyperedge) pairs:
-weighted=W``, by which detection knows the file; XGI's reader skips it as a comment. A
-header-less text file of two fields per line whose second column runs as a pairs writer lists
-hyperedges reads equally well as a graph's edge list and as pairs: detection refuses it,
-asking for ``format="pairs"`` or ``"edgelist"``. Other two-field files stay edge lists (a
-pairs file of one-member hyperedges only is among them: name its format).
+"""(node, hyperedge) pairs, one membership per line (as ``xgi.write_bipartite_edgelist`` writes),
+an optional third field the hyperedge weight; README.md, "Input formats", says how detection
+tells them from a graph's edge list.
 """
 
 from __future__ import annotations
@@ -31,16 +24,13 @@ _PEEK_LINES = 2000
 
 
 def detect_pairs(path) -> bool:
-    """Whether ``path`` is a pairs file: True when it opens with the writer's header; False
-    for the edge-list writer's header, a line with other than two fields, or two-field lines
-    that cannot be pairs as a writer lists them (a hyperedge's lines together, some hyperedge
-    of two members or more), which stay a graph's edge list.
+    """Whether ``path`` is a pairs file (opens with the writer's header).
 
     Raises
     ------
     DataFormatError
-        Two fields per line (in the first ``_PEEK_LINES``), the second column in runs with
-        a repeat and no header: a graph's edge list and (node, hyperedge) pairs both fit.
+        Header-less two-field lines whose second column runs hyperedge by hyperedge: a graph's
+        edge list and pairs both fit.
 
     Examples
     --------
@@ -82,12 +72,8 @@ def detect_pairs(path) -> bool:
 def _in_runs_with_a_repeat(column: list[str]) -> bool:
     """Whether each value's occurrences are consecutive and some value occurs twice.
 
-    Examples
-    --------
     >>> _in_runs_with_a_repeat(list("aabbb")), _in_runs_with_a_repeat(list("aba"))
     (True, False)
-    >>> _in_runs_with_a_repeat(list("abc"))
-    False
     """
     values = np.asarray(column, dtype=object)
     if values.size < 2:
@@ -100,36 +86,22 @@ def _in_runs_with_a_repeat(column: list[str]) -> bool:
 def read_pairs(path, *, sep: str | None = None, header: bool | None = None,
                weighted: bool | None = None, edge_first: bool = False, name=None,
                **options) -> Hypergraph:
-    """Read (node, hyperedge) pairs: one membership per line.
-
-    Node ids and hyperedge ids follow the id rule of :func:`~hyperclust.io.read_edgelist`,
-    each column on its own: int64 in increasing order when every token of the column is a
-    canonical integer, else every token as written in order of first appearance. Both are
-    kept (``hg.node_ids``, ``hg.edge_ids``). A pair listed twice is one membership (counted
-    in ``hg.cleaning``); duplicate hyperedges follow ``duplicates=`` as in every reader.
+    """Read (node, hyperedge) pairs; node and hyperedge ids follow :func:`read_edgelist`'s id rule.
 
     Parameters
     ----------
     path : str or PathLike
     sep : str, optional
-        Field separator; default a tab in a ``.tsv`` file, else commas and/or whitespace.
+        Field separator; default a tab in a ``.tsv``, else commas and/or whitespace.
     header : bool, optional
-        Whether the first non-comment line is a header; default: False in a file
-        :func:`write_pairs` wrote, else as in ``read_edgelist`` (words only above lines of
-        integers only, skipped with a warning).
+        First non-comment line is a header; default False for :func:`write_pairs` files, else guessed.
     weighted : bool, optional
-        Whether a third field holds the hyperedge's weight (the same on each of its lines);
-        default from the writer's header, else False.
+        A third field holds the hyperedge's weight; default from the writer's header, else False.
     edge_first : bool
         The hyperedge id comes first on each line (XGI's ``dual=True``).
     name : str, optional
     **options
         ``duplicates``, ``singletons``, ``empty`` for :meth:`Hypergraph.from_pairs`.
-
-    Returns
-    -------
-    Hypergraph
-        With ``n_nodes`` distinct node ids and ``n_edges`` hyperedges.
 
     Examples
     --------
@@ -169,8 +141,7 @@ def read_pairs(path, *, sep: str | None = None, header: bool | None = None,
 
 
 def _edge_weights(tokens, edges, n_edges, line_no, path):
-    """The weight of each hyperedge, shape (n_edges,): the third field, the same on each of
-    its lines, positive and finite."""
+    """Each hyperedge's weight from the third field: equal on its lines, positive, finite."""
     try:
         w = np.array([float(t[2]) for t in tokens], dtype=np.float64)
     except ValueError:
@@ -193,8 +164,9 @@ def _edge_weights(tokens, edges, n_edges, line_no, path):
 
 def write_pairs(hg: Hypergraph, path, *, delimiter: str = " ", weighted: bool | None = None,
                 header: bool = True) -> None:
-    """Write ``hg`` as (node, hyperedge) pairs, one membership per line, hyperedge by
-    hyperedge: what ``xgi.read_bipartite_edgelist`` reads.
+    """Write ``hg`` as (node, hyperedge) pairs, hyperedge by hyperedge (``xgi.read_bipartite_edgelist`` reads it).
+
+    Isolated nodes and empty hyperedges cannot be represented and are refused (``ValueError``).
 
     Parameters
     ----------
@@ -202,15 +174,9 @@ def write_pairs(hg: Hypergraph, path, *, delimiter: str = " ", weighted: bool | 
     path : str or PathLike
     delimiter : {" ", ",", "\\t"}
     weighted : bool, optional
-        Append the hyperedge's weight to each line; default when any weight != 1.
+        Append the hyperedge's weight; default when any weight != 1.
     header : bool
         Start with the comment by which :func:`read_hypergraph` detects the format.
-
-    Notes
-    -----
-    Node ids and hyperedge ids are written as text (quoted as in CSV where they hold a
-    separator, a quote or ``#``); features and labels are not written (use HIF). Isolated
-    nodes and empty hyperedges cannot be represented and are refused.
 
     Examples
     --------

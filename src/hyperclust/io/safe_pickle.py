@@ -1,9 +1,6 @@
-"""A restricted unpickler for the public benchmark pickles and ``.npy`` object arrays.
-
-``pickle.load`` runs whatever callables a file names; a downloaded dataset must not be able to
-execute code. :func:`safe_load` resolves globals only from a fixed table of numpy
-reconstruction functions, scipy.sparse classes and builtin containers; it never imports a
-module named by the file. Any other global raises :class:`UnsafePickleError`.
+"""A restricted unpickler for the benchmark pickles and ``.npy`` object arrays: globals resolve
+only from a fixed table (numpy reconstruction, scipy.sparse classes, builtin containers), so a
+file cannot run code.
 """
 
 from __future__ import annotations
@@ -27,10 +24,7 @@ __all__ = ["UnsafePickleError", "safe_load", "safe_loads", "load_npy", "expanded
 
 
 class UnsafePickleError(DataFormatError):
-    """A pickle references a global outside the allow-list (it could run code).
-
-    A :class:`~hyperclust.io.errors.DataFormatError` (so a ``ValueError``), with the same
-    ``path`` / ``line`` / ``reason`` attributes.
+    """A pickle references a global outside the allow-list (a :class:`DataFormatError`).
 
     Examples
     --------
@@ -209,8 +203,7 @@ def _leaf_size(obj) -> int:
 
 
 def expanded_size(root) -> int:
-    """Entries of ``root`` with every shared reference counted each time it occurs: what a
-    reader that flattens it holds. Computed once per distinct object, without expanding.
+    """Entries of ``root`` counting every shared reference each time it occurs (no expansion made).
 
     Raises
     ------
@@ -271,22 +264,16 @@ def safe_load(path_or_file, *, encoding: str = "ASCII"):
     Parameters
     ----------
     path_or_file : str, PathLike or binary file object
-        The pickle. A file object is read from its current position.
+        The pickle (a file object is read from its current position).
     encoding : str
-        How to decode Python 2 ``str`` objects. On a decoding error the load is retried
-        with ``"latin1"`` (what numpy arrays pickled by Python 2 need).
-
-    Returns
-    -------
-    object
-        The unpickled object; sparse matrices are checked with ``check_format``.
+        How to decode Python 2 ``str``; on a decoding error the load is retried with ``"latin1"``.
 
     Raises
     ------
     UnsafePickleError
-        When the pickle names any other global (e.g. ``os.system``); nothing is executed.
+        The pickle names any other global (e.g. ``os.system``); nothing is executed.
     DataFormatError
-        When the file is not a valid pickle.
+        Not a valid pickle, or one that expands past the size guard.
 
     Examples
     --------
@@ -310,26 +297,10 @@ def safe_load(path_or_file, *, encoding: str = "ASCII"):
 
 
 def safe_loads(data: bytes, *, encoding: str = "ASCII", path=None):
-    """Like :func:`safe_load` for a bytes object; ``path`` only names it in errors.
-
-    Parameters
-    ----------
-    data : bytes
-        The pickle.
-    encoding : str
-        As for :func:`safe_load`.
-    path : str, optional
-        Named in the errors.
-
-    Returns
-    -------
-    object
-        The unpickled object.
+    """:func:`safe_load` for a bytes object; ``path`` only names it in errors.
 
     Examples
     --------
-    A pickle that would call ``os.system`` is refused before anything runs:
-
     >>> import os, pickle
     >>> safe_loads(pickle.dumps({"labels": np.array([0, 1])}))["labels"].tolist()
     [0, 1]
@@ -366,20 +337,7 @@ def safe_loads(data: bytes, *, encoding: str = "ASCII", path=None):
 
 
 def load_npy(path):
-    """Read a ``.npy`` file; object arrays go through the restricted unpickler.
-
-    ``np.load(allow_pickle=True)`` would run arbitrary pickle code; here the header is parsed
-    with :mod:`numpy.lib.format` and an object payload is handed to :func:`safe_loads`.
-
-    Parameters
-    ----------
-    path : str or PathLike
-        The ``.npy`` file.
-
-    Returns
-    -------
-    ndarray
-        The stored array, of the shape and dtype its header records.
+    """Read a ``.npy`` file; an object payload goes through :func:`safe_loads`, never ``allow_pickle``.
 
     Examples
     --------

@@ -28,8 +28,7 @@ _BLANKS = " \t"
 
 
 def is_canonical_int(token: str) -> bool:
-    """Whether ``token`` is an integer written the one way ``str(int)`` writes it: no leading
-    zeros, no ``+``, no ``-0``, no spaces or underscores (and at most 19 digits).
+    """Whether ``token`` is an integer as ``str(int)`` writes it (at most 19 digits).
 
     Examples
     --------
@@ -43,8 +42,7 @@ _CANONICAL_LINES = re.compile(r"(?:-?(?:0|[1-9][0-9]{0,18})\n)*")
 
 
 def all_canonical(tokens: list[str]) -> bool:
-    """:func:`is_canonical_int` of every token, in one regex pass over the joined text (a
-    token holds no line break: they come from lines).
+    """:func:`is_canonical_int` of every token, in one regex pass.
 
     Examples
     --------
@@ -58,9 +56,7 @@ def all_canonical(tokens: list[str]) -> bool:
 
 
 def ids_from_tokens(tokens: list[str]) -> np.ndarray:
-    """Node ids from their tokens as written: int64 when every token is a canonical integer
-    in the int64 range (:func:`is_canonical_int`), else every token kept as written (an
-    object array of strings), so that ``7``, ``007`` and ``+7`` stay three ids.
+    """Ids from tokens: int64 when every token is a canonical int64, else the tokens as written.
 
     Examples
     --------
@@ -83,13 +79,12 @@ _LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00"
 
 
 def quote_field(token: str) -> str:
-    """``token`` written so that :func:`split_fields` reads it back unchanged: in double
-    quotes (a quote doubled) when it holds a separator, a quote or a ``#``.
+    """``token`` as :func:`split_fields` reads it back: CSV-quoted when it holds a separator, quote or ``#``.
 
     Raises
     ------
     ValueError
-        An empty token, or one holding a line break or NUL (no line-based file holds it).
+        An empty token, or one holding a line break or NUL.
 
     Examples
     --------
@@ -121,14 +116,11 @@ def _split_default(line: str) -> list[str]:
 
 
 def split_fields(line: str, sep: str | None = None, keep_empty: bool = False) -> list[str]:
-    """The fields of one line, stripped.
+    """The stripped fields of one line, with CSV quoting.
 
-    ``sep=None``: fields are separated by commas and/or whitespace. A field in double
-    quotes may hold separators (``"Smith, John"``), and ``""`` inside it is one quote, as
-    in CSV. A one-character ``sep`` splits with the :mod:`csv` module (same quoting);
-    a longer ``sep`` splits on the string itself. Empty fields are dropped, unless
-    ``keep_empty`` (a table's missing value): then a line with a comma and ``sep=None`` is
-    split at its commas only, by the :mod:`csv` module.
+    ``sep=None`` splits at commas and/or whitespace; a one-character ``sep`` uses :mod:`csv`, a
+    longer one splits on the string. Empty fields are dropped unless ``keep_empty`` (then a line
+    with a comma splits at commas only).
 
     Raises
     ------
@@ -165,8 +157,7 @@ def split_fields(line: str, sep: str | None = None, keep_empty: bool = False) ->
 
 
 def file_sep(path, sep: str | None) -> str | None:
-    """``sep``, or a tab for a ``.tsv`` file when none is given: the fields of a
-    tab-separated file may hold spaces and commas (``New York``, ``Smith, John``).
+    """``sep``, or a tab for a ``.tsv`` file when none is given.
 
     Examples
     --------
@@ -177,8 +168,7 @@ def file_sep(path, sep: str | None) -> str | None:
 
 
 def looks_utf16(head: bytes) -> bool:
-    """Whether the first bytes of a file are UTF-16 text: a UTF-16 byte-order mark, or a NUL
-    in every other byte (ASCII written as UTF-16 without a mark).
+    """Whether a file's first bytes are UTF-16: a byte-order mark, or a NUL in every other byte.
 
     Examples
     --------
@@ -203,15 +193,12 @@ def _decode(block: bytes, path, line_no: int, first: bool) -> str:
 
 
 def iter_lines(path):
-    """``(line number, line)`` for every line of a UTF-8 text file (a BOM is dropped; CRLF
-    is a line break), read in chunks so that memory follows the longest line.
+    """``(line number, line)`` of a UTF-8 text file (BOM dropped), read in chunks.
 
     Raises
     ------
     DataFormatError
-        Missing file, a directory, UTF-16 or other bytes that are not UTF-8, a NUL byte (a
-        binary file), or
-        a line over ``MAX_LINE_BYTES``: each before the rest of the file is read.
+        Missing file, a directory, not UTF-8, a NUL byte, or a line over ``MAX_LINE_BYTES``.
 
     Examples
     --------
