@@ -58,9 +58,7 @@ def _is_int(v) -> bool:
 
 
 def check_text_distinct(values, what: str = "node id") -> None:
-    """Refuse ids that differ but read the same as text (``1`` and ``"1"``, ``2.0`` and
-    ``"2.0"``): one id in every file written, they cannot be two nodes, and merging them
-    would join two nodes silently.
+    """Refuse ids that differ but read the same as text (``1`` and ``"1"``): one id in every file.
 
     Examples
     --------
@@ -86,8 +84,7 @@ def check_text_distinct(values, what: str = "node id") -> None:
 
 
 def _check_positions(positions, count: int, what: str):
-    """Validate positions given per item (``parent_positions``): ints, one per item; frozen
-    int64, or None for None."""
+    """Positions per item (``parent_positions``) as frozen int64, or None."""
     if positions is None:
         return None
     arr = _as_int_array(positions, what)
@@ -97,9 +94,7 @@ def _check_positions(positions, count: int, what: str):
 
 
 def _check_ids(ids, count: int, what: str):
-    """Validate user ids: distinct, one per item, ints (int64) or strings (object array).
-
-    Returns None for the default ``0..count-1`` (so that it costs nothing to store)."""
+    """User ids, distinct, one per item, int64 or strings (object); None for ``0..count-1``."""
     if ids is None:
         return None
     arr = np.asarray(ids)
@@ -133,25 +128,11 @@ def _check_ids(ids, count: int, what: str):
 
 
 def map_ids(values, ids=None, what: str = "node id"):
-    """Map arbitrary hashable ids to a dense index.
+    """Map hashable ids to a dense index: ``(index of each value, ids)``.
 
-    Parameters
-    ----------
-    values : sequence of hashable, shape (n_entries,)
-        Ids as they occur (e.g. the flattened members of every hyperedge).
-    ids : sequence, optional
-        The full id list, defining the index order. Default: the distinct ``values``, sorted
-        when they are all integers, else in order of first appearance.
-
-    Returns
-    -------
-    index : ndarray of int64, shape (n_entries,)
-        Position of each value in ``ids``.
-    ids : ndarray, shape (n_ids,)
-        int64 when every id is an integer, else an object array (ints kept as ints,
-        strings as strings; any other value as its ``str``, with a warning). Ids that
-        differ but read the same as text (``1`` and ``"1"``) are an error
-        (:func:`check_text_distinct`).
+    ``ids`` defaults to the distinct ``values``, sorted when all integers, else in order of first
+    appearance; returned as int64, or an object array of ints and strings (other values as their
+    ``str``, with a warning).
 
     Examples
     --------
