@@ -3,11 +3,12 @@ the integer checks every constructor shares."""
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
+
+from .._validation import is_int
 
 __all__ = ["map_ids", "check_text_distinct"]
 
@@ -47,14 +48,9 @@ def _all_integers(values: list) -> bool:
     arr = np.asarray(values) if all(not isinstance(v, (str, bytes)) for v in values[:64]) \
         else np.asarray(values, dtype=object)
     if arr.dtype == object:
-        return all(isinstance(v, (numbers.Integral,)) and not isinstance(v, bool)
-                   for v in values)
+        return all(is_int(v) for v in values)
     return arr.dtype != bool and (np.issubdtype(arr.dtype, np.integer)
                                   or np.issubdtype(arr.dtype, np.floating))
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
 
 def check_text_distinct(values, what: str = "node id") -> None:
@@ -153,7 +149,7 @@ def map_ids(values, ids=None, what: str = "node id"):
             ids, index = np.unique(vals, return_inverse=True)
             return index.reshape(-1).astype(np.int64), ids.astype(np.int64)
         listed = vals.tolist()
-        other = next((v for v in listed if not _is_int(v) and not isinstance(v, str)), None)
+        other = next((v for v in listed if not is_int(v) and not isinstance(v, str)), None)
         if other is not None:
             warnings.warn(f"{what}s must be ints or strings: ids such as {other!r} "
                           f"({type(other).__name__}) are kept as their str, {str(other)!r}",
@@ -164,12 +160,12 @@ def map_ids(values, ids=None, what: str = "node id"):
         order = np.argsort(first, kind="stable")
         rank = np.empty_like(order)
         rank[order] = np.arange(order.size)
-        kept = np.array([int(v) if _is_int(v) else str(v) for v in vals[first[order]].tolist()],
+        kept = np.array([int(v) if is_int(v) else str(v) for v in vals[first[order]].tolist()],
                         dtype=object)
         return rank[inverse.reshape(-1)].astype(np.int64), kept
     if not isinstance(ids, np.ndarray):  # numpy would make [1, "1"] two strings
         ids = list(ids)
-        ids = np.asarray(ids) if all(map(_is_int, ids)) else np.asarray(ids, dtype=object)
+        ids = np.asarray(ids) if all(map(is_int, ids)) else np.asarray(ids, dtype=object)
     if ids.dtype != object and np.issubdtype(ids.dtype, np.integer) and \
             vals.dtype != object and np.issubdtype(vals.dtype, np.integer):
         order = np.argsort(ids, kind="stable")

@@ -27,17 +27,8 @@ EXACT_COST_RATIO = 3.0
 
 def exact_search_pays(n_nodes: int, n_dims: int, sparse_products: bool,
                       pair_products: float | None = None) -> bool:
-    """Whether ``method="auto"`` searches exactly (``pair_products`` as :func:`pair_products` counts
-    them; without it only the node count decides for sparse products).
-
-    Examples
-    --------
-    >>> exact_search_pays(40_000, 32, False), exact_search_pays(40_000, 128, False)
-    (True, False)
-    >>> exact_search_pays(40_000, 32, True), exact_search_pays(10**5, 5000, True, 6e9)
-    (False, True)
-    >>> exact_search_pays(3 * 10**5, 5000, True, 5.4e10)
-    False
+    """Whether ``method="auto"`` searches exactly (sparse inputs: by ``pair_products`` when given,
+    else by the node count alone).
     """
     if not sparse_products:
         return bool(n_nodes <= dense_crossover(n_dims))
@@ -50,25 +41,13 @@ def exact_search_pays(n_nodes: int, n_dims: int, sparse_products: bool,
 
 
 def dense_crossover(n_dims: int) -> int:
-    """The crossover size at ``n_dims`` dense dimensions (log-log interpolation, clamped).
-
-    Examples
-    --------
-    >>> dense_crossover(64), dense_crossover(8), dense_crossover(1000)
-    (35721, 44000, 29000)
-    """
+    """The crossover size at ``n_dims`` dense dimensions (log-log interpolation, clamped)."""
     dims, sizes = np.log(np.array(DENSE_CROSSOVER, dtype=float)).T
     return int(round(np.exp(np.interp(np.log(max(1, n_dims)), dims, sizes))))
 
 
 def pair_products(X) -> float:
-    """``sum_w df_w^2`` (``df_w``: rows with a nonzero in column ``w``), the exact sparse search's work.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> pair_products(np.array([[1.0, 0.0, 2.0], [1.0, 0.0, 0.0], [3.0, 1.0, 0.0]]))
-    11.0
+    """``sum_w df_w^2`` (``df_w``: rows with a nonzero in column ``w``), the exact search's work.
     """
     if sp.issparse(X):
         X = X.tocsr()

@@ -259,7 +259,7 @@ class FactoredOperator(SymmetricOperator):
 
 def to_torch_sparse(op, device="cpu", dtype=None, max_nnz: int | None = None,
                     memory_budget: int | None = None):
-    """Convert an operator (with ``to_sparse()``), sparse matrix or array to a coalesced torch COO tensor.
+    """An operator (with ``to_sparse()``), sparse matrix or array as a coalesced torch COO tensor.
 
     ``dtype`` defaults to torch.float32; ``max_nnz``, ``memory_budget`` go to ``op.to_sparse``.
 

@@ -72,7 +72,7 @@ class BufferedMixedWalk:
         return flat[:rows * width].reshape(rows, width)
 
     def __call__(self, X: np.ndarray, overwrite_input: bool = False) -> np.ndarray:
-        """``M @ X`` for ``X`` (n, d), valid until the next call; may overwrite ``X`` with ``overwrite_input``.
+        """``M @ X`` for ``X`` (n, d), valid until the next call (written over ``X`` if allowed).
         """
         if self._H is None:
             return np.asarray(self.walk @ X)

@@ -83,7 +83,7 @@ class CollapsePlan:
         return collapsed_nnz <= 2 * self.nnz
 
     def settle(self, H, Ht, build):
-        """Once due: ``build()`` where its estimated and formed sizes are kept, else None (and never again).
+        """Once due: ``build()`` where its estimated and formed sizes are kept, else None for good.
         """
         A = build() if self.keep(estimated_nnz(H, Ht)) else None
         if A is None or not self.keep(A.nnz):

@@ -23,9 +23,8 @@ except ImportError:  # pragma: no cover - depends on the scipy build
 
 __all__ = ["csr_matmat", "sparse_product", "resolve_threads", "row_blocks", "PARALLEL_MIN_WORK"]
 
-#: Below this many multiply-adds (nnz * width) a product runs on one thread: starting the
-#: pool's tasks costs more than it saves (the ``"spmm"`` rule of
-#: :data:`hyperclust.runtime.threads.KERNELS`, where it is measured).
+#: Below this many multiply-adds (nnz * width) a product runs on one thread (the ``"spmm"`` rule
+#: of :data:`hyperclust.runtime.threads.KERNELS`).
 PARALLEL_MIN_WORK = KERNELS["spmm"].min_work
 
 _pool_lock = threading.Lock()

@@ -19,10 +19,8 @@ __all__ = ["PropagationOperator", "propagation_operator", "PROPAGATION_DTYPES",
 #: Data types the operator computes in.
 PROPAGATION_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
-#: The data type of propagation in the feature-smoothing paths (``hgnn``'s ``P^K X`` and
-#: Uni-DHC's polynomial basis): float32 halves the memory traffic of the sparse products
-#: (2x faster at 10^6 nodes) and Uni-DHC trains in float32 anyway. Eigensolvers (the
-#: spectral path, structural features, positional encodings) stay in float64.
+#: The data type of propagation in the feature-smoothing paths (``hgnn``, Uni-DHC's basis):
+#: float32 halves the memory traffic; eigensolvers stay in float64.
 BASIS_DTYPE = np.dtype(np.float32)
 
 

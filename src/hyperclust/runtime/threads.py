@@ -281,11 +281,8 @@ class Kernel:
     pools: tuple = ()
 
 
-#: Kernels and the work of one call from which a second thread paid
-#: (``benchmarks/bench_threads_idle.py`` checks whole fits idle): below it a thread's
-#: hand-out and barrier (~0.1 ms) cost more than it saves; BLAS-1/2 on ARPACK's Krylov basis
-#: and k-means on a few columns are memory-bound and lost with two threads at every size
-#: measured (up to 10^6 x 20).
+#: Kernels and the work of one call from which a second thread paid (whole fits checked idle by
+#: ``benchmarks/bench_threads_idle.py``).
 KERNELS = {
     "spmm": Kernel(2 ** 20, "multiply-adds of one CSR product (nnz x width)"),
     "lanczos": Kernel(1e8, "n x ncv (ARPACK's Krylov basis)", ("blas",)),
