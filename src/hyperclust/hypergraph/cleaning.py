@@ -23,23 +23,19 @@ _EMPTY_OPTIONS = ("drop", "error")
 
 @dataclass(frozen=True)
 class CleaningReport:
-    """What construction did to the raw hyperedges (all counts refer to the input).
+    """What construction did to the raw hyperedges (counts of the input).
 
     Attributes
     ----------
     repeated_members_collapsed : int
-        Number of repeated (node, hyperedge) memberships collapsed into one.
+        Repeated (node, hyperedge) memberships collapsed into one.
     duplicate_edges : int
-        Hyperedges whose member set equals an earlier hyperedge's.
-    duplicate_policy : str
-        ``"keep"`` (every copy kept with its id), ``"merge"`` (weights summed into the first
-        copy) or ``"drop"``.
+        Hyperedges whose member set equals an earlier one's.
+    duplicate_policy : {"keep", "merge", "drop"}
     singleton_edges : int
-        Hyperedges with exactly one member (after collapsing repeats).
-    singleton_policy : str
-        ``"keep"`` or ``"drop"``.
+        Hyperedges with exactly one member.
+    singleton_policy : {"keep", "drop"}
     empty_edges_dropped : int
-        Hyperedges without members, removed.
 
     Examples
     --------
@@ -62,24 +58,12 @@ class CleaningReport:
 
 def clean_incidence(H, *, n_pairs, weights=None, edge_names=None, edge_ids=None,
                     duplicates="keep", singletons="keep", empty="drop") -> dict:
-    """Clean a raw incidence matrix as the constructors of ``Hypergraph`` do.
+    """Clean a raw incidence ``H`` (n_nodes, n_edges) as the ``Hypergraph`` constructors do.
 
-    Parameters
-    ----------
-    H : scipy.sparse matrix, shape (n_nodes, n_edges)
-        Memberships (repeated pairs summed, any nonzero a membership).
-    n_pairs : int
-        The number of (node, hyperedge) pairs given, repeats included.
-    weights, edge_names, edge_ids : optional
-        One per raw hyperedge.
-    duplicates, singletons, empty : str
-        As in :meth:`Hypergraph.from_edges`.
-
-    Returns
-    -------
-    dict
-        ``incidence`` (binary CSR), ``weights``, ``edge_names``, ``edge_ids`` (of the kept
-        hyperedges; None when not given) and ``cleaning`` (a :class:`CleaningReport`).
+    ``n_pairs`` counts the pairs given, repeats included; ``weights``, ``edge_names``,
+    ``edge_ids`` are one per raw hyperedge; the policies are those of
+    :meth:`Hypergraph.from_edges`. Returns ``{incidence, weights, edge_names, edge_ids,
+    cleaning}`` of the kept hyperedges.
 
     Examples
     --------
@@ -143,7 +127,7 @@ def clean_incidence(H, *, n_pairs, weights=None, edge_names=None, edge_ids=None,
 
 
 def _log_changes(report: CleaningReport) -> None:
-    """Say on the ``hyperclust`` logger what construction changed (nothing when nothing)."""
+    """Say on the ``hyperclust`` logger what construction changed."""
     if report.duplicate_edges and report.duplicate_policy != "keep":
         _log.info("%s %d duplicate hyperedge(s) (duplicates=%r%s)",
                   "merged" if report.duplicate_policy == "merge" else "dropped",
@@ -161,9 +145,9 @@ def _log_changes(report: CleaningReport) -> None:
 
 
 def _first_copy(Hc, sizes, keep) -> np.ndarray:
-    """For each hyperedge (column of ``Hc``, CSC with sorted indices), the position of the
-    first hyperedge with the same member set, itself when none; shape (m,). Only kept
-    hyperedges (``keep``) are matched to an earlier copy."""
+    """For each hyperedge, the position of the first kept hyperedge with the same member set
+    (itself when none), by hashing confirmed by comparison.
+    """
     n, m = Hc.shape
     dup_of = np.arange(m)
     if not m:

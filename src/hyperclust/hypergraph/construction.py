@@ -81,17 +81,12 @@ def _refuse_missing(flat, edges) -> None:
 
 
 def edges_to_pairs(edges, n_nodes=None, node_ids=None, *, has_rows: bool = False):
-    """A list of hyperedges as membership pairs: ``(node positions, hyperedge of each,
-    n_nodes, node_ids, n_edges)``, what ``Hypergraph.from_pairs`` takes.
+    """A list of hyperedges as ``(node positions, hyperedge of each, n_nodes, node_ids, n_edges)``.
 
-    Integer members are ids, like the members read from a file: ``[[7, 900000]]`` is two
-    nodes with ids 7 and 900000 (sorted; negative ids too). They are positions
-    ``0..n_nodes-1`` instead when the rows of something say how many nodes there are:
-    ``n_nodes`` given, or ``has_rows`` (features, labels or node names were given, one row
-    per position). Other members (names), or any with ``node_ids``, are mapped to
-    positions by :func:`~hyperclust.hypergraph.ids.map_ids` and ``n_nodes`` is the number
-    of ids; names with ``has_rows`` but without ``node_ids`` are an error (the rows could not
-    be matched). ``None`` is no node id (an error).
+    Integer members are ids (sorted), unless ``n_nodes`` or ``has_rows`` make them positions;
+    other members, or any with ``node_ids``, are mapped by
+    :func:`~hyperclust.hypergraph.ids.map_ids`. Names with ``has_rows`` but no ``node_ids``, and
+    ``None`` members, are errors.
 
     Examples
     --------
@@ -128,14 +123,8 @@ def edges_to_pairs(edges, n_nodes=None, node_ids=None, *, has_rows: bool = False
 def pairs_to_incidence(nodes, edges, n_nodes=None, n_edges=None, rows_of=(None, None, None)):
     """``(incidence, number of pairs)`` of (node, hyperedge) membership pairs.
 
-    Parameters
-    ----------
-    nodes, edges : array-like of int, shape (n_pairs,)
-    n_nodes, n_edges : int, optional
-        Default: as :func:`~hyperclust.hypergraph.validation.infer_n_nodes` says, and the
-        largest hyperedge id + 1.
-    rows_of : tuple
-        ``(labels, node_names, features)``: one row per node each, or None.
+    ``n_nodes`` defaults as :func:`~hyperclust.hypergraph.validation.infer_n_nodes` says (from
+    ``rows_of = (labels, node_names, features)``), ``n_edges`` to the largest id + 1.
 
     Examples
     --------
@@ -166,8 +155,8 @@ def pairs_to_incidence(nodes, edges, n_nodes=None, n_edges=None, rows_of=(None, 
 
 
 def incidence_matrix(incidence) -> sp.csr_matrix:
-    """A dense or sparse incidence as CSR, repeated entries summed, zeros removed; negative,
-    NaN or inf entries are errors.
+    """A dense or sparse incidence as CSR, repeats summed, zeros removed; negative, NaN or inf
+    entries are errors.
 
     Examples
     --------

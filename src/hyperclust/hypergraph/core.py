@@ -1,8 +1,4 @@
-"""The :class:`Hypergraph`: an immutable incidence matrix with weights, features and labels.
-
-The class and its constructors; ids, checks, cleaning, sub-hypergraphs and statistics live
-in the sibling modules of :mod:`hyperclust.hypergraph`.
-"""
+"""The :class:`Hypergraph` class and its constructors."""
 
 from __future__ import annotations
 
@@ -24,34 +20,27 @@ __all__ = ["Hypergraph"]
 class Hypergraph:
     """An immutable hypergraph on nodes ``0..n_nodes-1``.
 
-    Prefer the constructors :meth:`from_edges`, :meth:`from_incidence` and
-    :meth:`from_pairs`, which validate and clean the input. The direct constructor expects an
-    already clean binary incidence matrix.
+    Prefer the constructors :meth:`from_edges`, :meth:`from_incidence` and :meth:`from_pairs`,
+    which validate and clean the input; the direct constructor expects a clean incidence.
 
     Parameters
     ----------
     incidence : scipy.sparse matrix, shape (n_nodes, n_edges)
-        Binary incidence (nonzero = membership). Converted to CSR float64 with entries 1.
+        Nonzero = membership; stored as CSR float64 with entries 1.
     weights : array-like of shape (n_edges,), optional
         Positive, finite hyperedge weights; default all ones.
     features : ndarray or scipy.sparse matrix of shape (n_nodes, n_features), optional
-        Node features; sparse input is kept as CSR.
     labels : array-like of int, shape (n_nodes,), optional
-        Ground-truth classes, used only for evaluation and statistics. Negative values mean
-        "unlabelled".
+        Ground-truth classes, for evaluation only; negative = unlabelled.
     node_names, edge_names : sequence of str, optional
-        Display names of lengths ``n_nodes`` and ``n_edges`` (not ids: see ``node_ids``),
-        written beside the ids.
+        Display names (not ids).
     parent_positions : array-like of int, shape (n_nodes,), optional
-        Positions of these nodes in the hypergraph this one was cut from (set by
-        :meth:`subset`). ``original_ids`` is its deprecated former name.
+        Positions in the hypergraph this one was cut from (``original_ids`` is deprecated).
     cleaning : CleaningReport, optional
-        What construction did to the raw input; shown in :meth:`summary`.
     name : str, optional
-        A display name (e.g. the dataset name).
-    node_ids, edge_ids : array-like of shape (n_nodes,) / (n_edges,), optional
-        The user's ids of the nodes and hyperedges (distinct ints or strings), kept through
-        :meth:`subset` and written by every output. Default ``0..n-1`` / ``0..m-1``.
+    node_ids, edge_ids : array-like, optional
+        The user's ids (distinct ints or strings), kept through :meth:`subset` and written by
+        every output; default ``0..n-1`` / ``0..m-1``.
 
     See Also
     --------
@@ -112,38 +101,26 @@ class Hypergraph:
         Parameters
         ----------
         edges : iterable of collections of hashable
-            Hyperedges as node-id collections. Repeated ids inside one hyperedge collapse.
-            Integer ids are ids, as in a file: ``[[7, 900000]]`` is two nodes, with
-            ``node_ids`` ``[7, 900000]`` (sorted; negative ids too); names keep their order
-            of first appearance. Integer ids are positions ``0..n_nodes-1`` instead when
-            ``n_nodes``, ``features``, ``labels`` or ``node_names`` say how many nodes there
-            are. ``None`` is refused.
+            Repeated ids inside one hyperedge collapse; ``None`` is refused. Integer ids are ids
+            (``[[7, 900000]]`` is two nodes, ``node_ids`` sorted); they are positions
+            ``0..n_nodes-1`` when ``n_nodes``, ``features``, ``labels`` or ``node_names`` say how
+            many nodes there are. Names keep their order of first appearance.
         n_nodes : int, optional
-            Makes integer ids positions ``0..n_nodes-1``; nodes in no hyperedge are kept as
-            isolated nodes.
+            Makes integer ids positions; nodes in no hyperedge are isolated nodes.
         weights : array-like of shape (len(edges),), optional
-            Positive hyperedge weights.
         features, labels : optional
-            One row per node: per position, or per entry of ``node_ids`` when given. Labels
-            may be names: they become ``0..k-1`` in sorted order.
+            One row per node (per entry of ``node_ids`` when given); labels may be names.
         node_ids : sequence, optional
-            Every node's id (distinct ints or strings), in the order of the rows of
-            ``features``/``labels``; hyperedge members must be among them; ids that occur
-            in no hyperedge are isolated nodes. Without it, non-integer members get the
-            order of first appearance (and ``features``/``labels`` are refused, since their
-            rows could not be matched to nodes).
+            Every node's id, in the order of the rows of ``features``/``labels``.
         edge_ids : sequence, optional
             One distinct id per hyperedge (default ``0..len(edges)-1``).
         duplicates : {"keep", "merge", "drop"}, default "keep"
-            Hyperedges with an identical member set: ``"keep"`` keeps every copy with its own
-            id and weight (nothing the input said is lost), ``"merge"`` keeps the first copy
-            whose weight is the sum (every operator in hyperclust is unchanged, the later ids
-            are gone; logged), ``"drop"`` keeps the first copy with its own weight (logged).
-            ``cleaning.duplicate_edges`` counts the copies whatever the choice.
+            Hyperedges with an identical member set: every copy kept, merged into the first copy
+            (weights summed), or dropped after the first; counted in ``cleaning``.
         singletons : {"keep", "drop"}
-            Size-1 hyperedges: kept (they act as self loops) or removed.
+            Size-1 hyperedges (they act as self loops).
         empty : {"drop", "error"}
-            Hyperedges without members: removed (counted) or an error.
+            Hyperedges without members.
 
         Examples
         --------
@@ -168,18 +145,8 @@ class Hypergraph:
                    name=None) -> "Hypergraph":
         """Build from parallel arrays of (node id, hyperedge id) membership pairs.
 
-        Parameters
-        ----------
-        nodes, edges : array-like of int, shape (n_pairs,)
-            Node ids in ``[0, n_nodes)`` and hyperedge ids in ``[0, n_edges)``.
-        n_nodes, n_edges : int, optional
-            Default to ``max id + 1`` (or the length of ``node_ids``/``edge_ids``). Other
-            parameters as in :meth:`from_edges`; ``node_ids``/``edge_ids`` give the user's id
-            of each position.
-
-        Returns
-        -------
-        Hypergraph
+        ``n_nodes``, ``n_edges`` default to ``max id + 1`` (or the length of
+        ``node_ids``/``edge_ids``); other parameters as in :meth:`from_edges`.
 
         Examples
         --------
@@ -207,10 +174,6 @@ class Hypergraph:
 
         Any nonzero entry is a membership; negative, NaN or inf entries are errors. Other
         parameters as in :meth:`from_edges`.
-
-        Returns
-        -------
-        Hypergraph
 
         Examples
         --------
@@ -285,8 +248,8 @@ class Hypergraph:
 
     @property
     def parent_positions(self) -> np.ndarray:
-        """Positions of the nodes in the hypergraph this one was cut from, shape (n_nodes,)
-        (``0..n_nodes-1`` when not a subset). Not ids: a subset keeps its nodes' ``node_ids``."""
+        """Positions of the nodes in the hypergraph this one was cut from (``0..n_nodes-1`` if none).
+        """
         if self._parent_positions is None:
             return np.arange(self.n_nodes)
         return self._parent_positions
@@ -299,10 +262,8 @@ class Hypergraph:
 
     @property
     def node_ids(self) -> np.ndarray:
-        """The user's node ids, shape (n_nodes,): int64, or object (strings).
-
-        ``node_ids[i]`` is the id of node ``i`` in the input it was read from; every output
-        (``--out``, embeddings, subsets) uses these, never the dense positions."""
+        """The user's node ids, shape (n_nodes,): int64, or object (strings); used by every output.
+        """
         if self._node_ids is None:
             return np.arange(self.n_nodes)
         return self._node_ids
@@ -315,9 +276,7 @@ class Hypergraph:
         return self._edge_ids
 
     def index_of(self, node_ids) -> np.ndarray:
-        """Positions (``0..n_nodes-1``) of the given node ids, shape (len(node_ids),).
-
-        Raises ``ValueError`` naming the first id that is not a node of this hypergraph.
+        """Positions of the given node ids; ``ValueError`` naming the first unknown id.
 
         Examples
         --------
@@ -366,7 +325,7 @@ class Hypergraph:
         return self.node_degrees == 0
 
     def edges(self) -> list[np.ndarray]:
-        """Hyperedges as a list of sorted node-position arrays (for export; O(nnz)).
+        """Hyperedges as a list of sorted node-position arrays.
 
         Examples
         --------
@@ -377,8 +336,7 @@ class Hypergraph:
         return np.split(Ht.indices.copy(), Ht.indptr[1:-1])
 
     def replace(self, **changes) -> "Hypergraph":
-        """A copy with some of ``weights, features, labels, node_names, edge_names, name``
-        replaced (``features=None`` removes features).
+        """A copy with some of ``weights, features, labels, node_names, edge_names, name`` replaced.
 
         Examples
         --------
@@ -399,14 +357,8 @@ class Hypergraph:
 
     # ------------------------------------------------------------------ structure
     def connected_components(self) -> tuple[int, np.ndarray]:
-        """Connected components of the nodes (two nodes are connected when they share a
-        hyperedge, transitively). Isolated nodes are their own components.
-
-        Returns
-        -------
-        n_components : int
-        component : ndarray of int, shape (n_nodes,)
-            Component id per node, numbered by decreasing component size.
+        """``(n_components, component per node)``: nodes sharing a hyperedge, transitively, numbered by
+        decreasing size; isolated nodes are their own components.
 
         Examples
         --------
@@ -421,11 +373,10 @@ class Hypergraph:
         return self._cache["components"]
 
     def subset(self, nodes, *, keep_empty_edges: bool = False) -> "Hypergraph":
-        """The sub-hypergraph induced on ``nodes`` (a boolean mask or id array).
+        """The sub-hypergraph induced on ``nodes`` (a boolean mask or position array).
 
-        Hyperedges are restricted to the kept nodes; those left empty are removed unless
-        ``keep_empty_edges``. ``node_ids`` and ``edge_ids`` are kept; ``parent_positions``
-        maps the new nodes to this hypergraph's positions (composed with its own).
+        Empty hyperedges are removed unless ``keep_empty_edges``; ids are kept and
+        ``parent_positions`` maps to this hypergraph's positions.
 
         Examples
         --------
@@ -463,13 +414,11 @@ class Hypergraph:
 
         Returns
         -------
-        dict with keys
-            ``pairwise``: mean over hyperedges (with >= 2 labelled members) of the share of
-            member pairs with the same label; ``pairwise_random``: the same rate for two
-            random labelled nodes (sum of squared class shares); ``majority``: mean share of
-            the majority label in a hyperedge; ``node``: mean over covered nodes of the share
-            of same-label clique neighbours, counted with multiplicity (a neighbour met in two
-            hyperedges counts twice).
+        dict
+            ``pairwise``: mean over hyperedges (>= 2 labelled members) of the share of same-label
+            member pairs; ``pairwise_random``: the same for two random labelled nodes;
+            ``majority``: mean share of a hyperedge's majority label; ``node``: mean over covered
+            nodes of the share of same-label clique neighbours, with multiplicity.
 
         Examples
         --------
@@ -480,12 +429,8 @@ class Hypergraph:
         return _statistics.homophily(self)
 
     def summary(self) -> dict:
-        """Sizes, degrees, isolated nodes, components, cleaning counts and homophily.
-
-        Returns
-        -------
-        dict
-            ``{statistic name: value}`` (``homophily_*`` keys when labelled).
+        """``{statistic: value}``: sizes, degrees, isolated nodes, components, cleaning counts and
+        homophily (when labelled).
 
         Examples
         --------

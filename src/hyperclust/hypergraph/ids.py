@@ -3,11 +3,12 @@ the integer checks every constructor shares."""
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
+
+from .._validation import is_int
 
 __all__ = ["map_ids", "check_text_distinct"]
 
@@ -47,20 +48,13 @@ def _all_integers(values: list) -> bool:
     arr = np.asarray(values) if all(not isinstance(v, (str, bytes)) for v in values[:64]) \
         else np.asarray(values, dtype=object)
     if arr.dtype == object:
-        return all(isinstance(v, (numbers.Integral,)) and not isinstance(v, bool)
-                   for v in values)
+        return all(is_int(v) for v in values)
     return arr.dtype != bool and (np.issubdtype(arr.dtype, np.integer)
                                   or np.issubdtype(arr.dtype, np.floating))
 
 
-def _is_int(v) -> bool:
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
-
-
 def check_text_distinct(values, what: str = "node id") -> None:
-    """Refuse ids that differ but read the same as text (``1`` and ``"1"``, ``2.0`` and
-    ``"2.0"``): one id in every file written, they cannot be two nodes, and merging them
-    would join two nodes silently.
+    """Refuse ids that differ but read the same as text (``1`` and ``"1"``): one id in every file.
 
     Examples
     --------
@@ -86,8 +80,7 @@ def check_text_distinct(values, what: str = "node id") -> None:
 
 
 def _check_positions(positions, count: int, what: str):
-    """Validate positions given per item (``parent_positions``): ints, one per item; frozen
-    int64, or None for None."""
+    """Positions per item (``parent_positions``) as frozen int64, or None."""
     if positions is None:
         return None
     arr = _as_int_array(positions, what)
@@ -97,9 +90,7 @@ def _check_positions(positions, count: int, what: str):
 
 
 def _check_ids(ids, count: int, what: str):
-    """Validate user ids: distinct, one per item, ints (int64) or strings (object array).
-
-    Returns None for the default ``0..count-1`` (so that it costs nothing to store)."""
+    """User ids, distinct, one per item, int64 or strings (object); None for ``0..count-1``."""
     if ids is None:
         return None
     arr = np.asarray(ids)
@@ -133,25 +124,11 @@ def _check_ids(ids, count: int, what: str):
 
 
 def map_ids(values, ids=None, what: str = "node id"):
-    """Map arbitrary hashable ids to a dense index.
+    """Map hashable ids to a dense index: ``(index of each value, ids)``.
 
-    Parameters
-    ----------
-    values : sequence of hashable, shape (n_entries,)
-        Ids as they occur (e.g. the flattened members of every hyperedge).
-    ids : sequence, optional
-        The full id list, defining the index order. Default: the distinct ``values``, sorted
-        when they are all integers, else in order of first appearance.
-
-    Returns
-    -------
-    index : ndarray of int64, shape (n_entries,)
-        Position of each value in ``ids``.
-    ids : ndarray, shape (n_ids,)
-        int64 when every id is an integer, else an object array (ints kept as ints,
-        strings as strings; any other value as its ``str``, with a warning). Ids that
-        differ but read the same as text (``1`` and ``"1"``) are an error
-        (:func:`check_text_distinct`).
+    ``ids`` defaults to the distinct ``values``, sorted when all integers, else in order of first
+    appearance; returned as int64, or an object array of ints and strings (other values as their
+    ``str``, with a warning).
 
     Examples
     --------
@@ -172,7 +149,7 @@ def map_ids(values, ids=None, what: str = "node id"):
             ids, index = np.unique(vals, return_inverse=True)
             return index.reshape(-1).astype(np.int64), ids.astype(np.int64)
         listed = vals.tolist()
-        other = next((v for v in listed if not _is_int(v) and not isinstance(v, str)), None)
+        other = next((v for v in listed if not is_int(v) and not isinstance(v, str)), None)
         if other is not None:
             warnings.warn(f"{what}s must be ints or strings: ids such as {other!r} "
                           f"({type(other).__name__}) are kept as their str, {str(other)!r}",
@@ -183,12 +160,12 @@ def map_ids(values, ids=None, what: str = "node id"):
         order = np.argsort(first, kind="stable")
         rank = np.empty_like(order)
         rank[order] = np.arange(order.size)
-        kept = np.array([int(v) if _is_int(v) else str(v) for v in vals[first[order]].tolist()],
+        kept = np.array([int(v) if is_int(v) else str(v) for v in vals[first[order]].tolist()],
                         dtype=object)
         return rank[inverse.reshape(-1)].astype(np.int64), kept
     if not isinstance(ids, np.ndarray):  # numpy would make [1, "1"] two strings
         ids = list(ids)
-        ids = np.asarray(ids) if all(map(_is_int, ids)) else np.asarray(ids, dtype=object)
+        ids = np.asarray(ids) if all(map(is_int, ids)) else np.asarray(ids, dtype=object)
     if ids.dtype != object and np.issubdtype(ids.dtype, np.integer) and \
             vals.dtype != object and np.issubdtype(vals.dtype, np.integer):
         order = np.argsort(ids, kind="stable")

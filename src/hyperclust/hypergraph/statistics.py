@@ -10,9 +10,7 @@ __all__ = ["homophily", "summary"]
 
 
 def homophily(hg) -> dict:
-    """Label homophily measures of ``hg`` (labelled nodes only; requires labels): the
-    statistics behind ``Hypergraph.homophily()``, which
-    documents the keys.
+    """Label homophily measures of ``hg``: see ``Hypergraph.homophily()``.
 
     Examples
     --------

@@ -1,9 +1,4 @@
-"""Sub-hypergraphs: the one induced on a node set, and the connected components that
-:meth:`Hypergraph.largest_component <hyperclust.Hypergraph.largest_component>` cuts along.
-
-Everything here reads a hypergraph through its public attributes and makes a new one with
-its own class, so the class's methods (``subset``, ``connected_components``) are thin calls.
-"""
+"""Sub-hypergraphs: the one induced on a node set, and the connected components."""
 
 from __future__ import annotations
 
@@ -17,10 +12,8 @@ __all__ = ["component_labels", "node_positions", "induced_subhypergraph"]
 
 
 def component_labels(H) -> tuple[int, np.ndarray]:
-    """``(number of components, component of each node)`` of the nodes of the incidence
-    ``H``: two nodes are connected when they share a hyperedge, transitively; components
-    are numbered by decreasing size (ties in order of first node), isolated nodes are their
-    own components.
+    """``(number of components, component of each node)`` of the incidence ``H``, numbered by
+    decreasing size (ties by first node); isolated nodes are their own components.
 
     Examples
     --------
@@ -41,8 +34,7 @@ def component_labels(H) -> tuple[int, np.ndarray]:
 
 
 def node_positions(nodes, n_nodes: int) -> np.ndarray:
-    """The positions named by ``nodes``: a boolean mask of length ``n_nodes`` or distinct
-    positions in ``[0, n_nodes)``; anything else is a ``ValueError``.
+    """The positions named by ``nodes``: a boolean mask of length ``n_nodes`` or distinct positions.
 
     Examples
     --------
@@ -67,11 +59,8 @@ def node_positions(nodes, n_nodes: int) -> np.ndarray:
 
 
 def induced_subhypergraph(hg, nodes, *, keep_empty_edges: bool = False, edge_order=None):
-    """The sub-hypergraph of ``hg`` induced on ``nodes`` (as :func:`node_positions` takes):
-    hyperedges restricted to them, those left empty removed unless ``keep_empty_edges``;
-    ids, names, features and labels follow their nodes and hyperedges, ``parent_positions``
-    maps to ``hg``'s positions (composed with its own). ``edge_order`` (a permutation of
-    the hyperedges; only with ``keep_empty_edges``) puts the hyperedges in that order.
+    """The sub-hypergraph of ``hg`` induced on ``nodes``; empty hyperedges removed unless
+    ``keep_empty_edges``, then optionally put in ``edge_order`` (a permutation).
 
     Examples
     --------

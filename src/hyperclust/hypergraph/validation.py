@@ -21,8 +21,7 @@ _MAX_TOTAL_WEIGHT = 1e100
 
 
 def check_weights(weights, m):
-    """Hyperedge weights as a new float64 array of shape (m,): positive and finite; all ones
-    when None.
+    """Hyperedge weights as a new float64 array of shape (m,), positive and finite; ones when None.
 
     Examples
     --------
@@ -101,8 +100,8 @@ def check_features(features, n):
     return _frozen(X)
 
 def check_labels(labels, n):
-    """Labels as a read-only int64 array of shape (n,) (negative = unlabelled), or None.
-    Names (strings) become ``0..k-1`` in sorted order, as the command line reads them.
+    """Labels as a read-only int64 array (negative = unlabelled), or None; names become ``0..k-1``
+    in sorted order.
 
     Examples
     --------

@@ -1,10 +1,5 @@
-"""Exact re-ranking of approximate nearest-neighbour candidates: the cosine similarity of
-every (node, candidate) pair recomputed on the original rows, and the ``K`` best kept with
-the exact search's tie rule.
-
-Used by the approximate search of :mod:`hyperclust.operators.neighbors`, whose index may see
-a projection of the rows (wide sparse inputs): the re-ranking is what makes its similarities,
-and its choice among the candidates, exact.
+"""Exact re-ranking of approximate nearest-neighbour candidates: cosine similarities recomputed
+on the original rows, the ``K`` best kept with the exact search's tie rule.
 """
 
 from __future__ import annotations
@@ -20,30 +15,7 @@ _BLOCK_ENTRIES = 2 ** 22  # products (pairs x shared dimensions) per block
 
 
 def pair_similarities(Xn, I, start: int = 0) -> np.ndarray:
-    """``sim[i, j] = <Xn[start + i], Xn[I[i, j]]>``, float64, computed in row blocks.
-
-    Parameters
-    ----------
-    Xn : ndarray or scipy.sparse.csr_matrix, shape (n, d)
-        Unit rows.
-    I : ndarray of int, shape (r, c)
-        Candidate ids of the rows ``start .. start + r - 1``; ``-1`` marks a missing
-        candidate (similarity 0).
-    start : int, default 0
-
-    Returns
-    -------
-    ndarray of float64, shape (r, c)
-
-    Examples
-    --------
-    >>> import numpy as np, scipy.sparse as sp
-    >>> X = np.array([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]])
-    >>> pair_similarities(X, np.array([[1, 2], [0, -1], [1, 0]])).round(2).tolist()
-    [[0.6, 0.0], [0.6, 0.0], [0.8, 0.0]]
-    >>> bool(np.allclose(pair_similarities(sp.csr_matrix(X), np.array([[1, 2], [0, -1], [1, 0]])),
-    ...                  pair_similarities(X, np.array([[1, 2], [0, -1], [1, 0]]))))
-    True
+    """``sim[i, j] = <Xn[start + i], Xn[I[i, j]]>`` (0 where ``I`` is -1), float64, in row blocks.
     """
     I = np.asarray(I, dtype=np.int64)
     n, c = I.shape
@@ -63,9 +35,7 @@ def pair_similarities(Xn, I, start: int = 0) -> np.ndarray:
 
 
 def _sparse_pairs(Xn, I, first, out):
-    """:func:`pair_similarities` of CSR rows into ``out``: each block of pairs is two row
-    gathers and scipy's elementwise product (a sorted merge per pair), ``O(n c nnz_row)``;
-    the blocks hold about ``2^22`` stored entries, whatever ``c`` and the row lengths."""
+    """:func:`pair_similarities` of CSR rows into ``out``, in blocks of about ``2^22`` entries."""
     n, c = I.shape
     per_row = max(1, int(np.ceil(Xn.nnz / max(1, Xn.shape[0]))))
     block = max(1, _BLOCK_ENTRIES // (c * per_row))
@@ -77,42 +47,19 @@ def _sparse_pairs(Xn, I, first, out):
 
 
 def rerank(Xn, cand, k: int, tie_break: str = "id", random_state=0):
-    """The ``k`` candidates of each row with the largest exact similarity.
+    """The ``k`` candidates (``cand``, shape (n, c), -1 for none) of each unit row of ``Xn`` with the
+    largest exact similarity.
 
-    Parameters
-    ----------
-    Xn : ndarray or scipy.sparse.csr_matrix, shape (n, d)
-        Unit rows.
-    cand : ndarray of int, shape (n, c)
-        Candidate ids per row, ``-1`` for none (a row's own id must not be among them).
-    k : int
-    tie_break : {"id", "random"}, default "id"
-        Equal similarities by increasing node id, or by increasing rank of the permutation
-        seeded by ``random_state`` (that of the exact search's ``tie_break="random"``).
-    random_state : int, default 0
-
-    Returns
-    -------
-    indices : ndarray of int64, shape (n, k)
-        Most similar first; ``-1`` where fewer than ``k`` candidates exist.
-    similarities : ndarray of float64, shape (n, k)
-        Exact similarities (0 where the index is ``-1``).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.array([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0], [1.0, 0.0]])
-    >>> idx, sim = rerank(X, np.array([[2, 1, 3], [0, 2, -1], [0, 1, 3], [2, 1, 0]]), 2)
-    >>> idx.tolist()
-    [[3, 1], [2, 0], [1, 0], [0, 1]]
+    ``tie_break``: equal similarities by node id (``"id"``) or by the exact search's permutation
+    seeded by ``random_state`` (``"random"``). Returns ``(indices, similarities)``, shape (n, k),
+    most similar first, ``-1`` / 0 where fewer than ``k`` candidates exist.
     """
     cand = np.asarray(cand, dtype=np.int64)
     return _select(Xn, k, cand.shape[1], lambda a, b: cand[a:b], tie_break, random_state)
 
 
 def _select(Xn, k, width, candidates, tie_break, random_state):
-    """:func:`rerank` of the candidates ``candidates(a, b)`` (shape (b - a, width)) of the
-    rows ``a .. b - 1``, block by block: memory ``O(block * width)`` beyond the output."""
+    """:func:`rerank` of ``candidates(a, b)`` block by block."""
     n = Xn.shape[0]
     kk = min(k, width)
     I = np.empty((n, kk), dtype=np.int64)
@@ -136,35 +83,8 @@ def _select(Xn, k, width, candidates, tie_break, random_state):
 
 
 def refine(Xn, idx, k: int, tie_break: str = "id", random_state=0):
-    """One round of neighbours-of-neighbours: each row's ``k`` current neighbours joined with
-    their own current neighbours (``k + k^2`` candidates, duplicates and the row itself
-    dropped), re-ranked exactly by :func:`rerank`.
-
-    A true neighbour missed by the index is often a neighbour of a neighbour found; the
-    rows not in ``idx`` among the index's candidates need no second look (their exact
-    similarity already ranked them below the ``k``-th).
-
-    Parameters
-    ----------
-    Xn : ndarray or scipy.sparse.csr_matrix, shape (n, d)
-        Unit rows.
-    idx : ndarray of int64, shape (n, k)
-        Current neighbours, ``-1`` for none (e.g. :func:`rerank`'s output).
-    k, tie_break, random_state
-        As in :func:`rerank`.
-
-    Returns
-    -------
-    indices : ndarray of int64, shape (n, k)
-    similarities : ndarray of float64, shape (n, k)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.array([[1.0, 0.0], [0.9, 0.1], [0.8, 0.2], [0.0, 1.0]])
-    >>> idx, _ = refine(X, np.array([[2], [2], [1], [2]]), 1)
-    >>> idx.ravel().tolist()   # 0 finds 1 through 2's list
-    [1, 2, 1, 2]
+    """One round of neighbours-of-neighbours: each row's neighbours ``idx`` (n, k) joined with
+    theirs, re-ranked by :func:`rerank`.
     """
     idx = np.asarray(idx, dtype=np.int64)
 

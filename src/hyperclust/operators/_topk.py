@@ -1,8 +1,5 @@
-"""Row-wise top-``k`` selection of dense similarity blocks with a deterministic tie rule:
-the largest values first, equal values by increasing column position.
-
-Used by the exact cosine kNN (:mod:`hyperclust.operators.neighbors`), whose cost would
-otherwise be dominated by choosing the neighbours rather than computing the similarities.
+"""Row-wise top-``k`` selection of dense similarity blocks: largest values first, equal values by
+increasing column position.
 """
 
 from __future__ import annotations
@@ -18,12 +15,8 @@ _SELECTION_GROUPS = 128  # column groups whose maxima bound the k-th value of a 
 
 
 def to_tie_grid(sim: np.ndarray) -> np.ndarray:
-    """``sim`` (float64) in place as ``rint(sim * 10^TIE_DECIMALS)``: the key every
-    neighbour selection sorts by. Mathematically equal similarities come out of BLAS kernels
-    a few ulps apart depending on block shape, threads and library version; on this grid
-    they are equal, so the tie rule (position or seeded rank), not the library, decides.
-    In place because the blocks are large and the search's own (one pass less than
-    ``np.round``, same values: :func:`from_tie_grid` of it is ``np.round(sim, 10)``).
+    """``sim`` in place as ``rint(sim * 10^TIE_DECIMALS)``, the key every neighbour selection sorts
+    by, so that similarities a few ulps apart (BLAS block shapes, threads) tie.
 
     Examples
     --------
@@ -41,10 +34,9 @@ def from_tie_grid(values: np.ndarray) -> np.ndarray:
 
 
 def top_k_lowest_id(sim: np.ndarray, k: int) -> np.ndarray:
-    """Column positions of the ``k`` largest entries of each row, ties at the ``k``-th value
-    resolved towards the lowest positions; shape (rows, k), in increasing position.
-    Reference rule, ``O(rows * cols)`` passes; used for the rows :func:`top_k_sorted` cannot
-    bound tightly."""
+    """Positions (rows, k) of each row's ``k`` largest entries, ties towards the lowest positions,
+    in increasing position (the reference rule).
+    """
     if k >= sim.shape[1]:
         return np.broadcast_to(np.arange(sim.shape[1]), sim.shape).copy()
     kth = -np.partition(-sim, k - 1, axis=1)[:, k - 1:k]
@@ -56,15 +48,11 @@ def top_k_lowest_id(sim: np.ndarray, k: int) -> np.ndarray:
 
 
 def top_k_sorted(sim: np.ndarray, k: int) -> np.ndarray:
-    """Column positions of the ``k`` largest entries of each row, ordered by decreasing value
-    then increasing position (the rule of :func:`top_k_lowest_id`); shape (rows, k).
+    """Positions (rows, k) of each row's ``k`` largest entries by decreasing value, then position.
 
-    The columns are dealt into ``G >= k`` interleaved groups; the ``k``-th largest of the
-    group maxima is a lower bound of the row's ``k``-th largest (``k`` distinct groups hold an
-    entry at or above it), so the entries at or above it contain the answer. Two streaming
-    passes (group maxima, comparison) find them and a stable sort of those few survivors
-    orders them: no full-row partition. Rows where the bound keeps over a quarter of the
-    columns (zero rows, massive ties) take the full-row rule instead.
+    The ``k``-th largest of ``G >= k`` interleaved column groups' maxima bounds the row's
+    ``k``-th value, so only the entries at or above it are sorted; rows where that keeps over a
+    quarter of the columns take :func:`top_k_lowest_id`.
     """
     rows, cols = sim.shape
     groups = min(cols, max(_SELECTION_GROUPS, 4 * k))
@@ -94,6 +82,6 @@ def top_k_sorted(sim: np.ndarray, k: int) -> np.ndarray:
 
 
 def order_by_value(sim: np.ndarray, top: np.ndarray) -> np.ndarray:
-    """Positions ``top`` (shape (rows, k)) reordered by decreasing value, ties by position."""
+    """Positions ``top`` (rows, k) reordered by decreasing value, ties by position."""
     order = np.lexsort((top, -np.take_along_axis(sim, top, axis=1)), axis=1)
     return np.take_along_axis(top, order, axis=1)

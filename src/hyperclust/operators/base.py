@@ -1,6 +1,6 @@
-"""Shared pieces of the hypergraph operators: the one base class (:class:`Operator`), the
-symmetric and factored bases, the memory guard for explicit sparse matrices, the shared
-helpers and conversion to torch sparse tensors."""
+"""The operator base classes, the memory guard for explicit sparse matrices, shared helpers and
+conversion to torch sparse tensors.
+"""
 
 from __future__ import annotations
 
@@ -34,15 +34,7 @@ class OperatorTooLargeError(ValueError):
 
 
 def safe_inverse(x: np.ndarray) -> np.ndarray:
-    """Elementwise ``1 / x`` with 0 where ``x <= 0`` (isolated nodes, empty hyperedges).
-
-    Parameters
-    ----------
-    x : array-like
-
-    Returns
-    -------
-    ndarray of float64, shape of ``x``
+    """Elementwise ``1 / x`` with 0 where ``x <= 0``, float64.
 
     Examples
     --------
@@ -56,17 +48,8 @@ def safe_inverse(x: np.ndarray) -> np.ndarray:
 
 
 def edge_scale(hypergraph) -> np.ndarray:
-    """``w_e / |e|`` of each hyperedge (0 for an empty one), the scale of the hyperedge
-    term of Zhou's operator ``H W De^-1 H^T``, computed as ``w_e * (1 / |e|)``, the one
-    rounding every operator and objective uses.
-
-    Parameters
-    ----------
-    hypergraph : Hypergraph
-
-    Returns
-    -------
-    ndarray of float64, shape (n_edges,)
+    """``w_e * (1 / |e|)`` per hyperedge (0 when empty), shape (n_edges,); the one rounding every
+    operator and objective uses.
 
     Examples
     --------
@@ -110,19 +93,8 @@ def check_hypergraph(hypergraph) -> None:
 def clique_nnz_estimate(hypergraph) -> int:
     """Upper bound on nnz(H W H^T): ``min(sum_e |e|^2, n^2)``.
 
-    Parameters
-    ----------
-    hypergraph : Hypergraph
-
-    Returns
-    -------
-    int
-
     Examples
     --------
-    Hyperedges of sizes 3 and 2 give at most 9 + 4 entries (the true count is 11: the
-    diagonal entry of node 2 is shared):
-
     >>> from hyperclust import Hypergraph
     >>> clique_nnz_estimate(Hypergraph.from_edges([[0, 1, 2], [2, 3]]))
     13
@@ -134,25 +106,17 @@ def clique_nnz_estimate(hypergraph) -> int:
 
 def check_sparse_budget(est_nnz: int, what: str, max_nnz: int | None = None,
                         memory_budget: int | None = None) -> None:
-    """Refuse to build an explicit sparse matrix with ``est_nnz`` entries when too large.
+    """Raise :class:`OperatorTooLargeError` when an explicit matrix of ``est_nnz`` entries is too large.
 
     The memory estimate counts the product and one copy (value + int64 index, twice).
 
     Parameters
     ----------
     est_nnz : int
-        Estimated stored entries.
     what : str
         The matrix, named in the error.
-    max_nnz : int, optional
-        Default :data:`DEFAULT_MAX_NNZ`.
-    memory_budget : int, optional
-        Bytes; default :data:`DEFAULT_MEMORY_BUDGET`.
-
-    Raises
-    ------
-    OperatorTooLargeError
-        Naming the estimated nnz, the estimated memory and the budget that was exceeded.
+    max_nnz : int, default :data:`DEFAULT_MAX_NNZ`
+    memory_budget : int, bytes, default :data:`DEFAULT_MEMORY_BUDGET`
 
     Examples
     --------
@@ -174,16 +138,7 @@ def check_sparse_budget(est_nnz: int, what: str, max_nnz: int | None = None,
 
 
 def as_dense_block(X) -> tuple[np.ndarray, bool]:
-    """``(X as float64 2-D array, was_1d)``; sparse input is densified (a block of columns).
-
-    Parameters
-    ----------
-    X : array-like or sparse, shape (n,) or (n, d)
-
-    Returns
-    -------
-    block : ndarray of float64, shape (n, d) (d = 1 for a vector)
-    was_1d : bool
+    """``(X as a float64 (n, d) array, was_1d)``; sparse input is densified.
 
     Examples
     --------
@@ -200,14 +155,11 @@ def as_dense_block(X) -> tuple[np.ndarray, bool]:
 
 
 class Operator(LinearOperator):
-    """The base of every hypergraph operator: a scipy ``LinearOperator``. What else an
-    operator provides (affinity, its own eigensolver) is declared by its entry in
-    :data:`hyperclust.operators.registry.OPERATORS`.
+    """The base of every hypergraph operator: a scipy ``LinearOperator``; what else it offers is
+    declared in :data:`hyperclust.operators.registry.OPERATORS`.
 
     Examples
     --------
-    Every registered operator is one, so scipy's solvers take it as it is:
-
     >>> from scipy.sparse.linalg import eigsh
     >>> from hyperclust import Hypergraph
     >>> from hyperclust.operators import ZhouLaplacian
@@ -221,13 +173,8 @@ class Operator(LinearOperator):
 
 
 class SymmetricOperator(Operator):
-    """A symmetric real ``(n, n)`` operator, float64. Subclasses implement ``_apply(X)`` for
-    a dense ``(n, d)`` block; vectors, sparse blocks, the adjoint and ``to_dense`` follow.
-
-    Parameters
-    ----------
-    n : int
-        Rows and columns.
+    """A symmetric real ``(n, n)`` float64 operator; subclasses implement ``_apply(X)`` on an
+    ``(n, d)`` block.
 
     Examples
     --------
@@ -262,7 +209,7 @@ class SymmetricOperator(Operator):
         return self
 
     def to_dense(self) -> np.ndarray:
-        """Dense ``(n, n)`` array by applying the operator to the identity (small n only)."""
+        """Dense ``(n, n)`` array (n <= 20,000)."""
         n = self.shape[0]
         if n > 20_000:
             raise OperatorTooLargeError(f"to_dense refuses n={n} > 20,000 (a {n}x{n} dense array)")
@@ -270,14 +217,8 @@ class SymmetricOperator(Operator):
 
 
 class FactoredOperator(SymmetricOperator):
-    """A symmetric real operator applied in factored form, with an explicit sparse form on
-    request. Subclasses implement ``_apply(X)`` for a dense ``(n, d)`` block and
-    ``_build_sparse()``, and may set ``_sparse_nnz_estimate``.
-
-    Parameters
-    ----------
-    n : int
-        Rows and columns.
+    """A symmetric operator applied in factored form, explicit on request; subclasses implement
+    ``_apply(X)`` and ``_build_sparse()`` and may override ``_sparse_nnz_estimate``.
 
     Examples
     --------
@@ -308,8 +249,8 @@ class FactoredOperator(SymmetricOperator):
         return 0
 
     def to_sparse(self, max_nnz: int | None = None, memory_budget: int | None = None) -> sp.csr_matrix:
-        """Explicit CSR matrix; raises :class:`OperatorTooLargeError` when the estimated
-        size exceeds ``max_nnz`` entries or ``memory_budget`` bytes."""
+        """Explicit CSR matrix; :class:`OperatorTooLargeError` over ``max_nnz`` or ``memory_budget``.
+        """
         check_sparse_budget(self._sparse_nnz_estimate(), type(self).__name__, max_nnz, memory_budget)
         M = sp.csr_matrix(self._build_sparse())
         M.sum_duplicates()
@@ -318,19 +259,9 @@ class FactoredOperator(SymmetricOperator):
 
 def to_torch_sparse(op, device="cpu", dtype=None, max_nnz: int | None = None,
                     memory_budget: int | None = None):
-    """Convert an operator or sparse matrix to a coalesced torch sparse COO tensor.
+    """An operator (with ``to_sparse()``), sparse matrix or array as a coalesced torch COO tensor.
 
-    Parameters
-    ----------
-    op : scipy.sparse matrix, ndarray or operator with ``to_sparse()``, shape (r, c)
-    device : str or torch.device
-    dtype : torch.dtype, default torch.float32
-    max_nnz, memory_budget : int, optional
-        Passed to ``op.to_sparse`` (see :func:`check_sparse_budget`).
-
-    Returns
-    -------
-    torch.Tensor, sparse COO, shape ``op.shape``
+    ``dtype`` defaults to torch.float32; ``max_nnz``, ``memory_budget`` go to ``op.to_sparse``.
 
     Examples
     --------

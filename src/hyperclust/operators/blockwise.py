@@ -1,14 +1,6 @@
-"""Extreme eigenpairs of any symmetric operator that is block diagonal over known components
-(the connected components of a hypergraph), solved component by component.
-
-One Krylov start vector cannot return an eigenvalue that repeats across components: the
-null space of a Laplacian with ``c`` components is ``c``-fold, and identical small
-components repeat every eigenvalue. Solving each component on its own removes the
-repetition (:func:`~hyperclust.operators.components.nonzero_eigenpairs`: small components
-densely in batches, large ones by a Lanczos solver restricted to the component). Where the
-caller knows each component's extreme eigenvector (the indicator of a Laplacian's null space,
-``sqrt(d)`` for a normalized affinity), it is written down instead of computed, after one
-product confirms that it is an eigenvector.
+"""Extreme eigenpairs of a symmetric operator block diagonal over known components, solved
+component by component (every copy of a repeated eigenvalue returned); a component's known
+extreme eigenvector is written down once one product confirms it.
 """
 
 from __future__ import annotations
@@ -24,21 +16,14 @@ __all__ = ["verified_null", "blockwise_smallest", "restricted_lanczos_solver",
 
 
 def verified_null(apply, layout: ComponentLayout, weights, rtol: float = 1e-8):
-    """Keep the per-component vectors ``weights`` only on the components where they are
-    eigenvectors of the operator.
+    """Keep the per-component vectors ``weights`` only where they are eigenvectors of the operator.
 
-    Parameters
-    ----------
-    apply : callable, ``X (n, p) -> operator @ X``
-    layout : ComponentLayout
-    weights : array-like, shape (n,)
-    rtol : float
-        A component's unit vector ``q`` counts as an eigenvector when
-        ``||A q - rho q|| <= rtol * max(1, |rho|)``, ``rho = q^T A q``.
+    A component's unit vector ``q`` counts when ``||A q - rho q|| <= rtol * max(1, |rho|)``,
+    ``rho = q^T A q``.
 
     Returns
     -------
-    weights : ndarray, shape (n,), zero on the components where they are not eigenvectors
+    weights : ndarray, shape (n,), zero where not eigenvectors
     rho : ndarray, shape (n_components,), the Rayleigh quotients (0 where no vector)
 
     Examples
@@ -64,28 +49,16 @@ def blockwise_smallest(apply, layout: ComponentLayout, weights, k: int, large_so
                        dense_max: int = DENSE_COMPONENT_MAX, extract=None):
     """The ``k`` smallest eigenpairs of a symmetric operator block diagonal over ``layout``.
 
-    Per component with nonzero ``weights`` that :func:`verified_null` confirms, that unit
-    vector is taken as the component's smallest eigenvector (its eigenvalue the Rayleigh
-    quotient) and the others are computed on its complement; elsewhere all are computed.
-
-    Parameters
-    ----------
-    apply, layout, weights
-        As in :func:`verified_null`.
-    k : int, ``1 <= k <= n``
-    large_solver, dense_max, extract
-        As in :func:`~hyperclust.operators.components.nonzero_eigenpairs`.
+    Vectors confirmed by :func:`verified_null` are taken, the rest computed on their complement
+    (parameters as in :func:`~hyperclust.operators.components.nonzero_eigenpairs`).
 
     Returns
     -------
-    values : ndarray, shape (k,), ascending (ties: known vectors first, in component order)
-    vectors : ndarray, shape (n, k), each supported on one component, sign convention of
-        :func:`~hyperclust.operators.components.canonical_signs`
+    values : ndarray, shape (k,), ascending (ties: known vectors first)
+    vectors : ndarray, shape (n, k), each on one component, sign-fixed
 
     Examples
     --------
-    Three identical edges: eigenvalue 0 and 2, three times each, every one returned:
-
     >>> L = np.kron(np.eye(3), [[1.0, -1.0], [-1.0, 1.0]])
     >>> vals, V = blockwise_smallest(lambda X: L @ X, ComponentLayout([0, 0, 1, 1, 2, 2]),
     ...                              np.ones(6), 4)
@@ -111,12 +84,7 @@ def blockwise_smallest(apply, layout: ComponentLayout, weights, k: int, large_so
 
 def restricted_lanczos_solver(apply, n: int, tol: float, random_state, maxiter=None, ncv=None):
     """``(nodes, m, q) -> (values, vectors)``: the ``m`` smallest eigenpairs of the operator
-    restricted to ``nodes``, orthogonal to the unit vector ``q`` (the component's smallest
-    eigenvector, or None), by Lanczos on the restriction.
-
-    With ``q`` given, ``m + 1`` are computed and the one along ``q`` dropped: the smallest
-    eigenvalue of a connected component is simple (Perron-Frobenius for the Laplacians and
-    normalized affinities this is used for), so it is found and separated reliably.
+    restricted to ``nodes``, orthogonal to the unit vector ``q`` (or None), by Lanczos.
 
     Examples
     --------
@@ -155,16 +123,11 @@ def restricted_lanczos_solver(apply, n: int, tol: float, random_state, maxiter=N
 
 
 def shift_invert_solver(system, sigma: float, tol: float, random_state):
-    """``(nodes, m, q) -> (values, vectors)``: the ``m`` eigenvalues nearest ``sigma`` (below
-    the spectrum: the smallest) on one component, orthogonal to ``q``, by Lanczos on
-    ``(S - sigma I)^-1`` restricted to the component.
+    """``(nodes, m, q) -> (values, vectors)``: the ``m`` eigenvalues nearest ``sigma`` on one
+    component, orthogonal to ``q``, by Lanczos on ``(S - sigma I)^-1``.
 
-    Parameters
-    ----------
-    system : callable
-        ``() -> K``, a sparse square matrix whose solve with ``[v; 0]`` gives
-        ``(S - sigma I)^-1 v`` in its first ``n`` entries (a block system of ``S``); one
-        sparse LU of it is made on first use and serves every component.
+    ``system()`` returns a sparse matrix whose solve with ``[v; 0]`` gives ``(S - sigma I)^-1 v``
+    in its first ``n`` entries; one LU of it serves every component.
 
     Examples
     --------
@@ -207,9 +170,8 @@ def shift_invert_solver(system, sigma: float, tol: float, random_state):
 
 
 def row_components(hypergraph, n_rows: int) -> np.ndarray:
-    """Component labels of an operator's rows: the nodes' connected components, then (when
-    ``n_rows`` exceeds the nodes, as for the star expansion) each hyperedge in its nodes'
-    component (an empty hyperedge on its own).
+    """Component labels of an operator's rows: the nodes' components, then (for ``n_rows`` past the
+    nodes) each hyperedge in its nodes' component (an empty one on its own).
 
     Examples
     --------

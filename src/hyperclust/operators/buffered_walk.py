@@ -1,15 +1,5 @@
-"""The mixed walk ``M X`` of a :class:`~hyperclust.operators.knn.MixedWalk` into reused buffers.
-
-AHCKA applies ``M`` to blocks of the same few widths a few hundred times. ``M @ X``
-allocates five ``(n, d)`` or ``(m, d)`` temporaries per product (on large inputs each is a
-fresh mapping whose pages fault in on first touch) and runs scipy's sparse kernel on one
-thread. :class:`BufferedMixedWalk` runs the same kernel (:func:`~hyperclust.operators.
-kernels.csr_matmat`, row blocks on the thread policy's threads) into buffers kept between
-calls and scales in place (each row block zeroed, multiplied and scaled by the thread that
-owns it: :func:`~hyperclust.operators.row_ranges.csr_matmat_scaled`), in the same order of
-operations as ``MixedWalk``: every entry is
-the one ``M @ X`` gives, bit for bit, for any number of threads (each output row is summed
-by one thread, in stored order).
+"""The mixed walk ``M X`` of a :class:`~hyperclust.operators.knn.MixedWalk` into reused buffers,
+on the kernel threads, bit for bit the values of ``M @ X``.
 """
 
 from __future__ import annotations
@@ -31,17 +21,14 @@ def _csr64(A):
 
 
 class BufferedMixedWalk:
-    """``M X`` for a :class:`~hyperclust.operators.knn.MixedWalk` ``M``, into reused buffers.
-
-    Calling it returns ``M @ X`` (the same values) in a buffer that the next call
-    overwrites. Any other linear operator is applied as ``walk @ X``.
+    """``M X`` for a :class:`~hyperclust.operators.knn.MixedWalk` ``M``, into buffers the next call
+    overwrites (any other operator: ``walk @ X``).
 
     Parameters
     ----------
     walk : MixedWalk or LinearOperator, shape (n, n)
     n_threads : int, optional
-        Threads of the sparse products (default: the thread policy's,
-        :func:`~hyperclust.operators.kernels.resolve_threads`).
+        Threads of the sparse products (default: the thread policy's).
 
     Examples
     --------
@@ -85,10 +72,7 @@ class BufferedMixedWalk:
         return flat[:rows * width].reshape(rows, width)
 
     def __call__(self, X: np.ndarray, overwrite_input: bool = False) -> np.ndarray:
-        """``M @ X`` for ``X`` of shape ``(n, d)``; valid until the next call.
-
-        With ``overwrite_input`` the product may be written over ``X`` (a C-contiguous
-        float64 ``X`` is then returned holding ``M X``), which saves an ``(n, d)`` buffer.
+        """``M @ X`` for ``X`` (n, d), valid until the next call (written over ``X`` if allowed).
         """
         if self._H is None:
             return np.asarray(self.walk @ X)

@@ -1,20 +1,6 @@
-"""The downward closure of a hypergraph: the simplicial complex whose simplices are all
-nonempty subsets of its hyperedges, up to a grade cap, with its signed boundary maps, as a
-:class:`~hyperclust.operators.graded.GradedComplex` for the graded Laplacian and S_eps.
-
-A hyperedge of size ``s`` has ``2^s - 1`` nonempty subsets, so the full closure of one
-hyperedge of 40 nodes would hold 10^12 faces; the closure is therefore cut at
-``max_grade`` (grade ``g``: subsets of ``g + 1`` nodes, ``C(s, g + 1)`` of them per
-hyperedge) and refused, before anything is built, when its face count passes
-``max_faces``. Memory: at most ``F = n + sum_e sum_{g=1..G} C(|e|, g + 1)`` faces (fewer
-after shared faces are merged), stored as ``F`` rows of at most ``G + 1`` int64 node ids,
-and boundary maps with ``(g + 1) F_g`` nonzeros at grade ``g``; about
-``8 (G + 1) F + 12 (G + 1) F`` bytes in all for the faces and the maps. The graded
-Laplacian adds ``B_g^T B_g`` on every grade, whose nonzeros are ``sum_f c_f^2`` over the
-faces ``f`` of grade ``g - 1`` with ``c_f`` cofaces (an edge inside a hyperedge of ``s``
-nodes lies in ``s - 2`` of its triangles): quadratic in the hyperedge sizes, and the sparse
-factorization behind S_eps fills in further, so :func:`closure_complex` refuses past
-``max_block_nnz`` too.
+"""The downward closure of a hypergraph (all nonempty subsets of its hyperedges up to a grade
+cap) with its signed boundary maps, as a :class:`~hyperclust.operators.graded.GradedComplex`;
+refused before building past ``max_faces`` faces or ``max_block_nnz`` nonzeros in a block.
 """
 
 from __future__ import annotations
@@ -39,8 +25,7 @@ MAX_BLOCK_NNZ = 2_000_000
 
 
 def closure_face_bound(hypergraph: Hypergraph, max_grade: int) -> np.ndarray:
-    """Upper bound on the faces of each grade ``0..max_grade`` of the downward closure:
-    the nodes, then ``sum_e C(|e|, g + 1)`` (shared faces counted once per hyperedge).
+    """Upper bound on the faces of each grade ``0..max_grade``: the nodes, then ``sum_e C(|e|, g + 1)``.
 
     Examples
     --------
@@ -55,7 +40,7 @@ def closure_face_bound(hypergraph: Hypergraph, max_grade: int) -> np.ndarray:
 
 
 def _row_keys(rows: np.ndarray) -> np.ndarray:
-    """One sortable key per row of node ids (big-endian bytes: byte order = id order)."""
+    """One sortable key per row of node ids (big-endian bytes)."""
     rows = np.ascontiguousarray(rows.astype(">i8"))
     return rows.view(np.dtype((np.void, 8 * rows.shape[1]))).ravel()
 
@@ -64,19 +49,8 @@ def downward_closure(hypergraph: Hypergraph, max_grade: int = 2,
                      max_faces: int = MAX_CLOSURE_FACES) -> list:
     """The faces of each grade ``0..max_grade`` of the downward closure.
 
-    Parameters
-    ----------
-    hypergraph : Hypergraph
-    max_grade : int, default 2
-        Largest grade kept (``1``: edges, ``2``: triangles, ...).
-    max_faces : int
-        Refuse (ValueError, one line) when :func:`closure_face_bound` sums past it.
-
-    Returns
-    -------
-    list of ndarray
-        ``faces[g]``, shape ``(F_g, g + 1)``, int64: each face's nodes ascending, the faces
-        in lexicographic order; ``faces[0]`` is every node.
+    ``faces[g]`` has shape ``(F_g, g + 1)``, int64, nodes ascending, faces in lexicographic order.
+    Raises ValueError when :func:`closure_face_bound` sums past ``max_faces``.
 
     Examples
     --------
@@ -109,9 +83,7 @@ def downward_closure(hypergraph: Hypergraph, max_grade: int = 2,
 
 
 def closure_boundaries(faces: list) -> list:
-    """Signed boundary maps ``B_g`` (``(F_{g-1}, F_g)``, CSR) of the closure's faces: column
-    ``j`` has ``(-1)^i`` at the face that leaves out the ``i``-th node of face ``j``, so
-    ``B_{g-1} B_g = 0``.
+    """Signed boundary maps ``B_g`` (``(F_{g-1}, F_g)``, CSR) of the faces, ``B_{g-1} B_g = 0``.
 
     Examples
     --------
@@ -138,10 +110,8 @@ def closure_boundaries(faces: list) -> list:
 def closure_complex(hypergraph: Hypergraph, max_grade: int = 2, beta=None, gamma="auto",
                     eps: float = 1e-2, max_faces: int = MAX_CLOSURE_FACES,
                     max_block_nnz: int = MAX_BLOCK_NNZ) -> GradedComplex:
-    """The downward closure up to ``max_grade`` as a :class:`GradedComplex` (unit face
-    weights: a face shared by several hyperedges counts once). ``gamma="auto"`` takes the
-    couplings ``sqrt(beta eps)`` that keep S_eps PSD for this ``eps``. Refused (ValueError,
-    one line) past ``max_faces`` faces or ``max_block_nnz`` nonzeros in a block ``B_g^T B_g``.
+    """The downward closure up to ``max_grade`` as a :class:`GradedComplex` (unit face weights;
+    ``gamma="auto"``: the PSD-safe ``sqrt(beta eps)``).
 
     Examples
     --------
@@ -167,9 +137,7 @@ def closure_complex(hypergraph: Hypergraph, max_grade: int = 2, beta=None, gamma
 
 def closure_collapsed(hypergraph: Hypergraph, eps: float = 1e-2, max_grade: int = 2,
                       max_faces: int = MAX_CLOSURE_FACES, max_block_nnz: int = MAX_BLOCK_NNZ):
-    """S_eps of the downward closure collapsed onto the nodes (a
-    :class:`~hyperclust.operators.schur.SchurComplement` that knows its components and
-    null space; registry name ``"collapsed-closure"``).
+    """S_eps of the downward closure collapsed onto the nodes (registry name ``"collapsed-closure"``).
 
     Examples
     --------

@@ -1,25 +1,5 @@
-"""Hypergraph constructions of the collapsed effective operator S_eps.
-
-All shipped constructions are invariant under node relabelling (relabelling the nodes
-permutes S_eps exactly):
-
-* :func:`star_complex` / :class:`StarCollapsedOperator`: the star expansion (vertices and
-  hyperedges as nodes of a bipartite graph, link weight ``w_e``) reduced onto the vertices.
-  With ``eps = 0`` this is ``Dv - H W De^-1 H^T`` (unnormalized Zhou). With ``eps > 0`` it is
-  ``S_eps = Dv - H diag(w_e^2 / (w_e |e| + eps)) H^T``: each hyperedge node "leaks" to a
-  ground with conductance ``eps``. Equivalently a Zhou Laplacian with reweighted hyperedges
-  ``w_e' = w_e * w_e|e| / (w_e|e| + eps)`` plus the diagonal grounding term
-  ``diag(H (w_e eps / (w_e|e| + eps)))``, which is largest for nodes in many small hyperedges.
-* :func:`coboundary_complex`: vertices, clique edges and hyperedges as ranks 0, 1, 2, with the
-  signed clique incidence ``B_1`` and ``B_2 = B_1^T H W^1/2`` (a hyperedge cell is attached to
-  the edges crossing its boundary). Flipping an edge orientation flips the same row of ``B_2``
-  and column of ``B_1``, so L* changes by a diagonal sign similarity and S_eps not at all;
-  hyperedges do change S_eps because ``B_1 B_2 = L_0 H W^1/2 != 0``.
-
-Not shipped as operators (see docs/collapsed-operators.md): the chain complex
-(``B_1 B_2 = 0``; higher cells do not change S) and signed ``B_1`` with unsigned membership
-``B_2`` (depends on the orientation, i.e. on node numbering). :func:`clique_incidence` and
-:func:`membership_incidence` exist so that tests can demonstrate both.
+"""Hypergraph constructions of the collapsed effective operator S_eps: the star expansion and the
+coboundary complex, both invariant under node relabelling (docs/collapsed-operators.md).
 """
 
 from __future__ import annotations
@@ -45,12 +25,8 @@ __all__ = ["auto_route", "CoboundaryCollapsed", "StarCollapsedOperator", "star_c
 
 
 def star_complex(hypergraph: Hypergraph, eps: float = 0.0, **kwargs) -> SchurComplement:
-    """The star expansion's unnormalized Laplacian ``[[Dv, -H W], [-W H^T, W De]]`` collapsed
-    onto the vertices by the generic :class:`SchurComplement` (``eps`` on the hyperedge block).
-
-    Hyperedges of weight ``w_e |e| = 0`` do not occur (hyperedges are non-empty), so ``eps = 0``
-    is allowed. The operator knows its components (and, at ``eps = 0``, its null space: the
-    component indicators), so its smallest eigenpairs are solved per component.
+    """The star expansion's Laplacian ``[[Dv, -H W], [-W H^T, W De]]`` collapsed onto the vertices
+    (:class:`SchurComplement`, ``eps`` on the hyperedge block), solved per component.
 
     Examples
     --------
@@ -72,8 +48,7 @@ def star_complex(hypergraph: Hypergraph, eps: float = 0.0, **kwargs) -> SchurCom
 
 
 class StarCollapsedOperator(FactoredOperator):
-    """Closed form of the star-expansion collapse, matrix-free:
-    ``S_eps = Dv - H diag(w_e^2 / (w_e |e| + eps)) H^T``.
+    """Matrix-free star-expansion collapse ``S_eps = Dv - H diag(w_e^2 / (w_e |e| + eps)) H^T``.
 
     Parameters
     ----------
@@ -81,13 +56,10 @@ class StarCollapsedOperator(FactoredOperator):
     eps : float, default 1.0
         Leak of each hyperedge node (``0`` gives the unnormalized Zhou Laplacian).
     normalized : bool, default False
-        ``Dv^-1/2 S_eps Dv^-1/2`` (identity rows for isolated nodes) instead of ``S_eps``.
+        ``Dv^-1/2 S_eps Dv^-1/2`` (identity rows for isolated nodes) instead.
 
     Examples
     --------
-    ``eps = 0`` is the unnormalized Zhou Laplacian (constants in its null space); ``eps > 0``
-    grounds every node, ``S_eps 1`` is the grounding:
-
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
     >>> np.round(StarCollapsedOperator(hg, eps=0.0) @ np.ones(4), 12) + 0.0
     array([0., 0., 0., 0.])
@@ -115,7 +87,7 @@ class StarCollapsedOperator(FactoredOperator):
         return self._M, self.degrees
 
     def grounding(self) -> np.ndarray:
-        """``S_eps 1`` per node: ``H (w eps / (w|e| + eps))``, the leak to the ground."""
+        """``S_eps 1`` per node: ``H (w eps / (w|e| + eps))``."""
         hg = self.hypergraph
         w = hg.weights
         return hg.incidence @ (w * self.eps * safe_inverse(w * hg.edge_sizes + self.eps))
@@ -151,15 +123,8 @@ def star_collapsed(hypergraph: Hypergraph, eps: float = 1.0, normalized: bool = 
 
 def clique_incidence(hypergraph: Hypergraph, weighting: str = "normalized", max_nnz=None,
                      memory_budget=None):
-    """Signed, weighted incidence of the clique expansion.
-
-    Edge ``j`` joins ``u < v`` (oriented ``u -> v``: ``-sqrt(c)`` at ``u``, ``+sqrt(c)`` at
-    ``v``), so ``B_1 B_1^T`` is the clique graph Laplacian whatever the orientation.
-
-    Returns
-    -------
-    B1 : scipy.sparse CSR, shape (n, n_edges)
-    pairs : ndarray of int, shape (n_edges, 2)
+    """Signed weighted incidence ``B1`` (shape (n, n_pairs)) of the clique expansion, and its
+    ``pairs`` (shape (n_pairs, 2), each edge ``u < v`` oriented ``u -> v``).
 
     Examples
     --------
@@ -187,8 +152,7 @@ def clique_incidence(hypergraph: Hypergraph, weighting: str = "normalized", max_
 def membership_incidence(hypergraph: Hypergraph, pairs: np.ndarray) -> sp.csr_matrix:
     """Unsigned ``B_2[j, e] = 1`` when both ends of clique edge ``j`` lie in hyperedge ``e``.
 
-    Warning: with a signed ``B_1`` this depends on the edge orientation (node numbering); it is
-    provided to demonstrate that pitfall, not to build operators.
+    With a signed ``B_1`` this depends on the node numbering; it demonstrates that pitfall.
 
     Examples
     --------
@@ -206,14 +170,7 @@ def coboundary_complex(hypergraph: Hypergraph, beta=(1.0, 1.0), gamma="auto",
                        memory_budget=None, eps: float = 1e-2) -> GradedComplex:
     """Vertices, clique edges and hyperedges as ranks 0, 1, 2 with ``B_2 = B_1^T H W^1/2``.
 
-    Invariant under node relabelling and under clique-edge orientation (see module notes).
-    ``gamma="auto"`` takes the couplings ``sqrt(beta eps)`` that keep S_eps PSD for this
-    ``eps`` (collapse with the same ``eps``); explicit couplings must respect the PSD bound,
-    check with :meth:`GradedComplex.psd_report`.
-
-    Returns
-    -------
-    GradedComplex
+    ``gamma="auto"`` takes the PSD-safe couplings ``sqrt(beta eps)`` for this ``eps``.
 
     Examples
     --------
@@ -235,12 +192,11 @@ DENSE_CHEAP_NODES = 2000
 
 
 def auto_route(hypergraph: Hypergraph, dense_max_nodes: int = 5000, psd_safe: bool = True) -> str:
-    """The route ``CoboundaryCollapsed(method="auto")`` takes (see its ``method``).
+    """The route ``CoboundaryCollapsed(method="auto")`` takes.
 
-    A cost rule: dense up to ``min(DENSE_CHEAP_NODES, dense_max_nodes)`` nodes, and up to
-    ``dense_max_nodes`` when the clique expansion has more than ``50 n`` nonzeros (the LU
-    would fill in); factored when no connected component is larger than that (the LU's
-    fill stays inside the components) or the couplings are not PSD-safe; else iterative.
+    Dense up to ``min(DENSE_CHEAP_NODES, dense_max_nodes)`` nodes, or up to ``dense_max_nodes``
+    when the clique expansion has over ``50 n`` nonzeros; factored when no component is larger or
+    the couplings are not PSD-safe; else iterative.
 
     Examples
     --------
@@ -261,7 +217,7 @@ def auto_route(hypergraph: Hypergraph, dense_max_nodes: int = 5000, psd_safe: bo
 
 
 def _resolve_gamma(gamma, beta, eps) -> np.ndarray:
-    """Two couplings from ``"auto"`` (the PSD-safe ``sqrt(beta eps)``) or user values."""
+    """Two couplings from ``"auto"`` (``sqrt(beta eps)``) or user values."""
     if not np.isfinite(eps) or eps <= 0:
         raise ValueError(f"eps must be positive, got {eps!r}")
     if isinstance(gamma, str):
@@ -277,50 +233,23 @@ def _resolve_gamma(gamma, beta, eps) -> np.ndarray:
 class CoboundaryCollapsed(Operator):
     """S_eps of :func:`coboundary_complex`, computed through ``H`` (never edge- or clique-sized).
 
-    With ``L_0 = B_1 B_1^T`` (the clique Laplacian) and ``R = H W^1/2``, eliminating the
-    edge and hyperedge ranks gives (push-through identity)
-    ``S_eps = beta_1 L_0 - gamma_0^2 (L_0 N + eps I)^-1 L_0`` with
-    ``N = beta_1 I + R (beta_2 I - gamma_1^2 (beta_2 R^T L_0 R + eps I)^-1) R^T``.
-    So S_eps depends on the hypergraph only through ``L_0`` and ``R R^T = H W H^T``: it is
-    orientation-free by construction. ``L_0`` itself is used in factored form,
-    ``L_0 = diag(H (c |e|)) - H diag(c) H^T`` with ``c`` the clique pair weight of each
-    hyperedge, so the clique expansion is never formed: applying S_eps and the shift-invert
-    solves each use one sparse LU of a system in vertex- and hyperedge-sized unknowns whose
-    nonzeros are ``O(nnz(H))`` (``method="factored"``). S_eps itself is dense, and on
-    hypergraphs with large, overlapping hyperedges the LU fills in towards dense too (pubmed's
-    co-citation hypergraph, 3,840 nodes: 168M LU nonzeros, 460 s); there the dense route
-    (``method="dense"``: ``S_eps`` as an ``n x n`` array from the push-through formulas with
-    ``G = R R^T``, about ``5 n^3`` flops, 9 s) is far faster.
+    The push-through formulas and the routes are derived in docs/collapsed-operators.md;
+    timings in docs/results/collapsed.md.
 
     Parameters
     ----------
     hypergraph : Hypergraph
     beta : (float, float), default (1, 1)
     gamma : (float, float) or "auto", default "auto"
-        Couplings. ``"auto"`` takes the largest values that guarantee PSD on every hypergraph,
-        ``gamma_k = sqrt(beta_{k+1} eps)`` (see :func:`eps_gamma_bound`). Larger values warn:
-        S_eps may then be indefinite (it is on real data, e.g. cora-ca with
-        ``gamma = (0.5, 0.5), eps = 1e-2``).
+        Couplings; ``"auto"`` is the PSD-safe ``sqrt(beta_{k+1} eps)``; larger values warn.
     eps : float, > 0, default 1e-2
     weighting : {"normalized", "unit"}
         Clique edge weights of ``L_0`` (see :func:`clique_adjacency`).
     method : {"auto", "factored", "dense", "iterative"}, default "auto"
-        An explicit route is always taken (on small inputs it can be far slower than
-        ``"auto"``). ``"iterative"``: no factorization at all (:class:`CoboundaryIterative`:
-        LOBPCG on the inverse of S_eps off its null space, CG solves through ``H``; needs the
-        PSD-safe ``gamma_0 = sqrt(beta_1 eps)``, the ``"auto"`` default). Its eigenpairs are
-        the fast path; its products ``S_eps U`` use nested CG (slow, for occasional use).
-        ``"auto"``: :func:`auto_route`. Measured for 16 eigenpairs off the null space (CPU s,
-        one thread, loaded machine; "> 60" = unfinished after 60 s wall): on
-        ``hypergraph_sbm`` inputs of 1,965 / 4,917 nodes dense 5.4 / > 150, factored > 60 /
-        > 150, iterative 5.7 / 15.6; on contact-high-school (327 nodes) dense 0.08, factored
-        and iterative > 60; on cora-ca, cora-cc, citeseer-cc (isolated nodes removed)
-        factored 0.3-1.9, dense 1.3-5.9, iterative > 60. Earlier: cora-ca (2,388 nodes, 16 n
-        clique nonzeros) factored 0.04 s vs dense 2.1 s to build; pubmed-cc-tricl (3,840
-        nodes, 105 n) factored 460 s vs dense 9 s; a 20,000-node ``hypergraph_sbm`` factored
-        > 8 min, iterative 10 eigenpairs in ~40 s (docs/results/collapsed.md).
+        Sparse LU, ``n x n`` array, or LOBPCG with CG solves (:class:`CoboundaryIterative`,
+        needs the PSD-safe ``gamma_0``); ``"auto"``: :func:`auto_route`.
     dense_max_nodes : int, default 5000
-        Above this, ``"auto"`` never builds the ``n x n`` array (``n^2`` floats, ``O(n^3)`` time).
+        Above this, ``"auto"`` never builds the ``n x n`` array.
 
     Examples
     --------
@@ -380,8 +309,7 @@ class CoboundaryCollapsed(Operator):
                                                self.eps) if method == "iterative" else None)
 
     def _dense_matrix(self) -> np.ndarray:
-        """``S_eps`` as an array. Push-through turns the hyperedge-sized inverse into
-        ``R (eps I + b2 R^T L0 R)^-1 R^T = G (eps I + b2 L0 G)^-1`` with ``G = R R^T``."""
+        """``S_eps`` as an array, by push-through with ``G = R R^T``."""
         n = self.shape[0]
         eye = np.eye(n)
         L0 = self.laplacian0_apply(eye)
@@ -396,8 +324,9 @@ class CoboundaryCollapsed(Operator):
         return self._delta[:, None] * U - self._HC @ (self._Hq.T @ U)
 
     def _system(self, sigma):
-        """Sparse system in ``(y, x, a, t, q_x, q_a, r, s)``; with ``sigma`` also ``(u, q_u)``
-        for ``(S - sigma I)^-1``. ``q = H_q^T (.)`` and ``t = L_0 a`` keep it factored."""
+        """Sparse system in ``(y, x, a, t, q_x, q_a, r, s)``; with ``sigma`` also ``(u, q_u)`` for
+        ``(S - sigma I)^-1``.
+        """
         n, m = self.R.shape
         mq = self._Hq.shape[1]
         I_n, I_m, I_q = (sp.identity(k, format="csr") for k in (n, m, mq))
@@ -455,24 +384,11 @@ class CoboundaryCollapsed(Operator):
 
     def smallest_eigenpairs(self, k: int = 10, sigma: float | None = None, tol: float | None = None,
                             random_state=0):
-        """The ``k`` smallest eigenpairs, the null space written down, not searched for.
+        """The ``k`` smallest eigenpairs: the null space (component indicators) first, the rest per
+        component (:mod:`~hyperclust.operators.collapsed_eigen`), sign-fixed.
 
-        The zero eigenvalues come first, one per connected component of the clique
-        expansion (isolated nodes included), as orthonormal component indicators in
-        component order (by first node). The others are computed per component
-        (:mod:`~hyperclust.operators.collapsed_eigen`): small components densely, large ones
-        by LAPACK on the dense S_eps (``method="dense"``) or shift-invert Lanczos restricted
-        to the component and deflated of its indicator (``"factored"``; the eigenvalues
-        nearest ``sigma``, default just below 0: the smallest when S_eps is PSD; ``tol``:
-        ARPACK's, default 1e-10), or LOBPCG without factorization (``"iterative"``; ``tol``
-        is then the LOBPCG residual relative to the largest eigenvalue of ``S_eps^+``,
-        default 1e-5, ``sigma`` unused). Every column is sign-fixed
-        (:func:`~hyperclust.operators.components.canonical_signs`); apart from that the
-        result does not depend on ``random_state`` unless an eigenvalue repeats inside one
-        large component.
-
-        Warns if an eigenvalue below ``sigma`` turns up (S_eps indefinite: the couplings are
-        too large for this ``eps``).
+        ``sigma`` (default just below 0) and ``tol`` (ARPACK's, default 1e-10; LOBPCG's relative
+        residual, default 1e-5, for ``"iterative"``) tune the solver. Warns when S_eps is indefinite.
 
         Returns
         -------
@@ -483,9 +399,9 @@ class CoboundaryCollapsed(Operator):
         return coboundary_eigenpairs(self, k, sigma, tol, random_state)
 
     def spectrum(self, r: int, random_state=0):
-        """``(null, values, vectors)``: the null space (orthonormal component indicators,
-        sparse ``(n, c)``) and the ``r`` smallest eigenpairs off it (see
-        :func:`~hyperclust.operators.collapsed_eigen.coboundary_spectrum`)."""
+        """``(null, values, vectors)``: the component indicators (sparse ``(n, c)``) and the ``r``
+        smallest eigenpairs off them.
+        """
         from .collapsed_eigen import coboundary_spectrum
 
         return coboundary_spectrum(self, r, random_state=random_state)

@@ -1,16 +1,6 @@
-"""Smallest eigenpairs of the coboundary collapse :class:`~hyperclust.operators.CoboundaryCollapsed`
-on every route, with its null space written down instead of searched for.
-
-S_eps is block diagonal over the connected components of the clique expansion (two nodes
-are joined when they share a hyperedge of two or more nodes), and with the PSD-safe
-couplings its null space is exactly the null space of the clique Laplacian: one indicator
-per component (isolated nodes and nodes only in singleton hyperedges included). Shift-invert
-Lanczos from one start vector returned only some of them (cora-ca with isolated nodes
-removed: 50 of 162 zero eigenvalues at ``k = 169``, and eigenvalues .27-.28 in place of the
-smallest nonzero ones), so the null space is the orthonormal indicators in component order
-and the rest comes from :func:`~hyperclust.operators.components.nonzero_eigenpairs`: small
-components densely from ``S_eps`` applied to identity-like blocks, large ones by
-shift-invert Lanczos restricted to the component and deflated of its indicator.
+"""Smallest eigenpairs of :class:`~hyperclust.operators.CoboundaryCollapsed` on every route: the
+null space (one indicator per component of the clique expansion) written down, the rest per
+component by :func:`~hyperclust.operators.components.nonzero_eigenpairs`.
 """
 
 from __future__ import annotations
@@ -29,8 +19,7 @@ __all__ = ["clique_components", "coboundary_spectrum", "coboundary_eigenpairs"]
 
 
 def clique_components(Hq) -> np.ndarray:
-    """Component label of every node in the clique expansion of the hyperedges ``Hq``
-    (n x m_q incidence of the hyperedges that carry clique edges).
+    """Component label of every node in the clique expansion of the hyperedges ``Hq`` (n x m_q).
 
     Examples
     --------
@@ -46,16 +35,8 @@ def clique_components(Hq) -> np.ndarray:
 
 def coboundary_spectrum(op, r: int, sigma: float | None = None, tol: float | None = None,
                         random_state=0):
-    """Null space and the ``r`` smallest nonzero eigenpairs of ``op`` (a
-    :class:`CoboundaryCollapsed`).
-
-    Returns
-    -------
-    null : scipy.sparse CSC, shape (n, c)
-        Orthonormal indicators of the components of the clique expansion, by first node.
-    values : ndarray, shape (r,), ascending
-    vectors : ndarray, shape (n, r), sign convention of
-        :func:`~hyperclust.operators.components.canonical_signs`
+    """``(null, values, vectors)``: the orthonormal component indicators (CSC, (n, c)) and the ``r``
+    smallest nonzero eigenpairs of ``op``, ascending, sign-fixed.
 
     Examples
     --------
@@ -104,15 +85,7 @@ def _listed_eigenpairs(op, layout, r, sigma, tol, random_state):
 
 def coboundary_eigenpairs(op, k: int, sigma: float | None = None, tol: float | None = None,
                           random_state=0):
-    """The ``k`` smallest eigenpairs of ``op`` (a :class:`CoboundaryCollapsed`): see
-    :meth:`CoboundaryCollapsed.smallest_eigenpairs`.
-
-    Returns
-    -------
-    values : ndarray, shape (k,), ascending
-    vectors : ndarray, shape (n, k): the orthonormal component indicators first (component
-        order: by first node), then one eigenvector per column supported on one component,
-        sign convention of :func:`~hyperclust.operators.components.canonical_signs`
+    """The ``k`` smallest eigenpairs of ``op``: see :meth:`CoboundaryCollapsed.smallest_eigenpairs`.
 
     Examples
     --------

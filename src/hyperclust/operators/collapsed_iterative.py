@@ -1,27 +1,7 @@
-"""Smallest eigenpairs of the coboundary collapse S_eps without any factorization.
-
-With the PSD-safe coupling ``gamma_0 = sqrt(beta_1 eps)`` the collapse of
-:func:`~hyperclust.operators.collapsed.coboundary_complex` is (push-through, ``B_1^T`` range)
-
-    ``S_eps = beta_1 L_0 J^-1 L_0``,  ``J = L_0 + eps N^-1``,
-
-with ``L_0`` the clique Laplacian and ``N = beta_1 I + R (beta_2 I - gamma_1^2 (beta_2 R^T L_0 R
-+ eps I)^-1) R^T`` (``R = H W^1/2``), the first-block Schur complement of the SPD matrix
-``[[beta_1 I + beta_2 R R^T, gamma_1 R], [gamma_1 R^T, beta_2 R^T L_0 R + eps I]]`` (vertex-
-and hyperedge-sized). Everything is block diagonal over the connected components, so the null
-space of S_eps is spanned by the component indicators and, on the rest, the nonzero
-eigenvalues of S_eps are the reciprocals of the eigenvalues of
-
-    ``T = beta_1^-1 L_0^+ (J - J Q (Q^T J Q)^-1 Q^T J) L_0^+``
-
-(``Q``: component indicators; the middle factor is ``J``'s Schur complement onto the range of
-``L_0``, which couples each component only to its own indicator). The smallest eigenvalues
-of S_eps are the largest of ``T``, well separated, so LOBPCG on ``T`` converges in a few
-dozen block steps. Applying ``T`` needs two Laplacian solves (Jacobi-preconditioned CG on
-``L_0`` in factored form) and one solve with the SPD block matrix above (Jacobi CG); every
-product goes through ``H``, so memory and time per step are ``O(nnz(H))`` per column: no
-clique expansion, no edge-sized unknowns, no fill-in. ``eps N^-1`` enters ``T`` only as a
-small correction to ``L_0`` (``N >= beta_1 I``), so that solve runs to a looser tolerance.
+"""Smallest eigenpairs of the coboundary collapse S_eps without any factorization: LOBPCG on
+``T = beta_1^-1 L_0^+ (J's Schur complement) L_0^+``, whose largest eigenvalues are the
+reciprocals of S_eps's smallest nonzero ones, with Jacobi-preconditioned CG solves through
+``H`` (``O(nnz(H))`` per column). The derivation is in docs/collapsed-operators.md.
 """
 
 from __future__ import annotations
@@ -41,9 +21,7 @@ __all__ = ["pcg_columns", "CoboundaryIterative"]
 def pcg_columns(apply, B, inv_diag, tol, maxiter, project=None):
     """Jacobi-preconditioned conjugate gradients on every column of ``B`` at once.
 
-    Each column runs its own CG recurrence (vectorized over columns, one block product per
-    step); ``project`` (optional) keeps iterates in a subspace, e.g. orthogonal to a null
-    space, for consistent singular systems.
+    ``project`` (optional) keeps iterates in a subspace, for consistent singular systems.
 
     Returns
     -------
@@ -89,14 +67,14 @@ def pcg_columns(apply, B, inv_diag, tol, maxiter, project=None):
 
 
 class CoboundaryIterative:
-    """The factorization-free route for :class:`~hyperclust.operators.CoboundaryCollapsed`.
+    """The factorization-free route of :class:`~hyperclust.operators.CoboundaryCollapsed`.
 
     Parameters
     ----------
     delta : ndarray (n,)
         Diagonal of ``L_0``.
     Hq, HC : sparse (n, m_q)
-        ``L_0 = diag(delta) - HC Hq^T`` (hyperedges that carry clique edges).
+        ``L_0 = diag(delta) - HC Hq^T``.
     R : sparse (n, m)
         ``H W^1/2``.
     beta, gamma : (float, float)
@@ -104,20 +82,12 @@ class CoboundaryIterative:
     laplacian_tol : float, default 1e-8
         Relative residual of the ``L_0`` solves.
     schur_tol : float, default 1e-2
-        Relative residual of the ``N`` solves inside ``T`` during LOBPCG (they enter ``T``
-        scaled by ``eps / beta_1``). A final Rayleigh-Ritz step applies ``T`` once with all
-        solves at ``1e-10``, so the eigenvalues are accurate to about the square of the
-        LOBPCG residual. Measured on a 3,923-node planted hypergraph (10 nonzero
-        eigenpairs): ``1e-3`` vs ``1e-2`` gave eigenvalue errors 8e-11 vs 1e-10 (relative to
-        the 10th), subspace angles 1.5e-5 vs 2.3e-5, and cost 323k vs 224k products with
-        ``H``.
+        Relative residual of the ``N`` solves during LOBPCG (a final Rayleigh-Ritz step uses 1e-10).
     maxiter : int, default 20000
         CG iteration cap per solve.
 
     Examples
     --------
-    Built by ``CoboundaryCollapsed(hg, method="iterative")``:
-
     >>> from hyperclust import Hypergraph
     >>> from hyperclust.operators import CoboundaryCollapsed
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3], [3, 4, 5], [5, 0]])
@@ -182,7 +152,7 @@ class CoboundaryIterative:
         return out
 
     def project(self, U):
-        """Remove every component's mean from each column (orthogonal to ``null(L_0)``)."""
+        """Remove every component's mean from each column."""
         means = self._component_sums(U) / self.component_sizes[:, None]
         return U - means[self.component]
 
@@ -213,14 +183,13 @@ class CoboundaryIterative:
         return np.vstack([top, bottom])
 
     def schur_solve(self, U, tol=None):
-        """``N^-1 U`` as the first block of a solve with the SPD block matrix."""
+        """``N^-1 U``, the first block of a solve with the SPD block matrix."""
         B = np.vstack([U, np.zeros((self.m, U.shape[1]))])
         tol = self.schur_tol if tol is None else tol
         return self._solve(self._schur_block, B, self._n_inv_diag, tol, "schur")[:self.n]
 
     def t_apply(self, X, tol=None, laplacian_tol=None):
-        """``T X`` (see the module notes); columns orthogonal to ``null(L_0)`` in and out.
-        ``tol``, ``laplacian_tol``: CG tolerances of this product (default: the solver's)."""
+        """``T X``; columns orthogonal to ``null(L_0)`` in and out."""
         Y = self.laplacian_pinv(X, laplacian_tol)
         NY = self.schur_solve(Y, tol)
         coef = self._component_sums(self._nq[:, None] * Y) / self._qnq[:, None]
@@ -228,15 +197,14 @@ class CoboundaryIterative:
         return self.laplacian_pinv(self.project(X) + self.eps * M, laplacian_tol) / self.b1
 
     def null_vectors(self) -> np.ndarray:
-        """Orthonormal component indicators (the null space of S_eps), by component id."""
+        """Orthonormal component indicators (the null space of S_eps)."""
         n, c = self.n, self.n_components
         Q = np.zeros((n, c))
         Q[np.arange(n), self.component] = 1.0 / np.sqrt(self.component_sizes[self.component])
         return Q
 
     def apply(self, U):
-        """``S_eps U = beta_1 L_0 J^-1 L_0 U`` with nested CG (accurate, slow: tests and
-        occasional products only)."""
+        """``S_eps U`` with nested CG (accurate, slow: occasional products only)."""
         LU = self.laplacian(U)
 
         def j_apply(Z):
@@ -248,22 +216,14 @@ class CoboundaryIterative:
     # ---------------------------------------------------------------- eigenpairs
     def smallest_eigenpairs(self, k: int, tol: float = 1e-5, random_state=0, maxiter: int = 500,
                            guard: int | None = None):
-        """The ``k`` smallest eigenpairs of S_eps.
-
-        The zero eigenvalues come first, one per connected component (orthonormal
-        indicators, in component order); the others by LOBPCG on ``T`` started from the
-        leading eigenvectors of ``L_0^+`` (a cheap first pass: ``T`` differs from
-        ``L_0^+ / beta_1`` by the ``eps`` correction).
+        """The ``k`` smallest eigenpairs of S_eps: the component indicators, then LOBPCG on ``T``.
 
         Parameters
         ----------
         tol : float
             LOBPCG residual tolerance relative to the largest eigenvalue of ``T``.
-
         guard : int, optional
-            Extra LOBPCG columns beyond the wanted ones (default ``max(4, k - c)``: with a
-            quarter as many, a 2,000-node planted hypergraph needed 152 block steps instead
-            of 13, since the wanted eigenvalues sit in a cluster).
+            Extra LOBPCG columns (default ``max(4, k - c)``).
 
         Returns
         -------
@@ -313,8 +273,7 @@ class CoboundaryIterative:
         return vals, vecs
 
     def _guess(self, X):
-        """Rough size of ``L_0^+`` (Rayleigh quotients of a random block), for the first
-        pass's absolute LOBPCG tolerance."""
+        """Rough size of ``L_0^+``, for the first pass's absolute tolerance."""
         LX = self.laplacian(X)
         q = np.einsum("ij,ij->j", X, LX) / np.maximum(np.einsum("ij,ij->j", X, X), 1e-300)
         return 1.0 / np.maximum(q, 1e-300) / self.b1

@@ -1,31 +1,7 @@
-"""The optional compiled CSR x dense kernel (numba, extra ``[fast]``): scipy's arithmetic
-with software prefetch of the dense rows of upcoming nonzeros.
-
-``add_rows(indptr, indices, data, X, out, lo, hi, ahead)`` computes
-``out[lo:hi] += A[lo:hi] @ X`` for ``A = (data, indices, indptr)`` with the same
-operations in the same order as scipy's ``csr_matvecs`` (per row, its nonzeros in stored
-order, ``out[i, k] += a * X[j, k]`` in the data type of ``A``; no fast-math, so no fused
-multiply-add contraction): its results are bit-identical to scipy's wherever scipy's build
-does not contract ``a * x + y`` either (x86-64 wheels target a baseline without FMA;
-``tests/test_compiled_kernel.py`` checks the bits on the machine it runs on). What it adds is a
-prefetch of the ``X`` row of the nonzero ``PREFETCH_AHEAD`` positions ahead (every cache
-line of it): on inputs whose ``X`` rows are visited at random over more than the last-level
-cache, scipy's kernel waits on one row's loads at a time. The kernel releases the GIL
-(``nogil``), so :func:`hyperclust.operators.kernels.csr_matmat` runs its row blocks on the
-shared pool under the thread policy as it does scipy's.
-
-Measured (one thread, CPU min of 5, load 2.5-5.8 on the shared 2-core machine;
-``benchmarks/studies/bench_node_order.py``, docs/results/compiled_spmm.md): the RCM-numbered
-pair ``H (H^T X)`` of the 10^6 HSBM at width 64 in 0.53x scipy's kernel's time (258 vs
-492 ms, 5.8x the compulsory-bytes bound against 11.0x), at width 16 0.51x (104 vs 206 ms,
-7.3x against 14.4x); walmart-trips 0.68x, mag-10 0.74x, dblp-ca 0.79x at width 64; whole
-``ahcka`` fits at 10^6 0.81x the CPU. Where ``X`` fits the caches it gains nothing
-and at width 1 it loses, so :func:`rows_kernel` keeps scipy's kernel there.
-
-Numba is imported and the kernel compiled on first use (:func:`kernel`), never at
-``import hyperclust``; the compiled code is cached on disk where numba's cache directory is
-writable (else compiled once per process). Without numba, :func:`kernel` returns None and
-callers keep scipy's kernel.
+"""The optional compiled CSR x dense kernel (numba, extra ``[fast]``): scipy's arithmetic, in the
+same order (bit-identical where scipy does not contract to FMA), with software prefetch of the
+dense rows of upcoming nonzeros. Compiled on first use, never at import; measurements in
+docs/results/compiled_spmm.md.
 """
 
 from __future__ import annotations
@@ -39,32 +15,20 @@ import numpy as np
 __all__ = ["kernel", "rows_kernel", "enabled", "PREFETCH_AHEAD", "MIN_WORK",
            "MIN_WIDTH", "MIN_DENSE_BYTES", "AMORTISE_WORK", "ENV"]
 
-#: Nonzeros between a prefetch and the product that reads its row: far enough for the
-#: load to arrive, near enough that the line is still cached when used (8, 16 and 32 took
-#: the same time on the 10^6 HSBM: ``benchmarks/studies/bench_compiled_spmm.py``).
+#: Nonzeros between a prefetch and the product that reads its row.
 PREFETCH_AHEAD = 16
 
-#: Row blocks of fewer multiply-adds (nonzeros x width) keep scipy's kernel: their rows are
-#: cached and the few microseconds of a numba dispatch are not repaid.
+#: Row blocks of fewer multiply-adds (nonzeros x width) keep scipy's kernel.
 MIN_WORK = 2 ** 20
 
-#: Narrower blocks keep scipy's kernel: at width 1 ``X`` is ``4 n`` bytes, cached even at
-#: 10^6 nodes, and the compiled loop took 1.5-1.8x scipy's time; from width 2 on it took
-#: 0.5-0.7x on the 10^6 HSBM.
+#: Narrower blocks keep scipy's kernel (at width 1 it loses).
 MIN_WIDTH = 2
 
-#: Dense blocks of fewer bytes keep scipy's kernel: their rows come from the caches, where
-#: the prefetches only add instructions (congress-bills' collapsed 1,718 x 1,718 matrix
-#: times 440 KB: 1.5x scipy's time; 5 MB blocks of the shared sets at width 16: 0.94-1.05x;
-#: 8 MB of the 10^6 HSBM at width 2: 0.69x; 10-21 MB at width 64: 0.54-0.86x).
+#: Dense blocks of fewer bytes keep scipy's kernel: their rows come from the caches.
 MIN_DENSE_BYTES = 2 ** 23
 
-#: Multiply-adds of eligible products done with scipy's kernel before numba is loaded:
-#: ``import numba`` (0.14-0.19 s CPU) and the first float32 call (0.53 s compiling, 0.21 s
-#: from numba's cache; ``benchmarks/studies/compiled_spmm_first_call.py``) cost about what
-#: scipy's kernel spends on this much work at 10^6 nodes (~1 ns per multiply-add), so a
-#: process pays at most twice the better choice in hindsight, and small fits never import
-#: numba.
+#: Multiply-adds of eligible products done with scipy's kernel before numba is loaded: about
+#: what importing and compiling costs, so small fits never import numba.
 AMORTISE_WORK = 2 ** 30
 
 #: Set to "0" to keep scipy's kernel everywhere.
@@ -89,29 +53,12 @@ def enabled() -> bool:
 
 
 def rows_kernel(work: int, X):
-    """The compiled kernel for a row block of ``work`` multiply-adds by the dense block
-    ``X``, or None where scipy's kernel runs it: below :data:`MIN_WORK`,
-    :data:`MIN_WIDTH` or :data:`MIN_DENSE_BYTES`, for dtypes other than float32 and
-    float64, until
-    :data:`AMORTISE_WORK` eligible multiply-adds have run on scipy's, when disabled
-    (:func:`enabled`), or without numba.
-
-    Parameters
-    ----------
-    work : int
-        Nonzeros of the row block times the columns of ``X``.
-    X : ndarray, shape (c, d)
-        The dense block the row block multiplies.
-
-    Returns
-    -------
-    callable or None
-        ``add_rows(indptr, indices, data, X, out, lo, hi, ahead)``.
+    """The compiled kernel for a row block of ``work`` multiply-adds by the dense block ``X``, or
+    None where scipy's kernel runs it (small, narrow or cached blocks, other dtypes, the first
+    :data:`AMORTISE_WORK` multiply-adds, disabled, or no numba).
 
     Examples
     --------
-    A product small enough for the caches stays on scipy's kernel:
-
     >>> rows_kernel(100, np.zeros((10, 4), np.float32)) is None
     True
     """
@@ -126,15 +73,8 @@ def rows_kernel(work: int, X):
 
 
 def kernel():
-    """The compiled ``add_rows(indptr, indices, data, X, out, lo, hi, ahead)``, or None
-    without numba (compiled on the first call; later calls return it).
-
-    ``add_rows`` computes ``out[lo:hi] += A[lo:hi] @ X`` for the CSR arrays of ``A`` (the
-    full ``indptr``), prefetching the ``X`` row of the nonzero ``ahead`` positions on.
-
-    Returns
-    -------
-    callable or None
+    """The compiled ``add_rows(indptr, indices, data, X, out, lo, hi, ahead)``
+    (``out[lo:hi] += A[lo:hi] @ X``), or None without numba.
 
     Examples
     --------

@@ -1,18 +1,7 @@
-"""Smallest eigenpairs of a symmetric operator that is block diagonal over the connected
-components, with its null space handled explicitly.
-
-A Laplacian-like operator of a hypergraph with ``c`` components has (at least) one zero
-eigenvalue per component, with a known eigenvector: the component's indicator, weighted for
-the operator (``1`` for the unnormalized ones, ``sqrt(d)`` for the degree-normalized ones).
-A Krylov solver with one start vector cannot return a ``c``-fold eigenvalue reliably (in
-exact arithmetic it finds one vector of it; in floating point some more, depending on the
-seed), and the eigenvalues of identical small components repeat in the same way. So the
-null space is not computed but written down (:func:`null_basis`), and the other eigenpairs
-are computed per component (:func:`nonzero_eigenpairs`): the small components all at once
-as a batch of dense eigenproblems on the complement of their null vector, the large ones one
-by one by an iterative solver on that complement. The result does not depend on a seed,
-apart from the sign convention and the basis inside an eigenvalue that repeats within one
-large component.
+"""Smallest eigenpairs of a symmetric operator block diagonal over the connected components: the
+null space written down (:func:`null_basis`), the others per component
+(:func:`nonzero_eigenpairs`: small ones batched densely, large ones iteratively), so the result
+does not depend on a seed (docs/collapsed-operators.md).
 """
 
 from __future__ import annotations
@@ -32,10 +21,8 @@ _CHUNK = 64
 
 
 def canonical_signs(V, rtol: float = 1e-6) -> np.ndarray:
-    """Flip each column so that its first entry of largest magnitude is positive; entries
-    within ``rtol`` (relative) of the largest count as ties, so the choice does not depend on
-    rounding (a two-node component's ``(1, -1) / sqrt(2)`` always starts positive).
-    ``V`` (n, k) is not modified; the flipped copy is returned.
+    """A copy of ``V`` (n, k) with each column's first entry of largest magnitude (within ``rtol``)
+    positive.
 
     Examples
     --------
@@ -54,13 +41,12 @@ def canonical_signs(V, rtol: float = 1e-6) -> np.ndarray:
 
 
 class ComponentLayout:
-    """Components of the nodes: labels renumbered by first node, sizes, each node's
-    position inside its component, and the nodes of each component in node order.
+    """Components of the nodes: labels renumbered by first node, sizes, each node's position inside
+    its component, and each component's nodes in node order.
 
     Parameters
     ----------
     labels : array-like of int, shape (n,)
-        Any component labels; the operator must be block diagonal over them.
 
     Examples
     --------
@@ -94,12 +80,11 @@ class ComponentLayout:
 
 
 def null_basis(layout: ComponentLayout, weights) -> tuple[sp.csc_matrix, np.ndarray]:
-    """Orthonormal null vectors: per component with nonzero ``weights``, the weights on it
-    divided by their norm.
+    """Orthonormal null vectors: per component with nonzero ``weights``, the normalized weights.
 
     Returns
     -------
-    Q : scipy.sparse CSC, shape (n, c0), one column per such component, in component order
+    Q : scipy.sparse CSC, shape (n, c0), in component order
     has_null : ndarray of bool, shape (n_components,)
 
     Examples
@@ -122,8 +107,7 @@ def null_basis(layout: ComponentLayout, weights) -> tuple[sp.csc_matrix, np.ndar
 
 
 def _householder(q):
-    """Batch of reflectors ``H`` (count, s, s) with ``H q = -sign(q_0) e_0``: columns 1.. of
-    ``H`` are an orthonormal basis of the complement of the unit vectors ``q`` (count, s)."""
+    """Reflectors (count, s, s) whose columns 1.. span the complement of the unit rows of ``q``."""
     u = q.copy()
     sign = np.where(u[:, 0] >= 0, 1.0, -1.0)
     u[:, 0] += sign
@@ -133,9 +117,9 @@ def _householder(q):
 
 
 def _dense_blocks(apply, layout, comps_by_size):
-    """``{size: blocks (count, s, s)}`` of the operator restricted to each component, from
-    products with identity-like blocks (column ``j`` is 1 at position ``j`` of every chosen
-    component): ``max size`` operator columns in all, never an ``n x n`` array."""
+    """``{size: blocks (count, s, s)}`` of the operator restricted to each component, from products
+    with identity-like blocks (never an ``n x n`` array).
+    """
     chosen = np.concatenate([c for c in comps_by_size.values()]) if comps_by_size else []
     width = max(comps_by_size) if comps_by_size else 0
     on = np.zeros(layout.n_components, dtype=bool)
@@ -158,8 +142,8 @@ def _dense_blocks(apply, layout, comps_by_size):
 
 
 def _dense_candidates(blocks, members, null_w, r):
-    """Eigenpairs of each block on the complement of its null vector (when it has one):
-    ``(values (count, t), vectors (count, s, t))`` with ``t <= r`` smallest per component."""
+    """The ``t <= r`` smallest eigenpairs of each block off its null vector: (count, t), (count, s, t).
+    """
     if null_w is None:
         vals, vecs = np.linalg.eigh(blocks)
     else:
@@ -175,8 +159,8 @@ def _dense_candidates(blocks, members, null_w, r):
 
 def nonzero_eigenpairs(apply, layout: ComponentLayout, weights, r: int, large_solver=None,
                        dense_max: int = DENSE_COMPONENT_MAX, extract=None):
-    """The ``r`` smallest eigenpairs orthogonal to :func:`null_basis` of a symmetric operator
-    block diagonal over ``layout``'s components.
+    """The ``r`` smallest eigenpairs orthogonal to :func:`null_basis` of an operator block diagonal
+    over ``layout``'s components.
 
     Parameters
     ----------
@@ -184,27 +168,22 @@ def nonzero_eigenpairs(apply, layout: ComponentLayout, weights, r: int, large_so
         ``X (n, d) -> operator @ X``.
     layout : ComponentLayout
     weights : array-like, shape (n,)
-        Null-vector weights (see :func:`null_basis`); zeros where a component has none.
+        Null-vector weights (see :func:`null_basis`).
     r : int
     large_solver : callable, optional
-        ``(nodes, m, q) -> (values (m,), vectors (len(nodes), m))``: the ``m`` smallest
-        eigenpairs of the operator restricted to ``nodes`` and orthogonal to the unit vector
-        ``q`` (``None`` when the component has no null vector). Used for components larger
-        than ``dense_max`` when ``m`` is below a third of their size; without it every
-        component is solved densely.
+        ``(nodes, m, q) -> (values (m,), vectors (len(nodes), m))`` off the unit vector ``q``
+        (or None), for components over ``dense_max``; without it all are solved densely.
     dense_max : int
     extract : callable, optional
-        ``members (count, s) -> blocks (count, s, s)`` when the operator is at hand densely.
+        ``members (count, s) -> blocks (count, s, s)`` when the operator is dense at hand.
 
     Returns
     -------
-    values : ndarray, shape (r,), ascending (ties: by component, then eigenvalue index)
-    vectors : ndarray, shape (n, r), each supported on one component, sign-fixed
+    values : ndarray, shape (r,), ascending (ties: by component, then index)
+    vectors : ndarray, shape (n, r), each on one component, sign-fixed
 
     Examples
     --------
-    Two copies of a path on 3 nodes: eigenvalues 1 and 3 twice each, past two zeros:
-
     >>> L = np.array([[1.0, -1, 0], [-1, 2, -1], [0, -1, 1]])
     >>> L2 = np.kron(np.eye(2), L)
     >>> vals, V = nonzero_eigenpairs(lambda X: L2 @ X, ComponentLayout([0, 0, 0, 1, 1, 1]),
@@ -265,12 +244,8 @@ def _select(vals, where, store, n, r):
 
 def smallest_with_null(apply, labels, weights, k: int, large_solver=None,
                        dense_max: int = DENSE_COMPONENT_MAX, extract=None):
-    """The ``k`` smallest eigenpairs: the null vectors of :func:`null_basis` first (eigenvalue
-    exactly 0, in component order), then :func:`nonzero_eigenpairs`.
-
-    Returns
-    -------
-    values : ndarray, shape (k,); vectors : ndarray, shape (n, k)
+    """The ``k`` smallest eigenpairs: the null vectors of :func:`null_basis` first, then
+    :func:`nonzero_eigenpairs`.
 
     Examples
     --------
@@ -289,9 +264,7 @@ def smallest_with_null(apply, labels, weights, k: int, large_solver=None,
 
 
 def _normalized_large_solver(apply_n, tol, random_state):
-    """``(nodes, m, q) -> (values, vectors)`` for ``L = I - N`` on one component: Lanczos on
-    ``N`` restricted to the component, its null vector ``q`` moved to ``-2`` (below the
-    spectrum of ``N``, so never among the largest)."""
+    """Solver for ``L = I - N`` on one component: Lanczos on ``N``, its null vector moved to -2."""
     from scipy.sparse.linalg import LinearOperator, eigsh
 
     rng = np.random.default_rng(random_state)
@@ -316,7 +289,7 @@ def _normalized_large_solver(apply_n, tol, random_state):
 
 
 class NormalizedAffinityApply:
-    """``X -> D^-1/2 M D^-1/2 X`` (zero rows where ``d = 0``) for an ``(n, p)`` block ``X``.
+    """``X -> D^-1/2 M D^-1/2 X`` (zero rows where ``d = 0``).
 
     Examples
     --------
@@ -337,10 +310,7 @@ class NormalizedAffinityApply:
 
 
 def affinity_null_weights(M, degrees, layout: ComponentLayout, rtol: float = 1e-10) -> np.ndarray:
-    """``sqrt(d)`` on the components where ``M 1 = d`` (to ``rtol`` of the component's volume),
-    zero elsewhere: the null vectors of ``I - D^-1/2 M D^-1/2``. A component whose rows of
-    ``M`` sum to less than their degrees (grounded, e.g. the star collapse with ``eps > 0``)
-    has none.
+    """``sqrt(d)`` on the components where ``M 1 = d`` (to ``rtol``), zero on grounded ones.
 
     Examples
     --------
@@ -363,28 +333,22 @@ def normalized_laplacian_spectrum(M, degrees, labels, k: int, grounded: bool | N
 
     Parameters
     ----------
-    M : operator, shape (n, n), symmetric non-negative affinity, block diagonal over ``labels``
+    M : operator, shape (n, n), symmetric non-negative, block diagonal over ``labels``
     degrees : ndarray, shape (n,)
-        Nodes with degree 0 have identity rows (eigenvalue 1).
-    grounded : bool, optional
-        True: no null space (``M 1 < degrees``, e.g. the star collapse with ``eps > 0``);
-        False: ``sqrt(d)`` on every component of positive degree; None (default): per
-        component as :func:`affinity_null_weights` finds.
+        Degree-0 nodes have eigenvalue 1.
     labels : array-like, shape (n,)
-        Connected components.
     k : int
+    grounded : bool, optional
+        True: no null space; False: ``sqrt(d)`` per component; None: :func:`affinity_null_weights`.
 
     Returns
     -------
     null : scipy.sparse CSC, shape (n, c0)
-        ``sqrt(d)`` on each component of positive degree that is not grounded, normalized.
     values : ndarray, shape (k,), ascending
-    vectors : ndarray, shape (n, k), sign convention of :func:`canonical_signs`
+    vectors : ndarray, shape (n, k), signs of :func:`canonical_signs`
 
     Examples
     --------
-    Two disjoint edges and an isolated node: two null vectors, then 1 (isolated) and 2, 2:
-
     >>> import scipy.sparse as sp
     >>> M = sp.csr_matrix(np.kron(np.eye(2), [[0.0, 1.0], [1.0, 0.0]]))
     >>> M = sp.block_diag([M, sp.csr_matrix((1, 1))]).tocsr()

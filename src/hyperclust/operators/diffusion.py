@@ -15,10 +15,8 @@ __all__ = ["spectral_upper_bound", "heat_diffusion", "resolvent_smooth"]
 
 
 def spectral_upper_bound(op) -> float:
-    """An upper bound on the largest eigenvalue of a symmetric PSD operator.
-
-    Sparse matrices: Gershgorin (max absolute row sum). A :class:`SchurComplement`: the bound of
-    its vertex block ``A`` (``S <= A``). Otherwise a few Lanczos steps, inflated by 5 %.
+    """An upper bound on the largest eigenvalue of a symmetric PSD operator (Gershgorin for sparse
+    matrices, ``A``'s for a :class:`SchurComplement`, else Lanczos inflated by 5%).
 
     Examples
     --------
@@ -42,29 +40,13 @@ def spectral_upper_bound(op) -> float:
 
 def heat_diffusion(op, V, t: float, method: str = "chebyshev", tol: float = 1e-10,
                    lambda_max: float | None = None, max_terms: int = 10_000):
-    """``exp(-t S) V`` for a symmetric PSD operator ``S``.
+    """``exp(-t S) V`` for a symmetric PSD operator ``S``, same shape as ``V``.
 
-    Parameters
-    ----------
-    op : LinearOperator or sparse matrix, shape (n, n)
-    V : ndarray, shape (n,) or (n, d)
-    t : float, >= 0
-    method : {"chebyshev", "expm"}
-        ``"chebyshev"``: Chebyshev expansion on ``[0, lambda_max]`` with exponentially scaled
-        Bessel coefficients (``~ t lambda_max`` matvecs). ``"expm"``: scipy ``expm_multiply``
-        (uses the operator's trace, computed from a dense diagonal probe on small inputs).
-    lambda_max : float, optional
-        Upper bound of the spectrum; default :func:`spectral_upper_bound`.
-
-    Returns
-    -------
-    ndarray, same shape as V
+    ``method="chebyshev"``: Chebyshev expansion on ``[0, lambda_max]`` (default
+    :func:`spectral_upper_bound`); ``"expm"``: scipy's ``expm_multiply``.
 
     Examples
     --------
-    Constants do not diffuse; ``(1, 0, -1)`` is an eigenvector (eigenvalue 1) and decays
-    by ``e^-t``:
-
     >>> import scipy.sparse as sp
     >>> L = sp.csr_matrix(np.array([[1.0, -1.0, 0.0], [-1.0, 2.0, -1.0], [0.0, -1.0, 1.0]]))
     >>> heat_diffusion(L, np.ones(3), t=1.0)
@@ -111,18 +93,10 @@ def heat_diffusion(op, V, t: float, method: str = "chebyshev", tol: float = 1e-1
 
 def resolvent_smooth(op, V, tau: float, tol: float = 1e-10, maxiter: int | None = None,
                      method: str = "auto"):
-    """``(I + tau S)^-1 V`` for a symmetric PSD operator ``S``.
+    """``(I + tau S)^-1 V`` for a symmetric PSD operator ``S``, same shape as ``V``.
 
-    Parameters
-    ----------
-    method : {"auto", "direct", "cg"}
-        ``"direct"``: sparse LU (of ``I + tau S`` for a sparse ``S``; of the block system
-        ``[[I + tau A, tau X], [tau X^T, tau (C + eps I)]]`` for a :class:`SchurComplement`).
-        ``"cg"``: conjugate gradients per column (matrix-free). ``"auto"``: direct when possible.
-
-    Returns
-    -------
-    ndarray, same shape as V
+    ``method``: ``"direct"`` (sparse LU, of the block system for a :class:`SchurComplement`),
+    ``"cg"`` (per column), or ``"auto"`` (direct when possible).
 
     Examples
     --------

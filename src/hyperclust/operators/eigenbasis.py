@@ -1,17 +1,6 @@
-"""A basis of computed eigenvectors that depends on the eigenspaces only.
-
-An eigensolver returns some orthonormal basis of a repeated eigenvalue's eigenspace; which
-one depends on its start vector, its block sizes and rounding (ARPACK and the distributed
-block solver give different ones). Whatever is not invariant to rotations of the columns
-(a neural network, a random split of the columns) then differs too. Two rules make the
-columns a function of the operator alone:
-
-* the columns are cut only at a gap: a repeated eigenvalue that continues past the last
-  column asked for is dropped whole (the columns kept span a subspace the operator fixes);
-* inside a kept repeated eigenvalue the basis is the orthonormalised projection of fixed
-  probe vectors ``R`` (pseudo-random per row and column, :func:`probe_vectors`):
-  ``V M (M^T M)^-1/2`` with ``M = V^T R``, the polar factor of ``M``; for another basis
-  ``V Q`` of the eigenspace ``M`` becomes ``Q^T M`` and the product is the same.
+"""A basis of computed eigenvectors that depends on the eigenspaces only: columns cut only at a
+gap between eigenvalues, and inside a repeated eigenvalue the polar factor of fixed probe
+vectors projected on its eigenspace (the same for any basis a solver returns).
 """
 
 from __future__ import annotations
@@ -22,28 +11,15 @@ from .._hashing import mix64
 
 __all__ = ["EIGENVALUE_TIE", "probe_vectors", "repeated_runs", "canonical_rotation"]
 
+#: Eigenvalues closer than this count as one repeated eigenvalue.
 EIGENVALUE_TIE = 1e-6
-"""Eigenvalues closer than this count as one repeated eigenvalue: solvers stopped at a
-residual of 1e-8 determine the vectors of a pair this close only to ~1e-2 anyway."""
 
 _COLUMN_SPAN = 1 << 20
 
 
 def probe_vectors(rows, width: int, seed: int | None = None) -> np.ndarray:
-    """Fixed pseudo-random values in ``[-1, 1)`` for the given global rows.
-
-    Parameters
-    ----------
-    rows : ndarray of int, shape (r,)
-        Global row indices (any subset, so blocks can make their own rows).
-    width : int
-        Columns, at most 2^20.
-    seed : int, optional
-        Another fixed matrix per seed (None: the one the rows name alone).
-
-    Returns
-    -------
-    ndarray of float64, shape (r, width)
+    """Fixed pseudo-random values in ``[-1, 1)``, shape (len(rows), width), for global ``rows``
+    (``width`` at most 2^20; another matrix per ``seed``).
 
     Examples
     --------
@@ -60,8 +36,7 @@ def probe_vectors(rows, width: int, seed: int | None = None) -> np.ndarray:
 
 
 def repeated_runs(values, tol: float = EIGENVALUE_TIE) -> list:
-    """``(start, stop)`` of every run of at least 2 consecutive values within ``tol`` of
-    their neighbour.
+    """``(start, stop)`` of every run of at least 2 consecutive values within ``tol`` of their neighbour.
 
     Examples
     --------
@@ -80,28 +55,14 @@ def repeated_runs(values, tol: float = EIGENVALUE_TIE) -> list:
 
 
 def canonical_rotation(values, VtR, k: int) -> np.ndarray:
-    """The small matrix ``T`` with ``V T`` the canonical basis (module docstring).
+    """The matrix ``T`` (w, k') with ``V T`` the canonical basis of the first ``k`` columns.
 
-    Parameters
-    ----------
-    values : ndarray, shape (w,)
-        Eigenvalues of the ``w >= k`` computed columns of ``V``, in column order (sorted);
-        with ``w > k`` a repeated eigenvalue continuing past column ``k`` is seen.
-    VtR : ndarray, shape (w, w)
-        ``V^T probe_vectors(all rows, w)``.
-    k : int
-        Columns asked for.
-
-    Returns
-    -------
-    ndarray, shape (w, k')
-        ``k'`` = ``k``, or the first column of a repeated eigenvalue that continues past
-        column ``k`` (when that is not column 0: then ``k`` and that run's basis as given).
+    ``values`` (w,) are the sorted eigenvalues of ``V``'s columns, ``VtR`` is
+    ``V^T probe_vectors(all rows, w)``. ``k'`` is ``k``, or the start of a repeated eigenvalue
+    continuing past column ``k`` (unless that is column 0).
 
     Examples
     --------
-    A double eigenvalue at columns 1-2: any rotation of those columns gives the same result.
-
     >>> rng = np.random.default_rng(0)
     >>> V = np.linalg.qr(rng.normal(size=(6, 4)))[0]
     >>> c, s = np.cos(0.7), np.sin(0.7)

@@ -38,38 +38,30 @@ def eigsh_seeded(op, k: int, which: str = "LA", random_state=0, tol: float = 1e-
                  components=None, extreme_weights=None):
     """Extreme eigenpairs of a symmetric operator, deterministic given ``random_state``.
 
-    An operator block diagonal over several connected components repeats eigenvalues across
-    them (a Laplacian's null space is one dimension per component), and one Krylov start
-    vector returns only part of such an eigenspace. Given the ``components``, each is
-    solved on its own (:func:`~hyperclust.operators.blockwise.blockwise_smallest`), so every
-    copy is returned.
+    Given ``components``, each is solved on its own, so every copy of an eigenvalue repeated
+    across components is returned.
 
     Parameters
     ----------
     op : LinearOperator, sparse matrix or ndarray, shape (n, n), symmetric
     k : int
-        Number of eigenpairs, ``1 <= k < n`` (``k <= n`` on the dense path).
+        ``1 <= k < n`` (``k <= n`` on the dense path).
     which : {"LA", "SA"}
         Largest or smallest algebraic.
     random_state : int
         Seeds the Lanczos start vector.
     dense_limit : int
-        At or below this size (or when ``k > n / 3``) the operator is densified and ``eigh`` used;
-        with ``components``, components up to this size are solved densely.
+        At or below this size (or when ``k > n / 3``) the operator is densified.
     components : array-like of int, shape (n,), optional
-        Labels over which ``op`` is block diagonal. With more than one label, the eigenpairs
-        are computed per component (eigenvalue ties: by component, first node first).
+        Labels over which ``op`` is block diagonal.
     extreme_weights : array-like, shape (n,), optional
-        Per component, a known eigenvector for its eigenvalue at the requested end (e.g.
-        ``sqrt(d)`` for a normalized affinity with "LA", ``1`` for a Laplacian with "SA"); used
-        (not computed) on the components where one product confirms it, ignored elsewhere.
-        Only with ``components``.
+        Per component, a known eigenvector at the requested end, used where one product
+        confirms it (only with ``components``).
 
     Returns
     -------
-    values : ndarray, shape (k,), ordered from the requested end (descending for "LA")
-    vectors : ndarray, shape (n, k), sign-fixed (per component:
-        :func:`~hyperclust.operators.components.canonical_signs`)
+    values : ndarray, shape (k,), from the requested end
+    vectors : ndarray, shape (n, k), sign-fixed
 
     Examples
     --------
@@ -133,7 +125,7 @@ def _blockwise(op, k, which, labels, extreme_weights, random_state, tol, maxiter
 
 
 def _counted(A, bar):
-    """``A`` whose products advance ``bar`` (the same products: ARPACK has no callback)."""
+    """``A`` whose products advance ``bar``."""
     def matvec(x):
         bar.update()
         return A.matvec(x)
@@ -142,18 +134,10 @@ def _counted(A, bar):
 
 
 def smallest_eigenpairs(op, k: int, random_state=0, tol: float | None = None, **kwargs):
-    """The ``k`` smallest eigenpairs (ascending) of a symmetric PSD operator.
+    """The ``k`` smallest eigenpairs (ascending, sign-fixed) of a symmetric PSD operator.
 
-    An operator with its own ``smallest_eigenpairs(k, random_state=, tol=)`` method (the
-    collapsed operators :class:`~hyperclust.operators.SchurComplement` and
-    :class:`~hyperclust.operators.CoboundaryCollapsed`: shift-invert, dense or iterative
-    routes chosen by size) uses it, with its own default tolerance when ``tol`` is None; any
-    other operator uses :func:`eigsh_seeded` (``tol`` default 1e-8).
-
-    Returns
-    -------
-    values : ndarray, shape (k,), ascending
-    vectors : ndarray, shape (n, k), sign-fixed
+    An operator's own ``smallest_eigenpairs`` method is used when it has one; else
+    :func:`eigsh_seeded` (``tol`` default 1e-8).
 
     Examples
     --------
@@ -173,22 +157,10 @@ def smallest_eigenpairs(op, k: int, random_state=0, tol: float | None = None, **
 
 
 class NormalizedAffinity(SymmetricOperator):
-    """Regularized normalized affinity ``D_tau^-1/2 (M + (tau / n) 1 1^T) D_tau^-1/2``.
+    """Regularized normalized affinity ``D_tau^-1/2 (M + (tau / n) 1 1^T) D_tau^-1/2``, float64.
 
-    ``D_tau = diag(d + tau)``. The rank-one term (Amini et al. 2013; Qin & Rohe 2013) joins
-    all components weakly, so small components and isolated nodes no longer produce spurious
-    top eigenvectors; it is applied in factored form, never densified. ``tau = 0`` gives the
-    plain normalized affinity (isolated nodes: zero rows).
-
-    When ``M`` is a :class:`~hyperclust.operators.GramOperator` ``H diag(c) H^T + diag(g)``
-    (Zhou's affinity, the collapsed star, ...) with ``c >= 0``, the scalings are folded once
-    into ``A = diag(sqrt(c)) H^T D_tau^-1/2`` (m x n, CSR, and its transpose), so that
-    ``N X = A^T (A X) + diag(g / (d + tau)) X + (tau / n) s (s^T X)`` with
-    ``s = D_tau^-1/2 1``: two CSR products (threaded, see
-    :func:`hyperclust.operators.kernels.csr_matmat`) and no temporary of size ``n x d``
-    beyond the result. Always float64: the eigensolver needs it (float32 products would
-    limit the attainable eigenvector accuracy to ~1e-6 and single-precision ARPACK is less
-    robust).
+    ``D_tau = diag(d + tau)``; the rank-one term (Amini et al. 2013) is applied in factored form.
+    A :class:`~hyperclust.operators.GramOperator` ``M`` is folded into two CSR products.
 
     Parameters
     ----------
@@ -198,8 +170,6 @@ class NormalizedAffinity(SymmetricOperator):
 
     Examples
     --------
-    ``D^-1/2 1`` scaled by the degrees is the top eigenvector (eigenvalue 1) when ``tau = 0``:
-
     >>> from hyperclust import Hypergraph
     >>> from hyperclust.operators import ZhouLaplacian
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2], [3, 4, 5], [4, 5], [2, 3]])
@@ -277,28 +247,21 @@ OUTER_BLOCK_ROWS = 8192
 
 
 def _add_outer(out, u, v):
-    """``out += outer(u, v)`` (the same values) by row blocks, without an (n, d) temporary:
-    one such temporary per product is written and read again from memory once ``n d`` leaves
-    the caches (at 10^6 x 18 it doubled the rank-one term's cost)."""
+    """``out += outer(u, v)`` by row blocks, without an (n, d) temporary."""
     for lo in range(0, out.shape[0], OUTER_BLOCK_ROWS):
         out[lo:lo + OUTER_BLOCK_ROWS] += np.outer(u[lo:lo + OUTER_BLOCK_ROWS], v)
 
 
 def regularized_embedding(M, degrees, k: int, tau: float = 0.0, random_state=0,
                           tol: float = 1e-8, row_normalize: bool = False, components=None):
-    """Top-``k`` eigenvectors of :class:`NormalizedAffinity`, i.e. the ``k`` smallest of the
-    (regularized) normalized Laplacian.
+    """Top-``k`` eigenvectors of :class:`NormalizedAffinity` (the smallest of the normalized Laplacian).
 
-    With ``tau = 0`` the operator is block diagonal over the connected components, each
-    with the eigenvalue 1 (eigenvector ``sqrt(d)`` on it): given ``components`` (labels of
-    ``M``'s rows), :func:`eigsh_seeded` solves per component and returns every copy of it.
-    ``tau > 0`` joins the components, and ``components`` is not used.
+    With ``tau = 0`` and ``components`` given, solved per component.
 
     Returns
     -------
     values : ndarray, shape (k,), Laplacian eigenvalues ``1 - mu`` ascending
-    embedding : ndarray, shape (n, k), sign-fixed; rows scaled to unit norm when
-        ``row_normalize`` (zero rows stay zero)
+    embedding : ndarray, shape (n, k), sign-fixed; unit rows when ``row_normalize``
 
     Examples
     --------
@@ -322,8 +285,7 @@ def regularized_embedding(M, degrees, k: int, tau: float = 0.0, random_state=0,
 
 
 def hks_times(values: np.ndarray, n_times: int = 8) -> np.ndarray:
-    """Log-spaced diffusion times from ``4 ln 10 / lambda_max`` to ``4 ln 10 / lambda_min+``
-    (Sun, Ovsjanikov & Guibas 2009), over the given eigenvalues.
+    """Log-spaced diffusion times from ``4 ln 10 / lambda_max`` to ``4 ln 10 / lambda_min+``.
 
     Examples
     --------
@@ -342,17 +304,7 @@ def hks_times(values: np.ndarray, n_times: int = 8) -> np.ndarray:
 
 
 def heat_kernel_signature(values: np.ndarray, vectors: np.ndarray, times) -> np.ndarray:
-    """``HKS(x, t) = sum_i exp(-lambda_i t) phi_i(x)^2``.
-
-    Parameters
-    ----------
-    values : ndarray, shape (k,)
-    vectors : ndarray, shape (n, k)
-    times : array-like, shape (T,)
-
-    Returns
-    -------
-    ndarray, shape (n, T)
+    """``HKS(x, t) = sum_i exp(-lambda_i t) phi_i(x)^2``, shape (n, len(times)).
 
     Examples
     --------
@@ -368,21 +320,17 @@ def heat_kernel_signature(values: np.ndarray, vectors: np.ndarray, times) -> np.
 
 def positional_encoding(op, k: int = 16, kind: str = "eigvec", n_times: int = 8,
                         random_state=0, skip_first: bool = False) -> np.ndarray:
-    """Spectral positional encodings of any symmetric PSD operator (Laplacian-like).
+    """Spectral positional encodings of a symmetric PSD operator.
 
     Parameters
     ----------
     op : LinearOperator / sparse matrix / SchurComplement, shape (n, n)
-    k : int
+    k : int, default 16
         Number of smallest eigenpairs used.
     kind : {"eigvec", "hks"}
-        Sign-fixed eigenvectors ``(n, k)``, or heat kernel signatures ``(n, n_times)``.
+        Eigenvectors ``(n, k)``, or heat kernel signatures ``(n, n_times)``.
     skip_first : bool
-        Drop the first (trivial, for a connected Laplacian) eigenvector.
-
-    Returns
-    -------
-    ndarray, shape (n, k) for ``"eigvec"``, (n, n_times) for ``"hks"``
+        Drop the first eigenvector.
 
     Examples
     --------
@@ -403,30 +351,12 @@ def positional_encoding(op, k: int = 16, kind: str = "eigvec", n_times: int = 8,
 
 
 def structural_features(hypergraph: Hypergraph, n_components: int = 32, random_state=0) -> np.ndarray:
-    """Label-free spectral node features for feature-less hypergraphs.
+    """Label-free spectral node features, shape (n_nodes, n_components), for feature-less hypergraphs.
 
-    The top eigenvectors of the regularized normalized Zhou affinity
-    ``D_tau^-1/2 (H W De^-1 H^T + tau/n 1 1^T) D_tau^-1/2`` with ``tau`` = mean weighted
-    degree, sign-fixed and scaled by ``sqrt(n)``. The regularization keeps isolated nodes and
-    many small components from filling the spectrum with component indicators; isolated
-    nodes get identical entries in every column outside the degenerate zero eigenspace.
-    Above ``DENSE_LIMIT`` nodes the eigenpairs come from a block solver
-    (:func:`~hyperclust.operators.subspace.subspace_eigenpairs`; Lanczos misses copies of
-    repeated eigenvalues), and the columns depend on the eigenspaces only, not on the
-    solver (:mod:`hyperclust.operators.eigenbasis`): a repeated eigenvalue (isomorphic small
-    components give many) is cut only whole, so when it continues past column
-    ``n_components`` its columns are dropped and left zero, and a kept one is rotated to
-    a fixed basis. When ``n_components >= n`` the missing columns are zeros.
-
-    Parameters
-    ----------
-    hypergraph : Hypergraph
-    n_components : int, default 32
-    random_state : int, default 0
-
-    Returns
-    -------
-    ndarray, shape (n_nodes, n_components), float64
+    The top eigenvectors of the regularized normalized Zhou affinity (``tau`` = mean weighted
+    degree), scaled by ``sqrt(n)``, in a basis that depends only on the eigenspaces
+    (:mod:`hyperclust.operators.eigenbasis`); a repeated eigenvalue that continues past column
+    ``n_components`` is dropped (zero columns).
 
     Examples
     --------
@@ -463,9 +393,7 @@ def structural_features(hypergraph: Hypergraph, n_components: int = 32, random_s
 
 
 def structural_width(k: int, n: int) -> int:
-    """Eigenpairs computed for ``k`` structural columns of ``n`` nodes: one more when the
-    solvers allow it, which shows a repeated eigenvalue continuing past column ``k``
-    (:func:`hyperclust.operators.eigenbasis.canonical_rotation`).
+    """Eigenpairs computed for ``k`` structural columns of ``n`` nodes (one more when possible).
 
     Examples
     --------

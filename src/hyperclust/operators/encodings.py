@@ -1,8 +1,6 @@
-"""Spectral positional encodings of hypergraph nodes: eigenvectors or heat kernel signatures
-of any registered hypergraph operator (:mod:`hyperclust.operators.registry`) whose rows are
-the nodes: the normalized Laplacian ``I - D^-1/2 M D^-1/2`` of an operator with an affinity
-``(M, d)``, or the operator itself when it has its own eigensolver (the collapsed S_eps).
-``register_operator`` therefore gives encodings too."""
+"""Spectral positional encodings of hypergraph nodes (eigenvectors or heat kernel signatures) of
+any registered operator with an affinity or its own eigensolver.
+"""
 
 from __future__ import annotations
 
@@ -22,8 +20,7 @@ ENCODING_KINDS = ("eigvec", "heat")
 
 
 def encoding_operator_names() -> tuple:
-    """Registered operators that give node encodings: node rows, and an affinity or their own
-    eigensolver (read from the registry when called, so later registrations count).
+    """Registered operators that give node encodings (read from the registry when called).
 
     Examples
     --------
@@ -56,9 +53,7 @@ def _check_request(hypergraph, k, operator, eps):
 
 
 def encoding_operator(hypergraph: Hypergraph, operator: str, eps: float | None = None):
-    """The registered operator ``operator`` on ``hypergraph``, by
-    :func:`~hyperclust.operators.registry.make_operator` (``eps`` passed when given, to the
-    operators that take it; otherwise each keeps its own default).
+    """The registered operator ``operator`` on ``hypergraph`` (``eps`` passed when given).
 
     Examples
     --------
@@ -72,9 +67,7 @@ def encoding_operator(hypergraph: Hypergraph, operator: str, eps: float | None =
 
 
 def encoding_affinity(hypergraph: Hypergraph, operator: str, eps: float | None = None):
-    """``(M, d)``: the affinity and degrees whose ``I - D^-1/2 M D^-1/2`` is the normalized
-    Laplacian of ``operator`` (one with the ``"affinity"`` protocol; see
-    :func:`laplacian_spectrum`).
+    """``(M, d)`` whose ``I - D^-1/2 M D^-1/2`` is the normalized Laplacian of ``operator``.
 
     Examples
     --------
@@ -90,9 +83,8 @@ def encoding_affinity(hypergraph: Hypergraph, operator: str, eps: float | None =
 
 
 def _own_spectrum(op, hypergraph, r, random_state):
-    """``(null, values, vectors)`` of an operator with its own eigensolver: its ``spectrum``
-    method when it has one, else its ``c + r`` smallest eigenpairs (``c`` connected
-    components) with those of eigenvalue 0 (to 1e-10) taken as the null space."""
+    """``(null, values, vectors)`` of an operator with its own eigensolver (null: eigenvalue 0 to 1e-10).
+    """
     import scipy.sparse as sp
 
     own = getattr(op, "spectrum", None)
@@ -106,8 +98,7 @@ def _own_spectrum(op, hypergraph, r, random_state):
 
 
 def _spectrum(hypergraph, operator, eps, random_state, wanted):
-    """``(null, values, vectors)`` as :func:`laplacian_spectrum`, the operator built once and
-    ``wanted(c)`` eigenpairs taken off a null space of ``c`` vectors."""
+    """``(null, values, vectors)``, ``wanted(c)`` eigenpairs off a null space of ``c`` vectors."""
     import scipy.sparse as sp
 
     from .components import (ComponentLayout, affinity_null_weights, null_basis,
@@ -128,11 +119,8 @@ def _spectrum(hypergraph, operator, eps, random_state, wanted):
 
 
 def null_space(hypergraph: Hypergraph, operator: str = "collapsed-cells", eps: float | None = None):
-    """The null space of a hypergraph Laplacian (see :func:`laplacian_spectrum`).
-
-    Returns
-    -------
-    scipy.sparse CSC matrix, shape (n_nodes, c), orthonormal columns in component order
+    """The null space of a hypergraph Laplacian (see :func:`laplacian_spectrum`): CSC, shape
+    (n_nodes, c), orthonormal columns in component order.
 
     Examples
     --------
@@ -145,35 +133,22 @@ def null_space(hypergraph: Hypergraph, operator: str = "collapsed-cells", eps: f
 
 def laplacian_spectrum(hypergraph: Hypergraph, k: int, operator: str = "collapsed-cells",
                        eps: float | None = None, random_state=0):
-    """The null space of a hypergraph Laplacian, written down, and its ``k`` smallest
-    eigenpairs off it.
+    """The null space of a hypergraph Laplacian, written down, and its ``k`` smallest eigenpairs off it.
 
-    The Laplacian of a registered operator (:func:`encoding_operator_names`): for one with an
-    affinity ``(M, d)`` the normalized ``I - D^-1/2 M D^-1/2``, whose null space is
-    ``sqrt(d)`` on every connected component where ``M 1 = d`` (none where the operator is
-    grounded, as the star collapse ``"collapsed"`` with ``eps > 0``; nodes of degree 0 have
-    eigenvalue 1); for one with its own eigensolver the operator itself (``"collapsed-cells"``:
-    S_eps, null space the component indicators, isolated nodes included). The null space is
-    known, so it is never searched for (a Krylov solver returns an arbitrary, seed-dependent
-    part of a large null space); the other eigenpairs are computed per component
-    (:mod:`hyperclust.operators.components`), so they do not depend on ``random_state`` apart
-    from the sign convention (first entry of largest magnitude positive) and the basis inside
-    an eigenvalue repeated within one large component.
+    For an operator with an affinity ``(M, d)`` the Laplacian is ``I - D^-1/2 M D^-1/2`` (null
+    space ``sqrt(d)`` per component where ``M 1 = d``); for one with its own eigensolver the
+    operator itself. The other eigenpairs are computed per component, so they do not depend on
+    ``random_state`` except inside an eigenvalue repeated within one large component.
 
     Parameters
     ----------
     hypergraph : Hypergraph
     k : int
-        Eigenpairs off the null space, ``0 <= k < n_nodes`` (and at most the number that exist).
+        Eigenpairs off the null space, ``0 <= k < n_nodes``.
     operator : str, default "collapsed-cells"
-        A name of :func:`encoding_operator_names`: ``"zhou"`` (normalized Zhou Laplacian),
-        ``"clique"`` / ``"clique-unit"`` (normalized clique-expansion Laplacian, pair weight
-        ``w_e / (|e| - 1)`` / ``w_e``), ``"collapsed"`` (normalized star collapse, its default
-        ``eps = 1``), ``"collapsed-cells"`` (S_eps of the graded complex vertices / clique
-        edges / hyperedge cells, its default ``eps = 1e-2``, route chosen by size), or any
-        registered later.
+        A name of :func:`encoding_operator_names`.
     eps : float, optional
-        The operator's ``eps`` (for the operators that take one).
+        The operator's ``eps`` (for those that take one).
     random_state : int, default 0
 
     Returns
@@ -195,21 +170,8 @@ def laplacian_spectrum(hypergraph: Hypergraph, k: int, operator: str = "collapse
 
 def laplacian_eigenpairs(hypergraph: Hypergraph, k: int, operator: str = "collapsed-cells",
                          eps: float | None = None, random_state=0):
-    """The ``k`` smallest eigenpairs of a hypergraph Laplacian: the null vectors of
-    :func:`laplacian_spectrum` first (component order, by first node), then the others.
-
-    Parameters
-    ----------
-    hypergraph : Hypergraph
-    k : int
-        Number of eigenpairs, ``1 <= k < n_nodes``.
-    operator, eps, random_state
-        See :func:`laplacian_spectrum`.
-
-    Returns
-    -------
-    values : ndarray, shape (k,), ascending
-    vectors : ndarray, shape (n_nodes, k)
+    """The ``k`` smallest eigenpairs (``1 <= k < n_nodes``) of a hypergraph Laplacian: the null
+    vectors of :func:`laplacian_spectrum` first, then the others.
 
     Examples
     --------
@@ -232,26 +194,16 @@ def laplacian_eigenpairs(hypergraph: Hypergraph, k: int, operator: str = "collap
 def node_encoding(hypergraph: Hypergraph, kind: str = "heat", k: int = 16,
                   operator: str = "collapsed-cells", n_times: int = 8, eps: float | None = None,
                   random_state=0) -> np.ndarray:
-    """Positional encoding of every node from the ``k`` smallest eigenpairs of a Laplacian
-    off its null space (:func:`laplacian_spectrum`).
+    """Positional encoding of every node from the ``k`` smallest eigenpairs off the null space.
 
-    The null space (one vector per connected component) carries no position inside a
-    component, and any basis of it is as good as another, so it is handled explicitly:
-    ``"eigvec"`` leaves it out, ``"heat"`` adds its exact contribution to the heat kernel
-    diagonal, ``sum_c q_c(x)^2`` (``1 / |component|`` for ``"collapsed-cells"``,
-    ``d_x / vol(component)`` for ``"zhou"`` and ``"clique"``) at every time. The result does
-    not depend on ``random_state`` up to the eigenvector sign convention (``"eigvec"``: the
-    first entry of largest magnitude of each column is positive), unless an eigenvalue
-    repeats inside one large component (then that eigenspace's basis does).
+    ``"eigvec"`` leaves the null space out; ``"heat"`` adds its exact contribution to the heat
+    kernel diagonal.
 
     Parameters
     ----------
     hypergraph : Hypergraph
     kind : {"heat", "eigvec"}
-        ``"heat"``: heat kernel signatures ``HKS(x, t) = sum_i exp(-lambda_i t) phi_i(x)^2``
-        at ``n_times`` log-spaced times (:func:`~hyperclust.operators.eigensolvers.hks_times`), invariant to
-        eigenvector signs and rotations within an eigenspace; ``"eigvec"``: the sign-fixed
-        eigenvectors themselves.
+        Heat kernel signatures at ``n_times`` log-spaced times, or sign-fixed eigenvectors.
     k : int, default 16
         Eigenpairs off the null space (capped at the number that exist).
     operator : str, default "collapsed-cells"
@@ -289,7 +241,6 @@ def node_encoding(hypergraph: Hypergraph, kind: str = "heat", k: int = 16,
 
 
 def _column_std(X) -> np.ndarray:
-    """Standard deviation of every column of a dense or sparse ``(n, d)`` matrix."""
     import scipy.sparse as sp
 
     if sp.issparse(X):
@@ -304,16 +255,8 @@ def with_encoding(hypergraph: Hypergraph, kind: str = "heat", k: int = 16,
                   random_state=0) -> Hypergraph:
     """The hypergraph with :func:`node_encoding` columns appended to its node features.
 
-    Each encoding column is standardized (zero mean, unit variance; constant columns become
-    zero) and scaled by the root mean square of the feature columns' standard deviations, so
-    that an encoding column weighs like an average feature column in distance-based methods;
-    without features the standardized encodings are the features. Sparse features stay
-    sparse.
-
-    Returns
-    -------
-    Hypergraph
-        Same nodes and hyperedges, features of shape ``(n_nodes, d + p)``.
+    Each encoding column is standardized and scaled by the root mean square of the feature
+    columns' standard deviations; sparse features stay sparse.
 
     Examples
     --------

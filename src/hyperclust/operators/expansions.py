@@ -1,14 +1,8 @@
 """Clique and star expansions of a hypergraph as matrix-free graph Laplacians.
 
-Clique expansion: nodes ``u != v`` sharing hyperedge ``e`` are joined with weight ``c_e``
-(summed over shared hyperedges), where ``weighting="normalized"`` gives
-``c_e = w_e / (|e| - 1)`` (each member receives total weight ``w_e`` from ``e``) and
-``weighting="unit"`` gives ``c_e = w_e`` (every pair gets the full hyperedge weight).
-Adjacency ``A = H C H^T - diag(H C 1)``, applied through ``H`` without forming ``A``.
-
-Star expansion: the bipartite graph on ``n + m`` nodes (vertices first, then hyperedges) with
-a link of weight ``w_e`` between hyperedge ``e`` and each member; adjacency
-``[[0, H W], [W H^T, 0]]``, degrees ``Dv`` and ``w_e |e|``.
+Clique pair weight ``c_e = w_e / (|e| - 1)`` (``"normalized"``) or ``w_e`` (``"unit"``),
+adjacency ``H C H^T - diag(H C 1)``; star expansion: vertices then hyperedges, adjacency
+``[[0, H W], [W H^T, 0]]``.
 """
 
 from __future__ import annotations
@@ -27,17 +21,7 @@ CLIQUE_WEIGHTINGS = ("normalized", "unit")
 
 
 def clique_pair_weights(hypergraph: Hypergraph, weighting: str = "normalized") -> np.ndarray:
-    """Weight ``c_e`` of every pair inside hyperedge ``e``, shape (m,): ``w_e / (|e| - 1)``
-    (``"normalized"``) or ``w_e`` (``"unit"``); 0 for size-1 hyperedges.
-
-    Parameters
-    ----------
-    hypergraph : Hypergraph
-    weighting : {"normalized", "unit"}
-
-    Returns
-    -------
-    ndarray of float64, shape (n_edges,)
+    """Weight ``c_e`` of every pair inside hyperedge ``e`` (0 for size-1 hyperedges), shape (n_edges,).
 
     Examples
     --------
@@ -57,25 +41,11 @@ def clique_pair_weights(hypergraph: Hypergraph, weighting: str = "normalized") -
 
 
 def clique_adjacency(hypergraph: Hypergraph, weighting: str = "normalized"):
-    """Clique-expansion adjacency (zero diagonal) in factored form, and its degrees.
-
-    Parameters
-    ----------
-    hypergraph : Hypergraph
-    weighting : {"normalized", "unit"}
-        Pair weight ``w_e / (|e| - 1)`` or ``w_e`` (see the module notes).
-
-    Returns
-    -------
-    A : GramOperator, shape (n, n)
-    degrees : ndarray, shape (n,)
-        ``A @ 1``; 0 for isolated nodes and for nodes only in size-1 hyperedges.
+    """``(A, degrees)``: the clique-expansion adjacency (zero diagonal) as a :class:`GramOperator`,
+    and ``A @ 1``.
 
     Examples
     --------
-    The pairs of ``{0, 1, 2}`` get 1/2 each, the pair ``{2, 3}`` gets 1, so every node's
-    degree is its number of hyperedges:
-
     >>> from hyperclust import Hypergraph
     >>> A, d = clique_adjacency(Hypergraph.from_edges([[0, 1, 2], [2, 3]]))
     >>> (2 * A.to_dense()).tolist()
@@ -99,7 +69,6 @@ class CliqueLaplacian(FactoredOperator):
     ----------
     hypergraph : Hypergraph
     weighting : {"normalized", "unit"}
-        Pair weight ``w_e / (|e| - 1)`` or ``w_e`` (see module docstring).
     normalized : bool, default True
         ``I - D^-1/2 A D^-1/2`` (isolated nodes: identity rows) or ``D - A``.
 
@@ -124,7 +93,7 @@ class CliqueLaplacian(FactoredOperator):
         self._s = np.sqrt(safe_inverse(d))
 
     def affinity(self):
-        """``(A, d)``: the adjacency operator and degrees (``D - A`` is the Laplacian)."""
+        """``(A, d)``; ``D - A`` is the Laplacian."""
         return self._A, self.degrees
 
     def _apply(self, X):
@@ -153,16 +122,8 @@ class StarLaplacian(FactoredOperator):
     normalized : bool, default True
         ``I - D^-1/2 B D^-1/2`` or ``D - B`` with ``B = [[0, H W], [W H^T, 0]]``.
 
-    Notes
-    -----
-    Its explicit form has only ``2 nnz(H) + n + m`` entries, so ``to_sparse`` never refuses.
-    The Schur complement of the unnormalized form onto the vertices is
-    ``Dv - H W De^-1 H^T`` (see :func:`hyperclust.operators.collapsed.star_complex`).
-
     Examples
     --------
-    Rows 0..3 are the nodes, rows 4 and 5 the hyperedges ``{0, 1, 2}`` and ``{2, 3}``:
-
     >>> from hyperclust import Hypergraph
     >>> L = StarLaplacian(Hypergraph.from_edges([[0, 1, 2], [2, 3]]), normalized=False)
     >>> L.shape, L.degrees.tolist()
@@ -186,12 +147,12 @@ class StarLaplacian(FactoredOperator):
         self._s = np.sqrt(safe_inverse(self.degrees))
 
     def adjacency_apply(self, X):
-        """``B X`` for the bipartite adjacency ``B``, X of shape (n + m, d)."""
+        """``B X`` for ``X`` of shape (n + m, d)."""
         n = self.n_vertices
         return np.vstack([self._HW @ X[n:], self._WHt @ X[:n]])
 
     def affinity(self):
-        """``(B, d)`` as a :class:`FactoredOperator`-compatible pair for regularization."""
+        """``(B, d)``."""
         return _BipartiteAdjacency(self), self.degrees
 
     def _apply(self, X):

@@ -1,13 +1,5 @@
-"""Graded complexes, their graded Laplacian L* and the collapsed effective operator S_eps.
-
-A graded structure has ranks ``0..K``; ``B_k`` (shape ``(n_{k-1}, n_k)``) maps rank ``k`` to
-rank ``k-1``. The graded Laplacian is block tridiagonal: diagonal block ``k`` is
-``beta_k B_k^T B_k + beta_{k+1} B_{k+1} B_{k+1}^T`` and the block coupling ranks ``k`` and
-``k+1`` is ``-gamma_k B_{k+1}``. Splitting ``L* = [[A, X], [X^T, C]]`` with ``A`` the rank-0
-block, the collapsed effective operator is ``S_eps = A - X (C + eps I)^-1 X^T``.
-
-:meth:`GradedComplex.collapsed` returns that operator as a
-:class:`~hyperclust.operators.schur.SchurComplement` (module :mod:`.schur`, re-exported here).
+"""Graded complexes, their block-tridiagonal graded Laplacian L* and the collapsed effective
+operator ``S_eps = A - X (C + eps I)^-1 X^T`` onto rank 0 (docs/collapsed-operators.md).
 """
 
 from __future__ import annotations
@@ -38,12 +30,8 @@ def _positive_vector(values, length, what):
 
 
 def eps_gamma_bound(beta, eps: float) -> np.ndarray:
-    """Largest couplings that keep S_eps PSD on *any* complex: ``gamma_k <= sqrt(beta_{k+1} eps)``.
-
-    Completing the square in the quadratic form of ``L* + eps (0 (+) I)`` absorbs the coupling
-    ``-2 gamma_k <B_{k+1}^T x_k, x_{k+1}>`` with ``beta_{k+1} |B_{k+1}^T x_k|^2`` (from rank k's
-    diagonal block) and ``(gamma_k^2 / beta_{k+1}) |x_{k+1}|^2``, which ``eps |x_{k+1}|^2``
-    covers. Sufficient, not necessary: larger couplings may still be PSD on a given complex.
+    """Largest couplings that keep S_eps PSD on any complex: ``gamma_k <= sqrt(beta_{k+1} eps)``
+    (completing the square; sufficient, not necessary).
 
     Examples
     --------
@@ -59,16 +47,14 @@ class GradedComplex:
     Parameters
     ----------
     boundaries : sequence of scipy.sparse matrices
-        ``B_k`` of shape ``(n_{k-1}, n_k)``, ``k = 1..K``; consecutive shapes must chain.
+        ``B_k`` of shape ``(n_{k-1}, n_k)``; consecutive shapes must chain.
     beta : float or sequence of K floats, default 1
-        Rank weights ``beta_1..beta_K`` (``beta_0`` never enters L*).
+        Rank weights ``beta_1..beta_K``.
     gamma : float or sequence of K floats, default 1
         Couplings ``gamma_0..gamma_{K-1}`` (``gamma_k`` couples ranks ``k`` and ``k+1``).
 
     Examples
     --------
-    A path on 3 vertices with its 2 edges as rank 1:
-
     >>> import scipy.sparse as sp
     >>> B1 = sp.csr_matrix(np.array([[-1.0, 0.0], [1.0, -1.0], [0.0, 1.0]]))
     >>> cx = GradedComplex([B1], gamma=0.3)
@@ -119,18 +105,14 @@ class GradedComplex:
         return L
 
     def split(self, eps: float = 0.0):
-        """``(A, X, C)`` blocks of L*: vertex block, vertex-to-higher coupling, higher block."""
+        """``(A, X, C)`` blocks of L*: vertex block, coupling, higher block."""
         L = self.laplacian()
         n0 = self.sizes[0]
         return L[:n0, :n0].tocsr(), L[:n0, n0:].tocsr(), L[n0:, n0:].tocsr()
 
     def collapsed(self, eps: float = 1e-3, method: str = "auto", **kwargs) -> "SchurComplement":
-        """The collapsed effective operator ``S_eps`` onto rank 0 (a :class:`SchurComplement`).
-
-        ``method="lifted"`` (the default via ``"auto"`` when the higher block is large)
-        factors the lifted sparse system (see :meth:`lifted_matrix`) instead of
-        ``C + eps I``: the products ``B^T B`` (line-graph sized fill) are never formed.
-        Other methods as in :class:`SchurComplement`.
+        """``S_eps`` onto rank 0 as a :class:`SchurComplement`; ``"auto"`` takes ``"lifted"`` (never
+        forms ``B^T B``) when the higher block is large.
         """
         A, X, C = self.split()
         if method == "auto" and C.shape[0] > 5000:
@@ -141,9 +123,8 @@ class GradedComplex:
         return SchurComplement(A, X, C, eps=eps, method=method, **known, **kwargs)
 
     def vertex_components(self) -> np.ndarray:
-        """Connected component (of the sparsity graph of L*) of every vertex: ``S_eps`` is
-        block diagonal over them, and constant on a component of the 1-skeleton is in its
-        null space (``B_1^T 1 = 0`` there, so ``A 1 = 0`` and ``X^T 1 = 0``).
+        """Connected component of every vertex in the sparsity graph of L* (``S_eps`` is block diagonal
+        over them).
 
         Examples
         --------
@@ -157,18 +138,14 @@ class GradedComplex:
         return labels[:self.sizes[0]]
 
     def lifted_matrix(self, shift0: float | None, eps: float) -> tuple[sp.csc_matrix, slice]:
-        """A sparse symmetric indefinite system equivalent to the shifted L*.
-
-        Every product ``beta B^T B`` or ``beta B B^T`` in L* is replaced by an auxiliary
-        variable ``p = B u`` with the block ``[[0, beta B^T], [beta B, -beta I]]``; eliminating
-        the auxiliaries gives back ``L* + diag(shift0 I, eps I, ..., eps I)``. With
-        ``shift0=None`` rank 0 is left out and the system is equivalent to ``C + eps I``.
+        """A sparse symmetric indefinite system equivalent to ``L* + diag(shift0 I, eps I, ...)``: each
+        ``beta B^T B`` replaced by an auxiliary ``p = B u`` (rank 0 left out when ``shift0`` is None).
 
         Returns
         -------
         K : scipy.sparse CSC, symmetric
         primal : slice
-            Positions of the primal variables of the first kept rank.
+            Positions of the first kept rank's variables.
         """
         Bs, beta, gamma, K = self.boundaries, self.beta, self.gamma, self.K
         first = 0 if shift0 is not None else 1
@@ -213,7 +190,7 @@ class GradedComplex:
 
     # ------------------------------------------------------------------ PSD checks
     def sigma_min_plus(self, k: int, tol: float = 1e-9, dense_limit: int = 4000) -> float:
-        """Smallest nonzero singular value of ``B_k`` (dense SVD; ``nan`` above ``dense_limit``)."""
+        """Smallest nonzero singular value of ``B_k`` (``nan`` above ``dense_limit``)."""
         B = self.boundaries[k - 1]
         if min(B.shape) == 0 or B.nnz == 0:
             return float("nan")
@@ -224,7 +201,7 @@ class GradedComplex:
         return float(s.min()) if s.size else float("nan")
 
     def lambda_min(self, eps: float = 0.0) -> float:
-        """Numerical smallest eigenvalue of L* (``eps`` added to the higher-rank block)."""
+        """Smallest eigenvalue of L* (``eps`` added to the higher-rank block)."""
         L = self.laplacian()
         n0 = self.sizes[0]
         if eps:
@@ -240,18 +217,9 @@ class GradedComplex:
         return float(vals.min())
 
     def psd_report(self, eps: float = 0.0) -> dict:
-        """PSD diagnostics.
-
-        Returns
-        -------
-        dict
-            ``sigma_bounds``: per k, ``beta_{k+1} sigma_min+(B_{k+1})`` (the sufficient bound on
-            ``gamma_k``); ``sigma_ok``: whether every ``gamma_k`` is within it; ``eps_bound``:
-            ``sqrt(beta_1 (beta_1 sigma_min+(B_1)^2 + eps))``, the eps-widened bound on
-            ``gamma_0`` (two-rank case); ``eps_ok``; ``eps_gamma_bounds``: per k,
-            ``sqrt(beta_{k+1} eps)``, a bound on ``gamma_k`` that guarantees PSD of S_eps for any
-            complex (completing the square); ``eps_gamma_ok``; ``lambda_min``: numerical smallest
-            eigenvalue of L* (with ``eps`` on the higher block); ``psd``: ``lambda_min >= -tol``.
+        """PSD diagnostics: ``{sigma_bounds, sigma_ok, eps_bound, eps_ok, eps_gamma_bounds,
+        eps_gamma_ok, lambda_min, psd}`` (the bounds on ``gamma_k``, whether they hold, and the
+        smallest eigenvalue of L* with ``eps`` on the higher block).
         """
         sig = [self.sigma_min_plus(k + 1) for k in range(self.K)]
         bounds = [self.beta[k] * s for k, s in enumerate(sig)]

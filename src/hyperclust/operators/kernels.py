@@ -1,29 +1,6 @@
-"""Sparse-times-dense kernels: CSR @ dense block into a preallocated output, on row blocks.
-
-``csr_matmat(A, X, out)`` computes ``out += A @ X`` (or ``out = A @ X``) without allocating
-the product: it calls scipy's compiled CSR kernel (``csr_matvecs``, the routine behind
-``A @ X``) on the output buffer itself. The kernel releases the GIL, so row blocks of ``A``
-(balanced by nonzeros) run in parallel on a thread pool; the number of threads follows the
-thread policy (:func:`hyperclust.runtime.threads.current_limit`, else the free cores), so these
-threads never add to BLAS/OpenMP threads (none are in use during a sparse product).
-
-Why threads over row blocks rather than ``torch.sparse.mm``: measured on the 2-core
-development machine (10^6 x 10^6 CSR, 4e6 nonzeros, 64 float32 columns, load average ~2),
-scipy's kernel took 0.39-0.46 s, torch CSR ``sparse.mm`` 0.59-0.61 s with 1 or 2 threads;
-scipy also needs no 1 GB torch import for the non-deep methods. The kernel releases the GIL
-(a Python thread kept running during it), and two row blocks on two threads won even on
-the busy machine: ``P X`` of a 10^6-node ``hypergraph_sbm`` (4e6 nonzeros, 64 float32
-columns) took 0.77 s (min of 3) with 2 threads against 1.07 s with 1, load average 2.5.
-``benchmarks/bench_scaling.py`` times both (``PX`` with the policy's threads, ``PX-1t``
-with one) for an idle machine.
-
-With numba installed (extra ``[fast]``), row blocks of large products whose ``X`` is past
-the caches run on a compiled kernel with scipy's arithmetic and a prefetch of upcoming rows
-of ``X`` (:mod:`~hyperclust.operators.compiled_spmm`, which says where it pays): the same
-bits, 0.53x scipy's CPU on the RCM-numbered 10^6 HSBM pair at width 64.
-
-If scipy's private kernel is unavailable (a future scipy), the same results come from
-``A[lo:hi] @ X`` (one temporary per block).
+"""Sparse-times-dense kernels: CSR @ dense block into a preallocated output, on row blocks
+balanced by nonzeros, run on a thread pool (scipy's compiled kernel releases the GIL), or
+the numba kernel of :mod:`~hyperclust.operators.compiled_spmm` where it pays (same bits).
 """
 
 from __future__ import annotations
@@ -46,9 +23,8 @@ except ImportError:  # pragma: no cover - depends on the scipy build
 
 __all__ = ["csr_matmat", "sparse_product", "resolve_threads", "row_blocks", "PARALLEL_MIN_WORK"]
 
-#: Below this many multiply-adds (nnz * width) a product runs on one thread: starting the
-#: pool's tasks costs more than it saves (the ``"spmm"`` rule of
-#: :data:`hyperclust.runtime.threads.KERNELS`, where it is measured).
+#: Below this many multiply-adds (nnz * width) a product runs on one thread (the ``"spmm"`` rule
+#: of :data:`hyperclust.runtime.threads.KERNELS`).
 PARALLEL_MIN_WORK = KERNELS["spmm"].min_work
 
 _pool_lock = threading.Lock()
@@ -58,17 +34,8 @@ _pool_key: tuple | None = None
 
 def resolve_threads(n_threads=None) -> int:
     """Threads a kernel may use: ``n_threads`` if given, else the innermost
-    :func:`~hyperclust.runtime.threads.thread_limit` in force, else the free cores
-    (:func:`~hyperclust.runtime.threads.default_threads`).
-
-    Parameters
-    ----------
-    n_threads : int, optional
-        A positive count.
-
-    Returns
-    -------
-    int
+    :func:`~hyperclust.runtime.threads.thread_limit`, else
+    :func:`~hyperclust.runtime.threads.default_threads`.
 
     Examples
     --------
@@ -95,8 +62,8 @@ def resolve_threads(n_threads=None) -> int:
 
 
 def shared_pool(n: int) -> ThreadPoolExecutor:
-    """A process-wide pool of at least ``n`` workers (re-created after a fork): the one
-    pool of every row-block kernel (:func:`csr_matmat`, :mod:`~hyperclust.operators.row_ranges`)."""
+    """The process-wide pool (at least ``n`` workers, re-created after a fork) of every row-block kernel.
+    """
     global _pool, _pool_key
     with _pool_lock:
         pid = os.getpid()
@@ -109,22 +76,10 @@ def shared_pool(n: int) -> ThreadPoolExecutor:
 
 
 def row_blocks(indptr: np.ndarray, n_blocks: int) -> np.ndarray:
-    """Boundaries ``b`` (``b[0] = 0``, ``b[-1] = n_rows``) of ``n_blocks`` row blocks with
-    about equal numbers of nonzeros.
-
-    Parameters
-    ----------
-    indptr : ndarray, shape (n_rows + 1,)
-    n_blocks : int
-
-    Returns
-    -------
-    ndarray of int64, shape (n_blocks + 1,), non-decreasing
+    """Boundaries (``n_blocks + 1``, from 0 to ``n_rows``) of row blocks with about equal nonzeros.
 
     Examples
     --------
-    Rows holding 1, 1, 2 and 4 nonzeros: the last row alone is half of them:
-
     >>> row_blocks(np.array([0, 1, 2, 4, 8]), 2).tolist()
     [0, 3, 4]
     """
@@ -136,9 +91,7 @@ def row_blocks(indptr: np.ndarray, n_blocks: int) -> np.ndarray:
 
 
 def add_product_rows(A, X, out, lo, hi):
-    """``out[lo:hi] += A[lo:hi] @ X`` without a copy of the rows: scipy's CSR kernel, or
-    where it pays the compiled one (:func:`~hyperclust.operators.compiled_spmm.rows_kernel`;
-    the same operations in the same order, so the same bits)."""
+    """``out[lo:hi] += A[lo:hi] @ X`` without a copy of the rows."""
     if hi <= lo:
         return
     compiled = rows_kernel(int(A.indptr[hi] - A.indptr[lo]) * X.shape[1], X)
@@ -163,15 +116,13 @@ def csr_matmat(A: sp.csr_matrix, X: np.ndarray, out: np.ndarray | None = None, *
     Parameters
     ----------
     A : scipy.sparse CSR, shape (r, c)
-        Its data type is the computation's (``X`` and ``out`` must have it).
+        Its data type is the computation's.
     X : ndarray, shape (c, d), C-contiguous, dtype of ``A``
     out : ndarray, shape (r, d), C-contiguous, dtype of ``A``, optional
-        Allocated when None. Must not overlap ``X``.
+        Allocated when None; must not overlap ``X``.
     accumulate : bool, default False
-        Add to ``out`` instead of overwriting it.
     n_threads : int, optional
-        Default :func:`resolve_threads`. Products smaller than :data:`PARALLEL_MIN_WORK`
-        multiply-adds use one thread.
+        Default :func:`resolve_threads`; one thread under :data:`PARALLEL_MIN_WORK` multiply-adds.
 
     Returns
     -------
@@ -227,20 +178,8 @@ def csr_matmat(A: sp.csr_matrix, X: np.ndarray, out: np.ndarray | None = None, *
 
 
 def sparse_product(A, X: np.ndarray, *, n_threads=None) -> np.ndarray:
-    """``A @ X`` as a new array: :func:`csr_matmat` (the compiled kernel where it pays, with
-    scipy's bits) where ``A`` is CSR and ``X`` a C-contiguous 2-D block of its dtype, else
-    scipy's ``A @ X`` (the same products: scipy's ``csr_matvecs`` into zeros).
-
-    Parameters
-    ----------
-    A : sparse matrix, shape (r, c)
-    X : ndarray, shape (c, d)
-    n_threads : int, optional
-        As :func:`csr_matmat` (a Dask task passes 1: its worker runs other tasks beside it).
-
-    Returns
-    -------
-    ndarray, shape (r, d)
+    """``A @ X`` as a new array: :func:`csr_matmat` where ``A`` is CSR and ``X`` a C-contiguous block
+    of its dtype, else scipy's ``A @ X``.
 
     Examples
     --------

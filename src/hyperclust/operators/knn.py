@@ -1,21 +1,6 @@
-"""Attribute kNN graphs and the mixed hypergraph + kNN random walk (kNN augmentation).
-
-Node attributes often say what the hyperedges do not (isolated nodes, sparse or noisy
-hyperedges). AHCKA (Li, Yang & Shi, SIGMOD 2023) augments the hypergraph random walk with a
-walk on the cosine kNN graph of the attributes; this module provides both pieces:
-
-* :func:`cosine_knn` -- the ``K`` most cosine-similar nodes of every node: exact (chunked brute
-  force, :func:`exact_cosine_neighbors`) while it costs less (by size and dimension), approximate
-  above (:func:`approximate_cosine_neighbors`, an HNSW graph index of the optional ``faiss-cpu``
-  package, extra ``hyperclust[ann]``).
-* :func:`knn_affinity` -- the symmetrised weighted kNN graph ``A = S + S^T`` with
-  ``S[i, j] = max(cos(x_i, x_j), 0)`` for the ``K`` neighbours ``j`` of ``i``;
-  :func:`knn_walk` -- its random walk ``Q = D_A^-1 A`` (rows sum to 1).
-* :class:`MixedWalk` -- ``M = (1 - beta) P + beta Q`` with ``P = Dv^-1 H W De^-1 H^T`` the
-  hypergraph random walk (node -> hyperedge -> node), applied as two sparse products, never
-  formed. Nodes in no hyperedge walk on ``Q`` only; nodes without kNN edges walk on ``P`` only.
-* :class:`SymmetricMixedAffinity` -- the symmetric counterpart for spectral methods,
-  ``S_a N_h S_a + S_b N_q S_b`` with ``N_h``, ``N_q`` normalized affinities.
+"""Attribute kNN graphs and the mixed hypergraph + kNN random walk of AHCKA (Li, Yang & Shi,
+SIGMOD 2023): :func:`knn_walk`, :class:`MixedWalk`, :class:`SymmetricMixedAffinity`, and a
+cheap low-recall search (:func:`coarse_cosine_neighbors`).
 """
 
 from __future__ import annotations
@@ -64,12 +49,7 @@ def row_normalize(A) -> sp.csr_matrix:
 
 
 def knn_walk(X, n_neighbors: int = 10, **kwargs) -> sp.csr_matrix:
-    """Random walk ``Q = D_A^-1 A`` on :func:`knn_affinity` (rows sum to 1, or 0 for a node
-    without kNN edges). Keyword arguments go to :func:`knn_affinity`.
-
-    Returns
-    -------
-    scipy.sparse.csr_matrix, shape (n, n)
+    """Random walk ``Q = D_A^-1 A`` on :func:`knn_affinity` (rows sum to 1, or 0 without kNN edges).
 
     Examples
     --------
@@ -83,31 +63,20 @@ def knn_walk(X, n_neighbors: int = 10, **kwargs) -> sp.csr_matrix:
 
 
 class MixedWalk(Operator):
-    """Mixed random walk ``M = (1 - beta) P + beta Q`` (row-stochastic), never formed.
+    """Mixed random walk ``M = (1 - beta) P + beta Q``, never formed.
 
-    ``P = Dv^-1 (H W De^-1 H^T + s I)`` is the hypergraph random walk (node -> hyperedge ->
-    node, optional self-loop weight ``s``) applied as two sparse products; ``Q`` is a
-    row-stochastic kNN walk (:func:`knn_walk`). Row ``v`` of ``M`` is
-
-    * ``(1 - beta) P_v + beta Q_v`` when ``v`` is in a hyperedge and has kNN edges;
-    * ``Q_v`` when ``v`` is in no hyperedge (the AHCKA rule: isolated nodes walk on Q only);
-    * ``P_v`` when ``v`` has no kNN edges (or there is no ``Q``, or ``beta == 0``);
-    * zero when it has neither (an isolated node of a structure-only hypergraph with ``s = 0``):
-      the walk stops there.
-
-    Every other row sums to 1. Applying it to an ``(n, c)`` block costs
-    ``O((nnz(H) + nnz(Q)) c)``.
+    ``P = Dv^-1 (H W De^-1 H^T + s I)`` is the hypergraph walk, ``Q`` a row-stochastic kNN walk.
+    Nodes in no hyperedge walk on ``Q`` only, nodes without kNN edges on ``P`` only; a node with
+    neither has a zero row.
 
     Parameters
     ----------
     hypergraph : Hypergraph
     knn : sparse matrix, shape (n, n), optional
-        Non-negative kNN weights; rows are normalised here (``Q = D^-1 knn``). ``None``: the
-        structure-only walk ``M = P``.
+        Non-negative kNN weights, row-normalised here; ``None``: ``M = P``.
     beta : float in [0, 1], default 0.5
-        Weight of the kNN walk (``beta = 0`` ignores ``knn``).
     self_loops : float, default 0.0
-        ``s``; a self loop does not count as hyperedge membership for the isolated-node rule.
+        ``s``; a self loop does not count as hyperedge membership.
 
     Attributes
     ----------
@@ -174,13 +143,12 @@ class MixedWalk(Operator):
 
     @property
     def hyperedge_scale(self):
-        """``w_e / |e|`` per hyperedge (shape (m,)): the middle factor of the hypergraph walk
-        ``P = diag(1 / (d_v + s)) (H diag(w_e / |e|) H^T + s I)``."""
+        """``w_e / |e|`` per hyperedge, the middle factor of ``P``."""
         return self._edge_scale
 
     @property
     def inverse_degrees(self):
-        """``1 / (d_v + s)`` per node (0 where that is 0; shape (n,)): the left factor of ``P``."""
+        """``1 / (d_v + s)`` per node (0 where that is 0), the left factor of ``P``."""
         return self._pinv
 
     def _walk_p(self, X):
@@ -221,7 +189,7 @@ class MixedWalk(Operator):
         return self._rmatmat(np.asarray(x, dtype=np.float64).reshape(-1, 1)).ravel()
 
     def to_sparse(self) -> sp.csr_matrix:
-        """Explicit sparse ``M`` (clique-sized: for small inputs and tests only)."""
+        """Explicit sparse ``M`` (clique-sized: small inputs only)."""
         P = self._H @ sp.diags(self._edge_scale) @ self._Ht
         if self.self_loops:
             P = P + self.self_loops * sp.identity(self.shape[0])
@@ -235,23 +203,9 @@ class MixedWalk(Operator):
 def mixed_walk(hypergraph, beta: float = 0.5, n_neighbors: int = 10, *, method: str = "auto",
                exact_max_nodes: int | None = None, self_loops: float = 0.0,
                random_state=0) -> MixedWalk:
-    """:class:`MixedWalk` of a hypergraph with its own attributes.
+    """:class:`MixedWalk` with ``Q`` from ``hypergraph.features`` (none without features).
 
-    ``Q`` is built from ``hypergraph.features`` (:func:`knn_affinity`); a hypergraph without
-    features (or ``beta == 0``) gets the structure-only walk ``M = P``.
-
-    Parameters
-    ----------
-    hypergraph : Hypergraph
-    beta : float in [0, 1], default 0.5
-    n_neighbors : int, default 10
-    method, exact_max_nodes, random_state
-        kNN search, as in :func:`cosine_knn`.
-    self_loops : float, default 0.0
-
-    Returns
-    -------
-    MixedWalk
+    ``method``, ``exact_max_nodes``, ``random_state`` go to :func:`cosine_knn`.
 
     Examples
     --------
@@ -273,13 +227,8 @@ def mixed_walk(hypergraph, beta: float = 0.5, n_neighbors: int = 10, *, method: 
 class SymmetricMixedAffinity(SymmetricOperator):
     """Symmetric mixed affinity ``S_a N_h S_a + S_b N_q S_b`` for spectral methods.
 
-    ``N_h`` and ``N_q`` are symmetric normalized affinities (eigenvalues in [-1, 1]) of the
-    hypergraph and of the kNN graph; ``S_a = diag(sqrt(a))``, ``S_b = diag(sqrt(b))`` with
-    the per-node weights of :class:`MixedWalk` (``a = 1 - beta, b = beta`` for a node in a
-    hyperedge with kNN edges, ``b = 1`` for a node in no hyperedge, ``a = 1`` for a node
-    without kNN edges). Since ``a + b <= 1``, ``|x^T N x| <= ||x||^2``: eigenvalues stay in
-    [-1, 1], and for a node with both kinds of edges ``N`` is the symmetric analogue of
-    ``M = (1 - beta) P + beta Q``.
+    ``S_a = diag(sqrt(a))``, ``S_b = diag(sqrt(b))`` with :class:`MixedWalk`'s row weights; with
+    ``a + b <= 1`` the eigenvalues stay in [-1, 1].
 
     Parameters
     ----------
@@ -323,16 +272,11 @@ def searches_approximately(X, method: str = "auto") -> bool:
 
 def coarse_cosine_neighbors(X, n_neighbors: int, *, n_probe: int | None = None,
                             random_state=0):
-    """Cheap, low-recall cosine neighbours: a faiss inverted-file index (``n / 400`` lists,
-    seeded k-means) scanned at ``n_probe`` lists per query proposes ``2 K`` candidates,
-    re-ranked by their exact cosine similarity.
+    """Cheap, low-recall cosine neighbours: a seeded faiss inverted-file index (``n / 400`` lists,
+    ``n_probe`` scanned) proposes ``2 K`` candidates, re-ranked exactly.
 
-    At 10^6 x 32 (one thread) 1 / 2 / 4 probes cost 21.5 / 26.3 / 37.4 CPU s at recall@10
-    .087 / .143 / .222 (the lists' k-means and assignment are most of it), the HNSW path
-    (:func:`approximate_cosine_neighbors`) ~350-480 s at .957: a graph to *compare*
-    candidates on, not to cluster on (:mod:`hyperclust.cluster.auto.screen`). Deterministic
-    given the seed and independent of the number of threads (the lists are trained on one
-    thread; each query is independent).
+    A graph to compare candidates on, not to cluster on (:mod:`hyperclust.cluster.auto.screen`).
+    Deterministic given the seed and independent of the number of threads.
 
     Parameters
     ----------
@@ -342,7 +286,6 @@ def coarse_cosine_neighbors(X, n_neighbors: int, *, n_probe: int | None = None,
     n_probe : int, optional
         Lists scanned per query (default :data:`COARSE_PROBES`).
     random_state : int, default 0
-        Seeds the training sample, the k-means and the tie-break among equal similarities.
 
     Returns
     -------
@@ -389,8 +332,7 @@ def coarse_cosine_neighbors(X, n_neighbors: int, *, n_probe: int | None = None,
 
 def coarse_knn_affinity(X, n_neighbors: int = 10, *, n_probe: int | None = None,
                         random_state=0) -> sp.csr_matrix:
-    """:func:`~hyperclust.operators.neighbors.knn_affinity` on the neighbours of
-    :func:`coarse_cosine_neighbors`: symmetric, shape (n, n), at most ``2 n K`` nonzeros.
+    """:func:`knn_affinity` on the neighbours of :func:`coarse_cosine_neighbors`.
 
     Examples
     --------

@@ -29,12 +29,10 @@ class GramOperator(FactoredOperator):
     edge_scale : ndarray, shape (m,)
     node_shift : ndarray of shape (n,) or float, default 0
     Ht : scipy.sparse CSR, shape (m, n), optional
-        ``H.T`` when the caller already holds it (the hypergraph's ``incidence_t``).
+        ``H.T`` when the caller holds it.
 
     Examples
     --------
-    With unit scales, ``M[u, v]`` counts the hyperedges holding both ``u`` and ``v``:
-
     >>> from hyperclust import Hypergraph
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
     >>> M = GramOperator(hg.incidence, np.ones(2))
@@ -66,7 +64,7 @@ class GramOperator(FactoredOperator):
         return self._H @ sp.diags(self.edge_scale) @ self._Ht + sp.diags(self.node_shift)
 
     def diagonal(self) -> np.ndarray:
-        """Diagonal of M, shape (n,), in O(nnz(H))."""
+        """Diagonal of M, shape (n,)."""
         return self._H @ self.edge_scale + self.node_shift
 
 
@@ -74,26 +72,17 @@ class ZhouLaplacian(FactoredOperator):
     """Zhou's hypergraph Laplacian, matrix-free.
 
     ``kind="sym"``: ``I - Dv^-1/2 (H W De^-1 H^T + s I) Dv^-1/2``; ``"rw"``: ``I - Dv^-1 (.)``;
-    ``"unnormalized"``: ``Dv - H W De^-1 H^T`` (self loops cancel). ``Dv`` includes ``s``.
+    ``"unnormalized"``: ``Dv - H W De^-1 H^T``. ``Dv`` includes ``s``.
 
     Parameters
     ----------
     hypergraph : Hypergraph
     kind : {"sym", "rw", "unnormalized"}
     self_loops : float, default 0.0
-        Weight of a self-loop hyperedge per node. With 0, an isolated node has a zero row in
-        the propagation operator, so its Laplacian row is the identity row (no NaN/inf).
-
-    Notes
-    -----
-    Eigenvalues of the normalized kinds lie in ``[0, 1]`` (sym and rw share them).
-    ``kind="rw"`` is not symmetric; its adjoint is applied correctly.
+        ``s``; with 0 an isolated node's row is the identity row.
 
     Examples
     --------
-    The unnormalized form of the hypergraph ``{0, 1, 2}, {2, 3}``, times 6 (entries
-    ``-w_e / |e|`` off the diagonal):
-
     >>> from hyperclust import Hypergraph
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
     >>> (6 * ZhouLaplacian(hg, kind="unnormalized").to_dense()).round(6).tolist()
@@ -116,8 +105,7 @@ class ZhouLaplacian(FactoredOperator):
             self._P = PropagationOperator(hypergraph, self_loops=self.self_loops, kind=kind)
 
     def affinity(self):
-        """``(M, d)`` with ``M = H W De^-1 H^T + s I`` (a :class:`GramOperator`) and
-        ``d = Dv + s`` such that the unnormalized Laplacian is ``diag(d) - M``."""
+        """``(M, d)``: ``M = H W De^-1 H^T + s I`` (a :class:`GramOperator`), ``d = Dv + s``."""
         hg = self.hypergraph
         M = GramOperator(hg.incidence, edge_scale(hg), self.self_loops, Ht=hg.incidence_t)
         return M, loop_degrees(hg, self.self_loops)
@@ -160,20 +148,8 @@ class ZhouLaplacian(FactoredOperator):
 def zhou_laplacian(hypergraph: Hypergraph, kind: str = "sym", self_loops: float = 0.0) -> ZhouLaplacian:
     """Shorthand for :class:`ZhouLaplacian`.
 
-    Parameters
-    ----------
-    hypergraph : Hypergraph
-    kind : {"sym", "rw", "unnormalized"}
-    self_loops : float, default 0.0
-
-    Returns
-    -------
-    ZhouLaplacian, shape (n_nodes, n_nodes)
-
     Examples
     --------
-    ``Dv^1/2 1`` spans the kernel of the symmetric form:
-
     >>> from hyperclust import Hypergraph
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
     >>> L = zhou_laplacian(hg)

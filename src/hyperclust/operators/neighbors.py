@@ -1,11 +1,5 @@
-"""Cosine nearest neighbours of node attributes: exact (chunked brute force) while it costs
-less, approximate above (an HNSW graph of the optional ``faiss-cpu`` package, extra
-``hyperclust[ann]``, over 8-bit codes, with exact re-ranking; the crossover by size and
-dimension is :mod:`hyperclust.operators._knn_cost`), and the symmetrised kNN affinity built on
-them.
-
-Used by the attribute-kNN walk of :mod:`hyperclust.operators.knn` (AHCKA's augmentation) and
-by Uni-DHC's neighbour borrowing for isolated nodes.
+"""Cosine nearest neighbours of node attributes (exact chunked search, or a faiss HNSW index
+with exact re-ranking) and the symmetrised kNN affinity built on them.
 """
 
 from __future__ import annotations
@@ -37,7 +31,7 @@ _ANN_DIM_MULTIPLE = 16    # columns of the ANN input: a multiple for faiss's SIM
 
 
 def _unit_rows(X):
-    """Rows scaled to unit L2 norm (zero rows stay zero); dense float64 or CSR float64."""
+    """Rows scaled to unit L2 norm (zero rows stay zero); dense or CSR float64."""
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64)
         norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
@@ -54,45 +48,29 @@ def exact_cosine_neighbors(X, n_neighbors: int, *, queries=None, candidates=None
                            backend: str = "auto", tie_break: str = "id", random_state=0):
     """Exact cosine nearest neighbours by chunked brute force.
 
-    Time ``O(q c d)``, memory ``O(chunk_size * c)`` for ``q`` queries and ``c`` candidates.
-    With ``backend="auto"``, inputs with under 5% nonzeros (bag-of-words) are searched with
-    sparse products, denser ones with dense BLAS products (a sparse input is densified only
-    when it has at most 2^25 entries).
+    Inputs under 5% nonzeros use sparse products, others dense BLAS (``backend="auto"``).
 
     Parameters
     ----------
     X : ndarray or sparse matrix, shape (n, d)
     n_neighbors : int
         ``K``; clipped to the number of candidates (less the query itself when excluded).
-    queries : ndarray of int, shape (q,), optional
-        Rows whose neighbours are wanted (default: all rows).
-    candidates : ndarray of int, shape (c,), optional
-        Rows searched (default: all rows).
+    queries, candidates : ndarray of int, optional
+        Rows whose neighbours are wanted / rows searched (default: all rows).
     exclude_self : bool, default True
-        A query is never its own neighbour.
     chunk_size : int, optional
         Queries per block (default: as many as fit 2^22 similarities).
     backend : {"auto", "dense", "sparse"}, default "auto"
-        Force dense or sparse products (the results differ only by floating-point rounding).
     tie_break : {"id", "random", "partition"}, default "id"
-        Which candidates tied with the ``K``-th similarity are kept (binary bag-of-words
-        features have many exact ties, and the choice moves downstream clusterings by a few
-        points of accuracy). ``"id"``: the lowest candidate positions (node ids, for sorted
-        candidates); ``"random"``: the lowest ranks of a random permutation seeded by
-        ``random_state`` (node ids often correlate with classes in benchmark files: sorted
-        by class in 20newsw100); ``"partition"``: whichever ``np.argpartition`` keeps (the
-        rule of :func:`hyperclust.models.basis.feature_neighbors`, kept for reproducibility).
+        Which candidates tied with the ``K``-th similarity are kept: the lowest positions, the
+        lowest ranks of a permutation seeded by ``random_state``, or ``np.argpartition``'s.
     random_state : int, default 0
-        Seeds ``tie_break="random"``.
 
     Returns
     -------
     indices : ndarray of int64, shape (q, K')
-        Node ids (rows of ``X``), most similar first; among the selected neighbours equal
-        similarities are ordered by candidate position (after the shuffle of
-        ``tie_break="random"``).
+        Most similar first.
     similarities : ndarray of float64, shape (q, K')
-        Cosine similarities (0 for a zero row).
 
     Examples
     --------
@@ -132,9 +110,8 @@ def exact_cosine_neighbors(X, n_neighbors: int, *, queries=None, candidates=None
 
 
 def _block_top_k(sim, self_pos, k, tie_break):
-    """Positions of the ``k`` neighbours of each row of a similarity block (shape (q, c)),
-    most similar first, ties by position; ``self_pos`` (shape (q,), -1 for none) marks each
-    query's own column, set to ``-inf`` in ``sim`` so that it is never chosen."""
+    """Top-``k`` columns of each row of ``sim``, most similar first; ``self_pos`` masked to -inf.
+    """
     if self_pos is not None:
         rows = np.flatnonzero(self_pos >= 0)
         sim[rows, self_pos[rows]] = -np.inf
@@ -146,15 +123,13 @@ def _block_top_k(sim, self_pos, k, tie_break):
 
 
 def _check_choice(value, name, options):
-    """A one-line ValueError unless ``value`` is one of ``options``."""
     if value not in options:
         listed = ", ".join(repr(o) for o in options)
         raise ValueError(f"{name} must be one of {listed}, got {value!r}")
 
 
 def _search_layout(Xn, backend):
-    """Unit rows as dense or CSR for the products: ``backend`` forces one; ``"auto"`` takes
-    sparse products as :func:`sparse_products` says."""
+    """Unit rows as dense or CSR, as ``backend`` (or :func:`sparse_products`) says."""
     if backend == "auto":
         backend = "sparse" if sparse_products(Xn) else "dense"
     if backend == "dense" and sp.issparse(Xn):
@@ -165,8 +140,8 @@ def _search_layout(Xn, backend):
 
 
 def sparse_products(X) -> bool:
-    """Whether the exact search of ``X`` (shape (n, d)) runs on sparse products: under 5%
-    nonzeros, or a sparse input of more than 2^25 entries (not densified)."""
+    """Whether the exact search of ``X`` uses sparse products (under 5% nonzeros, or too big to densify).
+    """
     size = max(1, X.shape[0] * X.shape[1])
     if sp.issparse(X):
         return bool(X.nnz < _SPARSE_DENSITY * size or size > _DENSIFY_LIMIT)
@@ -174,9 +149,9 @@ def sparse_products(X) -> bool:
 
 
 def _query_layout(n, queries, candidates, exclude_self, tie_break, random_state):
-    """Query ids, candidate ids in search order (ties go to the lowest position, so
-    ``tie_break="random"`` shuffles them) and, when self matches are excluded, each node's
-    position among the candidates (-1 if absent; ``None`` when nothing is excluded)."""
+    """Query ids, candidate ids in search order, and each node's candidate position (-1 absent;
+    None when nothing is excluded).
+    """
     queries = np.arange(n) if queries is None else np.asarray(queries, dtype=np.int64).reshape(-1)
     all_cand = candidates is None and tie_break != "random"
     candidates = np.arange(n) if candidates is None else \
@@ -208,11 +183,9 @@ def ann_available() -> bool:
 
 
 def _ann_input(X, random_state):
-    """Dense float32 unit rows for the ANN index (wide sparse inputs SVD-projected first),
-    zero-padded to a multiple of 16 columns: faiss computes 8-bit-code distances with SIMD
-    only then, and ~2x slower otherwise (26 columns, 2·10^4 rows: build 3.1 vs 1.6 s, queries
-    3.9 vs 1.6 s). Zero columns change no inner product; the SIMD sums round in another
-    order, so a rare candidate list differs (1 of 5·10^4 rows)."""
+    """Dense float32 unit rows for the index (wide sparse ones SVD-projected), zero-padded to a
+    multiple of 16 columns, which faiss's SIMD distances need.
+    """
     if _projected(X):
         from sklearn.decomposition import TruncatedSVD
 
@@ -228,7 +201,6 @@ def _ann_input(X, random_state):
 
 
 def _projected(X) -> bool:
-    """Whether the ANN index sees an SVD projection of ``X`` (sparse, over 256 columns)."""
     return bool(sp.issparse(X) and X.shape[1] > _ANN_MAX_DIM)
 
 
@@ -236,17 +208,11 @@ def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m:
                                  ef_construction: int = 80, ef_search: int | None = None,
                                  n_candidates: int | None = None, tie_break: str = "id",
                                  refine_rounds: int | None = None):
-    """Approximate cosine nearest neighbours: a ``faiss`` HNSW graph over 8-bit codes of the
-    unit rows proposes candidates, re-ranked by their exact cosine similarity.
+    """Approximate cosine nearest neighbours: faiss HNSW candidates over 8-bit codes, re-ranked exactly.
 
-    Every node is a query. The index finds ``n_candidates`` approximate neighbours of each
-    node; their similarities are recomputed exactly (float64, input rows) and the ``K`` best
-    kept with the exact search's tie rule among the candidates (a tied neighbour outside
-    them cannot be chosen). Sparse inputs over 256 columns are projected to 128 dimensions
-    by a seeded truncated SVD for the index only; the projection, not the index, then limits
-    the recall, so they re-rank ``8 K`` candidates (the same beam of 96 at ``K = 10``) and
-    then their neighbours' neighbours (``refine_rounds``). Deterministic and independent of
-    the number of threads (the graph is built on one thread).
+    Every node is a query. Sparse inputs over 256 columns are SVD-projected to 128 dimensions for
+    the index only. Deterministic and independent of the number of threads. See
+    docs/results/knn.md and docs/results/knn_rerank.md.
 
     Parameters
     ----------
@@ -256,28 +222,22 @@ def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m:
     random_state : int, default 0
         Seeds the SVD projection and ``tie_break="random"``.
     hnsw_m : int, default 32
-        Links per node of the HNSW graph (``2 * hnsw_m`` on its bottom layer). Fewer links
-        build faster but lose recall on high-dimensional inputs (docs/results/knn.md).
+        Links per node of the HNSW graph.
     ef_construction : int, default 80
-        Search beam width while building.
     ef_search : int, optional
-        Search beam width of the queries (default 96; at least ``n_candidates + 1``).
+        Query beam width (default 96; at least ``n_candidates + 1``).
     n_candidates : int, optional
-        Candidates re-ranked per node, at least ``K`` (default ``8 K`` if projected, else ``2 K``).
+        Candidates re-ranked per node (default ``8 K`` if projected, else ``2 K``).
     tie_break : {"id", "random"}, default "id"
-        Among candidates with equal exact similarity, the lowest node id, or the lowest rank
-        of a permutation seeded by ``random_state`` (the permutation of
-        :func:`exact_cosine_neighbors`).
+        As in :func:`exact_cosine_neighbors`, among the candidates.
     refine_rounds : int, optional
-        Rounds of :func:`hyperclust.operators._rerank.refine` (neighbours' neighbours
-        re-ranked); default 1 for SVD-projected inputs, else 0.
+        Neighbours-of-neighbours rounds (default 1 if projected, else 0).
 
     Returns
     -------
     indices : ndarray of int64, shape (n, K)
         Most similar first; ``-1`` (similarity 0) where fewer than ``K`` were found.
     similarities : ndarray of float64, shape (n, K)
-        Exact cosine similarities.
 
     Raises
     ------
@@ -316,8 +276,7 @@ def approximate_cosine_neighbors(X, n_neighbors: int, *, random_state=0, hnsw_m:
 
 def _check_ann_params(n_neighbors, hnsw_m, ef_construction, ef_search, n_candidates,
                       tie_break, refine_rounds=None) -> int:
-    """``n_neighbors`` after checking the parameters of :func:`approximate_cosine_neighbors`
-    (one-line errors) and that ``faiss`` can be imported."""
+    """``n_neighbors`` after checking the parameters and that faiss imports."""
     k = check_int(n_neighbors, "n_neighbors", 1)
     if refine_rounds is not None:
         check_int(refine_rounds, "refine_rounds", 0)
@@ -337,9 +296,9 @@ def _check_ann_params(n_neighbors, hnsw_m, ef_construction, ef_search, n_candida
 
 
 def _hnsw_candidates(Xf, n_cand, hnsw_m, ef_construction, ef_search):
-    """``n_cand`` approximate inner-product neighbours of every row of ``Xf`` (float32, shape
-    (n, d)) from an HNSW graph over 8-bit codes, built on one thread; shape (n, n_cand + 1),
-    int64, -1 for the row itself and for missing results."""
+    """``n_cand`` HNSW inner-product neighbours per row (built on one thread), shape (n, n_cand + 1),
+    -1 for the row itself and missing results.
+    """
     import faiss
 
     index = faiss.IndexHNSWSQ(Xf.shape[1], faiss.ScalarQuantizer.QT_8bit, hnsw_m,
@@ -368,17 +327,11 @@ def cosine_knn(X, n_neighbors: int = 10, *, method: str = "auto",
     X : ndarray or sparse matrix, shape (n, d)
     n_neighbors : int, default 10
     method : {"auto", "exact", "approximate"}
-        ``"auto"``: exact while it costs less than the approximate search (by size and
-        dimension, :func:`hyperclust.operators._knn_cost.exact_search_pays`; inputs with
-        sparse products up to :data:`EXACT_MAX_NODES` nodes, and beyond while their pair
-        products predict at most 3x the approximate search's CPU), or when faiss is not
-        installed.
+        ``"auto"``: exact while it costs less (:mod:`hyperclust.operators._knn_cost`) or without faiss.
     exact_max_nodes : int, optional
         With ``method="auto"``, search exactly up to this many nodes instead.
     random_state : int, default 0
-        Seeds the choice among neighbours tied with the ``K``-th similarity (both paths use
-        ``tie_break="random"``, the approximate one among its candidates) and the
-        approximate path's projection.
+        Seeds the choice among tied neighbours (``tie_break="random"``) and the projection.
 
     Returns
     -------
@@ -408,14 +361,12 @@ def cosine_knn(X, n_neighbors: int = 10, *, method: str = "auto",
 
 
 def _approximate_path(X, method, exact_max_nodes=None):
-    """Whether :func:`cosine_knn` searches ``X`` (two rows or more) with faiss."""
     if method != "auto":
         return method == "approximate"
     return not _exact_in_auto(X, exact_max_nodes) and ann_available()
 
 
 def _exact_in_auto(X, exact_max_nodes):
-    """Whether ``method="auto"`` searches ``X`` exactly (before asking for faiss)."""
     if exact_max_nodes is not None:
         return X.shape[0] <= exact_max_nodes
     if not sparse_products(X):
@@ -425,23 +376,11 @@ def _exact_in_auto(X, exact_max_nodes):
 
 def knn_affinity(X, n_neighbors: int = 10, *, method: str = "auto",
                  exact_max_nodes: int | None = None, random_state=0) -> sp.csr_matrix:
-    """Symmetrised weighted cosine kNN graph ``A = S + S^T``.
+    """Symmetrised cosine kNN graph ``A = S + S^T``, ``S[i, j] = max(cos(x_i, x_j), 0)`` for ``j``
+    among the ``K`` nearest neighbours of ``i``.
 
-    ``S[i, j] = max(cos(x_i, x_j), 0)`` for the ``K`` nearest neighbours ``j`` of ``i``
-    (:func:`cosine_knn`), zero elsewhere; negative similarities are clipped (a random walk
-    needs non-negative weights) and zero weights dropped, so a node with a zero attribute row
-    has no edges. A pair that are neighbours of each other gets weight ``2 cos``.
-
-    Parameters
-    ----------
-    X : ndarray or sparse matrix, shape (n, d)
-    n_neighbors, method, exact_max_nodes, random_state
-        As in :func:`cosine_knn`.
-
-    Returns
-    -------
-    scipy.sparse.csr_matrix, shape (n, n)
-        Symmetric, non-negative, zero diagonal, at most ``2 n K`` nonzeros.
+    Parameters as in :func:`cosine_knn`. Returns a symmetric non-negative CSR matrix of shape
+    (n, n) with zero diagonal.
 
     Examples
     --------
@@ -459,24 +398,11 @@ def knn_affinity(X, n_neighbors: int = 10, *, method: str = "auto",
 
 
 def neighbor_affinity(idx, sim) -> sp.csr_matrix:
-    """``A = S + S^T`` of :func:`knn_affinity` from any search's neighbour lists.
-
-    Parameters
-    ----------
-    idx : ndarray of int, shape (n, K)
-        Neighbour ids per node, ``-1`` for none.
-    sim : ndarray of float, shape (n, K)
-        Their cosine similarities (negative ones are dropped).
-
-    Returns
-    -------
-    scipy.sparse.csr_matrix, shape (n, n)
-        Symmetric, non-negative, zero diagonal.
+    """``A = S + S^T`` of :func:`knn_affinity` from neighbour lists ``idx`` (-1 for none) and
+    similarities ``sim``, both shape (n, K).
 
     Examples
     --------
-    Node 0's one neighbour is node 1; node 1 has none, yet gets the edge back:
-
     >>> ids, sims = np.array([[1], [-1]]), np.array([[0.5], [0.0]])
     >>> neighbor_affinity(ids, sims).toarray()
     array([[0. , 0.5],

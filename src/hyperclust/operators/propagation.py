@@ -1,22 +1,6 @@
-"""The normalized hypergraph propagation operator P, applied in factored form.
-
-P = Dv^-1/2 (H W De^-1 H^T + s I) Dv^-1/2, where s is the weight of optional self-loop
-hyperedges (one per node). With s = 0, isolated nodes have Dv = 0 and get a zero row.
-Eigenvalues of P lie in [0, 1]; I - P is Zhou's normalized Laplacian.
-
-All diagonal factors are folded into two stored CSR matrices once, at construction:
-
-* ``kind="sym"``: ``A = diag(sqrt(w/|e|)) H^T Dv^-1/2`` (m x n) and ``A^T`` (n x m), so
-  ``P X = A^T (A X) + s Dv^-1 X``;
-* ``kind="rw"``: ``B = diag(sqrt(w/|e|)) H^T`` and ``C = Dv^-1 H diag(sqrt(w/|e|))``, so
-  ``P X = C (B X) + s Dv^-1 X`` (the adjoint's two factors are built on first use).
-
-Both products are row-major CSR times dense (:func:`hyperclust.operators.kernels.csr_matmat`,
-row blocks on the thread policy's threads), written into preallocated buffers: one
-``(m, d)`` work block, and the output, which may be ``X`` itself (``P`` applied in place).
-Where the collapsed ``n x n`` matrix ``C B + diag(s)`` is smaller than the pair, the
-operator switches to it once its products have paid for forming it
-(:mod:`~hyperclust.operators.factoring`); its products agree with the pair's to rounding.
+"""The normalized hypergraph propagation operator
+``P = Dv^-1/2 (H W De^-1 H^T + s I) Dv^-1/2`` (or ``Dv^-1 (.)``), applied as two stored CSR
+factors, or as the collapsed ``n x n`` matrix once that pays (:mod:`~hyperclust.operators.factoring`).
 """
 
 from __future__ import annotations
@@ -35,10 +19,8 @@ __all__ = ["PropagationOperator", "propagation_operator", "PROPAGATION_DTYPES",
 #: Data types the operator computes in.
 PROPAGATION_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
-#: The data type of propagation in the feature-smoothing paths (``hgnn``'s ``P^K X`` and
-#: Uni-DHC's polynomial basis): float32 halves the memory traffic of the sparse products
-#: (2x faster at 10^6 nodes) and Uni-DHC trains in float32 anyway. Eigensolvers (the
-#: spectral path, structural features, positional encodings) stay in float64.
+#: The data type of propagation in the feature-smoothing paths (``hgnn``, Uni-DHC's basis):
+#: float32 halves the memory traffic; eigensolvers stay in float64.
 BASIS_DTYPE = np.dtype(np.float32)
 
 
@@ -80,31 +62,17 @@ class PropagationOperator(Operator):
     ----------
     hypergraph : Hypergraph
     self_loops : float, default 1.0
-        Weight ``s`` of a self-loop hyperedge added at every node (0 disables). Self loops keep
-        each node's own signal in ``P X``, and give isolated nodes ``P[v, v] = 1``.
+        Weight ``s`` of a self-loop hyperedge at every node (0 disables; isolated nodes then
+        get zero rows).
     kind : {"sym", "rw"}
         ``"sym"``: Dv^-1/2 (.) Dv^-1/2; ``"rw"``: Dv^-1 (.) (row-stochastic).
     dtype : {float64, float32}, default float64
-        Data type of the stored factors and of every product. float32 halves memory and
-        traffic (:data:`BASIS_DTYPE`, used by ``hgnn`` and Uni-DHC); keep float64 under an
-        eigensolver. :meth:`apply` casts inputs of another type; ``P @ X`` (and ``matmat``,
-        ``P.T @ X``) keeps a float32 ``X`` in float32 on a float64 operator too (float32
-        factors built once), so a float32 pipeline never pays for float64 products.
+        Of the stored factors and products; ``P @ X`` keeps a float32 ``X`` in float32.
     n_threads : int, optional
-        Threads of the sparse products; default the thread policy's
-        (:func:`hyperclust.operators.kernels.resolve_threads`), read at each product.
-
-    Notes
-    -----
-    Applying it costs two CSR products with ``nnz(H)`` nonzeros each, plus one pass over the
-    block for the self loops, for a ``(n, d)`` block. The factors take ``2 nnz(H)`` values
-    (index arrays shared with the hypergraph).
+        Threads of the sparse products; default the thread policy's.
 
     Examples
     --------
-    ``kind="rw"`` is row-stochastic; ``"sym"`` without self loops has eigenvector
-    ``Dv^1/2 1`` with eigenvalue 1 (node 2 is in two hyperedges):
-
     >>> from hyperclust import Hypergraph
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]])
     >>> (PropagationOperator(hg, kind="rw") @ np.ones(4)).round(12).tolist()
@@ -159,7 +127,7 @@ class PropagationOperator(Operator):
 
     @property
     def n_edges(self) -> int:
-        """Rows of the work block of :meth:`apply` (the number of hyperedges)."""
+        """Rows of the work block of :meth:`apply`."""
         return self._down.shape[0]
 
     def workspace(self, d: int) -> np.ndarray:
@@ -167,8 +135,8 @@ class PropagationOperator(Operator):
         return np.empty((self.n_edges, int(d)), dtype=self.dtype)
 
     def _factors(self, adjoint: bool, dtype=None):
-        """``(down, up, self_diag)`` of ``P`` (or ``P^T``) in ``dtype`` (default: the
-        operator's); other dtypes and the random-walk adjoint are built once, on first use."""
+        """``(down, up, self_diag)`` of ``P`` (or ``P^T``) in ``dtype``, built once on first use.
+        """
         dtype = self.dtype if dtype is None else np.dtype(dtype)
         adjoint = adjoint and self.kind != "sym"
         if not adjoint and dtype == self.dtype:
@@ -190,18 +158,18 @@ class PropagationOperator(Operator):
         return X
 
     def apply(self, X, out=None, work=None, *, adjoint: bool = False) -> np.ndarray:
-        """``P X`` (or ``P^T X``) of a dense block, into preallocated buffers.
+        """``P X`` (or ``P^T X``) of a dense ``(n, d)`` block, into preallocated buffers.
 
         Parameters
         ----------
         X : ndarray, shape (n, d)
-            Cast to the operator's dtype (a copy) when it has another one.
+            Cast to the operator's dtype when it has another one.
         out : ndarray, shape (n, d), operator dtype, C-contiguous, optional
-            Receives the result; may be ``X`` itself (in-place application).
+            Receives the result; may be ``X`` itself.
         work : ndarray, shape (n_edges, d), operator dtype, C-contiguous, optional
-            Scratch block (:meth:`workspace`); allocated when None.
+            Scratch block (:meth:`workspace`).
         adjoint : bool, default False
-            Apply ``P^T`` (the same as ``P`` for ``kind="sym"``).
+            Apply ``P^T``.
 
         Returns
         -------
@@ -225,9 +193,8 @@ class PropagationOperator(Operator):
         return self._product(X, out, work, adjoint)
 
     def _product(self, X, out, work, adjoint=False):
-        """``out = P X`` (``P^T X``) for C-contiguous blocks of one dtype: ``A X`` with the
-        collapsed matrix where the operator has switched to it, else
-        ``up (down X) + diag(self_diag) X``."""
+        """``out = P X`` (``P^T X``) with the collapsed matrix when in use, else the two factors.
+        """
         A = self._collapsed_matrix(adjoint, X.dtype)
         if A is not None:
             if np.may_share_memory(out, X):  # in place: the work block (m >= n rows) holds A X
@@ -246,9 +213,7 @@ class PropagationOperator(Operator):
         return out
 
     def _apply_keeping_float32(self, X, adjoint=False):
-        """``P X`` for ``@``/``matmat``: a float32 block is computed and returned in float32
-        (float32 factors, built once) whatever the operator's dtype; other blocks as
-        :meth:`apply`."""
+        """``P X`` for ``@``/``matmat``; a float32 block stays float32."""
         X = self._check_block(X)
         if X.dtype != np.float32 or self.dtype == np.float32:
             return self.apply(X, adjoint=adjoint)
@@ -258,8 +223,8 @@ class PropagationOperator(Operator):
         return self._product(X, out, work, adjoint)
 
     def _collapsed_matrix(self, adjoint, dtype):
-        """The collapsed ``P`` (or ``P^T``) in ``dtype`` where the operator uses it, else
-        None; formed (and kept or dropped) once the plan says it is due."""
+        """The collapsed ``P`` (or ``P^T``) in ``dtype`` when in use (formed once due), else None.
+        """
         adjoint = adjoint and self.kind != "sym"
         key = (adjoint, np.dtype(dtype))
         if key not in self._collapsed:
@@ -273,21 +238,9 @@ class PropagationOperator(Operator):
         return self._collapsed[key]
 
     def column_quadratic_forms(self, X) -> np.ndarray:
-        """``x_j^T P x_j`` for every column ``x_j`` of a dense block, in float64.
+        """``x_j^T P x_j`` for every column of a dense ``(n, d)`` block, float64, shape (d,).
 
-        For ``kind="sym"``, ``P = B^T B + diag(s)`` with ``B`` the stored down factor, so
-        ``x^T P x = ||B x||^2 + sum(s x^2)``: one sparse product instead of the two of
-        :meth:`apply` (the permutation test of Uni-DHC's z-score evaluates many of these).
-        For ``kind="rw"``, ``sum(x * P x)``.
-
-        Parameters
-        ----------
-        X : ndarray, shape (n, d)
-            Cast to the operator's dtype (a copy) when it has another one.
-
-        Returns
-        -------
-        ndarray of float64, shape (d,)
+        For ``kind="sym"``, ``||B x||^2 + sum(s x^2)``: one sparse product.
 
         Examples
         --------
@@ -340,20 +293,13 @@ class PropagationOperator(Operator):
         return _RandomWalkAdjoint(self)
 
     def to_sparse(self) -> sp.csr_matrix:
-        """Explicit sparse P (O(sum of squared hyperedge sizes) memory: small inputs only).
-
-        Computed from the unfolded formula in float64 (a reference for the folded factors),
-        whatever the operator's dtype.
-        """
+        """Explicit sparse P in float64 from the unfolded formula (small inputs only)."""
         H = self._H
         M = H @ sp.diags(self._edge_scale) @ self._Ht + self.self_loops * sp.identity(self.shape[0])
         return (sp.diags(self._left) @ M @ sp.diags(self._right)).tocsr()
 
     def apply_power(self, X, k: int) -> np.ndarray:
-        """Return ``P^k X`` (X dense ``(n, d)`` or sparse), dense, in the operator's dtype.
-
-        Uses one ``(n, d)`` result block and one ``(n_edges, d)`` work block for all ``k``.
-        """
+        """``P^k X`` (X dense ``(n, d)`` or sparse), dense, in the operator's dtype."""
         X = X.toarray() if sp.issparse(X) else X
         X = self._check_block(X)
         Y = np.array(X, dtype=self.dtype, order="C", copy=True)
@@ -385,21 +331,8 @@ def propagation_operator(hypergraph: Hypergraph, self_loops: float = 1.0,
                          n_threads=None) -> PropagationOperator:
     """Shorthand for :class:`PropagationOperator`.
 
-    Parameters
-    ----------
-    hypergraph : Hypergraph
-    self_loops, kind, dtype, n_threads
-        As for :class:`PropagationOperator`.
-
-    Returns
-    -------
-    PropagationOperator, shape (n_nodes, n_nodes)
-
     Examples
     --------
-    Smoothing a signal that is 1 on node 0 only: with a unit self loop per node, node 0
-    keeps the largest share and node 3, two hops away, gets nothing after one step:
-
     >>> from hyperclust import Hypergraph
     >>> P = propagation_operator(Hypergraph.from_edges([[0, 1, 2], [2, 3]]))
     >>> (P @ np.array([1.0, 0.0, 0.0, 0.0])).round(4).tolist()

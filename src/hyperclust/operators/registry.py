@@ -1,17 +1,7 @@
 """The operator registry: the hypergraph operators a method can be run on, by name, each
-declaring the protocols it meets.
-
-Protocols (what a caller may rely on):
-
-- ``"matvec"``: a symmetric real :class:`~scipy.sparse.linalg.LinearOperator` (``op @ X``);
-- ``"affinity"``: ``op.affinity() -> (M, d)``, an affinity operator and degrees such that
-  ``diag(d) - M`` is the unnormalized Laplacian (what spectral clustering embeds);
-- ``"eigenpairs"``: ``op.smallest_eigenpairs(k, random_state=..., tol=...)``, its own
-  eigensolver for the ``k`` smallest eigenpairs.
-
-Entries name their class as ``"module:callable"`` so that listing imports nothing. Adding an
-operator is adding one :class:`OperatorSpec` to :data:`OPERATORS` (or calling
-:func:`register_operator`); see ``docs/extending.md``.
+declaring the protocols of :data:`PROTOCOLS` it meets (``"matvec"``: a symmetric
+LinearOperator; ``"affinity"``: ``op.affinity() -> (M, d)``; ``"eigenpairs"``: its own
+``smallest_eigenpairs``). See docs/extending.md.
 """
 
 from __future__ import annotations
@@ -35,17 +25,16 @@ class OperatorSpec:
     Attributes
     ----------
     factory : str or callable
-        ``"module:callable"`` (imported when first built) or the callable itself;
+        ``"module:callable"`` (imported when first built) or the callable;
         ``callable(hypergraph, **params, **options)`` builds the operator.
     description : str
     protocols : frozenset of str
-        The protocols of :data:`PROTOCOLS` it meets.
     params : dict
-        Fixed keywords that make this operator from the callable.
+        Fixed keywords passed to the callable.
     options : tuple of str
         User options the callable takes (e.g. ``("eps",)``); others are not passed.
     node_rows_only : bool
-        Its rows are the nodes (False: nodes then hyperedges, as the star expansion).
+        Its rows are the nodes (False: nodes then hyperedges).
 
     Examples
     --------

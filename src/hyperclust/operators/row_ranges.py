@@ -1,10 +1,5 @@
-"""Row ranges of one array pass on the kernel threads (the thread pool of
-:func:`~hyperclust.operators.kernels.csr_matmat`), for the passes of AHCKA's iterations and
-checks that numpy runs on one thread: the discretisation's rotation and label sums, the
-restart walk's hops, the walk's row scalings.
-
-Each range is written by one thread in the order of the whole-array expression, so the
-values are those of one thread, bit for bit, for any number of threads.
+"""Row ranges of one array pass on the kernel threads, each range written by one thread in the
+order of the whole-array expression: the values of one thread, bit for bit, for any count.
 """
 
 from __future__ import annotations
@@ -19,15 +14,8 @@ __all__ = ["run_on_ranges", "even_ranges", "csr_matmat_scaled"]
 
 
 def run_on_ranges(task, bounds) -> None:
-    """``task(lo, hi)`` for each pair of consecutive ``bounds``, one range per thread of the
-    process-wide pool (the calling thread waits); a single range runs on the calling thread.
-    The tasks must release the GIL to run side by side (compiled kernels, BLAS, numpy
-    ufuncs on large arrays) and write disjoint outputs.
-
-    Parameters
-    ----------
-    task : callable ``(lo: int, hi: int) -> None``
-    bounds : sequence of int, non-decreasing, length ``n_ranges + 1``
+    """``task(lo, hi)`` for each pair of consecutive ``bounds``, one range per pool thread (a single
+    range on the calling thread); tasks must release the GIL and write disjoint outputs.
 
     Examples
     --------
@@ -49,8 +37,7 @@ def run_on_ranges(task, bounds) -> None:
 
 
 def even_ranges(n: int, work: float) -> np.ndarray:
-    """Bounds of equal ranges of ``n`` items, one per thread of the ``"row_ranges"`` kernel
-    rule for ``work`` (:data:`~hyperclust.runtime.threads.KERNELS`; one range below it).
+    """Bounds of equal ranges of ``n`` items, one per thread of the ``"row_ranges"`` kernel rule.
 
     Examples
     --------
@@ -62,23 +49,8 @@ def even_ranges(n: int, work: float) -> np.ndarray:
 
 
 def csr_matmat_scaled(A, X: np.ndarray, out: np.ndarray, row_scales, n_threads=None):
-    """``out = A @ X``, then ``out *= s`` for each ``s`` of ``row_scales`` in turn, each row
-    block zeroed, multiplied and scaled by its own thread (the values of the separate
-    in-place products; :func:`~hyperclust.operators.kernels.csr_matmat`'s row blocks and
-    thread rule).
-
-    Parameters
-    ----------
-    A : scipy.sparse CSR, shape (r, c), float64
-    X : ndarray, shape (c, d), C-contiguous float64
-    out : ndarray, shape (r, d), C-contiguous float64, not overlapping ``X``
-    row_scales : sequence of ndarray, shape (r, 1)
-    n_threads : int, optional
-
-    Returns
-    -------
-    ndarray
-        ``out``.
+    """``out = A @ X``, then ``out *= s`` for each ``s`` (shape (r, 1)) of ``row_scales``, each row
+    block by its own thread; returns ``out``.
 
     Examples
     --------

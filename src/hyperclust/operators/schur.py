@@ -1,8 +1,7 @@
-"""The Schur complement ``S_eps = A - X (C + eps I)^-1 X^T`` of a symmetric block matrix,
-exact (one sparse LU), matrix-free (CG per column) or through the lifted system of a graded
-complex, with its smallest eigenpairs by shift-invert on the whole block system:
-``(S - sigma I)^-1 v`` is the first block of ``[[A - sigma I, X], [X^T, C + eps I]]^-1 [v; 0]``,
-so one sparse factorization serves all Lanczos steps."""
+"""The Schur complement ``S_eps = A - X (C + eps I)^-1 X^T`` of a symmetric block matrix: exact
+(one sparse LU), matrix-free (CG) or lifted, with its smallest eigenpairs by shift-invert on
+the whole block system.
+"""
 
 from __future__ import annotations
 
@@ -20,8 +19,7 @@ SCHUR_METHODS = ("auto", "exact", "cg", "lifted")
 
 
 def schur_split(M, keep):
-    """Split a symmetric sparse matrix into ``(A, X, C)`` by a boolean ``keep`` mask
-    (``A = M[keep, keep]``, ``X = M[keep, ~keep]``, ``C = M[~keep, ~keep]``).
+    """``(A, X, C) = (M[keep, keep], M[keep, ~keep], M[~keep, ~keep])`` of a symmetric sparse matrix.
 
     Examples
     --------
@@ -47,36 +45,26 @@ class SchurComplement(Operator):
     X : sparse matrix, shape (n0, nh)
     C : sparse matrix or LinearOperator, shape (nh, nh), symmetric PSD
     eps : float, default 1e-3
-        Regularization of ``C`` (``C`` is singular when the complex has homology). ``0`` is
-        allowed when ``C`` is nonsingular.
-    method : {"auto", "exact", "cg"}
-        ``"exact"``: sparse LU of ``C + eps I`` (scipy ``splu``) once, then direct solves.
-        ``"cg"``: Jacobi-preconditioned CG for every application (no factorization).
-        ``"auto"``: exact when ``C`` is sparse with ``nh <= exact_max_size`` and
-        ``nnz(C) <= exact_max_nnz``, and falls back to CG if the factorization runs out of memory.
+        Regularization of ``C`` (``0`` when ``C`` is nonsingular).
+    method : {"auto", "exact", "cg", "lifted"}
+        Sparse LU of ``C + eps I``, Jacobi CG per application, or the lifted system of
+        ``lifted``; ``"auto"``: exact when ``C`` is sparse and within ``exact_max_size`` /
+        ``exact_max_nnz`` (CG on MemoryError).
     tol : float, default 1e-10
-        Relative residual tolerance of CG.
+        CG relative residual.
     maxiter : int, optional
         CG iteration cap (default ``10 nh``).
     lifted : GradedComplex, optional
-        The complex whose lifted system ``method="lifted"`` factors (set by
-        :meth:`GradedComplex.collapsed`).
+        Set by :meth:`GradedComplex.collapsed`.
     components : array-like of int, shape (n0,), optional
-        Labels over which ``S_eps`` is block diagonal (set by :meth:`GradedComplex.collapsed`:
-        the connected components of L*). With more than one, :meth:`smallest_eigenpairs`
-        solves each component on its own, so an eigenvalue repeated across components (the
-        null space: one dimension per component) is returned with its full multiplicity.
+        Labels over which ``S_eps`` is block diagonal; eigenpairs are then solved per component.
     null_weights : array-like, shape (n0,), optional
-        Per component, a vector of its null space (the indicator ``1`` for a graded complex:
-        ``B_1^T 1 = 0`` on a component of the 1-skeleton); written down, not computed, where
-        one product confirms it.
+        Per component, a null vector, written down where one product confirms it.
 
     Attributes
     ----------
     method_ : str
-        The method in use (``"exact"`` or ``"cg"``).
     cg_iterations_ : list of int
-        Iterations of the CG solves done so far (``"cg"`` only).
 
     Examples
     --------
@@ -186,7 +174,7 @@ class SchurComplement(Operator):
         return self
 
     def to_dense(self) -> np.ndarray:
-        """Dense ``S_eps`` (n0 x n0) from one blocked solve: small n0 only."""
+        """Dense ``S_eps`` (n0 <= 20,000)."""
         n0 = self.shape[0]
         if n0 > 20_000:
             raise OperatorTooLargeError(f"to_dense refuses n0={n0} > 20,000")
@@ -196,7 +184,7 @@ class SchurComplement(Operator):
         return 0.5 * (S + S.T)
 
     def diagonal(self) -> np.ndarray:
-        """Diagonal of ``S_eps`` (needs one solve per vertex: dense-size inputs only)."""
+        """Diagonal of ``S_eps`` (dense-size inputs only)."""
         return np.diag(self.to_dense()).copy()
 
     def block_system(self, sigma: float) -> sp.csc_matrix:
@@ -215,20 +203,15 @@ class SchurComplement(Operator):
         ----------
         k : int
         sigma : float, optional
-            Shift (below the spectrum); default ``-1e-3`` times the mean diagonal of ``A``.
+            Shift below the spectrum; default ``-1e-3`` times the mean diagonal of ``A``.
         method : {"auto", "shift-invert", "lifted", "dense", "lobpcg"}
-            ``"shift-invert"``: one sparse LU of the whole block system, Lanczos on
-            ``(S - sigma I)^-1``. ``"dense"``: dense ``S`` and ``eigh`` (n0 <= 3000).
-            ``"lobpcg"``: LOBPCG on the matrix-free ``S`` preconditioned by ``(A - sigma I)^-1``
-            (``S <= A``), for when no factorization fits. ``"auto"``: dense for n0 <= 500,
-            otherwise shift-invert, falling back to LOBPCG on MemoryError. ``"lifted"``:
-            shift-invert through the lifted system of the graded complex (no ``B^T B``
-            products); the default when the operator was built with ``method="lifted"``.
+            ``"auto"``: dense for n0 <= 500, else shift-invert (lifted when built so; LOBPCG when
+            nothing can be factored or on MemoryError).
 
         Returns
         -------
         values : ndarray, shape (k,), ascending
-        vectors : ndarray, shape (n0, k), sign-fixed (largest-magnitude entry positive)
+        vectors : ndarray, shape (n0, k), sign-fixed
         """
         n0 = self.shape[0]
         if k >= n0:
@@ -287,8 +270,7 @@ class SchurComplement(Operator):
         return vals, fix_signs(vecs)
 
     def _blockwise_eigenpairs(self, k, sigma, tol, random_state, method):
-        """:meth:`smallest_eigenpairs` per component (dense blocks, or shift-invert Lanczos
-        restricted to each large component with one LU of the whole system)."""
+        """:meth:`smallest_eigenpairs` per component."""
         from .blockwise import blockwise_smallest, shift_invert_solver
         from .components import ComponentLayout
 

@@ -1,13 +1,5 @@
-"""Signed affinity: attribute neighbours attract, hyperedge co-members repel.
-
-For hypergraphs whose hyperedges join *less* similar nodes than random pairs do
-(:func:`hyperclust.selection.alignment.attribute_alignment`), a hyperedge is evidence that its members
-belong to different groups. :class:`SignedAffinity` puts that evidence beside the attribute
-kNN graph, ``S = N_q - r N_c``, with ``N_q = Dq^-1/2 A Dq^-1/2`` the normalized kNN affinity
-and ``N_c = Dc^-1/2 C Dc^-1/2`` the normalized clique expansion of the hypergraph (pair weight
-``w_e / (|e| - 1)``, diagonal removed, factored through ``H``: never formed). Its top
-eigenvectors give an embedding in which kNN neighbours are close and hyperedge co-members
-far apart (the spectral relaxation of a signed cut).
+"""Signed affinity for hypergraphs whose hyperedges join dissimilar nodes: attribute neighbours
+attract, hyperedge co-members repel.
 """
 
 from __future__ import annotations
@@ -21,21 +13,19 @@ __all__ = ["SignedAffinity"]
 
 
 class SignedAffinity(SymmetricOperator):
-    """``S = N_q - repulsion * N_c`` (symmetric, eigenvalues in ``[-1 - r, 1 + r]``).
+    """``S = N_q - r N_c``: normalized kNN affinity minus ``r`` times the normalized clique expansion
+    (pair weight ``w_e / (|e| - 1)``, no diagonal, never formed).
 
     Parameters
     ----------
     hypergraph : Hypergraph, n nodes
     affinity : sparse matrix, shape (n, n)
-        Symmetric non-negative attribute affinity (e.g.
-        :func:`hyperclust.operators.knn.knn_affinity`).
+        Symmetric non-negative attribute affinity.
     repulsion : float, default 1.0
-        Weight ``r`` of the hyperedge term.
+        ``r``.
 
     Examples
     --------
-    Two attribute pairs {0, 1} and {2, 3}; one hyperedge joins 1 and 2:
-
     >>> import numpy as np, scipy.sparse as sp
     >>> from hyperclust import Hypergraph
     >>> hg = Hypergraph.from_edges([[1, 2]], n_nodes=4)

@@ -8,15 +8,7 @@ __all__ = ["fix_signs"]
 
 
 def fix_signs(V: np.ndarray) -> np.ndarray:
-    """Flip each column so that its largest-magnitude entry (first one on ties) is positive.
-
-    Parameters
-    ----------
-    V : ndarray, shape (n, k)
-
-    Returns
-    -------
-    ndarray, shape (n, k)
+    """A copy of ``V`` (n, k) with each column's largest-magnitude entry (first on ties) positive.
 
     Examples
     --------

@@ -1,13 +1,5 @@
-"""Top eigenpairs by Chebyshev-filtered subspace iteration, in memory.
-
-Lanczos (ARPACK) grows one Krylov vector at a time, so in exact arithmetic it sees one
-vector per distinct eigenvalue: of an eigenvalue repeated ``r`` times it returns one copy
-(or a few, by rounding) and the next eigenvalues in place of the others. Isomorphic small
-components (common in co-authorship hypergraphs) repeat eigenvalues; on cora-ca with its
-320 isolated nodes the regularized Zhou affinity has one repeated 7 times at columns
-11-17, and ARPACK's 15 leading pairs held it once. A block method finds every copy up to
-its block width. The same iteration runs on row blocks in
-:func:`hyperclust.distributed.eigen.top_eigenpairs`.
+"""Top eigenpairs by Chebyshev-filtered subspace iteration, in memory: a block method finds every
+copy of an eigenvalue repeated across isomorphic components, which Lanczos does not.
 """
 
 from __future__ import annotations
@@ -32,12 +24,8 @@ _TOL = contextvars.ContextVar("hyperclust_subspace_tol", default=None)
 
 @contextlib.contextmanager
 def ranking_tolerance(tol):
-    """Within the block, :func:`subspace_eigenpairs` called without a ``tol`` stops at
-    residual ``tol`` instead of :data:`TOL` (None: :data:`TOL`). For fits whose labels only
-    rank candidates (``auto``'s hold-out splits): on a block model the columns of the
-    clusters reach ``1e-10`` in a few iterations, and the rest of the 20-odd that reach
-    ``1e-8`` are spent on columns inside the bulk of the spectrum, whose residual halves
-    per iteration (docs/results/structural_growth.md).
+    """Within the block, :func:`subspace_eigenpairs` without a ``tol`` stops at ``tol`` instead of
+    :data:`TOL`; for fits whose labels only rank candidates (docs/results/structural_growth.md).
 
     Examples
     --------
@@ -55,8 +43,7 @@ def ranking_tolerance(tol):
 
 
 def stop_tolerance() -> float:
-    """The residual at which :func:`subspace_eigenpairs` stops when given no ``tol`` here
-    (:data:`TOL` outside a :func:`ranking_tolerance` block).
+    """The residual at which :func:`subspace_eigenpairs` stops when given no ``tol``.
 
     Examples
     --------
@@ -68,26 +55,13 @@ def stop_tolerance() -> float:
     """
     return TOL if _TOL.get() is None else float(_TOL.get())
 
-#: Rows per block of :func:`orthonormal_basis`. LAPACK's Householder QR of an (n, p) block
-#: narrower than its panel width makes ~p passes over the whole block; once the block leaves
-#: the caches each pass runs at memory speed (one thread, under load: 465 ns per row at
-#: 10^5 rows, 1,070 at 10^6). A block of 2^15 rows x 18 columns (4.7 MB) stays in them.
+#: Rows per block of :func:`orthonormal_basis`: a block of 2^15 x 18 stays in the caches.
 QR_BLOCK_ROWS = 1 << 15
 
 
 def orthonormal_basis(V: np.ndarray) -> np.ndarray:
-    """``Q`` of a thin QR of ``V``: LAPACK's on the whole up to :data:`QR_BLOCK_ROWS` rows,
-    above it a one-level TSQR (Demmel, Grigori, Hoemmen & Langou 2012): a QR per row block,
-    a QR of the stacked ``R`` factors, each block's ``Q`` times its part of that. As stable
-    as Householder QR, the same span; equal to it up to rounding and column signs.
-
-    Parameters
-    ----------
-    V : ndarray, shape (n, p), ``n >= p``
-
-    Returns
-    -------
-    ndarray, shape (n, p), orthonormal columns spanning those of ``V``
+    """``Q`` of a thin QR of ``V`` (n, p): LAPACK's up to :data:`QR_BLOCK_ROWS` rows, a one-level
+    TSQR above (the same span; equal up to rounding and column signs).
 
     Examples
     --------
@@ -112,9 +86,9 @@ def orthonormal_basis(V: np.ndarray) -> np.ndarray:
 
 
 def _chebyshev(op, V, degree: int, upper: float) -> np.ndarray:
-    """``T_degree((A - c) / e) V`` damping ``[0, upper]``; plain powers when nothing is left
-    to damp. The recurrence's scalings are done in place: the arithmetic of
-    ``2 (A u - c u) / e - v``, without its four fresh (n, p) temporaries per step."""
+    """``T_degree((A - c) / e) V`` damping ``[0, upper]`` (scalings in place); plain powers when
+    nothing is left to damp.
+    """
     if upper <= 1e-3:
         for _ in range(degree):
             V = op @ V
@@ -136,8 +110,7 @@ def _chebyshev(op, V, degree: int, upper: float) -> np.ndarray:
 
 
 def _own(product, *inputs) -> np.ndarray:
-    """``product`` as an array the recurrence may overwrite: a copy where an operator handed
-    back (a view of) one of its inputs, as an identity operator does."""
+    """``product``, copied where it shares memory with an input."""
     product = np.asarray(product)
     if any(np.may_share_memory(product, x) for x in inputs):
         return product.copy()
@@ -155,35 +128,19 @@ def _rayleigh_ritz(op, V, k):
 
 def subspace_eigenpairs(op, k: int, *, tol: float | None = None, max_iter: int = 200,
                         degree: int = 8, random_state=0):
-    """Largest ``k`` eigenpairs of a symmetric operator with spectrum in ``[0, 1]`` (a
-    normalized affinity), every copy of a repeated eigenvalue among them.
+    """Largest ``k`` eigenpairs of a symmetric operator with spectrum in ``[0, 1]``, every copy of a
+    repeated eigenvalue among them.
 
-    ``p = k + max(k, 8)`` columns (at most ``n``): filter by a degree-``degree`` Chebyshev
-    polynomial damping ``[0, mu_p]``, orthonormalize (:func:`orthonormal_basis`),
-    Rayleigh-Ritz; stop when the ``k`` residuals are at most ``tol``.
-
-    Parameters
-    ----------
-    op : LinearOperator or matrix, shape (n, n)
-    k : int
-    tol : float or None, default None
-        Largest residual ``||A v - mu v||`` at the stop; None: :data:`TOL`, or the value of
-        an enclosing :func:`ranking_tolerance`.
-    max_iter : int, default 200
-    degree : int, default 8
-    random_state : int
-        Seeds the start block.
+    ``p = k + max(k, 8)`` columns, Chebyshev filter, orthonormalization and Rayleigh-Ritz until
+    the ``k`` residuals are at most ``tol`` (None: :func:`stop_tolerance`).
 
     Returns
     -------
     values : ndarray, shape (k,), descending
-    vectors : ndarray, shape (n, k), sign-fixed (:func:`~hyperclust.operators.signs.fix_signs`)
+    vectors : ndarray, shape (n, k), sign-fixed
 
     Examples
     --------
-    Two identical triangles and an edge: the affinity's eigenvalue 1 is repeated 3 times
-    (one per component), which this finds and Lanczos from one start vector would not.
-
     >>> from hyperclust import Hypergraph
     >>> from hyperclust.operators.laplacians import ZhouLaplacian
     >>> from hyperclust.operators.eigensolvers import NormalizedAffinity

@@ -1,12 +1,5 @@
-"""Thin Householder QR of a tall block: the orthonormal factor only, with fewer passes.
-
-``np.linalg.qr(A)[0]`` of a tall ``(n, c)`` block copies ``A`` into a Fortran-ordered work
-array, factors it (LAPACK ``geqrf``), forms ``Q`` (``orgqr``) in a second work array and
-copies that out again. Once the block no longer fits in the last-level cache (``n c``
-doubles over ~32 MB, e.g. 10^6 x 5) each of these passes runs at memory speed: at 10^6 x 5
-numpy's ``qr`` took 94-143 ms, ``geqrf`` + ``orgqr`` on one Fortran copy 29 ms (one thread,
-loaded 2-core machine). The same LAPACK routines on the same data, so the factor is the
-one numpy returns.
+"""Thin Householder QR of a tall block: numpy's orthonormal factor (the same LAPACK ``geqrf`` +
+``orgqr``) with one work array instead of three passes through fresh copies.
 """
 
 from __future__ import annotations
@@ -21,23 +14,15 @@ SINGULAR = 1e-12
 
 
 def thin_qr(A: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """``Q`` of the reduced QR ``A = Q R`` (Householder, LAPACK ``geqrf`` + ``orgqr``).
+    """``Q`` of the reduced QR ``A = Q R``, ``np.linalg.qr(A)[0]`` signs included, Fortran-ordered.
 
     Parameters
     ----------
     A : ndarray, shape (n, c)
-        Block of floats (tall in AHCKA; a wide one, ``c > n``, happens when there are as
-        many clusters as nodes); not modified.
+        Not modified.
     out : ndarray, shape (n, c), Fortran-ordered float64, optional
-        Work array that becomes ``Q`` (overwritten; e.g. the previous iterate of a loop):
-        a fresh block per call costs its page faults once it no longer fits in cache.
-        Ignored unless it has ``A``'s tall shape, that layout, and no memory shared with
-        ``A``.
-
-    Returns
-    -------
-    ndarray of float64, shape (n, min(n, c)), Fortran-ordered
-        Orthonormal columns spanning those of ``A`` (``np.linalg.qr(A)[0]``, signs included).
+        Work array that becomes ``Q``; ignored unless of that shape and layout and not
+        overlapping ``A``.
 
     Examples
     --------
@@ -62,19 +47,7 @@ def thin_qr(A: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
 
 
 def qr_in_place(F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(Q, R)`` of the reduced QR of ``F``, ``np.linalg.qr(F)``'s factors bit for bit (the
-    same LAPACK ``geqrf`` + ``orgqr`` calls and work sizes), with ``F`` as the only work
-    array.
-
-    Parameters
-    ----------
-    F : ndarray of float64, shape (n, c), Fortran-ordered, non-empty
-        Overwritten (it becomes ``Q``'s storage when ``n >= c``).
-
-    Returns
-    -------
-    Q : ndarray of float64, shape (n, min(n, c)), Fortran-ordered
-    R : ndarray of float64, shape (min(n, c), c), upper triangular
+    """``(Q, R)`` of the reduced QR of the Fortran-ordered ``F`` (overwritten), numpy's bit for bit.
 
     Examples
     --------
@@ -100,30 +73,10 @@ def qr_in_place(F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def zero_rows_exactly(Q: np.ndarray, A: np.ndarray, r_diag: np.ndarray,
                       rows: int | None = None) -> np.ndarray:
-    """``Q`` with exact zeros in the rows where ``A`` is zero (modified in place).
+    """``Q`` with exact zeros in the rows where ``A`` is zero (in place; the first ``rows`` only).
 
-    With ``R`` nonsingular, ``Q = A R^-1``, so a zero row of ``A`` has a zero row of ``Q``.
-    Householder QR gives exact zeros there except in the first ``c`` rows, where the
-    reflectors' unit entries leave rounding noise (~1e-17); a blockwise QR (TSQR) leaves
-    it in the first rows of every block. The noise matters downstream: a row-normalised
-    embedding turns it into a unit row pointing anywhere, so a node in no hyperedge would
-    be clustered by rounding, differently by each QR.
-
-    Parameters
-    ----------
-    Q : ndarray, shape (n, c)
-        The orthonormal factor of ``A``.
-    A : ndarray, shape (n, c)
-    r_diag : ndarray, shape (c,)
-        Diagonal of ``R``; nothing is changed when ``R`` is (numerically) singular, where
-        ``Q``'s extra columns are not determined by ``A``, or when ``A`` is wide.
-    rows : int, optional
-        Check only the first ``rows`` rows (the only ones Householder QR leaves noisy).
-
-    Returns
-    -------
-    ndarray
-        ``Q``.
+    Householder QR leaves rounding noise there, which a row-normalised embedding would turn into
+    a unit row. Nothing changes when ``R`` (diagonal ``r_diag``) is singular or ``A`` is wide.
 
     Examples
     --------

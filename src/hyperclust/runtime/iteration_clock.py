@@ -1,8 +1,5 @@
-"""Time per iteration of a long iterative fit, logged as it goes.
-
-A fit stopped from outside (a benchmark's time limit, a killed job) returns nothing; the
-lines logged so far still say how many iterations it ran and at what pace, which is what
-decides between fewer iterations and cheaper ones.
+"""Time per iteration of a long iterative fit, logged as it goes (so a fit stopped from outside
+still says how far it got and at what pace).
 """
 
 from __future__ import annotations
@@ -17,19 +14,11 @@ __all__ = ["IterationClock"]
 
 
 class IterationClock:
-    """Logs the time per iteration and per check of an iterative fit (wall and process CPU
-    seconds: on a shared machine the CPU time is the one that compares): one DEBUG line per
-    check, one INFO line at the end.
+    """Logs wall and CPU seconds per iteration and per check of an iterative fit: a DEBUG line per
+    check, an INFO line at the end.
 
-    Call :meth:`iterated` when the iterations up to a check are done, :meth:`checked` when
-    the check itself is (e.g. AHCKA's discretisation), or run the check inside
-    ``with clock.check(it):``; :meth:`finished` at the end.
-
-    Parameters
-    ----------
-    name : str
-        The method, at the start of each line.
-    logger : logging.Logger
+    Call :meth:`iterated` after the iterations up to a check, :meth:`checked` after the check
+    (or ``with clock.check(it):``), :meth:`finished` at the end.
 
     Attributes
     ----------
@@ -75,13 +64,13 @@ class IterationClock:
 
     @contextlib.contextmanager
     def check(self, it: int):
-        """:meth:`iterated` ``(it)`` on entering the block, :meth:`checked` on leaving it."""
+        """:meth:`iterated` on entering the block, :meth:`checked` on leaving it."""
         self.iterated(it)
         yield
         self.checked()
 
     def finished(self, it: int, stopped_at: int | None):
-        """The loop ended after ``it`` iterations, stopped at check ``stopped_at`` (or not)."""
+        """The loop ended after ``it`` iterations, stopped at check ``stopped_at`` (or None)."""
         self._lap()
         total, per_it = self.mark - self.start, self.iterating / max(1, self.last_it)
         self.logger.info("%s: %d iterations in %.1f s (CPU %.1f s); per iteration up to the "

@@ -1,10 +1,5 @@
-"""Progress of long fits: a tqdm bar on stderr, shown only where asked for, only when stderr
-is a terminal (a bar redrawn into a log file is noise), and only once a loop has run for
-``DELAY_S`` seconds, so that short fits print nothing.
-
-The library is quiet by default; :func:`show_progress` turns the bars on for a block of code
-(the command line does so unless ``--quiet``). Nothing here changes what a fit computes: a
-bar counts the iterations it is told about and nothing else.
+"""Progress of long fits: a tqdm bar on stderr, only inside :func:`show_progress`, only on a
+terminal, and only once a loop has run for :data:`DELAY_S` seconds.
 """
 
 from __future__ import annotations
@@ -53,7 +48,7 @@ def progress_shown() -> bool:
 
 
 def on_terminal() -> bool:
-    """Whether stderr is a terminal (not a file, a pipe or a captured stream).
+    """Whether stderr is a terminal.
 
     Examples
     --------
@@ -69,7 +64,7 @@ def on_terminal() -> bool:
 
 
 class _NoBar:
-    """What :func:`progress_bar` returns when no bar is shown: every call does nothing."""
+    """A bar whose calls do nothing."""
 
     n = 0
 
@@ -90,16 +85,8 @@ class _NoBar:
 
 
 def progress_bar(desc: str, total: int | None = None, unit: str = "it"):
-    """A tqdm bar (``update``, ``set_postfix_str``, ``close``; a context manager) on stderr
-    when bars are shown and tqdm is installed, else an object whose calls do nothing.
-
-    Parameters
-    ----------
-    desc : str
-        What runs (e.g. ``"AHCKA iterations"``).
-    total : int, optional
-        Iterations at most; None when unknown (a counter).
-    unit : str
+    """A tqdm bar on stderr (a context manager) when bars are shown and tqdm is installed, else an
+    object whose calls do nothing; ``total`` None for a counter.
 
     Examples
     --------
@@ -120,9 +107,8 @@ def progress_bar(desc: str, total: int | None = None, unit: str = "it"):
 
 
 class elapsed_bar:
-    """A context manager showing ``desc`` with the seconds elapsed, from ``DELAY_S`` seconds
-    into the block until its end (for a fit that reports no iterations of its own), when
-    bars are shown.
+    """A context manager showing ``desc`` with the seconds elapsed, from :data:`DELAY_S` into the
+    block, when bars are shown.
 
     Examples
     --------

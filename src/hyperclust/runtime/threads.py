@@ -1,26 +1,10 @@
-"""Thread policy: never more compute threads than cores, and results that do not depend on
-the machine's load.
+"""Thread policy: never more compute threads than cores, and results that do not depend on load.
 
-BLAS, OpenMP (scikit-learn's k-means) and torch each start one thread per core of the
-machine, not of the process: in a container or under ``taskset`` that oversubscribes. Every
-estimator's ``fit`` runs under :func:`thread_limit` with :func:`default_threads` threads:
-
-1. ``$HYPERCLUST_NUM_THREADS`` when set: a positive integer, or ``free`` for the cores that
-   are free now (the cores this process may use minus those other processes keep busy, read
-   from ``/proc/loadavg``);
-2. else one thread for small inputs (:func:`input_work` under :data:`PARALLEL_MIN_WORK`
-   stored nonzeros, where thread start-up and barriers cost more than they save);
-3. else the cores this process may use (``sched_getaffinity``).
-
-Inside a fit each kernel uses that count only where its work pays for the threads, one
-thread below a size (:data:`KERNELS`, :func:`kernel_threads`).
-
-A fit never raises a thread count above the caller's own limit: the ``*_NUM_THREADS``
-variables, and each library's count as it is when the fit starts (a
-``threadpoolctl.threadpool_limits(1)`` block, or ``torch.set_num_threads(1)``, holds inside
-the fit). The default does not follow the load on purpose: float sums split over a different
-number of threads round differently, and k-means can then land in another optimum; so
-``free`` is an explicit choice.
+Every estimator's ``fit`` runs under :func:`thread_limit` with :func:`default_threads`
+threads (``$HYPERCLUST_NUM_THREADS``; else 1 for inputs under :data:`PARALLEL_MIN_WORK`; else
+the cores this process may use), never above the caller's own limits; each kernel uses more
+than one thread only above its size (:data:`KERNELS`). The default ignores the load on
+purpose: sums split over other thread counts round differently. See README.md, "Threads".
 """
 
 from __future__ import annotations
@@ -83,17 +67,8 @@ def available_cores() -> int:
 
 
 def busy_cores(loadavg: str | None = None) -> int:
-    """Cores that other processes keep busy now (0 when it cannot be read).
-
-    The runnable-task count of ``/proc/loadavg`` minus this thread, capped by the 1-minute
-    load average: this process's own work of the last minute shows in the load average but
-    not in the runnable count of this instant, and a process that only just started shows in
-    the count but not yet in the average; a process that keeps a core busy shows in both.
-
-    Parameters
-    ----------
-    loadavg : str, optional
-        The text of ``/proc/loadavg`` (read from the file by default).
+    """Cores other processes keep busy now: runnable tasks of ``/proc/loadavg`` (less this thread)
+    capped by the 1-minute load; 0 when unreadable.
 
     Examples
     --------
@@ -115,7 +90,7 @@ def busy_cores(loadavg: str | None = None) -> int:
 
 
 def free_cores() -> int:
-    """Cores this process may use minus those other processes keep busy now (at least 1).
+    """:func:`available_cores` minus :func:`busy_cores`, at least 1.
 
     Examples
     --------
@@ -126,8 +101,7 @@ def free_cores() -> int:
 
 
 def input_work(hypergraph) -> int | None:
-    """Stored nonzeros one pass over ``hypergraph`` touches: ``nnz(H)`` plus the features'
-    nonzeros (all ``n x d`` entries when dense); None for an object that is not a hypergraph.
+    """``nnz(H)`` plus the features' stored entries; None for an object that is not a hypergraph.
 
     Examples
     --------
@@ -146,10 +120,8 @@ def input_work(hypergraph) -> int | None:
 
 
 def default_threads(work: int | None = None) -> int:
-    """``$HYPERCLUST_NUM_THREADS`` (an integer, or ``free``: :func:`free_cores`) if set; else
-    1 when ``work`` (:func:`input_work`) is under :data:`PARALLEL_MIN_WORK`; else
-    :func:`available_cores`. Never the load: the same input gets the same thread count on
-    every run, so results do not follow the load.
+    """``$HYPERCLUST_NUM_THREADS`` (an integer, or ``free``) if set; else 1 when ``work`` is under
+    :data:`PARALLEL_MIN_WORK`; else :func:`available_cores`.
 
     Examples
     --------
@@ -177,25 +149,9 @@ def default_threads(work: int | None = None) -> int:
 def thread_limit(n_threads: int | None = None, *, work: int | None = None):
     """Run the block with at most ``n_threads`` BLAS/OpenMP/torch threads, then restore.
 
-    No library's thread count is raised: each runs with the smaller of ``n_threads`` and its
-    count at entry.
-
-    Parameters
-    ----------
-    n_threads : int, optional
-        Default :func:`default_threads` (``work``), capped by the caller's limits: the
-        ``*_NUM_THREADS`` variables (:func:`env_thread_limit`) and the BLAS/OpenMP counts at
-        entry (a ``threadpoolctl.threadpool_limits`` block). An explicit count is kept as
-        given for hyperclust's own kernels; the libraries still only go down. Nested blocks
-        keep the outer limit (an estimator fitted inside another one's ``fit`` does not
-        re-measure the machine).
-    work : int, optional
-        Size of the input (:func:`input_work`), for the default.
-
-    Yields
-    ------
-    int
-        The number of threads in force.
+    No library's count is raised. ``n_threads`` defaults to :func:`default_threads` (``work``)
+    capped by :func:`env_thread_limit` and the counts at entry; nested blocks keep the outer
+    limit. Yields the number of threads in force.
 
     Examples
     --------
@@ -239,20 +195,9 @@ def thread_limit(n_threads: int | None = None, *, work: int | None = None):
 
 
 def limit_imported_torch(torch) -> None:
-    """Hold ``torch``, imported inside a :func:`thread_limit` block, to the block's count, and
-    give it back its count of now (its default: the import was not limited) when the block
-    ends.
+    """Hold ``torch``, imported inside a :func:`thread_limit` block, to the block's count until it ends.
 
-    A block limits torch only when torch was imported before it; a fit that imports torch
-    itself calls this right after the import, so that neither the fit runs torch on more
-    threads than its limit nor the caller's session keeps the fit's limit afterwards.
-    Outside a block, for a torch imported before the block (which the block holds and
-    restores itself) or already handed over, it does nothing.
-
-    Parameters
-    ----------
-    torch : module
-        The ``torch`` module (anything with ``get_num_threads`` / ``set_num_threads``).
+    Does nothing outside a block or for a torch imported before it.
 
     Examples
     --------
@@ -274,13 +219,8 @@ def limit_imported_torch(torch) -> None:
 
 
 def cached_controller():
-    """A ``threadpoolctl.ThreadpoolController`` of the loaded BLAS/OpenMP libraries, built
-    again only when the process or its set of imported modules changed.
-
-    Building one scans every loaded shared library (20-90 ms on a busy machine); a kernel
-    that sets its pools on every call (:func:`kernel_thread_limit`) cannot pay that. A
-    library that brings a thread pool is loaded by an import, which changes the count of
-    ``sys.modules``, so the controller is rebuilt then.
+    """A ``threadpoolctl.ThreadpoolController``, rebuilt only when the process or ``sys.modules``
+    changes (building one scans every loaded library).
 
     Examples
     --------
@@ -301,9 +241,6 @@ def cached_controller():
 def current_limit() -> int | None:
     """The limit of the innermost :func:`thread_limit` block of this thread, or None.
 
-    Code that imports torch inside a limited block calls ``torch.set_num_threads`` with it
-    (the block could only limit torch if it was already imported).
-
     Examples
     --------
     >>> current_limit() is None
@@ -316,7 +253,7 @@ def current_limit() -> int | None:
 
 
 def limit_threads_in(fit):
-    """Decorator: run ``fit`` under :func:`thread_limit` (used by every estimator)."""
+    """Decorator: run ``fit`` under :func:`thread_limit`."""
     @functools.wraps(fit)
     def wrapped(self, *args, **kwargs):
         with thread_limit(work=input_work(args[0]) if args else None):
@@ -328,17 +265,8 @@ def limit_threads_in(fit):
 
 @dataclasses.dataclass(frozen=True)
 class Kernel:
-    """A kernel's thread rule.
-
-    Attributes
-    ----------
-    min_work : float
-        Work of one call (in ``unit``) from which the kernel uses more than one thread.
-    unit : str
-        What the work counts.
-    pools : tuple of str
-        threadpoolctl ``user_api`` names the kernel's threads come from (``"blas"``,
-        ``"openmp"``); empty for hyperclust's own thread pool.
+    """A kernel's thread rule: ``min_work`` (in ``unit``) from which it uses more than one thread,
+    and the threadpoolctl ``pools`` its threads come from (empty: hyperclust's own).
 
     Examples
     --------
@@ -353,11 +281,8 @@ class Kernel:
     pools: tuple = ()
 
 
-#: Kernels and the work of one call from which a second thread paid
-#: (``benchmarks/bench_threads_idle.py`` checks whole fits idle): below it a thread's
-#: hand-out and barrier (~0.1 ms) cost more than it saves; BLAS-1/2 on ARPACK's Krylov basis
-#: and k-means on a few columns are memory-bound and lost with two threads at every size
-#: measured (up to 10^6 x 20).
+#: Kernels and the work of one call from which a second thread paid (whole fits checked idle by
+#: ``benchmarks/bench_threads_idle.py``).
 KERNELS = {
     "spmm": Kernel(2 ** 20, "multiply-adds of one CSR product (nnz x width)"),
     "lanczos": Kernel(1e8, "n x ncv (ARPACK's Krylov basis)", ("blas",)),
@@ -370,20 +295,8 @@ KERNELS = {
 
 
 def kernel_threads(kernel: str, work: float) -> int:
-    """Threads for one call of ``kernel`` on ``work``: 1 below its ``min_work``, else the
-    limit in force (the innermost :func:`thread_limit`, else
-    :func:`default_threads`).
-
-    Parameters
-    ----------
-    kernel : str
-        A key of :data:`KERNELS`.
-    work : float
-        The call's work in the kernel's unit.
-
-    Returns
-    -------
-    int, >= 1
+    """Threads for one call of ``kernel`` (a key of :data:`KERNELS`) on ``work``: 1 below its
+    ``min_work``, else the limit in force.
 
     Examples
     --------
@@ -406,19 +319,7 @@ def kernel_threads(kernel: str, work: float) -> int:
 
 @contextlib.contextmanager
 def kernel_thread_limit(kernel: str, work: float):
-    """Run the block with the BLAS/OpenMP pools of ``kernel`` lowered to
-    :func:`kernel_threads` (never raised), then restore them.
-
-    Parameters
-    ----------
-    kernel : str
-        A key of :data:`KERNELS` whose ``pools`` are set.
-    work : float
-
-    Yields
-    ------
-    int
-        The kernel's thread count.
+    """Run the block with ``kernel``'s pools lowered (never raised) to :func:`kernel_threads`.
 
     Examples
     --------
