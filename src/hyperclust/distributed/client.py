@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import re
-
-from ._deps import require
 
 __all__ = ["resolve_client", "parse_scheduler", "check_scheduler", "fail_when_stalled",
            "WorkersStalled", "CONNECT_TIMEOUT", "STALL_TIMEOUT"]
+
+INSTALL_HINT = 'the distributed methods need Dask: pip install "hyperclust[distributed]"'
+
+
+def require(module: str = "distributed"):
+    """Import ``module`` (``"dask"`` or ``"distributed"``), or raise ImportError with the hint."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ImportError(INSTALL_HINT) from None
 
 _LOCAL = re.compile(r"^local(?::(\d+))?$")
 

@@ -1,6 +1,6 @@
-"""The structural input of Uni-DHC (:func:`hyperclust.operators.eigensolvers.structural_features`) on row
-blocks: the top eigenvectors of Zhou's affinity regularized by the mean weighted degree, in
-the canonical basis of :mod:`hyperclust.operators.eigenbasis`, times ``sqrt(n)``."""
+"""The structural input of Uni-DHC (:func:`hyperclust.operators.eigensolvers.structural_features`)
+on row blocks.
+"""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def _probe_product(V, first_row, width):
 
 
 def structural_blocks(phg, client, n_columns: int, random_state):
-    """Row blocks of :func:`hyperclust.operators.eigensolvers.structural_features` with ``n_columns``.
+    """Row blocks of ``structural_features`` with ``n_columns``, float64.
 
     Parameters
     ----------
@@ -36,11 +36,6 @@ def structural_blocks(phg, client, n_columns: int, random_state):
     n_columns : int
     random_state : int
         Seed of the eigensolver's start block.
-
-    Returns
-    -------
-    list of futures
-        Row blocks of the ``(n, n_columns)`` float64 input.
 
     Examples
     --------
