@@ -74,8 +74,7 @@ def sampled_connected_rows(phg, client, random_state) -> np.ndarray:
     >>> from hyperclust.distributed import write_partitioned
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [4, 5]], n_nodes=6)
     >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2)
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     rows = sampled_connected_rows(phg, c, random_state=0)
     >>> rows.tolist()
     [0, 1, 2, 4, 5]
@@ -128,8 +127,7 @@ def alignment_start(phg, client, basis_files, order: int, random_state, steps: i
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3], [3, 4]])
     >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2)
     >>> X = np.random.default_rng(0).normal(size=(5, 4))
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     files = write_power_basis(propagation(phg, c), X, 2, tempfile.mkdtemp())
     ...     weights, trajectory = alignment_start(phg, c, files, 2, 0, steps=20)
     ...     files0 = write_power_basis(propagation(phg, c), X, 0, tempfile.mkdtemp())

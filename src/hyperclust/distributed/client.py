@@ -109,8 +109,7 @@ def resolve_client(client=None, n_workers: int = 2):
     A given client is yielded as is and stays open:
 
     >>> import distributed
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     with resolve_client(c) as same:
     ...         print(same is c, same.submit(sum, [1, 2]).result())
     ...     print(c.status)

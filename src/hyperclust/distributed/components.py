@@ -86,8 +86,7 @@ def more_components_than(op: BlockOperator, k: int) -> bool:
     >>> from hyperclust.distributed.operator import propagation
     >>> hg = Hypergraph.from_edges([[0, 1], [1, 2], [3, 4]], n_nodes=6)  # 3 components
     >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2)
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     P = propagation(phg, c)
     ...     print(more_components_than(P, 2), more_components_than(P, 3))
     True False

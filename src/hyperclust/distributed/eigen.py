@@ -37,8 +37,7 @@ def fix_signs_blocks(client, blocks):
     >>> import numpy as np, distributed
     >>> from hyperclust.distributed.linalg import gather_blocks, scatter_blocks
     >>> X = np.array([[1.0, 0.5], [-3.0, 0.2], [2.0, -0.1]])
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     Y = gather_blocks(c, fix_signs_blocks(c, scatter_blocks(c, X, [0, 1, 3])))
     >>> Y.tolist()
     [[-1.0, 0.5], [3.0, 0.2], [-2.0, -0.1]]
@@ -167,8 +166,7 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     >>> from hyperclust.distributed.operator import normalized_affinity
     >>> phg = write_partitioned(Hypergraph.from_edges([[0, 1, 2], [2, 3]]), tempfile.mkdtemp(),
     ...                         block_size=2)
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     values, vectors, n_iter = top_eigenpairs(normalized_affinity(phg, c), 1)
     ...     u = gather_blocks(c, vectors)
     >>> values.round(8).tolist(), bool(np.allclose(u[:, 0], np.sqrt([0.2, 0.2, 0.4, 0.2])))

@@ -124,8 +124,7 @@ def knn_affinity_blocks(partitioned, client, n_neighbors: int = 10, *, random_st
     >>> X = np.random.default_rng(0).normal(size=(7, 3))
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [3, 4], [5, 6]], features=X)
     >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=3)
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     A = sp.vstack(c.gather(knn_affinity_blocks(phg, c, 2)))
     >>> (A != knn_affinity(X, 2, method="exact")).nnz
     0

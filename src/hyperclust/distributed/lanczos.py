@@ -181,8 +181,7 @@ def lanczos_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 2
     >>> dense = NormalizedAffinity(*ZhouLaplacian(hg, kind="unnormalized").affinity(),
     ...                            tau=0.5) @ np.eye(5)
     >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=3)
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     values, _, products = lanczos_eigenpairs(normalized_affinity(phg, c, tau=0.5), 2)
     >>> bool(np.allclose(values, np.linalg.eigvalsh(dense)[::-1][:2])), products <= 5
     (True, True)

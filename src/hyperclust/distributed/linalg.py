@@ -47,8 +47,7 @@ def gather_blocks(client, blocks):
     Examples
     --------
     >>> import numpy as np, distributed
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     X = gather_blocks(c, scatter_blocks(c, np.arange(6.0).reshape(3, 2), [0, 2, 3]))
     >>> X.tolist()
     [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
@@ -146,8 +145,7 @@ def tsqr(client, blocks, *, gather_r: bool = True, factored: bool = False, group
     Examples
     --------
     >>> import numpy as np, distributed
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     X = np.array([[3.0, 1.0], [4.0, 2.0], [0.0, 5.0], [0.0, 0.0]])
     ...     Q_blocks, R = tsqr(c, scatter_blocks(c, X, [0, 2, 4]))
     ...     Q = gather_blocks(c, Q_blocks)
@@ -182,8 +180,7 @@ def inner(client, A_blocks, B_blocks):
     Examples
     --------
     >>> import numpy as np, distributed
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     A = scatter_blocks(c, np.array([[1.0], [2.0], [3.0]]), [0, 1, 3])
     ...     G = inner(c, A, A)
     >>> G.tolist()
@@ -217,8 +214,7 @@ def combine(client, X_blocks, S, Y_blocks=None, T=None):
     Examples
     --------
     >>> import numpy as np, distributed
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     X = scatter_blocks(c, np.array([[1.0, 2.0], [3.0, 4.0]]), [0, 1, 2])
     ...     S, T = np.array([[1.0], [1.0]]), np.array([[1.0], [0.0]])
     ...     Z = gather_blocks(c, combine(c, X, S, X, T))
@@ -240,8 +236,7 @@ def random_blocks(client, bounds, k, seed):
     Examples
     --------
     >>> import numpy as np, distributed
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     a = gather_blocks(c, random_blocks(c, [0, 2, 5], k=3, seed=7))
     ...     b = gather_blocks(c, random_blocks(c, [0, 2, 5], k=3, seed=7))
     >>> a.shape, bool(np.array_equal(a, b))
@@ -273,8 +268,7 @@ def keyed_random_blocks(client, key_blocks, k, seed):
     Examples
     --------
     >>> import numpy as np, distributed
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     a = gather_blocks(c, keyed_random_blocks(c, [np.arange(5)], 3, seed=7))
     ...     b = gather_blocks(c, keyed_random_blocks(c, [np.array([4, 3]), np.arange(3)],
     ...                                              3, seed=7))
@@ -304,8 +298,7 @@ def column_signs(client, blocks):
     --------
     >>> import numpy as np, distributed
     >>> X = np.array([[1.0, -3.0], [-2.0, 1.0], [2.0, 3.0]])
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     signs = column_signs(c, scatter_blocks(c, X, [0, 1, 3]))
     >>> signs.tolist()  # column 0: -2 is the first largest; column 1: -3
     [-1.0, -1.0]

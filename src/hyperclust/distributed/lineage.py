@@ -68,8 +68,7 @@ class LineageCut:
     Examples
     --------
     >>> import tempfile, numpy as np, distributed
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     cut = LineageCut(c, tempfile.mkdtemp(), every=3)
     ...     x = [c.submit(np.ones, 2), c.submit(np.zeros, 1)]
     ...     y = [c.submit(np.add, b, 1) for b in x]
@@ -135,8 +134,7 @@ def lineage_cuts(client, base, every: int | None = None):
     --------
     >>> import os, tempfile, numpy as np, distributed
     >>> base = tempfile.mkdtemp()
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     with lineage_cuts(c, base) as cuts:
     ...         x = cuts.cut([c.submit(np.arange, 3)])
     ...         print(c.gather(x)[0].tolist(), len(os.listdir(cuts.folder)))

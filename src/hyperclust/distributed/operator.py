@@ -192,8 +192,7 @@ class BlockOperator:
     >>> from hyperclust.distributed.linalg import gather_blocks, scatter_blocks
     >>> phg = write_partitioned(Hypergraph.from_edges([[0, 1, 2], [2, 3]]), tempfile.mkdtemp(),
     ...                         block_size=2)
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     P = BlockOperator(phg, c, kind="rw")
     ...     Y = gather_blocks(c, P.apply(scatter_blocks(c, np.ones((4, 1)), P.bounds)))
     >>> Y.ravel().tolist(), P.shape, P.n_products
@@ -355,8 +354,7 @@ class BlockOperator:
         >>> from hyperclust.distributed.linalg import scatter_blocks
         >>> phg = write_partitioned(Hypergraph.from_edges([[0, 1, 2], [2, 3]]),
         ...                         tempfile.mkdtemp(), block_size=2)
-        >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-        ...                         dashboard_address=":0") as c:
+        >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
         ...     P = BlockOperator(phg, c)
         ...     X = scatter_blocks(c, np.arange(4.0)[:, None], P.bounds)
         ...     means = c.gather(P.hyperedge_means(X, 1))
@@ -446,8 +444,7 @@ def normalized_affinity(partitioned, client, tau=0.0):
     >>> from hyperclust.distributed.linalg import gather_blocks, scatter_blocks
     >>> phg = write_partitioned(Hypergraph.from_edges([[0, 1, 2], [2, 3]]), tempfile.mkdtemp(),
     ...                         block_size=2)
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     N = normalized_affinity(phg, c)
     ...     s = np.sqrt([[1.0], [1.0], [2.0], [1.0]])
     ...     Y = gather_blocks(c, N.apply(scatter_blocks(c, s, N.bounds)))

@@ -20,14 +20,10 @@ from .kmeans import SAMPLE_SIZE, block_kmeans, node_rank_blocks
 from .lanczos import lanczos_eigenpairs
 from .lineage import lineage_cuts
 from .operator import normalized_affinity
-from .partitioned import load_node_block
 from .storage import keep_output
+from .structural import _degree_sum
 
 __all__ = ["DistributedSpectralClustering"]
-
-
-def _degree_sum(path):
-    return float(load_node_block(path)[2].sum())
 
 
 def _row_normalize(V):

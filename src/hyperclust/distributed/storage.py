@@ -260,8 +260,7 @@ def write_block_tables(client, url, phg, label_blocks, embedding_blocks=None) ->
     >>> phg = write_partitioned(Hypergraph.from_edges([[0, 1, 2], [2, 3]]),
     ...                         tempfile.mkdtemp(), block_size=2)
     >>> out = os.path.join(tempfile.mkdtemp(), "labels.parquet")
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     labels = [c.scatter(np.array([0, 0])), c.scatter(np.array([1, 1]))]
     ...     write_block_tables(c, out, phg, labels)
     >>> sorted(os.listdir(out))
@@ -328,8 +327,7 @@ def keep_output(est, client, phg, source, label_blocks, embedding_blocks) -> Non
     >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2)
     >>> kept = types.SimpleNamespace(output=None)
     >>> written = types.SimpleNamespace(output="memory://hyperclust-doc/keep_output.parquet")
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     labels = [c.scatter(np.array([0, 0])), c.scatter(np.array([1, 1]))]
     ...     emb = [c.scatter(np.zeros((2, 2))), c.scatter(np.ones((2, 2)))]
     ...     keep_output(kept, c, phg, hg, labels, emb)

@@ -137,8 +137,7 @@ class MixedBlockWalk:
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]], n_nodes=6, features=X)  # 4, 5: no edge
     >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=4)
     >>> V = np.arange(12.0).reshape(6, 2)
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     M = MixedBlockWalk(phg, c, knn_affinity_blocks(phg, c, 2), beta=0.3)
     ...     Y = gather_blocks(c, M.apply(scatter_blocks(c, V, M.bounds)))
     >>> ref = MixedWalk(hg, knn_affinity(X, 2, method="exact"), beta=0.3)
