@@ -125,18 +125,7 @@ def load_dataset(name: str, data_dir=None, cache_dir=None, download: bool = True
 
 
 def _leak_labels(hg: Hypergraph, noise_std: float, random_state) -> Hypergraph:
-    """``hg`` with one-hot labels plus N(0, noise_std^2) noise as features, and a warning.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]], labels=[0, 0, 1, 1], name="toy")
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     leaky = _leak_labels(hg, 0.0, 0)
-    >>> leaky.features.tolist(), caught[0].category.__name__  # one-hot labels, and a warning
-    ([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]], 'LabelLeakWarning')
-    """
+    """``hg`` with one-hot labels plus N(0, noise_std^2) noise as features, and a warning."""
     if hg.labels is None:
         raise ValueError(f"{hg.name}: leak_labels_as_features needs node labels")
     if not np.isfinite(noise_std) or noise_std < 0:

@@ -181,9 +181,7 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     it = 0
     while np.any(res > tols) and it < int(max_iter):
         it += 1
-        # locking: the leading columns already at tol are not filtered again (on a block
-        # model the clusters' columns converge in a few iterations, those in the bulk of the
-        # spectrum take the rest; every product moves the exchanged rows of each column)
+        # locking: the leading columns already at tol are not filtered again
         locked = int(np.argmin(np.append(res <= tols, False)))
         active = V if locked == 0 else combine(client, V, np.eye(p)[:, locked:])
         F = _filtered(operator, active, float(mu[-1]), degree, float(mu[0]))

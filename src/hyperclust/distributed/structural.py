@@ -60,9 +60,7 @@ def structural_blocks(phg, client, n_columns: int, random_state):
         raise ValueError("the structural input needs at least 2 nodes")
     width = structural_width(k, n)
     # fewer extra columns and a higher degree than the defaults, and the column past the k
-    # asked for (it only shows a repeated eigenvalue crossing the cut) to a residual of 1e-6:
-    # on a block model the columns inside the bulk of the spectrum took 3,744 column
-    # products at 25,000 nodes (each moves the exchanged rows of every column), 1,768 so
+    # asked for (it only shows a repeated eigenvalue crossing the cut) to 1e-6: fewer products
     mu, V, _ = top_eigenpairs(normalized_affinity(phg, client, tau=tau), width, degree=16,
                               oversample=max(3, width // 3), random_state=random_state,
                               last_tol=1e-6 if width > k else None)
