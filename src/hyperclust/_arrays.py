@@ -11,27 +11,19 @@ TABLE_SPAN_PER_VALUE = 4
 
 
 def unique_inverse(values):
-    """``np.unique(values, return_inverse=True)`` for non-negative integers, without a sort
-    where it can.
+    """``np.unique(values, return_inverse=True)`` for non-negative ints, by a table where it pays.
 
-    A row block's hyperedge ids (or a kNN block's neighbour ids) cover a range a few times
-    their count; marking the ids present in a table over that range and numbering them by a
-    running count is one linear pass, where ``np.unique`` sorts (4-10x the time on 10^6
-    ids). Where the range is wider than :data:`TABLE_SPAN_PER_VALUE` times the count the
-    table would outweigh the ids, and ``np.unique`` runs instead: memory stays within a few
-    times the input's either way.
+    The table over the ids' range replaces the sort unless the range exceeds
+    :data:`TABLE_SPAN_PER_VALUE` times the count.
 
     Parameters
     ----------
     values : ndarray of int, shape (m,)
-        Non-negative ids.
 
     Returns
     -------
     unique : ndarray, shape (u,)
-        The sorted distinct ids, in ``values``'s dtype.
     inverse : ndarray of intp, shape (m,)
-        ``unique[inverse] == values``.
 
     Examples
     --------

@@ -8,16 +8,7 @@ __all__ = ["mix64"]
 
 
 def mix64(x):
-    """SplitMix64 finaliser: a fixed pseudo-random 64-bit word per integer.
-
-    Parameters
-    ----------
-    x : ndarray of int
-        Any shape.
-
-    Returns
-    -------
-    ndarray of uint64, the shape of ``x``
+    """SplitMix64 finaliser: a fixed pseudo-random uint64 word per integer, shape of ``x``.
 
     Examples
     --------

@@ -1,5 +1,4 @@
-"""The one way an entry enters any of hyperclust's registries (methods, operators, formats,
-datasets): checked, never silently replacing another."""
+"""The one way an entry enters any registry: checked, never silently replacing another."""
 
 from __future__ import annotations
 
@@ -8,10 +7,10 @@ __all__ = ["add_entry"]
 
 def add_entry(table: dict, name, entry, entry_type: type, kind: str, *,
               replace: bool = False) -> None:
-    """Put ``entry`` (a ``entry_type``) into ``table`` under ``name``.
+    """Put ``entry`` (an ``entry_type``) into ``table`` under ``name``.
 
-    Raises ``ValueError`` for an empty name or a name already taken (unless ``replace``),
-    ``TypeError`` for an entry of another type; ``kind`` names the registry in the message.
+    Raises ``ValueError`` for an empty or taken name (unless ``replace``), ``TypeError`` for
+    another type.
 
     Examples
     --------

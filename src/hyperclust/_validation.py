@@ -1,14 +1,7 @@
 """Declarative parameter checks: one error line naming the parameter, its value and what is
-allowed.
-
-An estimator declares what each ``__init__`` parameter accepts in a class attribute
-``_parameter_constraints = {name: [constraint, ...]}`` (as scikit-learn's): a value is valid
-when one of its constraints accepts it. A constraint is an :class:`Interval`, an
-:class:`Options` (fixed or read from a registry when checked), a :class:`Check` (any predicate
-with its description), a plain string (that exact string, e.g. ``"auto"``), ``None``, or a
-type (``bool``: ``True``/``False``). :class:`~hyperclust.cluster.base.HypergraphClusterer`
-checks the table once at the start of every ``fit``; checks that need the data (``n_clusters
-<= n_nodes``) or several parameters together stay in the estimator.
+allowed. An estimator's ``_parameter_constraints = {name: [constraint, ...]}`` accepts a
+value when one constraint does: an :class:`Interval`, :class:`Options`, :class:`Check`, an
+exact string, ``None``, or a type.
 """
 
 from __future__ import annotations
@@ -23,9 +16,7 @@ __all__ = ["InvalidParameterError", "Interval", "Options", "Check", "RANDOM_STAT
 
 
 class InvalidParameterError(ValueError, TypeError):
-    """A parameter value its constraints refuse. Both a ``ValueError`` and a ``TypeError``
-    (as scikit-learn's), so callers catching either, for a wrong value or a wrong type,
-    catch it."""
+    """A parameter value its constraints refuse (a ``ValueError`` and a ``TypeError``)."""
 
 
 def is_int(value) -> bool:
@@ -60,9 +51,8 @@ class Check:
 
 
 class Interval(Check):
-    """Integers (``kind=int``) or finite reals (``kind=float``; integers too) between
-    ``left`` and ``right`` (None: unbounded), ``closed`` one of ``"both"``, ``"left"``,
-    ``"right"``, ``"neither"``. Booleans are refused.
+    """Integers (``kind=int``) or finite reals (``kind=float``) in ``[left, right]`` (None:
+    unbounded), ``closed`` one of ``"both"``, ``"left"``, ``"right"``, ``"neither"``; no booleans.
 
     Examples
     --------
@@ -109,8 +99,7 @@ class Interval(Check):
 
 
 class Options(Check):
-    """One of some strings: a tuple, or a function returning it when checked (a registry's
-    names, plugins included).
+    """One of some strings: a tuple, or a function returning it when checked.
 
     Examples
     --------
@@ -130,7 +119,7 @@ class Options(Check):
 
 
 def _as_constraint(spec) -> Check:
-    """A :class:`Check` from a table entry's item (see the module docstring)."""
+    """A :class:`Check` from a table entry's item."""
     if isinstance(spec, Check):
         return spec
     if spec is None:
@@ -176,8 +165,7 @@ def _either(words: list) -> str:
 
 
 def check_parameter(name: str, value, constraints):
-    """``value`` unchanged when one of ``constraints`` accepts it, else
-    :class:`InvalidParameterError` naming ``name``, ``value`` and what is allowed.
+    """``value`` when one of ``constraints`` accepts it, else :class:`InvalidParameterError`.
 
     Examples
     --------
@@ -196,8 +184,7 @@ def check_parameter(name: str, value, constraints):
 
 
 def check_parameters(constraints: dict, params: dict) -> None:
-    """Check each parameter of ``params`` named in the table ``constraints``
-    (``{name: [constraint, ...]}``) with :func:`check_parameter`, in the table's order.
+    """Check each parameter of ``params`` named in ``constraints``, in the table's order.
 
     Examples
     --------
@@ -213,8 +200,7 @@ def check_parameters(constraints: dict, params: dict) -> None:
 
 
 def check_int(value, name: str, minimum: int = 0, *, alternatives: str = "") -> int:
-    """``value`` as an int ``>= minimum`` (booleans refused), else ``ValueError``;
-    ``alternatives`` names other accepted values in the message.
+    """``value`` as an int ``>= minimum`` (no booleans), else ``ValueError``.
 
     Examples
     --------

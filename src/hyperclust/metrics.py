@@ -1,9 +1,6 @@
-"""Clustering quality against ground-truth labels: ACC, NMI, ARI, macro-F1.
-
-All metrics accept any number of predicted clusters (more or fewer than classes). ACC and
-macro-F1 use the best one-to-one matching of clusters to classes (Hungarian algorithm on
-the contingency table); unmatched clusters count as wrong. Nodes whose true label is
-negative (unlabelled) are ignored.
+"""Clustering quality against ground-truth labels: ACC, NMI, ARI, macro-F1. Any number of
+clusters; ACC and F1 match clusters to classes one-to-one (Hungarian); negative labels are
+unlabelled and ignored.
 """
 
 from __future__ import annotations
@@ -30,12 +27,7 @@ def _check(y_true, y_pred):
 
 
 def contingency(y_true, y_pred) -> np.ndarray:
-    """Contingency table, shape (n_classes, n_clusters): counts of (class, cluster) pairs.
-
-    Parameters
-    ----------
-    y_true, y_pred : array-like, shape (n,)
-        Any label values; rows and columns follow their sorted distinct values.
+    """Contingency table (n_classes, n_clusters) of (class, cluster) counts, sorted values.
 
     Examples
     --------
@@ -50,9 +42,7 @@ def contingency(y_true, y_pred) -> np.ndarray:
 
 
 def match_clusters(y_true, y_pred) -> dict:
-    """Best one-to-one mapping {cluster value -> class value} maximising agreement.
-
-    Clusters left without a class (more clusters than classes) are absent from the mapping.
+    """Best one-to-one mapping {cluster value -> class value}; unmatched clusters are absent.
 
     Examples
     --------
@@ -112,9 +102,7 @@ def ari(y_true, y_pred) -> float:
 
 
 def f1_macro(y_true, y_pred) -> float:
-    """Macro-averaged F1 over classes after the best one-to-one matching.
-
-    A class left without a matched cluster scores F1 = 0.
+    """Macro-averaged F1 over classes after the best matching (unmatched class: F1 0).
 
     Examples
     --------
@@ -136,14 +124,7 @@ def f1_macro(y_true, y_pred) -> float:
 
 
 def evaluate(y_true, y_pred) -> dict:
-    """All four metrics as a dict ``{"acc", "nmi", "ari", "f1"}``.
-
-    Parameters
-    ----------
-    y_true : array-like, shape (n,)
-        Class labels; negative values mark unlabelled nodes, which are ignored.
-    y_pred : array-like, shape (n,)
-        Cluster labels (any number of clusters).
+    """All four metrics as a dict ``{"acc", "nmi", "ari", "f1"}`` (negative labels ignored).
 
     Examples
     --------

@@ -1,8 +1,5 @@
 """A picture of a clustering: a 2-D map of the embedding coloured by cluster (and by label),
-and the cluster sizes.
-
-matplotlib is the optional extra ``plots`` (``pip install hyperclust[plots]``); it is imported
-only here, and without pyplot (no display, no global state).
+and the cluster sizes. Needs the ``plots`` extra; pyplot is not used.
 """
 
 from __future__ import annotations
@@ -27,8 +24,7 @@ def _require_matplotlib():
 
 
 def _palette(k: int) -> list:
-    """``k`` distinct colours: tab10 up to 10, tab20 up to 20, then hues a golden angle apart
-    (no two alike, neighbours far apart) in three rings of saturation and brightness.
+    """``k`` distinct colours: tab10, tab20, then hues a golden angle apart in three rings.
 
     Examples
     --------
@@ -49,9 +45,7 @@ def _palette(k: int) -> list:
 
 
 def matched_colours(clusters, labels=None) -> tuple[dict, dict, int]:
-    """Colour numbers for clusters and classes, each cluster matched to a class (Hungarian
-    assignment on the overlap of labelled nodes), so the two panels of :func:`plot_clusters`
-    compare at a glance: a cluster and the class it matches share a colour.
+    """Colour numbers for clusters and classes, each cluster matched to a class (Hungarian).
 
     Parameters
     ----------
@@ -64,9 +58,8 @@ def matched_colours(clusters, labels=None) -> tuple[dict, dict, int]:
     cluster_colour : dict
         Cluster id -> colour number.
     class_colour : dict
-        Class id -> colour number (``0..n_classes-1`` in sorted order); empty without labels.
+        Class id -> colour number (sorted order); empty without labels.
     n_colours : int
-        Colours used: classes, plus one per cluster matched to no class.
 
     Examples
     --------
@@ -102,16 +95,15 @@ def embedding_2d(embedding, *, method: str = "pca", max_points: int = MAX_POINTS
     ----------
     embedding : ndarray or sparse matrix, shape (n_nodes, d)
     method : {"pca", "tsne"}, default "pca"
-        Seeded PCA, or t-SNE (scikit-learn; slower, for a few thousand points).
     max_points : int, default 5000
-        Above this many nodes a seeded uniform sample of ``max_points`` is mapped.
+        Above this many nodes a seeded uniform sample is mapped.
     random_state : int, default 0
 
     Returns
     -------
     xy : ndarray, shape (n_drawn, 2)
     rows : ndarray of int, shape (n_drawn,)
-        The nodes (row positions of ``embedding``) drawn, sorted.
+        The rows drawn, sorted.
 
     Examples
     --------
@@ -151,7 +143,7 @@ def embedding_2d(embedding, *, method: str = "pca", max_points: int = MAX_POINTS
 
 
 def _draw_sizes(bar, clusters, colour_of: dict):
-    """A bar chart of cluster sizes on the axes ``bar``, each bar in its cluster's colour."""
+    """A bar chart of cluster sizes, each bar in its cluster's colour."""
     ids, sizes = np.unique(clusters, return_counts=True)
     bar.bar(np.arange(ids.size), sizes, color=[colour_of[c] for c in ids.tolist()])
     step = -(-ids.size // MAX_SIZE_LABELS)  # labels that fit side by side, not over each other
@@ -165,16 +157,12 @@ def _draw_sizes(bar, clusters, colour_of: dict):
 
 def plot_clusters(embedding, clusters, labels=None, *, method: str = "pca",
                   max_points: int = MAX_POINTS, random_state: int = 0, title=None):
-    """A figure of a clustering: the embedding map coloured by cluster, by label (when
-    labels are given), and a bar chart of cluster sizes. With labels, each cluster has the
-    colour of the class it matches (:func:`matched_colours`), so the panels compare.
+    """A figure: the embedding map by cluster, by label (when given, colours matched), and sizes.
 
     Parameters
     ----------
     embedding : ndarray or sparse matrix, shape (n_nodes, d)
-        E.g. an estimator's ``embedding_``.
     clusters : array-like of int, shape (n_nodes,)
-        E.g. ``labels_``.
     labels : array-like of int, shape (n_nodes,), optional
         Ground-truth classes (negative = unlabelled, drawn grey).
     method, max_points, random_state
@@ -184,7 +172,6 @@ def plot_clusters(embedding, clusters, labels=None, *, method: str = "pca",
     Returns
     -------
     matplotlib.figure.Figure
-        Save it with ``fig.savefig("clusters.png", dpi=120)``.
 
     Examples
     --------

@@ -1,8 +1,5 @@
-"""Smoothing (diffusion) of node features with a hypergraph Laplacian, the collapsed
-effective operator S_eps included: resolvent ``(I + tau L)^-1 X`` or heat ``exp(-tau L) X``.
-
-Every operator is first scaled to unit largest eigenvalue (an upper bound from a few Lanczos
-steps), so that one ``tau`` means the same amount of smoothing whatever the operator.
+"""Smoothing of node features with a hypergraph Laplacian scaled to unit largest eigenvalue:
+resolvent ``(I + tau L)^-1 X`` or heat ``exp(-tau L) X``.
 """
 
 from __future__ import annotations
@@ -24,10 +21,9 @@ SMOOTHING_KINDS = ("resolvent", "heat")
 
 def laplacian_operator(hypergraph: Hypergraph, operator: str = "collapsed-cells",
                        eps: float | None = None) -> LinearOperator:
-    """The Laplacian named ``operator`` (see :func:`~hyperclust.operators.encodings.laplacian_spectrum`)
-    as a symmetric PSD ``LinearOperator``, shape (n, n): an operator with its own eigensolver
-    (``"collapsed-cells"``: the :class:`~hyperclust.operators.CoboundaryCollapsed` S_eps,
-    route chosen by size) itself, one with an affinity ``I - D^-1/2 M D^-1/2`` in factored form.
+    """The Laplacian named ``operator`` as a symmetric PSD ``LinearOperator`` of shape (n, n).
+
+    Names as :func:`~hyperclust.operators.encodings.laplacian_spectrum` takes them.
 
     Examples
     --------
@@ -57,22 +53,20 @@ def laplacian_operator(hypergraph: Hypergraph, operator: str = "collapsed-cells"
 def smooth_features(hypergraph: Hypergraph, features=None, kind: str = "resolvent",
                     tau: float = 1.0, operator: str = "collapsed-cells", eps: float | None = None,
                     tol: float = 1e-8) -> np.ndarray:
-    """Smoothed node features: ``(I + tau L')^-1 X`` or ``exp(-tau L') X`` with ``L'`` the
-    Laplacian scaled to unit largest eigenvalue.
+    """``(I + tau L')^-1 X`` or ``exp(-tau L') X``, ``L'`` the Laplacian scaled to unit norm.
 
     Parameters
     ----------
     hypergraph : Hypergraph
     features : ndarray or sparse, shape (n_nodes, d), optional
-        Default: ``hypergraph.features``. Densified (the result is dense, ``n x d``).
+        Default: ``hypergraph.features``; the result is dense.
     kind : {"resolvent", "heat"}
     tau : float, >= 0
     operator : str, default "collapsed-cells"
         A name of :func:`~hyperclust.operators.encodings.encoding_operator_names`.
     eps : float, optional
     tol : float
-        Relative residual of the block conjugate gradients (resolvent), Chebyshev
-        coefficient cut-off (heat).
+        Block CG relative residual (resolvent) or Chebyshev cut-off (heat).
 
     Returns
     -------

@@ -1,25 +1,7 @@
-"""The registered datasets, read from ``catalog.json``: one entry per dataset holding its
-source, files (SHA-256 checksums, public URLs), format and statistics.
-
-Names are the folder names of the benchmark collection (``shared/data`` in the repository's
-checkout): ``cora-ca``, ``zoo``, ``walmart-trips``, ... and the HSBM homophily sweep as
-``hsbm-node-0.3`` .. ``hsbm-node-0.9`` and ``hsbm-edge-0.3`` .. ``hsbm-edge-0.9``; the
-heterophilous graphs (``wisconsin``, ``cornell``, ``chameleon_filtered``, ``squirrel_filtered``)
-share the folder ``heterophilous-graphs``, one ``.npz`` each, read as closed neighbourhoods
-(``load_dataset("wisconsin", hyperedges="edges")``: the graph itself).
-
-Checksums are hard-coded in the catalog (copied from the collection's ``SHA256SUMS``); the
-package never reads them from the data directory. URLs point at ``raw.githubusercontent.com``
-at the commit the collection was taken from. Except for LEGCN, whose full commit hash is
-known, the commits are the *abbreviated* hashes given by the collection's README (GitHub
-resolves abbreviated commit hashes in URLs; no machine used to build this could check it). A
-download is only accepted when its SHA-256 matches, so a wrong or changed URL fails loudly,
-never silently.
-
-Counts (``n_edges``) are those of the default load: duplicate hyperedges (same member *set*)
-merged into one with summed weight, singletons kept, repeated members collapsed.
-``n_edges_raw`` is the number of hyperedges in the source file, ``n_edges_unique`` the number
-of distinct member sets of size >= 2.
+"""The registered datasets, read from ``catalog.json`` (source, files with SHA-256 and URL,
+format, statistics). Checksums are hard-coded, and a download is accepted only when its
+SHA-256 matches. ``n_edges`` counts the default load (duplicates merged, singletons kept);
+``n_edges_raw`` the source file's hyperedges, ``n_edges_unique`` distinct sets of size >= 2.
 """
 
 from __future__ import annotations

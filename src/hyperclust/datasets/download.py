@@ -1,10 +1,5 @@
-"""Checksummed, atomic downloads into the dataset cache.
-
-A file is streamed to a temporary file next to its destination while its SHA-256 is
-computed; only a complete file with the expected hash is moved into place with
-:func:`os.replace` (atomic on POSIX and Windows). Any failure (HTTP error, timeout, a
-connection dropped mid-body, a hash mismatch) removes the temporary file, so the cache never
-holds a partial or unverified file.
+"""Checksummed, atomic downloads into the dataset cache: a file is streamed to a temporary
+file and moved into place only when complete with the expected SHA-256.
 """
 
 from __future__ import annotations
@@ -32,9 +27,8 @@ class ChecksumError(DataFormatError):
     Parameters
     ----------
     path : str or PathLike
-        The file.
     expected, actual : str
-        Hex digests (kept as attributes of the same names).
+        Hex digests (kept as attributes).
     what : str
         What was checked, named in the message.
     recovery : str, optional
@@ -70,16 +64,7 @@ class DownloadError(OSError):
 
 
 def sha256sum(path) -> str:
-    """Hex SHA-256 of a file.
-
-    Parameters
-    ----------
-    path : str or PathLike
-
-    Returns
-    -------
-    str
-        64 lower-case hex digits.
+    """Hex SHA-256 of a file (64 lower-case hex digits).
 
     Examples
     --------
@@ -97,13 +82,7 @@ def sha256sum(path) -> str:
 
 
 def verify_file(path, expected: str) -> None:
-    """Raise :class:`ChecksumError` (naming the file, expected and actual hash) on mismatch.
-
-    Parameters
-    ----------
-    path : str or PathLike
-    expected : str
-        Hex SHA-256, in either case.
+    """Raise :class:`ChecksumError` when the file's SHA-256 differs from ``expected`` (any case).
 
     Examples
     --------
@@ -124,9 +103,7 @@ def verify_file(path, expected: str) -> None:
 
 
 def _stream(url: str, out, timeout: float) -> str:
-    """Write the body of ``url`` to the open file ``out``; its SHA-256 hex digest.
-    ``DownloadError`` for any network/HTTP failure or a body shorter than its
-    ``Content-Length``."""
+    """Write the body of ``url`` to ``out``; its SHA-256 hex digest, or ``DownloadError``."""
     h = hashlib.sha256()
     received = 0
     try:
@@ -159,10 +136,8 @@ def download_file(url: str, dest, sha256: str, *, timeout: float = 60.0) -> Path
     url : str
         An ``http``, ``https`` or ``file`` URL.
     dest : str or PathLike
-        Final path; its directory is created. An existing file with the right hash is kept
-        and nothing is requested.
+        Final path; a file already there with the right hash is kept.
     sha256 : str
-        Expected hex digest.
     timeout : float
         Seconds for the connection and for each read.
 
@@ -176,7 +151,7 @@ def download_file(url: str, dest, sha256: str, *, timeout: float = 60.0) -> Path
     ChecksumError
         The downloaded bytes have another hash (nothing is left behind).
     DownloadError
-        Any network/HTTP failure or a body shorter than its ``Content-Length``.
+        Any network/HTTP failure or a truncated body.
 
     Examples
     --------

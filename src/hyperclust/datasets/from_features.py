@@ -1,16 +1,6 @@
-"""Hypergraphs built from a feature table, by the two constructions of the benchmark
-literature: nearest-neighbour hyperedges and attribute-value hyperedges.
-
-* ``"knn"`` (HGNN's construction for ModelNet40 / NTU2012): one hyperedge per node, the node
-  with its ``n_neighbors`` most cosine-similar other nodes.
-* ``"values"`` (the construction of zoo, mushroom and 20newsw100): one hyperedge per
-  (column, value). Dense columns with more than ``n_bins`` distinct values are cut into
-  ``n_bins`` quantile bins first; a sparse matrix gives one hyperedge per column, the rows
-  where it is nonzero (the documents containing a word).
-
-Used by ``benchmarks/bench_holdout.py`` to make labelled hypergraphs that no default of this
-package was tuned on (docs/results/holdout.md), and useful on its own for data that come as a
-table.
+"""Hypergraphs built from a feature table by the benchmark literature's two constructions:
+nearest-neighbour hyperedges (HGNN's, ``"knn"``) and attribute-value hyperedges (zoo,
+mushroom, 20newsw100: ``"values"``).
 """
 
 from __future__ import annotations
@@ -29,8 +19,7 @@ CONSTRUCTIONS = ("knn", "values")
 
 
 def _check_table(X):
-    """The table as float, finite, read-only (:func:`~hyperclust.hypergraph.validation.
-    check_features`), after the checks that function leaves to its callers (2-d, 2 rows)."""
+    """The table as float, finite, read-only, 2-d with at least 2 rows."""
     if np.ndim(X) != 2:
         raise ValueError(f"features must be a 2-d array (n_nodes, n_features), got {np.ndim(X)}-d")
     shape = np.shape(X)
@@ -49,8 +38,7 @@ def _knn_incidence(X, n_neighbors: int, random_state) -> sp.csr_matrix:
 
 
 def _column_codes(X, n_bins: int) -> np.ndarray:
-    """Per column, a code in ``[0, n_bins)``: the value's rank among the column's distinct
-    values when there are at most ``n_bins`` of them, else its quantile bin."""
+    """Per column, a code in ``[0, n_bins)``: distinct-value rank, or quantile bin."""
     n, d = X.shape
     order = np.argsort(X, axis=0, kind="stable")
     sorted_x = np.take_along_axis(X, order, axis=0)
@@ -86,21 +74,14 @@ def hypergraph_from_features(features, *, construction: str = "knn", n_neighbors
     Parameters
     ----------
     features : ndarray or scipy.sparse matrix, shape (n_nodes, n_features)
-        Numeric, finite.
     construction : {"knn", "values"}, default "knn"
-        ``"knn"``: hyperedge ``{i} + N(i)`` for every node ``i``, ``N(i)`` its
-        ``n_neighbors`` most cosine-similar other nodes (exact search while it costs less
-        than the approximate one, or up to 3x for sparse products whose approximate lists
-        miss neighbours: :func:`hyperclust.operators._knn_cost.exact_search_pays`; ties broken by
-        ``random_state``). ``"values"``: one hyperedge per (column, value), dense columns
-        with more than ``n_bins`` distinct values cut into ``n_bins`` quantile bins first;
-        for a sparse matrix one hyperedge per column (its nonzero rows).
+        ``"knn"``: hyperedge ``{i} + N(i)``, ``N(i)`` the ``n_neighbors`` most cosine-similar
+        other nodes. ``"values"``: one hyperedge per (column, value), dense columns with more
+        than ``n_bins`` values binned by quantiles; a sparse matrix: one per column.
     n_neighbors : int, default 5
-        Neighbours per ``"knn"`` hyperedge (at most ``n_nodes - 1`` are used).
     n_bins : int, default 4
-        Quantile bins per dense column for ``"values"``.
     labels : array-like of int, shape (n_nodes,), optional
-        Ground-truth classes, kept on the hypergraph for evaluation only.
+        Kept for evaluation only.
     random_state : int, default 0
         Seeds the kNN search's choice among tied neighbours.
     name : str, optional
@@ -108,9 +89,7 @@ def hypergraph_from_features(features, *, construction: str = "knn", n_neighbors
     Returns
     -------
     Hypergraph
-        The rows of ``features`` as nodes, ``features`` attached. Hyperedges with fewer
-        than 2 members are dropped; duplicate hyperedges are merged, their weights summed,
-        as :meth:`Hypergraph.from_incidence` does (``hg.cleaning`` reports it).
+        Hyperedges of fewer than 2 members dropped, duplicates merged (``hg.cleaning``).
 
     Raises
     ------

@@ -1,5 +1,4 @@
-"""Loading a registered dataset: locate its files, read them in the spec's format, and list
-what the registry holds."""
+"""Loading a registered dataset: locate its files, read them, list the registry."""
 
 from __future__ import annotations
 
@@ -35,8 +34,7 @@ class LabelLeakWarning(UserWarning):
 
 
 def _read(spec: DatasetSpec, folder, options) -> Hypergraph:
-    """Read ``folder`` in ``spec``'s format (the reader builds the Hypergraph once); a
-    single-file format reads the spec's first file."""
+    """Read ``folder`` in ``spec``'s format (single-file formats: the spec's first file)."""
     from ..io.formats import FORMATS, Source
 
     fmt = FORMATS[spec.format]
@@ -58,10 +56,9 @@ def load_dataset(name: str, data_dir=None, cache_dir=None, download: bool = True
                  **options) -> Hypergraph:
     """Load a registered dataset as a :class:`~hyperclust.Hypergraph`.
 
-    Files are looked up in ``data_dir`` (the collection root holding ``cora-ca/`` ..., or the
-    dataset folder itself), then ``$HYPERCLUST_DATA``, then the cache (``cache_dir``, else
-    ``$HYPERCLUST_CACHE``, else ``~/.cache/hyperclust``), where missing files are downloaded
-    when ``download`` is true. Every file used is checked against the registry's SHA-256.
+    Files are looked up in ``data_dir``, then ``$HYPERCLUST_DATA``, then the cache
+    (``cache_dir``, ``$HYPERCLUST_CACHE``, ``~/.cache/hyperclust``), where missing files are
+    downloaded when ``download`` is true. Every file is checked against its SHA-256.
 
     Parameters
     ----------
@@ -69,34 +66,29 @@ def load_dataset(name: str, data_dir=None, cache_dir=None, download: bool = True
         A name from :func:`list_datasets` (case-insensitive).
     data_dir, cache_dir : str or PathLike, optional
     download : bool
-        Download missing files into the cache.
     leak_labels_as_features : bool
-        Replace the features by one-hot labels plus Gaussian noise (the AllSet/ED-HNN
-        practice for feature-less datasets). **This leaks the labels**: clustering scores
-        obtained with it measure nothing; a :class:`LabelLeakWarning` is emitted.
+        Replace the features by one-hot labels plus Gaussian noise. **This leaks the
+        labels**: scores obtained with it measure nothing (:class:`LabelLeakWarning`).
     leak_noise_std, random_state : float, int or numpy Generator
-        Standard deviation and seed of that noise (see :func:`_leak_labels`).
+        Standard deviation and seed of that noise.
     base_url : str, optional
-        Download from ``base_url + "/" + <folder>/<file>`` instead of the public URLs (also
-        ``$HYPERCLUST_BASE_URL``), e.g. a mirror or a local test server.
+        Download from ``base_url + "/" + <folder>/<file>`` (also ``$HYPERCLUST_BASE_URL``).
     timeout : float
         Network timeout in seconds.
     **options
-        ``duplicates``, ``singletons``, ``empty`` (see :meth:`Hypergraph.from_pairs`). The
-        defaults merge duplicate hyperedges, keep singletons, drop empty ones.
+        ``duplicates``, ``singletons``, ``empty`` (:meth:`Hypergraph.from_pairs`).
 
     Returns
     -------
     Hypergraph
-        Features are None for feature-less datasets; labels mapped to ``0..k-1`` (None for
-        mag-10, whose labels are on hyperedges).
+        Labels mapped to ``0..k-1`` (None for mag-10); features None if the dataset has none.
 
     Raises
     ------
     ValueError
         Unknown name (with close matches), bad options.
     ChecksumError
-        A local or downloaded file does not match its checksum.
+        A file does not match its checksum.
     FileNotFoundError, DownloadError
         The files are neither local nor downloadable.
 
@@ -133,19 +125,7 @@ def load_dataset(name: str, data_dir=None, cache_dir=None, download: bool = True
 
 
 def _leak_labels(hg: Hypergraph, noise_std: float, random_state) -> Hypergraph:
-    """``hg`` with one-hot labels plus N(0, noise_std^2) noise as its features, and a
-    :class:`LabelLeakWarning` (``load_dataset(..., leak_labels_as_features=True)``).
-
-    Examples
-    --------
-    >>> import warnings
-    >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]], labels=[0, 0, 1, 1], name="toy")
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     leaky = _leak_labels(hg, 0.0, 0)
-    >>> leaky.features.tolist(), caught[0].category.__name__  # one-hot labels, and a warning
-    ([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]], 'LabelLeakWarning')
-    """
+    """``hg`` with one-hot labels plus N(0, noise_std^2) noise as features, and a warning."""
     if hg.labels is None:
         raise ValueError(f"{hg.name}: leak_labels_as_features needs node labels")
     if not np.isfinite(noise_std) or noise_std < 0:
@@ -165,17 +145,16 @@ def _leak_labels(hg: Hypergraph, noise_std: float, random_state) -> Hypergraph:
 def list_datasets(data_dir=None, cache_dir=None) -> list[dict]:
     """One record per registered dataset.
 
-    Returns
-    -------
-    list of dict
-        Keys ``name, n_nodes, n_edges, n_classes, features, format, homophily, available``
-        (``available``: all required files are present in ``data_dir``,
-        ``$HYPERCLUST_DATA`` or the cache; checksums are checked only when loading).
-
     Parameters
     ----------
     data_dir, cache_dir : str or PathLike, optional
         Where to look for the files (see :func:`load_dataset`).
+
+    Returns
+    -------
+    list of dict
+        Keys ``name, n_nodes, n_edges, n_classes, features, format, homophily, available``
+        (``available``: the files are present; checksums are checked only when loading).
 
     Examples
     --------
@@ -199,19 +178,8 @@ def list_datasets(data_dir=None, cache_dir=None) -> list[dict]:
 
 
 def dataset_info(name: str) -> dict:
-    """All registry facts about ``name``: files (with checksums and URLs), source,
-    description, counts, homophily note.
-
-    Parameters
-    ----------
-    name : str
-        A registered name (case-insensitive).
-
-    Returns
-    -------
-    dict
-        The fields of :class:`DatasetSpec`, ``files`` as a list of dicts, and
-        ``has_features``.
+    """All registry facts about ``name`` (case-insensitive): the fields of :class:`DatasetSpec`,
+    ``files`` as a list of dicts, and ``has_features``.
 
     Examples
     --------

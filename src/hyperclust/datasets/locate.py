@@ -14,16 +14,7 @@ __all__ = ["default_cache_dir", "locate_dataset", "resolve_folder"]
 
 
 def default_cache_dir(cache_dir=None) -> Path:
-    """``cache_dir``, else ``$HYPERCLUST_CACHE``, else ``~/.cache/hyperclust``.
-
-    Parameters
-    ----------
-    cache_dir : str or PathLike, optional
-        An explicit cache folder (``~`` expanded).
-
-    Returns
-    -------
-    Path
+    """``cache_dir`` (``~`` expanded), else ``$HYPERCLUST_CACHE``, else ``~/.cache/hyperclust``.
 
     Examples
     --------
@@ -57,21 +48,16 @@ def _has_required(spec: DatasetSpec, folder: Path) -> bool:
 
 
 def locate_dataset(name: str, data_dir=None, cache_dir=None):
-    """The local folder holding all required files of ``name`` (data_dir, then
-    ``$HYPERCLUST_DATA``, then the cache), or None. Checksums are not verified here.
+    """The local folder holding the required files of ``name``, or None (checksums not verified).
 
     Parameters
     ----------
     name : str
-        A registered dataset name.
     data_dir : str or PathLike, optional
-        The collection root (holding ``<folder>/``) or the dataset folder itself.
+        The collection root (holding ``<folder>/``) or the dataset folder; searched first,
+        then ``$HYPERCLUST_DATA``, then the cache.
     cache_dir : str or PathLike, optional
         See :func:`default_cache_dir`.
-
-    Returns
-    -------
-    Path or None
 
     Examples
     --------
@@ -118,8 +104,7 @@ def _fetch_missing(spec: DatasetSpec, folder: Path, base_url, timeout) -> None:
 
 
 def resolve_folder(spec: DatasetSpec, data_dir, cache_dir, download, base_url, timeout) -> Path:
-    """The folder holding ``spec``'s files, downloading missing ones into the cache when
-    ``download``; every file present is verified against its checksum.
+    """The folder holding ``spec``'s files (missing ones downloaded when ``download``), verified.
 
     Parameters
     ----------
@@ -127,11 +112,9 @@ def resolve_folder(spec: DatasetSpec, data_dir, cache_dir, download, base_url, t
     data_dir, cache_dir : str or PathLike or None
         As for :func:`locate_dataset`; a given ``data_dir`` must hold the dataset.
     download : bool
-        Download missing required files into the cache.
     base_url : str or None
         A mirror to download from (also ``$HYPERCLUST_BASE_URL``).
     timeout : float
-        Network timeout in seconds.
 
     Returns
     -------
@@ -142,7 +125,7 @@ def resolve_folder(spec: DatasetSpec, data_dir, cache_dir, download, base_url, t
     FileNotFoundError
         ``data_dir`` lacks the dataset, or it is nowhere local and ``download`` is false.
     ChecksumError
-        A file present differs from the registry's hash (the message says how to recover).
+        A file present differs from the registry's hash.
 
     Examples
     --------

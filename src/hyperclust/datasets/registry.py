@@ -1,5 +1,4 @@
-"""The dataset registry: ``{name: DatasetSpec}`` (see :mod:`hyperclust.datasets.catalog` for
-what the entries hold), looked up case-insensitively."""
+"""The dataset registry: ``{name: DatasetSpec}``, looked up case-insensitively."""
 
 from __future__ import annotations
 
@@ -17,8 +16,7 @@ DATASETS: dict[str, DatasetSpec] = {spec.name: spec for spec in read_catalog()}
 
 
 def register_dataset(spec: DatasetSpec, *, replace: bool = False) -> None:
-    """Add ``spec`` to the registry (a plugin's entry point; the collection's datasets are
-    entries of ``catalog.json``).
+    """Add ``spec`` to the registry (e.g. from a plugin's entry point).
 
     Examples
     --------
@@ -43,12 +41,7 @@ def register_dataset(spec: DatasetSpec, *, replace: bool = False) -> None:
 
 
 def dataset_names() -> list[str]:
-    """All registered dataset names, in registry order.
-
-    Returns
-    -------
-    list of str
-        Lower-case names, as :func:`get_spec` and ``load_dataset`` take them.
+    """All registered dataset names (lower case), in registry order.
 
     Examples
     --------
@@ -60,16 +53,7 @@ def dataset_names() -> list[str]:
 
 
 def get_spec(name: str) -> DatasetSpec:
-    """The :class:`DatasetSpec` of ``name`` (case-insensitive).
-
-    Parameters
-    ----------
-    name : str
-        A registered name, in any case, surrounding spaces ignored.
-
-    Returns
-    -------
-    DatasetSpec
+    """The :class:`DatasetSpec` of ``name`` (any case, surrounding spaces ignored).
 
     Raises
     ------

@@ -1,10 +1,4 @@
-"""Dataset names -> hypergraphs: the one resolver of the command line and the benchmarks.
-
-A name is an existing file or folder, a registered dataset
-(:data:`hyperclust.datasets.registry.DATASETS`), a synthetic hypergraph SBM
-``synthetic-h<homophily>[-n<nodes>][-k<classes>][-s<seed>]``, or ``module:function``
-returning a :class:`~hyperclust.Hypergraph` (tests and plugins).
-"""
+"""Dataset names -> hypergraphs: the one resolver of the command line and the benchmarks."""
 
 from __future__ import annotations
 
@@ -41,9 +35,7 @@ def _check_name(name) -> None:
 
 
 def check_dataset_name(name: str) -> None:
-    """Raise ``ValueError`` (one line, with close matches) unless ``name`` can be resolved:
-    a registered dataset, a synthetic name, ``module:function``, or an existing file or
-    folder. Nothing is loaded.
+    """Raise ``ValueError`` (with close matches) unless ``name`` resolves; nothing is loaded.
 
     Examples
     --------
@@ -64,18 +56,16 @@ def check_dataset_name(name: str) -> None:
 def resolve_dataset(name: str, data_dir=None) -> Hypergraph:
     """Load the dataset called ``name``.
 
-    ``name`` is an existing file or folder (read with
-    :func:`hyperclust.io.read_hypergraph`); a dataset of
-    :func:`hyperclust.datasets.load_dataset`; a synthetic
-    hypergraph SBM ``synthetic-h<homophily>[-n<nodes>][-k<classes>][-s<seed>]`` (defaults
-    2000 nodes, 4 classes, seed 0: the graph is fixed, the run's seed only seeds the
-    method); or ``module:function`` returning a Hypergraph (used by tests and plugins).
+    ``name`` is an existing file or folder (:func:`hyperclust.io.read_hypergraph`), a
+    registered dataset, a synthetic SBM
+    ``synthetic-h<homophily>[-n<nodes>][-k<classes>][-s<seed>]`` (defaults 2000 nodes, 4
+    classes, seed 0), or ``module:function`` returning a Hypergraph.
 
     Parameters
     ----------
     name : str
     data_dir : path, optional
-        Where registered datasets are looked for first (see :func:`load_dataset`).
+        Where registered datasets are looked for first.
 
     Returns
     -------

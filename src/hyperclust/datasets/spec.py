@@ -19,11 +19,10 @@ class FileSpec:
     name : str
         File name inside the dataset folder.
     sha256 : str
-        Expected SHA-256 (hex).
     url : str or None
-        Canonical public URL; None when the file has no public source of its own.
+        Public URL; None when the file has none of its own.
     required : bool
-        Needed to load the dataset (optional files are verified when present).
+        Needed to load (optional files are verified when present).
 
     Examples
     --------
@@ -40,14 +39,11 @@ class FileSpec:
 
 @dataclass(frozen=True, kw_only=True)
 class DatasetSpec:
-    """Everything known about one registered dataset: where it comes from, its files with
-    their checksums, its format (a name of :data:`hyperclust.io.formats.FORMATS`) and its
-    statistics (counts as in :mod:`hyperclust.datasets.catalog`).
+    """One registered dataset: source, files with checksums, format, statistics.
 
-    ``folder`` defaults to ``name``; ``reader_options`` are passed to the format's reader;
-    ``original_ids_file`` names an optional ``.npy`` of the nodes' ids in a parent dataset
-    (kept as ``hg.parent_positions``); ``quiet`` silences reader warnings that are known and
-    recorded in ``hg.cleaning.extra``.
+    ``format`` is a name of :data:`hyperclust.io.formats.FORMATS`; ``folder`` defaults to
+    ``name``; ``reader_options`` go to the reader; ``original_ids_file``: an optional ``.npy``
+    of the nodes' ids in a parent dataset; ``quiet`` silences known reader warnings.
 
     Examples
     --------

@@ -1,18 +1,7 @@
-"""Synthetic hypergraphs: a hypergraph stochastic block model with a homophily knob, and a
-two-view one whose hyperedges and attributes follow different partitions.
-
-The knob is the *measured* quantity: ``homophily`` is the expected pairwise rate, the chance
-that two members of a hyperedge share a class (averaged over hyperedges), which
-``Hypergraph.homophily()["pairwise"]`` reports. Each hyperedge is either
-
-* *pure*: all members drawn from one class (pairwise rate 1), or
-* *spread*: members assigned to classes round-robin from a random offset, i.e. as evenly
-  as possible across classes (pairwise rate r_min(s), which is 0 when the size s <= k).
-
-A hyperedge of size s is pure with probability q_s = (h - r_min(s)) / (1 - r_min(s)), so
-every size contributes the target rate h in expectation. Low h therefore means truly
-heterophilic hyperedges (members of *different* classes, below the random-pair rate 1/k),
-not merely unstructured ones.
+"""Synthetic hypergraphs: a stochastic block model whose ``homophily`` is the expected
+pairwise same-class rate (hyperedges pure with the probability that gives it, else spread
+over the classes), and a two-view model whose hyperedges and attributes follow different
+partitions.
 """
 
 from __future__ import annotations
@@ -27,19 +16,10 @@ __all__ = ["VIEWS", "hypergraph_sbm", "min_pairwise_rate", "two_view_sbm"]
 
 
 def min_pairwise_rate(size, n_classes: int) -> np.ndarray:
-    """Smallest possible pairwise same-class rate of a hyperedge of ``size`` members over
-    ``n_classes`` classes (members spread as evenly as possible).
+    """Smallest pairwise same-class rate of a hyperedge of ``size`` members over ``n_classes``.
 
-    Parameters
-    ----------
-    size : int or array-like of int
-        Hyperedge sizes.
-    n_classes : int
-
-    Returns
-    -------
-    ndarray of float64, shape of ``size``
-        0 for sizes up to ``n_classes`` (and for size 1, which has no pair).
+    Members spread as evenly as possible; 0 for sizes up to ``n_classes``. Returns float64
+    of ``size``'s shape.
 
     Examples
     --------
@@ -74,8 +54,7 @@ def _check_sbm(n_nodes, n_classes, homophily, isolated_fraction, feature_snr,
 
 
 def _edge_pool(rng, labels, k: int, isolated_fraction: float) -> tuple:
-    """``(pool, class_count)``: the nodes hyperedges may hold (all but a random
-    ``isolated_fraction``), sorted by class, and their number per class."""
+    """``(pool, class_count)``: the non-isolated nodes sorted by class, and their count by class."""
     n = labels.size
     in_edges = np.ones(n, dtype=bool)
     n_iso = int(round(isolated_fraction * n))
@@ -106,9 +85,7 @@ def _edge_sizes(rng, edge_sizes, n: int, n_edges, pool_size: int):
 
 
 def _draw_members(rng, sizes, k: int, h: float, pool_by_class, class_count) -> tuple:
-    """``(members, edge_of_slot)``: the members of hyperedges of ``sizes``, each one pure
-    (one class) with the probability that makes the pairwise rate ``h``, else with its slots
-    cycling through the classes from a random offset."""
+    """``(members, edge_of_slot)``: hyperedges pure with the probability giving ``h``, else spread."""
     m = sizes.size
     r_min = min_pairwise_rate(sizes, k)
     q = np.clip(np.divide(h - r_min, 1.0 - r_min, out=np.ones(m), where=r_min < 1.0), 0.0, 1.0)
@@ -147,32 +124,28 @@ def hypergraph_sbm(n_nodes: int = 1000, n_classes: int = 4, *, homophily: float 
     Parameters
     ----------
     n_nodes : int
-        Number of nodes; classes are balanced (sizes differ by at most one) and node ids are
-        shuffled, so ids carry no class information.
+        Balanced classes; node ids are shuffled.
     n_classes : int
-        Number of planted classes ``k >= 2``.
+        ``k >= 2``.
     homophily : float in [0, 1]
-        Target pairwise rate (see module docstring): 1 = every hyperedge within one class,
-        ``1/k`` = about the random-pair rate, 0 = members always of different classes.
-        Sizes larger than ``k`` cannot go below ``r_min(s)``; their rate is clipped there.
+        Target pairwise rate: 1 = within one class, 0 = never two members of one class
+        (clipped at :func:`min_pairwise_rate` for sizes above ``k``).
     n_edges : int, optional
-        Number of hyperedges; default ``n_nodes``.
+        Default ``n_nodes``.
     edge_sizes : (int, int) or array-like of int
-        ``(lo, hi)``: sizes uniform in ``[lo, hi]``; or an explicit array of sizes, one per
-        hyperedge (then ``n_edges`` is its length).
+        Sizes uniform in ``[lo, hi]``, or one size per hyperedge.
     n_features : int
-        Feature dimension ``d`` (0 for no features).
+        0 for no features.
     feature_snr : float
-        Features are ``feature_snr * centre[class] + N(0, I_d)`` with centres ~ N(0, I_d).
+        Features are ``feature_snr * centre[class] + N(0, I_d)``, centres ~ N(0, I_d).
     isolated_fraction : float in [0, 1)
-        Share of nodes left out of every hyperedge (isolated nodes).
+        Share of nodes in no hyperedge.
     random_state : int
-        Seed; the same seed gives the same hypergraph.
 
     Returns
     -------
     Hypergraph
-        With ``labels`` (shape (n_nodes,)) and ``features`` (shape (n_nodes, n_features)).
+        With ``labels`` and ``features``.
 
     Examples
     --------
@@ -211,15 +184,10 @@ def two_view_sbm(n_nodes: int = 1000, n_classes: int = 4, *, agreement: float = 
                  classes: str = "edges", noise: str | None = None, homophily: float = 0.8,
                  edge_sizes=(2, 6), n_features: int = 32, feature_snr: float = 0.5,
                  random_state=0) -> Hypergraph:
-    """A hypergraph whose hyperedges follow one partition and whose attributes another.
+    """A hypergraph whose hyperedges follow one partition ``a`` and whose attributes another ``b``.
 
-    The hyperedges are drawn as in :func:`hypergraph_sbm` from a balanced partition ``a``;
-    the attributes are ``feature_snr * centre[b] + N(0, I)`` for a partition ``b`` that keeps
-    each node's part of ``a`` with probability ``agreement`` and otherwise draws it from an
-    independent balanced partition: 0, independent views; 1, one partition behind both. The
-    classes (``labels``) are ``a`` or ``b`` (``classes``); the random draws do not depend on
-    ``classes``, so the two calls with the same seed give the same hypergraph with each
-    partition as its labels.
+    ``b`` keeps each node's part of ``a`` with probability ``agreement``, else draws from an
+    independent partition. The draws do not depend on ``classes``.
 
     Parameters
     ----------
@@ -228,8 +196,7 @@ def two_view_sbm(n_nodes: int = 1000, n_classes: int = 4, *, agreement: float = 
     classes : {"edges", "features"}
         The view whose partition the labels are.
     noise : {"edges", "features"} or None
-        A view made pure noise: hyperedges at the random-pair rate ``1 / n_classes``, or
-        attributes without signal (``feature_snr`` 0).
+        A view made pure noise.
     homophily, edge_sizes : as :func:`hypergraph_sbm`, for ``a``
     n_features : int >= 1
     feature_snr : float >= 0

@@ -1,10 +1,5 @@
-"""The parameter lists of the distributed estimators, read from their single-process twins.
-
-A distributed estimator takes the parameters it shares with its twin (e.g.
-:class:`~hyperclust.cluster.SpectralHypergraphClustering` for
-:class:`~hyperclust.distributed.DistributedSpectralClustering`) with the twin's defaults,
-read from the twin's ``__init__`` when the class is defined, so the two cannot drift apart:
-the same call gives the same settings on one process and on a cluster.
+"""The parameter lists of the distributed estimators, read from their single-process twins
+(same defaults, so the two cannot drift apart).
 """
 
 from __future__ import annotations
@@ -31,8 +26,7 @@ def twin_defaults(twin, names) -> dict:
 
 
 def twin_constraints(twin, shared, own: dict) -> dict:
-    """The ``_parameter_constraints`` of a distributed estimator: ``n_clusters`` and the
-    ``shared`` parameters as ``twin``'s table says, then ``own`` (name -> constraints).
+    """``_parameter_constraints``: ``n_clusters`` and ``shared`` from ``twin``'s table, then ``own``.
 
     Examples
     --------
@@ -46,24 +40,22 @@ def twin_constraints(twin, shared, own: dict) -> dict:
 
 
 def twin_init(twin, shared, own: dict):
-    """An ``__init__`` taking ``n_clusters`` (positional), then, keyword-only, the parameters
-    ``shared`` with ``twin``'s defaults and the parameters ``own`` (name -> default) of the
-    distributed estimator; it stores each argument under its name (scikit-learn's contract).
+    """An ``__init__``: ``n_clusters``, then keyword-only ``shared`` (twin's defaults) and ``own``.
+
+    It stores each argument under its name (scikit-learn's contract).
 
     Parameters
     ----------
     twin : type
         The single-process estimator.
     shared : sequence of str
-        Parameters taken from ``twin`` (``n_clusters`` is always taken).
     own : dict
         Parameters only the distributed estimator has, with their defaults.
 
     Returns
     -------
     function
-        With ``__signature__`` set, which is what :func:`inspect.signature` and
-        scikit-learn's ``get_params`` read.
+        With ``__signature__`` set (what ``get_params`` reads).
 
     Examples
     --------

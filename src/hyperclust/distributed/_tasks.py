@@ -12,8 +12,7 @@ RETRIES = 2
 def run_tasks(client, fn, arg_tuples, *, gather=True, progress=False):
     """``[fn(*args) for args in arg_tuples]``, as Dask tasks when ``client`` is given.
 
-    With a client and ``gather=False`` the futures are returned instead of the results;
-    ``progress=True`` shows Dask's progress bar (``distributed.progress``) while they run.
+    ``gather=False``: the futures; ``progress``: Dask's progress bar.
     """
     arg_tuples = list(arg_tuples)
     if client is None:

@@ -1,19 +1,6 @@
-"""AHCKA's adaptive orthogonal iterations on a partitioned hypergraph.
-
-The same steps as :class:`hyperclust.cluster.AHCKA` with ``knn_method="exact"``: the walk
-``M`` is the mixed walk ``(1 - beta) P + beta Q`` of the hypergraph random walk ``P``
-(``Dv^-1 H W De^-1 H^T``, by the block operator) and the walk ``Q`` on the exact cosine kNN
-graph of the node features stored with the partition
-(:func:`~hyperclust.distributed.knn.knn_affinity_blocks`,
-:class:`~hyperclust.distributed.walk.MixedBlockWalk`), or ``M = P`` without features (or
-with ``beta = 0``). Seeds = the ``k`` highest-degree nodes, random walks with restart from
-them (``M^T``), then ``q <- QR(M q)`` by TSQR, and every ``check_interval`` iterations the
-Yu-Shi discretisation and the random-walk-with-restart conductance, both as reductions over
-the row blocks. As in the single process, a check's ``n_hops`` walk steps ride as extra
-columns on the next products ``M q`` (no product of their own), so a check is scored
-``n_hops`` iterations after it is made and a stop discards the iterations since. Each
-step agrees with the single-process estimator (the iterates up to
-column signs, which neither the discretisation nor the objective sees).
+"""AHCKA's adaptive orthogonal iterations on a partitioned hypergraph: the steps of
+:class:`hyperclust.cluster.AHCKA` with ``knn_method="exact"`` on row blocks
+(docs/distributed.md, "AHCKA").
 """
 
 from __future__ import annotations
@@ -48,8 +35,7 @@ __all__ = ["DistributedAHCKA"]
 
 # ---------------------------------------------------------------- per-block tasks
 def _top_degrees(path, ranks_path, start, k):
-    """The block's ``k`` highest degrees, ties to the lower rank (the position in the
-    given numbering, so that a placement keeps the seeds): degrees, positions, ranks."""
+    """The block's ``k`` highest degrees, ties to the lower rank: degrees, positions, ranks."""
     degrees = load_node_block(path)[2]
     ranks = load_node_ranks(ranks_path, start, start + degrees.size)
     order = np.lexsort((ranks, -degrees))[:k]
@@ -95,9 +81,7 @@ def _stack(q, Y):
 
 @ignores_input
 def _walk_step(MX, X, width, alpha, n_done, *Ys):
-    """The last step of a product of the iterate (``width`` columns) with the open checks'
-    walks beside it: the iterate's local QR and one restart step of each walk,
-    ``(Q, R, M q's nonzero rows, walks going on side by side or None, finished walks)``."""
+    """A product's last step: the iterate's local QR and one restart step of each open walk."""
     Q, R, nonzero = factor_product(MX[:, :width], None)
     lo, done = width, []
     for Y in Ys[:n_done]:
@@ -119,15 +103,14 @@ def _finished_trace(Y, step, i):
 
 
 def _walk_columns(q, width, i, *Ys):
-    """Walk ``i``'s columns of an iterate block (deferred or not) with walks beside it."""
+    """Walk ``i``'s columns of an iterate block."""
     q = resolve(q)
     lo = width + sum(Y.shape[1] for Y in Ys[:i])
     return q[:, lo:lo + Ys[i].shape[1]].copy()
 
 
 class _Walk:
-    """An open check: its labels, cluster sizes and indicator blocks ``Y``, the iterate's
-    blocks it was made from, and the walk steps done."""
+    """An open check: labels, cluster sizes, indicator blocks ``Y``, iterate, steps done."""
 
     def __init__(self, it, labels, counts, Y, q):
         self.it, self.labels, self.counts, self.Y, self.q = it, labels, counts, Y, q
@@ -135,57 +118,30 @@ class _Walk:
 
 
 class _Iterate:
-    """The iterate's blocks (its first ``width`` columns) with the open checks' walks
-    beside it, in the order they opened."""
+    """The iterate's blocks with the open checks' walks beside it."""
 
     def __init__(self, blocks, width, walks):
         self.blocks, self.width, self.walks = blocks, width, walks
 
 
 class DistributedAHCKA(HypergraphClusterer):
-    """AHCKA on a Dask cluster: the distributed counterpart of
-    ``AHCKA(..., knn_method="exact")``.
+    """AHCKA on a Dask cluster: the counterpart of ``AHCKA(..., knn_method="exact")``.
 
-    With node features (stored with the partition, or those of an in-memory hypergraph) the
-    walk mixes in the exact cosine kNN walk of the features; the kNN search costs
-    ``O(n^2 d)`` over all workers (``B^2`` block pairs), and there is no approximate search.
+    With node features the walk mixes in the exact cosine kNN walk (``O(n^2 d)`` over all
+    workers; no approximate search).
 
     Parameters
     ----------
-    n_clusters : int
-        This and the parameters down to ``random_state`` are those of
-        :class:`hyperclust.cluster.AHCKA`, with its defaults (read from it).
-    n_neighbors : int, default 10
-        ``K`` of the attribute kNN graph.
-    beta : float in [0, 1], default 0.5
-        Weight of the kNN walk (ignored without features).
-    alpha : float in (0, 1], default 0.2
-    max_iter : int, default 200
-    check_interval : int, default 5
-    patience : int, default 3
-    init_steps : int, default 5
-    n_hops : int, default 3
-    random_state : int, default 0
-        Seeds which of the attribute neighbours tied with the ``K``-th similarity are kept,
-        as in :class:`hyperclust.cluster.AHCKA`.
+    n_clusters, n_neighbors, beta, alpha, max_iter
+        As in :class:`hyperclust.cluster.AHCKA` (its defaults).
+    check_interval, patience, init_steps, n_hops, random_state
+        As in :class:`hyperclust.cluster.AHCKA` (its defaults).
     discretize_iter : int, default 30
-        Iterations of the Yu-Shi discretisation (``max_iter`` of
-        :func:`hyperclust.cluster.ahcka.discretize`).
+        Iterations of :func:`hyperclust.cluster.ahcka.discretize`.
     block_size : int, default 100,000
         Nodes per row block when ``fit`` gets an in-memory hypergraph.
-    blocks_per_worker : int or None, default 1
+    blocks_per_worker, client, n_workers, output, scratch_dir
         As in :class:`~hyperclust.distributed.DistributedSpectralClustering`.
-    client : dask.distributed.Client, str or None
-        As in :class:`~hyperclust.distributed.DistributedSpectralClustering`.
-    n_workers : int, default 2
-    output : str, optional
-        As in :class:`~hyperclust.distributed.DistributedSpectralClustering` (when every
-        check is degenerate the embedding is gathered here for the k-means fallback).
-    scratch_dir : str, optional
-        A folder the workers share where the iterate is saved every
-        :data:`~hyperclust.distributed.lineage.EVERY` iterations to cut the task history
-        Dask keeps (:mod:`~hyperclust.distributed.lineage`; ``n (k + 1)`` float64 a cut);
-        default: a temporary folder inside the partitioned directory.
 
     Attributes
     ----------
@@ -193,7 +149,6 @@ class DistributedAHCKA(HypergraphClusterer):
         As in :class:`hyperclust.cluster.AHCKA` (``embedding_`` up to column signs).
     node_ids_ : ndarray, shape (n_nodes,)
     n_blocks_ : int
-        Row blocks the fit ran on (see ``blocks_per_worker``).
 
     Examples
     --------
@@ -223,8 +178,7 @@ class DistributedAHCKA(HypergraphClusterer):
         return check_n_clusters(self.n_clusters, n)
 
     def fit(self, hypergraph, y=None):
-        """Cluster the nodes; ``hypergraph`` is a :class:`~hyperclust.Hypergraph`, a
-        :class:`~hyperclust.distributed.PartitionedHypergraph` or its directory."""
+        """Cluster the nodes of a Hypergraph, PartitionedHypergraph or its directory."""
         with as_partitioned(hypergraph, self.block_size) as stored, \
                 resolve_client(self.client, self.n_workers) as client, \
                 lineage_cuts(client, self.scratch_dir or stored.path) as cuts, \
@@ -323,7 +277,7 @@ class DistributedAHCKA(HypergraphClusterer):
         del self._client
 
     def _seeds(self, phg, k):
-        """The ``k`` highest weighted degrees, ties to the lower rank (index as given)."""
+        """The ``k`` highest weighted degrees, ties to the lower rank."""
         tops = self._client.gather([self._submit(_top_degrees, phg.block_path(b),
                                                  phg.node_ranks_path, int(phg.block_bounds[b]), k)
                                     for b in range(phg.n_blocks)])
@@ -331,8 +285,7 @@ class DistributedAHCKA(HypergraphClusterer):
         return idx[np.lexsort((ranks, -deg))][:k]
 
     def _open(self, q, labels, it, k):
-        """Start the check of ``labels`` at iteration ``it``: its walk rides beside the
-        iterate ``q`` from the next product on (closed at once when ``n_hops`` is 0)."""
+        """Start the check of ``labels``: its walk rides beside the iterate from now on."""
         counts, Y = start_walk(self._client, labels, k)
         walk = _Walk(it, labels, counts, Y, q.blocks)
         if self.n_hops == 0:
@@ -343,9 +296,7 @@ class DistributedAHCKA(HypergraphClusterer):
         return _Iterate(blocks, q.width, q.walks + [walk])
 
     def _close(self, walk, z, k, trace=None, args=()):
-        """Score a check from its walk's end ``z`` (one round trip) and keep it when best,
-        as the single process: a degenerate check (a giant cluster plus slivers) is kept
-        only when every one is; ``patience`` rises in a row stop the iteration."""
+        """Score a check from its walk's end ``z`` and keep it when best; count patience."""
         f, counts = walk_objective(self._client, walk.counts, walk.Y, z, trace, args)
         bad = sizes_are_degenerate(counts, k)
         self._history.append((walk.it, f))
@@ -358,7 +309,6 @@ class DistributedAHCKA(HypergraphClusterer):
             self._stopped = walk.it
 
     def _score(self, M, labels, k, n):
-        """:func:`hyperclust.selection.objectives.rwr_conductance` (balance "mean") on
-        ``M``, and the cluster sizes (one round trip)."""
+        """``rwr_conductance`` on ``M``, and the cluster sizes."""
         return rwr_conductance_blocks(self._client, M, labels, k, float(self.alpha),
                                       int(self.n_hops))

@@ -1,17 +1,6 @@
 """One check of AHCKA on row blocks: the Yu-Shi discretisation of the iterate and the
-random-walk-with-restart conductance of its labels, submitted as one task graph.
-
-Every global step is worked out where the data is, or on the driver from a few small
-results it reads anyway. The greedy rotation takes one task a block a step (and one taking
-its summary out): each block's step picks the last column from every block's summary of
-the step before (alike on every block, no reduce task) and sends on its least accumulated
-value and the few rows that could be the first within the tolerance of the global least.
-A refinement is one task a block: each reads every block's ``B^T Xn`` of the pass before
-and does the ``k x k`` SVD and the stopping rule itself. The driver reads the last pass
-of every :data:`REFINE_GROUP` (submitted ahead; those past the stop do nothing) and does
-the same to know whether to go on, and reads the blocks' cluster sizes and trace shares
-for the objective: the only round trips of a check. The arithmetic is that of
-:func:`hyperclust.cluster.ahcka.discretize` and
+random-walk-with-restart conductance of its labels, as one task graph (docs/distributed.md,
+"AHCKA"). The arithmetic is that of :func:`hyperclust.cluster.ahcka.discretize` and
 :func:`hyperclust.selection.objectives.rwr_conductance`, in the same order.
 """
 
@@ -51,11 +40,7 @@ def _first_rows(Xn, local_start):
 
 
 def _columns(k, *summaries):
-    """The greedy rotation's columns so far and whether any row is nonzero, from every
-    block's summary of the last step (every block's task works them out alike): after
-    :func:`_first_rows`, the start node's row (the first nonzero row when that is zero);
-    after a step, the first row (in block order) within the tolerance of the least
-    accumulated value."""
+    """The greedy rotation's columns so far and whether any row is nonzero, from the summaries."""
     if isinstance(summaries[0], tuple):
         row = next(f[2] for f in summaries if f[2] is not None)
         if not np.any(row != 0):
@@ -68,10 +53,7 @@ def _columns(k, *summaries):
 
 
 def _summary(c, Xn, columns, nonzero):
-    """What the other blocks read of a step: the least accumulated value and the rows
-    that could be the first within the tolerance of the global least, which is at most
-    this one (the rows within the tolerance of this block's least that are below every
-    such row before them: the first row under any threshold is one of them)."""
+    """A step's least accumulated value and the rows that could be first within tolerance."""
     least = float(c.min()) if c.size else np.inf
     idx = np.flatnonzero(c <= least + TIE_TOLERANCE)
     values = c[idx]
@@ -82,9 +64,7 @@ def _summary(c, Xn, columns, nonzero):
 
 
 def _greedy_step(last, Xn, k, *summaries):
-    """One greedy step on a block: ``(accumulated values, summary)`` (``last``: the
-    block's previous step, or None), the arithmetic of
-    :func:`hyperclust.cluster.ahcka.discretize`."""
+    """One greedy step on a block: ``(accumulated values, summary)``."""
     columns, nonzero = _columns(k, *summaries)
     c = np.where(np.any(Xn != 0, axis=1), 0.0, np.inf) if last is None else last[0]
     c = c + np.abs(Xn @ columns[-1])
@@ -96,11 +76,7 @@ def _summary_of(step):
 
 
 def _advance(n, k, *previous):
-    """The refinements' state after the last pass: ``{"R": the next pass's rotation,
-    "used": the rotation of the labels, "last": objective, "done": stopped, "any": any
-    row nonzero}``, from the greedy rotation's last summaries, the last passes
-    ``(B^T Xn, state)`` of every block (the sum in block order, its SVD and the
-    single process's stopping rule) or a state."""
+    """The refinements' state ``{R, used, last, done, any}`` after the last pass."""
     if isinstance(previous[0], dict) and "R" in previous[0]:
         return previous[0]
     if isinstance(previous[0], dict) or isinstance(previous[0][0], (bool, np.bool_)):
@@ -118,10 +94,7 @@ def _advance(n, k, *previous):
 
 
 def _refine_pass(Xn, n, k, *previous):
-    """One refinement on a block: ``(B^T Xn or None once stopped, state)`` (the state
-    worked out alike on every block by :func:`_advance`); ``B^T Xn`` by the single
-    process's one-pass kernel
-    (:func:`~hyperclust.cluster.block_argmax.rotated_labels_and_sums`)."""
+    """One refinement on a block: ``(B^T Xn or None once stopped, state)``."""
     state = _advance(n, k, *previous)
     if state["done"]:
         return None, state
@@ -136,8 +109,7 @@ def _discrete_labels(Xn, state):
 
 @ignores_input
 def restart_step(MY, Y, alpha, E, out=None):
-    """One random-walk-with-restart step fused into a product: ``alpha E + (1 - alpha) M Y``
-    (written into ``out`` when given: the same sums, one temporary fewer).
+    """``alpha E + (1 - alpha) M Y``, fused into a product (into ``out`` when given).
 
     Examples
     --------
@@ -156,9 +128,7 @@ def _counts(*parts):
 
 
 def _cluster_columns(labels, *parts):
-    """Normalised indicators over the clusters present (sorted ids), as
-    :func:`hyperclust.selection.objectives.cluster_indicators` (``parts``: every block's
-    cluster sizes, summed here: no reduce task)."""
+    """Normalised indicators over the clusters present, as ``cluster_indicators``."""
     counts = _counts(*parts)
     present = np.flatnonzero(counts)
     col = np.searchsorted(present, labels)
@@ -172,8 +142,7 @@ def _trace_part(Y, z):
 
 
 def _objective(counts, *parts):
-    """``(objective, cluster sizes)``; ``counts``: every block's cluster sizes, ``parts``
-    their trace shares."""
+    """``(objective, cluster sizes)`` from every block's sizes and trace shares."""
     counts = _counts(*counts)
     present = np.flatnonzero(counts)
     return float(1.0 - sum(parts) / present.size), counts
@@ -181,8 +150,7 @@ def _objective(counts, *parts):
 
 # ------------------------------------------------------------ the graphs
 def _greedy_rotation(client, Xn, bounds, start, k):
-    """Futures of every block's summary of the greedy rotation's last step (one task a
-    block a step, no wait)."""
+    """Futures of every block's summary of the greedy rotation's last step."""
     b0 = int(np.searchsorted(bounds, start, side="right") - 1)
     summaries = [_submit(client, _first_rows, x, start - int(bounds[b0]) if b == b0 else -1)
                  for b, x in enumerate(Xn)]
@@ -195,8 +163,7 @@ def _greedy_rotation(client, Xn, bounds, start, k):
 
 
 def discretize_blocks(client, q, bounds, start: int, k: int, n: int, n_iter: int) -> list:
-    """:func:`hyperclust.cluster.ahcka.discretize` of the leading ``k`` columns of the
-    row-blocked ``q`` (rows scaled by the largest row norm, as AHCKA's check does).
+    """:func:`hyperclust.cluster.ahcka.discretize` of the leading ``k`` columns of row-blocked ``q``.
 
     Parameters
     ----------
@@ -204,7 +171,7 @@ def discretize_blocks(client, q, bounds, start: int, k: int, n: int, n_iter: int
     q : list of futures of ``(n_b, >= k)`` arrays
     bounds : ndarray of int, shape (n_blocks + 1,)
     start : int
-        The node whose row starts the greedy rotation (AHCKA: its first seed).
+        The node whose row starts the greedy rotation.
     k, n, n_iter : int
         Clusters, nodes, refinements at most.
 
@@ -241,9 +208,9 @@ def discretize_blocks(client, q, bounds, start: int, k: int, n: int, n_iter: int
 
 
 def rwr_conductance_blocks(client, M, labels, k: int, alpha: float, n_hops: int):
-    """``(objective, cluster sizes)`` (one round trip):
-    :func:`hyperclust.selection.objectives.rwr_conductance` (balance "mean") of the label
-    blocks on the walk ``M`` (a block operator), and the sizes of the ``k`` clusters.
+    """``(objective, cluster sizes)``: :func:`~hyperclust.selection.objectives.rwr_conductance`.
+
+    Balance "mean", of the label blocks on the walk ``M`` (a block operator); one round trip.
 
     Examples
     --------
@@ -270,17 +237,16 @@ def rwr_conductance_blocks(client, M, labels, k: int, alpha: float, n_hops: int)
 
 
 def start_walk(client, labels, k: int):
-    """Futures of each label block's cluster sizes and of the blocks ``Y`` of their
-    normalised indicators (the start of the random walk with restart)."""
+    """Futures of each label block's cluster sizes and normalised indicator blocks ``Y``."""
     counts = [_submit(client, np.bincount, lb, None, k) for lb in labels]
     return counts, [_submit(client, _cluster_columns, lb, *counts) for lb in labels]
 
 
 def walk_objective(client, counts, Y, z, trace=None, args=()):
-    """``(objective, cluster sizes)`` from the walk's end ``z`` (``counts``: futures of the
-    blocks' cluster sizes, :func:`start_walk`): the blocks' sizes and trace shares read
-    here (one round trip) and summed in block order; ``trace``: a task
-    ``trace(y, zb, *args)`` of each block's share (default ``sum(y * zb)``)."""
+    """``(objective, cluster sizes)`` from the walk's end ``z``, summed in block order.
+
+    ``trace``: a task ``trace(y, zb, *args)`` of each block's share (default ``sum(y * zb)``).
+    """
     trace = _trace_part if trace is None else trace
     got = client.gather([*counts, *[_submit(client, trace, y, zb, *args)
                                     for y, zb in zip(Y, z)]])

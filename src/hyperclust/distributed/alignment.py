@@ -1,13 +1,5 @@
 """Uni-DHC's learned filter start (``gamma_init="canonical"`` or ``"alignment"``) on a basis
-written per block.
-
-The feature-split objectives (:mod:`hyperclust.models.canonical`,
-:mod:`hyperclust.models.contrast`) reduce to small tensors of
-the basis rows of at most :data:`~hyperclust.models.contrast.ALIGNMENT_ROWS` connected nodes
-(a seeded sample when there are more), so only those rows leave the blocks: the workers
-count and locate the connected nodes, the driver draws the same sample as
-:func:`~hyperclust.models.contrast.filter_objective` and reads those rows from the block
-files (``(K+1) d`` floats per row).
+written per block: only the sampled connected nodes' basis rows leave the blocks.
 """
 
 from __future__ import annotations
@@ -47,8 +39,7 @@ def _draw(total, random_state):
 
 
 def _sampled_by_rank(phg, client, random_state):
-    """:func:`sampled_connected_rows` of a placed partition: the connected nodes in rank
-    order (their ranks and ids, ``16 c`` bytes, come to this process)."""
+    """:func:`sampled_connected_rows` of a placed partition (connected nodes in rank order)."""
     parts = client.gather([client.submit(_connected_ranks, phg.block_path(b),
                                          phg.node_ranks_path, int(phg.block_bounds[b]),
                                          retries=RETRIES) for b in range(phg.n_blocks)])
@@ -58,13 +49,10 @@ def _sampled_by_rank(phg, client, random_state):
 
 
 def sampled_connected_rows(phg, client, random_state) -> np.ndarray:
-    """The nodes the alignment reads: every node in a hyperedge, or a seeded sample of
-    :data:`~hyperclust.models.contrast.ALIGNMENT_ROWS` of them, the rows
-    :func:`~hyperclust.models.contrast.filter_objective` takes on the whole hypergraph.
+    """The nodes the alignment reads: the connected ones, or a seeded sample of them.
 
-    ``Generator.choice`` of an array picks by position, so drawing positions among the
-    ``c`` connected nodes and mapping them to node ids per block gives its sample without
-    any process holding the ``c`` ids.
+    The sample of :func:`~hyperclust.models.contrast.filter_objective` on the whole hypergraph,
+    without any process holding the connected nodes' ids.
 
     Parameters
     ----------
@@ -75,8 +63,7 @@ def sampled_connected_rows(phg, client, random_state) -> np.ndarray:
     Returns
     -------
     ndarray of int64, shape (min(c, ALIGNMENT_ROWS),)
-        Global node indices in the order of the numbering the partition was written
-        from (sorted, where it was not renumbered by a placement).
+        Global node indices in the given numbering's order.
 
     Examples
     --------
@@ -87,8 +74,7 @@ def sampled_connected_rows(phg, client, random_state) -> np.ndarray:
     >>> from hyperclust.distributed import write_partitioned
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [4, 5]], n_nodes=6)
     >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2)
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     rows = sampled_connected_rows(phg, c, random_state=0)
     >>> rows.tolist()
     [0, 1, 2, 4, 5]
@@ -111,32 +97,25 @@ def sampled_connected_rows(phg, client, random_state) -> np.ndarray:
 
 def alignment_start(phg, client, basis_files, order: int, random_state, steps: int,
                     kind: str = "canonical", n_clusters: int = 2):
-    """Atom weights learned by :func:`~hyperclust.models.contrast.learn_mixture` on a
-    feature-split objective of the sampled basis rows (the canonical correlation or the
-    kernel alignment, as :func:`~hyperclust.models.contrast.filter_objective`).
+    """Atom weights of :func:`~hyperclust.models.contrast.learn_mixture` on the sampled basis rows.
 
     Parameters
     ----------
     phg : PartitionedHypergraph
     client : distributed.Client
     basis_files : list of str
-        The ``(K+1, n_b, d)`` block files of
-        :func:`~hyperclust.distributed.basis.write_power_basis`, readable here.
+        The block files of :func:`~hyperclust.distributed.basis.write_power_basis`.
     order : int
-        ``K``.
     random_state : int
     steps : int
         Adam steps.
     kind : {"canonical", "alignment"}
-        The objective (``UniDHC``'s ``gamma_init``).
     n_clusters : int
-        ``k``: the canonical correlation keeps ``k - 1`` directions.
 
     Returns
     -------
     (weights, trajectory) or None
-        As :func:`~hyperclust.models.contrast.learn_mixture`; None when there is nothing to
-        learn (``K = 0``, fewer than 2 connected nodes, one input column).
+        None when there is nothing to learn (``K = 0``, < 2 connected nodes, one column).
 
     Examples
     --------
@@ -148,8 +127,7 @@ def alignment_start(phg, client, basis_files, order: int, random_state, steps: i
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3], [3, 4]])
     >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2)
     >>> X = np.random.default_rng(0).normal(size=(5, 4))
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     files = write_power_basis(propagation(phg, c), X, 2, tempfile.mkdtemp())
     ...     weights, trajectory = alignment_start(phg, c, files, 2, 0, steps=20)
     ...     files0 = write_power_basis(propagation(phg, c), X, 0, tempfile.mkdtemp())

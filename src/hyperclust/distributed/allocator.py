@@ -1,24 +1,6 @@
-"""The workers' memory allocator during a fit: freed blocks kept for reuse, not returned.
-
-A Dask nanny starts its worker with ``MALLOC_TRIM_THRESHOLD_=65536``
-(``distributed.nanny.pre-spawn-environ``) so that freed memory goes back to the operating
-system at once. Setting it also turns off glibc's adaptive mmap threshold, so every
-allocation of 128 KiB and more (every block a task returns, every temporary) is a fresh
-``mmap``: its pages are faulted in and zeroed by the kernel on first touch, and handed back
-by ``munmap`` when freed. An iteration of sparse products makes and drops several
-block-sized arrays per task, so the workers spent a third of their CPU in page faults
-(``benchmarks/studies/ahcka_task_cpu.py``: AHCKA at 10^5 nodes, 3.6 million minor faults,
-10.3 of 27.9 worker CPU seconds in the kernel). For the duration of a fit,
-:func:`reuse_freed_memory` raises the two thresholds on every worker (and on workers that
-join) through a worker plugin, and puts back the nanny's values, returning the free memory
-(``malloc_trim``), when the fit ends.
-
-Arrays over :data:`MMAP_THRESHOLD` (glibc's largest) are still mapped and unmapped each
-time; up to :data:`TRIM_THRESHOLD` bytes of free memory at the top of the heap stay with a
-worker while the fit runs. Only glibc has these settings: elsewhere nothing changes.
-Results do not depend on it (the same arithmetic on the same values); nor do they when
-two fits share the workers and the first to end puts the nanny's values back under the
-other (which then runs as before this module).
+"""The workers' memory allocator during a fit: glibc's mmap and trim thresholds raised so
+freed blocks are reused instead of faulted in again (docs/distributed.md, "Worker
+memory"). glibc only; results do not depend on it.
 """
 
 from __future__ import annotations
@@ -80,8 +62,7 @@ def _environ_value(name: str, default: int = _GLIBC_DEFAULT) -> int:
 
 
 def _restore() -> None:
-    """The thresholds the process started with (its environment, else glibc's static
-    defaults), and the free memory handed back."""
+    """Put back the thresholds the process started with, and trim the free memory."""
     libc = _libc()
     if libc is None:
         return
@@ -91,10 +72,7 @@ def _restore() -> None:
 
 
 class _KeepFreed(_PluginBase):
-    """Worker plugin: the fit's thresholds while registered (see the module docstring), in
-    worker processes other than the driver's: a worker running inside the user's own
-    process (an in-process cluster) is left alone, since setting any threshold there
-    would end glibc's adaptive threshold for the rest of the user's session."""
+    """Worker plugin: the fit's thresholds while registered (not in the driver's process)."""
 
     idempotent = False
 
@@ -122,12 +100,9 @@ def reuse_freed_memory(client, mmap_threshold: int = MMAP_THRESHOLD,
     ----------
     client : dask.distributed.Client
     mmap_threshold : int, default :data:`MMAP_THRESHOLD`
-        Bytes from which an allocation is a memory map of its own.
     trim_threshold : int, default :data:`TRIM_THRESHOLD`
-        Free bytes at the top of the heap kept before they go back to the system.
     mmap_max : int, default :data:`MMAP_MAX`
-        Allocations mapped on their own at most at once (0: none; every block comes from
-        the heap, where a freed one is reused).
+        0: every block from the heap, where a freed one is reused.
 
     Examples
     --------

@@ -1,12 +1,5 @@
-"""Which worker runs each row block's tasks, rebalanced when workers join or leave.
-
-Dask places a task where its inputs are, so a row block loaded on one worker keeps all its
-tasks there: a worker that joins mid-fit holds nothing and would run nothing (its work
-stealing does not move tasks whose inputs cost more to send than to compute with). So the
-per-block tasks of the operator carry a loose worker restriction (``workers=[owner],
-allow_other_workers=True``: anywhere when the owner is gone), and the owners are
-rebalanced when the set of workers changes, moving as few blocks as possible; a moved
-block's data follows its first task there and later tasks find it local.
+"""Which worker runs each row block's tasks (loose restrictions), rebalanced when workers
+join or leave (docs/distributed.md, "Workers joining").
 """
 
 from __future__ import annotations
@@ -17,8 +10,7 @@ __all__ = ["balanced_owners", "BlockOwners"]
 
 
 def balanced_owners(current, workers) -> list:
-    """An owner per block: blocks stay where they are up to an even share per worker, the
-    others go to the workers with the fewest.
+    """An owner per block: blocks stay up to an even share per worker, the rest go to the fewest.
 
     Parameters
     ----------
@@ -30,8 +22,7 @@ def balanced_owners(current, workers) -> list:
     Returns
     -------
     list of str
-        Shares differ by at most one block; the larger shares go to the workers already
-        holding the most.
+        Shares differ by at most one block.
 
     Examples
     --------
@@ -59,18 +50,15 @@ def balanced_owners(current, workers) -> list:
 
 
 class BlockOwners:
-    """The owner of each of a list of block futures, checked against the running workers
-    at most every ``interval`` seconds (one scheduler round trip each check).
+    """The owner of each block future, checked against the running workers every ``interval`` s.
 
     Parameters
     ----------
     client : dask.distributed.Client
     blocks : list of futures
-        One per row block; where they are is read once, and again when workers change.
     interval : float, default 1.0
     initial : list of str, optional
-        The owners to start from instead of where the blocks are (a grouping that must not
-        depend on where the scheduler happened to run the loads).
+        The owners to start from instead of where the blocks are.
 
     Examples
     --------
@@ -91,7 +79,7 @@ class BlockOwners:
         self.rebalanced = 0
 
     def __call__(self) -> list:
-        """Owners, one worker address per block (rebalanced if the workers changed)."""
+        """Owners, one worker address per block (rebalanced if workers changed)."""
         now = time.monotonic()
         if now - self._checked < self.interval and self._owners is not None:
             return self._owners

@@ -21,8 +21,7 @@ BASIS_MANIFEST = "basis.json"
 
 
 def _cast(X, dtype, scale=1):
-    """``X / scale`` in ``dtype``: the quotient in ``X``'s precision, rounded into the
-    result (as :func:`hyperclust.models.basis.polynomial_basis`'s first term)."""
+    """``X / scale`` in ``dtype``, the quotient in ``X``'s precision."""
     if scale == 1:
         return np.asarray(X, dtype=dtype)
     return np.divide(X, scale, out=np.empty(np.shape(X), dtype=dtype))
@@ -34,37 +33,30 @@ def _write(path, dtype, *powers):
 
 
 def _write_rows(path, dtype, *powers):
-    """Write the block file; return its rows, every order side by side, ``(n_b, (K+1) d)``
-    (what :func:`write_hyperedge_means` would read back from the file)."""
+    """Write the block file; return its rows with every order side by side, ``(n_b, (K+1) d)``."""
     _write(path, dtype, *powers)
     return np.hstack([p.astype(dtype, copy=False) for p in powers])
 
 
 def write_power_basis(operator, X, order: int, out_dir, *, dtype=BASIS_DTYPE,
                       return_rows=False, scale=1):
-    """Compute ``P^k X`` for ``k = 0..order`` on the cluster and write row block ``b`` as
-    ``basis-XXXXX.npy`` of shape ``(order + 1, n_b, d)`` (the layout of
-    :func:`hyperclust.models.basis.polynomial_basis`, cut by rows), plus ``basis.json``.
+    """Compute ``P^k X`` for ``k = 0..order`` and write row block ``b`` as ``basis-XXXXX.npy``.
 
-    The products run in the operator's dtype (``X`` is cast to it, as
-    :func:`~hyperclust.models.basis.polynomial_basis` does on one process); ``dtype``
-    (default float32, :data:`BASIS_DTYPE`) is what is stored.
+    Each file has shape ``(order + 1, n_b, d)`` (the layout of
+    :func:`hyperclust.models.basis.polynomial_basis`, cut by rows); ``basis.json`` lists them.
+    Products run in the operator's dtype; ``dtype`` is what is stored.
 
     Parameters
     ----------
     operator : BlockOperator
-        E.g. :func:`hyperclust.distributed.operator.propagation`.
     X : ndarray, shape (n, d), or list of futures of its row blocks
     order : int
     out_dir : str or PathLike
-    dtype : {float32, float64}
+    dtype : {float32, float64}, default float32
     scale : float, default 1
-        The basis is that of ``X / scale`` (the quotient in ``X``'s precision, cast to the
-        operator's dtype in the same task).
+        The basis is that of ``X / scale``.
     return_rows : bool, default False
-        Also return futures of each block's rows, every order side by side (``(n_b, (K+1)
-        d)``, the stored values), for :func:`sampled_hyperedge_means` without reading the
-        files back.
+        Also return futures of each block's rows, ``(n_b, (K+1) d)``.
 
     Returns
     -------
@@ -130,13 +122,11 @@ def _wait(futures):
 
 
 def read_power_basis(out_dir) -> np.ndarray:
-    """The whole ``(order + 1, n, d)`` basis written by :func:`write_power_basis`
-    (small inputs; trainers read the block files).
+    """The whole ``(order + 1, n, d)`` basis written by :func:`write_power_basis` (small inputs).
 
     Parameters
     ----------
     out_dir : str or PathLike
-        The directory :func:`write_power_basis` wrote.
 
     Returns
     -------
@@ -144,15 +134,11 @@ def read_power_basis(out_dir) -> np.ndarray:
 
     Examples
     --------
-    See :func:`write_power_basis` for a basis computed on a cluster; any directory with
-    ``basis.json`` and the block files reads back:
-
     >>> import json, os, tempfile, numpy as np
     >>> out = tempfile.mkdtemp()
     >>> np.save(os.path.join(out, "b0.npy"), np.zeros((2, 1, 3)))
     >>> np.save(os.path.join(out, "b1.npy"), np.ones((2, 2, 3)))
-    >>> manifest = json.dumps({"files": ["b0.npy", "b1.npy"]})
-    >>> _ = open(os.path.join(out, "basis.json"), "w").write(manifest)
+    >>> _ = open(os.path.join(out, "basis.json"), "w").write('{"files": ["b0.npy", "b1.npy"]}')
     >>> B = read_power_basis(out)
     >>> B.shape, B[:, :, 0].tolist()
     ((2, 3, 3), [[0.0, 1.0, 1.0], [0.0, 1.0, 1.0]])
@@ -163,8 +149,7 @@ def read_power_basis(out_dir) -> np.ndarray:
 
 
 def _basis_rows(path):
-    """Basis block ``(K+1, n_b, d)`` -> ``(n_b, (K+1) d)`` in its dtype: every order side by
-    side."""
+    """Basis block ``(K+1, n_b, d)`` -> ``(n_b, (K+1) d)``."""
     B = np.load(path)
     return np.ascontiguousarray(B.transpose(1, 0, 2).reshape(B.shape[1], -1))
 
@@ -181,19 +166,16 @@ def _write_means(path, edge_file, means, n_orders, dtype):
 
 
 def write_hyperedge_means(operator, basis_dir):
-    """Mean member row of every hyperedge with at least 2 members, in every basis order:
-    ``E[k] = De^-1 H^T B[k]`` (the hyperedge term of Uni-DHC's training,
-    :func:`hyperclust.models.unidhc.hyperedge_basis_means`), computed from the basis blocks
-    in ``basis_dir`` and written per hyperedge partition as ``edge-means-XXXXX.npy`` of shape
-    ``(K+1, u_j, d)`` (``u_j`` such hyperedges of partition ``j``, in hyperedge order);
-    ``basis.json`` records the files and the counts.
+    """Write ``E[k] = De^-1 H^T B[k]`` of the hyperedges of 2+ members, per hyperedge partition.
+
+    Files ``edge-means-XXXXX.npy`` of shape ``(K+1, u_j, d)``, recorded in ``basis.json``
+    (:func:`hyperclust.models.unidhc.hyperedge_basis_means` on one process).
 
     Parameters
     ----------
     operator : BlockOperator
-        Of the partitioned hypergraph the basis was computed on.
     basis_dir : str or PathLike
-        A directory written by :func:`write_power_basis`.
+        Written by :func:`write_power_basis`.
 
     Returns
     -------
@@ -239,8 +221,7 @@ def _usable_count(edge_file) -> int:
 
 
 def usable_edge_counts(phg, client) -> np.ndarray:
-    """Hyperedges with at least 2 members (the ones Uni-DHC's training samples) per
-    hyperedge partition.
+    """Hyperedges with at least 2 members per hyperedge partition.
 
     Parameters
     ----------
@@ -268,16 +249,14 @@ def usable_edge_counts(phg, client) -> np.ndarray:
 
 
 def _usable_columns(edge_file, local, first_edge):
-    """Global hyperedge ids and sizes of the partition's usable hyperedges ``local``
-    (positions among its hyperedges of at least 2 members)."""
+    """Global ids and sizes of the partition's usable hyperedges ``local``."""
     sizes = load_edge_block(edge_file)[1]
     usable = np.flatnonzero(sizes >= 2)[local]
     return first_edge + usable, sizes[usable]
 
 
 def _member_sums(block_path, rows, columns):
-    """``H_b[:, columns]^T rows``: per wanted hyperedge (sorted global ids), the float64 sum
-    of the block's member rows, shape (len(columns), width)."""
+    """``H_b[:, columns]^T rows`` in float64, shape (len(columns), width)."""
     import scipy.sparse as sp
 
     indptr, indices, _ = load_node_block(block_path)
@@ -305,26 +284,21 @@ def _total(*pieces):
 
 def sampled_hyperedge_means(phg, client, rows, counts, wanted, n_orders: int,
                             dtype=BASIS_DTYPE) -> np.ndarray:
-    """The hyperedge means ``E[k] = De^-1 H^T B[k]`` of the hyperedges ``wanted`` only (those
-    the training reads, :func:`hyperclust.models.unidhc.drawn_hyperedges`), as the single
-    process's :class:`~hyperclust.models.array_batches.ArrayBatches` computes the sampled
-    rows: each row block sums its members of those hyperedges from its basis rows in memory
-    (no hyperedge-sized exchange), the sums are added on a worker and divided by the
-    hyperedge sizes here (float64, rounded to ``dtype``).
+    """The hyperedge means ``E[k] = De^-1 H^T B[k]`` of the hyperedges ``wanted`` only.
+
+    Each row block sums its members from its basis rows in memory; the sums are divided here
+    (float64, rounded to ``dtype``), as :class:`~hyperclust.models.array_batches.ArrayBatches`.
 
     Parameters
     ----------
     phg : PartitionedHypergraph
-        The blocks ``rows`` were computed on.
     client : distributed.Client
     rows : list of futures
-        Per row block, its basis rows ``(n_b, (K+1) d)``
-        (:func:`write_power_basis` with ``return_rows=True``).
+        Basis rows ``(n_b, (K+1) d)`` per row block (``write_power_basis(..., return_rows=True)``).
     counts : ndarray of int, shape (n_edge_partitions,)
         :func:`usable_edge_counts`.
     wanted : ndarray of int, shape (r,)
-        Sorted distinct indices among the ``counts.sum()`` usable hyperedges (in stored
-        order).
+        Sorted distinct indices among the usable hyperedges.
     n_orders : int
         ``K + 1``.
     dtype : float32 or float64

@@ -14,8 +14,7 @@ __all__ = ["BasisFileBatches"]
 
 
 def given_orders(phg):
-    """Where the batches find each node and hyperedge of the numbering the partition was
-    written from, so that a placement trains on the same batches.
+    """Where the batches find each node and hyperedge of the given numbering (placed partitions).
 
     Parameters
     ----------
@@ -26,8 +25,7 @@ def given_orders(phg):
     nodes : ndarray of int64, shape (n_nodes,), or None
         The stored row of the node of rank ``i`` (None: not renumbered).
     edges : ndarray of int64, shape (u,), or None
-        The stored index, among the ``u`` hyperedges of at least 2 members, of the
-        ``i``-th of them in the given order (None: not renumbered).
+        The stored index of the ``i``-th usable hyperedge in the given order.
     """
     nodes = edges = None
     if phg.node_ranks_path is not None:
@@ -43,9 +41,7 @@ def given_orders(phg):
 
 
 def _gather_rows(arrays, offsets, idx):
-    """Rows ``idx`` (global) of the ``(K+1, n_j, d)`` arrays stacked along axis 1: one
-    fancy read per array that holds some of them; the pages of memory-mapped arrays are
-    released after the read (:func:`_release`)."""
+    """Rows ``idx`` of the ``(K+1, n_j, d)`` arrays stacked along axis 1, pages released after."""
     part = np.searchsorted(offsets, idx, side="right") - 1
     first = arrays[0]
     out = np.empty((first.shape[0], idx.size, first.shape[2]), dtype=first.dtype)
@@ -59,11 +55,7 @@ def _gather_rows(arrays, offsets, idx):
 
 
 def _release(arrays):
-    """Drop this process's mappings of the memory-mapped ``arrays``' pages (they stay in the
-    page cache; other arrays are left alone): sampled rows touch pages all over the basis
-    files (the alignment's 2^14 rows, the training's batches), and the driver's resident set
-    grew with ``n`` by those shared pages (575 -> 878 MB from 10^5 to 10^6 nodes,
-    docs/distributed.md "Driver memory")."""
+    """Drop this process's mappings of memory-mapped arrays' pages (keeps the driver's RSS flat)."""
     import mmap
 
     for a in arrays:
@@ -73,28 +65,22 @@ def _release(arrays):
 
 
 class BasisFileBatches:
-    """The batch source of :func:`hyperclust.models.unidhc.train_on_batches` over the files
-    of :func:`~hyperclust.distributed.basis.write_power_basis` and
-    :func:`~hyperclust.distributed.basis.write_hyperedge_means`.
+    """Batches for :func:`hyperclust.models.unidhc.train_on_batches` read from basis block files.
 
-    The block files are memory-mapped; a batch reads only its rows (``(K+1) d`` floats per
-    node or hyperedge), so the trainer holds one batch, never the basis. Node ``i`` is row
-    ``i`` of the partitioned hypergraph; hyperedge ``u`` is the ``u``-th hyperedge with at
-    least 2 members, as in :class:`hyperclust.models.unidhc.ArrayBatches`, so both sources
-    give the same batches for the same basis.
+    The files of :func:`~hyperclust.distributed.basis.write_power_basis` are memory-mapped and
+    a batch reads only its rows; the batches equal
+    :class:`hyperclust.models.unidhc.ArrayBatches`' for the same basis.
 
     Parameters
     ----------
     basis_dir : str or PathLike
     device : str or torch.device
     orders : tuple, default (None, None)
-        ``given_orders`` of a placed partition: batch index ``i`` reads the node (the
-        hyperedge) of rank ``i`` instead of row ``i``.
+        :func:`given_orders` of a placed partition.
     sampled_means : tuple, optional
-        ``(n_edges, wanted, means)``: the means of the usable hyperedges ``wanted`` only
-        (sorted stored indices, :func:`~hyperclust.distributed.basis.sampled_hyperedge_means`,
-        ``(K+1, len(wanted), d)``) held here, in place of the ``edge-means`` files; a
-        batch of other hyperedges is an error.
+        ``(n_edges, wanted, means)`` of
+        :func:`~hyperclust.distributed.basis.sampled_hyperedge_means`, in place of the
+        ``edge-means`` files; a batch of other hyperedges is an error.
 
     Examples
     --------

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import re
-
-from ._deps import require
 
 __all__ = ["resolve_client", "parse_scheduler", "check_scheduler", "fail_when_stalled",
            "WorkersStalled", "CONNECT_TIMEOUT", "STALL_TIMEOUT"]
+
+INSTALL_HINT = 'the distributed methods need Dask: pip install "hyperclust[distributed]"'
+
+
+def require(module: str = "distributed"):
+    """Import ``module`` (``"dask"`` or ``"distributed"``), or raise ImportError with the hint."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ImportError(INSTALL_HINT) from None
 
 _LOCAL = re.compile(r"^local(?::(\d+))?$")
 
@@ -48,14 +57,10 @@ async def _identity(address, timeout):
 
 
 def check_scheduler(address: str, timeout: float | None = None) -> None:
-    """``ConnectionError`` (one line) unless a Dask scheduler answers at ``address`` within
-    ``timeout`` seconds.
+    """Raise ``ConnectionError`` unless a Dask scheduler answers at ``address`` within ``timeout``.
 
-    ``distributed.Client(address, timeout=...)`` does not bound everything: a server that
-    accepts the connection but is not a Dask scheduler (an HTTP server, a worker's port)
-    can leave it waiting for minutes, or make it read a text reply as a frame length and
-    report a memory error. The probe runs the handshake and one ``identity`` call under a
-    hard deadline on its own event loop.
+    The handshake runs under a hard deadline: ``Client(address, timeout=...)`` can hang on a
+    server that is not a scheduler.
 
     Examples
     --------
@@ -90,32 +95,21 @@ def check_scheduler(address: str, timeout: float | None = None) -> None:
 
 @contextlib.contextmanager
 def resolve_client(client=None, n_workers: int = 2):
-    """Yield a ``dask.distributed.Client``: ``client`` itself when given (left open), a
-    client of the scheduler at that address when a string (checked by
-    :func:`check_scheduler` first), else of a new ``LocalCluster(n_workers,
-    threads_per_worker=1)`` (closed on exit). Inside the block, a cluster whose workers
-    all stay paused (out of memory) or gone for :data:`STALL_TIMEOUT` seconds raises
-    :class:`WorkersStalled` (:func:`fail_when_stalled`).
+    """Yield a ``dask.distributed.Client``; stalled workers raise :class:`WorkersStalled`.
 
     Parameters
     ----------
     client : dask.distributed.Client, str or None
-        A client (used as is), a scheduler address, ``"local"``/``"local:N"``, or None (a
-        local cluster of ``n_workers`` processes).
+        A client (used as is, left open), a scheduler address, ``"local"``/``"local:N"``,
+        or None (a ``LocalCluster`` of ``n_workers`` one-thread processes, closed on exit).
     n_workers : int, default 2
-        Workers of the local cluster when ``client`` is None.
-
-    Yields
-    ------
-    dask.distributed.Client
 
     Examples
     --------
     A given client is yielded as is and stays open:
 
     >>> import distributed
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     with resolve_client(c) as same:
     ...         print(same is c, same.submit(sum, [1, 2]).result())
     ...     print(c.status)
@@ -182,14 +176,10 @@ def _running_workers(client) -> tuple[set, int]:
 
 @contextlib.contextmanager
 def fail_when_stalled(client, seconds: float | None = None, poll: float = 1.0):
-    """Raise :class:`WorkersStalled` (one line) when, inside the block, no worker has been
-    running for ``seconds`` (default :data:`STALL_TIMEOUT`): every worker paused (Dask pauses a worker at 80% of its memory
-    limit, and a paused worker runs nothing, so the run would wait forever), after some
-    were seen none left, or workers leaving again and again with none up for half the
-    window (a nanny restarting a worker over 95% of its memory limit).
+    """Raise :class:`WorkersStalled` when no worker has been running for ``seconds`` in the block.
 
-    A watcher thread polls the scheduler; on a stall it cancels this client's futures,
-    which ends the block's blocking calls, and the block raises instead.
+    All paused (memory), all gone, or restarting again and again. A watcher thread polls the
+    scheduler and cancels this client's futures on a stall.
 
     Examples
     --------

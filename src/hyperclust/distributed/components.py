@@ -1,15 +1,6 @@
-"""Whether a partitioned hypergraph has more connected components than clusters: what the
-single process's ``regularization="auto"`` decides on
-(:class:`hyperclust.cluster.SpectralHypergraphClustering`), decided on the row blocks.
-
-Min-label propagation: every node starts with its own index; a round gives every hyperedge
-the smallest label of its members and every node the smallest label of its hyperedges (two
-map-reduce phases over the blocks, as the block operator's product). The nodes still
-holding their own index (the roots) bound the number of components from above, and equal
-it once no label changes; isolated nodes (one component each) plus one for any hyperedge
-bound it from below. The rounds stop as soon as the bounds decide ``n_components > k``, so
-inputs with many isolated nodes take no round at all; otherwise at most the diameter of
-the largest component plus one. The driver holds a few numbers per block.
+"""Whether a partitioned hypergraph has more connected components than clusters (what
+``regularization="auto"`` decides on), by min-label propagation over the row blocks that
+stops as soon as upper and lower bounds decide.
 """
 
 from __future__ import annotations
@@ -34,8 +25,7 @@ def _start_labels(start, rows):
 
 
 def _edge_minima(block, labels):
-    """``{j: (rows in partition j, smallest member label)}`` of the hyperedges the block
-    touches (every one has a member in the block)."""
+    """``{j: (rows in partition j, smallest member label)}`` of the block's hyperedges."""
     Ht = block.Ht
     minima = np.minimum.reduceat(labels[Ht.indices], Ht.indptr[:-1]) if Ht.nnz \
         else np.zeros(0, dtype=np.int64)
@@ -56,8 +46,7 @@ def _take(E, rows):
 
 
 def _node_minima(block, labels, start, *slices):
-    """``(new labels, changed, roots)``: each node's smallest label over its hyperedges and
-    itself; how many changed; how many hold their own index."""
+    """``(new labels, how many changed, how many roots)`` of the block."""
     G = np.concatenate(slices) if slices else np.zeros(0, dtype=np.int64)
     H = block.H
     new = labels.copy()
@@ -78,13 +67,11 @@ def _counts(x):
 
 
 def more_components_than(op: BlockOperator, k: int) -> bool:
-    """Whether the hypergraph of ``op`` has more than ``k`` connected components (isolated
-    nodes count as components, as in :meth:`hyperclust.Hypergraph.connected_components`).
+    """Whether the hypergraph of ``op`` has more than ``k`` connected components (isolated count).
 
     Parameters
     ----------
     op : BlockOperator
-        Any block operator of the partitioned hypergraph (its row blocks are reused).
     k : int
 
     Returns
@@ -99,8 +86,7 @@ def more_components_than(op: BlockOperator, k: int) -> bool:
     >>> from hyperclust.distributed.operator import propagation
     >>> hg = Hypergraph.from_edges([[0, 1], [1, 2], [3, 4]], n_nodes=6)  # 3 components
     >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2)
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     P = propagation(phg, c)
     ...     print(more_components_than(P, 2), more_components_than(P, 3))
     True False

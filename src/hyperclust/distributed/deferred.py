@@ -1,10 +1,5 @@
-"""Row blocks handed on as the task that makes them, run inside the task that reads them.
-
-A block every reader of which is one task (the iterate between two products, read only by
-the next product's first task) need not be a task of its own: ``defer(fn, *args)`` stands
-for ``fn(*args)`` (the futures among ``args`` are resolved by Dask as for any argument),
-:func:`resolve` runs it where it is read and :func:`materialize` makes it a task for the
-readers that want one. The same arithmetic either way, one task a block fewer.
+"""Row blocks handed on as the task that makes them (:func:`defer`), run inside the task that
+reads them (:func:`resolve`) or made tasks (:func:`materialize`): one task a block fewer.
 """
 
 from __future__ import annotations
@@ -57,8 +52,7 @@ def resolve(X):
 
 
 def materialize(client, blocks) -> list:
-    """The blocks as futures: the deferred ones submitted as tasks (on the worker holding
-    their inputs), the others as they are.
+    """The blocks as futures: deferred ones submitted as tasks, the others as they are.
 
     Examples
     --------

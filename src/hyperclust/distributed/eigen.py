@@ -1,5 +1,6 @@
-"""Leading eigenvectors of a symmetric block operator by subspace iteration with
-Rayleigh-Ritz (block matvecs on the cluster, the small problems on the driver)."""
+"""Leading eigenvectors of a symmetric block operator by Chebyshev-filtered subspace
+iteration with Rayleigh-Ritz (block products on the cluster, small problems here).
+"""
 
 from __future__ import annotations
 
@@ -29,27 +30,14 @@ def _signed_peak(X):
 
 
 def fix_signs_blocks(client, blocks):
-    """Flip columns so that each one's largest-magnitude entry (first block on ties) is
-    positive, as :func:`hyperclust.operators.eigensolvers.fix_signs` does in memory.
-
-    Parameters
-    ----------
-    client : dask.distributed.Client
-    blocks : list of futures
-        Row blocks of an ``(n, k)`` matrix.
-
-    Returns
-    -------
-    list of futures
-        Row blocks of the sign-fixed ``(n, k)`` matrix.
+    """Row blocks with each column's largest-magnitude entry made positive (as ``fix_signs``).
 
     Examples
     --------
     >>> import numpy as np, distributed
     >>> from hyperclust.distributed.linalg import gather_blocks, scatter_blocks
     >>> X = np.array([[1.0, 0.5], [-3.0, 0.2], [2.0, -0.1]])
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     Y = gather_blocks(c, fix_signs_blocks(c, scatter_blocks(c, X, [0, 1, 3])))
     >>> Y.tolist()
     [[-1.0, 0.5], [3.0, 0.2], [-2.0, -0.1]]
@@ -64,8 +52,7 @@ def fix_signs_blocks(client, blocks):
 
 
 def _cheb_step(AY, Y, c, e, Yprev):
-    """One Chebyshev step on ``[c - e, c + e]``: ``2 (A Y - c Y) / e - Y_prev`` (the first
-    step, ``Yprev is None``: ``(A Y - c Y) / e``)."""
+    """One Chebyshev step on ``[c - e, c + e]``: ``2 (A Y - c Y) / e - Y_prev``."""
     Z = (AY - c * Y) / e
     if Yprev is None:
         return Z
@@ -75,10 +62,7 @@ def _cheb_step(AY, Y, c, e, Yprev):
 
 
 def chebyshev_filter(operator, V, degree, lower, upper):
-    """Blocks of ``T_degree((A - c I) / e) V`` (``c, e`` centre and half-width of
-    ``[lower, upper]``): eigencomponents above ``upper`` grow like ``cosh(degree *
-    arccosh(.))``, those in ``[lower, upper]`` stay below 1. The whole recurrence is submitted
-    at once (no round trip to the driver)."""
+    """Blocks of ``T_degree((A - c I) / e) V``, ``[c - e, c + e] = [lower, upper]``, at once."""
     c, e = (upper + lower) / 2.0, (upper - lower) / 2.0
     prev, cur = None, V
     for _ in range(int(degree)):
@@ -113,9 +97,7 @@ MAX_GROWTH = 1e14
 
 
 def _filtered(operator, V, upper: float, degree: int, top: float = 1.0):
-    """The block ``V`` filtered by a Chebyshev polynomial damping ``[0, upper]`` of degree
-    ``degree``, lowered (not below 8) until its value at ``top`` is at most
-    :data:`MAX_GROWTH`, or by plain powers when nothing is left to damp below."""
+    """``V`` filtered by a Chebyshev polynomial damping ``[0, upper]`` (growth <= MAX_GROWTH)."""
     if upper > 1e-3:
         ratio = max((2.0 * top - upper) / upper, 1.0 + 1e-12)
         fits = int(np.arccosh(MAX_GROWTH) / np.arccosh(ratio))
@@ -137,15 +119,10 @@ def _start(operator, p, seed, row_keys):
 def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
                    degree: int = 8, oversample: int | None = None, random_state=0,
                    callback=None, row_keys=None, cuts=None, last_tol: float | None = None):
-    """Largest ``k`` eigenpairs of a symmetric block operator with spectrum in ``[0, 1]``
-    (the normalized affinities and propagation operators here).
+    """Largest ``k`` eigenpairs of a symmetric block operator with spectrum in ``[0, 1]``.
 
-    Chebyshev-filtered subspace iteration on ``p = k + oversample`` columns: filter the block
-    with a degree-``degree`` Chebyshev polynomial that damps ``[0, mu_p]`` (``mu_p`` the
-    smallest current Ritz value), orthonormalize (TSQR), Rayleigh-Ritz; stop when the first
-    ``k`` residuals ``||A u - mu u||`` are at most ``tol``. The leading columns at ``tol``
-    are locked (kept, no longer filtered). Per iteration ``degree + 1`` block products of
-    the unlocked columns and three small reductions to the driver.
+    Chebyshev-filtered subspace iteration on ``k + oversample`` columns, TSQR, Rayleigh-Ritz;
+    converged leading columns are locked. Stops when the first ``k`` residuals are <= ``tol``.
 
     Parameters
     ----------
@@ -153,23 +130,18 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     k : int
     tol : float, default 1e-8
     max_iter : int, default 200
-        Filtered iterations.
     degree : int, default 8
     oversample : int, optional
         Extra columns (default ``max(k, 8)``, capped by ``n``).
     random_state : int
-        Seeds the start block (per row block: :func:`~.linalg.random_blocks`).
     callback : callable, optional
-        Called as ``callback(iteration, residuals)`` after each iteration.
+        ``callback(iteration, residuals)`` after each iteration.
     row_keys : list of futures, optional
-        Node ranks per row block: the start is drawn by rank instead
-        (:func:`~.linalg.keyed_random_blocks`), whatever the blocks.
+        Node ranks per row block: the start is drawn by rank.
     cuts : LineageCut, optional
-        Cuts the task history where due (:mod:`~hyperclust.distributed.lineage`; products).
+        Cuts the task history where due (:mod:`~hyperclust.distributed.lineage`).
     last_tol : float, optional
-        Residual at which the ``k``-th column stops instead (default ``tol``): a column
-        computed only for its eigenvalue (the Ritz value's error is about the squared
-        residual over the gap).
+        Residual at which the ``k``-th column stops (default ``tol``).
 
     Returns
     -------
@@ -180,8 +152,7 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     Warns
     -----
     ConvergenceWarning
-        When ``max_iter`` iterations did not reach ``tol`` (the last Ritz vectors are
-        returned).
+        When ``max_iter`` iterations did not reach ``tol``.
 
     Examples
     --------
@@ -195,8 +166,7 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     >>> from hyperclust.distributed.operator import normalized_affinity
     >>> phg = write_partitioned(Hypergraph.from_edges([[0, 1, 2], [2, 3]]), tempfile.mkdtemp(),
     ...                         block_size=2)
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     values, vectors, n_iter = top_eigenpairs(normalized_affinity(phg, c), 1)
     ...     u = gather_blocks(c, vectors)
     >>> values.round(8).tolist(), bool(np.allclose(u[:, 0], np.sqrt([0.2, 0.2, 0.4, 0.2])))
@@ -211,9 +181,7 @@ def top_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 200,
     it = 0
     while np.any(res > tols) and it < int(max_iter):
         it += 1
-        # locking: the leading columns already at tol are not filtered again (on a block
-        # model the clusters' columns converge in a few iterations, those in the bulk of the
-        # spectrum take the rest; every product moves the exchanged rows of each column)
+        # locking: the leading columns already at tol are not filtered again
         locked = int(np.argmin(np.append(res <= tols, False)))
         active = V if locked == 0 else combine(client, V, np.eye(p)[:, locked:])
         F = _filtered(operator, active, float(mu[-1]), degree, float(mu[0]))

@@ -1,24 +1,6 @@
-"""The hyperedge exchange of a block operator's product, per worker rather than per block.
-
-A product ``H diag(c) H^T (R X)`` sums, for every hyperedge, the contributions of the row
-blocks holding its members. Here the row blocks a worker owns are summed on that worker
-first, over the union ``U_wj`` of the rows of hyperedge partition ``j`` they touch; only the
-rows some other worker also touches (``shared``) go to the partition's home worker, which
-sums them, scales them by ``c_j`` and sends each worker back its shared rows. A row only
-one worker touches (``private``) never leaves it, and row indices move once, when the plan
-is made, not with every product. Against one piece per (block, partition) pair this moves
-``sum_w |shared rows of w homed elsewhere|`` rows per phase instead of about half of
-``sum_b |E_b|`` (two workers). Tasks per product: one phase-1 task per worker, one piece
-and one slice per (worker, other home worker), one reduce per home worker, one task per
-worker keeping apart what phase 2 reads of phase 1 (:func:`private_part`: the rest of
-phase 1's result is freed before the last tasks run) and one last task per block
-(``2 W^2 + W + B`` at most, plus ``W + 1`` for a rank-one term, against ``B + 2 P + J``
-with ``P`` the touched (block, partition) pairs; 2 workers, 2 blocks: 15).
-
-The plan depends on which worker owns which block (:class:`~.balance.BlockOwners`); a new
-grouping makes a new plan. The order of the floating-point sums follows the grouping
-(blocks in order within a worker, then workers in order), so a regrouping changes results
-only by rounding.
+"""The hyperedge exchange of a block operator's product, per worker rather than per block:
+shared rows go to their partition's home worker and back, private rows never leave
+(docs/distributed.md, "The operator"). Sums follow the grouping's order.
 """
 
 from __future__ import annotations
@@ -34,8 +16,7 @@ __all__: list = []
 
 
 class _Union:
-    """The rows of each hyperedge partition that a worker's blocks touch (``rows[j]``,
-    sorted, local to the partition) and each block's rows in them (``pos[i][j]``)."""
+    """The rows of each partition a worker's blocks touch (``rows[j]``), each block's in them."""
 
     def __init__(self, blocks):
         touched = sorted({int(j) for blk in blocks for j in blk.touched})
@@ -51,8 +32,7 @@ class _Union:
 
 
 class _Remote:
-    """A partition homed on another worker: which union rows are shared (sent) and which
-    private (reduced here, scaled by ``scale``); where each block's rows come from."""
+    """A partition homed on another worker: shared (sent) and private rows."""
 
     def __init__(self, union, j, shared_mask, edge_path, n_blocks):
         self.shared = np.flatnonzero(shared_mask)
@@ -67,7 +47,7 @@ class _Remote:
 
 
 class ExchangePlan:
-    """What one worker keeps to run its part of every product (see the module docstring).
+    """What one worker keeps to run its part of every product.
 
     Attributes
     ----------
@@ -125,8 +105,7 @@ def _finish(union, n_blocks, remote_parts):
 
 
 def worker_unions(op, owners, on):
-    """``(groups, unions)``: ``worker -> its row blocks`` (in block order, workers by first
-    block) and ``worker -> future of the _Union of its blocks``."""
+    """``(worker -> its row blocks, worker -> future of the _Union of its blocks)``."""
     groups = {}
     for b, w in enumerate(owners):
         groups.setdefault(w, []).append(b)
@@ -149,12 +128,11 @@ def plan_exchange(op, owners, home, on):
     Returns
     -------
     groups : dict
-        ``worker -> list of its row blocks``, in block order, workers by first block.
+        ``worker -> list of its row blocks``.
     plans : dict
         ``worker -> future of its ExchangePlan``.
     shared_rows : dict
-        ``(worker, j) -> future of the partition rows of the shared union rows``, on
-        ``home[j]``, for the partitions homed elsewhere.
+        ``(worker, j) -> future of the shared rows``, on ``home[j]``.
     """
     groups, unions = worker_unions(op, owners, on)
     touching = {}  # j -> workers whose blocks touch it
@@ -177,10 +155,7 @@ def plan_exchange(op, owners, home, on):
 
 
 def down_worker(plan, scaled, *pairs):
-    """Phase 1 on one worker: ``{j: values}`` to reduce elsewhere or here, with
-    ``("private", j)``: the finished rows no other worker touches, ``-1``: the column
-    sums of ``R X`` (the rank-one term) and ``"input"``: the ``X`` blocks' width and dtype.
-    ``pairs``: its blocks, then their ``X`` blocks."""
+    """Phase 1 on one worker: ``{j: values}``, ``("private", j)``, ``-1`` and ``"input"``."""
     sums, out = union_sums(plan.union, scaled, pairs)
     for j, V in sums.items():
         remote = plan.remote.get(j)
@@ -195,10 +170,7 @@ def down_worker(plan, scaled, *pairs):
 
 
 def union_sums(union, scaled, pairs):
-    """``({j: the worker's sums over the union rows of partition j}, {-1: column sums of
-    R X, "input": (width, dtype)})`` of a worker's blocks and their ``X`` blocks
-    (``pairs``: the blocks, then the ``X`` blocks; a deferred one, :mod:`~.deferred`, runs
-    here)."""
+    """``({j: sums over the union rows}, {-1: column sums of R X, "input": (width, dtype)})``."""
     blocks, Xs = pairs[:len(pairs) // 2], [resolve(X) for X in pairs[len(pairs) // 2:]]
     sums, rx_sum = {}, 0.0
     for i, (blk, X) in enumerate(zip(blocks, Xs)):
@@ -223,17 +195,13 @@ def scaled_rows(block, X, scaled=True):
 
 
 def _times_one(block, X):
-    """Whether ``R_b X`` is ``X`` itself: ``R_b = 1`` and the product keeps ``X``'s
-    dtype (``x * 1.0 == x``; the random walk's ``R``)."""
+    """Whether ``R_b X`` is ``X`` itself (``R_b = 1``, same dtype)."""
     return getattr(block, "right_is_one", False) and \
         np.result_type(block.right.dtype, X.dtype) == X.dtype
 
 
 def private_part(down):
-    """What phase 2 reads of a worker's phase-1 result: the finished private rows and
-    ``"input"``, the width and dtype of its ``X`` blocks. Held apart so that the rest
-    (every union row summed here, those sent) is freed once the reduces and the sends ran,
-    before the product's last tasks."""
+    """What phase 2 reads of phase 1 (private rows, ``"input"``), apart so the rest is freed."""
     return {key: v for key, v in down.items() if isinstance(key, tuple) or key == "input"}
 
 
@@ -243,10 +211,7 @@ def pick(down, js):
 
 
 def reduce_home(parts):
-    """Phase 1 reduce of every partition homed on one worker: ``{j: c_j * sum of its
-    pieces}``. ``parts``: ``{j: (size, scale, pieces)}``, a piece ``(rows, values, j)``
-    (``values[j]`` sent by another worker) or ``(plan, down, j)``: this worker's own union,
-    whole."""
+    """Phase 1 reduce on a home worker: ``{j: c_j * sum of its pieces}``."""
     out = {}
     for j, (size, scale, pieces) in parts.items():
         E = None
@@ -270,11 +235,7 @@ def slice_for(reduced, rows):
 
 
 def block_rows(plan, i, down, local, received, width):
-    """The ``(|E_b|, width)`` rows of ``diag(c) H^T R X`` block ``i`` of the worker needs,
-    in its column order, gathered straight into one array: ``local`` ``{j: E_j}`` for
-    partitions homed here, ``received`` a list of ``{j: shared rows}`` from the other home
-    workers; a remote partition's rows come from its private rows and the received ones
-    (indices past the private rows), with no stacked copy of the two."""
+    """The ``(|E_b|, width)`` rows of ``diag(c) H^T R X`` block ``i`` needs, in one array."""
     received = {j: rows for part in received for j, rows in part.items()}
     pieces = []
     for j in sorted(plan.union.pos[i]):
@@ -293,8 +254,7 @@ def block_rows(plan, i, down, local, received, width):
 
 
 def _take_rows(sources, idx, out):
-    """``out[:] = concatenate(sources)[idx]`` for one or two sources, without the
-    concatenation."""
+    """``out[:] = concatenate(sources)[idx]`` without the concatenation."""
     first = sources[0]
     # the plan's indices are in range: "clip" only spares numpy's buffered copy
     if len(sources) == 1 or sources[1].shape[0] == 0:

@@ -16,20 +16,13 @@ __all__ = ["as_partitioned", "fit_blocks"]
 
 @contextlib.contextmanager
 def as_partitioned(data, block_size: int):
-    """Yield a :class:`PartitionedHypergraph` for ``data``; an in-memory ``Hypergraph`` is
-    written under a scratch folder (removed on every exit, see
-    :mod:`~hyperclust.distributed.scratch`) that local workers can read.
+    """Yield a :class:`PartitionedHypergraph` for ``data`` (an in-memory one written to scratch).
 
     Parameters
     ----------
     data : Hypergraph, PartitionedHypergraph, str or os.PathLike
-        The hypergraph, a handle of a partitioned one, or the directory of a partitioned one.
     block_size : int
         Nodes per block when an in-memory hypergraph is written.
-
-    Yields
-    ------
-    PartitionedHypergraph
 
     Examples
     --------
@@ -57,13 +50,10 @@ def as_partitioned(data, block_size: int):
 
 
 def fit_blocks(phg, client, blocks_per_worker):
-    """The row blocks a fit runs on: at most ``blocks_per_worker`` per worker of the
-    cluster when the fit starts, as runs of consecutive stored blocks
-    (:meth:`~hyperclust.distributed.PartitionedHypergraph.grouped`); None: the stored
-    blocks. Every product costs a few Dask tasks per row block, each ~the same scheduler
-    time whatever its size, so one block per worker takes the fewest; more stored blocks
-    than workers leave a worker that joins mid-fit something to take over
-    (:mod:`~hyperclust.distributed.balance`).
+    """The row blocks a fit runs on: at most ``blocks_per_worker`` per worker (None: as stored).
+
+    Runs of consecutive stored blocks (:meth:`PartitionedHypergraph.grouped`): fewer blocks,
+    fewer Dask tasks per product.
 
     Parameters
     ----------

@@ -1,10 +1,6 @@
-"""k-means on a row-blocked matrix: seeded k-means++ restarts on a sample, then Lloyd
-iterations over the blocks (assignment, per-block sums, centres on the driver).
-
-The sample is drawn by a hash of each row's key (a node's rank in the numbering the
-hypergraph was given, :func:`~hyperclust.distributed.partitioned.load_node_ranks`) and
-ordered by key, so a placement that moves nodes between blocks draws the same rows in the
-same order and gives the same labels."""
+"""k-means on a row-blocked matrix: seeded k-means++ restarts on a sample drawn by a hash of
+each node's rank, then Lloyd iterations over the blocks (docs/distributed.md, "k-means").
+"""
 
 from __future__ import annotations
 
@@ -50,8 +46,7 @@ def _hash_uniform(keys, seed: int) -> np.ndarray:
 
 
 def _sample(X, keys, seed, fraction):
-    """The rows drawn (all when ``fraction >= 1``) and their keys; ``keys`` an int is the
-    block's first position (keys by position)."""
+    """The rows drawn (all when ``fraction >= 1``) and their keys."""
     if np.ndim(keys) == 0:
         keys = np.arange(keys, keys + X.shape[0], dtype=np.int64)
     if fraction >= 1.0:
@@ -91,10 +86,7 @@ def _labels(X, centers):
 
 
 def _stats(X, centers):
-    """Per-cluster float64 sums and counts of the block's rows and their float64 inertia,
-    for each set of centres (``centers`` (r, k, d)). A cluster's rows summed along axis 0
-    are added one row at a time in order, the bits of ``np.add.at`` (which took 15x longer:
-    .37 against .025 s on 250,000 x 32 rows)."""
+    """Per-cluster float64 sums, counts and inertia of the block for each centre set (r, k, d)."""
     k = centers.shape[1]
     sums, counts, inertia = [], [], []
     for C in centers:
@@ -111,36 +103,26 @@ def block_kmeans(client, blocks, n_rows: int, n_clusters: int, *, n_init: int = 
                  random_state=0, row_keys=None):
     """Cluster the rows of a row-blocked matrix.
 
-    ``KMeans(n_clusters, n_init, random_state)`` is fitted on every row when ``n_rows <=
-    sample_size`` (its centres are then those of scikit-learn on the gathered rows);
-    otherwise ``n_init`` seeded ``KMeans(n_init=1)`` restarts are fitted on a sample of
-    about ``sample_size`` rows, drawn by a hash of the rows' keys and ordered by key. Each
-    restart's centres start Lloyd iterations over all blocks (the restarts side by side in
-    one task per block), which stop when the centres move less than ``tol`` (squared shift
-    relative to the mean feature variance, as in scikit-learn), and the restart of least
-    inertia over all rows is kept: the least on the sample can be another local optimum
-    (four noisy groups, 2,000 rows, a sample of 300: ARI .92 to the best). Empty clusters
-    keep their centre.
+    Up to ``sample_size`` rows: scikit-learn's ``KMeans`` on every row. Otherwise ``n_init``
+    k-means++ restarts on a keyed sample, each refined by Lloyd iterations over all blocks;
+    the restart of least inertia over all rows is kept. Empty clusters keep their centre.
 
     Parameters
     ----------
     client : dask.distributed.Client
     blocks : list of futures of ``(n_b, d)`` arrays
-    n_rows : int
-    n_clusters : int
+    n_rows, n_clusters : int
     n_init, max_iter, sample_size : int
     tol : float, default 1e-4
     random_state : int
-    row_keys : list of futures of int64 arrays, shape (n_b,), optional
+    row_keys : list of futures of int64 arrays, optional
         A distinct key per row (:func:`node_rank_blocks`); default: the row's position.
-        Rows with the same keys are drawn and ordered alike in any blocking.
 
     Returns
     -------
     labels : list of futures of int64 label blocks
     centers : ndarray, shape (n_clusters, d)
     n_iter : int
-        Lloyd iterations over the blocks.
 
     Examples
     --------

@@ -1,25 +1,6 @@
-"""Exact cosine kNN of the node features over row blocks, and the symmetric kNN affinity
-kept per row block: the distributed counterpart of
-:func:`hyperclust.operators.neighbors.knn_affinity` with ``method="exact"``.
-
-The single-process search (:func:`~hyperclust.operators.neighbors.cosine_knn`) keeps, for
-every node, the ``K`` other nodes of largest cosine similarity, ties at the ``K``-th value
-going to the lowest rank in a random permutation of the nodes seeded by ``random_state``.
-That is the first ``K`` in the total order ``(-similarity, rank)``, so it can be computed
-block by block: for a pair (query block ``b``, candidate block ``c``) the first ``K`` of
-``c`` in that order (:func:`~hyperclust.operators.neighbors.exact_cosine_neighbors` with
-``tie_break="id"`` on ``c``'s rows sorted by rank), then, per query, the first ``K`` of the
-merged lists. The similarities are the same products of unit rows as in one process, dense
-or sparse by the same density rule (decided on the whole matrix), so the neighbour sets, and
-with them the affinity, are the same.
-
-``A = S + S^T`` (``S[i, j] = max(cos, 0)`` for the neighbours ``j`` of ``i``) is built by one
-exchange: block ``b`` sends the entries of ``S_b`` in the columns of block ``c`` to ``c``,
-which adds them transposed to its own rows.
-
-Cost: ``B^2`` pair tasks of ``O(n_b n_c d)`` (each reads its two feature files from the
-shared file system), ``O(n K)`` numbers moved; every rank task draws the ``n``-permutation
-(``16 n`` bytes).
+"""Exact cosine kNN of the node features over row blocks, and the symmetric kNN affinity per
+row block: :func:`hyperclust.operators.neighbors.knn_affinity` (``method="exact"``) by
+block pairs, the same neighbours (ties by a seeded rank) and the same affinity.
 """
 
 from __future__ import annotations
@@ -51,9 +32,7 @@ def _nonzeros(path):
 
 
 def _pair_neighbors(query_path, candidate_path, rank, k, backend):
-    """First ``k`` candidates of the candidate block for every query row, in the order
-    ``(-similarity, rank)``: ``(local candidate rows, similarities, ranks)``, shapes
-    ``(n_b, k_c)``. ``candidate_path=None``: the query block itself (self excluded)."""
+    """First ``k`` candidates per query row in the order ``(-similarity, rank)``."""
     Xq = load_feature_block(query_path)
     nq = Xq.shape[0]
     order = np.argsort(rank, kind="stable")  # candidate positions in rank order
@@ -80,9 +59,7 @@ def _pair_neighbors(query_path, candidate_path, rank, k, backend):
 
 
 def _merge(k, starts, *pairs):
-    """Per query, the first ``k`` of the pair lists in the order ``(-similarity, rank)``:
-    the row block's ``S`` entries ``(local rows, global columns, weights)``, weights
-    ``max(cos, 0)`` and zeros dropped as in :func:`knn_affinity`."""
+    """Per query, the first ``k`` of the pair lists: the block's ``S`` entries."""
     ids = np.concatenate([local + start for (local, _, _), start in zip(pairs, starts)], axis=1)
     sims = np.concatenate([p[1] for p in pairs], axis=1)
     ranks = np.concatenate([p[2] for p in pairs], axis=1)
@@ -96,8 +73,7 @@ def _merge(k, starts, *pairs):
 
 
 def _split_columns(entries, start, bounds):
-    """``S_b`` entries by the row block of their column, transposed: for every block ``c``,
-    ``(rows local to c, global columns, weights)``."""
+    """``S_b`` entries by their column's row block, transposed."""
     rows, cols, w = entries
     block = np.searchsorted(bounds, cols, side="right") - 1
     order = np.argsort(block, kind="stable")
@@ -122,26 +98,22 @@ def _affinity_rows(n_rows, n, entries, *transposed):
 def knn_affinity_blocks(partitioned, client, n_neighbors: int = 10, *, random_state=0):
     """Row blocks of the symmetrised cosine kNN affinity of the stored node features.
 
-    Equal to ``knn_affinity(features, n_neighbors, method="exact",
-    random_state=random_state)`` (:func:`hyperclust.operators.neighbors.knn_affinity`) of
-    the whole feature matrix, cut into the partition's row blocks.
+    Equal to ``knn_affinity(features, n_neighbors, method="exact", random_state=...)`` cut into
+    the partition's row blocks.
 
     Parameters
     ----------
     partitioned : PartitionedHypergraph or path
-        Partitioned with node features (``features-XXXXX.npy`` per row block).
+        With node features.
     client : dask.distributed.Client
     n_neighbors : int, default 10
-        ``K``.
     random_state : int, default 0
-        Seeds the choice among neighbours tied with the ``K``-th similarity, as in
-        :func:`~hyperclust.operators.neighbors.cosine_knn`.
+        Seeds the choice among ties at the ``K``-th similarity.
 
     Returns
     -------
     list of futures
-        One ``scipy.sparse.csr_matrix`` of shape ``(n_b, n)`` (global columns, sorted
-        indices) per row block.
+        One ``csr_matrix`` ``(n_b, n)`` per row block.
 
     Examples
     --------
@@ -152,8 +124,7 @@ def knn_affinity_blocks(partitioned, client, n_neighbors: int = 10, *, random_st
     >>> X = np.random.default_rng(0).normal(size=(7, 3))
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [3, 4], [5, 6]], features=X)
     >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=3)
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     A = sp.vstack(c.gather(knn_affinity_blocks(phg, c, 2)))
     >>> (A != knn_affinity(X, 2, method="exact")).nnz
     0

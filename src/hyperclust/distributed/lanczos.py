@@ -1,20 +1,6 @@
-"""Leading eigenpairs of a symmetric block operator by thick-restart Lanczos: one
-one-column product per step, the work of the single process's ARPACK Lanczos
-(:func:`hyperclust.operators.eigensolvers.eigsh_seeded`) instead of a block of ``2k``
-columns per product.
-
-The Lanczos vectors stay in row blocks on the workers (each block a list of ``(n_b, c)``
-pieces: the kept Ritz vectors after a restart, then one column per step); the driver holds
-the projected matrix ``T`` (at most ``ncv x ncv``) and a few numbers per block. Every new
-vector is orthogonalized against the whole basis (classical Gram-Schmidt, with a second pass
-where the first removed most of it: DGKS, as ARPACK's ``dsaitr``), so
-``A V = V T + r e^T`` holds to rounding and the Ritz residuals ``|beta y_last|`` are read
-off ``T``. When the basis holds ``ncv`` vectors the ``k + (ncv - k) // 2`` leading Ritz
-vectors are kept and the iteration goes on from the residual (Wu and Simon's thick
-restart). Like ARPACK, one start vector finds one copy of a repeated eigenvalue (unless
-its Krylov space closes: then the iteration goes on from a fresh vector orthogonal to it,
-and finds the next copy); the block iteration
-(:func:`~hyperclust.distributed.eigen.top_eigenpairs`) finds every copy up to its width.
+"""Leading eigenpairs of a symmetric block operator by thick-restart Lanczos (Wu and Simon):
+one one-column product per step, as the single process's ARPACK Lanczos; DGKS
+reorthogonalization. Like ARPACK one start vector finds one copy of a repeated eigenvalue.
 """
 
 from __future__ import annotations
@@ -50,8 +36,7 @@ def _dots(w, *pieces):
 
 
 def _subtract(w, c, scale, *pieces):
-    """``(w_b - V_b c) * scale`` (one-column pieces by ``axpy``, in place: no temporary of
-    the block's size per column)."""
+    """``(w_b - V_b c) * scale``, in place, one column at a time."""
     out = np.array(w, order="F")
     start = 0
     for P in pieces:
@@ -66,8 +51,7 @@ def _subtract(w, c, scale, *pieces):
 
 
 def _ritz(Y, *pieces):
-    """``V_b Y``: the Ritz vectors of one block, by chunks of rows (the stacked chunk stays
-    in cache instead of a copy of the whole basis)."""
+    """``V_b Y`` of one block, by chunks of rows."""
     n_rows = pieces[0].shape[0]
     out = np.empty((n_rows, Y.shape[1]))
     for lo in range(0, n_rows, _CHUNK):
@@ -77,8 +61,7 @@ def _ritz(Y, *pieces):
 
 
 class _Basis:
-    """The Lanczos vectors in row blocks (``pieces[b]``: futures of ``(n_b, c)`` arrays, the
-    same columns in every block) and the projected matrix ``T``."""
+    """The Lanczos vectors in row blocks and the projected matrix ``T``."""
 
     def __init__(self, client, ncv):
         self.client, self.pieces, self.size = client, [], 0
@@ -93,12 +76,10 @@ class _Basis:
         return np.sum(self.client.gather(futures), axis=0)
 
     def orthogonalize(self, w):
-        """Blocks of ``w`` made orthogonal to the basis and scaled to unit norm, its
-        coefficients on the basis and the norm left (``beta``).
+        """``(blocks of w orthonormalized against the basis, coefficients, beta)``.
 
-        The norm left by a pass is ``|w|^2 - |c|^2`` (``c`` its coefficients: the basis is
-        orthonormal); a second pass runs only when the first removed most of ``w``
-        (``beta < 0.717 |w|``, DGKS), where rounding can leave a part in the basis."""
+        A second pass runs only when the first removed most of ``w`` (DGKS).
+        """
         first = self._sum(self._each(_dots, w))
         h = first[:-1]
         beta = float(np.sqrt(max(first[-1] - h @ h, 0.0)))
@@ -121,8 +102,7 @@ class _Basis:
                 for ps in self.pieces]
 
     def restart(self, Y, theta, coupling):
-        """Keep the Ritz vectors ``V Y`` (values ``theta``); ``coupling``: their ``T`` entries
-        with the next vector (``beta y_last``)."""
+        """Keep the Ritz vectors ``V Y`` (values ``theta``, ``T`` coupling ``beta y_last``)."""
         kept = Y.shape[1]
         self.pieces = [[x] for x in self.ritz_vectors(Y)]
         self.size = kept
@@ -138,16 +118,13 @@ def _start(client, operator, row_keys, seed):
 
 
 def _fresh(client, operator, basis, row_keys, seed):
-    """A unit vector orthogonal to the basis, drawn from ``seed`` (None when the basis
-    spans everything)."""
+    """A unit vector orthogonal to the basis (None when the basis spans everything)."""
     v, _, norm = basis.orthogonalize(_start(client, operator, row_keys, seed))
     return None if norm <= _BREAKDOWN * np.sqrt(operator.shape[0]) else v
 
 
 def _ritz_pairs(T, beta, k):
-    """Descending Ritz values and vectors of ``T``, and the relative residuals
-    ``|beta y_last| / |theta|`` of the first ``k`` (ARPACK's test; infinite while ``T`` has
-    fewer than ``k`` rows)."""
+    """Descending Ritz values and vectors of ``T``, and the first ``k`` relative residuals."""
     theta, Y = np.linalg.eigh((T + T.T) / 2)
     theta, Y = theta[::-1], Y[:, ::-1]
     if theta.size < k:
@@ -165,36 +142,29 @@ def lanczos_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 2
     operator : BlockOperator
     k : int
     tol : float, default 1e-8
-        Relative residual: stop when ``||A u - theta u|| <= tol |theta|`` for the first
-        ``k`` Ritz pairs (ARPACK's test).
+        Stop when ``||A u - theta u|| <= tol |theta|`` for the first ``k`` pairs.
     max_iter : int, default 200
         Restarts.
     ncv : int, optional
-        Lanczos vectors held (default ARPACK's ``max(2 k + 1, 20)``, capped by ``n``).
+        Lanczos vectors held (default ``max(2 k + 1, 20)``, capped by ``n``).
     random_state : int
-        Seeds the start vector.
     row_keys : list of futures, optional
-        Node ranks per row block: the start is drawn by rank
-        (:func:`~.linalg.keyed_random_blocks`), whatever the blocks.
+        Node ranks per row block: the start is drawn by rank.
     callback : callable, optional
-        Called as ``callback(n_products, relative_residuals)`` after each product.
+        ``callback(n_products, relative_residuals)`` after each product.
     cuts : LineageCut, optional
-        Cuts the task history at the restarts where it is due
-        (:class:`~hyperclust.distributed.lineage.LineageCut`, counted in products): the
-        kept Ritz vectors and the next vector are saved and read back.
+        Cuts the task history at restarts where due.
 
     Returns
     -------
     values : ndarray, shape (k,), descending
     vectors : list of futures of the row blocks, ``(n_b, k)``, sign-fixed
     n_products : int
-        Products with the operator.
 
     Warns
     -----
     ConvergenceWarning
-        When ``max_iter`` restarts did not reach ``tol`` (the last Ritz vectors are
-        returned).
+        When ``max_iter`` restarts did not reach ``tol``.
 
     Examples
     --------
@@ -211,8 +181,7 @@ def lanczos_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 2
     >>> dense = NormalizedAffinity(*ZhouLaplacian(hg, kind="unnormalized").affinity(),
     ...                            tau=0.5) @ np.eye(5)
     >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=3)
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     values, _, products = lanczos_eigenpairs(normalized_affinity(phg, c, tau=0.5), 2)
     >>> bool(np.allclose(values, np.linalg.eigvalsh(dense)[::-1][:2])), products <= 5
     (True, True)
@@ -229,9 +198,7 @@ def lanczos_eigenpairs(operator, k: int, *, tol: float = 1e-8, max_iter: int = 2
 
 
 def _iterate(operator, basis, v, k, tol, max_iter, fresh, callback, cuts=None):
-    """Lanczos steps from the unit vector ``v`` until the first ``k`` Ritz pairs converge:
-    ``(Ritz values, their vectors in the basis, products)``. ``fresh(draw)``: a new unit
-    vector orthogonal to the basis (None when it spans everything)."""
+    """Lanczos steps from ``v`` until ``k`` Ritz pairs converge: ``(values, Y, products)``."""
     ncv = basis.T.shape[0]
     products = restarts = draws = 0
     while True:

@@ -15,8 +15,7 @@ __all__ = ["scatter_blocks", "gather_blocks", "tsqr", "inner", "combine", "rando
 
 
 def scatter_blocks(client, X, bounds):
-    """Futures of the row blocks ``X[bounds[b]:bounds[b + 1]]`` (each is a task holding its
-    block, so that Dask can recompute it when its worker is lost).
+    """Futures of the row blocks ``X[bounds[b]:bounds[b + 1]]`` (tasks: recomputed if lost).
 
     Examples
     --------
@@ -43,23 +42,12 @@ def scatter_blocks(client, X, bounds):
 
 
 def gather_blocks(client, blocks):
-    """The stacked ``(n, k)`` array of the blocks' futures.
-
-    Parameters
-    ----------
-    client : dask.distributed.Client
-    blocks : list of futures
-        Row blocks, shapes ``(n_b, k)``.
-
-    Returns
-    -------
-    ndarray, shape (sum n_b, k)
+    """The stacked ``(n, k)`` array of the row blocks' futures.
 
     Examples
     --------
     >>> import numpy as np, distributed
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     X = gather_blocks(c, scatter_blocks(c, np.arange(6.0).reshape(3, 2), [0, 2, 3]))
     >>> X.tolist()
     [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
@@ -68,12 +56,9 @@ def gather_blocks(client, blocks):
 
 
 def _qr(X):
-    """``(Q, R, Z)``: the local QR (``np.linalg.qr``'s factors, bit for bit, on one
-    Fortran-ordered copy of a tall block: :func:`~hyperclust.operators.thin_qr.qr_in_place`),
-    and for the exact zeros of :func:`_times` ``Z``: ``X`` itself for a wide block, else
-    its nonzero rows as one ``(n, 1)`` flag column (what
-    :func:`~hyperclust.operators.thin_qr.zero_rows_exactly` reads of a tall ``X``: which
-    rows are zero), so that the task's result does not keep ``X`` alive."""
+    """``(Q, R, Z)``: ``np.linalg.qr``'s factors, and ``Z`` what :func:`_times` needs for exact
+    zeros (``X`` for a wide block, else its nonzero-row flags, so ``X`` is not kept alive).
+    """
     n, c = X.shape
     if n < c or c == 0:
         return (*np.linalg.qr(X), X)
@@ -83,9 +68,7 @@ def _qr(X):
 
 @ignores_input
 def factor_product(Y, X):
-    """A product's last step that starts TSQR in the same task (``then=(factor_product,)``
-    of :meth:`~hyperclust.distributed.operator.BlockOperator.apply`): the local QR of the
-    block result ``Y``, for :func:`tsqr` with ``factored=True``."""
+    """A product's last step: the local QR of ``Y``, for :func:`tsqr` with ``factored=True``."""
     return _qr(Y)
 
 
@@ -94,8 +77,7 @@ def _r_of(qr):
 
 
 def _stacked_qr(*Rs):
-    """The QR of the stacked local ``R`` factors, ``R`` with a non-negative diagonal:
-    ``(row pieces of Q2 per block, R)``."""
+    """``(row pieces of Q2 per block, R)``: QR of the stacked ``R`` factors, ``diag(R) >= 0``."""
     Q2, R = np.linalg.qr(np.concatenate(Rs))
     signs = np.where(np.diag(R) < 0, -1.0, 1.0)
     Q2, R = Q2 * signs, signs[:, None] * R
@@ -108,15 +90,13 @@ def _local_rs(*qrs):
 
 
 def _stacked_qr_of_groups(order, *rs_lists):
-    """:func:`_stacked_qr` of ``R`` factors gathered per worker (``order``: the block of
-    each, as listed), stacked in block order."""
+    """:func:`_stacked_qr` of ``R`` factors gathered per group, stacked in block order."""
     Rs = [r for rs in rs_lists for r in rs]
     return _stacked_qr(*[Rs[i] for i in np.argsort(order)])
 
 
 def _times(qr, small, b):
-    """The block's rows of ``Q = X R^-1``, exact zeros where ``X`` is zero (and, when the
-    local QR carries a fourth item, those columns beside them: the walks riding along)."""
+    """The block's rows of ``Q = X R^-1`` (exact zeros where ``X`` is), riding columns appended."""
     pieces, R = small
     if len(qr) < 4 or qr[3] is None:
         return zero_rows_exactly(qr[0] @ pieces[b], qr[2], np.diag(R).copy())
@@ -131,53 +111,41 @@ def _times(qr, small, b):
 
 
 def _times_stacked(qr, b, order, *rs):
-    """:func:`_times` with the small QR of the stacked ``R`` factors (``rs``: one per
-    block, or lists of them per group, ``order`` their blocks) done in the block's own
-    task: the same factors in every block's task, and no reduce task to wait for."""
+    """:func:`_times` with the small stacked QR done in the block's own task (no reduce task)."""
     flat = [r for part in rs for r in (part if isinstance(part, list) else [part])]
     return _times(qr, _stacked_qr_of_groups(order, *[[r] for r in flat]), b)
 
 
 def tsqr(client, blocks, *, gather_r: bool = True, factored: bool = False, groups=None,
          deferred: bool = False):
-    """Thin QR ``X = Q R`` of a row-blocked matrix (TSQR: local QRs, one small QR of the
-    stacked ``R`` factors: in a task of its own when ``R`` is gathered, else in each
-    block's last task). ``R`` has a non-negative diagonal.
+    """Thin QR ``X = Q R`` of a row-blocked matrix by TSQR; ``R`` has a non-negative diagonal.
 
     Parameters
     ----------
     client : dask.distributed.Client
     blocks : list of futures
-        Row blocks of ``X``, shapes ``(n_b, k)`` with ``n_b >= k``.
+        Row blocks of ``X``, shapes ``(n_b, k)``.
     gather_r : bool, default True
-        Bring ``R`` to this process (one round trip); False: ``R`` is None and nothing
-        waits (iterations that need only ``Q`` run without the driver).
+        Bring ``R`` here; False: ``R`` is None and nothing waits.
     factored : bool, default False
-        ``blocks`` already hold their local QR (:func:`factor_product`): one task less a
-        block. A local QR ``(Q, R, X, C)`` with a fourth item gives ``Q`` blocks with the
-        columns ``C`` appended (other vectors riding along with the product).
+        ``blocks`` already hold their local QR (:func:`factor_product`); a fourth item ``C``
+        is appended to the ``Q`` blocks as columns.
     groups : list of list of int, optional
-        Blocks held together (one worker's, e.g.
-        :meth:`~hyperclust.distributed.operator.BlockOperator.block_groups`): their ``R``
-        factors leave in one task per group instead of one per block. The result is the
-        same.
+        Blocks held together: their ``R`` factors leave in one task per group. Same result.
     deferred : bool, default False
-        With ``gather_r=False``: the ``Q`` blocks deferred (:func:`~.deferred.defer`), run
-        inside the task that reads them (:func:`~.deferred.resolve`) or made tasks by
-        :func:`~.deferred.materialize`.
+        With ``gather_r=False``: the ``Q`` blocks as :func:`~.deferred.defer` objects.
 
     Returns
     -------
     Q_blocks : list of futures
-        Row blocks of ``Q`` (orthonormal columns), shapes ``(n_b, k)``.
+        Row blocks of ``Q``, shapes ``(n_b, k)``.
     R : ndarray, shape (k, k), or None
         Upper triangular.
 
     Examples
     --------
     >>> import numpy as np, distributed
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     X = np.array([[3.0, 1.0], [4.0, 2.0], [0.0, 5.0], [0.0, 0.0]])
     ...     Q_blocks, R = tsqr(c, scatter_blocks(c, X, [0, 2, 4]))
     ...     Q = gather_blocks(c, Q_blocks)
@@ -207,23 +175,12 @@ def _gram(X, Y):
 
 
 def inner(client, A_blocks, B_blocks):
-    """``A^T B`` (small, on the driver) of two row-blocked matrices.
-
-    Parameters
-    ----------
-    client : dask.distributed.Client
-    A_blocks, B_blocks : list of futures
-        Row blocks of ``A`` (n, p) and ``B`` (n, q) on the same partition.
-
-    Returns
-    -------
-    ndarray, shape (p, q)
+    """``A^T B``, shape ``(p, q)``, of two row-blocked matrices on the same partition.
 
     Examples
     --------
     >>> import numpy as np, distributed
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     A = scatter_blocks(c, np.array([[1.0], [2.0], [3.0]]), [0, 1, 3])
     ...     G = inner(c, A, A)
     >>> G.tolist()
@@ -242,7 +199,7 @@ def _lin(X, S, Y, T):
 
 
 def combine(client, X_blocks, S, Y_blocks=None, T=None):
-    """Blocks of ``X S`` (or ``X S - Y T``), ``S``/``T`` small matrices.
+    """Row blocks of ``X S`` (or ``X S - Y T``), ``S``/``T`` small matrices.
 
     Parameters
     ----------
@@ -254,16 +211,10 @@ def combine(client, X_blocks, S, Y_blocks=None, T=None):
         Row blocks of ``Y`` (n, q), on the partition of ``X``.
     T : ndarray, shape (q, r), optional
 
-    Returns
-    -------
-    list of futures
-        Row blocks of the ``(n, r)`` result.
-
     Examples
     --------
     >>> import numpy as np, distributed
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     X = scatter_blocks(c, np.array([[1.0, 2.0], [3.0, 4.0]]), [0, 1, 2])
     ...     S, T = np.array([[1.0], [1.0]]), np.array([[1.0], [0.0]])
     ...     Z = gather_blocks(c, combine(c, X, S, X, T))
@@ -280,27 +231,12 @@ def _random_block(seed, b, rows, k):
 
 
 def random_blocks(client, bounds, k, seed):
-    """Blocks of a standard normal ``(n, k)`` matrix, each drawn on its worker from
-    ``(seed, block)`` (the same matrix for a seed and a partition, on any cluster).
-
-    Parameters
-    ----------
-    client : dask.distributed.Client
-    bounds : array-like of int, shape (n_blocks + 1,)
-        Row offsets of the blocks.
-    k : int
-    seed : int
-
-    Returns
-    -------
-    list of futures
-        Row blocks of the ``(bounds[-1], k)`` matrix.
+    """Row blocks of a standard normal ``(bounds[-1], k)`` matrix, drawn from ``(seed, block)``.
 
     Examples
     --------
     >>> import numpy as np, distributed
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     a = gather_blocks(c, random_blocks(c, [0, 2, 5], k=3, seed=7))
     ...     b = gather_blocks(c, random_blocks(c, [0, 2, 5], k=3, seed=7))
     >>> a.shape, bool(np.array_equal(a, b))
@@ -317,28 +253,22 @@ def _keyed_block(keys, k, seed):
 
 
 def keyed_random_blocks(client, key_blocks, k, seed):
-    """Blocks of an ``(n, k)`` matrix of fixed pseudo-random values in ``[-1, 1)``, each row
-    a hash of its key (a node's rank), its column and ``seed``: a node gets the same row
-    whatever the row blocks, their grouping or the node placement.
+    """Row blocks of an ``(n, k)`` matrix in ``[-1, 1)``, each row hashed from its key and seed.
+
+    A node gets the same row whatever the blocks or placement.
 
     Parameters
     ----------
     client : dask.distributed.Client
     key_blocks : list of futures or arrays
-        The keys of each row block, shape (n_b,), distinct integers below 2^43.
+        Keys of each row block, shape (n_b,), distinct integers below 2^43.
     k : int, at most 2^20
     seed : int
-
-    Returns
-    -------
-    list of futures
-        Row blocks of the ``(n, k)`` matrix.
 
     Examples
     --------
     >>> import numpy as np, distributed
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     a = gather_blocks(c, keyed_random_blocks(c, [np.arange(5)], 3, seed=7))
     ...     b = gather_blocks(c, keyed_random_blocks(c, [np.array([4, 3]), np.arange(3)],
     ...                                              3, seed=7))
@@ -359,26 +289,16 @@ def _largest_entries(X):
 
 
 def column_signs(client, blocks):
-    """The signs that make each column's largest-magnitude entry (the first one on ties)
-    positive: :func:`hyperclust.operators.signs.fix_signs` over row blocks.
+    """Per column ``+1``/``-1`` making its first largest-magnitude entry positive, shape ``(k,)``.
 
-    Parameters
-    ----------
-    client : dask.distributed.Client
-    blocks : list of futures
-        Row blocks of an ``(n, k)`` matrix, in row order.
-
-    Returns
-    -------
-    ndarray, shape (k,)
-        ``+1`` or ``-1`` per column (``+1`` for an all-zero column).
+    :func:`hyperclust.operators.signs.fix_signs` over row blocks (in row order); ``+1`` for a
+    zero column.
 
     Examples
     --------
     >>> import numpy as np, distributed
     >>> X = np.array([[1.0, -3.0], [-2.0, 1.0], [2.0, 3.0]])
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     signs = column_signs(c, scatter_blocks(c, X, [0, 1, 3]))
     >>> signs.tolist()  # column 0: -2 is the first largest; column 1: -3
     [-1.0, -1.0]

@@ -1,14 +1,6 @@
-"""Cut the lineage of a long iteration: row blocks saved to a scratch folder on the shared
-file system and read back by tasks that depend on nothing.
-
-Dask keeps a record of every task an iterate was computed from for as long as the iterate
-is held, so that it can recompute the iterate when the worker holding it is lost: over an
-iteration of hundreds of products the records grow with every step and a late loss re-runs
-the whole history. A cut saves every block (a task on the worker holding it), waits for the
-saves, and replaces the futures by tasks that read the files: once the old futures are
-dropped the scheduler forgets the history, and a loss re-runs at most the tasks since the
-last cut. The worker that saved a block also keeps it in memory for the read (the same
-array, no copy), so in a run without losses no file is read back.
+"""Cut the lineage of a long iteration: row blocks saved to a shared scratch folder and read
+back by tasks that depend on nothing, so the scheduler forgets the history and a lost
+worker re-runs at most the tasks since the last cut (docs/distributed.md, "Fault tolerance").
 """
 
 from __future__ import annotations
@@ -59,15 +51,13 @@ def _forget(folder):
 
 
 class LineageCut:
-    """Cuts of row-blocked iterates into one scratch folder (see the module docstring).
+    """Cuts of row-blocked iterates into one scratch folder.
 
     Parameters
     ----------
     client : dask.distributed.Client
     folder : str
-        A folder every worker can write and read (a scratch folder on the shared file
-        system, :func:`~hyperclust.distributed.scratch.scratch_folder`); each cut writes
-        one ``.npy`` file per block into it.
+        A folder every worker can write and read; one ``.npy`` file per block a cut.
     every : int, optional
         Steps between the cuts :meth:`due` allows (default :data:`EVERY`).
 
@@ -78,8 +68,7 @@ class LineageCut:
     Examples
     --------
     >>> import tempfile, numpy as np, distributed
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     cut = LineageCut(c, tempfile.mkdtemp(), every=3)
     ...     x = [c.submit(np.ones, 2), c.submit(np.zeros, 1)]
     ...     y = [c.submit(np.add, b, 1) for b in x]
@@ -95,17 +84,17 @@ class LineageCut:
         self.n_cuts, self._last = 0, 0
 
     def due(self, step: int) -> bool:
-        """Whether ``every`` steps have passed since the last cut at step ``step``; marks
-        ``step`` as the last cut when they have (the caller then cuts)."""
+        """Whether ``every`` steps passed since the last cut; if so ``step`` becomes the last cut."""
         if step - self._last < self.every:
             return False
         self._last = step
         return True
 
     def cut(self, *lists):
-        """The given lists of block futures, each replaced by futures of tasks without
-        dependencies holding the same arrays (one list back per list given, a single list
-        when one is given). Waits for the saves (one round trip)."""
+        """Each list of block futures replaced by dependency-free tasks holding the same arrays.
+
+        One list back per list given (a single list for one); waits for the saves.
+        """
         c, generation = self.client, self.n_cuts
         flat = [f for blocks in lists for f in blocks]
         saves = [c.submit(_save, f, self.folder, generation, b, retries=RETRIES, pure=False)
@@ -123,7 +112,7 @@ class LineageCut:
         return out[0] if len(lists) == 1 else out
 
     def close(self):
-        """Drop what the workers keep of this folder's blocks (reads that never ran)."""
+        """Drop what the workers keep of this folder's blocks."""
         try:
             self.client.run(_forget, self.folder)
         except Exception:  # noqa: BLE001 - a closing cluster keeps nothing anyway
@@ -132,28 +121,20 @@ class LineageCut:
 
 @contextlib.contextmanager
 def lineage_cuts(client, base, every: int | None = None):
-    """A :class:`LineageCut` into a new scratch folder under ``base`` (removed on exit, with
-    what the workers keep of it).
+    """Yield a :class:`LineageCut` into a new scratch folder under ``base`` (removed on exit).
 
     Parameters
     ----------
     client : dask.distributed.Client
     base : str or PathLike
-        A folder on the file system the workers share (e.g. the partition's directory).
-        Where it is not writable, a warning says so and no cut is ever due.
+        A folder the workers share; where it is not writable, a warning and no cut is due.
     every : int, optional
-        As in :class:`LineageCut`.
-
-    Yields
-    ------
-    LineageCut
 
     Examples
     --------
     >>> import os, tempfile, numpy as np, distributed
     >>> base = tempfile.mkdtemp()
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     with lineage_cuts(c, base) as cuts:
     ...         x = cuts.cut([c.submit(np.arange, 3)])
     ...         print(c.gather(x)[0].tolist(), len(os.listdir(cuts.folder)))

@@ -1,25 +1,7 @@
 """Normalized hypergraph operators applied block by block on a Dask cluster.
 
-Every operator here has the form
-
-    Y = diag(L) H diag(c) H^T diag(R) X  +  diag(g) X  +  t diag(L) 1 1^T diag(R) X
-
-(``c = w / |e|``), which covers the propagation operator ``P`` of
-:class:`hyperclust.operators.propagation.PropagationOperator` (``"sym"``:
-``L = R = (Dv + s)^-1/2``, ``g = s L R``; ``"rw"``: ``L = (Dv + s)^-1``, ``R = 1``), its
-adjoint (``L`` and ``R`` swapped), and the regularized normalized affinity of
-:class:`hyperclust.operators.eigensolvers.NormalizedAffinity` for Zhou's operator
-(``L = R = (Dv + tau)^-1/2``, ``g = 0``, ``t = tau / n``).
-
-``H^T (R X)`` is one map-reduce: each worker computes ``H_b^T (R_b X_b)`` for its row
-blocks and sums them over the hyperedges they touch; the rows other workers also touch go
-to the home worker of their hyperedge partition, which sums and scales them by ``c``.
-``H E`` is the second: each worker gets back its shared rows and block ``b`` multiplies
-``H_b`` by the rows it needs (:mod:`~hyperclust.distributed.exchange`). One application
-moves ``2 sum_w |S_w| d`` numbers, ``S_w`` the shared rows of worker ``w`` homed on other
-workers. On two workers each sends the other its shared rows and both add them
-(:mod:`~hyperclust.distributed.pairwise`: the same bytes and bits, one round trip and half
-the tasks).
+Every operator is ``Y = diag(L) H diag(w/|e|) H^T diag(R) X + diag(g) X + t diag(L) 1 1^T
+diag(R) X``, applied as two map-reduce phases (docs/distributed.md, "The operator").
 """
 
 from __future__ import annotations
@@ -51,8 +33,7 @@ OPERATOR_KINDS = ("sym", "rw", "affinity")
 
 
 class _NodeBlock:
-    """What a worker keeps of row block ``b``: ``H_b`` on the hyperedges it touches and the
-    diagonal scalings of its nodes."""
+    """What a worker keeps of row block ``b``: ``H_b`` on its hyperedges and its scalings."""
 
     def __init__(self, path, edge_bounds, kind, shift, adjoint, dtype=np.float64):
         indptr, indices, degrees = load_node_block(path)
@@ -108,8 +89,7 @@ def _load_inverse_sizes(path):
 
 
 def _down(block, X, scaled=True):
-    """Phase 1 map: pieces ``{j: (rows in partition j, H_b^T R_b X_b rows)}``, and
-    ``R_b^T X_b`` (for the rank-one term) under key -1 (``scaled=False``: ``R_b = 1``)."""
+    """Phase 1 map: ``{j: (rows, H_b^T R_b X_b rows)}``, and ``R_b^T X_b`` under key -1."""
     RX = scaled_rows(block, X, scaled)
     Z = sparse_product(block.Ht, RX, n_threads=1)
     pieces = {int(j): (block.edges[block.cut[j]:block.cut[j + 1]] - block.edge_start[j],
@@ -119,8 +99,7 @@ def _down(block, X, scaled=True):
 
 
 def _sum_edges(size, scale, j, *pieces):
-    """Phase 1 reduce: hyperedge partition rows ``c_j * sum_b (H_b^T R_b X_b)_j`` (the pieces
-    are ``(rows, values)``, or whole phase-1 outputs to take key ``j`` from)."""
+    """Phase 1 reduce: rows ``c_j * sum_b (H_b^T R_b X_b)_j`` of hyperedge partition ``j``."""
     pieces = [p[j] if isinstance(p, dict) else p for p in pieces]
     E = np.zeros((size, pieces[0][1].shape[1]), dtype=pieces[0][1].dtype)
     for rows, Z in pieces:
@@ -130,9 +109,7 @@ def _sum_edges(size, scale, j, *pieces):
 
 
 def _up_block(block, X, plan, i, down, local, received, t_sum, t, then):
-    """Phase 2: ``Y = L_b H_b E[E_b] + g_b X_b (+ t L_b sum_b R_b^T X_b)``, then
-    ``then(Y, X)`` when given (fuses an elementwise step into the same task). ``X`` is
-    None where neither reads it (:func:`ignores_input`, ``g = 0``)."""
+    """Phase 2: ``Y = L_b H_b E[E_b] + g_b X_b (+ t L_b sum_b R_b^T X_b)``, then ``then(Y, X)``."""
     width, dtype = down["input"]
     G = block_rows(plan, i, down, local, received, width)
     Y = _rows_product(block, G, width, dtype)
@@ -141,15 +118,13 @@ def _up_block(block, X, plan, i, down, local, received, t_sum, t, then):
 
 
 def _up_rows(block, X, G, t_sum, t, then, plan):
-    """Phase 2 from the gathered rows ``G`` (:func:`~.pairwise.pair_rows`, numbered as
-    :func:`~.pairwise.up_matrix` says): as :func:`_up_block`."""
+    """Phase 2 from the gathered rows ``G`` (:func:`~.pairwise.pair_rows`)."""
     Y = _rows_product(block, G, G.shape[1], G.dtype, up_matrix(plan, block))
     return _finish_up(block, X, Y, t_sum, t, then)
 
 
 def _rows_product(block, G, width, dtype, H=None):
-    """``diag(left) H G``, ``H`` the block's ``H_b`` numbered as ``G``'s rows (by default
-    its own); zeros where the block touches no hyperedge."""
+    """``diag(left) H G``, ``H`` the block's ``H_b`` numbered as ``G``'s rows."""
     if not G.shape[0]:
         return np.zeros((block.n_rows, width), dtype=dtype)
     Y = sparse_product(block.H if H is None else H, G, n_threads=1)
@@ -167,9 +142,9 @@ def _finish_up(block, X, Y, t_sum, t, then):
 
 
 def ignores_input(fn):
-    """Mark ``fn`` as a ``then`` step of :meth:`BlockOperator.apply` that never reads its
-    second argument (the product's input block): the product's last task then does not
-    take the input, which the workers free once phase 1 read it."""
+    """Mark a ``then`` step of :meth:`BlockOperator.apply` that never reads the input block
+    (the last task then does not take it, so workers free it early).
+    """
     fn.reads_input = False
     return fn
 
@@ -185,9 +160,8 @@ def _add(*xs):
 class BlockOperator:
     """A normalized hypergraph operator whose row blocks live on Dask workers.
 
-    Use :func:`propagation` or :func:`normalized_affinity` to make one. Blocks of ``X`` and
-    of the result are lists of futures, one ``(n_b, d)`` float64 array per row block of
-    the partitioned hypergraph (:func:`hyperclust.distributed.linalg.scatter_blocks`).
+    Make one with :func:`propagation` or :func:`normalized_affinity`. Blocks of ``X`` and of
+    the result are lists of futures, one ``(n_b, d)`` array per row block.
 
     Parameters
     ----------
@@ -195,20 +169,16 @@ class BlockOperator:
     client : dask.distributed.Client
     kind : {"sym", "rw", "affinity"}
     shift : float
-        Self-loop weight ``s`` (``"sym"``/``"rw"``) or regularization ``tau``
-        (``"affinity"``).
+        Self-loop weight ``s`` (``"sym"``/``"rw"``) or regularization ``tau`` (``"affinity"``).
     adjoint : bool, default False
-        Apply the transpose (differs from the operator only for ``"rw"``).
+        Apply the transpose (differs only for ``"rw"``).
     dtype : {float64, float32}, default float64
-        Of the stored blocks and scalings, hence of the products of ``X`` blocks of that
-        dtype and of the rows exchanged (float32: half the bytes; for the paths the single
-        process runs in float32, as Uni-DHC's basis).
+        Of the stored blocks and scalings, hence of the products and the rows exchanged.
 
     Attributes
     ----------
     shape : tuple of int, (n, n)
     bounds : ndarray of int, shape (n_blocks + 1,)
-        Row block boundaries.
     n_products : int
         Products submitted so far.
 
@@ -222,8 +192,7 @@ class BlockOperator:
     >>> from hyperclust.distributed.linalg import gather_blocks, scatter_blocks
     >>> phg = write_partitioned(Hypergraph.from_edges([[0, 1, 2], [2, 3]]), tempfile.mkdtemp(),
     ...                         block_size=2)
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     P = BlockOperator(phg, c, kind="rw")
     ...     Y = gather_blocks(c, P.apply(scatter_blocks(c, np.ones((4, 1)), P.bounds)))
     >>> Y.ravel().tolist(), P.shape, P.n_products
@@ -274,9 +243,7 @@ class BlockOperator:
 
     @property
     def _rows(self):
-        """Futures of each block's rows in each hyperedge partition it touches,
-        ``[b][j]`` (:mod:`~.components` reads them), made on first use: a fit that never
-        reads them does not keep them on the workers."""
+        """Futures ``[b][j]`` of each block's rows per hyperedge partition, made on first use."""
         if self._rows_futures is None:
             c = self.client
             self._rows_futures = [{int(j): c.submit(_rows_of, blk, int(j), retries=RETRIES)
@@ -287,10 +254,10 @@ class BlockOperator:
     def apply(self, X_blocks, then=None):
         """Futures of ``Op @ X``, one per row block (nothing is computed here).
 
-        ``then``: optional ``(fn, *args)`` or, per block, a list of them: the block result is
-        ``fn(Op X_b, X_b, *args)`` instead (an elementwise step fused into the product's
-        last task). The hyperedge sums travel per worker (:mod:`.exchange`; on two workers
-        :mod:`.pairwise`). Deferred ``X`` blocks (:mod:`.deferred`) run in the tasks."""
+        ``then``: optional ``(fn, *args)``, or a list of them per block: the block result is
+        ``fn(Op X_b, X_b, *args)``, fused into the product's last task. Deferred ``X`` blocks
+        (:mod:`.deferred`) run in the tasks.
+        """
         c, owners = self.client, self.owners()
         home = self._homes(owners)
         groups, plans, shared_rows = self._exchange_plan(owners, home)
@@ -332,8 +299,7 @@ class BlockOperator:
 
     def _up(self, X_blocks, then, groups, plans, down, phase1=None, reduced=None,
             received=None, rows=None):
-        """The product's last task per block (phase 2), fed by the exchange's futures
-        (the home exchange's, or the pairwise exchange's gathered ``rows`` per block)."""
+        """The product's last task per block (phase 2), fed by the exchange's futures."""
         c, t_sum = self.client, None
         if self.rank_one:
             t_sum = c.submit(_add, *[c.submit(_op.getitem, d, -1, retries=RETRIES, pure=False)
@@ -354,14 +320,12 @@ class BlockOperator:
         return out
 
     def block_groups(self):
-        """The row blocks of each worker (lists of block indices, in block order), as the
-        next product will group them."""
+        """The row blocks of each worker, in block order, as the next product groups them."""
         owners = self.owners()
         return list(self._exchange_plan(owners, self._homes(owners))[0].values())
 
     def _homes(self, owners):
-        """The worker reducing each hyperedge partition: the owner of row block ``j``
-        (scaled to the counts)."""
+        """The worker reducing each hyperedge partition: the owner of row block ``j``."""
         J, B = len(self.edge_scales), self.n_blocks
         return [owners[min(j * B // J, B - 1)] for j in range(J)]
 
@@ -369,9 +333,7 @@ class BlockOperator:
         return sorted({int(j) for b in blocks for j in self.touched[b]})
 
     def _exchange_plan(self, owners, home):
-        """The exchange plan of this grouping (made once per grouping): ``(groups, plans,
-        shared rows)``, shared rows None for the pairwise exchange (up to
-        :data:`~.pairwise.PAIRWISE_WORKERS` workers)."""
+        """``(groups, plans, shared rows or None for pairwise)`` of a grouping, made once."""
         if self._plan is None or self._plan[0] != owners:
             on = lambda w, fn, *a: _on(self.client, w, fn, *a)  # noqa: E731
             if len(set(owners)) <= _pairwise.PAIRWISE_WORKERS:
@@ -382,9 +344,7 @@ class BlockOperator:
         return self._plan[1]
 
     def hyperedge_means(self, X_blocks, width: int):
-        """Futures of the mean member row of every hyperedge, ``De^-1 H^T X`` (unweighted,
-        ``De`` the member counts; empty hyperedges give 0), one ``(m_j, width)`` array per
-        hyperedge partition; ``X`` has ``width`` columns.
+        """Futures of ``De^-1 H^T X`` (unweighted; 0 if empty), ``(m_j, width)`` per partition.
 
         Examples
         --------
@@ -394,8 +354,7 @@ class BlockOperator:
         >>> from hyperclust.distributed.linalg import scatter_blocks
         >>> phg = write_partitioned(Hypergraph.from_edges([[0, 1, 2], [2, 3]]),
         ...                         tempfile.mkdtemp(), block_size=2)
-        >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-        ...                         dashboard_address=":0") as c:
+        >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
         ...     P = BlockOperator(phg, c)
         ...     X = scatter_blocks(c, np.arange(4.0)[:, None], P.bounds)
         ...     means = c.gather(P.hyperedge_means(X, 1))
@@ -423,8 +382,7 @@ class BlockOperator:
 
 
 def _on(client, worker, fn, *args):
-    """``fn(*args)`` on ``worker`` while it runs (a loose restriction: elsewhere if not;
-    None: anywhere)."""
+    """``fn(*args)`` on ``worker`` while it runs (loose restriction; None: anywhere)."""
     where = {} if worker is None else {"workers": [worker], "allow_other_workers": True}
     return client.submit(fn, *args, retries=RETRIES, pure=False, **where)
 
@@ -435,8 +393,7 @@ def _rows_of(block, j):
 
 def propagation(partitioned, client, self_loops=1.0, kind="sym", adjoint=False,
                 dtype=np.float64):
-    """The propagation operator ``P`` of
-    :class:`~hyperclust.operators.propagation.PropagationOperator` on a cluster.
+    """The propagation operator of :class:`~hyperclust.operators.propagation.PropagationOperator`.
 
     Parameters
     ----------
@@ -446,7 +403,6 @@ def propagation(partitioned, client, self_loops=1.0, kind="sym", adjoint=False,
     kind : {"sym", "rw"}
     adjoint : bool, default False
     dtype : {float64, float32}, default float64
-        See :class:`BlockOperator`.
 
     Returns
     -------
@@ -463,15 +419,16 @@ def propagation(partitioned, client, self_loops=1.0, kind="sym", adjoint=False,
 
 
 def normalized_affinity(partitioned, client, tau=0.0):
-    """Zhou's regularized normalized affinity (:class:`hyperclust.operators.eigensolvers.NormalizedAffinity`
-    of ``H W De^-1 H^T`` with degrees ``Dv``) on a cluster.
+    """Zhou's regularized normalized affinity on a cluster.
+
+    :class:`~hyperclust.operators.eigensolvers.NormalizedAffinity` of ``H W De^-1 H^T``.
 
     Parameters
     ----------
     partitioned : PartitionedHypergraph or path
     client : dask.distributed.Client
     tau : float, default 0.0
-        Regularization (the weight of the rank-one term ``(tau / n) 1 1^T``).
+        Weight of the rank-one term ``(tau / n) 1 1^T``.
 
     Returns
     -------
@@ -487,8 +444,7 @@ def normalized_affinity(partitioned, client, tau=0.0):
     >>> from hyperclust.distributed.linalg import gather_blocks, scatter_blocks
     >>> phg = write_partitioned(Hypergraph.from_edges([[0, 1, 2], [2, 3]]), tempfile.mkdtemp(),
     ...                         block_size=2)
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     N = normalized_affinity(phg, c)
     ...     s = np.sqrt([[1.0], [1.0], [2.0], [1.0]])
     ...     Y = gather_blocks(c, N.apply(scatter_blocks(c, s, N.bounds)))

@@ -1,31 +1,6 @@
 """The block operator's hyperedge exchange between two workers: each sends the other its
-sums of the rows both touch, and each adds the two itself.
-
-With two workers every hyperedge row touched by more than one worker is touched by both,
-so the home-worker exchange (:mod:`~.exchange`) moves each shared row twice (to the home
-and back), and so does this one (once each way). What it saves is the middle: no reduce
-on a home worker, no slice sent back, one round trip instead of two. Tasks per product:
-one phase-1 task per worker, one task per worker naming its shared rows (what travels),
-one per block gathering the rows it reads and one last task per block (``2 W + 2 B``: 8
-for 2 workers holding one block each, against 12 for :mod:`~.exchange`). The gathering
-task is apart so that the last task, with the local QR fused into it, holds the block's
-rows but neither worker's sums.
-
-A shared row is ``(v_0 + v_1) c_j`` on both workers, ``v_w`` the sums of worker ``w``'s
-blocks: the home exchange's sum and scaling (its first piece written, the second added,
-then ``E *= c``), bit for bit (floating-point addition commutes). With more workers a row
-touched by ``t`` of them would travel ``t (t - 1)`` times here against ``2 (t - 1)`` by a
-home worker, so the block operator uses this exchange only up to
-:data:`PAIRWISE_WORKERS` workers.
-
-Where each worker holds one row block (``blocks_per_worker=1``, the default), its plan
-keeps the block's incidence with the hyperedges renumbered into a halo layout
-(:class:`HaloLayout`): the shared rows first, in the order both workers share, then the
-private ones. Phase 1 then writes its sums in that order (the shared rows travel as one
-slice, no gather), and the gathered rows are one add and two scalings into the layout,
-which the last task's product reads through the renumbered incidence (no scatter). Each
-row of either product sums the same terms in the same order as in the block's own
-numbering: the results are bit for bit those of the other layouts.
+sums of the rows both touch and adds the two itself (docs/distributed.md, "The exchange on
+two workers"). Results are bit for bit those of :mod:`~.exchange`.
 """
 
 from __future__ import annotations
@@ -59,16 +34,13 @@ class PairPlan:
     Attributes
     ----------
     union : exchange._Union or None
-        The rows of each hyperedge partition the worker's blocks touch (None, and the
-        three dicts below empty, where the plan keeps a halo layout instead).
+        The rows of each hyperedge partition the worker touches (None with a halo layout).
     shared, private : dict
-        ``j -> positions in union.rows[j]`` of the rows the other worker also touches
-        (increasing, hence in the order the other worker sends them), and of the others;
-        ``shared`` only for partitions with such rows.
+        ``j -> positions in union.rows[j]`` of the rows the other worker also touches, and
+        of the others.
     scale : dict
         ``j -> c_j`` at ``union.rows[j]``, float64.
     layout : HaloLayout or None
-        Where every worker holds one block: its incidence in the halo layout.
     """
 
     def __init__(self, union, shared, private, scale, layout=None):
@@ -85,9 +57,7 @@ class PairPlan:
         return own + (self.layout.nbytes if self.layout is not None else 0)
 
     def block_rows(self, i, down, received, width):
-        """The ``(|E_b|, width)`` rows of ``diag(c) H^T R X`` block ``i`` of the worker
-        needs, in its column order: its own sums (``down``), plus the other worker's at
-        the shared rows (``received``: a list of ``{j: rows}``), scaled by ``c_j``."""
+        """The ``(|E_b|, width)`` rows of ``diag(c) H^T R X`` that block ``i`` needs."""
         got = {j: rows for part in received for j, rows in part.items()}
         js = sorted(self.union.pos[i])
         dtype = np.result_type(*[down[j].dtype for j in js]) if js else down["input"][1]
@@ -115,19 +85,14 @@ class PairPlan:
 
 
 class HaloLayout:
-    """A worker's one row block with its hyperedges renumbered: the rows shared with the
-    other worker first (increasing partition, then row: the order both workers share),
-    then the private ones (:func:`halo_layout`).
+    """A worker's one row block with its hyperedges renumbered: shared rows first, then private.
 
     Attributes
     ----------
     Ht : scipy.sparse.csr_matrix, shape (|E_b|, n_b)
-        The block's ``H_b^T`` with its rows in the layout (each row as stored).
     H : scipy.sparse.csr_matrix, shape (n_b, |E_b|)
-        The block's ``H_b`` with its columns renumbered, each row's entries in their
-        stored order (hence not sorted): a row sums the same terms in the same order.
+        Columns renumbered, each row's entries in stored order (same sums, same order).
     scale : ndarray, shape (|E_b|,)
-        ``c`` at the layout's rows, float64.
     n_shared : int
         Rows that travel (the first ``n_shared``).
     """
@@ -142,20 +107,14 @@ class HaloLayout:
 
 
 def halo_layout(block, shared, scale):
-    """The :class:`HaloLayout` of ``block`` (a worker's only block: its hyperedge columns
-    are the union's rows, partition by partition).
+    """The :class:`HaloLayout` of a worker's only block.
 
     Parameters
     ----------
     block : operator._NodeBlock
     shared : ndarray of bool, shape (|E_b|,)
-        Whether the other worker also touches each of the block's hyperedges.
+        Whether the other worker also touches each hyperedge.
     scale : ndarray, shape (|E_b|,)
-        ``c`` at the block's hyperedges.
-
-    Returns
-    -------
-    HaloLayout
     """
     index = block.H.indices.dtype  # the renumbering in it: no temporary of 8 bytes an entry
     order = np.concatenate([np.flatnonzero(shared), np.flatnonzero(~shared)]).astype(index)
@@ -182,9 +141,7 @@ def _concat(arrays, dtype):
 
 
 def _finish(union, parts, *block):
-    """``parts``: ``{j: (shared mask or None, edge block path)}``; ``block``: the worker's
-    one block where every worker holds one (then the plan keeps its halo layout alone: the
-    union's indices would stay on the worker unread)."""
+    """The worker's :class:`PairPlan` (a halo layout alone where it holds one block)."""
     _register_sizeof()  # on the worker, whose memory accounting stores the plan
     scale = {j: load_edge_scale(path)[union.rows[j]] for j, (_, path) in parts.items()}
     if block:
@@ -201,9 +158,7 @@ def _finish(union, parts, *block):
 
 
 def plan_pairs(op, owners, on):
-    """Futures of the pairwise plan for a grouping of the row blocks on at most two
-    workers: ``(groups, plans)``, ``worker -> future of its PairPlan`` (the arguments and
-    ``groups`` as in :func:`~.exchange.plan_exchange`)."""
+    """Futures ``(groups, {worker: PairPlan})`` for a grouping on at most two workers."""
     groups, unions = worker_unions(op, owners, on)
     touched = {w: sorted({int(j) for b in bs for j in op.touched[b]})
                for w, bs in groups.items()}
@@ -225,12 +180,11 @@ def plan_pairs(op, owners, on):
 
 
 def down_pairs(plan, scaled, column_sums, *pairs):
-    """Phase 1 on one worker: ``{j: its sums over union.rows[j]}``, those of a
-    partition with shared rows split into ``j``: the shared rows (what travels) and
-    ``("private", j)``: the others; ``-1``: the column sums of ``R X`` (the rank-one term)
-    and ``"input"``: the ``X`` blocks' width and dtype. ``pairs``: its blocks, then their
-    ``X`` blocks. With a halo layout the sums are one array in its order, ``"layout"``,
-    and ``-1`` only where ``column_sums`` asks for it."""
+    """Phase 1 on one worker: its sums per partition, shared rows split from ``("private", j)``.
+
+    ``-1``: the column sums of ``R X``; ``"input"``: width and dtype; with a halo layout
+    the sums are one array under ``"layout"``.
+    """
     if plan.layout is not None:
         return _down_layout(plan.layout, scaled, column_sums, *pairs)
     sums, out = union_sums(plan.union, scaled, pairs)
@@ -243,8 +197,7 @@ def down_pairs(plan, scaled, column_sums, *pairs):
 
 
 def _down_layout(layout, scaled, column_sums, block, X):
-    """:func:`down_pairs` of a worker's one block in its halo layout: the rows of
-    ``union_sums`` (the block alone touches each), in the layout's order."""
+    """:func:`down_pairs` of a worker's one block in its halo layout."""
     X = resolve(X)
     RX = scaled_rows(block, X, scaled)
     out = {"layout": sparse_product(layout.Ht, RX, n_threads=1),
@@ -255,9 +208,7 @@ def _down_layout(layout, scaled, column_sums, block, X):
 
 
 def pair_rows(plan, i, down, received):
-    """The rows block ``i`` of the worker reads (:meth:`PairPlan.block_rows`; with a
-    halo layout, in its order: ``c (own sums + the other's)`` at the shared rows, ``c``
-    times its own at the others)."""
+    """The rows block ``i`` reads (:meth:`PairPlan.block_rows`, or in the halo layout)."""
     if plan.layout is None:
         return plan.block_rows(i, down, received, down["input"][0])
     Z, lay, s = down["layout"], plan.layout, plan.layout.n_shared
@@ -270,9 +221,7 @@ def pair_rows(plan, i, down, received):
 
 
 def shared_part(down, plan, dtype=None):
-    """What travels to the other worker: ``{j: its sums at the shared rows}`` (the
-    arrays of ``down``, not copies), or with a halo layout the first rows of its sums
-    (a view); cast to ``dtype`` where given (:data:`EXCHANGE_DTYPE`)."""
+    """What travels to the other worker (views of ``down``), cast to ``dtype`` where given."""
     def cast(a):
         return a if dtype is None else a.astype(dtype, copy=False)
 
@@ -282,6 +231,5 @@ def shared_part(down, plan, dtype=None):
 
 
 def up_matrix(plan, block):
-    """The incidence the last task of ``block`` multiplies the gathered rows by: the
-    halo layout's, or the block's own."""
+    """The incidence the last task multiplies the gathered rows by."""
     return block.H if plan.layout is None else plan.layout.H

@@ -1,26 +1,5 @@
-"""Build a partitioned hypergraph on disk from edge-list files, without loading the whole.
-
-Layout of the output directory (read by :class:`~hyperclust.distributed.PartitionedHypergraph`):
-
-* ``manifest.json``: sizes, block boundaries, file names, the build options;
-* ``node_ids.npy``: the user's node ids in index order (int64, or unicode strings);
-* ``nodes-XXXXX.npz``: row block ``b`` of the incidence (nodes ``[start, stop)``) as CSR
-  with global hyperedge columns (``indptr``, ``indices``) and the nodes' weighted degrees;
-* ``edges-XXXXX.npz``: hyperedge partition ``j`` (hyperedges ``[start, stop)``): weights
-  and sizes;
-* ``features-XXXXX.npy`` (when the hypergraph has node features): row block ``b`` of the
-  features, dense float64.
-
-The build is four rounds of tasks (Dask tasks with a client, else run here): (1) per file,
-read it with :func:`hyperclust.io.read_edgelist` and return its distinct node ids; the
-driver merges them (sorted when all integers, else in order of first appearance, exactly
-as reading the concatenated files would); (2) per file, map members to global node
-indices, hash each hyperedge's member set and write the (node, hyperedge) pairs split by
-row block; the driver finds duplicate hyperedges across files from the hashes; (3) per
-file, renumber its hyperedges (duplicates merged as :meth:`Hypergraph.from_pairs` does);
-(4) per row block, gather its pairs from every file and write the block. No process holds
-more than one file's or one block's pairs; the driver holds the node ids (8 bytes per node
-for integer ids) and three int64 hash words per hyperedge.
+"""Build a partitioned hypergraph on disk from edge-list files, without loading the whole
+(docs/distributed.md, "On disk" and "Build from edge lists").
 """
 
 from __future__ import annotations
@@ -90,8 +69,7 @@ def _file_pairs(path, opts, global_ids, f, tmp, block_size, n_blocks):
 
 
 def _renumber(f, tmp, n_blocks, edge_map):
-    """Rewrite file ``f``'s pieces with global hyperedge ids (dropping merged copies, whose
-    members are those of the copy kept)."""
+    """Rewrite file ``f``'s pieces with global hyperedge ids (merged copies dropped)."""
     for b in range(n_blocks):
         name = _piece_name(tmp, f, b)
         with np.load(name) as z:
@@ -121,8 +99,7 @@ def _assemble_block(b, tmp, n_files, start, stop, out_path, edge_weights):
 
 def _check_inputs(files, block_size, edge_block_size, duplicates, singletons,
                   features) -> tuple:
-    """``(files as paths, block_size, edge_block_size)``; errors for bad options and missing
-    files."""
+    """``(files as paths, block_size, edge_block_size)``; errors for bad options."""
     files = [f if is_url(f) else Path(f)
              for f in ([files] if isinstance(files, (str, os.PathLike)) else files)]
     if not files:
@@ -157,9 +134,7 @@ def _global_ids(client, files_abs, opts, progress):
 
 
 def _merge_edges(pieces, duplicates):
-    """``(edge_map, weights, sizes)`` from each file's hyperedge keys and weights:
-    ``edge_map[i]`` the global id of raw hyperedge ``i`` (-1 for a dropped duplicate), the
-    weights and sizes of the kept hyperedges (duplicates merged, kept or first only)."""
+    """``(edge_map, weights, sizes)``: global id of each raw hyperedge (-1: dropped)."""
     keys = np.concatenate([k for k, _ in pieces]) if pieces else np.zeros((0, 3), np.int64)
     weights = np.concatenate([w for _, w in pieces])
     m_raw = keys.shape[0]
@@ -180,8 +155,7 @@ def _merge_edges(pieces, duplicates):
 
 def _assemble_blocks(client, out: Path, tmp: Path, n_files: int, n: int, block_size: int,
                      edge_weights, progress) -> list:
-    """Write the row blocks of ``n`` nodes from the renumbered pieces in ``tmp``; their
-    manifest entries (file, start, stop, nnz)."""
+    """Write the row blocks from the renumbered pieces; their manifest entries."""
     w_arg = client.scatter(edge_weights, broadcast=True) if client is not None else edge_weights
     node_blocks = [{"file": f"nodes-{b:05d}.npz", "start": b * block_size,
                     "stop": min(n, (b + 1) * block_size)}
@@ -197,8 +171,7 @@ def _assemble_blocks(client, out: Path, tmp: Path, n_files: int, n: int, block_s
 
 def _write_pieces(client, files_abs, opts, global_ids, tmp: Path, block_size: int,
                   n_blocks: int, duplicates: str, progress):
-    """Write each file's (node, hyperedge) pairs per row block into ``tmp``, numbered with
-    the global hyperedge ids; ``(weights, sizes)`` of the hyperedges kept."""
+    """Write each file's pairs per row block into ``tmp``; ``(weights, sizes)`` kept."""
     ids_arg = client.scatter(global_ids, broadcast=True) if client is not None else global_ids
     pieces = run_tasks(client, _file_pairs,
                        [(f, opts, ids_arg, i, str(tmp), block_size, n_blocks)
@@ -247,44 +220,36 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
                         singletons: str = "keep", features=None,
                         features_sep: str | None = None, overwrite: bool = False,
                         progress: bool = False, pair_columns=("node", "hyperedge", None)):
-    """Partition the hypergraph of several edge-list files into row blocks on disk.
+    r"""Partition the hypergraph of several edge-list files into row blocks on disk.
 
-    The result equals reading the concatenated files with
-    :func:`hyperclust.io.read_edgelist` (same node ids, hyperedge order, weights and
-    duplicate handling), but no process ever holds all of it (see the module notes).
+    Equals reading the concatenated files with :func:`hyperclust.io.read_edgelist`, but no
+    process holds all of it.
 
     Parameters
     ----------
     files : sequence of str or PathLike
-        Edge-list files (one hyperedge per line), in order: hyperedges are numbered file
-        after file; ``*.parquet``: a pairs table (``storage.read_pairs``, ``pair_columns``),
-        also at an fsspec URL (``s3://...``) every worker reaches.
+        Edge-list files, hyperedges numbered file after file; ``*.parquet``: a pairs table
+        (local or an fsspec URL every worker reaches).
     out_dir : str or PathLike
-        Output directory; with a Dask client it must be on a file system every worker sees.
+        On a file system every worker sees.
     block_size : int, default 1,000,000
         Nodes per row block.
     edge_block_size : int, optional
         Hyperedges per hyperedge partition (default ``block_size``).
     client : dask.distributed.Client, optional
-        Runs the per-file and per-block work as Dask tasks; default: in this process.
+        Runs the work as Dask tasks; default: in this process.
     weighted, sep, header
-        As in :func:`hyperclust.io.read_edgelist`, applied to every file.
+        As in :func:`hyperclust.io.read_edgelist`.
     duplicates : {"merge", "drop", "keep"}, default "merge"
-        Hyperedges with the same members, within or across files (see
-        :meth:`hyperclust.Hypergraph.from_pairs`).
+        Within or across files (:meth:`hyperclust.Hypergraph.from_pairs`).
     singletons : {"keep", "drop"}, default "keep"
     features : str or PathLike, optional
-        A node features file (:func:`hyperclust.io.node_data.read_node_table`: a CSV whose
-        first column names the node, or a positional ``.npy``/``.npz``/CSV whose row ``i``
-        is node id ``i``; or a parquet table whose column ``node`` names the node,
-        :func:`~hyperclust.distributed.storage.read_feature_table`), stored per row block. Every node needs a row, and every row must
-        name a node of the edge lists. The driver reads this file whole (``n d`` numbers).
+        Node features file (:func:`hyperclust.io.node_data.read_node_table`, or a parquet
+        table with a ``node`` column); every node needs a row, every row a node.
     features_sep : str, optional
-        Field separator of a text features file.
     overwrite : bool, default False
-        Replace an existing partitioned hypergraph in ``out_dir``.
     progress : bool, default False
-        With a client, show Dask's progress bar for each round of tasks.
+        With a client, Dask's progress bar per round.
     pair_columns : (node, hyperedge, weight or None), default ("node", "hyperedge", None)
 
     Returns
@@ -295,7 +260,7 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
     --------
     >>> import os, tempfile
     >>> d = tempfile.mkdtemp()
-    >>> for i, text in enumerate(["a b\\nb c\\n", "c d e\\na b\\n"]):
+    >>> for i, text in enumerate(["a b\nb c\n", "c d e\na b\n"]):
     ...     _ = open(os.path.join(d, f"part{i}.txt"), "w").write(text)
     >>> files = [os.path.join(d, "part0.txt"), os.path.join(d, "part1.txt")]
     >>> phg = partition_edgelists(files, os.path.join(d, "out"), block_size=2)
@@ -323,9 +288,7 @@ def partition_edgelists(files, out_dir, *, block_size: int = 1_000_000,
 
 
 def _features_by_node(path, sep, node_ids):
-    """``(node ids, (values, row of each node))`` of a features file, rows matched by node
-    id; nodes of the table in no edge-list file are appended to the node ids in table order
-    (as ``hyperclust cluster FILE --features`` keeps them: nodes in no hyperedge)."""
+    """``(node ids, (values, row of each node))``; table-only nodes appended."""
     import warnings
 
     from ..io.node_data import read_node_table
@@ -425,8 +388,7 @@ def _check_sizes(block_size, edge_block_size):
 def write_partitioned(hypergraph, out_dir, *, block_size: int = 1_000_000,
                       edge_block_size: int | None = None, overwrite: bool = False,
                       placement: str = "ids", random_state: int = 0):
-    """Write an in-memory :class:`~hyperclust.Hypergraph` as a partitioned hypergraph
-    (node ids, weights and node features kept; labels are not stored).
+    """Write an in-memory :class:`~hyperclust.Hypergraph` as a partitioned hypergraph (no labels).
 
     Parameters
     ----------
@@ -435,13 +397,8 @@ def write_partitioned(hypergraph, out_dir, *, block_size: int = 1_000_000,
     block_size, edge_block_size, overwrite
         As in :func:`partition_edgelists`.
     placement : {"ids", "rcm", "metis"}, default "ids"
-        Which nodes share a row block (:mod:`~hyperclust.distributed.placement`): ``"ids"``
-        keeps the hypergraph's order (nodes and hyperedges); ``"rcm"`` and ``"metis"``
-        renumber nodes so that fewer hyperedges span several blocks, and hyperedges by
-        their first member. The node ids follow their nodes, so results keyed by
-        ``node_ids_`` are unchanged; each node's position in ``hypergraph`` is stored
-        as its rank (``node_ranks.npy``, and each hyperedge's in ``edge_ranks.npy``),
-        which keyed draws follow.
+        Which nodes share a row block (:mod:`~hyperclust.distributed.placement`); node ids
+        follow their nodes and the given positions are stored as ranks.
     random_state : int, default 0
         METIS's seed.
 

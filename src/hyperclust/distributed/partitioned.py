@@ -1,5 +1,4 @@
-"""A partitioned hypergraph on disk (written by
-:func:`~hyperclust.distributed.partition_edgelists`): its manifest and its blocks."""
+"""A partitioned hypergraph on disk: manifest and blocks (docs/distributed.md, 'On disk')."""
 
 from __future__ import annotations
 
@@ -26,21 +25,9 @@ EDGE_RANKS = "edge_ranks.npy"
 
 
 def load_node_block(path):
-    """Row block file -> ``(indptr, indices, degrees)``: CSR rows of the block with global
-    hyperedge columns, and the nodes' weighted degrees.
+    """Row block file -> ``(indptr, indices, degrees)``: CSR rows (global hyperedge ids), degrees.
 
-    Parameters
-    ----------
-    path : str, PathLike or tuple of them
-        A row block file, e.g. :meth:`PartitionedHypergraph.block_path`; a tuple: the
-        files of consecutive row blocks, read as one block.
-
-    Returns
-    -------
-    indptr : ndarray of int, shape (n_b + 1,)
-    indices : ndarray of int, shape (nnz_b,)
-        Global hyperedge ids of the block's memberships.
-    degrees : ndarray of float, shape (n_b,)
+    ``path`` may be a tuple of consecutive row block files, read as one block.
 
     Examples
     --------
@@ -65,18 +52,7 @@ def load_node_block(path):
 
 
 def load_edge_block(path):
-    """Hyperedge partition file -> ``(weights, sizes)``.
-
-    Parameters
-    ----------
-    path : str or PathLike
-        A hyperedge partition file, e.g. :meth:`PartitionedHypergraph.edge_block_path`.
-
-    Returns
-    -------
-    weights : ndarray of float, shape (m_j,)
-    sizes : ndarray of int, shape (m_j,)
-        Members per hyperedge.
+    """Hyperedge partition file -> ``(weights, sizes)``, each of shape ``(m_j,)``.
 
     Examples
     --------
@@ -94,25 +70,13 @@ def load_edge_block(path):
 
 
 def load_edge_scale(path) -> np.ndarray:
-    """Hyperedge partition file -> ``c = w / |e|`` per hyperedge, float64, shape (m_j,)
-    (0 for an empty hyperedge): the scaling of the operators' hyperedge sums
-    (:func:`load_edge_block`'s example: ``[1/3, 1/2]``)."""
+    """Hyperedge partition file -> ``c = w / |e|`` (0 for an empty hyperedge), float64."""
     w, sizes = load_edge_block(path)
     return w * safe_inverse(sizes.astype(np.float64))
 
 
 def load_feature_block(path) -> np.ndarray:
-    """Row block file of node features -> ``(n_b, n_features)`` float64 array.
-
-    Parameters
-    ----------
-    path : str, PathLike or tuple of them
-        E.g. :meth:`PartitionedHypergraph.features_path` (a tuple: consecutive blocks, read
-        as one).
-
-    Returns
-    -------
-    ndarray, shape (n_b, n_features)
+    """Row block file(s) of node features -> ``(n_b, n_features)`` float64 array.
 
     Examples
     --------
@@ -130,20 +94,9 @@ def load_feature_block(path) -> np.ndarray:
 
 
 def load_node_ranks(path, start: int, stop: int) -> np.ndarray:
-    """The ranks of nodes ``[start, stop)``: their positions in the numbering the partition
-    was written from (a placement renumbers the nodes; draws keyed by rank do not depend on
-    it).
+    """The ranks (positions in the given numbering) of nodes ``[start, stop)``, int64.
 
-    Parameters
-    ----------
-    path : str or None
-        :attr:`PartitionedHypergraph.node_ranks_path`; None: the nodes were not renumbered,
-        and a node's rank is its position.
-    start, stop : int
-
-    Returns
-    -------
-    ndarray of int64, shape (stop - start,)
+    ``path`` None: not renumbered, a node's rank is its position.
 
     Examples
     --------
@@ -157,7 +110,7 @@ def load_node_ranks(path, start: int, stop: int) -> np.ndarray:
 
 
 class PartitionedHypergraph:
-    """Handle on a partitioned hypergraph directory; reads the manifest only.
+    r"""Handle on a partitioned hypergraph directory; reads the manifest only.
 
     Parameters
     ----------
@@ -166,11 +119,8 @@ class PartitionedHypergraph:
 
     Attributes
     ----------
-    n_nodes, n_edges, nnz : int
-    n_blocks : int
-        Row blocks (node partitions).
+    n_nodes, n_edges, nnz, n_blocks : int
     n_features : int or None
-        Columns of the node features stored per row block (None: no features).
     node_blocks, edge_blocks : list of dict
         ``{"file", "start", "stop"}`` of each row block / hyperedge partition.
 
@@ -179,7 +129,7 @@ class PartitionedHypergraph:
     >>> import os, tempfile
     >>> from hyperclust.distributed import partition_edgelists
     >>> d = tempfile.mkdtemp()
-    >>> _ = open(os.path.join(d, "e.txt"), "w").write("1 2 3\\n3 4\\n")
+    >>> _ = open(os.path.join(d, "e.txt"), "w").write("1 2 3\n3 4\n")
     >>> phg = PartitionedHypergraph(partition_edgelists([os.path.join(d, "e.txt")],
     ...                                                 os.path.join(d, "p")).path)
     >>> phg.to_hypergraph().edges()[1].tolist(), phg.node_ids.tolist()
@@ -216,22 +166,9 @@ class PartitionedHypergraph:
                 f"n_edges={self.n_edges}, nnz={self.nnz}, n_blocks={self.n_blocks})")
 
     def grouped(self, n_groups: int) -> "PartitionedHypergraph":
-        """A view of the same directory whose row blocks are ``n_groups`` runs of
-        consecutive stored blocks (as even in count as they can be; the stored blocks when
-        ``n_groups`` is not smaller than them). Nothing is rewritten: a group's
-        :meth:`block_path` and :meth:`features_path` are tuples of its files, which
-        :func:`load_node_block` and :func:`load_feature_block` read as one block. Fewer
-        blocks mean fewer Dask tasks per product (each costs the scheduler the same
-        whatever its size).
+        """A view whose row blocks are ``n_groups`` runs of consecutive stored blocks.
 
-        Parameters
-        ----------
-        n_groups : int, >= 1
-
-        Returns
-        -------
-        PartitionedHypergraph
-            The view, or this handle itself when there is nothing to merge.
+        A group's paths are tuples of its files; this handle itself when there is nothing to merge.
 
         Examples
         --------
@@ -271,8 +208,7 @@ class PartitionedHypergraph:
         return paths[0] if len(paths) == 1 else paths
 
     def block_path(self, b: int) -> str | tuple:
-        """Absolute path of row block ``b`` (of a :meth:`grouped` view: the tuple of its
-        stored blocks' paths)."""
+        """Path of row block ``b`` (a tuple for a :meth:`grouped` view)."""
         return self._files(b, lambda i: str(
             (self.path / self.manifest["node_blocks"][i]["file"]).resolve()))
 
@@ -281,8 +217,7 @@ class PartitionedHypergraph:
         return str((self.path / self.edge_blocks[j]["file"]).resolve())
 
     def features_path(self, b: int) -> str | tuple:
-        """Absolute path of the node features of row block ``b`` (``.npy``, float64; of a
-        :meth:`grouped` view: a tuple)."""
+        """Path of row block ``b``'s node features (a tuple for a grouped view)."""
         if self.n_features is None:
             raise ValueError(f"{self.path} holds no node features (partition with features=)")
         return self._files(b, lambda i: str(
@@ -290,8 +225,7 @@ class PartitionedHypergraph:
 
     @property
     def block_bounds(self) -> np.ndarray:
-        """Row block boundaries, shape (n_blocks + 1,): block ``b`` is nodes
-        ``[bounds[b], bounds[b + 1])``."""
+        """Row block boundaries, shape (n_blocks + 1,)."""
         return np.array([b["start"] for b in self.node_blocks] + [self.n_nodes], dtype=np.int64)
 
     @property
@@ -301,28 +235,25 @@ class PartitionedHypergraph:
 
     @property
     def node_ids(self) -> np.ndarray:
-        """The user's node ids in index order: int64, or object (strings), as
-        :attr:`hyperclust.Hypergraph.node_ids`."""
+        """The user's node ids in index order (int64 or strings)."""
         ids = np.load(self.path / self.manifest["node_ids"], allow_pickle=False)
         return ids.astype(object) if self.manifest["node_id_kind"] == "str" else ids
 
     @property
     def node_ranks_path(self) -> str | None:
-        """Absolute path of the node ranks (:func:`load_node_ranks`), or None where the
-        nodes keep the numbering they were given."""
+        """Path of the node ranks (:func:`load_node_ranks`), or None."""
         name = self.manifest.get("node_ranks")
         return None if name is None else str((self.path / name).resolve())
 
     @property
     def edge_ranks_path(self) -> str | None:
-        """Absolute path of each hyperedge's position in the given numbering (an int64 array
-        of ``n_edges``), or None where the hyperedges keep their given order."""
+        """Path of the hyperedges' positions in the given numbering, or None."""
         name = self.manifest.get("edge_ranks")
         return None if name is None else str((self.path / name).resolve())
 
     @property
     def edge_weights(self) -> np.ndarray:
-        """Hyperedge weights, shape (n_edges,) (gathered from every partition)."""
+        """Hyperedge weights, shape (n_edges,)."""
         parts = [load_edge_block(self.edge_block_path(j))[0] for j in range(len(self.edge_blocks))]
         return np.concatenate(parts) if parts else np.zeros(0)
 

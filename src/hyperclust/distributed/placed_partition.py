@@ -1,11 +1,5 @@
-"""Place an already written partition: renumber its nodes by a placement (RCM, METIS) and
-rewrite its blocks, where the whole incidence fits this process's memory.
-
-The build from edge lists (:func:`~hyperclust.distributed.partition_edgelists`) never
-holds the whole incidence, but both placements need it (a breadth-first sweep or a graph
-partition of all of it). So a placement after the build reads the partition whole, when
-the estimated peak (:data:`BYTES_PER_INCIDENCE`, measured) fits the memory available, and
-refuses in one line otherwise.
+"""Place an already written partition: renumber its nodes (RCM, METIS) and rewrite its
+blocks, where the whole incidence fits memory (docs/distributed.md, "Placement").
 """
 
 from __future__ import annotations
@@ -58,7 +52,7 @@ def place_partition(partitioned, placement: str, random_state: int = 0):
     Parameters
     ----------
     partitioned : PartitionedHypergraph or str or PathLike
-        Written with the given numbering (e.g. by ``partition_edgelists``).
+        Written with the given numbering.
     placement : {"ids", "rcm", "metis"}
         ``"ids"`` leaves it as it is.
     random_state : int, default 0
@@ -67,14 +61,12 @@ def place_partition(partitioned, placement: str, random_state: int = 0):
     Returns
     -------
     PartitionedHypergraph
-        The same directory, with the nodes renumbered, their ranks in the given numbering
-        stored (``node_ranks.npy``) and the manifest's sources and options kept.
+        The same directory, nodes renumbered, ranks stored, sources and options kept.
 
     Raises
     ------
     ValueError
-        One line, when the estimated peak exceeds the memory available (the partition is
-        left as it was).
+        When the estimated peak exceeds the memory available (the partition is left as is).
 
     Examples
     --------

@@ -1,22 +1,5 @@
-"""Which nodes share a row block: numberings that keep hyperedges inside blocks.
-
-Row blocks are contiguous ranges of node positions. Numbered as given (``"ids"``), a
-block of a quarter of the nodes touches most hyperedges, and every touched hyperedge row
-moves twice per product (``16 d`` bytes each). Renumbering the nodes so that hyperedges
-fall inside blocks, and the hyperedges by their first member's new position (so that
-hyperedge partition ``j`` holds mostly the hyperedges of row block ``j``), cuts that:
-
-* ``"rcm"``: reverse Cuthill-McKee on the bipartite node-hyperedge graph
-  (:func:`hyperclust.hypergraph.ordering.cache_order`; scipy, no extra dependency): a
-  breadth-first sweep, so neighbours get close positions;
-* ``"metis"``: METIS (``pymetis``, ``pip install pymetis``) splits the bipartite graph into
-  as many parts as blocks (nodes weigh 1, hyperedges 0; a cut graph edge is a member
-  outside its hyperedge's part), and the parts are numbered one after the other.
-
-Both build the bipartite graph (two copies of the incidence pattern) in one process, so
-they place hypergraphs that fit one machine. Results keyed by node id follow their nodes;
-where a method draws by position (the distributed k-means sample above its size, Uni-DHC's
-batches) another numbering can give other labels (docs/distributed.md, "Placement").
+"""Which nodes share a row block: numberings ("ids", "rcm", "metis") that keep hyperedges
+inside blocks (docs/distributed.md, "Placement").
 """
 
 from __future__ import annotations
@@ -30,8 +13,7 @@ PLACEMENTS = ("ids", "rcm", "metis")
 
 
 def check_placement(method: str) -> None:
-    """One-line ``ValueError`` for an unknown placement, ``ImportError`` for ``"metis"``
-    without pymetis (checked before any work).
+    """Raise ``ValueError`` for an unknown placement, ``ImportError`` for ``"metis"`` without pymetis.
 
     Examples
     --------
@@ -67,8 +49,7 @@ def _metis_parts(incidence, n_parts: int, seed: int) -> np.ndarray:
 
 
 def _edges_by_first_member(incidence, node_order: np.ndarray) -> np.ndarray:
-    """Hyperedges sorted by their first member's new position (empty ones last, each side
-    stable)."""
+    """Hyperedges sorted by their first member's new position, empty ones last."""
     H = sp.csc_matrix(incidence)
     position = np.empty(H.shape[0], dtype=np.int64)
     position[node_order] = np.arange(H.shape[0])
@@ -80,9 +61,7 @@ def _edges_by_first_member(incidence, node_order: np.ndarray) -> np.ndarray:
 
 
 def _spread_isolated(order: np.ndarray, connected: np.ndarray, block_size: int) -> np.ndarray:
-    """``order`` with its nodes in no hyperedge moved so that every row block holds its
-    share of the connected ones (they cost no exchange but would crowd the connected nodes
-    into a few blocks: pubmed-cc is 80% isolated)."""
+    """``order`` with isolated nodes spread so each block gets its share of connected ones."""
     linked, alone = order[connected[order]], order[~connected[order]]
     n = order.size
     ends = np.minimum(np.arange(1, -(-n // block_size) + 1) * block_size, n)
@@ -96,25 +75,21 @@ def _spread_isolated(order: np.ndarray, connected: np.ndarray, block_size: int) 
 
 def placement_order(incidence, block_size: int, method: str = "rcm",
                     random_state: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """``(node_order, edge_order)``: the numbering of ``method`` for row blocks of
-    ``block_size`` nodes; nodes in no hyperedge are spread so that every block gets its
-    share of the others.
+    """``(node_order, edge_order)``: the numbering of ``method`` for row blocks of ``block_size``.
 
     Parameters
     ----------
     incidence : sparse matrix, shape (n_nodes, n_edges)
     block_size : int
-        Nodes per row block (METIS makes as many parts as blocks).
     method : {"ids", "rcm", "metis"}, default "rcm"
     random_state : int, default 0
-        METIS's seed (the other two are deterministic).
+        METIS's seed.
 
     Returns
     -------
     node_order : ndarray of int64, shape (n_nodes,)
         New position ``i`` is old position ``node_order[i]``.
     edge_order : ndarray of int64, shape (n_edges,)
-        Hyperedges by their first member's new position.
 
     Examples
     --------
@@ -148,9 +123,7 @@ def placement_order(incidence, block_size: int, method: str = "rcm",
 
 
 def placed(hypergraph, block_size: int, method: str = "rcm", random_state: int = 0):
-    """A copy of ``hypergraph`` renumbered by :func:`placement_order` (ids, features,
-    labels and weights follow their nodes and hyperedges), its node order and its
-    hyperedge order.
+    """``(copy renumbered by placement_order, node order, hyperedge order)``; everything follows.
 
     Examples
     --------
@@ -174,20 +147,13 @@ def cut_statistics(incidence, block_bounds) -> dict:
     ----------
     incidence : sparse matrix, shape (n_nodes, n_edges)
     block_bounds : array of int, shape (n_blocks + 1,)
-        Block ``b`` is node positions ``[block_bounds[b], block_bounds[b + 1])``.
 
     Returns
     -------
     dict
-        ``cut_share``: share of the non-empty hyperedges with members in several blocks;
-        ``touched_per_edge``: ``sum_b |E_b| / m`` (``E_b`` the hyperedges block ``b``
-        touches; the block operator moves ``16 d sum_b |E_b|`` bytes a product);
-        ``halo_edges_mean`` / ``_max``: cut hyperedges a block touches, as a share of
-        the hyperedges; ``halo_nodes_mean`` / ``_max``: nodes of other blocks sharing a
-        hyperedge with the block, as a share of the nodes; ``block_pairs``: (block,
-        hyperedge partition) pairs that exchange, with as many partitions as blocks cut
-        in equal hyperedge ranges; ``nnz_imbalance``: the largest block's incidences over
-        the mean (the slowest block sets a product's time).
+        ``cut_share``, ``touched_per_edge`` (``sum_b |E_b| / m``), ``halo_edges_mean`` /
+        ``_max``, ``halo_nodes_mean`` / ``_max``, ``block_pairs``, ``nnz_imbalance``
+        (docs/distributed.md, "Placement").
 
     Examples
     --------

@@ -1,11 +1,5 @@
-"""Scratch folders that do not outlive their process.
-
-A scratch folder is removed when its ``with`` block ends (normally or by an exception), at
-interpreter exit for any still open (``atexit``), on ``SIGTERM`` once
-:func:`exit_on_sigterm` is installed (the default action would end the process without
-running either), and, for a process killed outright (``SIGKILL``, a lost machine), by the
-next process that makes a scratch folder in the same place: folder names carry the host
-and process id, and folders of a process no longer running on this host are removed.
+"""Scratch folders that do not outlive their process: removed on exit, at ``atexit``, on
+``SIGTERM`` (:func:`exit_on_sigterm`), or by the next process on the host once theirs ended.
 """
 
 from __future__ import annotations
@@ -59,19 +53,15 @@ def _remove_open() -> None:
 
 @contextlib.contextmanager
 def scratch_folder(prefix: str, dir=None):
-    """A new folder ``<dir>/<prefix><host>-<pid>-<random>``, removed on exit (see the
-    module); stale folders of ended processes with the same prefix are removed first.
+    """Yield a new folder ``<dir>/<prefix><host>-<pid>-<random>``, removed on exit.
+
+    Stale folders of ended processes with the same prefix are removed first.
 
     Parameters
     ----------
     prefix : str
     dir : str or PathLike, optional
-        Where (default: the system's temporary folder).
-
-    Yields
-    ------
-    str
-        The folder's path.
+        Default: the system's temporary folder.
 
     Examples
     --------
@@ -98,9 +88,7 @@ def _raise_exit(signum, frame):
 
 
 def exit_on_sigterm() -> None:
-    """Make ``SIGTERM`` raise ``SystemExit`` in the main thread (so ``finally`` blocks and
-    ``atexit`` run and scratch folders are removed); only where ``SIGTERM`` still has its
-    default action and this is the main thread.
+    """Make ``SIGTERM`` raise ``SystemExit`` in the main thread, where it has its default action.
 
     Examples
     --------

@@ -20,8 +20,7 @@ def _centre(X, mean):
 
 
 def _permuted_block(files, offsets, row_lists, mean):
-    """Rows ``o`` of the whole ``X`` (read from its block files), centred, for each ``o`` in
-    ``row_lists``, side by side."""
+    """Rows ``o`` of the whole ``X`` (from its files), centred, for each ``o``, side by side."""
     arrays = [np.load(f, mmap_mode="r")[None] for f in files]
     return np.hstack([_gather_rows(arrays, offsets, np.asarray(rows))[0] - mean
                       for rows in row_lists])
@@ -49,9 +48,7 @@ def block_smoothness_zscore(operator, X_blocks, X_files, n_permutations: int = 2
                             random_state=0) -> float:
     """:func:`hyperclust.models.adaptivity.smoothness_zscore` of a row-blocked input.
 
-    The same permutations (drawn on the driver from ``random_state``, ``n`` integers each)
-    and the same grouping of permuted copies into one product; a permuted block reads its
-    rows from the input's block files.
+    The same permutations (from ``random_state``) and grouping as the single process.
 
     Parameters
     ----------
@@ -60,7 +57,7 @@ def block_smoothness_zscore(operator, X_blocks, X_files, n_permutations: int = 2
     X_blocks : list of futures
         Row blocks of the ``(n, d)`` float64 input.
     X_files : list of str
-        The same blocks saved as ``.npy`` files every worker can read.
+        The same blocks as ``.npy`` files every worker can read.
     n_permutations : int, default 20
     random_state : int
 

@@ -20,14 +20,10 @@ from .kmeans import SAMPLE_SIZE, block_kmeans, node_rank_blocks
 from .lanczos import lanczos_eigenpairs
 from .lineage import lineage_cuts
 from .operator import normalized_affinity
-from .partitioned import load_node_block
 from .storage import keep_output
+from .structural import _degree_sum
 
 __all__ = ["DistributedSpectralClustering"]
-
-
-def _degree_sum(path):
-    return float(load_node_block(path)[2].sum())
 
 
 def _row_normalize(V):
@@ -38,77 +34,37 @@ def _row_normalize(V):
 class DistributedSpectralClustering(HypergraphClusterer):
     """Zhou's normalized spectral clustering on a Dask cluster.
 
-    The distributed counterpart of
-    ``SpectralHypergraphClustering(operator="zhou", assign="kmeans")``: the top
-    ``n_components`` eigenvectors of the regularized normalized affinity
-    ``D_tau^-1/2 (H W De^-1 H^T + tau/n 1 1^T) D_tau^-1/2`` by subspace iteration on the
-    block operator (:func:`~hyperclust.distributed.eigen.top_eigenpairs`), rows normalized,
-    then :func:`~hyperclust.distributed.kmeans.block_kmeans`. Up to ``sample_size`` nodes the
-    labels are those of the single-process estimator with the same seed (the embeddings
-    agree to the eigensolver tolerance, up to sign or a rotation within repeated
-    eigenvalues); above it the k-means++ sample is drawn per row block, so the labels are
-    deterministic for a seed and a partition. ``client=None`` starts worker processes: run
-    it from a script under ``if __name__ == "__main__":``.
+    The counterpart of ``SpectralHypergraphClustering(operator="zhou", assign="kmeans")``:
+    top eigenvectors of the regularized normalized affinity, rows normalized, then
+    :func:`~hyperclust.distributed.kmeans.block_kmeans`. Up to ``sample_size`` nodes the
+    labels are the single process's for the same seed. ``client=None`` starts worker
+    processes: run it under ``if __name__ == "__main__":``.
 
     Parameters
     ----------
-    n_clusters : int
-        This and the parameters down to ``random_state`` are those of
-        :class:`~hyperclust.cluster.SpectralHypergraphClustering`, with its defaults (read
-        from it), so ``fit`` takes the same settings as on one process.
-    regularization : "auto", float or None, default "auto"
-        ``tau``; "auto": the mean weighted degree when the hypergraph has more connected
-        components than clusters (decided on the blocks by
-        :func:`~hyperclust.distributed.components.more_components_than`) or when the plain
-        embedding is :func:`~hyperclust.cluster.spectral.localized`, else 0.
-    n_components : int, optional
-        Embedding dimension (default ``n_clusters``).
-    row_normalize : bool, default True
-    n_init : int or "auto", default "auto"
-        k-means++ restarts on the sample; "auto" as
-        :func:`~hyperclust.cluster.spectral.resolve_settings` (10 below 10^5 nodes, 3 above).
-    tol : float or "auto", default "auto"
-        Residual of the eigenpairs (Lanczos: relative to the eigenvalue, ARPACK's test);
-        "auto": 1e-8 below 10^5 nodes, 1e-3 above.
-    random_state : int, default 0
-    max_iter : int, default 200
-        Lanczos restarts or filtered subspace iterations (see ``eigensolver``).
+    n_clusters, regularization, n_components, row_normalize, n_init, tol, random_state, max_iter
+        As in :class:`~hyperclust.cluster.SpectralHypergraphClustering` (its defaults).
     eigensolver : {"auto", "lanczos", "subspace"}, default "auto"
-        "lanczos": thick-restart Lanczos, one one-column product per step
-        (:func:`~hyperclust.distributed.lanczos.lanczos_eigenpairs`); "subspace": the
-        Chebyshev-filtered block iteration on ``n_components + max(n_components, 8)``
-        columns (:func:`~hyperclust.distributed.eigen.top_eigenpairs`), which finds every
-        copy of a repeated eigenvalue. "auto" takes the single process's route: Lanczos
-        where it runs one ARPACK Lanczos (more than ``DENSE_LIMIT`` = 1,500 nodes, and
-        ``tau > 0`` or one connected component), else the block iteration (where it
-        solves densely or per component).
+        "lanczos": :func:`~hyperclust.distributed.lanczos.lanczos_eigenpairs`; "subspace":
+        :func:`~hyperclust.distributed.eigen.top_eigenpairs` (finds repeated eigenvalues);
+        "auto": the single process's route.
     sample_size : int, default 100,000
         Rows of the k-means++ sample.
     block_size : int, default 100,000
         Nodes per row block when ``fit`` gets an in-memory hypergraph.
     blocks_per_worker : int or None, default 1
-        The fit merges consecutive stored row blocks into at most this many blocks per
-        worker of the cluster at the start (:func:`~hyperclust.distributed.inputs.fit_blocks`:
-        fewer Dask tasks per product); None: the stored blocks (a worker joining mid-fit
-        then gets some of them).
+        Merge stored row blocks into at most this many per worker; None: the stored blocks.
     client : dask.distributed.Client, str or None
-        The cluster: a client, a scheduler address, or None for a new
-        ``LocalCluster(n_workers)`` (closed after ``fit``).
+        A client, a scheduler address, or None for a new ``LocalCluster(n_workers)``.
     n_workers : int, default 2
-        Workers of the local cluster made when ``client`` is None.
     progress : bool, default False
-        Show the iterations' residuals on a progress bar.
+        Show the residuals on a progress bar.
     output : str, optional
-        A folder (local or an fsspec URL every worker reaches) where the workers write the
-        labels and the embedding, one parquet file per row block of the fit
-        (:func:`~hyperclust.distributed.storage.write_block_tables`); then ``labels_``,
-        ``embedding_`` and ``node_ids_`` are None and this process holds nothing of size
-        ``n``. Default: gather them here.
+        Folder where the workers write labels and embedding as parquet; then ``labels_``,
+        ``embedding_`` and ``node_ids_`` are None. Default: gather them here.
     scratch_dir : str, optional
-        A folder the workers share where the eigensolver's vectors are saved every
-        :data:`~hyperclust.distributed.lineage.EVERY` products (at a Lanczos restart) to cut
-        the task history Dask keeps (:mod:`~hyperclust.distributed.lineage`); default: a
-        temporary folder inside the partitioned directory.
+        Shared folder for the eigensolver's checkpoints (:mod:`~hyperclust.distributed.lineage`);
+        default: inside the partitioned directory.
 
     Attributes
     ----------
@@ -117,15 +73,12 @@ class DistributedSpectralClustering(HypergraphClusterer):
     eigenvalues_ : ndarray, shape (n_components,)
         Of the regularized normalized Laplacian, ascending.
     node_ids_ : ndarray, shape (n_nodes,)
-        The node ids of the rows (a partitioned input's ids; an in-memory input's ``node_ids``).
     n_iter_ : int
-        Filtered subspace iterations, or Lanczos products (see ``eigensolver_``).
+        Subspace iterations or Lanczos products.
     eigensolver_ : str
-        The eigensolver used ("auto" resolved).
     tau_, tol_, n_init_ : float, float, int
         The settings used (``"auto"`` resolved).
     n_blocks_ : int
-        Row blocks the fit ran on (see ``blocks_per_worker``).
 
     Examples
     --------
@@ -167,9 +120,7 @@ class DistributedSpectralClustering(HypergraphClusterer):
         return k, int(dim), tol, n_init
 
     def _tau(self, phg, client, k):
-        """``tau`` before the embedding, as the single process sets it: ``"auto"`` = the mean
-        weighted degree when there are more connected components than clusters (else 0; the
-        embedding may still prove localized, see :meth:`fit`)."""
+        """``tau`` before the embedding, as the single process sets it."""
         if not self._auto_tau():
             return float(self.regularization or 0.0)
         op = normalized_affinity(phg, client, tau=0.0)
@@ -189,8 +140,7 @@ class DistributedSpectralClustering(HypergraphClusterer):
         return float(mean) if mean > 0 else 1.0
 
     def _eigensolver(self, op, tau):
-        """The eigensolver ``"auto"`` stands for: the single process's route
-        (:func:`hyperclust.operators.eigensolvers.regularized_embedding`)."""
+        """The eigensolver that auto stands for: the single process's route."""
         if self.eigensolver != "auto":
             return self.eigensolver
         if op.shape[0] <= DENSE_LIMIT or (not tau and more_components_than(op, 1)):
@@ -208,8 +158,7 @@ class DistributedSpectralClustering(HypergraphClusterer):
                 bar.close()
 
     def fit(self, hypergraph, y=None):
-        """Cluster the nodes; ``hypergraph`` is a :class:`~hyperclust.Hypergraph`, a
-        :class:`~hyperclust.distributed.PartitionedHypergraph` or its directory."""
+        """Cluster the nodes of a Hypergraph, PartitionedHypergraph or its directory."""
         seed = self._rng_seed(self.random_state)
         with as_partitioned(hypergraph, self.block_size) as stored, \
                 resolve_client(self.client, self.n_workers) as client, \

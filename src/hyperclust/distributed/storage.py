@@ -1,11 +1,5 @@
-"""Parquet tables on any fsspec path (local, ``memory://``, ``s3://``, ``gs://``...): the
-input as (node, hyperedge[, weight]) pairs and node feature tables, and the fitted labels
-and embedding written per row block and read back.
-
-The readers return what the edge-list readers return (a :class:`~hyperclust.Hypergraph`,
-or ids and values), so :func:`~hyperclust.distributed.partition_edgelists` takes parquet
-files beside edge-list files; the writer goes through ``dask.dataframe.to_parquet`` (one
-file per row block, written by the workers when given a client's partitions).
+"""Parquet tables on any fsspec path: (node, hyperedge[, weight]) pairs, feature tables, and
+the fitted labels and embedding written per row block and read back.
 """
 
 from __future__ import annotations
@@ -73,9 +67,7 @@ def _pyarrow():
 
 
 def _read_table(path, columns, what: str, every_column: bool = False):
-    """The columns ``columns`` (every column with ``every_column``) of the parquet file or
-    dataset at ``path``, as a pandas DataFrame; one-line errors for a missing path or
-    column."""
+    """The columns of a parquet file or dataset as a DataFrame; one-line errors."""
     import fsspec
 
     pq = _pyarrow()
@@ -99,8 +91,7 @@ def read_pairs(path, *, node="node", hyperedge="hyperedge", weight=None,
     """A hypergraph from a parquet table of (node, hyperedge[, weight]) membership pairs.
 
     Hyperedges are numbered in order of first appearance, nodes as
-    :func:`hyperclust.hypergraph.map_ids` numbers ids (sorted integers, or strings in order
-    of first appearance). Every pair of a hyperedge must carry the same weight.
+    :func:`hyperclust.hypergraph.map_ids` does; all pairs of a hyperedge carry one weight.
 
     Parameters
     ----------
@@ -115,7 +106,7 @@ def read_pairs(path, *, node="node", hyperedge="hyperedge", weight=None,
     Returns
     -------
     Hypergraph
-        Duplicate hyperedges kept (the partition merges them across files).
+        Duplicate hyperedges kept.
 
     Examples
     --------
@@ -150,13 +141,7 @@ def read_pairs(path, *, node="node", hyperedge="hyperedge", weight=None,
 
 
 def read_feature_table(path, node="node"):
-    """``(node ids, values)`` of a parquet feature table: the column ``node`` names the
-    node, every other column is a feature.
-
-    Returns
-    -------
-    ids : ndarray, shape (r,)
-    values : ndarray of float64, shape (r, d)
+    """``(ids (r,), float64 values (r, d))`` of a parquet table: ``node``, then features.
 
     Examples
     --------
@@ -193,17 +178,16 @@ def _part_name(i: int) -> str:
 
 
 def write_node_table(url, node_ids, labels, embedding=None, *, bounds=None, client=None):
-    """Write one parquet file per row block: columns ``node``, ``cluster`` and, with an
-    embedding, ``e0 .. e{d-1}``.
+    """Write one parquet file per row block: ``node``, ``cluster`` [, ``e0 .. e{d-1}``].
 
     Parameters
     ----------
     url : str or PathLike
-        A folder, local or an fsspec URL; created (an existing one is replaced).
+        A folder, local or an fsspec URL; an existing one is replaced.
     node_ids, labels : ndarray, shape (n,)
     embedding : ndarray, shape (n, d), optional
     bounds : sequence of int, optional
-        Row block boundaries ``[0, ..., n]`` (one file each); default one block.
+        Row block boundaries ``[0, ..., n]``; default one block.
     client : distributed.Client, optional
         Writes the blocks as Dask tasks (every worker must reach ``url``).
 
@@ -239,8 +223,7 @@ def write_node_table(url, node_ids, labels, embedding=None, *, bounds=None, clie
 
 
 def _block_frame(ids_file, str_ids, lo, labels, embedding=None):
-    """The node table of one row block, built where its labels live (node ids read from
-    the partition's ``node_ids.npy``, memory-mapped)."""
+    """The node table of one row block, built where its labels live."""
     import pandas as pd
 
     ids = np.load(ids_file, mmap_mode="r", allow_pickle=False)[lo:lo + len(labels)]
@@ -256,21 +239,18 @@ def _empty_like(frame):
 
 
 def write_block_tables(client, url, phg, label_blocks, embedding_blocks=None) -> None:
-    """Write the row blocks' labels (and embedding) as :func:`write_node_table` does, one
-    file per block, each built and written by the workers from the blocks' futures: this
-    process holds no array of size ``n``.
+    """Write the row blocks' labels (and embedding) as :func:`write_node_table`, from the workers.
 
     Parameters
     ----------
     client : distributed.Client
     url : str
-        Folder, local or an fsspec URL every worker reaches (replaced if it exists).
+        Folder every worker reaches (replaced if it exists).
     phg : PartitionedHypergraph
-        Whose row blocks the futures are (node ids read from its directory).
     label_blocks : list of futures
         int labels per row block.
     embedding_blocks : list of futures, optional
-        ``(n_b, d)`` embedding per row block.
+        ``(n_b, d)`` per row block.
 
     Examples
     --------
@@ -280,8 +260,7 @@ def write_block_tables(client, url, phg, label_blocks, embedding_blocks=None) ->
     >>> phg = write_partitioned(Hypergraph.from_edges([[0, 1, 2], [2, 3]]),
     ...                         tempfile.mkdtemp(), block_size=2)
     >>> out = os.path.join(tempfile.mkdtemp(), "labels.parquet")
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     labels = [c.scatter(np.array([0, 0])), c.scatter(np.array([1, 1]))]
     ...     write_block_tables(c, out, phg, labels)
     >>> sorted(os.listdir(out))
@@ -307,8 +286,7 @@ def write_block_tables(client, url, phg, label_blocks, embedding_blocks=None) ->
 
 
 def read_node_table(url):
-    """``(node ids, labels, embedding or None)`` of :func:`write_node_table`'s output, rows
-    in the order written.
+    """``(node ids, labels, embedding or None)`` of :func:`write_node_table`'s output.
 
     Examples
     --------
@@ -326,10 +304,10 @@ def read_node_table(url):
 
 
 def keep_output(est, client, phg, source, label_blocks, embedding_blocks) -> None:
-    """Set a fitted distributed estimator's ``labels_``, ``embedding_`` and ``node_ids_``
-    (gathered here), or, when its ``output`` names a folder, write them there per row block
-    from the workers (:func:`write_block_tables`) and set them to None: then this process
-    holds nothing of size ``n``.
+    """Set a fitted estimator's ``labels_``, ``embedding_``, ``node_ids_``, or write ``output``.
+
+    When ``est.output`` names a folder, the blocks are written there by the workers
+    (:func:`write_block_tables`) and the attributes set to None.
 
     Parameters
     ----------
@@ -349,8 +327,7 @@ def keep_output(est, client, phg, source, label_blocks, embedding_blocks) -> Non
     >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=2)
     >>> kept = types.SimpleNamespace(output=None)
     >>> written = types.SimpleNamespace(output="memory://hyperclust-doc/keep_output.parquet")
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     labels = [c.scatter(np.array([0, 0])), c.scatter(np.array([1, 1]))]
     ...     emb = [c.scatter(np.zeros((2, 2))), c.scatter(np.ones((2, 2)))]
     ...     keep_output(kept, c, phg, hg, labels, emb)

@@ -1,6 +1,6 @@
-"""The structural input of Uni-DHC (:func:`hyperclust.operators.eigensolvers.structural_features`) on row
-blocks: the top eigenvectors of Zhou's affinity regularized by the mean weighted degree, in
-the canonical basis of :mod:`hyperclust.operators.eigenbasis`, times ``sqrt(n)``."""
+"""The structural input of Uni-DHC (:func:`hyperclust.operators.eigensolvers.structural_features`)
+on row blocks.
+"""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def _probe_product(V, first_row, width):
 
 
 def structural_blocks(phg, client, n_columns: int, random_state):
-    """Row blocks of :func:`hyperclust.operators.eigensolvers.structural_features` with ``n_columns``.
+    """Row blocks of ``structural_features`` with ``n_columns``, float64.
 
     Parameters
     ----------
@@ -36,11 +36,6 @@ def structural_blocks(phg, client, n_columns: int, random_state):
     n_columns : int
     random_state : int
         Seed of the eigensolver's start block.
-
-    Returns
-    -------
-    list of futures
-        Row blocks of the ``(n, n_columns)`` float64 input.
 
     Examples
     --------
@@ -65,9 +60,7 @@ def structural_blocks(phg, client, n_columns: int, random_state):
         raise ValueError("the structural input needs at least 2 nodes")
     width = structural_width(k, n)
     # fewer extra columns and a higher degree than the defaults, and the column past the k
-    # asked for (it only shows a repeated eigenvalue crossing the cut) to a residual of 1e-6:
-    # on a block model the columns inside the bulk of the spectrum took 3,744 column
-    # products at 25,000 nodes (each moves the exchanged rows of every column), 1,768 so
+    # asked for (it only shows a repeated eigenvalue crossing the cut) to 1e-6: fewer products
     mu, V, _ = top_eigenpairs(normalized_affinity(phg, client, tau=tau), width, degree=16,
                               oversample=max(3, width // 3), random_state=random_state,
                               last_tol=1e-6 if width > k else None)

@@ -1,27 +1,6 @@
-"""Uni-DHC on a partitioned hypergraph: input, filter choice and basis on the cluster, one
-trainer streaming mini-batches from the basis block files, inference and k-means per block.
-
-The steps of :class:`hyperclust.cluster.UniDHC`, each on row blocks:
-
-1. input: the node features stored with the partitioned hypergraph (at most
-   :data:`MAX_FEATURES` columns; the single-process truncated SVD is not distributed), or
-   the structural spectral features (:mod:`~hyperclust.distributed.structural`: top
-   eigenvectors of Zhou's affinity regularized by the
-   mean degree, :func:`~hyperclust.distributed.eigen.top_eigenpairs`), rescaled to unit mean
-   row norm; its blocks are saved to a scratch directory;
-2. the basis ``[X, PX, .., P^K X]`` and the hyperedge means ``De^-1 H^T P^k X`` written per
-   block (:mod:`~hyperclust.distributed.basis`);
-3. the filter's start: ``gamma_init="canonical"`` (the default) or ``"alignment"`` learns
-   it from the basis rows of at most 2^14 sampled connected nodes (``P^K`` on structural
-   input, as ``UniDHC``) (:mod:`~hyperclust.distributed.alignment`); ``"auto"``
-   takes :func:`~hyperclust.distributed.smoothness.block_smoothness_zscore` (permuted
-   blocks read their rows from the saved input);
-4. :func:`hyperclust.models.unidhc.train_on_batches` in this process, the training code of
-   the single-process estimator, on :class:`~hyperclust.distributed.batches.BasisFileBatches`
-   (each batch reads its rows from the block files);
-5. per row block on the workers (numpy float32, :mod:`~hyperclust.distributed.unidhc_blocks`):
-   the filter output and the encoder output, L2-normalised;
-   then :func:`~hyperclust.distributed.kmeans.block_kmeans`.
+"""Uni-DHC on a partitioned hypergraph: input, filter start and basis on the cluster, one
+trainer streaming mini-batches from the basis files, inference and k-means per block
+(docs/distributed.md, "Uni-DHC").
 """
 
 from __future__ import annotations
@@ -86,8 +65,7 @@ def _shared_parameters(twin, not_taken):
 
 
 def training_parameters() -> list:
-    """Parameters of :func:`~hyperclust.models.unidhc.train_on_batches` that ``UniDHC``
-    also takes, other than those ``fit`` sets itself (seed, device, verbosity)."""
+    """Parameters of :func:`~hyperclust.models.unidhc.train_on_batches` that ``UniDHC`` shares."""
     from ..models.unidhc import train_on_batches
 
     shared = set(_shared_parameters(UniDHC, DistributedUniDHC.NOT_DISTRIBUTED))
@@ -96,8 +74,7 @@ def training_parameters() -> list:
 
 
 def _check_projection(n_components, width: int) -> None:
-    """Refuse (one line) an ``n_components`` that would project an input of ``width``
-    columns: the single-process truncated SVD is not distributed."""
+    """Refuse an ``n_components`` that would project the input (SVD is not distributed)."""
     if n_components is None:
         return
     if isinstance(n_components, str) and n_components == "auto":
@@ -116,62 +93,37 @@ def _check_projection(n_components, width: int) -> None:
 class DistributedUniDHC(HypergraphClusterer):
     """Uni-DHC (:class:`hyperclust.cluster.UniDHC`) on a Dask cluster.
 
-    Every parameter of ``UniDHC`` but those in :attr:`NOT_DISTRIBUTED` is taken with
-    ``UniDHC``'s default and meaning (read from ``UniDHC.__init__`` by
-    :func:`~hyperclust.distributed._params.twin_init`). On a hypergraph that fits one
-    machine, with the same parameters and seed, the filter start and the training batches
-    are those of ``UniDHC(isolated_neighbors=None)``; the basis agrees to float32 rounding
-    (float32 products by blocks, summed in another order than ``UniDHC``'s in-memory
-    operator), and the training carries that difference along (docs/distributed.md).
-    Differences from ``UniDHC``:
-
-    * isolated nodes keep their raw input in the propagated terms (no feature-neighbour
-      borrowing, which needs a global kNN search): ``UniDHC(isolated_neighbors=None)``;
-    * an input is used as it is, at most :data:`MAX_FEATURES` columns: an ``n_components``
-      that would project it (a truncated SVD) is refused; reduce wider features before
-      partitioning;
-    * ``embedding="auto"`` (selection on the attribute kNN walk) and
-      ``gamma_init="contrast"`` (a row-shuffled copy of the whole input) are refused.
+    Parameters not in :attr:`NOT_DISTRIBUTED` take ``UniDHC``'s defaults and meaning. With
+    the same parameters and seed, the filter start and batches are those of
+    ``UniDHC(isolated_neighbors=None)``; the basis agrees to float32 rounding. Refused: an
+    ``n_components`` that would project the input (at most :data:`MAX_FEATURES` columns),
+    ``embedding="auto"`` and ``gamma_init="contrast"``.
 
     Parameters
     ----------
     n_clusters : int
     order, gamma_init, order_penalty, self_loops, input, n_components, n_structural
-        As in :class:`hyperclust.cluster.UniDHC` (the values above refused).
-    hidden_dim, epochs, lr, gamma_lr, batch_size, decorrelation_weight, \
-consistency_weight, gamma_reg, dropout
-        As in :class:`hyperclust.cluster.UniDHC`, whose training loop this estimator runs
-        (:func:`hyperclust.models.unidhc.train_on_batches`); every training option the two
-        share is passed on (:func:`training_parameters`).
+        As in :class:`hyperclust.cluster.UniDHC`.
+    hidden_dim, epochs, lr, gamma_lr, batch_size, decorrelation_weight, consistency_weight, gamma_reg, dropout
+        As in :class:`hyperclust.cluster.UniDHC` (:func:`training_parameters`).
     embedding : {"by-input", "concat", "filter"}, default "by-input"
     n_init, random_state, device, verbose
-        As in :class:`hyperclust.cluster.UniDHC`; ``device`` is the torch device of the
-        trainer (this process); the per-block inference runs the trained encoder in numpy
-        float32 on the workers (:mod:`~hyperclust.distributed.unidhc_blocks`).
+        As in :class:`hyperclust.cluster.UniDHC`; ``device`` is the trainer's.
     sample_size : int or None, default None
-        Rows of the k-means++ sample (:func:`~hyperclust.distributed.kmeans.block_kmeans`);
-        None: every row while the embedding takes at most :data:`KMEANS_BYTES` here, so the
-        k-means is ``UniDHC``'s (250,000 rows of 8 columns: 8 MB), else that many rows.
+        Rows of the k-means++ sample; None: every row up to :data:`KMEANS_BYTES`.
     block_size : int, default 100,000
         Nodes per row block when ``fit`` gets an in-memory hypergraph.
     blocks_per_worker : int or None, default 1
-        The fit merges consecutive stored row blocks into at most this many blocks per
-        worker of the cluster at the start (:func:`~hyperclust.distributed.inputs.fit_blocks`:
-        fewer Dask tasks per step); None: the stored blocks.
+        Merge stored row blocks into at most this many per worker; None: the stored blocks.
     scratch_dir : str, optional
-        Where the basis (and, for ``gamma_init="auto"``, the input) is written (a temporary
-        directory inside it, removed after ``fit``); it must be readable and writable by
-        the workers and by this process. Default: inside the partitioned directory.
+        Where the basis is written (readable by workers and this process); default: inside
+        the partitioned directory.
     client : dask.distributed.Client, str or None
         A client, a scheduler address, or None for a new ``LocalCluster(n_workers)``.
     n_workers : int, default 2
     output : str, optional
-        A folder (local or an fsspec URL every worker reaches) where the workers write the
-        labels and the embedding, one parquet file per row block
-        (:func:`~hyperclust.distributed.storage.write_block_tables`); then ``labels_``,
-        ``embedding_`` and ``node_ids_`` are None and this process keeps nothing of size
-        ``n`` (the trainer's one permutation of ``n`` per epoch aside). Default: gather them
-        here.
+        Folder where the workers write labels and embedding as parquet; then ``labels_``,
+        ``embedding_`` and ``node_ids_`` are None. Default: gather them here.
 
     Attributes
     ----------
@@ -180,18 +132,13 @@ consistency_weight, gamma_reg, dropout
     n_filter_columns_ : int
     coefficients_, initial_coefficients_ : ndarray, shape (order + 1,)
     mixture_weights_ : ndarray, shape (2 order + 1,) or None
-    filter_trajectory_ : list of dict
-    loss_history_ : list of dict
-    input_kind_ : str
+    filter_trajectory_, loss_history_ : list of dict
+    input_kind_, filter_family_ : str
     smoothness_z_ : float or None
-    filter_family_ : str
-    n_init_ : int
+    n_init_, n_blocks_ : int
     node_ids_ : ndarray, shape (n_nodes,)
-    n_blocks_ : int
-        Row blocks the fit ran on (see ``blocks_per_worker``).
     timings_ : dict
-        Wall seconds of each step: ``input``, ``basis`` (with the hyperedge means),
-        ``filter_choice``, ``training``, ``inference_kmeans``.
+        Wall seconds per step.
 
     Examples
     --------
@@ -215,8 +162,7 @@ consistency_weight, gamma_reg, dropout
                           "n_workers": 2, "output": None})
 
     def _check_parameters(self):
-        """Every parameter against ``UniDHC``'s constraints where shared (``n_clusters``
-        against ``n`` in ``fit``); returns ``order``."""
+        """Check parameters against ``UniDHC``'s constraints; return ``order``."""
         table = {**UniDHC._parameter_constraints,
                  "embedding": [Options(("by-input", "concat", "filter"))],
                  **{name: [Interval(int, 1)] for name in ("block_size", "n_workers")},
@@ -231,8 +177,7 @@ consistency_weight, gamma_reg, dropout
         return UniDHC(order=self.order, gamma_init=self.gamma_init)._validate()
 
     def fit(self, hypergraph, y=None):
-        """Cluster the nodes; ``hypergraph`` is a :class:`~hyperclust.Hypergraph`, a
-        :class:`~hyperclust.distributed.PartitionedHypergraph` or its directory."""
+        """Cluster the nodes of a Hypergraph, PartitionedHypergraph or its directory."""
         from ..cluster.unidhc import _deep
 
         torch, _ = _deep()
@@ -257,8 +202,7 @@ consistency_weight, gamma_reg, dropout
 
     # ------------------------------------------------------------ steps
     def _fit(self, phg, client, work, k, order, seed):
-        """Every step but the output; the futures of the labels and the embedding per
-        row block."""
+        """Every step but the output; futures of labels and embedding per row block."""
         from ..models.unidhc import train_on_batches
 
         self.timings_ = {}
@@ -316,10 +260,7 @@ consistency_weight, gamma_reg, dropout
         return labels, blocks
 
     def _sampled_means(self, phg, client, rows, orders, order, seed):
-        """The training's batches, drawn once here (:func:`planned_draws`, handed to the
-        training), and ``(n_edges, wanted, means)`` of :class:`BasisFileBatches`: the means
-        of the hyperedges those batches read (the single process computes those rows alone
-        too), from the basis rows in the workers' memory."""
+        """The training's draws, and ``(n_edges, wanted, means)`` of the hyperedges they read."""
         from ..models.unidhc import drawn_hyperedges, planned_draws
 
         counts = usable_edge_counts(phg, client)
@@ -335,21 +276,17 @@ consistency_weight, gamma_reg, dropout
 
     @staticmethod
     def _row_keys(client, phg):
-        """The k-means keys: the node ranks per block, or where the nodes were not
-        renumbered each block's first position (its keys are the positions: no task)."""
+        """The k-means keys: node ranks per block, or each block's first position."""
         if phg.node_ranks_path is None:
             return [int(lo) for lo in phg.block_bounds[:-1]]
         return node_rank_blocks(client, phg)
 
     def _training_options(self) -> dict:
-        """The training parameters of :func:`hyperclust.models.unidhc.train_on_batches` this
-        estimator shares with ``UniDHC`` (read from its signature, so a training option
-        added to both is passed on without a change here)."""
+        """The training parameters shared with ``UniDHC`` (read from the signature)."""
         return {name: getattr(self, name) for name in training_parameters()}
 
     def _input(self, phg, client, work, k, seed):
-        """Blocks of the input (futures, float64) and the scale giving them unit mean row
-        norm."""
+        """Input blocks (futures, float64) and the scale giving unit mean row norm."""
         use_features = self.input == "features" or (self.input == "auto" and
                                                      phg.n_features is not None)
         n = phg.n_nodes
@@ -372,8 +309,7 @@ consistency_weight, gamma_reg, dropout
 
     @staticmethod
     def _scaled_input(client, raw, scale, work):
-        """The input ``X / scale`` (futures, float64) and its blocks saved as files, which
-        only the z-score start reads (its permuted blocks)."""
+        """``X / scale`` blocks (futures) and their files (for the z-score start)."""
         X = [client.submit(divided, x, scale, retries=RETRIES) for x in raw]
         files = client.gather([client.submit(save, str((work / f"input-{b:05d}.npy")
                                                         .resolve()), x, retries=RETRIES,
@@ -382,9 +318,7 @@ consistency_weight, gamma_reg, dropout
         return X, files
 
     def _initial_filter(self, phg, client, P, scaled_input, basis_files, order, seed, k):
-        """The filter's coefficients (power basis) before the encoder's training, as
-        :meth:`hyperclust.cluster.UniDHC._initial_filter` sets them (``scaled_input()``:
-        :meth:`_scaled_input`, formed for the z-score alone)."""
+        """The filter's coefficients before training, as ``UniDHC._initial_filter``."""
         self.smoothness_z_, self.mixture_weights_, self.filter_trajectory_ = None, None, []
         if not isinstance(self.gamma_init, str):
             self.filter_family_ = "custom"

@@ -1,6 +1,6 @@
-"""The per-block tasks of the distributed Uni-DHC: numpy only, so that a worker running them
-imports neither torch nor scikit-learn (each import cost ~1.2-1.8 CPU s per worker, a fifth
-of the cluster's CPU at 10^6 nodes; see docs/distributed.md, "CPU against one process")."""
+"""The per-block tasks of the distributed Uni-DHC, numpy only (workers import neither torch
+nor scikit-learn; docs/distributed.md, "CPU against one process").
+"""
 
 from __future__ import annotations
 
@@ -29,17 +29,7 @@ def save(path, X):
 
 
 def normalize_rows(X):
-    """Rows of ``X`` divided by their L2 norms in ``X``'s dtype, zero rows kept: the
-    arithmetic of ``sklearn.preprocessing.normalize`` (``sqrt`` of ``einsum`` row sums, a
-    zero norm taken as 1), which the single process applies.
-
-    Parameters
-    ----------
-    X : ndarray, shape (n, d)
-
-    Returns
-    -------
-    ndarray, shape (n, d)
+    """Rows of ``X`` over their L2 norms in ``X``'s dtype, zero rows kept (sklearn's arithmetic).
 
     Examples
     --------
@@ -52,17 +42,13 @@ def normalize_rows(X):
 
 
 def encode(Z, weights) -> np.ndarray:
-    """The residual encoder ``Z + W2 prelu(W1 Z + b1) + b2`` of
-    :class:`hyperclust.models.unidhc.ResidualEncoder` in numpy float32, by passes of
-    :data:`ENCODE_ROWS` rows (equal to the torch module to float32 rounding: another GEMM).
+    """The residual encoder ``Z + W2 prelu(W1 Z + b1) + b2`` in numpy float32, by row passes.
 
     Parameters
     ----------
     Z : ndarray, shape (n, d)
     weights : dict
-        The encoder's ``state_dict`` as numpy arrays (``correction.0.weight`` (h, d),
-        ``correction.0.bias`` (h,), ``correction.1.weight`` (1,), ``correction.2.weight``
-        (d, h), ``correction.2.bias`` (d,)).
+        :class:`hyperclust.models.unidhc.ResidualEncoder`'s ``state_dict`` as numpy arrays.
 
     Returns
     -------
@@ -98,9 +84,7 @@ def encode(Z, weights) -> np.ndarray:
 
 
 def _prelu(h, slope, scaled):
-    """``h > 0 ? h : slope h`` (torch's leaky_relu) in place, the same bits: for a slope in
-    [0, 1], ``fl(slope h)`` lies between ``h`` and 0, so the larger of the two is the answer
-    (branch-free; a masked product was 30x slower on random signs)."""
+    """``h > 0 ? h : slope h`` in place, branch-free, the same bits as torch."""
     np.multiply(h, slope, out=scaled)
     if 0 <= slope <= 1:
         np.fmax(h, scaled, out=h)
@@ -111,9 +95,7 @@ def _prelu(h, slope, scaled):
 
 
 def embed_block(path, gamma, encoder_weights, concat: bool):
-    """The embedding rows of one basis block, as the single process forms them: the filter
-    output ``sum_k gamma_k B[k]`` in the basis dtype (float32), L2-normalised, beside the
-    L2-normalised encoder output when ``concat``.
+    """One basis block's embedding rows: ``sum_k gamma_k B[k]`` L2-normalised [, encoder output].
 
     Parameters
     ----------
@@ -126,7 +108,7 @@ def embed_block(path, gamma, encoder_weights, concat: bool):
 
     Returns
     -------
-    ndarray, shape (n_b, 2 d) when ``concat``, else (n_b, d); the basis dtype
+    ndarray, shape (n_b, 2 d) or (n_b, d), the basis dtype
 
     Examples
     --------

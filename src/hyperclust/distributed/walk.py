@@ -1,19 +1,6 @@
-"""AHCKA's mixed random walk ``M = (1 - beta) P + beta Q`` on row blocks: the distributed
-counterpart of :class:`hyperclust.operators.knn.MixedWalk` (no self loops).
-
-``P`` is the hypergraph random walk, applied by the block operator
-(:func:`~hyperclust.distributed.operator.propagation`, ``kind="rw"``); ``Q = D_A^-1 A`` is the
-walk on the kNN affinity ``A`` kept per row block
-(:func:`~hyperclust.distributed.knn.knn_affinity_blocks`). Row ``v`` of ``M`` is
-``a_v P_v + b_v Q_v`` with the per-node weights of ``MixedWalk``: ``(1 - beta, beta)`` for a
-node in a hyperedge with kNN edges, ``(0, 1)`` for a node in no hyperedge, ``(1, 0)`` for a
-node without kNN edges, ``(0, 0)`` for a node with neither.
-
-``Q X`` needs, in row block ``b``, the rows of ``X`` at the columns of ``A_b``: each source
-block cuts them out (``nnz(A)`` rows moved at most, about ``2 n K``), and the last task of
-the ``P X`` product adds them, so one application of ``M`` costs one block-operator product
-plus one gather. The adjoint is ``M^T Y = P^T (a Y) + Q^T (b Y)``, with ``Q^T = A D_A^-1``
-(``A`` is symmetric, so its row block ``b`` is also its column block).
+"""AHCKA's mixed random walk ``M = (1 - beta) P + beta Q`` on row blocks: the counterpart of
+:class:`hyperclust.operators.knn.MixedWalk` (no self loops), ``P`` by the block operator,
+``Q = D_A^-1 A`` from the kNN affinity kept per row block.
 """
 
 from __future__ import annotations
@@ -37,9 +24,7 @@ __all__ = ["MixedBlockWalk"]
 
 
 class _KnnRows:
-    """What a worker keeps of row block ``b`` of the kNN part: ``Q_b`` (or, for the
-    adjoint, ``A_b``) on the columns it touches, those columns cut by source block, the
-    inverse kNN degrees and the per-node weights ``a, b`` of the mixed walk."""
+    """What a worker keeps of row block ``b`` of the kNN part (``Q_b`` or ``A_b``, weights)."""
 
     def __init__(self, A, degrees, beta, bounds, adjoint):
         A = sp.csr_matrix(A)
@@ -96,7 +81,7 @@ def _inverse_degrees_at(rows, idx):
 
 
 def _scale_columns(rows, *inverse_degrees):
-    """``A_b D_A^-1`` on the block's columns: the rows of ``Q^T`` (``A`` symmetric)."""
+    """``A_b D_A^-1`` on the block's columns: the rows of ``Q^T``."""
     d = np.concatenate(inverse_degrees) if inverse_degrees else np.zeros(0)
     scaled = copy.copy(rows)  # the input stays as it was (a recomputed task must see it)
     scaled.matrix = sp.csr_matrix(rows.matrix @ sp.diags(d))
@@ -129,10 +114,8 @@ class MixedBlockWalk:
     partitioned : PartitionedHypergraph or path
     client : dask.distributed.Client
     affinity : list of futures
-        Row blocks of the kNN affinity
-        (:func:`~hyperclust.distributed.knn.knn_affinity_blocks`).
+        Row blocks of :func:`~hyperclust.distributed.knn.knn_affinity_blocks`.
     beta : float in [0, 1], default 0.5
-        Weight of the kNN walk.
     adjoint : bool, default False
         Apply ``M^T``.
 
@@ -141,7 +124,6 @@ class MixedBlockWalk:
     shape : tuple of int, (n, n)
     bounds : ndarray of int, shape (n_blocks + 1,)
     n_products : int
-        Products submitted so far.
 
     Examples
     --------
@@ -155,8 +137,7 @@ class MixedBlockWalk:
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [2, 3]], n_nodes=6, features=X)  # 4, 5: no edge
     >>> phg = write_partitioned(hg, tempfile.mkdtemp(), block_size=4)
     >>> V = np.arange(12.0).reshape(6, 2)
-    >>> with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-    ...                         dashboard_address=":0") as c:
+    >>> with distributed.Client(processes=False, n_workers=1, dashboard_address=":0") as c:
     ...     M = MixedBlockWalk(phg, c, knn_affinity_blocks(phg, c, 2), beta=0.3)
     ...     Y = gather_blocks(c, M.apply(scatter_blocks(c, V, M.bounds)))
     >>> ref = MixedWalk(hg, knn_affinity(X, 2, method="exact"), beta=0.3)
@@ -198,17 +179,14 @@ class MixedBlockWalk:
         return len(self.blocks)
 
     def block_groups(self):
-        """The row blocks of each worker (see
-        :meth:`~hyperclust.distributed.operator.BlockOperator.block_groups`)."""
+        """The row blocks of each worker (as ``BlockOperator.block_groups``)."""
         return self._P.block_groups()
 
     def apply(self, X_blocks, then=None):
         """Futures of ``M @ X`` (``M^T @ X`` for the adjoint), one per row block.
 
-        ``then``: as in :meth:`~hyperclust.distributed.operator.BlockOperator.apply`, an
-        elementwise step ``fn(M X_b, X_b, *args)`` fused into the last task of the product.
-        Deferred ``X`` blocks (:mod:`.deferred`) are made tasks first (several tasks read
-        each)."""
+        ``then``: as in :meth:`~hyperclust.distributed.operator.BlockOperator.apply`.
+        """
         X_blocks = materialize(self.client, X_blocks)
         sub = self._submit
         weights = self.blocks if self.adjoint else [None] * self.n_blocks
