@@ -1,10 +1,6 @@
-"""Label-free homophily test: is the input smoother on the hypergraph than by chance?
+"""Label-free homophily test: is the input smoother on the hypergraph than its row-permuted copies?
 
-``r(X) = tr(Xc^T (I - P) Xc) / tr(Xc^T Xc)`` (Rayleigh quotient of the column-centred input
-on the normalized Laplacian) is compared with the same quotient after randomly permuting the
-rows of X: ``z = (r - mean r_perm) / sd r_perm``. Strongly negative z = features vary
-smoothly along hyperedges (homophily); positive z = neighbours are less alike than random
-pairs (heterophily). The raw gap is tiny; the z-score is what is informative.
+Strongly negative z (:func:`smoothness_zscore`) = homophily, positive = heterophily.
 """
 
 from __future__ import annotations
@@ -31,7 +27,6 @@ def smoothness_quotient(operator, X) -> float:
 
     Examples
     --------
-    Two disjoint triangles, a feature constant on each: ``P Xc = Xc``, so the quotient is 0.
 
     >>> import numpy as np
     >>> from hyperclust import Hypergraph
@@ -56,18 +51,22 @@ def smoothness_zscore(operator, X, n_permutations: int = 20, random_state=0) -> 
     Parameters
     ----------
     operator : LinearOperator, shape (n, n)
-        Propagation operator ``P``.
     X : ndarray or sparse, shape (n, d)
     n_permutations : int, default 20
-    random_state : int
+    random_state : int, default 0
 
     Returns
     -------
-    float (0.0 when the permuted quotients do not vary, e.g. constant X)
+    float
+        0.0 when the permuted quotients do not vary (e.g. constant ``X``).
+
+    Raises
+    ------
+    ValueError
+        If ``n_permutations < 2``.
 
     Examples
     --------
-    Four disjoint triangles with a feature constant on each: far smoother than by chance.
 
     >>> import numpy as np
     >>> from hyperclust import Hypergraph
@@ -90,13 +89,11 @@ def smoothness_zscore(operator, X, n_permutations: int = 20, random_state=0) -> 
     Xc = X - X.mean(axis=0)
     # a row permutation keeps every column's sum of squares: one denominator for all copies
     den = float(np.sum(Xc * Xc))
-    # several permuted copies side by side in one product: a wider block amortises reading P;
-    # the block is written in the operator's dtype, the cast its product would make anyway
+    # permuted copies side by side: one wider product amortises reading P
     group = max(1, 128 // max(1, d))
     block_dtype = getattr(operator, "dtype", np.float64)
     block_dtype = block_dtype if np.dtype(block_dtype) in (np.float32, np.float64) else np.float64
-    # x^T P x per column: through the operator's factor when it offers it (one sparse
-    # product instead of two), else from P X
+    # x^T P x per column through the operator's factor when it has one (one product, not two)
     forms = getattr(operator, "column_quadratic_forms", None)
     Xs = Xc.astype(block_dtype, copy=False)
     perm = []
@@ -120,18 +117,13 @@ def smoothness_zscore(operator, X, n_permutations: int = 20, random_state=0) -> 
 
 
 def choose_family(z: float, threshold: float = 2.0) -> str:
-    """``"high-pass"`` if ``z > threshold``, ``"low-pass"`` if ``z < -threshold``, else
-    ``"identity"``.
+    """``"high-pass"`` if ``z > threshold``, ``"low-pass"`` if ``z < -threshold``, else identity.
 
     Parameters
     ----------
     z : float
         A :func:`smoothness_zscore`.
     threshold : float, default 2.0
-
-    Returns
-    -------
-    str
 
     Examples
     --------
