@@ -14,14 +14,7 @@ __all__ = ["CpuAdam", "adam"]
 class CpuAdam:
     """``torch.optim.Adam(param_groups, lr, betas, eps)`` on CPU tensors, other options default.
 
-    Parameters
-    ----------
-    param_groups : list of dict
-        Each ``{"params": [tensors], "lr": float (optional)}``.
-    lr : float
-        Learning rate of the groups that give none.
-    betas : (float, float), default (0.9, 0.999)
-    eps : float, default 1e-8
+    ``param_groups`` is a list of ``{"params": [tensors], "lr": float (optional)}``.
 
     Examples
     --------
@@ -81,15 +74,7 @@ def _scalar_dtype():
 
 
 def adam(param_groups, lr: float, device):
-    """Adam over ``param_groups``: :class:`CpuAdam` on CPU, ``torch.optim.Adam`` elsewhere.
-
-    Parameters
-    ----------
-    param_groups : list of dict
-        As for :class:`CpuAdam`.
-    lr : float
-    device : str or torch.device
-        Where the parameters are.
+    """:class:`CpuAdam` over ``param_groups`` on a CPU ``device``, else ``torch.optim.Adam``.
 
     Examples
     --------

@@ -23,12 +23,10 @@ def smoothness_quotient(operator, X) -> float:
     Returns
     -------
     float
-        0.0 (perfectly smooth) for a column-constant ``X``.
+        0.0 for a column-constant ``X``.
 
     Examples
     --------
-
-    >>> import numpy as np
     >>> from hyperclust import Hypergraph
     >>> from hyperclust.operators import PropagationOperator
     >>> P = PropagationOperator(Hypergraph.from_edges([[0, 1, 2], [3, 4, 5]]))
@@ -67,8 +65,6 @@ def smoothness_zscore(operator, X, n_permutations: int = 20, random_state=0) -> 
 
     Examples
     --------
-
-    >>> import numpy as np
     >>> from hyperclust import Hypergraph
     >>> from hyperclust.operators import PropagationOperator
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [3, 4, 5], [6, 7, 8], [9, 10, 11]])
@@ -118,12 +114,6 @@ def smoothness_zscore(operator, X, n_permutations: int = 20, random_state=0) -> 
 
 def choose_family(z: float, threshold: float = 2.0) -> str:
     """``"high-pass"`` if ``z > threshold``, ``"low-pass"`` if ``z < -threshold``, else identity.
-
-    Parameters
-    ----------
-    z : float
-        A :func:`smoothness_zscore`.
-    threshold : float, default 2.0
 
     Examples
     --------

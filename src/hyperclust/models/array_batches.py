@@ -17,17 +17,9 @@ __all__ = ["ArrayBatches", "hyperedge_basis_means", "hyperedge_mean_rows"]
 
 
 def hyperedge_mean_rows(incidence, dtype=np.float32) -> sp.csr_matrix:
-    """``De^-1 H^T``: row ``e`` averages the members of hyperedge ``e``.
+    """``De^-1 H^T``, CSR (m, n) of ``dtype``: row ``e`` averages the members of hyperedge ``e``.
 
-    Parameters
-    ----------
-    incidence : sparse, shape (n, m)
-        Every stored entry is a membership (unweighted mean); CSC is read without conversion.
-    dtype : float32 or float64, default float32
-
-    Returns
-    -------
-    scipy.sparse.csr_matrix, shape (m, n)
+    Every stored entry of ``incidence`` (n, m) is a membership; CSC is read without conversion.
 
     Examples
     --------
@@ -59,18 +51,10 @@ def _basis_products(rows: sp.csr_matrix, basis: np.ndarray, n_threads=None) -> n
 
 
 def hyperedge_basis_means(basis: np.ndarray, incidence: sp.spmatrix) -> np.ndarray:
-    """Mean member of every hyperedge in every basis order: ``E[k] = De^-1 H^T B[k]``.
+    """Mean member of every hyperedge in every order, ``E[k] = De^-1 H^T B[k]``, (K+1, m, d).
 
-    Parameters
-    ----------
-    basis : ndarray, shape (K+1, n, d)
-    incidence : sparse, shape (n, m)
-        Any non-zero is a membership (unweighted mean).
-
-    Returns
-    -------
-    ndarray, shape (K+1, m, d)
-        The dtype of ``basis`` (float64 for an integer one); empty hyperedges give 0.
+    ``basis`` (K+1, n, d) and ``incidence`` (n, m); the dtype of ``basis`` (float64 for an
+    integer one); empty hyperedges give 0.
 
     Examples
     --------

@@ -50,7 +50,6 @@ def polynomial_basis(operator, X, order: int, kind: str = "power", dtype=None,
 
     Examples
     --------
-    >>> import numpy as np
     >>> from hyperclust import Hypergraph
     >>> from hyperclust.operators import PropagationOperator
     >>> P = PropagationOperator(Hypergraph.from_edges([[0, 1, 2], [2, 3]]))
@@ -155,7 +154,6 @@ def feature_neighbors(X, queries: np.ndarray, candidates: np.ndarray, n_neighbor
 
     Examples
     --------
-    >>> import numpy as np
     >>> X = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
     >>> feature_neighbors(X, np.array([0, 3]), np.array([1, 2]), n_neighbors=1).tolist()
     [[1], [2]]
@@ -192,7 +190,6 @@ def borrow_for_isolated(basis: np.ndarray, isolated: np.ndarray,
 
     Examples
     --------
-    >>> import numpy as np
     >>> B = np.array([[[1.0], [2.0], [3.0]], [[10.0], [20.0], [3.0]]])
     >>> borrow_for_isolated(B, np.array([2]), np.array([[0]]))[:, :, 0].tolist()
     [[1.0, 2.0, 3.0], [10.0, 20.0, 6.5]]

@@ -19,21 +19,10 @@ correlations of few rows out)."""
 
 
 def split_directions(basis: np.ndarray, rows: np.ndarray, random_state) -> list:
-    """Both directions of a seeded random split of the feature columns into two halves.
+    """Both directions ``[(W, R), (W', R')]`` of a seeded random split of the feature columns.
 
-    Parameters
-    ----------
-    basis : ndarray, shape (K+1, n, d)
-    rows : ndarray of int
-        Nodes that enter the criterion.
-    random_state : int
-        Seed of the column split.
-
-    Returns
-    -------
-    list of two (W, R)
-        ``W = [A_0 | ... | A_K]`` (r, (K+1) d_a), ``A_k`` the centred ``B[k][rows]`` on one
-        half; ``R`` (r, d_b) the centred ``B[0][rows]`` on the other; then halves swapped.
+    ``W = [A_0 | ... | A_K]`` (r, (K+1) d_a), ``A_k`` the centred ``basis[k][rows]`` on one
+    half; ``R`` (r, d_b) the centred ``basis[0][rows]`` on the other; then halves swapped.
 
     Examples
     --------
@@ -60,22 +49,9 @@ def _inverse_sqrt(C, ridge):
 def canonical_parts(basis: np.ndarray, rows: np.ndarray, random_state, ridge: float = RIDGE):
     """Small tensors that give :func:`canonical_correlation` for any filter.
 
-    Per direction of :func:`split_directions`: ``G[k, :, l, :] = A_k^T A_l`` and
-    ``C[k] = A_k^T R (R^T R + ridge mean eig I)^(-1/2)``.
-
-    Parameters
-    ----------
-    basis : ndarray, shape (K+1, n, d), d >= 2
-    rows : ndarray of int
-        Nodes that enter the criterion.
-    random_state : int
-        Seed of the column split.
-    ridge : float, default RIDGE
-
-    Returns
-    -------
-    list of (G, C), one per direction
-        ``G`` shape (K+1, d_a, K+1, d_a), ``C`` shape (K+1, d_a, d_b).
+    A list of ``(G, C)``, one per direction of :func:`split_directions` (``d >= 2``):
+    ``G[k, :, l, :] = A_k^T A_l``, shape (K+1, d_a, K+1, d_a), and
+    ``C[k] = A_k^T R (R^T R + ridge mean eig I)^(-1/2)``, shape (K+1, d_a, d_b).
 
     Examples
     --------
@@ -106,21 +82,9 @@ def canonical_correlation(gamma, parts, n_components: int, ridge: float = RIDGE)
     The correlations are the eigenvalues of ``M M^T v = lambda S v``, ``S = Z^T Z + eps I``
     (``eps = ridge tr(Z^T Z) / d_a``), ``M = Z^T R_w``.
 
-    Parameters
-    ----------
-    gamma : ndarray, shape (K+1,)
-        Power coefficients (scale-free: ``eps`` scales with ``Z``).
-    parts : list of (G, C)
-        From :func:`canonical_parts`.
-    n_components : int
-        Directions summed (``k - 1`` for ``k`` clusters), clipped to the halves' widths.
-    ridge : float, default RIDGE
-        Of ``S``.
-
-    Returns
-    -------
-    value : float
-    grad : ndarray, shape (K+1,)
+    ``gamma`` (K+1,) are power coefficients (scale-free), ``parts`` from
+    :func:`canonical_parts`; ``n_components`` (``k - 1`` for ``k`` clusters) is clipped to
+    the halves' widths. Returns ``(value, grad)``.
 
     Examples
     --------

@@ -230,7 +230,7 @@ def feature_split_alignment(gamma, parts):
     >>> basis = np.random.default_rng(0).normal(size=(3, 10, 4))
     >>> parts = alignment_parts(basis, np.arange(10), random_state=0)
     >>> gamma = np.array([1.0, 0.5, -0.2])
-    >>> a, b = feature_split_alignment(gamma, parts)[0], feature_split_alignment(3 * gamma, parts)[0]
+    >>> a, b = (feature_split_alignment(s * gamma, parts)[0] for s in (1, 3))
     >>> bool(np.isclose(a, b))
     True
     """
@@ -253,25 +253,10 @@ def filter_objective(kind: str, operator, X, basis, connected, random_state,
                      order_penalty: float = 0.03, n_clusters: int = 2):
     """The objective :func:`learn_mixture` minimises for a learned filter of ``kind``.
 
-    Parameters
-    ----------
-    kind : {"canonical", "alignment", "contrast"}
-        Canonical correlation (``n_clusters - 1`` directions), :func:`feature_split_alignment`
-        or :func:`energy_contrast` (the only one with ``order_penalty``).
-    operator : LinearOperator, shape (n, n)
-    X : ndarray, shape (n, d)
-        The input of ``basis``.
-    basis : ndarray, shape (K+1, n, d)
-    connected : ndarray of bool, shape (n,)
-    random_state : int
-    order_penalty : float, default 0.03
-    n_clusters : int, default 2
-
-    Returns
-    -------
-    (objective, penalty)
-        ``objective``: ``gamma -> (value, grad)``; ``(None, 0.0)`` when there is nothing to
-        learn (``K = 0``, < 2 connected nodes, or one column for a feature split).
+    ``kind`` is ``"canonical"`` (``n_clusters - 1`` directions), ``"alignment"`` or
+    ``"contrast"`` (the one with ``order_penalty``, and the one that reads ``operator`` and
+    ``X``, the input of ``basis``). Returns ``(objective, penalty)``; ``(None, 0.0)`` when
+    there is nothing to learn (``K = 0``, < 2 ``connected`` nodes, or one column to split).
 
     Examples
     --------
