@@ -12,18 +12,13 @@ __all__ = ["smoothness_quotient", "smoothness_zscore", "choose_family"]
 
 
 def smoothness_quotient(operator, X) -> float:
-    """``tr(Xc^T (I - P) Xc) / tr(Xc^T Xc)`` with ``Xc`` the column-centred ``X`` (n, d).
+    """``tr(Xc^T (I - P) Xc) / tr(Xc^T Xc)``, ``Xc`` the column-centred ``X``; 0 if constant.
 
     Parameters
     ----------
     operator : LinearOperator, shape (n, n)
         Propagation operator ``P``.
     X : ndarray or sparse, shape (n, d)
-
-    Returns
-    -------
-    float
-        0.0 for a column-constant ``X``.
 
     Examples
     --------
@@ -44,7 +39,8 @@ def smoothness_quotient(operator, X) -> float:
 
 
 def smoothness_zscore(operator, X, n_permutations: int = 20, random_state=0) -> float:
-    """z-score of :func:`smoothness_quotient` against row-permuted copies of ``X``.
+    """z-score of :func:`smoothness_quotient` against row-permuted copies of ``X`` (0.0 when
+    the permuted quotients do not vary, e.g. constant ``X``).
 
     Parameters
     ----------
@@ -52,11 +48,6 @@ def smoothness_zscore(operator, X, n_permutations: int = 20, random_state=0) -> 
     X : ndarray or sparse, shape (n, d)
     n_permutations : int, default 20
     random_state : int, default 0
-
-    Returns
-    -------
-    float
-        0.0 when the permuted quotients do not vary (e.g. constant ``X``).
 
     Raises
     ------

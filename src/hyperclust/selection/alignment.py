@@ -67,10 +67,6 @@ def attribute_alignment(hypergraph: Hypergraph) -> AttributeAlignment:
     hypergraph : Hypergraph
         With node attributes ``features`` of shape (n_nodes, d), dense or sparse.
 
-    Returns
-    -------
-    AttributeAlignment
-
     Raises
     ------
     ValueError

@@ -65,17 +65,9 @@ def _edge_cluster_counts(hg, y: np.ndarray):
 
 
 def cluster_indicators(labels) -> sp.csr_matrix:
-    """Normalised cluster indicators ``Y[v, c] = 1 / sqrt(|C_c|)``.
+    """Normalised cluster indicators ``Y[v, c] = 1 / sqrt(|C_c|)``, CSR (n, k), ``Y^T Y = I_k``.
 
-    Parameters
-    ----------
-    labels : array-like of int, shape (n,)
-        Any integer cluster ids; empty ids are skipped (columns follow sorted ids).
-
-    Returns
-    -------
-    scipy.sparse.csr_matrix, shape (n, k)
-        ``Y^T Y = I_k``.
+    Columns follow the sorted ids of ``labels`` (any integers, shape (n,)).
 
     Examples
     --------
@@ -115,14 +107,9 @@ def rwr_conductance(hypergraph, labels, *, walk=None, beta: float = 0.5, alpha: 
     balance : {"mean", "min"}, default "mean"
         ``"mean"``: the mean leak ``l_c`` over clusters. ``"min"``: the mean of
         ``l_c * max(1, |C_c| / (n - |C_c|))`` (leak against the smaller side, so a giant
-        cluster plus a sliver does not score well).
+        cluster plus a sliver does not score well; not bounded by 1).
     random_state : int, default 0
         Seeds the kNN.
-
-    Returns
-    -------
-    float
-        In ``[0, 1]`` for ``"mean"``.
 
     Examples
     --------
