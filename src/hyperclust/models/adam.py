@@ -1,15 +1,7 @@
-"""Adam on CPU without ``torch.optim``: the same update, bit for bit, at no import cost.
+"""Adam on CPU without ``torch.optim``, bit-identical to ``torch.optim.Adam`` there.
 
-Every ``torch.optim`` optimizer imports ``torch._dynamo`` when it is constructed (its
-``add_param_group`` is wrapped by ``torch._disable_dynamo``) and again at each ``step``
-(``_use_grad_for_differentiable``): 1.2-1.4 s of a Uni-DHC fit's set-up, more than its
-20 training epochs at 10^5 nodes, for a compiler the fit never uses. On CPU, with torch's
-defaults (no ``foreach`` or ``fused`` kernels there, no AMSGrad, no weight decay),
-``torch.optim.Adam.step`` runs ``torch.optim.adam._single_tensor_adam``; :class:`CpuAdam`
-runs the same tensor operations in the same order, so parameters, moments and steps are
-bit-identical (``tests/test_unidhc_adam.py`` checks it against ``torch.optim.Adam``). Other
-devices keep ``torch.optim.Adam`` (:func:`adam`): there torch picks its multi-tensor
-kernels, whose rounding this class does not reproduce.
+``torch.optim`` imports ``torch._dynamo`` at construction and at each step (over a second of a
+Uni-DHC fit's set-up); ``tests/test_unidhc_adam.py`` checks the equality.
 """
 
 from __future__ import annotations
@@ -20,17 +12,9 @@ __all__ = ["CpuAdam", "adam"]
 
 
 class CpuAdam:
-    """``torch.optim.Adam(param_groups, lr, betas, eps)`` on CPU tensors, its defaults
-    otherwise (``weight_decay=0``, ``amsgrad=False``, ``maximize=False``).
+    """``torch.optim.Adam(param_groups, lr, betas, eps)`` on CPU tensors, other options default.
 
-    Parameters
-    ----------
-    param_groups : list of dict
-        Each ``{"params": [tensors], "lr": float (optional)}``.
-    lr : float
-        Learning rate of the groups that give none.
-    betas : (float, float), default (0.9, 0.999)
-    eps : float, default 1e-8
+    ``param_groups`` is a list of ``{"params": [tensors], "lr": float (optional)}``.
 
     Examples
     --------
@@ -90,19 +74,7 @@ def _scalar_dtype():
 
 
 def adam(param_groups, lr: float, device):
-    """Adam over ``param_groups``: :class:`CpuAdam` on CPU, ``torch.optim.Adam`` elsewhere.
-
-    Parameters
-    ----------
-    param_groups : list of dict
-        As for :class:`CpuAdam`.
-    lr : float
-    device : str or torch.device
-        Where the parameters are.
-
-    Returns
-    -------
-    CpuAdam or torch.optim.Adam
+    """:class:`CpuAdam` over ``param_groups`` on a CPU ``device``, else ``torch.optim.Adam``.
 
     Examples
     --------

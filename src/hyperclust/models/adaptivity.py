@@ -1,10 +1,6 @@
-"""Label-free homophily test: is the input smoother on the hypergraph than by chance?
+"""Label-free homophily test: is the input smoother on the hypergraph than its row-permuted copies?
 
-``r(X) = tr(Xc^T (I - P) Xc) / tr(Xc^T Xc)`` (Rayleigh quotient of the column-centred input
-on the normalized Laplacian) is compared with the same quotient after randomly permuting the
-rows of X: ``z = (r - mean r_perm) / sd r_perm``. Strongly negative z = features vary
-smoothly along hyperedges (homophily); positive z = neighbours are less alike than random
-pairs (heterophily). The raw gap is tiny; the z-score is what is informative.
+Strongly negative z (:func:`smoothness_zscore`) = homophily, positive = heterophily.
 """
 
 from __future__ import annotations
@@ -16,7 +12,7 @@ __all__ = ["smoothness_quotient", "smoothness_zscore", "choose_family"]
 
 
 def smoothness_quotient(operator, X) -> float:
-    """``tr(Xc^T (I - P) Xc) / tr(Xc^T Xc)`` with ``Xc`` the column-centred ``X`` (n, d).
+    """``tr(Xc^T (I - P) Xc) / tr(Xc^T Xc)``, ``Xc`` the column-centred ``X``; 0 if constant.
 
     Parameters
     ----------
@@ -24,16 +20,8 @@ def smoothness_quotient(operator, X) -> float:
         Propagation operator ``P``.
     X : ndarray or sparse, shape (n, d)
 
-    Returns
-    -------
-    float
-        0.0 (perfectly smooth) for a column-constant ``X``.
-
     Examples
     --------
-    Two disjoint triangles, a feature constant on each: ``P Xc = Xc``, so the quotient is 0.
-
-    >>> import numpy as np
     >>> from hyperclust import Hypergraph
     >>> from hyperclust.operators import PropagationOperator
     >>> P = PropagationOperator(Hypergraph.from_edges([[0, 1, 2], [3, 4, 5]]))
@@ -51,25 +39,23 @@ def smoothness_quotient(operator, X) -> float:
 
 
 def smoothness_zscore(operator, X, n_permutations: int = 20, random_state=0) -> float:
-    """z-score of :func:`smoothness_quotient` against row-permuted copies of ``X``.
+    """z-score of :func:`smoothness_quotient` against row-permuted copies of ``X`` (0.0 when
+    the permuted quotients do not vary, e.g. constant ``X``).
 
     Parameters
     ----------
     operator : LinearOperator, shape (n, n)
-        Propagation operator ``P``.
     X : ndarray or sparse, shape (n, d)
     n_permutations : int, default 20
-    random_state : int
+    random_state : int, default 0
 
-    Returns
-    -------
-    float (0.0 when the permuted quotients do not vary, e.g. constant X)
+    Raises
+    ------
+    ValueError
+        If ``n_permutations < 2``.
 
     Examples
     --------
-    Four disjoint triangles with a feature constant on each: far smoother than by chance.
-
-    >>> import numpy as np
     >>> from hyperclust import Hypergraph
     >>> from hyperclust.operators import PropagationOperator
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [3, 4, 5], [6, 7, 8], [9, 10, 11]])
@@ -90,13 +76,11 @@ def smoothness_zscore(operator, X, n_permutations: int = 20, random_state=0) -> 
     Xc = X - X.mean(axis=0)
     # a row permutation keeps every column's sum of squares: one denominator for all copies
     den = float(np.sum(Xc * Xc))
-    # several permuted copies side by side in one product: a wider block amortises reading P;
-    # the block is written in the operator's dtype, the cast its product would make anyway
+    # permuted copies side by side: one wider product amortises reading P
     group = max(1, 128 // max(1, d))
     block_dtype = getattr(operator, "dtype", np.float64)
     block_dtype = block_dtype if np.dtype(block_dtype) in (np.float32, np.float64) else np.float64
-    # x^T P x per column: through the operator's factor when it offers it (one sparse
-    # product instead of two), else from P X
+    # x^T P x per column through the operator's factor when it has one (one product, not two)
     forms = getattr(operator, "column_quadratic_forms", None)
     Xs = Xc.astype(block_dtype, copy=False)
     perm = []
@@ -120,18 +104,7 @@ def smoothness_zscore(operator, X, n_permutations: int = 20, random_state=0) -> 
 
 
 def choose_family(z: float, threshold: float = 2.0) -> str:
-    """``"high-pass"`` if ``z > threshold``, ``"low-pass"`` if ``z < -threshold``, else
-    ``"identity"``.
-
-    Parameters
-    ----------
-    z : float
-        A :func:`smoothness_zscore`.
-    threshold : float, default 2.0
-
-    Returns
-    -------
-    str
+    """``"high-pass"`` if ``z > threshold``, ``"low-pass"`` if ``z < -threshold``, else identity.
 
     Examples
     --------

@@ -1,13 +1,8 @@
 """Uni-DHC's in-memory batch source: basis rows of node batches and mean-member rows of
 hyperedge batches, ``E[k] = De^-1 H^T B[k]``.
 
-The hyperedge means are computed for the sampled hyperedges only until the training has
-drawn as many hyperedges as there are, then for all of them at once (the cheaper of the two
-whatever the size): a fit at 10^6 nodes draws ~41,000 hyperedges (20 epochs x 8 steps x
-256) of 10^6, and the three products of the whole block (1.2-2.5 s CPU and 384 MB at
-10^6 x 32) were a quarter of its set-up. Each row of a sparse-times-dense product depends
-on that row alone (scipy's kernel accumulates every output row over its own entries, in
-their stored order), so a sampled row is the same bits as that row of the whole product.
+Hyperedge means are computed per batch until the batches have drawn ``n_edges`` rows, then
+for all hyperedges at once; a row of a sparse-dense product is the same bits either way.
 """
 
 from __future__ import annotations
@@ -22,18 +17,9 @@ __all__ = ["ArrayBatches", "hyperedge_basis_means", "hyperedge_mean_rows"]
 
 
 def hyperedge_mean_rows(incidence, dtype=np.float32) -> sp.csr_matrix:
-    """``De^-1 H^T``: row ``e`` averages the members of hyperedge ``e``.
+    """``De^-1 H^T``, CSR (m, n) of ``dtype``: row ``e`` averages the members of hyperedge ``e``.
 
-    Parameters
-    ----------
-    incidence : sparse, shape (n, m)
-        Node-hyperedge incidence (every stored entry is a membership; the mean is
-        unweighted). A CSC matrix (``Hypergraph.incidence_t.T``) is read without conversion.
-    dtype : float32 or float64
-
-    Returns
-    -------
-    scipy.sparse.csr_matrix, shape (m, n)
+    Every stored entry of ``incidence`` (n, m) is a membership; CSC is read without conversion.
 
     Examples
     --------
@@ -45,10 +31,8 @@ def hyperedge_mean_rows(incidence, dtype=np.float32) -> sp.csr_matrix:
     Ht = sp.csr_matrix((np.ones(H.nnz, dtype=dtype), H.indices, H.indptr), shape=H.shape[::-1])
     Ht.sort_indices()
     sizes = np.diff(Ht.indptr)
-    # each row's members in descending order: the order the product diag(1/size) @ H^T
-    # stored (scipy's kernel emits a row's columns last seen first), so the means' sums run
-    # in it and keep their bits; the product cost 0.12 s CPU at 10^6 hyperedges, this 0.04.
-    # Positions in indptr's integer type: int64 ones added 45 MiB to the fit's peak at 10^6
+    # members in descending order, the order scipy's diag(1/size) @ H^T stored: same bits;
+    # positions in indptr's integer type to keep the peak memory down
     reverse = np.repeat(Ht.indptr[:-1] + Ht.indptr[1:] - 1, sizes)
     reverse -= np.arange(Ht.nnz, dtype=reverse.dtype)
     indices = Ht.indices[reverse]
@@ -67,18 +51,10 @@ def _basis_products(rows: sp.csr_matrix, basis: np.ndarray, n_threads=None) -> n
 
 
 def hyperedge_basis_means(basis: np.ndarray, incidence: sp.spmatrix) -> np.ndarray:
-    """Mean member of every hyperedge in every basis order: ``E[k] = De^-1 H^T B[k]``.
+    """Mean member of every hyperedge in every order, ``E[k] = De^-1 H^T B[k]``, (K+1, m, d).
 
-    Parameters
-    ----------
-    basis : ndarray, shape (K+1, n, d)
-    incidence : sparse, shape (n, m)
-        Node-hyperedge incidence (any non-zero = membership; the mean is unweighted).
-
-    Returns
-    -------
-    ndarray, shape (K+1, m, d), the dtype of ``basis`` (float64 for an integer basis);
-    rows of empty hyperedges are 0.
+    ``basis`` (K+1, n, d) and ``incidence`` (n, m); the dtype of ``basis`` (float64 for an
+    integer one); empty hyperedges give 0.
 
     Examples
     --------
@@ -95,13 +71,10 @@ def hyperedge_basis_means(basis: np.ndarray, incidence: sp.spmatrix) -> np.ndarr
 class ArrayBatches:
     """Training batches cut from an in-memory basis (the single-process batch source).
 
-    A batch source gives :func:`~hyperclust.models.unidhc.train_on_batches` what one step
-    reads: ``n_nodes``, the basis width ``dim``, ``n_edges`` (hyperedges with at least 2
-    members, the ones sampled), ``nodes(idx)`` the basis rows of nodes ``idx`` and
-    ``edges(idx)`` the mean member rows of usable hyperedges ``idx``, both
-    ``(K+1, len(idx), d)`` float32 tensors on the trainer's device.
-    :class:`hyperclust.distributed.batches.BasisFileBatches` is the source that reads the
-    per-block files of a partitioned basis.
+    Offers what :func:`~hyperclust.models.unidhc.train_on_batches` reads: ``n_nodes``, ``dim``,
+    ``n_edges`` (hyperedges with >= 2 members), and ``nodes(idx)`` / ``edges(idx)``, float32
+    tensors ``(K+1, len(idx), d)`` on ``device``. The distributed twin is
+    :class:`hyperclust.distributed.batches.BasisFileBatches`.
 
     Parameters
     ----------
@@ -109,9 +82,7 @@ class ArrayBatches:
     incidence : sparse, shape (n, m)
     device : str or torch.device
     edge_means : bool, default True
-        Prepare the hyperedge means (``De^-1 H^T``; the products per batch, or all of them
-        once the batches have drawn ``n_edges`` rows); without them ``edges`` cannot be
-        called.
+        Prepare the hyperedge means; without them ``edges`` raises ``ValueError``.
 
     Examples
     --------
@@ -137,7 +108,7 @@ class ArrayBatches:
                 incidence = incidence[:, usable]
             self._mean_rows = hyperedge_mean_rows(incidence, np.float32)
 
-    # index_select, not basis[:, idx]: the same rows, 5-10x faster than advanced indexing
+    # index_select, not basis[:, idx]: the same rows, several times faster
     def nodes(self, idx):
         return torch.index_select(self.basis, 1, torch.as_tensor(idx, device=self.device))
 

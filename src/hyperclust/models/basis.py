@@ -1,8 +1,4 @@
-"""Precomputed polynomial bases ``[T_0(P) X, ..., T_K(P) X]`` of a propagation operator.
-
-Training a learnable polynomial filter then touches only the dense ``(K+1, n, d)`` block, so it
-can mini-batch over nodes. ``P`` is applied in factored form (never formed).
-"""
+"""Polynomial bases ``[T_0(P) X, ..., T_K(P) X]`` of a propagation operator, and named filters."""
 
 from __future__ import annotations
 
@@ -32,46 +28,34 @@ def polynomial_basis(operator, X, order: int, kind: str = "power", dtype=None,
     Parameters
     ----------
     operator : LinearOperator, shape (n, n)
-        The propagation operator ``P`` (eigenvalues in [0, 1]), e.g.
-        :class:`hyperclust.operators.PropagationOperator`.
+        The propagation operator ``P`` (eigenvalues in [0, 1]).
     X : ndarray or sparse matrix, shape (n, d)
     order : int
         Highest order ``K``.
-    kind : {"power", "laplacian", "chebyshev"}
-        ``"power"``: ``T_k = P^k``; ``"laplacian"``: ``T_k = (I - P)^k``; ``"chebyshev"``:
-        Chebyshev polynomials of ``2P - I`` (eigenvalues in [-1, 1]; well conditioned for
-        large ``K``).
+    kind : {"power", "laplacian", "chebyshev"}, default "power"
+        ``T_k = P^k``, ``(I - P)^k``, or the Chebyshev polynomials of ``2P - I``.
     dtype : {None, float32, float64}
-        Of the result; default the operator's dtype (float64 for operators of another type).
+        Of the result; default the operator's dtype (float64 for another type).
     scale : float, default 1
-        The basis is that of ``X / scale``: the quotient is computed in ``X``'s precision and
-        rounded into the result's first term, the same values as ``X / scale`` cast, with
-        no copy of ``X`` in its own dtype.
+        The basis is that of ``X / scale`` (no copy of ``X``).
 
     Returns
     -------
     ndarray, shape (order + 1, n, d)
 
-    Notes
-    -----
-    With a :class:`~hyperclust.operators.PropagationOperator` of the result's dtype, every
-    order is written in place into the result through one ``(n_edges, d)`` work block: no
-    other temporary, whatever ``order``.
+    Raises
+    ------
+    ValueError
+        For a negative ``order``, an unknown ``kind`` or ``X`` of the wrong shape.
 
     Examples
     --------
-    >>> import numpy as np
     >>> from hyperclust import Hypergraph
     >>> from hyperclust.operators import PropagationOperator
     >>> P = PropagationOperator(Hypergraph.from_edges([[0, 1, 2], [2, 3]]))
     >>> B = polynomial_basis(P, np.eye(4), order=2)
-    >>> B.shape
-    (3, 4, 4)
-    >>> np.allclose(B[2], P.matmat(P.matmat(np.eye(4))))
-    True
-    >>> L = polynomial_basis(P, np.eye(4), order=1, kind="laplacian")
-    >>> np.allclose(L[1], np.eye(4) - P.matmat(np.eye(4)))
-    True
+    >>> B.shape, np.allclose(B[2], P.matmat(P.matmat(np.eye(4))))
+    ((3, 4, 4), True)
     """
     order = _check_order(order)
     if kind not in BASES:
@@ -113,12 +97,12 @@ def basis_response(lambdas, order: int, kind: str = "power") -> np.ndarray:
     ----------
     lambdas : array-like, shape (t,)
     order : int
-    kind : {"power", "laplacian", "chebyshev"}
+    kind : {"power", "laplacian", "chebyshev"}, default "power"
 
     Returns
     -------
-    ndarray, shape (order + 1, t): row ``k`` is ``T_k(1 - lambda)``, so that the filter
-    ``sum_k gamma_k T_k(P)`` has spectral response ``gamma @ basis_response(lambdas)``.
+    ndarray, shape (order + 1, t)
+        Row ``k`` is ``T_k(1 - lambda)``: ``sum_k gamma_k T_k(P)`` responds ``gamma @ it``.
 
     Examples
     --------
@@ -147,13 +131,7 @@ def basis_response(lambdas, order: int, kind: str = "power") -> np.ndarray:
 
 def feature_neighbors(X, queries: np.ndarray, candidates: np.ndarray, n_neighbors: int,
                       chunk_size: int | None = None, scale=1) -> np.ndarray:
-    """Cosine nearest neighbours of the ``queries`` rows of ``X`` among the ``candidates`` rows.
-
-    Exact, in chunks of ``chunk_size`` queries (a thin wrapper of
-    :func:`hyperclust.operators.knn.exact_cosine_neighbors`; default: as many queries as
-    keep a chunk's similarity block under 2 ** 22 entries, 32 MiB): memory
-    ``O(chunk_size * len(candidates))``, time ``O(len(queries) * len(candidates) * d)``.
-    Returned neighbours with equal similarity are ordered by node id.
+    """Exact cosine nearest neighbours of the ``queries`` rows of ``X`` among ``candidates``.
 
     Parameters
     ----------
@@ -162,18 +140,17 @@ def feature_neighbors(X, queries: np.ndarray, candidates: np.ndarray, n_neighbor
     n_neighbors : int
         Clipped to ``c``.
     chunk_size : int, optional
+        Queries per chunk; default keeps a chunk's similarities under 2 ** 22 entries.
     scale : float, default 1
-        The rows searched are ``X[rows] / scale`` (the caller's scaled input, formed for the
-        rows read only).
+        Search ``X[rows] / scale``.
 
     Returns
     -------
     ndarray of int, shape (q, min(n_neighbors, c))
-        Node ids (rows of ``X``), nearest first.
+        Node ids, nearest first (ties by node id).
 
     Examples
     --------
-    >>> import numpy as np
     >>> X = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
     >>> feature_neighbors(X, np.array([0, 3]), np.array([1, 2]), n_neighbors=1).tolist()
     [[1], [2]]
@@ -182,9 +159,8 @@ def feature_neighbors(X, queries: np.ndarray, candidates: np.ndarray, n_neighbor
 
     if chunk_size is None:
         chunk_size = max(1, 2 ** 22 // max(1, len(candidates)))
-    # only the rows searched: the search normalises every row it is given (0.6 s for 10^6
-    # rows when 2% are searched); positions in the sorted rows keep the ids' order, so the
-    # same similarities, ties and neighbours come out
+    # only the rows searched (the search normalises every row it is given); positions in
+    # the sorted rows keep the ids' order, hence the same ties
     rows, positions = np.unique(np.concatenate([queries, candidates]), return_inverse=True)
     idx, _ = exact_cosine_neighbors(np.asarray(X[rows] / scale, dtype=np.float64), n_neighbors,
                                     queries=positions[:len(queries)],
@@ -196,13 +172,10 @@ def feature_neighbors(X, queries: np.ndarray, candidates: np.ndarray, n_neighbor
 
 def borrow_for_isolated(basis: np.ndarray, isolated: np.ndarray,
                         neighbors: np.ndarray) -> np.ndarray:
-    """Give isolated nodes the propagated terms of their feature neighbours.
+    """Set an isolated node's terms of order ``k >= 1`` to ``(B[k, i] + mean_N(i) B[k]) / 2``.
 
-    An isolated node has ``T_k(P) x_i = T_k(1) x_i``: propagation never reaches it, so every
-    low-pass filter leaves it with its raw (noisy) features. Here its terms of order ``k >= 1``
-    become ``(B[k, i] + mean_{j in N(i)} B[k, j]) / 2`` with ``N(i)`` its nearest connected
-    nodes in feature space; order 0 (the raw input) is untouched, so the identity filter is
-    unchanged. Connected nodes are never modified.
+    ``N(i)`` are its nearest connected nodes in feature space (propagation never reaches it);
+    order 0 and connected nodes are untouched.
 
     Parameters
     ----------
@@ -210,17 +183,10 @@ def borrow_for_isolated(basis: np.ndarray, isolated: np.ndarray,
         Modified in place and returned.
     isolated : ndarray of int, shape (q,)
     neighbors : ndarray of int, shape (q, r)
-        Rows from :func:`feature_neighbors` (connected nodes only).
-
-    Returns
-    -------
-    ndarray, shape (K+1, n, d)
+        Rows from :func:`feature_neighbors`.
 
     Examples
     --------
-    Node 2 is isolated; its order-1 term becomes the mean of its own and node 0's.
-
-    >>> import numpy as np
     >>> B = np.array([[[1.0], [2.0], [3.0]], [[10.0], [20.0], [3.0]]])
     >>> borrow_for_isolated(B, np.array([2]), np.array([[0]]))[:, :, 0].tolist()
     [[1.0, 2.0, 3.0], [10.0, 20.0, 6.5]]
@@ -242,7 +208,7 @@ def _family_power(family: str, order: int) -> np.ndarray:
     """Coefficients of a named filter in the power basis ``P^0..P^order``."""
     g = np.zeros(order + 1)
     if family == "low-pass":
-        g[min(2, order)] = 1.0  # P^2 X: the study's most reliable fixed filter on real data
+        g[min(2, order)] = 1.0  # P^2 X: the most reliable fixed filter on real data
     elif family == "identity":
         g[0] = 1.0
     elif family == "high-pass":
@@ -257,10 +223,7 @@ def _family_power(family: str, order: int) -> np.ndarray:
 
 
 def family_coefficients(family: str, order: int, basis: str = "power") -> np.ndarray:
-    """Coefficients gamma, shape (order + 1,), of a named filter in the given basis.
-
-    The power-basis polynomial is re-expressed exactly in the ``basis`` polynomials (same
-    degree, so least squares on ``order + 1`` or more points is exact).
+    """Coefficients gamma, shape (order + 1,), of a :data:`FAMILIES` filter in ``basis``.
 
     Examples
     --------

@@ -1,24 +1,9 @@
 """Feature-split canonical correlation: the label-free objective of Uni-DHC's filter
-(docs/unidhc.md, "The filter objective").
+(docs/unidhc.md, "Feature-split canonical correlation").
 
-The feature columns are split at random into halves ``X_a`` and ``X_b`` (independent
-noise, shared class structure). A filter ``g`` is scored by the sum of the ``m = k - 1``
-largest squared canonical correlations between the filtered half ``Z = g(P) X_a`` and the
-raw other half ``R = X_b`` (both directions, ridge-regularised). With ``R = Y M + noise``
-(``Y`` the class indicator), a canonical correlation of ``Z`` with ``R`` is large exactly
-when a direction of ``Z`` is mostly between-class variation: everything in ``Z`` that the
-raw half cannot predict (feature noise, and the within-class spread that smoothing across
-classes creates) counts against it, whatever its direction. That is Fisher's ratio, the
-quantity k-means needs, on ``k - 1`` directions, measured against a target the hypergraph
-cannot fake. The linear kernel alignment
-(:func:`hyperclust.models.contrast.feature_split_alignment`) weighs each direction by
-its variance squared instead, so the within-class spread of a few strong directions
-counts less than it should, and it smooths too much at mid homophily.
-
-Everything reduces to small tensors of the basis (:func:`canonical_parts`): the Grams
-``A_k^T A_l`` and the cross products with the whitened raw half, ``O((K+1)^2 r d^2)`` once
-on the sampled rows; each evaluation then solves one ``(d/2, d/2)`` generalised
-eigenproblem.
+A filter ``g`` is scored by the ``k - 1`` largest squared canonical correlations of
+``g(P) X_a`` with the raw other half ``X_b`` of a random column split, from small tensors
+of the basis (:func:`canonical_parts`).
 """
 
 from __future__ import annotations
@@ -29,27 +14,15 @@ import scipy.linalg
 __all__ = ["RIDGE", "split_directions", "canonical_parts", "canonical_correlation"]
 
 RIDGE = 0.01
-"""Ridge on each side's covariance, as a fraction of its mean eigenvalue: keeps the
-chance correlations of few rows (zoo: 101 nodes) and near-constant directions out."""
+"""Ridge on each side's covariance, a fraction of its mean eigenvalue (keeps chance
+correlations of few rows out)."""
 
 
 def split_directions(basis: np.ndarray, rows: np.ndarray, random_state) -> list:
-    """Both directions of a seeded random split of the feature columns into two halves.
+    """Both directions ``[(W, R), (W', R')]`` of a seeded random split of the feature columns.
 
-    Parameters
-    ----------
-    basis : ndarray, shape (K+1, n, d)
-    rows : ndarray of int
-        Nodes that enter the criterion.
-    random_state : int
-        Seed of the column split.
-
-    Returns
-    -------
-    list of two (W, R)
-        ``W = [A_0 | ... | A_K]``, shape (r, (K+1) d_a), ``A_k`` the column-centred
-        ``B[k][rows]`` on one half; ``R``, shape (r, d_b), the column-centred raw input
-        ``B[0][rows]`` on the other half; then the same with the halves swapped.
+    ``W = [A_0 | ... | A_K]`` (r, (K+1) d_a), ``A_k`` the centred ``basis[k][rows]`` on one
+    half; ``R`` (r, d_b) the centred ``basis[0][rows]`` on the other; then halves swapped.
 
     Examples
     --------
@@ -76,24 +49,9 @@ def _inverse_sqrt(C, ridge):
 def canonical_parts(basis: np.ndarray, rows: np.ndarray, random_state, ridge: float = RIDGE):
     """Small tensors that give :func:`canonical_correlation` for any filter.
 
-    For each direction (filter half ``a``, raw half ``b``; then the reverse), with ``A_k``
-    the column-centred ``B[k][rows][:, a]`` and ``R`` the column-centred
-    ``B[0][rows][:, b]``: ``G[k, :, l, :] = A_k^T A_l`` and
-    ``C[k] = A_k^T R (R^T R + ridge mean eig I)^(-1/2)``.
-
-    Parameters
-    ----------
-    basis : ndarray, shape (K+1, n, d), d >= 2
-    rows : ndarray of int
-        Nodes that enter the criterion.
-    random_state : int
-        Seed of the column split (the same split as the alignment's for a seed).
-    ridge : float
-
-    Returns
-    -------
-    list of (G, C), one per direction
-        ``G`` shape (K+1, d_a, K+1, d_a), ``C`` shape (K+1, d_a, d_b).
+    A list of ``(G, C)``, one per direction of :func:`split_directions` (``d >= 2``):
+    ``G[k, :, l, :] = A_k^T A_l``, shape (K+1, d_a, K+1, d_a), and
+    ``C[k] = A_k^T R (R^T R + ridge mean eig I)^(-1/2)``, shape (K+1, d_a, d_b).
 
     Examples
     --------
@@ -118,30 +76,15 @@ def canonical_parts(basis: np.ndarray, rows: np.ndarray, random_state, ridge: fl
 
 
 def canonical_correlation(gamma, parts, n_components: int, ridge: float = RIDGE):
-    """``-mean log (sum of the n_components largest squared canonical correlations)`` of
-    ``g(P) X_a`` with ``X_b`` over both directions, and its gradient in gamma.
+    """``-mean log`` (sum of the ``n_components`` largest squared canonical correlations of
+    ``g(P) X_a`` with ``X_b``) over both directions, and its gradient in gamma.
 
-    With ``S = Z^T Z + eps I`` (``eps = ridge tr(Z^T Z) / d_a``) and ``M = Z^T R_w``
-    (``R_w`` the whitened raw half), the squared canonical correlations are the
-    eigenvalues ``lambda`` of ``M M^T v = lambda S v``; with ``v^T S v = 1``,
-    ``d lambda = v^T d(M M^T) v - lambda v^T dS v``.
+    The correlations are the eigenvalues of ``M M^T v = lambda S v``, ``S = Z^T Z + eps I``
+    (``eps = ridge tr(Z^T Z) / d_a``), ``M = Z^T R_w``.
 
-    Parameters
-    ----------
-    gamma : ndarray, shape (K+1,)
-        Power coefficients (scale-free: ``eps`` scales with ``Z``).
-    parts : list of (G, C)
-        From :func:`canonical_parts`.
-    n_components : int
-        Canonical directions summed (``k - 1`` for ``k`` clusters), clipped to the halves'
-        widths.
-    ridge : float
-        Of ``S``; :func:`canonical_parts` takes its own for the raw half.
-
-    Returns
-    -------
-    value : float
-    grad : ndarray, shape (K+1,)
+    ``gamma`` (K+1,) are power coefficients (scale-free), ``parts`` from
+    :func:`canonical_parts`; ``n_components`` (``k - 1`` for ``k`` clusters) is clipped to
+    the halves' widths. Returns ``(value, grad)``.
 
     Examples
     --------

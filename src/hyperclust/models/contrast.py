@@ -1,34 +1,8 @@
-"""Label-free objectives for a polynomial filter whose optimum moves with the data
-(docs/unidhc.md, "The filter objective").
+"""Learned filter mixtures and two of their label-free objectives (docs/unidhc.md, "Feature-split
+alignment" and "Energy contrast"; the default, canonical correlation, is in :mod:`.canonical`).
 
-The filter is a convex mixture of ``2K + 1`` atoms, ``g = sum_a c_a phi_a`` with
-``phi = (I, P, ..., P^K, I - P, ..., (I - P)^K)``, ``c`` on the simplex (``c = softmax(theta)``,
-learned from ``theta = 0``, the uniform mixture): non-negative mixtures of ``P^k`` are
-low-pass, of ``(I - P)^k`` high-pass, ``I`` is neutral (:func:`learn_mixture`).
-
-The default objective is not here: Uni-DHC learns its filter by the canonical correlation
-of :mod:`hyperclust.models.canonical` (``gamma_init="canonical"``). This module holds two
-other objectives, still selectable.
-
-Feature-split alignment (:func:`feature_split_alignment`, ``gamma_init="alignment"``): the
-feature columns are split at random into halves ``X_a`` and ``X_b``. With features = class signal
-+ noise independent across columns, the halves share only the class structure of the
-nodes. The filter is scored by the centred kernel alignment (CKA) of the filtered half
-``g(P) X_a`` with the raw other half ``X_b`` (both directions): smoothing along hyperedges
-that join nodes of one class removes noise and raises it; smoothing across classes mixes
-the signal the raw half still holds apart and lowers it; a high-pass filter raises it
-where neighbours differ. Filtering both halves would not do: ``g(P) N_a`` and ``g(P) N_b``
-share the smoothing pattern of ``P`` whatever the noise, and their alignment rewards
-smoothing on any data. Everything reduces to small tensors of the basis
-(:func:`alignment_parts`): ``O((K+1)^2 r d^2)`` once on at most
-:data:`ALIGNMENT_ROWS` sampled connected nodes, then ``O((K+1)^4)`` per step.
-
-Energy contrast (:func:`energy_contrast`, ``gamma_init="contrast"``). The filtered
-input's energy against the same filter on a row-shuffled copy of the input (DGI-style
-corruption: the hypergraph carries no information about the shuffled features):
-``log ||g(P) Xs||^2 - log ||g(P) X||^2``. Its optimum moves with the data, but it counts
-every structure-aligned variation as signal, including the within-class variation that
-smoothing across classes creates, so it over-smooths at mid homophily.
+The filter is ``g = sum_a c_a phi_a`` over the atoms ``phi = (I, P, ..., P^K, I - P, ...,
+(I - P)^K)``, ``c = softmax(theta)`` on the simplex (:func:`learn_mixture`).
 """
 
 from __future__ import annotations
@@ -42,17 +16,12 @@ __all__ = ["ALIGNMENT_ROWS", "atom_coefficients", "atom_degrees", "power_gram",
            "filter_objective", "learn_mixture", "low_pass_share"]
 
 ALIGNMENT_ROWS = 2 ** 14
-"""Most nodes (a seeded sample of the connected ones) in the alignment's tensors: the
-criterion's cost stops growing with ``n``."""
+"""Most nodes (a seeded sample of the connected ones) in the alignment's tensors."""
 
 
 def atom_coefficients(order: int) -> np.ndarray:
-    """Power-basis coefficients of the atoms ``(I, P, ..., P^K, I-P, ..., (I-P)^K)``.
-
-    Returns
-    -------
-    ndarray, shape (2 order + 1, order + 1)
-        Row ``a`` holds atom ``a`` as ``sum_k M[a, k] P^k``.
+    """Power-basis coefficients ``M`` (2 order + 1, order + 1) of the atoms: atom ``a`` is
+    ``sum_k M[a, k] P^k``.
 
     Examples
     --------
@@ -78,22 +47,9 @@ def atom_degrees(order: int) -> np.ndarray:
 
 
 def power_gram(operator, X: np.ndarray, order: int) -> np.ndarray:
-    """``G_kl = <P^k X, P^l X>`` for ``k, l = 0..order`` from ``order`` products with ``P``.
+    """``G_kl = <P^k X, P^l X>``, shape (order + 1, order + 1), from ``order`` products.
 
-    ``P`` is symmetric, so ``G_kl = m_(k+l)`` with ``m_j = tr(X^T P^j X)``, and
-    ``m_(2i) = <V_i, V_i>``, ``m_(2i+1) = <V_i, V_(i+1)>`` with ``V_i = P^i X``.
-    Inner products accumulate in float64 (numpy's einsum: one thread, a fixed order).
-
-    Parameters
-    ----------
-    operator : LinearOperator, shape (n, n)
-        Symmetric propagation operator ``P``.
-    X : ndarray, shape (n, d)
-    order : int
-
-    Returns
-    -------
-    ndarray of float64, shape (order + 1, order + 1)
+    ``P`` is symmetric, so ``G_kl = tr(X^T P^(k+l) X)``; sums run in float64.
 
     Examples
     --------
@@ -120,27 +76,11 @@ def power_gram(operator, X: np.ndarray, order: int) -> np.ndarray:
 
 
 def contrast_grams(operator, X: np.ndarray, order: int, connected: np.ndarray, random_state):
-    """Power Grams of the centred input and of a row-shuffled copy, on connected nodes.
-
-    Parameters
-    ----------
-    operator : LinearOperator, shape (n, n)
-    X : ndarray, shape (n, d)
-    order : int
-    connected : ndarray of bool, shape (n,)
-        Nodes in at least one hyperedge; the other rows are set to 0 (a filter multiplies
-        an isolated node's row by a constant, the same in both views: it only dilutes).
-    random_state : int
-        Seed of the shuffle.
-
-    Returns
-    -------
-    (G, G_shuffled) : two ndarrays of float64, shape (order + 1, order + 1)
+    """:func:`power_gram` of the centred input and of a row-shuffled copy, on ``connected``
+    rows (bool, shape (n,); the others set to 0); ``random_state`` seeds the shuffle.
 
     Examples
     --------
-    A row shuffle keeps the input's energy (``G[0, 0]``), not its smoothness:
-
     >>> from hyperclust import Hypergraph
     >>> from hyperclust.operators import PropagationOperator
     >>> P = PropagationOperator(Hypergraph.from_edges([[0, 1, 2], [2, 3], [3, 4, 5]]))
@@ -159,26 +99,11 @@ def contrast_grams(operator, X: np.ndarray, order: int, connected: np.ndarray, r
 
 
 def energy_contrast(gamma, G, G_shuffled):
-    """``log ||g(P) Xs||^2 - log ||g(P) X||^2`` and its gradient in gamma (power basis).
-
-    The filter's signal-to-chance energy ratio (module docstring, "Energy contrast").
-
-    Parameters
-    ----------
-    gamma : ndarray, shape (K + 1,)
-        Power coefficients (any scale: the value is scale-free).
-    G, G_shuffled : ndarray, shape (K + 1, K + 1)
-        Power Grams (:func:`contrast_grams`).
-
-    Returns
-    -------
-    value : float
-    grad : ndarray, shape (K + 1,)
+    """``(log ||g(P) Xs||^2 - log ||g(P) X||^2, its gradient)`` for power coefficients
+    ``gamma`` (K + 1,) and the Grams ``G, G_shuffled`` of :func:`contrast_grams`.
 
     Examples
     --------
-    The identity has ratio 1:
-
     >>> G = np.array([[1.0, 0.5], [0.5, 0.4]]); Gs = np.array([[1.0, 0.3], [0.3, 0.2]])
     >>> float(energy_contrast(np.array([1.0, 0.0]), G, Gs)[0])
     0.0
@@ -191,39 +116,31 @@ def energy_contrast(gamma, G, G_shuffled):
 
 def learn_mixture(objective, order: int, penalty: float = 0.0, steps: int = 300,
                   lr: float = 0.1, record_every: int = 10):
-    """Minimise ``objective(c M) + penalty * sum_a deg(a) c_a`` over the simplex from the
-    uniform mixture.
-
-    ``c = softmax(theta)``, ``theta = 0`` at the start (every atom the same weight: no
-    family chosen beforehand), Adam on ``theta`` with the exact gradient. Deterministic.
+    """Minimise ``objective(c M) + penalty * sum_a deg(a) c_a`` over the simplex by Adam on
+    ``theta`` (``c = softmax(theta)``), from the uniform mixture.
 
     Parameters
     ----------
     objective : callable
-        ``gamma (K+1,) -> (value, grad (K+1,))`` in power coefficients, e.g.
-        :func:`feature_split_alignment` or :func:`energy_contrast` with their tensors bound.
+        ``gamma (K+1,) -> (value, grad (K+1,))`` in power coefficients.
     order : int
         ``K``.
-    penalty : float
+    penalty : float, default 0.0
         Per-order penalty on the atom weights.
-    steps : int
-    lr : float
-    record_every : int
-        Trajectory resolution (steps).
+    steps : int, default 300
+    lr : float, default 0.1
+    record_every : int, default 10
+        Steps between trajectory entries.
 
     Returns
     -------
     weights : ndarray, shape (2K + 1,)
-        Learned atom weights (sum 1).
+        Atom weights (sum 1).
     trajectory : list of dict
-        ``{"step", "objective", "gamma"}`` (power coefficients) every ``record_every`` steps
-        and at the end.
+        ``{"step", "objective", "gamma"}`` every ``record_every`` steps and at the end.
 
     Examples
     --------
-    Features aligned with the low band (``G`` grows with the order relative to the
-    shuffled copy): the weight goes to the low-pass atoms.
-
     >>> G = np.array([[1.0, .9, .8], [.9, .8, .75], [.8, .75, .7]])
     >>> Gs = np.array([[1.0, .5, .3], [.5, .3, .2], [.3, .2, .15]])
     >>> w, _ = learn_mixture(lambda g: energy_contrast(g, G, Gs), order=2)
@@ -255,10 +172,8 @@ def learn_mixture(objective, order: int, penalty: float = 0.0, steps: int = 300,
 
 
 def low_pass_share(gamma, n_points: int = 201) -> float:
-    """``(g(0) - g(1)) / max |g|`` over the Laplacian spectrum ``[0, 1]``, in ``[-2, 2]``.
-
-    ``g(lambda) = sum_k gamma_k (1 - lambda)^k``; +1 for a pure low-pass mixture (``P^k``,
-    k >= 1), -1 for a pure high-pass one (``(I-P)^k``), 0 for the identity.
+    """``(g(0) - g(1)) / max |g|`` over the Laplacian spectrum ``[0, 1]``, in ``[-2, 2]``,
+    ``g(lambda) = sum_k gamma_k (1 - lambda)^k``: +1 low-pass, -1 high-pass, 0 identity.
 
     Examples
     --------
@@ -276,22 +191,9 @@ def low_pass_share(gamma, n_points: int = 201) -> float:
 def alignment_parts(basis: np.ndarray, rows: np.ndarray, random_state):
     """Small tensors that give :func:`feature_split_alignment` for any filter.
 
-    The feature columns are split at random into two halves ``a`` and ``b``; for each
-    direction (filter ``a``, raw ``b``; filter ``b``, raw ``a``) with ``A_k`` = the
-    column-centred ``B[k][rows][:, a]`` and ``R`` = the column-centred ``B[0][rows][:, b]``:
-    ``N_kl = <A_k^T R, A_l^T R>``, ``T_klmn = <A_k^T A_l, A_m^T A_n>``, ``q = ||R^T R||^2``.
-
-    Parameters
-    ----------
-    basis : ndarray, shape (K+1, n, d), d >= 2
-    rows : ndarray of int
-        Nodes that enter the criterion.
-    random_state : int
-        Seed of the column split.
-
-    Returns
-    -------
-    list of (N, T, q), one per direction
+    Per direction of :func:`~hyperclust.models.canonical.split_directions` (``basis`` (K+1, n,
+    d >= 2), ``rows``, ``random_state``): ``N_kl = <A_k^T R, A_l^T R>``,
+    ``T_klmn = <A_k^T A_l, A_m^T A_n>``, ``q = ||R^T R||^2``; a list of ``(N, T, q)``.
 
     Examples
     --------
@@ -306,8 +208,7 @@ def alignment_parts(basis: np.ndarray, rows: np.ndarray, random_state):
 
     n_orders = basis.shape[0]
     parts = []
-    # one BLAS thread: the same bits whatever the thread count (a product's rounding
-    # depends on how many threads split it)
+    # one BLAS thread: the same bits whatever the thread count
     with threadpool_limits(1, user_api="blas"):
         for W, R in split_directions(basis, rows, random_state):
             d_a = W.shape[1] // n_orders
@@ -321,31 +222,15 @@ def alignment_parts(basis: np.ndarray, rows: np.ndarray, random_state):
 def feature_split_alignment(gamma, parts):
     """``-mean log CKA(g(P) X_a, X_b)`` over both directions, and its gradient in gamma.
 
-    CKA is the linear centred kernel alignment ``||Z^T R||^2 / (||Z^T Z|| ||R^T R||)``
-    between the filtered half ``Z = g(P) X_a`` and the raw other half ``R = X_b``: the
-    noise of two halves is independent, so only what both halves share (the class signal)
-    can align, and smoothing across classes lowers it (docs/unidhc.md).
-
-    Parameters
-    ----------
-    gamma : ndarray, shape (K+1,)
-        Power coefficients (scale-free).
-    parts : list of (N, T, q)
-        From :func:`alignment_parts`.
-
-    Returns
-    -------
-    value : float
-    grad : ndarray, shape (K+1,)
+    CKA is ``||Z^T R||^2 / (||Z^T Z|| ||R^T R||)``; ``gamma`` (K+1,) are power coefficients
+    (scale-free), ``parts`` from :func:`alignment_parts`.
 
     Examples
     --------
-    The value does not depend on the filter's scale:
-
     >>> basis = np.random.default_rng(0).normal(size=(3, 10, 4))
     >>> parts = alignment_parts(basis, np.arange(10), random_state=0)
     >>> gamma = np.array([1.0, 0.5, -0.2])
-    >>> a, b = feature_split_alignment(gamma, parts)[0], feature_split_alignment(3 * gamma, parts)[0]
+    >>> a, b = (feature_split_alignment(s * gamma, parts)[0] for s in (1, 3))
     >>> bool(np.isclose(a, b))
     True
     """
@@ -368,26 +253,10 @@ def filter_objective(kind: str, operator, X, basis, connected, random_state,
                      order_penalty: float = 0.03, n_clusters: int = 2):
     """The objective :func:`learn_mixture` minimises for a learned filter of ``kind``.
 
-    Parameters
-    ----------
-    kind : {"canonical", "alignment", "contrast"}
-        :func:`hyperclust.models.canonical.canonical_correlation` (``n_clusters - 1``
-        directions), :func:`feature_split_alignment` (both without penalty) or
-        :func:`energy_contrast` (``order_penalty`` per order).
-    operator : LinearOperator, shape (n, n)
-    X : ndarray, shape (n, d)
-        The input of ``basis``.
-    basis : ndarray, shape (K+1, n, d)
-    connected : ndarray of bool, shape (n,)
-    random_state : int
-    order_penalty : float
-    n_clusters : int
-
-    Returns
-    -------
-    (objective, penalty)
-        ``objective``: ``gamma -> (value, grad)``; ``(None, 0.0)`` when there is nothing
-        to learn (``K = 0``, fewer than 2 connected nodes, or one column for a feature split).
+    ``kind`` is ``"canonical"`` (``n_clusters - 1`` directions), ``"alignment"`` or
+    ``"contrast"`` (the one with ``order_penalty``, and the one that reads ``operator`` and
+    ``X``, the input of ``basis``). Returns ``(objective, penalty)``; ``(None, 0.0)`` when
+    there is nothing to learn (``K = 0``, < 2 ``connected`` nodes, or one column to split).
 
     Examples
     --------

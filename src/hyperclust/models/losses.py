@@ -1,9 +1,6 @@
-"""Self-supervised losses of Uni-DHC, computed on node / hyperedge batches (no n x n matrix).
+"""Uni-DHC's self-supervised losses on node / hyperedge batches of two views ``(b, d)``.
 
-Both functions take two views ``z1, z2`` of shape ``(b, d)`` for the same ``b`` items. Their
-sums over all entries are :func:`thread_invariant_sum`, so values and gradients are the same
-whatever torch's thread count (the losses alone: Uni-DHC's training runs on one thread,
-since torch's weight gradients of narrow layers are not).
+Sums go through :func:`thread_invariant_sum`: the same bits whatever torch's thread count.
 """
 
 from __future__ import annotations
@@ -21,13 +18,10 @@ _ROW = 1024
 
 def node_consistency_loss(z1: torch.Tensor, z2: torch.Tensor,
                           off_weight: float = 1.0) -> torch.Tensor:
-    """Push the cross-view cosine-similarity matrix of a node batch towards the identity.
+    """``mean_i (1 - S_ii)^2 + off_weight * mean_{i != j} S_ij^2``, ``S`` the cross-view cosines.
 
-    With ``S = normalize(z1) normalize(z2)^T`` (shape ``(b, b)``) the loss is
-    ``mean_i (1 - S_ii)^2 + off_weight * mean_{i != j} S_ij^2``. ``S`` is only formed when
-    ``d >= b``: otherwise ``sum_ij S_ij^2 = ||A B^T||_F^2 = <A^T A, B^T B>_F`` (``A``, ``B``
-    the normalised views) gives the same value from two ``(d, d)`` Gram matrices, in
-    ``O(b d^2)`` instead of ``O(b^2 d)`` time and ``O(d^2)`` memory.
+    ``S`` (``(b, b)``) is formed only when ``d >= b``; otherwise ``sum S_ij^2`` comes from the
+    two ``(d, d)`` Grams (``||A B^T||_F^2 = <A^T A, B^T B>_F``).
 
     Examples
     --------
@@ -51,11 +45,9 @@ def node_consistency_loss(z1: torch.Tensor, z2: torch.Tensor,
 
 def decorrelation_loss(h1: torch.Tensor, h2: torch.Tensor, off_weight: float | None = None,
                        eps: float = 1e-6) -> torch.Tensor:
-    """Barlow-Twins loss on hyperedge embeddings: the ``(d, d)`` cross-view correlation -> I.
+    """Barlow-Twins loss: ``(sum_i (1 - C_ii)^2 + off_weight sum_{i != j} C_ij^2) / d``.
 
-    Columns are standardised over the batch; ``C = h1n^T h2n / b``; loss =
-    ``sum_i (1 - C_ii)^2 / d + off_weight * sum_{i != j} C_ij^2 / d`` with default
-    ``off_weight = 1 / d``. Cost O(b d^2), independent of the number of hyperedges.
+    ``C = h1n^T h2n / b`` of the batch-standardised views; ``off_weight`` defaults to ``1 / d``.
 
     Examples
     --------
@@ -78,12 +70,8 @@ def decorrelation_loss(h1: torch.Tensor, h2: torch.Tensor, off_weight: float | N
 def thread_invariant_sum(x: torch.Tensor) -> torch.Tensor:
     """Sum of all entries of ``x`` (any shape), bit-identical whatever torch's thread count.
 
-    torch sums more than ``32768`` entries into one value in one chunk per thread, so the
-    float32 result changes in its last bits with the number of threads (and Uni-DHC's
-    training then drifts apart between a 1- and a 2-thread run). Here the entries are summed
-    in rows of 1024 first (a reduction with many outputs runs one output per thread, each in
-    a fixed order) until few enough remain for one serial sum. Zero padding completes the
-    last row; adding zeros changes no sum.
+    torch splits a long full reduction into one chunk per thread; rows of 1024 are summed first
+    (one output per thread, fixed order) until one serial sum remains.
 
     Examples
     --------

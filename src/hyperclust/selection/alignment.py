@@ -1,20 +1,8 @@
-"""Do the hyperedges join nodes with similar attributes? A label-free heterophily test.
+"""Label-free heterophily test: are hyperedge members' attributes more alike than random pairs'?
 
-For a hypergraph with node attributes ``x_v`` (rows scaled to unit length), the mean cosine
-similarity of the member pairs of hyperedge ``e`` is
-
-    s_e = (||sum_{v in e} x_v||^2 - sum_{v in e} ||x_v||^2) / (|e| (|e| - 1)),
-
-and that of all node pairs is ``r = (||sum_v x_v||^2 - sum_v ||x_v||^2) / (n (n - 1))``. On a
-homophilic hypergraph whose attributes carry the classes, ``mean_e s_e > r`` (members are
-more alike than random pairs); on a heterophilic one (hyperedges join different classes more
-often than random pairs do) ``mean_e s_e < r``. The test statistic is
-``t = (mean_e s_e - r) / (std_e s_e / sqrt(m'))`` over the ``m'`` hyperedges with two or more
-members. Attributes unrelated to the hyperedges give ``t ~ N(0, 1)``, so only a clearly
-negative ``t`` says the hyperedges join *dissimilar* nodes.
-
-Cost ``O(nnz(H) d)`` for dense attributes (``O(nnz(H^T X))`` for sparse ones); nothing
-``n x n``.
+With ``s_e`` the mean cosine similarity of the member pairs of hyperedge ``e`` and ``r`` that of
+all node pairs, ``t = (mean_e s_e - r) / (std_e s_e / sqrt(m'))`` over the ``m'`` hyperedges with
+two or more members; unrelated attributes give ``t ~ N(0, 1)``. Cost ``O(nnz(H) d)``.
 """
 
 from __future__ import annotations
@@ -44,10 +32,9 @@ class AttributeAlignment:
     random : float
         Mean cosine similarity of all node pairs.
     t : float
-        ``(within - random)`` in standard errors of ``within`` (``+-inf`` when every
-        hyperedge has the same ``s_e``, 0 when there is no difference).
+        ``within - random`` in standard errors of ``within`` (``+-inf`` when all ``s_e`` agree).
     n_edges : int
-        Hyperedges with at least two members (those that enter ``within``).
+        Hyperedges with at least two members.
 
     Examples
     --------
@@ -62,8 +49,7 @@ class AttributeAlignment:
 
     @property
     def heterophilic(self) -> bool:
-        """Whether the hyperedges join clearly *less* similar nodes than random pairs
-        (``t < HETEROPHILY_T``)."""
+        """Whether ``t < HETEROPHILY_T``: hyperedges join clearly less similar nodes."""
         return self.t < HETEROPHILY_T
 
 
@@ -81,10 +67,6 @@ def attribute_alignment(hypergraph: Hypergraph) -> AttributeAlignment:
     hypergraph : Hypergraph
         With node attributes ``features`` of shape (n_nodes, d), dense or sparse.
 
-    Returns
-    -------
-    AttributeAlignment
-
     Raises
     ------
     ValueError
@@ -92,8 +74,6 @@ def attribute_alignment(hypergraph: Hypergraph) -> AttributeAlignment:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from hyperclust import Hypergraph
     >>> X = np.array([[1.0, 0], [1, 0], [0, 1], [0, 1]] * 5)     # two kinds of node
     >>> same = [[i, i + 1] for i in range(0, 20, 2)]             # pairs of one kind
     >>> mixed = [[i, i + 2] for i in range(0, 18, 4)] + [[i + 1, i + 2] for i in range(0, 18, 4)]

@@ -1,47 +1,9 @@
-"""Label-free objectives of a discrete clustering of a (possibly attributed) hypergraph.
+"""Label-free objectives of a clustering of a (possibly attributed) hypergraph.
 
-All three are *lower is better*, lie in ``[0, 1]`` and cost ``O((nnz(H) + n K) k)`` for ``k``
-clusters and ``K`` attribute neighbours (plus the kNN search when the walk is not given);
-nothing ``n x n`` is formed. Let ``C_1..C_k`` be the non-empty clusters of ``labels`` and
-``Y`` the ``(n, k)`` normalised indicator matrix, ``Y[v, c] = 1 / sqrt(|C_c|)`` for
-``v in C_c``.
-
-* :func:`rwr_conductance` -- AHCKA's model-selection objective (Li, Yang & Shi 2023): with
-  the mixed walk ``M = (1 - beta) P + beta Q`` (:class:`~hyperclust.operators.knn.MixedWalk`),
-  ``z_0 = Y``, ``z_{t+1} = alpha Y + (1 - alpha) M z_t`` for ``t < h`` (``h = n_hops``),
-
-  .. math:: f_{RWR} = 1 - \\frac{1}{k} \\operatorname{tr}(Y^\\top z_h)
-            = 1 - \\frac{1}{k} \\sum_c \\frac{1}{|C_c|} \\sum_{u \\in C_c} (R_h 1_{C_c})_u,
-            \\quad R_h = \\alpha \\sum_{t<h} (1-\\alpha)^t M^t + (1-\\alpha)^h M^h,
-
-  i.e. one minus the mean, over clusters, of the probability that an ``h``-hop random walk
-  with restart (``R_h`` is row-stochastic) started at a uniform node of a cluster ends inside
-  it. Structure-only hypergraphs use ``M = P``.
-* :func:`hypergraph_ncut` -- Zhou, Huang & Schoelkopf's (2006) normalized hypergraph cut,
-  averaged over clusters:
-
-  .. math:: f_{NCut} = \\frac{1}{k} \\sum_c \\frac{\\operatorname{vol} \\partial C_c}
-            {\\operatorname{vol} C_c}, \\quad
-            \\operatorname{vol} \\partial C = \\sum_e \\frac{w_e |e \\cap C| |e \\setminus C|}{|e|},
-            \\quad \\operatorname{vol} C = \\sum_{v \\in C} d(v),
-
-  equal to ``1 - tr(Y_D^T Theta Y_D) / k`` with ``Theta = Dv^-1/2 H W De^-1 H^T Dv^-1/2`` and
-  ``Y_D`` the degree-normalised indicators.
-* :func:`knn_conductance` -- the same average conductance on the attribute kNN graph ``A``
-  (:func:`~hyperclust.operators.knn.knn_affinity`):
-  ``f_kNN = (1/k) sum_c cut_A(C_c) / vol_A(C_c)``.
-
-Beside them, :func:`hyperedge_cohesion` (in ``[-1, 1]``, not a conductance): how much
-more often than chance hyperedge members share a cluster; ``auto`` adds it to its score
-when the hyperedges are heterophilic; and :func:`is_degenerate` (via
-:func:`effective_n_clusters`): whether a clustering is a giant cluster plus slivers, which
-``ahcka``, ``hsbm`` and ``auto`` refuse to return while a non-degenerate one is at hand.
-
-A cluster of zero volume (only nodes without edges of the kind measured) counts as fully
-cut (term 1): the operator gives no evidence for it, and the random walk stops on such nodes
-(zero rows of ``M``), so it also scores as leaking in :func:`rwr_conductance`. All three are
-invariant under permutations of the cluster ids and under relabelling of the nodes. A single
-cluster scores 0: compare clusterings with the same number of clusters.
+:func:`rwr_conductance` (AHCKA's, Li, Yang & Shi 2023), :func:`hypergraph_ncut` (Zhou, Huang &
+Schoelkopf 2006) and :func:`knn_conductance` are lower-is-better, in ``[0, 1]``, invariant under
+relabelling, and cost ``O((nnz(H) + n K) k)``; a cluster of zero volume counts as fully cut, and a
+single cluster scores 0. Also :func:`hyperedge_cohesion` and :func:`is_degenerate`.
 """
 
 from __future__ import annotations
@@ -69,9 +31,8 @@ def _check_hypergraph(hg):
 
 
 def _dense_codes(y: np.ndarray):
-    """``(codes, counts)``: integer labels renumbered ``0..k-1`` in sorted order (as
-    ``np.unique(..., return_inverse=True)``) and each code's count; ``O(n + max - min)`` by
-    counting when the ids span at most ``4 n`` values, a sort otherwise."""
+    """``(codes, counts)`` as ``np.unique(y, return_inverse=True, return_counts=True)``;
+    counting instead of sorting when the ids span at most about ``4 n`` values."""
     y = y.reshape(-1)
     if y.size and np.issubdtype(y.dtype, np.integer):
         lo, hi = int(y.min()), int(y.max())
@@ -104,17 +65,9 @@ def _edge_cluster_counts(hg, y: np.ndarray):
 
 
 def cluster_indicators(labels) -> sp.csr_matrix:
-    """Normalised cluster indicators ``Y[v, c] = 1 / sqrt(|C_c|)``.
+    """Normalised cluster indicators ``Y[v, c] = 1 / sqrt(|C_c|)``, CSR (n, k), ``Y^T Y = I_k``.
 
-    Parameters
-    ----------
-    labels : array-like of int, shape (n,)
-        Any integer cluster ids; empty ids are skipped (columns follow sorted ids).
-
-    Returns
-    -------
-    scipy.sparse.csr_matrix, shape (n, k)
-        ``Y^T Y = I_k``.
+    Columns follow the sorted ids of ``labels`` (any integers, shape (n,)).
 
     Examples
     --------
@@ -132,17 +85,17 @@ def rwr_conductance(hypergraph, labels, *, walk=None, beta: float = 0.5, alpha: 
                     balance: str = "mean", random_state=0) -> float:
     """AHCKA's random-walk-with-restart conductance on the mixed walk (lower is better).
 
-    ``f = 1 - tr(Y^T z_h) / k`` with ``z_0 = Y``, ``z_{t+1} = alpha Y + (1 - alpha) M z_t``
-    (see the module docstring). ``f = 0`` when no walk leaves its cluster.
+    ``f = 1 - tr(Y^T z_h) / k`` with ``Y`` the :func:`cluster_indicators`, ``z_0 = Y``,
+    ``z_{t+1} = alpha Y + (1 - alpha) M z_t``: one minus the mean, over clusters, of the
+    probability that an ``h``-hop walk with restart from a uniform node of a cluster ends in it.
 
     Parameters
     ----------
     hypergraph : Hypergraph, n nodes
     labels : array-like of int, shape (n,)
     walk : MixedWalk or LinearOperator, shape (n, n), optional
-        A prebuilt row-stochastic walk ``M`` (share it when scoring many clusterings); by
-        default :func:`~hyperclust.operators.knn.mixed_walk` of the hypergraph with
-        ``beta``, ``n_neighbors``, ``knn_method`` (structure-only when there are no features).
+        A prebuilt row-stochastic walk ``M``; default :func:`~hyperclust.operators.knn.mixed_walk`
+        with ``beta``, ``n_neighbors``, ``knn_method``.
     beta : float in [0, 1], default 0.5
         Weight of the attribute kNN walk.
     alpha : float in (0, 1], default 0.2
@@ -152,21 +105,14 @@ def rwr_conductance(hypergraph, labels, *, walk=None, beta: float = 0.5, alpha: 
     n_neighbors : int, default 10
     knn_method : {"auto", "exact", "approximate"}, default "auto"
     balance : {"mean", "min"}, default "mean"
-        ``"mean"``: AHCKA's ``1 - tr(Y^T z)/k``, the mean leak ``l_c`` over clusters.
-        ``"min"``: the mean of ``l_c * max(1, |C_c| / (n - |C_c|))``, i.e. each cluster's
-        leak measured against the smaller side, as conductance ``cut / min(vol C, vol rest)``
-        is; identical to ``"mean"`` when no cluster holds more than half of the nodes, and it
-        stops a giant cluster plus a small peeled-off set from scoring as a good partition.
+        ``"mean"``: the mean leak ``l_c`` over clusters. ``"min"``: the mean of
+        ``l_c * max(1, |C_c| / (n - |C_c|))`` (leak against the smaller side, so a giant
+        cluster plus a sliver does not score well; not bounded by 1).
     random_state : int, default 0
-        Seeds the kNN tie-breaking and the approximate kNN.
-
-    Returns
-    -------
-    float, ``[0, 1]`` for ``"mean"``
+        Seeds the kNN.
 
     Examples
     --------
-    >>> from hyperclust import Hypergraph
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2], [3, 4, 5], [4, 5]])
     >>> rwr_conductance(hg, [0, 0, 0, 1, 1, 1]) < rwr_conductance(hg, [0, 1, 0, 1, 0, 1])
     True
@@ -199,21 +145,13 @@ def rwr_conductance(hypergraph, labels, *, walk=None, beta: float = 0.5, alpha: 
 
 
 def effective_n_clusters(labels) -> float:
-    """``exp(H)``, ``H`` the entropy of the cluster sizes: ``k`` for ``k`` equal clusters,
-    about 1 for one giant cluster plus slivers. ``O(n)``.
-
-    Parameters
-    ----------
-    labels : array-like of int, shape (n,)
-
-    Returns
-    -------
-    float in [1, number of distinct labels]
+    """``exp`` of the entropy of the cluster sizes: ``k`` for ``k`` equal clusters, about 1
+    for one giant cluster plus slivers.
 
     Examples
     --------
-    >>> round(effective_n_clusters([0, 0, 1, 1, 2, 2]), 2), round(effective_n_clusters([0] * 98 + [1, 2]), 2)
-    (3.0, 1.12)
+    >>> [round(effective_n_clusters(y), 2) for y in ([0, 0, 1, 1, 2, 2], [0] * 98 + [1, 2])]
+    [3.0, 1.12]
     """
     y = np.asarray(labels).reshape(-1)
     if y.size == 0:
@@ -233,23 +171,14 @@ def _below_halfway(effective: float, n_clusters: int) -> bool:
 
 
 def is_degenerate(labels, n_clusters: int) -> bool:
-    """Whether a clustering asked for ``n_clusters`` is effectively a giant cluster plus
-    slivers: fewer than ``1 + (n_clusters - 1) / 2`` effective clusters
-    (:func:`effective_n_clusters`), i.e. less than halfway from one cluster to the
-    ``n_clusters`` asked for. Label-free; a convention, not fitted to any data set. For
-    ``k = 2`` it flags a largest cluster above ~86% of the nodes; for ``k = 3`` one of
-    80% with the rest split evenly; unequal real classes (e.g. zoo's 41/20/13/10/8/5/4,
-    5.3 effective clusters of 7) pass.
+    """Whether a clustering has fewer than ``1 + (n_clusters - 1) / 2``
+    :func:`effective_n_clusters` (for ``k = 2``: a largest cluster above ~86%).
 
     Parameters
     ----------
     labels : array-like of int, shape (n,)
     n_clusters : int
         The number of clusters asked for.
-
-    Returns
-    -------
-    bool
 
     Examples
     --------
@@ -260,18 +189,7 @@ def is_degenerate(labels, n_clusters: int) -> bool:
 
 
 def sizes_are_degenerate(sizes, n_clusters: int) -> bool:
-    """:func:`is_degenerate` from the cluster sizes alone (e.g. summed over the blocks of a
-    partitioned hypergraph, without gathering the labels).
-
-    Parameters
-    ----------
-    sizes : array-like of int, shape (n_clusters_found,)
-        Nodes per cluster (zeros are ignored).
-    n_clusters : int
-
-    Returns
-    -------
-    bool
+    """:func:`is_degenerate` from the cluster ``sizes`` alone (zeros ignored; none: True).
 
     Examples
     --------
@@ -294,24 +212,13 @@ def _average_conductance(A_inner, vol) -> float:
 
 
 def hypergraph_ncut(hypergraph, labels) -> float:
-    """Zhou's normalized hypergraph cut, averaged over clusters (lower is better).
+    """Zhou's normalized hypergraph cut averaged over clusters, in [0, 1] (lower is better).
 
-    ``f = (1/k) sum_c vol(boundary C_c) / vol(C_c)``, computed as
-    ``vol C - sum_e w_e |e cap C|^2 / |e|`` over the boundary from the ``(m, k)`` matrix of
-    cluster counts per hyperedge, ``O(nnz(H))``.
-
-    Parameters
-    ----------
-    hypergraph : Hypergraph, n nodes
-    labels : array-like of int, shape (n,)
-
-    Returns
-    -------
-    float in [0, 1]
+    ``f = (1/k) sum_c vol(boundary C_c) / vol(C_c)`` with
+    ``vol boundary C = sum_e w_e |e cap C| |e minus C| / |e|`` and ``vol C`` the degree sum.
 
     Examples
     --------
-    >>> from hyperclust import Hypergraph
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2], [3, 4, 5], [4, 5]])
     >>> hypergraph_ncut(hg, [0, 0, 0, 1, 1, 1]), round(hypergraph_ncut(hg, [0, 1, 0, 1, 0, 1]), 3)
     (0.0, 0.467)
@@ -326,28 +233,13 @@ def hypergraph_ncut(hypergraph, labels) -> float:
 
 
 def hyperedge_cohesion(hypergraph, labels) -> float:
-    """How much more often hyperedge members share a cluster than chance says.
+    """Mean share of a hyperedge's member pairs in one cluster minus that of random pairs.
 
-    For every hyperedge ``e`` with at least two members, the share of its member pairs that
-    lie in one cluster, ``s_e = sum_c |e cap C_c| (|e cap C_c| - 1) / (|e| (|e| - 1))``; the
-    result is ``mean_e s_e - sum_c (|C_c| / n)^2``, the mean share minus the share two
-    random nodes would have. About 0 when the clusters ignore the hyperedges, positive when
-    they keep hyperedges together, negative when they split them. ``auto`` adds it to its
-    score on hypergraphs whose hyperedges join *less* similar nodes than random pairs (there
-    a clustering of the attributes should split hyperedges). ``O(nnz(H))``.
-
-    Parameters
-    ----------
-    hypergraph : Hypergraph, n nodes
-    labels : array-like of int, shape (n,)
-
-    Returns
-    -------
-    float in [-1, 1] (0.0 when no hyperedge has two members)
+    In [-1, 1]: about 0 when the clusters ignore the hyperedges, negative when they split them;
+    0.0 when no hyperedge has two members.
 
     Examples
     --------
-    >>> from hyperclust import Hypergraph
     >>> hg = Hypergraph.from_edges([[0, 1], [2, 3]])
     >>> hyperedge_cohesion(hg, [0, 0, 1, 1]), hyperedge_cohesion(hg, [0, 1, 0, 1])
     (0.5, -0.5)
@@ -367,9 +259,7 @@ def hyperedge_cohesion(hypergraph, labels) -> float:
 
 def knn_conductance(hypergraph, labels, *, affinity=None, n_neighbors: int = 10,
                     knn_method: str = "auto", random_state=0) -> float:
-    """Average conductance of the clusters on the attribute kNN graph (lower is better).
-
-    ``f = (1/k) sum_c cut_A(C_c) / vol_A(C_c) = 1 - (1/k) sum_c (1_c^T A 1_c) / (1_c^T A 1)``.
+    """Average conductance ``(1/k) sum_c cut_A(C_c) / vol_A(C_c)`` on the attribute kNN graph.
 
     Parameters
     ----------
@@ -381,14 +271,8 @@ def knn_conductance(hypergraph, labels, *, affinity=None, n_neighbors: int = 10,
     n_neighbors, knn_method, random_state
         As in :func:`rwr_conductance`.
 
-    Returns
-    -------
-    float in [0, 1]
-
     Examples
     --------
-    >>> import numpy as np
-    >>> from hyperclust import Hypergraph
     >>> X = np.repeat(np.eye(2), 6, axis=0) + 0.01 * np.arange(12)[:, None]
     >>> hg = Hypergraph.from_edges([], n_nodes=12, features=X)
     >>> knn_conductance(hg, [0] * 6 + [1] * 6, n_neighbors=3)
@@ -414,17 +298,11 @@ def knn_conductance(hypergraph, labels, *, affinity=None, n_neighbors: int = 10,
 def clustering_objectives(hypergraph, labels, *, walk=None, affinity=None, beta: float = 0.5,
                           alpha: float = 0.2, n_hops: int = 3, n_neighbors: int = 10,
                           knn_method: str = "auto", random_state=0) -> dict:
-    """All three objectives, ``{"rwr", "ncut", "knn"}`` (``"knn"`` is ``None`` without
-    features). The kNN graph is built once and shared. Parameters as in
-    :func:`rwr_conductance` and :func:`knn_conductance`.
-
-    Returns
-    -------
-    dict of str -> float or None
+    """``{"rwr", "ncut", "knn"}`` on one shared kNN graph (``"knn"`` is ``None`` without
+    features). Parameters as in :func:`rwr_conductance` and :func:`knn_conductance`.
 
     Examples
     --------
-    >>> from hyperclust import Hypergraph
     >>> hg = Hypergraph.from_edges([[0, 1, 2], [1, 2], [3, 4, 5], [4, 5]])
     >>> scores = clustering_objectives(hg, [0, 0, 0, 1, 1, 1])
     >>> sorted(scores), scores["knn"] is None   # no attributes: no kNN graph
