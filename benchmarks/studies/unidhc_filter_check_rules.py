@@ -6,10 +6,14 @@ the 3 split copies (the canonical filter relearned on each, and the atoms I, P, 
 (I-P)^2), the share of each held-out hyperedge's member pairs still co-members in a
 training hyperedge, and the ACC / NMI of the full Uni-DHC forced to each candidate (labels
 only score). ``rules``: the candidate each rule keeps and the resulting mean ACC / NMI.
+``sweep``: the registered ``unidhc`` along the homophily sweep with hyperedges held out
+(10%, the check before) and without (``FILTER_EDGE_SHARE``, the check now).
 
     OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/studies/unidhc_filter_check_rules.py \\
         collect --sets wisconsin --seeds 0 1 2 3 4 --out /tmp/rules
     PYTHONPATH=src python benchmarks/studies/unidhc_filter_check_rules.py rules --out /tmp/rules
+    OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/studies/unidhc_filter_check_rules.py \
+        sweep --sets sbm-h0.0 sbm-h0.5 sbm-h1.0 --out /tmp/rules
 """
 
 from __future__ import annotations
@@ -133,9 +137,29 @@ def rules(records, sets):
                   f"{n.mean():.3f} ± {n.std():.3f}  {' '.join(picks)}")
 
 
+def sweep(names, seeds, data_dir):
+    from hyperclust.cluster import unidhc_output
+    from hyperclust.cluster.registry import make_estimator
+    from hyperclust.metrics import acc, nmi
+
+    for name in names:
+        for share in (0.1, 0.0):
+            unidhc_output.FILTER_EDGE_SHARE = share
+            rows, picks = [], []
+            for seed in seeds:
+                hg = _load(name, seed, data_dir)
+                est = make_estimator("unidhc", hg.n_classes, random_state=seed).fit(hg)
+                rows.append((acc(hg.labels, est.labels_), nmi(hg.labels, est.labels_)))
+                picks.append(est.filter_family_)
+            a, n = np.array(rows).T
+            print(f"{name} edge share {share}: {a.mean():.3f} ± {a.std():.3f} (worst "
+                  f"{a.min():.3f}) / {n.mean():.3f} ± {n.std():.3f}  {' '.join(picks)}",
+                  flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("part", choices=("collect", "rules"))
+    parser.add_argument("part", choices=("collect", "rules", "sweep"))
     parser.add_argument("--sets", nargs="+", default=None)
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
     parser.add_argument("--out", required=True, help="folder of the per-set pickles")
@@ -145,6 +169,8 @@ def main(argv=None):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     warnings.simplefilter("ignore")
+    if args.part == "sweep":
+        return sweep(args.sets, args.seeds, args.data_dir)
     if args.part == "collect":
         for name in args.sets:
             for seed in args.seeds:
