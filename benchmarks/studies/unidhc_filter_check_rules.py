@@ -6,6 +6,7 @@ the 3 split copies (the canonical filter relearned on each, and the atoms I, P, 
 (I-P)^2), the share of each held-out hyperedge's member pairs still co-members in a
 training hyperedge, and the ACC / NMI of the full Uni-DHC forced to each candidate (labels
 only score). ``rules``: the candidate each rule keeps and the resulting mean ACC / NMI.
+``overlap``: that share alone, per set (3 splits x the seeds, no fit).
 ``sweep``: the registered ``unidhc`` along the homophily sweep with hyperedges held out
 (10%, the check before) and without (``FILTER_EDGE_SHARE``, the check now).
 
@@ -14,6 +15,8 @@ only score). ``rules``: the candidate each rule keeps and the resulting mean ACC
     PYTHONPATH=src python benchmarks/studies/unidhc_filter_check_rules.py rules --out /tmp/rules
     OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/studies/unidhc_filter_check_rules.py \
         sweep --sets sbm-h0.0 sbm-h0.5 sbm-h1.0 --out /tmp/rules
+    PYTHONPATH=src python benchmarks/studies/unidhc_filter_check_rules.py overlap \
+        --sets cornell wisconsin --out /tmp/rules
 """
 
 from __future__ import annotations
@@ -137,6 +140,17 @@ def rules(records, sets):
                   f"{n.mean():.3f} ± {n.std():.3f}  {' '.join(picks)}")
 
 
+def overlap(names, seeds, data_dir):
+    from hyperclust.cluster.hsbm_heldout import split_hypergraph
+
+    for name in names:
+        hg = _load(name, 0, data_dir)
+        shares = [_pair_overlap(s).mean() for seed in seeds for j in range(SPLITS)
+                  for s in [split_hypergraph(hg, random_state=seed + 1000 * j)]
+                  if s.heldout is not None]
+        print(name, f"{np.mean(shares):.2f}" if shares else "no hyperedge held out", flush=True)
+
+
 def sweep(names, seeds, data_dir):
     from hyperclust.cluster import unidhc_output
     from hyperclust.cluster.registry import make_estimator
@@ -159,7 +173,7 @@ def sweep(names, seeds, data_dir):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("part", choices=("collect", "rules", "sweep"))
+    parser.add_argument("part", choices=("collect", "rules", "sweep", "overlap"))
     parser.add_argument("--sets", nargs="+", default=None)
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
     parser.add_argument("--out", required=True, help="folder of the per-set pickles")
@@ -169,8 +183,8 @@ def main(argv=None):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     warnings.simplefilter("ignore")
-    if args.part == "sweep":
-        return sweep(args.sets, args.seeds, args.data_dir)
+    if args.part in ("sweep", "overlap"):
+        return globals()[args.part](args.sets, args.seeds, args.data_dir)
     if args.part == "collect":
         for name in args.sets:
             for seed in args.seeds:
