@@ -228,7 +228,7 @@ FILTER_SPLITS = 3
 FILTER_EDGE_SHARE = 0.0
 """Hyperedges the filter check holds out: none. Every candidate is a polynomial in the
 training hyperedges' operator, so held-out hyperedges favour whichever filter smooths most
-along them, whether or not they join nodes alike; on closed neighbourhoods 81-89% of a
+along them, whether or not they join nodes alike; on closed neighbourhoods 72-89% of a
 held-out hyperedge's member pairs are co-members of a training one (docs/unidhc.md,
 "Heterophilous graphs")."""
 
