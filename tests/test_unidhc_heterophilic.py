@@ -26,6 +26,22 @@ def test_planted_heterophily_gets_a_high_pass_filter_that_beats_p2x():
     assert acc(hg.labels, est.labels_) > acc(hg.labels, smoothed.labels_) + 0.2
 
 
+def test_filter_check_follows_the_columns_not_the_hyperedges_that_smoothing_rebuilds():
+    # hyperedges planted on one partition, weak features on an independent one; with 10% of
+    # the hyperedges held out as well, the check kept the hyperedges' partition here
+    from hyperclust import Hypergraph
+    from hyperclust.cluster.unidhc_output import heldout_filter_choice
+
+    planted = hypergraph_sbm(600, 3, homophily=0.95, n_features=0, random_state=0)
+    rng = np.random.default_rng(0)
+    y = rng.permutation(planted.labels)
+    hg = Hypergraph(planted.incidence,
+                    features=0.3 * rng.normal(size=(3, 16))[y] + rng.normal(size=(600, 16)))
+    choice, errors = heldout_filter_choice(
+        hg, lambda train: {"hyperedges": planted.labels, "features": y}, 0)
+    assert choice == "features" and errors["features"] < errors["hyperedges"] - 0.05
+
+
 def test_structural_input_keeps_the_low_pass_filter_without_splitting():
     hg = hypergraph_sbm(200, 2, homophily=0.9, n_features=0, random_state=0)
     est = make_estimator("unidhc", 2, random_state=0).set_params(epochs=1).fit(hg)

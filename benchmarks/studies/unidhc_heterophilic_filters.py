@@ -9,7 +9,12 @@ Per set and seed, for the fixed filters I, P, P^2, I-P, (I-P)^2 on Uni-DHC's inp
   (what Uni-DHC does) and before it (each half projected on its own), and the filter the
   learning reaches from the uniform mixture;
 * ``heldout``: the mean held-out error (3 splits, precision weighting; lower is better) of
-  each filter's clustering of the split copies.
+  each filter's clustering of the split copies;
+* ``diagnose``: what ``gamma_init="heldout"`` does, per candidate (the canonical filter and
+  the atoms): its mean held-out error, the edge and attribute AUCs, its distance from the
+  canonical filter in paired standard errors (below -2 replaces it), the ACC of its
+  clustering of the split copies, and the ACC / NMI of the full Uni-DHC forced to it
+  (concatenation, and the filter block alone); beside k-means on X and on Uni-DHC's input.
 
     OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/studies/unidhc_heterophilic_filters.py \\
         fixed criterion heldout --sets wisconsin chameleon_filtered --seeds 0
@@ -111,9 +116,61 @@ def heldout(hg, seed):
     return {f: f"{np.mean(v):.4f}" for f, v in errors.items()}
 
 
+def diagnose(hg, seed):
+    from sklearn.preprocessing import normalize
+
+    from hyperclust.cluster.baselines import KMeansFeatures
+    from hyperclust.cluster.hsbm_heldout import (heldout_aucs, heldout_errors,
+                                                 paired_standard_errors, split_hypergraph)
+    from hyperclust.cluster.rounding import kmeans_labels
+    from hyperclust.cluster.unidhc import UniDHC
+    from hyperclust.cluster.unidhc_output import FILTER_SPLITS, atom_names, learned_filter
+    from hyperclust.metrics import acc, nmi
+    from hyperclust.models.basis import polynomial_basis
+    from hyperclust.models.contrast import atom_coefficients
+    from hyperclust.operators import propagation
+
+    k, y = hg.n_classes, hg.labels
+    score = lambda z: f"{acc(y, z):.3f}/{nmi(y, z):.3f}"  # noqa: E731
+    est = UniDHC(k, gamma_init="heldout", random_state=seed).fit(hg)
+    X = est._prepare_input(hg, seed, k)[0]
+    out = {"pick": est.filter_family_, "unidhc": score(est.labels_),
+           "kmeans X": score(KMeansFeatures(k, random_state=seed).fit(hg).labels_),
+           "kmeans input": score(kmeans_labels(normalize(X), k, 10, seed))}
+    atoms = dict(zip(atom_names(2), atom_coefficients(2)))
+    errs, ses, aucs, split_acc = {}, {}, {}, {}
+    for j in range(FILTER_SPLITS):
+        s = split_hypergraph(hg, random_state=seed + 1000 * j)
+        Xt, scale, _ = est._prepare_input(s.train, seed, k)
+        Pt = propagation.PropagationOperator(s.train, self_loops=1.0,
+                                             dtype=propagation.BASIS_DTYPE)
+        Bt = polynomial_basis(Pt, Xt, 2, scale=scale)
+        gammas = {"canonical": learned_filter(s.train, Pt, Bt, 2, seed, k, 300)[0], **atoms}
+        labels = {c: kmeans_labels(normalize(np.tensordot(g.astype(Bt.dtype), Bt, axes=1)),
+                                   k, est.n_init_, seed) for c, g in gammas.items()}
+        e = heldout_errors(s, labels, "precision")
+        se = paired_standard_errors(s, labels, "canonical", "precision")
+        for c in labels:
+            errs.setdefault(c, []).append(e[c])
+            ses.setdefault(c, []).append(se[c] ** 2)
+            a = heldout_aucs(s, labels[c])
+            aucs.setdefault(c, []).append((a["edges"] or np.nan, a["attributes"] or np.nan))
+            split_acc.setdefault(c, []).append(acc(y, labels[c]))
+    for c, g in {"canonical": "canonical", **atoms}.items():
+        z = (np.mean(errs[c]) - np.mean(errs["canonical"])) / max(
+            np.sqrt(np.sum(ses[c])) / FILTER_SPLITS, 1e-12)
+        full = UniDHC(k, gamma_init=g, random_state=seed).fit(hg)
+        block = full.embedding_[:, :full.n_filter_columns_]
+        edge, attr = np.nanmean(aucs[c], axis=0)
+        out[c] = (f"err {np.mean(errs[c]):.4f} z {z:+.1f} aucE {edge:.3f} aucA {attr:.3f} "
+                  f"splitACC {np.mean(split_acc[c]):.3f} full {score(full.labels_)} "
+                  f"filter {score(kmeans_labels(block, k, est.n_init_, seed))}")
+    return out
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("parts", nargs="+", choices=("fixed", "criterion", "heldout"))
+    parser.add_argument("parts", nargs="+", choices=("fixed", "criterion", "heldout", "diagnose"))
     parser.add_argument("--sets", nargs="+", default=["wisconsin", "chameleon_filtered"])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0])
     parser.add_argument("--data-dir",
@@ -126,7 +183,12 @@ def main(argv=None):
         hg = load_dataset(name, data_dir=args.data_dir, download=False)
         for seed in args.seeds:
             for part in args.parts:
-                print(name, seed, part, globals()[part](hg, seed), flush=True)
+                result = globals()[part](hg, seed)
+                if part == "diagnose":  # one line per entry: too long for one
+                    for key, value in result.items():
+                        print(name, seed, key, value, flush=True)
+                else:
+                    print(name, seed, part, result, flush=True)
 
 
 if __name__ == "__main__":

@@ -110,7 +110,7 @@ class UniDHC(HypergraphClusterer):
 "identity", "high-pass", "uniform"} or array
         Filter before the encoder's training. ``"heldout"`` (the registered ``unidhc``):
         the ``"canonical"`` filter, or the atom of ``I, P..P^K, (I-P)..(I-P)^K`` whose
-        clustering of split copies best predicts their held-out hyperedges and columns
+        clustering of split copies best predicts their held-out attribute columns
         (:func:`~hyperclust.cluster.unidhc_output.heldout_filter`; not the class default:
         :class:`~hyperclust.distributed.DistributedUniDHC` shares it and does not split).
         ``"canonical"``: learned from the uniform
