@@ -1,22 +1,9 @@
 """Uni-DHC: deep hypergraph clustering with a learnable polynomial spectral filter.
 
-Our reconstruction of "A Unified Framework for Deep Hypergraph Clustering Beyond Homophily"
-(ICML 2026; only the abstract is public), see ``docs/unidhc.md``. Pipeline:
-
-1. node input X (features, seeded truncated SVD when d > 256; feature-less hypergraphs get
-   :func:`hyperclust.operators.eigensolvers.structural_features` with ``2 * n_clusters`` columns), rescaled
-   to unit mean row norm;
-2. the filter is learned from a neutral start (the uniform mixture of low- and high-pass atoms)
-   by a label-free objective (:mod:`hyperclust.models.canonical`): the canonical
-   correlation of the filtered half of the feature columns with the raw other half (or a
-   fixed atom predicting held-out data better: ``gamma_init="heldout"``);
-3. the basis ``[T_0(P) X, ..., T_K(P) X]`` is precomputed in factored form; isolated nodes
-   take half of each propagated term from their nearest connected nodes in feature space;
-4. a residual encoder ``Z + MLP(Z)`` (the identity at the start) is trained on the filter
-   output (two dropout views, node consistency, hyperedge decorrelation); gamma stays where
-   the contrast put it unless ``gamma_lr > 0``;
-5. k-means (several inits) on the L2-normalised filter output concatenated with the
-   L2-normalised encoder output.
+Input ``X`` -> filter ``sum_k gamma_k P^k X`` learned by a label-free objective -> residual
+encoder trained on it -> k-means on the filter (and encoder) output. Our reconstruction of
+"A Unified Framework for Deep Hypergraph Clustering Beyond Homophily" (ICML 2026); the design
+and its measurements are in docs/unidhc.md.
 """
 
 from __future__ import annotations
@@ -46,33 +33,26 @@ __all__ = ["UniDHC", "family_coefficients"]
 
 _LEARNED = ("heldout", "canonical", "alignment", "contrast", "auto")
 CONTRAST_STEPS = 300
-"""Adam steps of the filter objective (on ``2 K + 1`` weights; converged well before)."""
+"""Adam steps of the filter objective."""
 EMBEDDINGS = ("by-input", "concat", "filter", "heldout", "split", "auto")
 VIEWS = ("dropout", "complementary")
 NEIGHBOR_PAIR_BUDGET = 2 ** 23
-"""Most (isolated, connected) pairs compared exactly (about .25 s at d = 128 on one core;
-every shared dataset needs under 2 ** 22); beyond it the candidates are a seeded uniform
-sample of the connected nodes (a budget of 2 ** 30 costs 10 s and 4.6 GB at 10^5 nodes)."""
+"""Most (isolated, connected) pairs compared exactly; beyond it isolated nodes search a
+seeded sample of the connected nodes."""
 ENCODE_ROWS = 2 ** 12
-"""Rows per encoder pass in the embedding. The hidden layer of a pass (4096 x 256 float32,
-4 MB) stays in cache: encoding 10^5 rows took .16 s CPU in passes of 2^16 rows and .06 s in
-passes of 2^12, with the same bits (checked on 20newsw100 and at 10^5 nodes)."""
+"""Rows per encoder pass in the embedding (a pass's hidden layer stays in cache)."""
 MIN_THREADED_ROWS = 1024
 """Encoder blocks of fewer rows run on one torch thread: on a few rows torch splits each
-row's sums between threads (7 rows gave other bits on 2 threads than on 1); from 8 rows on
-the bits did not depend on the threads."""
+row's sums between threads, and the bits depend on their number."""
 
 
 def _filter_output(coefficients, B) -> np.ndarray:
-    """``sum_k gamma_k B[k]`` in the basis dtype (float32): the embedding and its k-means stay
-    in the precision the network trained in (a float64 product cast the whole basis)."""
+    """``sum_k gamma_k B[k]`` in the basis dtype (float32, the network's precision)."""
     return np.tensordot(np.asarray(coefficients, dtype=B.dtype), B, axes=1)
 
 
 def _row_sums_of_squares(X) -> np.ndarray:
-    """``np.sum(X * X, axis=1)``, shape (n,), bit for bit, by blocks of
-    :data:`ENCODE_ROWS` rows: the whole ``X * X`` was a fresh n x d float64 array (256 MB
-    at 10^6 x 32), whose first touch cost more than the sums."""
+    """``np.sum(X * X, axis=1)`` bit for bit, by blocks of rows (no n x d temporary)."""
     out = np.empty(X.shape[0], dtype=X.dtype)
     for lo in range(0, X.shape[0], ENCODE_ROWS):
         block = X[lo:lo + ENCODE_ROWS]
@@ -81,8 +61,7 @@ def _row_sums_of_squares(X) -> np.ndarray:
 
 
 def _deep():
-    """``(torch, train_unidhc)`` on first use: torch is the optional ``hyperclust[deep]``;
-    importing this module must not load it."""
+    """``(torch, train_unidhc)``, imported on first use (torch is optional)."""
     try:
         import torch
     except ImportError:
@@ -100,71 +79,48 @@ class UniDHC(HypergraphClusterer):
     ----------
     n_clusters : int
     order : int, default 2
-        Highest polynomial order ``K``: with the learned filter, K = 2 ties K = 3 for the
-        best mean ACC along the homophily sweep and is one product cheaper (docs/unidhc.md,
-        "K sweep"). The basis ``[X, PX, ..., P^K X]`` is computed in float32
-        (:data:`hyperclust.operators.propagation.BASIS_DTYPE`; the network trains in float32):
-        mean ACC/NMI within 0.006 of float64 (less than one std) over 5 seeds on 10 shared
-        sets (docs/results/bench/dtype_settings.md).
+        Highest order ``K`` of the float32 basis ``[X, PX, ..., P^K X]``.
     gamma_init : {"canonical", "heldout", "alignment", "contrast", "auto", "low-pass", \
 "identity", "high-pass", "uniform"} or array
-        Filter before the encoder's training. ``"heldout"`` (the registered ``unidhc``):
-        the ``"canonical"`` filter, or the atom of ``I, P..P^K, (I-P)..(I-P)^K`` whose
-        clustering of split copies best predicts their held-out attribute columns
-        (:func:`~hyperclust.cluster.unidhc_output.heldout_filter`; not the class default:
-        :class:`~hyperclust.distributed.DistributedUniDHC` shares it and does not split).
-        ``"canonical"``: learned from the uniform
-        mixture of the atoms ``I, P..P^K, (I-P)..(I-P)^K`` (no family chosen beforehand) by
-        the label-free feature-split canonical correlation
-        (:func:`hyperclust.models.canonical.canonical_correlation`: the ``n_clusters - 1``
-        largest squared canonical correlations of the filtered half of the feature columns
-        with the raw other half). ``"alignment"``: the same mixture learned by the linear
-        kernel alignment of the two halves
-        (:func:`hyperclust.models.contrast.feature_split_alignment`; smooths too much at
-        mid homophily, docs/unidhc.md). ``"contrast"``: the same mixture
-        learned by the energy contrast against a row-shuffled input
-        (:func:`~hyperclust.models.contrast.energy_contrast`, ``order_penalty`` per
-        order; over-smooths at mid homophily, docs/unidhc.md). ``"auto"``: the smoothness
-        z-score (:func:`hyperclust.models.adaptivity.smoothness_zscore`) chooses low-pass ``P^2``
-        (z < -2), high-pass ``I - P`` (z > 2) or the identity.
+        Filter before the encoder's training. ``"canonical"``: the uniform mixture of the
+        atoms ``I, P..P^K, (I-P)..(I-P)^K`` learned by the feature-split canonical
+        correlation (:func:`hyperclust.models.canonical.canonical_correlation`; a structural
+        input gets ``P^2``). ``"heldout"`` (the registered ``unidhc``): that filter or the
+        atom whose clustering of split copies best predicts their held-out columns
+        (:func:`~hyperclust.cluster.unidhc_output.heldout_filter`). ``"alignment"``,
+        ``"contrast"``: the mixture learned by
+        :func:`hyperclust.models.contrast.feature_split_alignment` or
+        :func:`~hyperclust.models.contrast.energy_contrast`. ``"auto"``: low-pass ``P^2``,
+        high-pass ``I - P`` or the identity by
+        :func:`hyperclust.models.adaptivity.smoothness_zscore`. A family name or an array of
+        ``order + 1`` power-basis coefficients: that filter.
     order_penalty : float, default 0.03
-        Of ``gamma_init="contrast"``: the gain in log signal-to-chance energy ratio each
-        propagation order must bring.
+        Of ``"contrast"``: the gain in log energy ratio each order must bring.
     self_loops : float, default 1.0
         Self-loop weight of :class:`~hyperclust.operators.PropagationOperator`.
     input : {"auto", "features", "structural"}, default "auto"
-        Node input; ``"auto"`` = features when present, else the label-free spectral
-        embedding :func:`hyperclust.operators.eigensolvers.structural_features` (``n_structural`` columns).
+        Node input; ``"auto"``: features when present, else
+        :func:`hyperclust.operators.eigensolvers.structural_features`.
     n_components : int, "auto" or None, default "auto"
         Seeded truncated-SVD projection of the input (``"auto"``: 128 when d > 256).
     n_structural : int or "auto", default "auto"
-        Columns of the structural input; ``"auto"`` = ``2 * n_clusters`` clipped to [4, 32]
-        (:func:`hyperclust.cluster.baselines.structural_dim`).
+        Columns of the structural input (``"auto"``: ``2 * n_clusters`` clipped to [4, 32]).
     isolated_neighbors : int or None, default 10
-        Isolated nodes (in no hyperedge) take half of each propagated basis term (orders >= 1)
-        from the mean of their ``isolated_neighbors`` nearest connected nodes by cosine
-        similarity of the input (:func:`hyperclust.models.basis.borrow_for_isolated`);
-        ``None`` or 0 leaves them with their raw input, as propagation alone does. Only with
-        node features (a structural input carries nothing for isolated nodes). Exact search
-        up to :data:`NEIGHBOR_PAIR_BUDGET` pairs, a seeded sample of candidates beyond.
+        With node features, isolated nodes take half of each propagated term from this many
+        nearest connected nodes (:func:`hyperclust.models.basis.borrow_for_isolated`; exact
+        up to :data:`NEIGHBOR_PAIR_BUDGET` pairs, sampled beyond); None or 0: off.
     hidden_dim : int, default 256
-        Hidden width of the residual encoder ``Z + MLP(Z)`` (its last layer starts at zero,
-        so the encoder starts as the identity on the filter output).
+        Hidden width of the residual encoder ``Z + MLP(Z)`` (the identity at the start).
     epochs : int, default 20
-        Passes over the nodes in batches of ``batch_size``; an epoch holds at most
-        :data:`hyperclust.models.unidhc.MAX_BATCHES_PER_EPOCH` (8) batches, so training
-        time stops growing with ``n`` beyond 4,096 nodes.
+        Passes of at most :data:`hyperclust.models.unidhc.MAX_BATCHES_PER_EPOCH` batches.
     lr : float, default 1e-3
         Adam learning rate of the encoder.
     gamma_lr : float, default 0.0
-        Adam learning rate of gamma during the encoder's training. 0 keeps the filter where
-        ``gamma_init`` put it: the consistency and decorrelation losses move gamma to one
-        shape whatever the data (docs/unidhc.md).
+        Adam learning rate of gamma in the encoder's training (0: the filter stays).
     batch_size : int, default 512
         Nodes per step; each step also draws ``batch_size // 2`` hyperedges.
     decorrelation_weight : float, default 0.1
-        Weight of the hyperedge-level Barlow-Twins decorrelation (the node consistency has
-        weight 1). At 1 it hurt the encoder output on every real dataset measured.
+        Weight of the hyperedge-level Barlow-Twins decorrelation.
     consistency_weight : float, default 1.0
         Weight of the node-level consistency loss.
     gamma_reg : float, default 1.0
@@ -172,40 +128,23 @@ class UniDHC(HypergraphClusterer):
     dropout : float, default 0.2
         Feature dropout making the two views when ``views="dropout"``.
     views : {"dropout", "complementary"}, default "dropout"
-        The encoder's two views of a node: two independent dropout copies of its filter
-        output, or complementary random halves of its entries (``"complementary"``: they
-        share no feature noise; it fixes some sets where the encoder loses to its own
-        filter and breaks others, measured in docs/unidhc.md, "The deep part").
+        The encoder's two views: two dropout copies of the filter output, or complementary
+        random halves of its entries.
     embedding : {"by-input", "concat", "filter", "heldout", "split", "auto"}, default "by-input"
-        What k-means clusters: the L2-normalised filter output beside the L2-normalised
-        encoder output, or the filter output alone. ``"by-input"``: the concatenation on
-        features, the filter output alone (no encoder trained at ``gamma_lr = 0``) on a
-        structural input, where the encoder lost .05-.08 ACC to it (docs/unidhc.md).
-        ``"heldout"``: the concatenation only
-        when it wins on feature columns its encoder did not see
-        (:func:`~hyperclust.cluster.unidhc_output.heldout_choice`: encoders retrained
-        without each of 4 column folds, both clusterings scored against the held-out fold
-        by the canonical criterion of the filter); a structural input keeps the filter
-        output (no independent columns to check the encoder on); the full encoder is
-        trained only when the concatenation is kept (``gamma_lr = 0``), so
-        ``loss_history_`` is empty otherwise (``selected_``, ``scores_``: per-fold
-        scores). ``"split"``: the concatenation, the filter output or the fixed ``P^2 X``
-        (``coefficients_`` stays the learned filter), each fitted on a split of the input
-        (:func:`~hyperclust.cluster.hsbm_heldout.split_hypergraph`) and judged by ``auto``'s
-        held-out hyperedges and columns
-        (:func:`~hyperclust.cluster.unidhc_output.split_choice`: the concatenation stays
-        unless another is better by 2 paired standard errors); a structural input keeps
-        the filter output; costs one more fit (``selected_``, ``scores_``: held-out
-        errors). ``"auto"`` clusters each of these, the
-        encoder output and the two fixed filters (``P^2 X`` and ``X``) and keeps the
-        clustering with the lowest label-free :func:`~hyperclust.selection.objectives.rwr_conductance`
-        (``balance="min"``) on the mixed hypergraph + attribute-kNN walk (``selected_``,
-        ``scores_``).
+        What k-means clusters. ``"concat"``: the L2-normalised filter output beside the
+        L2-normalised encoder output; ``"filter"``: the filter output alone; ``"by-input"``:
+        concat on features, filter on a structural input. ``"heldout"``: concat only where
+        it wins on held-out feature columns
+        (:func:`~hyperclust.cluster.unidhc_output.heldout_choice`). ``"split"``: concat,
+        filter or ``P^2 X``, judged on a split's held-out hyperedges and columns
+        (:func:`~hyperclust.cluster.unidhc_output.split_choice`; ``coefficients_`` stays
+        the learned filter). ``"auto"``: the lowest label-free
+        :func:`~hyperclust.selection.objectives.rwr_conductance` among these, the encoder
+        output, ``P^2 X`` and ``X``. A structural input keeps the filter for ``"heldout"``
+        and ``"split"``.
     n_init : int or "auto", default "auto"
-        k-means restarts; ``"auto"``: 10 below 10^5 nodes, 3 from there on, the rule
-        measured for the spectral methods
-        (:func:`hyperclust.cluster.spectral.resolve_settings`); every shared dataset is
-        below 10^5 nodes and keeps 10.
+        k-means restarts (``"auto"``: 10 below 10^5 nodes, else 3;
+        :func:`hyperclust.cluster.spectral.resolve_settings`).
     random_state : int, default 0
     device : str, default "cpu"
     verbose : bool, default False
@@ -215,28 +154,27 @@ class UniDHC(HypergraphClusterer):
     ----------
     labels_ : ndarray, shape (n_nodes,)
     embedding_ : ndarray of float32, shape (n_nodes, 2 d) (``"concat"``)
-        What k-means clustered (float32, the precision of the basis and the network).
+        What k-means clustered.
     n_filter_columns_ : int
-        Leading columns of ``embedding_`` that hold the filter block; the rest is the
-        encoder block.
+        Leading columns of ``embedding_`` that hold the filter output.
     coefficients_ : ndarray, shape (order + 1,)
         Learned gamma (power basis).
     initial_coefficients_ : ndarray, shape (order + 1,)
     loss_history_ : list of dict
-        Per-epoch mean losses (:func:`~hyperclust.models.unidhc.train_on_batches`).
+        Per-epoch mean losses (:func:`~hyperclust.models.unidhc.train_on_batches`); empty
+        where no encoder was trained.
     input_kind_ : str
         ``"features"`` or ``"structural"``.
     smoothness_z_ : float or None
-        The z-score (``None`` when ``gamma_init`` is not ``"auto"``).
+        The z-score of ``gamma_init="auto"``.
     filter_family_ : str
-        Family of the initial filter (the objective's name when learned, the atom kept by
-        the held-out check, ``"custom"`` for an explicit array).
+        The objective's name when learned, the atom kept by ``"heldout"``, or ``"custom"``.
     mixture_weights_ : ndarray, shape (2 order + 1,) or None
-        Learned atom weights (atoms ``I, P..P^K, (I-P)..(I-P)^K``), ``None`` unless learned.
+        Learned atom weights (atoms ``I, P..P^K, (I-P)..(I-P)^K``).
     filter_errors_ : dict or None
-        ``gamma_init="heldout"``: each candidate filter's mean held-out error, else None.
+        ``gamma_init="heldout"``: each candidate filter's mean held-out error.
     filter_trajectory_ : list of dict
-        The learning's ``{"step", "objective", "gamma"}`` every 10 steps (empty otherwise).
+        The learning's ``{"step", "objective", "gamma"}`` every 10 steps.
     n_isolated_borrowing_ : int
         Isolated nodes whose propagated terms came partly from their feature neighbours.
     n_init_ : int
@@ -255,8 +193,7 @@ class UniDHC(HypergraphClusterer):
     ((120,), (120, 16), (3,))
     """
 
-    #: Outputs indexed by node (put back in the given order after a fit on the
-    #: cache-friendly numbering: :mod:`hyperclust.cluster.node_order`).
+    #: Outputs indexed by node (:mod:`hyperclust.cluster.node_order` restores their order).
     _node_outputs = ("labels_", "embedding_", "candidate_labels_")
     _cache_order_pays = pays_on_structural_input
 
@@ -318,8 +255,7 @@ class UniDHC(HypergraphClusterer):
         self.verbose = verbose
 
     def _validate(self):
-        """The check of two parameters together (the table is checked by ``fit``):
-        ``gamma_init`` coefficients need ``order + 1`` of them; returns ``order``."""
+        """``order``, after checking an array ``gamma_init`` has ``order + 1`` entries."""
         order = int(self.order)
         if not isinstance(self.gamma_init, str) and np.shape(self.gamma_init) != (order + 1,):
             raise ValueError(f"gamma_init must be a finite array of length order + 1 = "
@@ -337,13 +273,11 @@ class UniDHC(HypergraphClusterer):
             X = reduce_features(X, self.n_components, seed)
         X = X.toarray() if hasattr(X, "toarray") else np.asarray(X, dtype=np.float64)
         scale = np.sqrt(np.mean(_row_sums_of_squares(X)))
-        # X / scale (unit mean row norm) formed where it is read (the basis's float32 first
-        # term, the searched rows): a float64 copy was 256 MB of fresh memory at 10^6 x 32
+        # X / scale (unit mean row norm) is formed where it is read: no float64 copy of X
         return X, (scale if scale > 0 else X.dtype.type(1)), kind
 
     def _initial_filter(self, hg, P, scaled_input, B, order, seed, k):
-        """Step 2: the filter's coefficients (power basis) before the encoder's training
-        (``scaled_input()``: the input ``X / scale``, formed for the objectives reading it)."""
+        """The filter's coefficients (power basis) before the encoder's training."""
         self.smoothness_z_, self.mixture_weights_, self.filter_trajectory_ = None, None, []
         self.filter_errors_ = None
         if not isinstance(self.gamma_init, str):
@@ -355,9 +289,8 @@ class UniDHC(HypergraphClusterer):
              self.filter_errors_) = heldout_filter(self, hg, P, B, order, seed, k, CONTRAST_STEPS)
             return g
         if family in ("canonical", "alignment") and self.input_kind_ == "structural":
-            # the structural columns are eigenvectors of the hypergraph itself: a filter only
-            # rescales them (the canonical correlation is blind to that) and the two halves
-            # share no independent noise; P^K weighs them by diffusion time K
+            # structural columns are the hypergraph's eigenvectors: a filter only rescales
+            # them, which the feature-split objectives cannot see; P^2 weighs them by diffusion
             family = "low-pass"
         if family in ("canonical", "alignment", "contrast"):
             self.filter_family_ = family
@@ -380,8 +313,7 @@ class UniDHC(HypergraphClusterer):
         return family_coefficients(family, order)
 
     def _isolated_search(self, hg, X, scale, seed):
-        """Step 3b's search (it reads the input alone): a callable returning ``(isolated
-        nodes, their feature neighbours)``, or None where no node borrows."""
+        """A callable returning ``(isolated nodes, their feature neighbours)``, or None."""
         self.n_isolated_borrowing_ = 0
         isolated = np.flatnonzero(hg.isolated)
         if not self.isolated_neighbors or self.input_kind_ != "features" \
@@ -420,7 +352,7 @@ class UniDHC(HypergraphClusterer):
         g0 = self._initial_filter(hg, P, lambda: X / scale, B, order, seed, k)
         self.initial_coefficients_ = g0.copy()
         del X  # read no more: a copy of it (a structural input) would sit under the peak
-        B = B if borrowing is None else borrow_for_isolated(B, *borrowing)  # step 3b
+        B = B if borrowing is None else borrow_for_isolated(B, *borrowing)
         limit_imported_torch(torch)  # where this fit imported it: limited, then given back
 
         def train(basis):
@@ -467,7 +399,7 @@ class UniDHC(HypergraphClusterer):
         return self
 
     def _selection_reason(self) -> str:
-        """The output chosen (``selected_``) and by what score (``scores_``), in one line."""
+        """``selected_`` and ``scores_`` in one line."""
         scores = self.scores_
         if not scores:
             return (f"output {self.selected_} (embedding={self.embedding!r}, "
@@ -483,7 +415,7 @@ class UniDHC(HypergraphClusterer):
                 + ", ".join(f"{name} {value:.4f}" for name, value in shown.items()) + ")")
 
     def _train(self, B, incidence, g0, seed):
-        """Step 4: the encoder (and gamma when ``gamma_lr > 0``) trained on the basis ``B``."""
+        """The encoder (and gamma when ``gamma_lr > 0``) trained on the basis ``B``."""
         return _deep()[1](
             B, incidence, g0, hidden_dim=self.hidden_dim, epochs=self.epochs, lr=self.lr,
             gamma_lr=self.gamma_lr, batch_size=self.batch_size, gamma_reg=self.gamma_reg,
@@ -492,8 +424,7 @@ class UniDHC(HypergraphClusterer):
             device=self.device, verbose=self.verbose)
 
     def _encode(self, net, Z):
-        # rows in blocks: the encoder's hidden layer (hidden_dim wide, two tensors of it) for
-        # all 10^6 rows at once was 2 GB, most of the fit's peak memory
+        # rows in blocks: the hidden layer of all rows at once dominated the peak memory
         torch = _deep()[0]
         out, threads = np.empty(Z.shape, dtype=np.float32), torch.get_num_threads()
         try:
