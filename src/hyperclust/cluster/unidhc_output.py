@@ -1,12 +1,7 @@
-"""What Uni-DHC's k-means clusters: the filter output, or it beside the encoder output.
+"""Label-free choices of Uni-DHC's filter and output by held-out data or conductance.
 
-The trained encoder helps on some sets and loses to its own filter output on others
-(docs/unidhc.md, "The deep part"). :func:`heldout_choice` decides per input without
-labels: the encoder is retrained without one fold of the feature columns, both candidate
-clusterings of the other columns are scored against the raw held-out fold, which neither
-saw, by :func:`cluster_canonical_score` (the same canonical criterion that learns the
-filter, on the cluster indicator), once per fold.
-:func:`conductance_choice` is the older option (``embedding="auto"``).
+Why and what was measured: docs/unidhc.md, "The deep part" and "Held-out hyperedges and
+columns".
 """
 
 from __future__ import annotations
@@ -28,27 +23,22 @@ HELDOUT_CANDIDATES = ("filter", "concat")
 MIN_HELDOUT_COLUMNS = 4
 """Fewest feature columns for the held-out choice."""
 HELDOUT_FOLDS = 4
-"""The feature columns are split into this many folds; each round holds one out and trains
-on the rest (3/4 of the columns: closer to the full fit than halves, which chose the
-filter on a cora-ca seed where the full concatenation was .12 better; docs/unidhc.md)."""
+"""Folds of the feature columns; each round holds one out and trains on the rest."""
 HELDOUT_ROUNDS = 4
-"""Rounds (held-out folds) whose scores add up: each trains one encoder; every column is
-held out once."""
+"""Rounds (held-out folds) whose scores add up; each trains one encoder."""
 
 
 def cluster_canonical_score(labels: np.ndarray, R: np.ndarray, ridge: float = RIDGE) -> float:
     """Sum of the squared canonical correlations between a clustering and the columns ``R``.
 
-    With ``Y`` the cluster indicator and ``R_w`` the column-centred ``R`` whitened with a
-    ridge (``ridge`` x its mean eigenvalue), the value is ``tr(R_w^T Y (Y^T Y)^-1 Y^T R_w)``:
-    the between-cluster share of ``R``'s whitened variance, at most ``k - 1`` (Fisher's ratio
-    of the clustering, measured on ``R``).
+    ``tr(R_w^T Y (Y^T Y)^-1 Y^T R_w)`` with ``Y`` the cluster indicator and ``R_w`` the
+    centred ``R`` whitened with a ridge of ``ridge`` x its mean eigenvalue; at most ``k - 1``.
 
     Parameters
     ----------
     labels : ndarray of int, shape (n,)
     R : ndarray, shape (n, d)
-    ridge : float
+    ridge : float, default RIDGE
 
     Returns
     -------
@@ -75,8 +65,7 @@ def cluster_canonical_score(labels: np.ndarray, R: np.ndarray, ridge: float = RI
 
 
 def _candidate_labels(F, encode, k, n_init, seed) -> dict:
-    """``{candidate: labels}`` of k-means on the row-normalised filter output ``F`` and on
-    it beside ``encode(F)`` (already normalised)."""
+    """``{candidate: labels}`` of k-means on the normalised ``F``, alone and beside ``encode(F)``."""
     filt = normalize(F)
     return {"filter": kmeans_labels(filt, k, n_init, seed),
             "concat": kmeans_labels(np.hstack([filt, encode(F)]), k, n_init, seed)}
@@ -85,23 +74,19 @@ def _candidate_labels(F, encode, k, n_init, seed) -> dict:
 def heldout_choice(basis, coefficients, train, encode, k, n_init, seed):
     """Choose the filter output or the concatenation by held-out feature columns.
 
-    The columns are split (seeded) into :data:`HELDOUT_FOLDS` folds. For each of the first
-    :data:`HELDOUT_ROUNDS` folds ``b``, with ``a`` the other columns: an encoder is trained
-    on the basis restricted to ``a`` (the basis is column-wise, so it is the basis of
-    ``X_a``); k-means clusters the filter output of ``a`` and it beside the encoder's
-    output; each clustering is scored by :func:`cluster_canonical_score` against the raw
-    held-out ``X_b``. Scores add over the rounds; the higher total wins (a tie: the
-    filter, which needs no training). Feature noise independent across columns cannot
-    raise the score, so an encoder that spreads clusters by their rows' own noise loses.
+    Per held-out fold ``b`` of the columns (:data:`HELDOUT_FOLDS`, :data:`HELDOUT_ROUNDS`),
+    an encoder is trained on the basis of the other columns, and both clusterings of them
+    are scored by :func:`cluster_canonical_score` against the raw ``X_b``. The higher total
+    wins; a tie goes to the filter.
 
     Parameters
     ----------
     basis : ndarray, shape (K+1, n, d), d >= :data:`MIN_HELDOUT_COLUMNS`
         The polynomial basis of the input (``basis[0]`` the raw input).
     coefficients : ndarray, shape (K+1,)
-        The learned filter (power basis), the same for both halves.
+        The learned filter (power basis).
     train : callable
-        ``train(basis_half) -> net``: the encoder training of the fit, on a half.
+        ``train(basis_part) -> net``: the fit's encoder training.
     encode : callable
         ``encode(net, F) -> ndarray``: the row-normalised encoder output of ``F``.
     k, n_init, seed : int
@@ -116,8 +101,6 @@ def heldout_choice(basis, coefficients, train, encode, k, n_init, seed):
 
     Examples
     --------
-    A stand-in encoder whose output is clusters the feature columns know nothing about:
-
     >>> rng = np.random.default_rng(0)
     >>> y = np.repeat([0, 1], 30)
     >>> X = 3.0 * np.eye(2)[y] @ rng.normal(size=(2, 8)) + rng.normal(size=(60, 8))
@@ -148,45 +131,36 @@ def heldout_choice(basis, coefficients, train, encode, k, n_init, seed):
 
 
 SPLIT_CANDIDATES = ("concat", "filter", "low-pass")
-"""Candidates of :func:`split_choice`: the concatenation (the reference), the learned filter
-output alone, the fixed low-pass ``P^2 X`` (a tie among the others: the first)."""
+"""Candidates of ``embedding="split"``: the concatenation (the reference), the filter
+output, the fixed ``P^2 X``."""
 SPLIT_ROUNDS = 1
-"""Splits (seeds ``seed + 1000 j``) whose held-out errors are averaged. Three, followed
-without a margin, fixed zoo and citeseer-cc isolated removed but cost 20newsw100 .019
-(its held-out data prefer ``P^2 X``); with a margin of 1 or 2 they changed nothing one
-split does not (docs/unidhc.md, "Held-out hyperedges and columns")."""
+"""Splits (seeds ``seed + 1000 j``) whose held-out errors are averaged."""
 SPLIT_MARGIN = 2.0
-"""Standard errors (of the split-averaged paired difference) by which another output's
-held-out error must be below the concatenation's to replace it. With one split, margins of
-0 or 1 cost .02-.03 along the homophily sweep (h = .3-.4), on cora-ca isolated removed or
-on 20newsw100; at 2 no setting measured lost more than .005 (docs/unidhc.md)."""
+"""Standard errors of the paired difference by which another candidate's held-out error
+must be below the first's to replace it."""
 
 
 def split_choice(splits, labels, margin=SPLIT_MARGIN, weighting="coverage"):
-    """The candidate with the lowest mean held-out error, if it beats the first candidate
-    (the concatenation, for the output choice).
+    """The candidate with the lowest mean held-out error, if it beats the first one.
 
     Parameters
     ----------
     splits : list of :class:`~hyperclust.cluster.hsbm_heldout.HoldoutSplit`
         What the candidates were fitted on (``split.train``) and are judged on.
     labels : list of dict of str -> ndarray of int, shape (n,)
-        Per split, ``{candidate: labels}`` fitted on its ``train``, the same candidates in
-        the same order; the first is kept unless another beats it.
-    margin : float
-        A candidate replaces the first only if its mean
-        :func:`~hyperclust.cluster.hsbm_heldout.heldout_error` over the splits is lower by
-        more than ``margin`` standard errors of the mean paired difference,
-        ``sqrt(sum_s SE_s^2) / S``
-        (:func:`~hyperclust.cluster.hsbm_heldout.paired_standard_errors`).
-    weighting : {"coverage", "precision"}
+        Per split, ``{candidate: labels}`` fitted on its ``train``, same keys in the same
+        order.
+    margin : float, default SPLIT_MARGIN
+        Standard errors of the mean paired difference, ``sqrt(sum_s SE_s^2) / S``
+        (:func:`~hyperclust.cluster.hsbm_heldout.paired_standard_errors`), by which a
+        candidate must beat the first.
+    weighting : {"coverage", "precision"}, default "coverage"
         How the hyperedge and column views are weighted.
 
     Returns
     -------
     choice : str
-        The candidate with the lowest mean error among those that beat the first by the
-        margin (the earlier on a tie), else the first.
+        The lowest mean error among those beating the first, else the first.
     errors : dict
         ``{candidate: mean held-out error}``.
 
@@ -226,29 +200,23 @@ def atom_names(order: int) -> list:
 FILTER_SPLITS = 3
 """Splits whose held-out errors choose the filter (``gamma_init="heldout"``)."""
 FILTER_EDGE_SHARE = 0.0
-"""Hyperedges the filter check holds out: none. Every candidate is a polynomial in the
-training hyperedges' operator, so held-out hyperedges favour whichever filter smooths most
-along them, whether or not they join nodes alike; on closed neighbourhoods 72-89% of a
-held-out hyperedge's member pairs are co-members of a training one (docs/unidhc.md,
-"Heterophilous graphs")."""
+"""Hyperedges the filter check holds out: none, since held-out hyperedges favour the filter
+that smooths most (docs/unidhc.md, "Heterophilous graphs (closed neighbourhoods)")."""
 
 
 def heldout_filter_choice(hg, candidates, seed, rounds=FILTER_SPLITS, margin=SPLIT_MARGIN):
-    """The filter whose clustering of a split copy of ``hg`` best predicts the attribute
-    columns the copy lacks (:func:`~hyperclust.cluster.hsbm_heldout.heldout_errors`),
-    averaged over ``rounds`` splits (seeds ``seed + 1000 j``). Another filter replaces the
-    first candidate only where its error is lower by ``margin`` standard errors of the
-    paired difference (:func:`split_choice`; zoo chose the identity on 2 seeds of 5
-    without it, -.045 ACC). No hyperedge is held out (:data:`FILTER_EDGE_SHARE`).
+    """The filter whose clustering of split copies of ``hg`` best predicts their held-out
+    columns (:func:`split_choice` over ``rounds`` splits, seeds ``seed + 1000 j``).
 
     Parameters
     ----------
     hg : Hypergraph
     candidates : callable
-        ``candidates(train) -> {name: labels}``: each candidate filter's clustering of a
-        split's ``train``; the first is kept unless another beats it.
-    seed, rounds : int
-    margin : float
+        ``candidates(train) -> {name: labels}``: each filter's clustering of a split's
+        ``train``; the first is kept unless another beats it.
+    seed : int
+    rounds : int, default FILTER_SPLITS
+    margin : float, default SPLIT_MARGIN
 
     Returns
     -------
@@ -270,9 +238,8 @@ def heldout_filter_choice(hg, candidates, seed, rounds=FILTER_SPLITS, margin=SPL
 
 
 def learned_filter(hg, P, B, order, seed, k, steps):
-    """``gamma_init="canonical"`` on the basis ``B`` of ``hg``: ``(coefficients, atom
-    weights, trajectory)`` (the identity, None, [] where nothing is learned); ``steps`` of
-    :func:`~hyperclust.models.contrast.learn_mixture`."""
+    """``gamma_init="canonical"``'s ``(coefficients, atom weights, trajectory)``, or
+    ``(identity, None, [])`` where nothing is learned."""
     from ..models.basis import family_coefficients
     from ..models.contrast import atom_coefficients, filter_objective, learn_mixture
 
@@ -286,9 +253,8 @@ def learned_filter(hg, P, B, order, seed, k, steps):
 
 def heldout_filter(estimator, hg, P, B, order, seed, k, steps):
     """``UniDHC(gamma_init="heldout")``'s filter: the canonical one, or the atom whose
-    clustering predicts held-out data better (:func:`heldout_filter_choice`; on each split
-    the canonical filter is relearned and every candidate clusters the split's ``train``).
-    A structural input keeps ``P^K`` (nothing to split), as ``"canonical"`` does.
+    clustering predicts held-out data better (:func:`heldout_filter_choice`). A structural
+    input keeps ``P^2``.
 
     Returns
     -------
@@ -321,9 +287,8 @@ def heldout_filter(estimator, hg, P, B, order, seed, k, steps):
 
 
 def split_candidates(estimator, train, k, n_init, seed) -> dict:
-    """``{candidate: labels}`` of :data:`SPLIT_CANDIDATES` on the hypergraph ``train``: a
-    copy of the Uni-DHC ``estimator`` forced to the concatenation (its labels, and k-means
-    on its filter block) and one with the fixed ``P^2`` filter and no encoder."""
+    """``{candidate: labels}`` of :data:`SPLIT_CANDIDATES`, fitted by copies of ``estimator``
+    on ``train``."""
     from sklearn.base import clone
 
     part = clone(estimator).set_params(embedding="concat", verbose=False).fit(train)
@@ -335,19 +300,16 @@ def split_candidates(estimator, train, k, n_init, seed) -> dict:
 
 
 def choose_by_splits(estimator, hg, k, n_init, seed):
-    """``embedding="split"``: :func:`split_choice` over :data:`SPLIT_ROUNDS` splits of
-    ``hg`` (:func:`~hyperclust.cluster.hsbm_heldout.split_hypergraph`, seeds
-    ``seed + 1000 j``), the candidates fitted by ``split_candidates``."""
+    """``embedding="split"``: :func:`split_choice` over :data:`SPLIT_ROUNDS` splits of ``hg``."""
     splits = [split_hypergraph(hg, random_state=seed + 1000 * j) for j in range(SPLIT_ROUNDS)]
     return split_choice(splits, [split_candidates(estimator, s.train, k, n_init, seed)
                                  for s in splits])
 
 
 def conductance_choice(hg, k, n_init, seed, candidates):
-    """The candidate embedding whose k-means clustering has the lowest
+    """The candidate whose k-means clustering has the lowest
     :func:`~hyperclust.selection.objectives.rwr_conductance` (``balance="min"``) on the mixed
-    hypergraph + attribute-kNN walk, ranked by :func:`~hyperclust.selection.loop.select` (an
-    output whose clustering has fewer than k clusters or is degenerate ranks last).
+    hypergraph + attribute-kNN walk (degenerate clusterings rank last).
 
     Parameters
     ----------
@@ -387,10 +349,9 @@ def conductance_choice(hg, k, n_init, seed, candidates):
 
 
 def conductance_output(hg, k, n_init, seed, B, filt, enc):
-    """``UniDHC(embedding="auto")``: :func:`conductance_choice` among the concatenation, the
-    filter and encoder outputs (``filt``, ``enc``: row-normalised), ``P^K X`` and ``X``
-    (from the basis ``B``). Returns ``(best, scores, {name: labels}, embedding,
-    n_filter_columns)``."""
+    """``UniDHC(embedding="auto")``: :func:`conductance_choice` among the concatenation,
+    ``filt``, ``enc``, ``P^2 X`` and ``X``. Returns ``(best, scores, {name: labels},
+    embedding, n_filter_columns)``."""
     from ..models.basis import family_coefficients
 
     def fixed(family):
@@ -405,4 +366,4 @@ def conductance_output(hg, k, n_init, seed, B, filt, enc):
 
 
 SELECTION_NEIGHBORS = 10
-"""Attribute neighbours of the kNN walk that scores the candidate outputs (as in ``auto``)."""
+"""Attribute neighbours of the kNN walk that scores the candidate outputs."""
