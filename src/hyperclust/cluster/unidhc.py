@@ -2,8 +2,8 @@
 
 Input ``X`` -> filter ``sum_k gamma_k P^k X`` learned by a label-free objective -> residual
 encoder trained on it -> k-means on the filter (and encoder) output. Our reconstruction of
-"A Unified Framework for Deep Hypergraph Clustering Beyond Homophily" (ICML 2026); the design
-and its measurements are in docs/unidhc.md.
+"A Unified Framework for Deep Hypergraph Clustering Beyond Homophily" (ICML 2026); design
+and measurements: docs/unidhc.md, "Pipeline".
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ ENCODE_ROWS = 2 ** 12
 """Rows per encoder pass in the embedding (a pass's hidden layer stays in cache)."""
 MIN_THREADED_ROWS = 1024
 """Encoder blocks of fewer rows run on one torch thread: on a few rows torch splits each
-row's sums between threads, and the bits depend on their number."""
+row's sums between threads (docs/unidhc.md, "Determinism")."""
 
 
 def _filter_output(coefficients, B) -> np.ndarray:

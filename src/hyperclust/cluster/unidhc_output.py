@@ -65,7 +65,8 @@ def cluster_canonical_score(labels: np.ndarray, R: np.ndarray, ridge: float = RI
 
 
 def _candidate_labels(F, encode, k, n_init, seed) -> dict:
-    """``{candidate: labels}`` of k-means on the normalised ``F``, alone and beside ``encode(F)``."""
+    """``{candidate: labels}``: k-means on the normalised ``F``, alone and beside
+    ``encode(F)``."""
     filt = normalize(F)
     return {"filter": kmeans_labels(filt, k, n_init, seed),
             "concat": kmeans_labels(np.hstack([filt, encode(F)]), k, n_init, seed)}

@@ -1,21 +1,8 @@
 """Uni-DHC network and trainer: a learnable polynomial filter, a residual encoder, two views.
 
-The filter output for a node batch is ``Z_b = sum_k gamma_k B[k, b]`` where ``B`` is the
-precomputed basis ``[P^0 X, ..., P^K X]`` (:mod:`hyperclust.models.basis`); ``gamma`` is an
-unconstrained real vector (negative values allowed, so high-pass shapes are reachable).
-Two views are feature-dropout copies of ``Z_b`` passed through one residual encoder
-``Z + MLP(Z)`` (the identity at initialisation).
-Losses: node-level consistency on a node batch, hyperedge-level decorrelation on a batch of
-hyperedge embeddings, and ``rho * ||gamma - gamma_init||^2`` that keeps the filter near its
-(label-free) initial shape.
-
-Cost of one step is fixed by the batch sizes, whatever the hypergraph: the consistency loss
-works on ``(d, d)`` Gram matrices (never the ``(b, b)`` similarity matrix when ``d < b``),
-and a hyperedge's embedding is the encoder applied to the mean filter output of its
-members, which is linear in the basis: ``mean_{v in e} Z_v = sum_k gamma_k E[k, e]`` with
-``E[k] = De^-1 H^T B[k]`` (:class:`~hyperclust.models.array_batches.ArrayBatches`: the
-sampled rows while the training has drawn fewer hyperedges than there are, all of them
-once it has).
+Losses: node-level consistency, hyperedge-level decorrelation on the encoded mean filter
+output of each hyperedge's members, and ``gamma_reg * ||gamma - gamma_init||^2``; a step's
+cost is fixed by the batch sizes (docs/unidhc.md, "Pipeline").
 """
 
 from __future__ import annotations
@@ -35,21 +22,13 @@ __all__ = ["MAX_BATCHES_PER_EPOCH", "TRAINING_THREADS", "PolynomialFilter", "Sca
            "train_on_batches", "planned_draws", "drawn_hyperedges"]
 
 TRAINING_THREADS = 1
-"""Torch threads of the training on CPU, whatever torch is set to. torch's products split a
-weight gradient's sum over the batch between threads for narrow layers (a 6 x 16 layer over
-300 rows gave other bits on 2 threads than on 1), so training on the threads a machine or
-its load offers would make the result depend on them. The training's steps are small (at
-most :data:`MAX_BATCHES_PER_EPOCH` batches of a few hundred rows an epoch): a second
-thread saved at most 3-9% of a whole 10^5-node fit idle (docs/results/idle_timings.md of commit 9466338,
-add5401's thread rules)."""
+"""Torch threads of the training on CPU, whatever torch is set to: on narrow layers torch
+splits gradient sums between threads, so the bits would depend on the thread count
+(docs/unidhc.md, "Determinism")."""
 
 MAX_BATCHES_PER_EPOCH = 8
-"""An epoch is a pass over at most this many node batches (a fresh seeded sample of the
-nodes each epoch beyond ``8 * batch_size`` nodes): training cost stops growing with ``n``.
-The encoder's gains on the co-citation and co-authorship sets come with 6-8 batches an
-epoch (120-160 steps); 32 a pass cost 4x the training at 10^5 nodes for no ACC gain
-measured, but not for nothing: mushroom's NMI is .186 with 8 against .272 with 32 (ACC .741
-against .737; docs/unidhc.md, "Fit time")."""
+"""Most node batches an epoch (a fresh seeded sample of the nodes each epoch), so training
+cost stops growing with ``n`` (docs/unidhc.md, "Fit time")."""
 
 
 class PolynomialFilter(nn.Module):
@@ -79,11 +58,7 @@ class PolynomialFilter(nn.Module):
 
 
 class _ScalarPReLUFunction(torch.autograd.Function):
-    """PReLU with one learned slope, through the vectorised leaky-ReLU kernels.
-
-    Forward and gradients are those of ``torch.nn.functional.prelu`` with a single weight:
-    ``y = x if x > 0 else a x``, ``dy/dx = 1 or a``, ``dy/da = 0 or x``.
-    """
+    """``torch.nn.functional.prelu`` with one weight, through the leaky-ReLU kernels."""
 
     @staticmethod
     def forward(ctx, x, slope):
@@ -99,13 +74,10 @@ class _ScalarPReLUFunction(torch.autograd.Function):
 
 
 class ScalarPReLU(nn.Module):
-    """``torch.nn.PReLU()`` (one learned slope, initial value 0.25), computed faster.
+    """``torch.nn.PReLU()`` (one learned slope, initial value 0.25) on faster CPU kernels.
 
-    On CPU, torch's PReLU backward kernel took 2.5 ms of a 7-11 ms Uni-DHC training step on
-    the ``(1536, 256)`` hidden block (profiled at 10^5 nodes); the leaky-ReLU kernels used
-    here give the same values and gradients in a fraction of that (the slope's gradient may
-    differ in the last bits: another summation order). Same parameter name and shape as
-    ``nn.PReLU()``.
+    Same values, gradients and parameter as ``nn.PReLU()``; the slope's gradient may differ
+    in the last bits (another summation order).
 
     Examples
     --------
@@ -131,15 +103,11 @@ class ScalarPReLU(nn.Module):
 class ResidualEncoder(nn.Module):
     """``x + MLP(x)`` with the MLP's last layer zero-initialised: the identity at the start.
 
-    Training then learns a correction of the filter output instead of a new representation,
-    so the encoder cannot wander far from the filter's geometry when the losses give it no
-    reason to (docs/unidhc.md, "Residual encoder").
-
     Parameters
     ----------
     dim : int
         Input and output width ``d``.
-    hidden_dim : int
+    hidden_dim : int, default 256
 
     Examples
     --------
@@ -168,7 +136,7 @@ class UniDHCNet(nn.Module):
     gamma_init : array-like, shape (K+1,)
     in_dim : int
         Feature dimension ``d`` of the basis (also the encoder's output width).
-    hidden_dim : int
+    hidden_dim : int, default 256
 
     Examples
     --------
@@ -192,25 +160,16 @@ class UniDHCNet(nn.Module):
     def paired_views(self, blocks, dropout: float, views: str = "dropout") -> tuple:
         """Two encoded views of each filter-output block, in one encoder call.
 
-        ``views="dropout"``: two independent feature-dropout copies (rate ``dropout``).
-        ``views="complementary"``: one random half of the entries of each row in the first
-        view, the other half in the second (both scaled by 2, dropout at rate 1/2 with
-        complementary masks). The filter acts on nodes, not columns, so feature noise that
-        is independent across columns stays independent between the two views: they share
-        only what the columns share (the class signal), and the node-level consistency
-        cannot be met by carrying noise from one view to the other (docs/unidhc.md,
-        "The deep part").
-
-        The encoder acts row by row, so stacking the blocks (and their two copies) gives
-        each row what a separate call would, in a quarter of the small kernel calls a
-        training step would otherwise make with a node and a hyperedge batch.
+        ``views="dropout"``: two independent feature-dropout copies (rate ``dropout``);
+        ``"complementary"``: a random half of each row's entries in the first view, the
+        other half in the second, both scaled by 2 (docs/unidhc.md, "The deep part").
 
         Parameters
         ----------
         blocks : sequence of torch.Tensor, each of shape (b_i, d)
         dropout : float
             Rate of the ``"dropout"`` views.
-        views : {"dropout", "complementary"}
+        views : {"dropout", "complementary"}, default "dropout"
 
         Returns
         -------
@@ -263,8 +222,6 @@ def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, devic
 
     Examples
     --------
-    One epoch on the 4-node hypergraph's order-1 basis (identity features):
-
     >>> from hyperclust import Hypergraph
     >>> from hyperclust.models.basis import polynomial_basis
     >>> from hyperclust.operators import PropagationOperator
@@ -282,18 +239,15 @@ def train_unidhc(basis: np.ndarray, incidence: sp.spmatrix, gamma_init, *, devic
 
 
 def _adam(net, lr: float, gamma_lr: float, device):
-    """Adam over the encoder's parameters (``lr``) and gamma (``gamma_lr``); on CPU without
-    ``torch.optim``, whose import of ``torch._dynamo`` cost more than the training
-    (:mod:`hyperclust.models.adam`)."""
+    """Adam over the encoder's parameters (``lr``) and gamma (``gamma_lr``), without
+    ``torch.optim`` on CPU (:mod:`hyperclust.models.adam`)."""
     encoder = [p for name, p in net.named_parameters() if not name.startswith("filter.")]
     return adam([{"params": encoder}, {"params": [net.filter.gamma], "lr": gamma_lr}],
                 lr=lr, device=device)
 
 
 def _epoch_draws(rng, n_nodes, n_edges, batch_size, edge_batch):
-    """One epoch's batches: ``(node indices, hyperedge indices or None)`` per step, from a
-    fresh permutation of the nodes (at most :data:`MAX_BATCHES_PER_EPOCH` steps) and
-    ``edge_batch`` hyperedges a step drawn without replacement (0: none)."""
+    """One epoch's ``(node indices, hyperedge indices or None)`` per step, lazily."""
     steps = min(max(1, int(np.ceil(n_nodes / batch_size))), MAX_BATCHES_PER_EPOCH)
     perm = rng.permutation(n_nodes)
     for s in range(steps):
@@ -312,10 +266,10 @@ def _edge_batch(batch_size, decorrelation_weight, n_edges) -> int:
 
 def planned_draws(n_nodes, n_edges, *, epochs=20, batch_size=512, decorrelation_weight=0.1,
                   random_state=0) -> list:
-    """The batches :func:`train_on_batches` draws with these settings, without training:
-    they depend only on the seed and the two counts, so a caller that must know them
-    before the training (a source preparing the means of the drawn hyperedges alone) draws
-    them once and hands them to the training (``draws=``).
+    """The batches :func:`train_on_batches` draws with these settings, without training.
+
+    They depend only on the seed and the two counts; a source that must know them first
+    draws them once and hands them to the training (``draws=``).
 
     Parameters
     ----------
@@ -343,8 +297,7 @@ def planned_draws(n_nodes, n_edges, *, epochs=20, batch_size=512, decorrelation_
 
 
 def _epoch_steps(draws, epochs, random_state, n_nodes, n_edges, batch_size, edge_batch):
-    """Each epoch's steps: ``draws`` (checked to hold ``epochs``), or drawn from the seed
-    (lazily, epoch after epoch: the same batches)."""
+    """Each epoch's steps: ``draws`` (checked to hold ``epochs``), or drawn from the seed."""
     if draws is None:
         rng = np.random.default_rng(random_state)
         return [_epoch_draws(rng, n_nodes, n_edges, batch_size, edge_batch)
@@ -355,9 +308,7 @@ def _epoch_steps(draws, epochs, random_state, n_nodes, n_edges, batch_size, edge
 
 
 def drawn_hyperedges(draws) -> np.ndarray:
-    """The hyperedges a training on ``draws`` (:func:`planned_draws`) reads
-    (``source.edges``): at most ``epochs x 8 x batch_size / 2`` of them, whatever the
-    number of hyperedges.
+    """The hyperedges a training on ``draws`` (:func:`planned_draws`) reads (``source.edges``).
 
     Parameters
     ----------
@@ -383,9 +334,7 @@ def drawn_hyperedges(draws) -> np.ndarray:
 
 def _train_epoch(net, source, opt, steps, g0, *, edge_batch, weights, dropout, views,
                  device):
-    """One epoch of :func:`train_on_batches`: Adam steps on ``steps``, the epoch's ``(node
-    batch, hyperedges)`` (:func:`_epoch_draws`; ``edge_batch`` hyperedges per step, 0: none);
-    returns the mean ``(total, consistency, decorrelation, gamma_reg)`` losses, shape (4,)."""
+    """One epoch's Adam steps; the mean ``(total, consistency, decorrelation, gamma_reg)``."""
     consistency_weight, decorrelation_weight, gamma_reg = weights
     net.train()
     sums, taken = np.zeros(4), 0
@@ -423,36 +372,19 @@ def train_on_batches(source, gamma_init, *, hidden_dim=256, epochs=20, lr=1e-3, 
                      verbose=False, draws=None):
     """Train :class:`UniDHCNet` with Adam on node / hyperedge mini-batches of a batch source.
 
-    The batches depend only on ``random_state``, ``source.n_nodes`` and ``source.n_edges``:
-    two sources holding the same basis train the same. On CPU the training runs on
-    :data:`TRAINING_THREADS` torch thread(s) whatever torch was set to (restored on return),
-    so its result does not depend on the machine's cores, the user's thread limit or the load.
-    Checked and defaulted by :class:`hyperclust.cluster.UniDHC` (via :func:`train_unidhc`).
+    The batches depend only on ``random_state``, ``source.n_nodes`` and ``source.n_edges``;
+    on CPU it runs on :data:`TRAINING_THREADS` torch threads (restored on return).
 
     Parameters
     ----------
     source : batch source
         :class:`ArrayBatches`, or any object with its attributes and methods.
     gamma_init : array-like, shape (K+1,)
-    hidden_dim : int
-        Hidden width of the encoder's correction MLP.
-    epochs : int
-        Passes over the nodes in batches of ``batch_size`` (<= :data:`MAX_BATCHES_PER_EPOCH`
-        a pass); each step also draws ``batch_size // 2`` hyperedges for the decorrelation.
-    lr, gamma_lr : float
-        Adam learning rates of the encoder and of gamma.
-    decorrelation_weight, gamma_reg, consistency_weight : float
-        Loss weights; ``gamma_reg`` multiplies ``||gamma - gamma_init||^2``.
-    dropout : float
-        Feature-dropout rate that makes the two views (``views="dropout"``).
-    views : {"dropout", "complementary"}
-        How the two views are made (:meth:`UniDHCNet.paired_views`).
-    random_state : int
-    device : str or torch.device
-    verbose : bool
-        Show a tqdm progress bar.
+    hidden_dim, epochs, lr, gamma_lr, batch_size, decorrelation_weight, gamma_reg, \
+dropout, consistency_weight, views, random_state, device, verbose
+        As in :class:`hyperclust.cluster.UniDHC` (same defaults but ``gamma_lr=1e-3``).
     draws : list, optional
-        The batches drawn earlier by :func:`planned_draws` with the same settings (the same).
+        The batches drawn earlier by :func:`planned_draws` with the same settings.
 
     Returns
     -------
