@@ -82,69 +82,57 @@ class UniDHC(HypergraphClusterer):
         Highest order ``K`` of the float32 basis ``[X, PX, ..., P^K X]``.
     gamma_init : {"canonical", "heldout", "alignment", "contrast", "auto", "low-pass", \
 "identity", "high-pass", "uniform"} or array
-        Filter before the encoder's training. ``"canonical"``: the uniform mixture of the
-        atoms ``I, P..P^K, (I-P)..(I-P)^K`` learned by the feature-split canonical
-        correlation (:func:`hyperclust.models.canonical.canonical_correlation`; a structural
-        input gets ``P^2``). ``"heldout"`` (the registered ``unidhc``): that filter or the
-        atom whose clustering of split copies best predicts their held-out columns
-        (:func:`~hyperclust.cluster.unidhc_output.heldout_filter`). ``"alignment"``,
-        ``"contrast"``: the mixture learned by
+        Filter before the encoder's training. ``"canonical"``: the mixture of the atoms
+        ``I, P..P^K, (I-P)..(I-P)^K`` learned by the feature-split canonical correlation
+        (:func:`hyperclust.models.canonical.canonical_correlation`; ``P^2`` on a structural
+        input). ``"heldout"`` (the registered ``unidhc``): that filter or the atom that best
+        predicts held-out columns (:func:`~hyperclust.cluster.unidhc_output.heldout_filter`).
+        ``"alignment"``, ``"contrast"``: the mixture learned by
         :func:`hyperclust.models.contrast.feature_split_alignment` or
-        :func:`~hyperclust.models.contrast.energy_contrast`. ``"auto"``: low-pass ``P^2``,
-        high-pass ``I - P`` or the identity by
-        :func:`hyperclust.models.adaptivity.smoothness_zscore`. A family name or an array of
+        :func:`~hyperclust.models.contrast.energy_contrast`. ``"auto"``: ``P^2``, ``I - P`` or
+        ``I`` by :func:`hyperclust.models.adaptivity.smoothness_zscore`. A family name or
         ``order + 1`` power-basis coefficients: that filter.
     order_penalty : float, default 0.03
         Of ``"contrast"``: the gain in log energy ratio each order must bring.
     self_loops : float, default 1.0
         Self-loop weight of :class:`~hyperclust.operators.PropagationOperator`.
     input : {"auto", "features", "structural"}, default "auto"
-        Node input; ``"auto"``: features when present, else
+        ``"auto"``: features when present, else
         :func:`hyperclust.operators.eigensolvers.structural_features`.
     n_components : int, "auto" or None, default "auto"
         Seeded truncated-SVD projection of the input (``"auto"``: 128 when d > 256).
     n_structural : int or "auto", default "auto"
         Columns of the structural input (``"auto"``: ``2 * n_clusters`` clipped to [4, 32]).
     isolated_neighbors : int or None, default 10
-        With node features, isolated nodes take half of each propagated term from this many
+        With features, isolated nodes take half of each propagated term from this many
         nearest connected nodes (:func:`hyperclust.models.basis.borrow_for_isolated`; exact
         up to :data:`NEIGHBOR_PAIR_BUDGET` pairs, sampled beyond); None or 0: off.
     hidden_dim : int, default 256
         Hidden width of the residual encoder ``Z + MLP(Z)`` (the identity at the start).
     epochs : int, default 20
         Passes of at most :data:`hyperclust.models.unidhc.MAX_BATCHES_PER_EPOCH` batches.
-    lr : float, default 1e-3
-        Adam learning rate of the encoder.
-    gamma_lr : float, default 0.0
-        Adam learning rate of gamma in the encoder's training (0: the filter stays).
+    lr, gamma_lr : float, default 1e-3, 0.0
+        Adam learning rates of the encoder and of gamma (0: the filter stays).
     batch_size : int, default 512
         Nodes per step; each step also draws ``batch_size // 2`` hyperedges.
-    decorrelation_weight : float, default 0.1
-        Weight of the hyperedge-level Barlow-Twins decorrelation.
-    consistency_weight : float, default 1.0
-        Weight of the node-level consistency loss.
-    gamma_reg : float, default 1.0
-        Weight of ``||gamma - gamma_init||^2``.
+    decorrelation_weight, consistency_weight, gamma_reg : float, default 0.1, 1.0, 1.0
+        Weights of the hyperedge decorrelation, the node consistency and
+        ``||gamma - gamma_init||^2``.
     dropout : float, default 0.2
         Feature dropout making the two views when ``views="dropout"``.
     views : {"dropout", "complementary"}, default "dropout"
-        The encoder's two views: two dropout copies of the filter output, or complementary
-        random halves of its entries.
+        Two dropout copies of the filter output, or complementary random halves of it.
     embedding : {"by-input", "concat", "filter", "heldout", "split", "auto"}, default "by-input"
-        What k-means clusters. ``"concat"``: the L2-normalised filter output beside the
-        L2-normalised encoder output; ``"filter"``: the filter output alone; ``"by-input"``:
-        concat on features, filter on a structural input. ``"heldout"``: concat only where
-        it wins on held-out feature columns
-        (:func:`~hyperclust.cluster.unidhc_output.heldout_choice`). ``"split"``: concat,
-        filter or ``P^2 X``, judged on a split's held-out hyperedges and columns
-        (:func:`~hyperclust.cluster.unidhc_output.split_choice`; ``coefficients_`` stays
-        the learned filter). ``"auto"``: the lowest label-free
+        What k-means clusters. ``"concat"``: the L2-normalised filter and encoder outputs
+        side by side; ``"filter"``: the filter output; ``"by-input"``: concat on features,
+        filter on a structural input. ``"heldout"``: concat where it wins on held-out
+        columns (:func:`~hyperclust.cluster.unidhc_output.heldout_choice`). ``"split"``:
+        concat, filter or ``P^2 X`` by a split's held-out hyperedges and columns
+        (:func:`~hyperclust.cluster.unidhc_output.split_choice`). ``"auto"``: the lowest
         :func:`~hyperclust.selection.objectives.rwr_conductance` among these, the encoder
-        output, ``P^2 X`` and ``X``. A structural input keeps the filter for ``"heldout"``
-        and ``"split"``.
+        output and ``X``. A structural input keeps the filter for ``"heldout"``, ``"split"``.
     n_init : int or "auto", default "auto"
-        k-means restarts (``"auto"``: 10 below 10^5 nodes, else 3;
-        :func:`hyperclust.cluster.spectral.resolve_settings`).
+        k-means restarts (:func:`hyperclust.cluster.spectral.resolve_settings`).
     random_state : int, default 0
     device : str, default "cpu"
     verbose : bool, default False
@@ -154,35 +142,28 @@ class UniDHC(HypergraphClusterer):
     ----------
     labels_ : ndarray, shape (n_nodes,)
     embedding_ : ndarray of float32, shape (n_nodes, 2 d) (``"concat"``)
-        What k-means clustered.
+        What k-means clustered; its first ``n_filter_columns_`` columns are the filter output.
     n_filter_columns_ : int
-        Leading columns of ``embedding_`` that hold the filter output.
-    coefficients_ : ndarray, shape (order + 1,)
-        Learned gamma (power basis).
-    initial_coefficients_ : ndarray, shape (order + 1,)
+    coefficients_, initial_coefficients_ : ndarray, shape (order + 1,)
+        Gamma (power basis) after and before the encoder's training.
     loss_history_ : list of dict
         Per-epoch mean losses (:func:`~hyperclust.models.unidhc.train_on_batches`); empty
         where no encoder was trained.
-    input_kind_ : str
-        ``"features"`` or ``"structural"``.
+    input_kind_ : {"features", "structural"}
     smoothness_z_ : float or None
         The z-score of ``gamma_init="auto"``.
     filter_family_ : str
         The objective's name when learned, the atom kept by ``"heldout"``, or ``"custom"``.
     mixture_weights_ : ndarray, shape (2 order + 1,) or None
-        Learned atom weights (atoms ``I, P..P^K, (I-P)..(I-P)^K``).
+        Learned atom weights.
     filter_errors_ : dict or None
         ``gamma_init="heldout"``: each candidate filter's mean held-out error.
     filter_trajectory_ : list of dict
         The learning's ``{"step", "objective", "gamma"}`` every 10 steps.
-    n_isolated_borrowing_ : int
-        Isolated nodes whose propagated terms came partly from their feature neighbours.
-    n_init_ : int
-        k-means restarts used.
-    selected_, scores_ : str, dict or None
-        The output ``embedding`` chose and the scores it chose by (None: no choice scored).
-    selection_reason_ : str
-        Both in one line (printed by the command line).
+    n_isolated_borrowing_, n_init_ : int
+        Isolated nodes that borrowed from feature neighbours; k-means restarts used.
+    selected_, scores_, selection_reason_ : str, dict or None, str
+        The output ``embedding`` chose, the scores it chose by, both in one line.
 
     Examples
     --------
