@@ -86,12 +86,10 @@ def heldout_choice(basis, coefficients, train, encode, k, n_init, seed):
         The polynomial basis of the input (``basis[0]`` the raw input).
     coefficients : ndarray, shape (K+1,)
         The learned filter (power basis).
-    train : callable
-        ``train(basis_part) -> net``: the fit's encoder training.
-    encode : callable
-        ``encode(net, F) -> ndarray``: the row-normalised encoder output of ``F``.
+    train, encode : callable
+        ``train(basis_part) -> net``; ``encode(net, F)``: the normalised encoder output.
     k, n_init, seed : int
-        k-means clusters, restarts, seed; ``seed`` also draws the column split.
+        k-means clusters, restarts, seed (which also draws the folds).
 
     Returns
     -------
@@ -323,8 +321,7 @@ def conductance_choice(hg, k, n_init, seed, candidates):
     -------
     best : str
     ranking : selection ranking (``scores``)
-    labels : dict
-        ``{name: labels}``.
+    labels : dict of str -> ndarray
 
     Examples
     --------
