@@ -145,10 +145,8 @@ def split_choice(splits, labels, margin=SPLIT_MARGIN, weighting="coverage"):
     Parameters
     ----------
     splits : list of :class:`~hyperclust.cluster.hsbm_heldout.HoldoutSplit`
-        What the candidates were fitted on (``split.train``) and are judged on.
     labels : list of dict of str -> ndarray of int, shape (n,)
-        Per split, ``{candidate: labels}`` fitted on its ``train``, same keys in the same
-        order.
+        Per split, ``{candidate: labels}`` fitted on its ``train`` (same keys, same order).
     margin : float, default SPLIT_MARGIN
         Standard errors of the mean paired difference, ``sqrt(sum_s SE_s^2) / S``
         (:func:`~hyperclust.cluster.hsbm_heldout.paired_standard_errors`), by which a
@@ -207,29 +205,8 @@ def heldout_filter_choice(hg, candidates, seed, rounds=FILTER_SPLITS, margin=SPL
     """The filter whose clustering of split copies of ``hg`` best predicts their held-out
     columns (:func:`split_choice` over ``rounds`` splits, seeds ``seed + 1000 j``).
 
-    Parameters
-    ----------
-    hg : Hypergraph
-    candidates : callable
-        ``candidates(train) -> {name: labels}``: each filter's clustering of a split's
-        ``train``; the first is kept unless another beats it.
-    seed : int
-    rounds : int, default FILTER_SPLITS
-    margin : float, default SPLIT_MARGIN
-
-    Returns
-    -------
-    choice : str
-    errors : dict
-        ``{name: mean held-out error}``.
-
-    Examples
-    --------
-    >>> from hyperclust.datasets import hypergraph_sbm
-    >>> hg = hypergraph_sbm(400, 2, homophily=0.9, n_features=6, random_state=1)
-    >>> noise = np.random.default_rng(0).permutation(hg.labels)
-    >>> heldout_filter_choice(hg, lambda train: {"noise": noise, "planted": hg.labels}, 0)[0]
-    'planted'
+    ``candidates(train) -> {name: labels}`` clusters a split's ``train`` with each filter;
+    the first is kept unless another beats it. Returns ``(choice, {name: mean error})``.
     """
     splits = [split_hypergraph(hg, edge_share=FILTER_EDGE_SHARE, random_state=seed + 1000 * j)
               for j in range(rounds)]
