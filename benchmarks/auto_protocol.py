@@ -88,16 +88,18 @@ def load(name):
     return resolve_dataset(name, str(DATA))
 
 
-def fit_record(name, seed):
+def fit_record(name, seed, split_tol=None):
     """Every default candidate on each hold-out split of ``auto`` (its split settings) with
-    its held-out terms, and on all the data; CPU seconds of each."""
+    its held-out terms, and on all the data; CPU seconds of each. ``split_tol``: another
+    than ``auto``'s."""
     from hyperclust.cluster.auto import AutoClusterer, holdout_splits, resolve_beta
     from hyperclust.cluster.auto._fitting import Settings, fit_all, fit_round, shared_walks
     from hyperclust.cluster.hsbm_heldout import heldout_terms
 
     hg = load(name)
     k = int(np.unique(hg.labels).size)
-    est = AutoClusterer(k, random_state=seed)
+    est = AutoClusterer(k, random_state=seed, **({} if split_tol is None else
+                                                 {"split_tol": split_tol}))
     beta, alignment = resolve_beta(hg, est.beta)
     heterophilic = bool(alignment is not None and alignment.heterophilic)
     names = est._candidate_names(hg.features is not None, heterophilic)
@@ -151,12 +153,12 @@ def replay(rec, rule, margin=1.5):
     return d.selected, full[d.selected], d.line
 
 
-_LOADED = {}
+_LOADED, _STORE = {}, [STORE]
 
 
 def _records(sets):
     for name in sets:
-        for path in sorted(STORE.glob(f"{name}-s*.pkl.gz")):
+        for path in sorted(_STORE[0].glob(f"{name}-s*.pkl.gz")):
             if path not in _LOADED:
                 try:
                     with gzip.open(path, "rb") as fh:
@@ -265,21 +267,24 @@ def main(argv=None):
     f = sub.add_parser("fit")
     f.add_argument("--sets", nargs="*", default=None)
     f.add_argument("--seeds", nargs="*", type=int, default=[0, 1, 2, 3, 4])
+    f.add_argument("--split-tol", type=float, default=None, help="another than auto's")
     r = sub.add_parser("replay")
     r.add_argument("--confirm", action="store_true", help="also the confirm sets")
     r.add_argument("--rules", nargs="*", default=["previous", "robust", "prefer"])
     r.add_argument("--loso", default=None, help="a rule: its margin left one set out")
+    ap.add_argument("--store", type=Path, default=STORE, help="where the fits are kept")
     args = ap.parse_args(argv)
-    STORE.mkdir(parents=True, exist_ok=True)
+    _STORE[0] = args.store
+    args.store.mkdir(parents=True, exist_ok=True)
     if args.cmd == "fit":
         sets = args.sets or (DESIGN + SYNTHETIC_DESIGN + CONFIRM + SYNTHETIC_CONFIRM)
         for seed in args.seeds:
             for name in sets:
-                out = STORE / f"{name}-s{seed}.pkl.gz"
+                out = args.store / f"{name}-s{seed}.pkl.gz"
                 if out.exists():
                     continue
                 t0 = time.process_time()
-                rec = fit_record(name, seed)
+                rec = fit_record(name, seed, args.split_tol)
                 part = out.with_suffix(".part")
                 with gzip.open(part, "wb") as fh:
                     pickle.dump(rec, fh)

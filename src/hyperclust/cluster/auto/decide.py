@@ -137,7 +137,25 @@ def _informative(terms, margin, n_tried) -> bool:
     return bool(terms.mean() < 0.5 - z * np.sqrt(terms.var() / terms.size))
 
 
-def decide(fits: list, k: int, margin: float) -> Decision:
+def tied(fits: list, k: int, margin: float, se: str = "items") -> tuple:
+    """The usable candidates scored on every round whose mean error is within ``margin``
+    standard errors (``se``, :func:`~hyperclust.selection.race.race_survivors`) of the
+    leader's, in the first round's order: those the held-out score cannot tell apart."""
+    from ...selection.race import race_survivors
+
+    ranking = rank_rounds(fits[0].labels, [f.scores for f in fits], k)
+    lead = ranking.order[0]
+    names = [c for c in fits[0].scores if all(c in f.scores for f in fits)
+             and ranking.note(c) == ""]
+    if lead not in names or not fits[0].memo:
+        return (lead,)
+    paired = [paired_standard_errors(None, {c: f.labels[c] for c in names}, lead, "precision",
+                                     f.memo) for f in fits]
+    return race_survivors([{c: f.scores[c] for c in names} for f in fits], paired, lead,
+                          margin, se)
+
+
+def decide(fits: list, k: int, margin: float, tie_order: str | None = None) -> Decision:
     """The decision on the scored rounds ``fits``
     (:class:`~hyperclust.cluster.auto._fitting.Fits`, the first scoring every candidate, its
     ``memo`` the held-out terms); ``margin``: paired standard errors that separate two
@@ -158,7 +176,7 @@ def decide(fits: list, k: int, margin: float) -> Decision:
     """
     ranking = rank_rounds(fits[0].labels, [f.scores for f in fits], k)
     usable = [c for c in ranking.order if ranking.note(c) == ""] or [ranking.selected]
-    pick = usable[0]
+    pick = usable[0] if tie_order is None else tied(fits, k, margin, tie_order)[0]
     view_best, views_nmi, disagree = _views(fits, usable, margin)
     both = next((c for c in usable if CANDIDATE_TABLE[c].walk is not None), None)
     if disagree and both is not None and pick != both and not _holds(fits, pick, both, margin):
@@ -265,8 +283,9 @@ def replay_rules(margin: float = 1.5) -> dict:
     (``benchmarks/auto_protocol.py``); ``rule(first, fit_round, n_rounds, k) -> Decision``,
     ``first`` the scored first round, ``fit_round(i, names)`` round ``i`` of ``names``,
     scored. ``"previous"``: the race's leader (9466338; no fallback: ``order`` is the pick);
-    ``"robust"``: :func:`decide` after the race; ``"prefer"`` / ``"prefer-best"``:
-    :func:`prefer` with and without ``chain`` after :func:`contenders` chose each round's
+    ``"robust"``: :func:`decide` after the race; ``"tied-first"`` / ``"tied-first-splits"``:
+    the same with the first of :func:`tied` (``"items"`` / ``"splits"`` standard errors) for
+    the leader; ``"prefer"``: :func:`prefer` after :func:`contenders` chose each round's
     fits."""
     from . import RaceRule, race
 
@@ -292,7 +311,9 @@ def replay_rules(margin: float = 1.5) -> dict:
 
     return {"previous": previous,
             "robust": lambda *a: decide(raced(*a), a[-1], margin),
-            "prefer": preferred(True), "prefer-best": preferred(False)}
+            "tied-first": lambda *a: decide(raced(*a), a[-1], margin, "items"),
+            "tied-first-splits": lambda *a: decide(raced(*a), a[-1], margin, "splits"),
+            "prefer": preferred(True)}
 
 
 @dataclass(frozen=True)
