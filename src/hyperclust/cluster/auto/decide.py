@@ -1,14 +1,10 @@
 """``auto``'s decision on its scored rounds of fits, a pure function of them (so a stored
 set of fits replays it exactly, ``benchmarks/auto_protocol.py``; :func:`replay_rules`).
 
-:func:`prefer` (**no switch without evidence**): the candidates keep one order, that of the
-candidate table (the order in which exact ties were always broken; attributed inputs: a
-candidate built from both views first). The pick is the first usable candidate of that
-order, the *anchor*, unless others beat it by the margin, in paired standard errors, on
-every split; then the first of those in the order (``chain``: again unless beaten on every
-split by another of them). Candidates the held-out score cannot tell apart give the same
-pick whatever the seed, and only candidates still beating the anchor are fitted on the next
-split (:func:`contenders`).
+:func:`decide` is ``auto``'s rule. :func:`prefer` and :func:`tied` are variants the
+protocol replays beside it (docs/results/auto.md): *no switch without evidence*, the
+candidate table's order (the order exact ties were always broken in) kept unless the
+held-out score separates candidates.
 
 :func:`decide` (the race's): the pick is the race's leader (its mean error over the splits),
 then:
@@ -211,7 +207,26 @@ def _usable(fits, k) -> list:
     return [c for c in names if first.note(c) == ""] or names
 
 
-def contenders(fits: list, k: int, margin: float, screened_out=()) -> tuple:
+def _beats(fits, c, ref, margin, evidence, final=True) -> bool:
+    """Whether candidate ``c`` beats ``ref`` on the rounds ``fits``: by more than ``margin``
+    paired standard errors on every round (``evidence="every"``), or in the mean over the
+    rounds by more than ``margin`` standard errors that add the spread of the per-round
+    differences to the items' (``"splits"``, as the race's; it needs two rounds: before the
+    ``final`` decision one round keeps every candidate, at it, none)."""
+    if evidence == "every":
+        return _holds(fits, c, ref, margin, everywhere=True)
+    if not all(c in f.scores and ref in f.scores for f in fits):
+        return False
+    if len(fits) < 2:
+        return not final
+    d = np.array([f.scores[ref] - f.scores[c] for f in fits])
+    se2 = sum(paired_standard_errors(None, f.labels, ref, "precision", f.memo)[c] ** 2
+              for f in fits) / len(fits) ** 2
+    return bool(d.mean() > margin * np.sqrt(se2 + d.var(ddof=1) / len(fits)))
+
+
+def contenders(fits: list, k: int, margin: float, screened_out=(), evidence="every",
+               final=False) -> tuple:
     """The anchor (the first usable candidate, ``screened_out`` left out) and the candidates
     of the last round that beat it by more than ``margin`` paired standard errors on every
     round so far: those :func:`prefer` could still pick, to be fitted on the next split.
@@ -231,15 +246,14 @@ def contenders(fits: list, k: int, margin: float, screened_out=()) -> tuple:
     if not fits[0].memo:  # no held-out terms (random-walk score): no paired comparison
         return (anchor,)
     return (anchor,) + tuple(c for c in usable[1:] if c in fits[-1].scores
-                             and _holds(fits, c, anchor, margin, everywhere=True))
+                             and _beats(fits, c, anchor, margin, evidence, final))
 
 
-def prefer(fits: list, k: int, margin: float, screened_out=(), chain: bool = True) -> Decision:
+def prefer(fits: list, k: int, margin: float, screened_out=(), evidence="every") -> Decision:
     """The decision "no switch without evidence" on the scored rounds ``fits``: the anchor
-    (the first usable candidate of the first round's order) unless others beat it by more
-    than ``margin`` paired standard errors on every round; then the first of those in the
-    order (``chain``: unless one of them beats it on every round, and so on), else the
-    one with the lowest mean error. Without held-out terms: the score's best.
+    (the first usable candidate of the first round's order) unless others beat it
+    (``evidence``, :func:`_beats`); then the first of those in the order, unless one of
+    them beats it, and so on. Without held-out terms: the score's best.
 
     Examples
     --------
@@ -256,18 +270,16 @@ def prefer(fits: list, k: int, margin: float, screened_out=(), chain: bool = Tru
     ('hsbm', 'hgnn')
     """
     ranking = rank_rounds(fits[0].labels, [f.scores for f in fits], k)
-    names = contenders(fits, k, margin, screened_out)
+    names = contenders(fits, k, margin, screened_out, evidence, final=True)
     if len(fits[0].memo) == 0:
         pick = next((c for c in ranking.order if ranking.note(c) == ""), ranking.selected)
-    elif chain:
+    else:
         pick = names[0]
         while True:
-            ahead = [c for c in names if c != pick and _holds(fits, c, pick, margin, True)]
+            ahead = [c for c in names if c != pick and _beats(fits, c, pick, margin, evidence)]
             if not ahead:
                 break
             pick = ahead[0]
-    else:
-        pick = min(names[1:], key=lambda c: ranking.scores[c], default=names[0])
     usable = _usable(fits, k)
     view_best, views_nmi, disagree = _views(fits, usable, margin)
     order = (pick,) + tuple(c for c in usable if c != pick)
@@ -298,22 +310,22 @@ def replay_rules(margin: float = 1.5) -> dict:
         return Decision(d.ranking.selected, (d.ranking.selected,), d.ranking, d.view_best,
                         d.views_nmi, False, None)
 
-    def preferred(chain):
+    def preferred(evidence):
         def rule(first, fit_round, n_rounds, k):
             fits = [first]
             for i in range(1, n_rounds):
-                names = contenders(fits, k, margin)
+                names = contenders(fits, k, margin, (), evidence)
                 if len(names) < 2:
                     break
                 fits.append(fit_round(i, names))
-            return prefer(fits, k, margin, chain=chain)
+            return prefer(fits, k, margin, (), evidence)
         return rule
 
     return {"previous": previous,
             "robust": lambda *a: decide(raced(*a), a[-1], margin),
             "tied-first": lambda *a: decide(raced(*a), a[-1], margin, "items"),
             "tied-first-splits": lambda *a: decide(raced(*a), a[-1], margin, "splits"),
-            "prefer": preferred(True)}
+            "prefer": preferred("every"), "prefer-splits": preferred("splits")}
 
 
 @dataclass(frozen=True)
