@@ -271,8 +271,9 @@ def report(design, confirm, rules=("previous", "robust", "prefer"), loso=None) -
                        f"{sum(t['collapsed'] for t in v)}, lines {sum(t['lines'] for t in v)}")
         lines += ["", f"All {len(tables[last])} {part} sets: " + "; ".join(tot) + ".", ""]
         if part == "confirm":
-            lines += [f"Issue 51 ({last}, mean ACC over seeds): " + "; ".join(
-                issue51(rows(sets, last), name) for name in HETEROPHILOUS if name in sets), ""]
+            lines += [f"Issue 51 ({rule}, mean ACC over seeds): " + "; ".join(
+                issue51(rows(sets, rule), name) for name in HETEROPHILOUS if name in sets)
+                + "." for rule in rules] + [""]
     if loso:
         lines += ["### leave-one-set-out (design sets)", "", *leave_one_set_out(design, loso)]
     return "\n".join(lines)
