@@ -4,8 +4,8 @@ replayed on them, design and confirm sets reported apart (docs/results/auto.md).
 ``fit`` stores, per set and seed, every default candidate fitted on each of ``auto``'s
 hold-out splits (its split settings) with each one's held-out terms, and every candidate
 fitted on all the data; ``replay`` runs the selection rules of
-:func:`hyperclust.cluster.auto.decide.replay_rules` on the stored fits (no refitting), one
-leave-one-set-out pass for each rule's setting, and writes the tables::
+:func:`hyperclust.cluster.auto.decide.replay_rules` (``name@margin``) on the stored fits (no
+refitting), a leave-one-set-out pass for one rule's margin, and writes the tables::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 \\
         python benchmarks/auto_protocol.py fit --seeds 0 1 2 3 4 [--sets zoo two-view-a0-edges-r0]

@@ -32,7 +32,7 @@ from ...selection.loop import Ranking, rank_rounds
 from ..candidates import CANDIDATE_TABLE
 from ..hsbm_heldout import paired_standard_errors
 
-__all__ = ["DISAGREE_NMI", "Decision", "contenders", "decide", "prefer", "replay_rules"]
+__all__ = ["DISAGREE_NMI", "Decision", "contenders", "decide", "prefer", "replay_rules", "tied"]
 
 #: NMI below which the best partition by the hyperedges and the best by the attributes
 #: disagree (a convention: the scale of "unrelated" partitions, not fitted to any data).
