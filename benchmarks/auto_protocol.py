@@ -4,12 +4,13 @@ replayed on them, design and confirm sets reported apart (docs/results/auto.md).
 ``fit`` stores, per set and seed, every default candidate fitted on each of ``auto``'s
 hold-out splits (its split settings) with each one's held-out terms, and every candidate
 fitted on all the data; ``replay`` runs the selection rules of
-:func:`hyperclust.cluster.auto.decide.replay_rules` on the stored fits (no refitting), one
-leave-one-set-out pass for each rule's setting, and writes the tables::
+:func:`hyperclust.cluster.auto.decide.replay_rules` (``name@margin``) on the stored fits (no
+refitting), a leave-one-set-out pass for one rule's margin, and writes the tables::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 \\
         python benchmarks/auto_protocol.py fit --seeds 0 1 2 3 4 [--sets zoo two-view-a0-edges-r0]
-    python benchmarks/auto_protocol.py replay [--markdown]
+    python benchmarks/auto_protocol.py replay [--confirm] [--rules previous robust prefer] \\
+        [--loso prefer]
 
 The split below was fixed before any result (within attributed and structure-only sets
 separately, names sorted by sha256(name) hex, alternating); never move a set afterwards.
@@ -87,16 +88,18 @@ def load(name):
     return resolve_dataset(name, str(DATA))
 
 
-def fit_record(name, seed):
+def fit_record(name, seed, split_tol=None):
     """Every default candidate on each hold-out split of ``auto`` (its split settings) with
-    its held-out terms, and on all the data; CPU seconds of each."""
+    its held-out terms, and on all the data; CPU seconds of each. ``split_tol``: another
+    than ``auto``'s."""
     from hyperclust.cluster.auto import AutoClusterer, holdout_splits, resolve_beta
     from hyperclust.cluster.auto._fitting import Settings, fit_all, fit_round, shared_walks
     from hyperclust.cluster.hsbm_heldout import heldout_terms
 
     hg = load(name)
     k = int(np.unique(hg.labels).size)
-    est = AutoClusterer(k, random_state=seed)
+    est = AutoClusterer(k, random_state=seed, **({} if split_tol is None else
+                                                 {"split_tol": split_tol}))
     beta, alignment = resolve_beta(hg, est.beta)
     heterophilic = bool(alignment is not None and alignment.heterophilic)
     names = est._candidate_names(hg.features is not None, heterophilic)
@@ -135,37 +138,27 @@ def round_fits(rec, i, names):
 
 
 def replay(rec, rule, margin=1.5):
-    """``(method, labels, disagreement line)`` of a selection rule on a stored record:
-    ``"previous"``, the rule of 9466338 (the race's leader, refitted); ``"robust"``, today's
-    (:func:`hyperclust.cluster.auto.decide.decide`, a collapsed refit replaced);
-    ``"robust-2"``, today's on the first two splits only."""
-    from types import SimpleNamespace
-
-    from hyperclust.cluster.auto import RaceRule, race
-    from hyperclust.cluster.auto.decide import decide
+    """``(method, labels, disagreement line)`` of the selection rule ``rule`` of
+    :func:`~hyperclust.cluster.auto.decide.replay_rules` on a stored record: its pick's
+    refit, a collapsed refit replaced by the next of its order that is not."""
+    from hyperclust.cluster.auto.decide import replay_rules
     from hyperclust.selection.loop import rank_candidates
 
     k, full = rec["k"], rec["full"]
-    s = SimpleNamespace(k=k, view_weights="precision")
-    first = round_fits(rec, 0, rec["names"])
-    n_rounds = int(rule.split("-")[1]) if "-" in rule else len(rec["rounds"])
-    fits = race(s, first, list(range(n_rounds)),
-                      RaceRule(4, margin, "items", 1e-3), (), lambda i, c: round_fits(rec, i, c))
-    d = decide(fits, k, margin)
-    if rule == "previous":
-        return d.ranking.selected, full[d.ranking.selected], None
+    d = replay_rules(margin)[rule](round_fits(rec, 0, rec["names"]),
+                                   lambda i, c: round_fits(rec, i, c), len(rec["rounds"]), k)
     for c in d.order:
-        if rank_candidates(full, {c: 0.0}, k).note(c) == "":
+        if c in full and rank_candidates(full, {c: 0.0}, k).note(c) == "":
             return c, full[c], d.line
     return d.selected, full[d.selected], d.line
 
 
-_LOADED = {}
+_LOADED, _STORE = {}, [STORE]
 
 
 def _records(sets):
     for name in sets:
-        for path in sorted(STORE.glob(f"{name}-s*.pkl.gz")):
+        for path in sorted(_STORE[0].glob(f"{name}-s*.pkl.gz")):
             if path not in _LOADED:
                 try:
                     with gzip.open(path, "rb") as fh:
@@ -176,10 +169,13 @@ def _records(sets):
 
 
 def rows(sets, rule, margin=1.5):
-    """One row per stored set x seed: the pick, ACC / NMI, the best candidate alone, the
-    majority share, collapse and the disagreement line."""
+    """One row per stored set x seed: the pick, ACC / NMI, the best candidate alone (and
+    each one's ACC), the majority share, collapse and the disagreement line. ``rule``:
+    a name of ``replay_rules``, or ``name@margin`` for another margin than ``margin``."""
     from hyperclust.metrics import acc, nmi
 
+    rule, _, at = rule.partition("@")
+    margin = float(at) if at else margin
     out = []
     for rec in _records(sets):
         y = rec["truth"]
@@ -189,7 +185,7 @@ def rows(sets, rule, margin=1.5):
         out.append({"set": rec["set"], "seed": rec["seed"], "method": method, "labels": labels,
                     "acc": acc(y, labels), "nmi": nmi(y, labels), "best": max(alone.values()),
                     "majority": share(y), "collapsed": share(labels) > 0.8 >= share(y),
-                    "line": line is not None})
+                    "line": line is not None, "alone": alone})
     return out
 
 
@@ -216,12 +212,24 @@ def summary(rows_):
     return out
 
 
-def leave_one_set_out(design, margins=(1.0, 1.5, 2.0)) -> list[str]:
-    """The robust rule's margin chosen on the design sets but one (the best mean of the
-    per-set worst gaps to the best candidate alone), judged on the one left out."""
-    gaps = {m: {n: t["gap"] for n, t in summary(rows(design, "robust", m)).items()}
+def issue51(rows_, name) -> str:
+    """Whether ``auto``'s mean ACC on set ``name`` is at least the best of ``kmeans`` and
+    ``hgnn`` alone less .02 (issue 51's target)."""
+    rs = [r for r in rows_ if r["set"] == name]
+    mean = {c: np.mean([r["alone"][c] for r in rs]) for c in ("kmeans", "hgnn")}
+    auto = np.mean([r["acc"] for r in rs])
+    met = "met" if auto >= max(mean.values()) - 0.02 else "not met"
+    return (f"{name} {auto:.3f} against kmeans {mean['kmeans']:.3f}, hgnn {mean['hgnn']:.3f} "
+            f"({met})")
+
+
+def leave_one_set_out(design, rule, margins=(1.0, 1.5, 2.0)) -> list[str]:
+    """``rule``'s margin chosen on the design sets but one (the best mean of the per-set
+    worst gaps to the best candidate alone, then the nearest to 1.5), judged on the one
+    left out."""
+    gaps = {m: {n: t["gap"] for n, t in summary(rows(design, rule, m)).items()}
             for m in margins}
-    lines = ["| set left out | margin chosen on the others | its worst gap | at 1.5 |",
+    lines = [f"| set left out | margin chosen on the others ({rule}) | its worst gap | at 1.5 |",
              "|---|---|---|---|"]
     for name in gaps[margins[0]]:
         chosen = max(margins, key=lambda m: (np.mean([g for n, g in gaps[m].items()
@@ -231,36 +239,45 @@ def leave_one_set_out(design, margins=(1.0, 1.5, 2.0)) -> list[str]:
     return lines
 
 
-def report(design, confirm, markdown=False) -> str:
-    """One table per part (design, confirm): each set under the previous rule and today's,
-    then the totals (worst over every set x seed, mean of the per-set means, share of
-    seed-stable sets, runs at chance, collapsed runs, disagreement lines)."""
-    lines = []
+def report(design, confirm, rules=("previous", "robust", "prefer"), loso=None) -> str:
+    """One table per part (design, confirm): each set under every rule of ``rules`` (the last
+    in detail), then the totals (worst over every set x seed, mean of the per-set means,
+    share of seed-stable sets, runs at chance, collapsed runs, disagreement lines); then a
+    leave-one-set-out pass over the design sets for the margin of rule ``loso``."""
+    lines, last = [], rules[-1]
     for part, sets in (("design", design), ("confirm", confirm)):
-        tables = {rule: summary(rows(sets, rule)) for rule in ("previous", "robust")}
-        if not tables["robust"]:
+        tables = {rule: summary(rows(sets, rule)) for rule in rules}
+        if not tables[last]:
             continue
         lines += [f"### {part} sets", "",
-                  "| set | seeds | previous: worst / mean ACC, gap, stable | robust: worst / mean "
-                  "ACC, gap, stable | robust: at chance, collapsed, lines | robust picks |",
-                  "|---|---|---|---|---|---|"]
-        for name, t in tables["robust"].items():
-            p = tables["previous"][name]
-            lines.append(f"| {name} | {t['seeds']} | {p['worst']:.3f} / {p['mean']:.3f}, "
-                         f"{p['gap']:+.3f}, {'yes' if p['stable'] else 'no'} | {t['worst']:.3f} / "
-                         f"{t['mean']:.3f}, {t['gap']:+.3f}, {'yes' if t['stable'] else 'no'} | "
-                         f"{t['chance']}, {t['collapsed']}, {t['lines']} | {t['methods']} |")
+                  "| set | seeds | " + " | ".join(f"{r}: worst / mean ACC, gap, stable"
+                                                   for r in rules)
+                  + f" | {last}: at chance, collapsed, lines | {last} picks |",
+                  "|---|---|" + "---|" * (len(rules) + 2)]
+        for name, t in tables[last].items():
+            cells = [f"{p['worst']:.3f} / {p['mean']:.3f}, {p['gap']:+.3f}, "
+                     f"{'yes' if p['stable'] else 'no'}" for p in
+                     (tables[r][name] for r in rules)]
+            lines.append(f"| {name} | {t['seeds']} | " + " | ".join(cells) +
+                         f" | {t['chance']}, {t['collapsed']}, {t['lines']} | {t['methods']} |")
         tot = []
-        for rule in ("previous", "robust"):
+        for rule in rules:
             v = list(tables[rule].values())
             tot.append(f"{rule}: worst {min(t['worst'] for t in v):.3f}, mean "
                        f"{np.mean([t['mean'] for t in v]):.3f}, worst gap "
                        f"{min(t['gap'] for t in v):+.3f}, stable "
-                       f"{np.mean([t['stable'] for t in v]):.0%}, at chance {sum(t['chance'] for t in v)}, collapsed "
+                       f"{np.mean([t['stable'] for t in v]):.0%}, at chance "
+                       f"{sum(t['chance'] for t in v)}, collapsed "
                        f"{sum(t['collapsed'] for t in v)}, lines {sum(t['lines'] for t in v)}")
-        lines += ["", f"All {len(tables['robust'])} {part} sets: " + "; ".join(tot) + ".", ""]
-    lines += ["### leave-one-set-out (design sets)", "", *leave_one_set_out(design)]
+        lines += ["", f"All {len(tables[last])} {part} sets: " + "; ".join(tot) + ".", ""]
+        if part == "confirm":
+            lines += [f"Issue 51 ({rule}, mean ACC over seeds): " + "; ".join(
+                issue51(rows(sets, rule), name) for name in HETEROPHILOUS if name in sets)
+                + "." for rule in rules] + [""]
+    if loso:
+        lines += ["### leave-one-set-out (design sets)", "", *leave_one_set_out(design, loso)]
     return "\n".join(lines)
+
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -268,20 +285,24 @@ def main(argv=None):
     f = sub.add_parser("fit")
     f.add_argument("--sets", nargs="*", default=None)
     f.add_argument("--seeds", nargs="*", type=int, default=[0, 1, 2, 3, 4])
+    f.add_argument("--split-tol", type=float, default=None, help="another than auto's")
     r = sub.add_parser("replay")
-    r.add_argument("--markdown", action="store_true")
     r.add_argument("--confirm", action="store_true", help="also the confirm sets")
+    r.add_argument("--rules", nargs="*", default=["previous", "robust", "prefer"])
+    r.add_argument("--loso", default=None, help="a rule: its margin left one set out")
+    ap.add_argument("--store", type=Path, default=STORE, help="where the fits are kept")
     args = ap.parse_args(argv)
-    STORE.mkdir(parents=True, exist_ok=True)
+    _STORE[0] = args.store
+    args.store.mkdir(parents=True, exist_ok=True)
     if args.cmd == "fit":
         sets = args.sets or (DESIGN + SYNTHETIC_DESIGN + CONFIRM + SYNTHETIC_CONFIRM)
         for seed in args.seeds:
             for name in sets:
-                out = STORE / f"{name}-s{seed}.pkl.gz"
+                out = args.store / f"{name}-s{seed}.pkl.gz"
                 if out.exists():
                     continue
                 t0 = time.process_time()
-                rec = fit_record(name, seed)
+                rec = fit_record(name, seed, args.split_tol)
                 part = out.with_suffix(".part")
                 with gzip.open(part, "wb") as fh:
                     pickle.dump(rec, fh)
@@ -289,7 +310,7 @@ def main(argv=None):
                 print(f"{name} seed {seed}: {time.process_time() - t0:.1f} CPU s", flush=True)
         return 0
     print(report(DESIGN + SYNTHETIC_DESIGN, CONFIRM + SYNTHETIC_CONFIRM if args.confirm else (),
-                 args.markdown))
+                 tuple(args.rules), args.loso))
     return 0
 
 if __name__ == "__main__":

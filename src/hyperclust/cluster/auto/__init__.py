@@ -51,8 +51,9 @@ SPLIT_MAX_ITER = 100
 #: Residual at which the block eigensolver of the structural input (``hgnn``, ``hsbm``'s
 #: start) stops in the split fits (its own 1e-8 in the refit): the cluster columns are at
 #: ~1e-10 by then; the bulk columns' residual halves per iteration, so 1e-8 costs ~2.5x the
-#: iterations (docs/results/structural_growth.md).
-SPLIT_TOL = 1e-4
+#: iterations (docs/results/structural_growth.md). 1e-3 against 1e-4: the same picks on the
+#: protocol's design sets, 9% / 16% less CPU at 10^4 / 10^5 (docs/results/auto.md).
+SPLIT_TOL = 1e-3
 
 
 def __getattr__(name):
@@ -177,7 +178,7 @@ class AutoClusterer(HypergraphClusterer):
         ``max_iter`` of every candidate that has one (``ahcka``'s orthogonal iterations) in
         its fits on the hold-out splits; the refit of the pick uses the candidate's own.
         None: the candidates' own caps everywhere (:data:`SPLIT_MAX_ITER`).
-    split_tol : float > 0 or None, default 1e-4
+    split_tol : float > 0 or None, default 1e-3
         Residual at which the block eigensolver of the structural input stops in the fits
         on the hold-out splits (:func:`~hyperclust.operators.subspace.ranking_tolerance`);
         the refit uses its own 1e-8. None: 1e-8 everywhere (:data:`SPLIT_TOL`).
