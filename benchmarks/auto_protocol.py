@@ -4,7 +4,7 @@ replayed on them, design and confirm sets reported apart (docs/results/auto.md).
 ``fit`` stores, per set and seed, every default candidate fitted on each of ``auto``'s
 hold-out splits (its split settings) with each one's held-out terms, and every candidate
 fitted on all the data; ``replay`` runs the selection rules of
-:func:`hyperclust.cluster.auto.decide.replay_rules` (``name@margin``) on the stored fits (no
+``auto_rules.replay_rules`` (``name@margin``) on the stored fits (no
 refitting), a leave-one-set-out pass for one rule's margin, and writes the tables::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 HYPERCLUST_NUM_THREADS=1 \\
@@ -139,9 +139,9 @@ def round_fits(rec, i, names):
 
 def replay(rec, rule, margin=1.5):
     """``(method, labels, disagreement line)`` of the selection rule ``rule`` of
-    :func:`~hyperclust.cluster.auto.decide.replay_rules` on a stored record: its pick's
+    ``auto_rules.replay_rules`` on a stored record: its pick's
     refit, a collapsed refit replaced by the next of its order that is not."""
-    from hyperclust.cluster.auto.decide import replay_rules
+    from auto_rules import replay_rules
     from hyperclust.selection.loop import rank_candidates
 
     k, full = rec["k"], rec["full"]
