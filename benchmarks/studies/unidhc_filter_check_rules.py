@@ -57,16 +57,12 @@ def _pair_overlap(split):
 
 
 def collect(hg, seed):
-    from sklearn.preprocessing import normalize
-
     from hyperclust.cluster.hsbm_heldout import heldout_terms, split_hypergraph
-    from hyperclust.cluster.rounding import kmeans_labels
     from hyperclust.cluster.unidhc import UniDHC
-    from hyperclust.cluster.unidhc_output import atom_names, learned_filter
+    from hyperclust.cluster.unidhc_output import atom_names
     from hyperclust.metrics import acc, nmi
-    from hyperclust.models.basis import polynomial_basis
     from hyperclust.models.contrast import atom_coefficients
-    from hyperclust.operators import propagation
+    from unidhc_heterophilic_filters import atom_split_labels
 
     k, y = hg.n_classes, hg.labels
     est = UniDHC(k, gamma_init="heldout", random_state=seed)
@@ -75,13 +71,7 @@ def collect(hg, seed):
     splits = []
     for j in range(SPLITS):
         s = split_hypergraph(hg, random_state=seed + 1000 * j)
-        Xt, scale, _ = est._prepare_input(s.train, seed, k)
-        Pt = propagation.PropagationOperator(s.train, self_loops=1.0,
-                                             dtype=propagation.BASIS_DTYPE)
-        Bt = polynomial_basis(Pt, Xt, 2, scale=scale)
-        gammas = {"canonical": learned_filter(s.train, Pt, Bt, 2, seed, k, 300)[0], **atoms}
-        labels = {c: kmeans_labels(normalize(np.tensordot(g.astype(Bt.dtype), Bt, axes=1)),
-                                   k, 10, seed) for c, g in gammas.items()}
+        labels = atom_split_labels(est, s, seed, k, 10)
         splits.append({"terms": {c: heldout_terms(s, z) for c, z in labels.items()},
                        "split_acc": {c: acc(y, z) for c, z in labels.items()},
                        "overlap": None if s.heldout is None else _pair_overlap(s)})

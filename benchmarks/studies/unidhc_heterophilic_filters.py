@@ -116,6 +116,27 @@ def heldout(hg, seed):
     return {f: f"{np.mean(v):.4f}" for f, v in errors.items()}
 
 
+def atom_split_labels(est, split, seed, k, n_init):
+    """``{filter: labels}`` of the learned (canonical) filter and each fixed atom, clustered on
+    ``split``'s training copy as ``gamma_init="heldout"`` does."""
+    from sklearn.preprocessing import normalize
+
+    from hyperclust.cluster.rounding import kmeans_labels
+    from hyperclust.cluster.unidhc_output import atom_names, learned_filter
+    from hyperclust.models.basis import polynomial_basis
+    from hyperclust.models.contrast import atom_coefficients
+    from hyperclust.operators import propagation
+
+    Xt, scale, _ = est._prepare_input(split.train, seed, k)
+    Pt = propagation.PropagationOperator(split.train, self_loops=1.0,
+                                         dtype=propagation.BASIS_DTYPE)
+    Bt = polynomial_basis(Pt, Xt, 2, scale=scale)
+    gammas = {"canonical": learned_filter(split.train, Pt, Bt, 2, seed, k, 300)[0],
+              **dict(zip(atom_names(2), atom_coefficients(2)))}
+    return {c: kmeans_labels(normalize(np.tensordot(g.astype(Bt.dtype), Bt, axes=1)), k,
+                             n_init, seed) for c, g in gammas.items()}
+
+
 def diagnose(hg, seed):
     from sklearn.preprocessing import normalize
 
@@ -124,11 +145,9 @@ def diagnose(hg, seed):
                                                  paired_standard_errors, split_hypergraph)
     from hyperclust.cluster.rounding import kmeans_labels
     from hyperclust.cluster.unidhc import UniDHC
-    from hyperclust.cluster.unidhc_output import FILTER_SPLITS, atom_names, learned_filter
+    from hyperclust.cluster.unidhc_output import FILTER_SPLITS, atom_names
     from hyperclust.metrics import acc, nmi
-    from hyperclust.models.basis import polynomial_basis
     from hyperclust.models.contrast import atom_coefficients
-    from hyperclust.operators import propagation
 
     k, y = hg.n_classes, hg.labels
     score = lambda z: f"{acc(y, z):.3f}/{nmi(y, z):.3f}"  # noqa: E731
@@ -141,13 +160,7 @@ def diagnose(hg, seed):
     errs, ses, aucs, split_acc = {}, {}, {}, {}
     for j in range(FILTER_SPLITS):
         s = split_hypergraph(hg, random_state=seed + 1000 * j)
-        Xt, scale, _ = est._prepare_input(s.train, seed, k)
-        Pt = propagation.PropagationOperator(s.train, self_loops=1.0,
-                                             dtype=propagation.BASIS_DTYPE)
-        Bt = polynomial_basis(Pt, Xt, 2, scale=scale)
-        gammas = {"canonical": learned_filter(s.train, Pt, Bt, 2, seed, k, 300)[0], **atoms}
-        labels = {c: kmeans_labels(normalize(np.tensordot(g.astype(Bt.dtype), Bt, axes=1)),
-                                   k, est.n_init_, seed) for c, g in gammas.items()}
+        labels = atom_split_labels(est, s, seed, k, est.n_init_)
         e = heldout_errors(s, labels, "precision")
         se = paired_standard_errors(s, labels, "canonical", "precision")
         for c in labels:
