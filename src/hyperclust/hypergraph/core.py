@@ -111,7 +111,9 @@ class Hypergraph:
         features, labels : optional
             One row per node (per entry of ``node_ids`` when given); labels may be names.
         node_ids : sequence, optional
-            Every node's id, in the order of the rows of ``features``/``labels``.
+            Every node's id, in the order of the rows of ``features``/``labels``; ids in no
+            hyperedge are isolated nodes. Without it, non-integer members are numbered in order
+            of first appearance and ``features``/``labels`` are refused (no row order to match).
         edge_ids : sequence, optional
             One distinct id per hyperedge (default ``0..len(edges)-1``).
         duplicates : {"keep", "merge", "drop"}, default "keep"
@@ -145,8 +147,13 @@ class Hypergraph:
                    name=None) -> "Hypergraph":
         """Build from parallel arrays of (node id, hyperedge id) membership pairs.
 
-        ``n_nodes``, ``n_edges`` default to ``max id + 1`` (or the length of
-        ``node_ids``/``edge_ids``); other parameters as in :meth:`from_edges`.
+        Parameters
+        ----------
+        nodes, edges : array-like of int, shape (n_pairs,)
+            Node positions in ``[0, n_nodes)`` and hyperedge positions in ``[0, n_edges)``.
+        n_nodes, n_edges : int, optional
+            Default ``max + 1`` (or the length of ``node_ids``/``edge_ids``). Other
+            parameters as in :meth:`from_edges`.
 
         Examples
         --------
