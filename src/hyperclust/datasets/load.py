@@ -56,7 +56,7 @@ def load_dataset(name: str, data_dir=None, cache_dir=None, download: bool = True
                  **options) -> Hypergraph:
     """Load a registered dataset as a :class:`~hyperclust.Hypergraph`.
 
-    Files are looked up in ``data_dir``, then ``$HYPERCLUST_DATA``, then the cache
+    Files are looked up in ``data_dir`` (the collection root or the dataset's folder), then ``$HYPERCLUST_DATA``, then the cache
     (``cache_dir``, ``$HYPERCLUST_CACHE``, ``~/.cache/hyperclust``), where missing files are
     downloaded when ``download`` is true. Every file is checked against its SHA-256.
 
@@ -76,7 +76,8 @@ def load_dataset(name: str, data_dir=None, cache_dir=None, download: bool = True
     timeout : float
         Network timeout in seconds.
     **options
-        ``duplicates``, ``singletons``, ``empty`` (:meth:`Hypergraph.from_pairs`).
+        ``duplicates``, ``singletons``, ``empty`` (:meth:`Hypergraph.from_pairs`); by default
+        duplicate hyperedges are merged, singletons kept, empty hyperedges dropped.
 
     Returns
     -------
