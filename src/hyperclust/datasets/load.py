@@ -56,9 +56,10 @@ def load_dataset(name: str, data_dir=None, cache_dir=None, download: bool = True
                  **options) -> Hypergraph:
     """Load a registered dataset as a :class:`~hyperclust.Hypergraph`.
 
-    Files are looked up in ``data_dir`` (the collection root or the dataset's folder), then ``$HYPERCLUST_DATA``, then the cache
-    (``cache_dir``, ``$HYPERCLUST_CACHE``, ``~/.cache/hyperclust``), where missing files are
-    downloaded when ``download`` is true. Every file is checked against its SHA-256.
+    Files are looked up in ``data_dir`` (the collection root or the dataset's folder), then
+    ``$HYPERCLUST_DATA``, then the cache (``cache_dir``, ``$HYPERCLUST_CACHE``,
+    ``~/.cache/hyperclust``), where missing files are downloaded when ``download`` is true.
+    Every file is checked against its SHA-256.
 
     Parameters
     ----------
