@@ -48,32 +48,6 @@ SYNTHETIC_DESIGN = tuple(f"two-view-{f}-r{r}" for f in FAMILIES for r in (0, 1))
 SYNTHETIC_CONFIRM = tuple(f"two-view-{f}-r{r}" for f in FAMILIES for r in (2, 3))
 
 
-def closed_neighbourhoods(path):
-    """A heterophilous-graphs npz as the hypergraph of its closed neighbourhoods (format F of
-    the shared data README): one hyperedge {v} + N(v) per node with a neighbour,
-    duplicates dropped."""
-    import scipy.sparse as sp
-
-    from hyperclust import Hypergraph
-
-    with np.load(path) as z:
-        X, y, e = z["node_features"], z["node_labels"], z["edges"]
-    n = y.size
-    A = sp.coo_matrix((np.ones(2 * len(e)), (np.r_[e[:, 0], e[:, 1]], np.r_[e[:, 1], e[:, 0]])),
-                      shape=(n, n)).tocsr()
-    A.data[:] = 1.0
-    has = np.flatnonzero(np.diff(A.indptr))
-    B = (A[has] + sp.csr_matrix((np.ones(has.size), (np.arange(has.size), has)),
-                                shape=(has.size, n))).tocsr()
-    B.data[:] = 1.0
-    B.sort_indices()
-    rows = {tuple(B.indices[B.indptr[i]:B.indptr[i + 1]]) for i in range(B.shape[0])}
-    members = np.concatenate([np.asarray(r) for r in sorted(rows)])
-    edge_of = np.repeat(np.arange(len(rows)), [len(r) for r in sorted(rows)])
-    return Hypergraph.from_pairs(members, edge_of, n_nodes=n, labels=y.astype(np.int64),
-                                 features=X.astype(np.float64), name=Path(path).stem)
-
-
 def load(name):
     """A protocol set by name."""
     from hyperclust.datasets import resolve_dataset, two_view_sbm
@@ -83,8 +57,6 @@ def load(name):
         agreement, classes, noise = FAMILIES[family]
         return two_view_sbm(400, 3, agreement=agreement, classes=classes, noise=noise,
                             random_state=int(r))
-    if name in HETEROPHILOUS:
-        return closed_neighbourhoods(DATA / "heterophilous-graphs" / f"{name}.npz")
     return resolve_dataset(name, str(DATA))
 
 
