@@ -59,10 +59,9 @@ def _pair_overlap(split):
 def collect(hg, seed):
     from hyperclust.cluster.hsbm_heldout import heldout_terms, split_hypergraph
     from hyperclust.cluster.unidhc import UniDHC
-    from hyperclust.cluster.unidhc_output import atom_names
+    from hyperclust.cluster.unidhc_output import atom_names, filter_labels
     from hyperclust.metrics import acc, nmi
     from hyperclust.models.contrast import atom_coefficients
-    from unidhc_heterophilic_filters import atom_split_labels
 
     k, y = hg.n_classes, hg.labels
     est = UniDHC(k, gamma_init="heldout", random_state=seed)
@@ -71,7 +70,7 @@ def collect(hg, seed):
     splits = []
     for j in range(SPLITS):
         s = split_hypergraph(hg, random_state=seed + 1000 * j)
-        labels = atom_split_labels(est, s, seed, k, 10)
+        labels = filter_labels(est, s.train, 2, seed, k, 300)
         splits.append({"terms": {c: heldout_terms(s, z) for c, z in labels.items()},
                        "split_acc": {c: acc(y, z) for c, z in labels.items()},
                        "overlap": None if s.heldout is None else _pair_overlap(s)})

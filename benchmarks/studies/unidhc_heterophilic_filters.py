@@ -116,27 +116,6 @@ def heldout(hg, seed):
     return {f: f"{np.mean(v):.4f}" for f, v in errors.items()}
 
 
-def atom_split_labels(est, split, seed, k, n_init):
-    """``{filter: labels}`` of the learned (canonical) filter and each fixed atom, clustered on
-    ``split``'s training copy as ``gamma_init="heldout"`` does."""
-    from sklearn.preprocessing import normalize
-
-    from hyperclust.cluster.rounding import kmeans_labels
-    from hyperclust.cluster.unidhc_output import atom_names, learned_filter
-    from hyperclust.models.basis import polynomial_basis
-    from hyperclust.models.contrast import atom_coefficients
-    from hyperclust.operators import propagation
-
-    Xt, scale, _ = est._prepare_input(split.train, seed, k)
-    Pt = propagation.PropagationOperator(split.train, self_loops=1.0,
-                                         dtype=propagation.BASIS_DTYPE)
-    Bt = polynomial_basis(Pt, Xt, 2, scale=scale)
-    gammas = {"canonical": learned_filter(split.train, Pt, Bt, 2, seed, k, 300)[0],
-              **dict(zip(atom_names(2), atom_coefficients(2)))}
-    return {c: kmeans_labels(normalize(np.tensordot(g.astype(Bt.dtype), Bt, axes=1)), k,
-                             n_init, seed) for c, g in gammas.items()}
-
-
 def diagnose(hg, seed):
     from sklearn.preprocessing import normalize
 
@@ -145,7 +124,7 @@ def diagnose(hg, seed):
                                                  paired_standard_errors, split_hypergraph)
     from hyperclust.cluster.rounding import kmeans_labels
     from hyperclust.cluster.unidhc import UniDHC
-    from hyperclust.cluster.unidhc_output import FILTER_SPLITS, atom_names
+    from hyperclust.cluster.unidhc_output import FILTER_SPLITS, atom_names, filter_labels
     from hyperclust.metrics import acc, nmi
     from hyperclust.models.contrast import atom_coefficients
 
@@ -160,7 +139,7 @@ def diagnose(hg, seed):
     errs, ses, aucs, split_acc = {}, {}, {}, {}
     for j in range(FILTER_SPLITS):
         s = split_hypergraph(hg, random_state=seed + 1000 * j)
-        labels = atom_split_labels(est, s, seed, k, est.n_init_)
+        labels = filter_labels(est, s.train, 2, seed, k, 300)
         e = heldout_errors(s, labels, "precision")
         se = paired_standard_errors(s, labels, "canonical", "precision")
         for c in labels:

@@ -227,6 +227,24 @@ def learned_filter(hg, P, B, order, seed, k, steps):
     return weights @ atom_coefficients(order), weights, trajectory
 
 
+def filter_labels(estimator, train, order, seed, k, steps) -> dict:
+    """``{filter: labels}`` on ``train``: k-means of the filter output of the canonical filter
+    learned there and of each atom (:func:`atom_names`), as ``estimator`` prepares its input."""
+    from ..models.basis import polynomial_basis
+    from ..models.contrast import atom_coefficients
+    from ..operators import propagation
+
+    X, scale, _ = estimator._prepare_input(train, seed, k)
+    Pt = propagation.PropagationOperator(train, self_loops=estimator.self_loops,
+                                         dtype=propagation.BASIS_DTYPE)
+    Bt = polynomial_basis(Pt, X, order, scale=scale)
+    gammas = {"canonical": learned_filter(train, Pt, Bt, order, seed, k, steps)[0],
+              **dict(zip(atom_names(order), atom_coefficients(order)))}
+    return {name: kmeans_labels(normalize(np.tensordot(g.astype(Bt.dtype), Bt, axes=1)),
+                                k, estimator.n_init_, seed)
+            for name, g in gammas.items()}
+
+
 def heldout_filter(estimator, hg, P, B, order, seed, k, steps):
     """``UniDHC(gamma_init="heldout")``'s filter: the canonical one, or the atom whose
     clustering predicts held-out data better (:func:`heldout_filter_choice`). A structural
@@ -236,9 +254,8 @@ def heldout_filter(estimator, hg, P, B, order, seed, k, steps):
     -------
     (coefficients, family, atom weights or None, trajectory, errors or None)
     """
-    from ..models.basis import family_coefficients, polynomial_basis
+    from ..models.basis import family_coefficients
     from ..models.contrast import atom_coefficients
-    from ..operators import propagation
 
     if estimator.input_kind_ == "structural":
         return family_coefficients("low-pass", order), "low-pass", None, [], None
@@ -246,18 +263,8 @@ def heldout_filter(estimator, hg, P, B, order, seed, k, steps):
     if order < 1 or hg.n_edges < 2:
         return learned, "canonical", weights, trajectory, None
     atoms = dict(zip(atom_names(order), atom_coefficients(order)))
-
-    def candidates(train):
-        X, scale, _ = estimator._prepare_input(train, seed, k)
-        Pt = propagation.PropagationOperator(train, self_loops=estimator.self_loops,
-                                             dtype=propagation.BASIS_DTYPE)
-        Bt = polynomial_basis(Pt, X, order, scale=scale)
-        gammas = {"canonical": learned_filter(train, Pt, Bt, order, seed, k, steps)[0], **atoms}
-        return {name: kmeans_labels(normalize(np.tensordot(g.astype(Bt.dtype), Bt, axes=1)),
-                                    k, estimator.n_init_, seed)
-                for name, g in gammas.items()}
-
-    choice, errors = heldout_filter_choice(hg, candidates, seed)
+    choice, errors = heldout_filter_choice(
+        hg, lambda train: filter_labels(estimator, train, order, seed, k, steps), seed)
     return (learned if choice == "canonical" else atoms[choice]), choice, weights, \
         trajectory, errors
 
