@@ -52,7 +52,7 @@ SPLIT_MAX_ITER = 100
 #: start) stops in the split fits (its own 1e-8 in the refit): the cluster columns are at
 #: ~1e-10 by then; the bulk columns' residual halves per iteration, so 1e-8 costs ~2.5x the
 #: iterations (docs/results/structural_growth.md). 1e-3 against 1e-4: the same picks on the
-#: protocol's design sets, 9% / 16% less CPU at 10^4 / 10^5 (docs/results/auto.md).
+#: protocol's design sets, 8% / 22% less CPU at 10^4 / 10^5 idle (docs/results/auto.md).
 SPLIT_TOL = 1e-3
 
 
