@@ -70,7 +70,6 @@ def localized(V: np.ndarray, n_clusters: int) -> bool:
 
     Examples
     --------
-
     >>> three = (np.arange(100) < 3).astype(float)[:, None]
     >>> spread = np.full((100, 1), 0.1)
     >>> localized(spread, 2), localized(np.hstack([spread, three]), 2), localized(three[:6], 2)
@@ -86,7 +85,6 @@ def localized_moments(mass: np.ndarray, fourth: np.ndarray, n: int, n_clusters: 
 
     Examples
     --------
-
     >>> localized_moments(np.array([3.0]), np.array([3.0]), 100, 2)
     True
     """
